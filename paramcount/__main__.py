@@ -1,0 +1,5 @@
+"""``python -m paramcount``."""
+
+from paramcount.cli import main
+
+main()

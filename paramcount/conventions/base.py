@@ -1,0 +1,79 @@
+"""What every convention produces: named, shaped tensors and a formula with its numbers."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from paramcount.spec import LayerSpec
+
+
+class Direction(str, Enum):
+    """Which direction of a (possibly bidirectional) layer a tensor belongs to."""
+
+    FORWARD = "forward"
+    BACKWARD = "backward"
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """One parameter tensor, named and shaped exactly as its framework reports it."""
+
+    name: str
+    shape: tuple[int, ...]
+    layer: int
+    direction: Direction
+    input_width: int
+    """The width of the input that this tensor's layer reads."""
+    role: str
+    """What the tensor does, in the framework's own words: weight_ih, kernel, bias, ..."""
+
+    @property
+    def count(self) -> int:
+        """The number of elements: the product of the shape."""
+        return math.prod(self.shape)
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A letter of a formula, its value and what it stands for."""
+
+    name: str
+    value: int
+    meaning: str
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A closed-form total, with its symbols and the same expression with numbers filled in.
+
+    ``total`` is computed from the closed form, independently of the tensor list, so the two can
+    check each other.
+    """
+
+    symbolic: str
+    symbols: tuple[Symbol, ...]
+    terms: tuple[tuple[str, int], ...]
+    """Each summand with its numbers filled in, and its value."""
+
+    @property
+    def total(self) -> int:
+        """The sum of the terms."""
+        return sum(value for _, value in self.terms)
+
+    @property
+    def substituted(self) -> str:
+        """The terms joined: ``2·[512·(32 + 128 + 2)] + 2·[512·(256 + 128 + 2)]``."""
+        return " + ".join(text for text, _ in self.terms)
+
+
+class Convention(Protocol):
+    """What a convention module provides: see pytorch.py and keras.py."""
+
+    def tensors(self, spec: LayerSpec) -> list[Tensor]: ...
+    def input_widths(self, spec: LayerSpec) -> list[int]: ...
+    def formula(self, spec: LayerSpec) -> Formula: ...
+    def describe(self, spec: LayerSpec) -> str: ...

@@ -1,0 +1,166 @@
+"""The command-line options that describe a layer, and their translation into LayerSpecs.
+
+Shared by every command that takes "cell options" (count, verify, explain, compare, ...), so a
+layer is spelled the same way everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from paramcount.spec import Cell, DType, Framework, LayerSpec, MergeMode
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+FORMATS = ("table", "json", "markdown")
+FRAMEWORK_CHOICES = (*(f.value for f in Framework), "all")
+
+# How each LayerSpec field is spelled on the command line, for error messages.
+_FLAGS = {
+    "input_size": "--input",
+    "hidden_size": "--hidden",
+    "num_layers": "--layers",
+    "proj_size": "--proj",
+    "merge_modes": "--merge-mode",
+    "nonlinearity": "--nonlinearity",
+    "framework": "--framework",
+    "cell": "cell",
+    "dtype": "--dtype",
+}
+_SWITCHES = {
+    "bidirectional": ("--bidir", "--no-bidir"),
+    "bias": ("--bias", "--no-bias"),
+    "reset_after": ("--reset-after", "--no-reset-after"),
+    "single_cell": ("--cell", "--cell"),
+}
+
+
+def cli_label(field: str, value: object) -> str:
+    """Name a LayerSpec field as the user typed it: ``--proj 128``, ``--no-reset-after``."""
+    if field in _SWITCHES:
+        on, off = _SWITCHES[field]
+        return on if value else off
+    return f"{_FLAGS.get(field, '--' + field.replace('_', '-'))} {value}"
+
+
+class WholeNumber(click.ParamType):
+    """An integer of any size, written in decimal digits (``1_000`` allowed)."""
+
+    name = "integer"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        """Parse ``value`` or fail with a message naming the option."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        try:
+            return int(str(value).strip(), 10)
+        except ValueError:
+            self.fail(f"{value!r} is not a whole number", param, ctx)
+
+
+class MergeModes(click.ParamType):
+    """One Keras merge mode, or a comma list with one per layer."""
+
+    name = "mode[,mode...]"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> tuple[MergeMode, ...]:
+        """Parse ``concat`` or ``concat,sum,none``."""
+        if isinstance(value, tuple):
+            return value
+        modes = []
+        for part in str(value).split(","):
+            try:
+                modes.append(MergeMode(part.strip().lower()))
+            except ValueError:
+                choices = "|".join(m.value for m in MergeMode)
+                self.fail(f"{part.strip()!r} is not a merge mode ({choices})", param, ctx)
+        return tuple(modes)
+
+
+def layer_options(function: F) -> F:
+    """Every option that describes a recurrent layer."""
+    decorators = [
+        click.option("--input", "-i", "input_size", type=WholeNumber(), required=True,
+                     help="Input features per time step (I)."),
+        click.option("--hidden", "--units", "-H", "hidden_size", type=WholeNumber(),
+                     required=True, help="Hidden size (H); Keras calls it units."),
+        click.option("--layers", "-L", "num_layers", type=WholeNumber(), default=1,
+                     show_default=True, help="Stacked layers (L)."),
+        click.option("--bidir/--no-bidir", "bidirectional", default=False,
+                     help="Bidirectional: a forward and a backward direction per layer."),
+        click.option("--bias/--no-bias", default=True, show_default=True,
+                     help="Bias vectors (torch: bias_ih and bias_hh; Keras: use_bias)."),
+        click.option("--proj", "proj_size", type=WholeNumber(), default=0,
+                     help="LSTM projection size P (torch proj_size); 0 = none."),
+        click.option("--framework", "-f", type=click.Choice(FRAMEWORK_CHOICES),
+                     default="torch", show_default=True,
+                     help="Whose naming and layout to use; 'all' shows each in turn."),
+        click.option("--merge-mode", "merge_modes", type=MergeModes(), default=None,
+                     help="Keras Bidirectional merge: concat|sum|mul|ave|none, or a comma "
+                          "list, one per layer. [default: concat]"),
+        click.option("--reset-after/--no-reset-after", default=None,
+                     help="Keras GRU reset_after (two bias rows when on). [default: on]"),
+        click.option("--nonlinearity", type=click.Choice(["tanh", "relu"]), default=None,
+                     help="RNN activation (does not change the count). [default: tanh]"),
+        click.option("--cell", "single_cell", is_flag=True, default=False,
+                     help="The single-step cell class (nn.LSTMCell, keras LSTMCell)."),
+    ]
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
+def output_options(function: F) -> F:
+    """--format, its --json / --markdown shorthands, and --dtype."""
+    decorators = [
+        click.option("--format", "output_format", type=click.Choice(FORMATS), default=None,
+                     help="Output format. [default: table]"),
+        click.option("--json", "as_json", is_flag=True, help="Shorthand for --format json."),
+        click.option("--markdown", "as_markdown", is_flag=True,
+                     help="Shorthand for --format markdown."),
+        click.option("--dtype", type=click.Choice([d.value for d in DType]), default="fp32",
+                     show_default=True, help="Parameter storage type, for the size in bytes."),
+    ]
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
+def resolve_format(output_format: str | None, as_json: bool, as_markdown: bool) -> str:
+    """The one format asked for; two different ones are an error."""
+    asked = {f for f, on in (("json", as_json), ("markdown", as_markdown)) if on}
+    if output_format:
+        asked.add(output_format)
+    if len(asked) > 1:
+        raise click.UsageError(
+            "choose one output format: " + " and ".join(sorted(asked)) + " were both given"
+        )
+    return asked.pop() if asked else "table"
+
+
+def layer_specs(cell: Cell, options: dict[str, Any]) -> list[LayerSpec]:
+    """The LayerSpec for each framework asked for (several with ``--framework all``)."""
+    framework = options["framework"]
+    frameworks = list(Framework) if framework == "all" else [Framework(framework)]
+    return [
+        LayerSpec(
+            cell=cell,
+            input_size=options["input_size"],
+            hidden_size=options["hidden_size"],
+            num_layers=options["num_layers"],
+            bidirectional=options["bidirectional"],
+            bias=options["bias"],
+            proj_size=options["proj_size"],
+            framework=f,
+            merge_modes=options["merge_modes"],
+            reset_after=options["reset_after"],
+            nonlinearity=options["nonlinearity"],  # type: ignore[arg-type]
+            single_cell=options["single_cell"],
+        )
+        for f in frameworks
+    ]

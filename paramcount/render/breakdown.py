@@ -1,0 +1,184 @@
+"""The per-tensor breakdown of one report, as a Document: what ``paramcount lstm`` shows."""
+
+from __future__ import annotations
+
+from paramcount.conventions import Direction
+from paramcount.render.document import (
+    Block,
+    Document,
+    Math,
+    Paragraph,
+    Section,
+    Table,
+    number,
+    shape,
+    signed,
+    size,
+)
+from paramcount.report import Growth, Report
+from paramcount.spec import Framework
+
+# What the framework calls the axes of an input weight: torch (G·H, in), keras (in, G·H).
+_AXES = {
+    Framework.TORCH: ("gate rows", "input columns"),
+    Framework.KERAS: ("gate columns", "kernel rows"),
+}
+
+
+def headline(report: Report) -> str:
+    """``561,152 parameters · 2,244,608 bytes (2.24 MB) as fp32``."""
+    return (
+        f"{number(report.total)} parameters · {number(report.bytes)} bytes "
+        f"({size(report.bytes)}) as {report.dtype.value}"
+    )
+
+
+def tensor_table(report: Report) -> Table:
+    """One row per tensor: layer, direction, name, shape, input width, count."""
+    rows = tuple(
+        (str(t.layer), t.direction.value, t.name, shape(t.shape), number(t.input_width),
+         number(t.count))
+        for t in report.tensors
+    )
+    return Table(
+        ("layer", "direction", "tensor", "shape", "input", "count"),
+        rows,
+        numeric=frozenset({"input", "count"}),
+        footer=("", "", "total", "", "", number(report.total)),
+    )
+
+
+def layer_table(report: Report) -> Table:
+    """One row per layer: its input width and each direction's subtotal."""
+    directions = [d.value for d in list(Direction)[: report.spec.directions]]
+    headers = ("layer", "input", *directions, "total")
+    rows = tuple(
+        (str(row.layer), number(row.input_width), *(number(n) for n in row.by_direction),
+         number(row.total))
+        for row in report.layers
+    )
+    footer = ("total", "", *("" for _ in directions), number(report.total))
+    return Table(headers, rows, frozenset({"input", *directions, "total"}), footer)
+
+
+def growth_section(report: Report, growth: Growth) -> Section:
+    """Why the total is not the naive multiple, with the gap attributed layer by layer."""
+    spec = report.spec
+    gate_axis, input_axis = _AXES[spec.framework]
+    hr = spec.output_size
+    if growth.kind == "bidirectional":
+        title = f"Why not 2 × {number(growth.baseline)} = {number(growth.naive)}?"
+        wide = [r for r in growth.rows if r.extra_columns]
+        reason = (
+            "A bidirectional stack is not twice the unidirectional one: every layer after the "
+            f"first reads both directions' outputs, so its input is 2·{hr} = {2 * hr} wide, "
+            f"not {hr}."
+            if wide else
+            "A single bidirectional layer is exactly two unidirectional ones: both directions "
+            "read the same input."
+            if spec.num_layers == 1 else
+            "Here the directions' outputs are merged to one H-wide output, so every layer reads "
+            "what the unidirectional stack reads: exactly twice."
+        )
+        naive_text = f"2 × {number(growth.baseline)} (the unidirectional stack)"
+    else:
+        title = (
+            f"Why not {growth.multiplier} × {number(growth.baseline)} = {number(growth.naive)}?"
+        )
+        reason = (
+            f"Only the first layer reads the {spec.input_size}-wide input; every layer after it "
+            f"reads the previous layer's {hr}-wide output."
+        )
+        naive_text = f"{growth.multiplier} × {number(growth.baseline)} (layer 0)"
+    if growth.difference == 0:
+        title = f"Exactly {growth.multiplier} × {number(growth.baseline)}"
+    lines = [
+        ("naive guess", f"{naive_text} = {number(growth.naive)}"),
+        ("actual", number(growth.actual)),
+        ("difference", signed(growth.difference)),
+    ]
+    for row in growth.rows:
+        if row.extra_columns:
+            more = "extra" if row.extra_columns > 0 else "fewer"
+            lines.append((
+                f"layer {row.layer}",
+                f"reads {number(row.input_width)}, not {number(row.naive_width)}: "
+                f"{row.directions} direction{'s' if row.directions > 1 else ''} × "
+                f"{number(row.gate_rows)} {gate_axis} × {number(abs(row.extra_columns))} "
+                f"{more} {input_axis} = {signed(row.extra)}",
+            ))
+    width = max(len(label) for label, _ in lines)
+    blocks: tuple[Block, ...] = (
+        Paragraph((reason,)),
+        Math(tuple(f"{label.ljust(width)}  {text}" for label, text in lines)),
+    )
+    return Section(title, blocks)
+
+
+def formula_section(report: Report) -> Section:
+    """The closed form, the numbers filled in, and what each letter stands for."""
+    formula = report.formula
+    lines = [formula.symbolic, f"= {formula.substituted}"]
+    if len(formula.terms) > 1:
+        lines.append("= " + " + ".join(number(value) for _, value in formula.terms))
+    lines.append(f"= {number(formula.total)}")
+    where = tuple(f"{s.name} = {number(s.value)}: {s.meaning}" for s in formula.symbols)
+    return Section("Formula", (Math(tuple(lines)), Paragraph(("where",)), Math(where)))
+
+
+def depth_section(report: Report) -> Section:
+    """Bidirectional versus unidirectional totals as the stack deepens."""
+    rows = tuple(
+        (str(r.layers), number(r.unidirectional), number(r.bidirectional), f"{float(r.ratio):.3f}")
+        for r in report.depth
+    )
+    table = Table(
+        ("layers", "unidirectional", "bidirectional", "ratio"),
+        rows,
+        frozenset({"unidirectional", "bidirectional", "ratio"}),
+    )
+    blocks: list[Block] = [table]
+    if report.depth_limit is not None:
+        blocks.append(Paragraph((
+            f"Each further layer is {float(report.depth_limit):.3f}× its unidirectional "
+            "counterpart, so the ratio climbs from 2 toward that with depth.",
+        )))
+    return Section("Bidirectional ÷ unidirectional by depth", tuple(blocks))
+
+
+def breakdown(report: Report) -> Document:
+    """The full per-tensor breakdown of one report."""
+    sections = [Section("Tensors", (tensor_table(report),))]
+    if not report.spec.single_cell:
+        sections.append(Section("Per layer", (layer_table(report),)))
+    if report.growth is not None:
+        sections.append(growth_section(report, report.growth))
+    sections.append(formula_section(report))
+    if report.depth:
+        sections.append(depth_section(report))
+    title = f"{report.description} — {report.spec.framework.title}"
+    return Document(title, headline(report), tuple(sections))
+
+
+def side_by_side(reports: list[Report]) -> Document:
+    """Several conventions of the same configuration, each in full, then their totals."""
+    sections: list[Section] = []
+    for report in reports:
+        document = breakdown(report)
+        sections.append(Section(document.title, (Paragraph((document.summary,)),)))
+        sections += document.sections
+    first = reports[0].total
+    rows = tuple(
+        (r.spec.framework.title, r.description, number(r.total), signed(r.total - first))
+        for r in reports
+    )
+    sections.append(Section(
+        "Totals",
+        (Table(("framework", "layer", "parameters", "difference"), rows,
+               frozenset({"parameters", "difference"})),),
+    ))
+    return Document(
+        "The same configuration in " + ", ".join(r.spec.framework.title for r in reports),
+        " vs ".join(number(r.total) for r in reports) + " parameters",
+        tuple(sections),
+    )

@@ -1,0 +1,109 @@
+"""Reports as JSON-ready data: the documented, stable ``--json`` schema.
+
+Counts are exact integers at any size; ratios are the only floats.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from paramcount import __version__
+from paramcount.report import Report
+
+SCHEMA = "paramcount.count/1"
+
+
+def config(report: Report) -> dict[str, Any]:
+    """The spec's fields, enums as their values."""
+    spec = report.spec
+    return {
+        "cell": spec.cell.value,
+        "input_size": spec.input_size,
+        "hidden_size": spec.hidden_size,
+        "num_layers": spec.num_layers,
+        "bidirectional": spec.bidirectional,
+        "bias": spec.bias,
+        "proj_size": spec.proj_size,
+        "merge_modes": [m.value for m in spec.merge_modes] if spec.merge_modes else None,
+        "reset_after": spec.reset_after,
+        "nonlinearity": spec.nonlinearity.value if spec.nonlinearity else None,
+        "single_cell": spec.single_cell,
+    }
+
+
+def report_data(report: Report) -> dict[str, Any]:
+    """Everything in a report, as JSON-ready data."""
+    growth = report.growth
+    return {
+        "schema": SCHEMA,
+        "paramcount": __version__,
+        "framework": report.spec.framework.value,
+        "layer": report.description,
+        "config": config(report),
+        "total": report.total,
+        "dtype": report.dtype.value,
+        "bytes": report.bytes,
+        "tensors": [
+            {
+                "name": t.name,
+                "shape": list(t.shape),
+                "count": t.count,
+                "layer": t.layer,
+                "direction": t.direction.value,
+                "input_width": t.input_width,
+                "role": t.role,
+            }
+            for t in report.tensors
+        ],
+        "layers": [
+            {
+                "layer": row.layer,
+                "input_width": row.input_width,
+                "directions": list(row.by_direction),
+                "total": row.total,
+            }
+            for row in report.layers
+        ],
+        "formula": {
+            "symbolic": report.formula.symbolic,
+            "substituted": report.formula.substituted,
+            "symbols": {s.name: s.value for s in report.formula.symbols},
+            "terms": [value for _, value in report.formula.terms],
+            "total": report.formula.total,
+        },
+        "explanation": None if growth is None else {
+            "kind": growth.kind,
+            "baseline": growth.baseline,
+            "multiplier": growth.multiplier,
+            "naive": growth.naive,
+            "actual": growth.actual,
+            "difference": growth.difference,
+            "layers": [
+                {
+                    "layer": row.layer,
+                    "directions": row.directions,
+                    "gate_rows": row.gate_rows,
+                    "input_width": row.input_width,
+                    "naive_width": row.naive_width,
+                    "extra_columns": row.extra_columns,
+                    "extra": row.extra,
+                }
+                for row in growth.rows
+            ],
+        },
+        "depth": [
+            {
+                "layers": row.layers,
+                "unidirectional": row.unidirectional,
+                "bidirectional": row.bidirectional,
+                "ratio": float(row.ratio),
+            }
+            for row in report.depth
+        ],
+    }
+
+
+def dumps(data: object) -> str:
+    """Indented JSON with a trailing newline."""
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,218 @@
+"""Tensors -> Report: subtotals, the naive-versus-actual explanation, the depth table, bytes.
+
+Everything here is derived from the tensor lists the conventions produce; nothing is printed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from paramcount import conventions
+from paramcount.conventions import Direction, Formula, Tensor
+from paramcount.spec import DType, LayerSpec, MergeMode
+
+
+@dataclass(frozen=True)
+class LayerTotal:
+    """One layer's parameters, per direction."""
+
+    layer: int
+    input_width: int
+    by_direction: tuple[int, ...]
+    """Forward, then backward when bidirectional."""
+
+    @property
+    def total(self) -> int:
+        """Both directions together."""
+        return sum(self.by_direction)
+
+
+@dataclass(frozen=True)
+class GrowthRow:
+    """One layer's share of the gap between the naive guess and the real total.
+
+    The only tensors that differ from the naive guess are the input weights, so the share is
+    directions × gate rows × the extra input columns this layer reads.
+    """
+
+    layer: int
+    directions: int
+    gate_rows: int
+    input_width: int
+    naive_width: int
+
+    @property
+    def extra_columns(self) -> int:
+        """How much wider (or narrower, if negative) the real input is than the naive one."""
+        return self.input_width - self.naive_width
+
+    @property
+    def extra(self) -> int:
+        """The parameters this layer adds beyond the naive guess."""
+        return self.directions * self.gate_rows * self.extra_columns
+
+
+@dataclass(frozen=True)
+class Growth:
+    """Why the total is not the naive multiple: the guess, the truth, and who adds the gap."""
+
+    kind: str
+    """``bidirectional`` (naive: 2 × the unidirectional stack) or ``stacked`` (L × layer 0)."""
+    multiplier: int
+    baseline: int
+    """What the naive guess multiplies: the unidirectional stack, or the first layer."""
+    actual: int
+    rows: tuple[GrowthRow, ...]
+
+    @property
+    def naive(self) -> int:
+        """The naive guess: multiplier × baseline."""
+        return self.multiplier * self.baseline
+
+    @property
+    def difference(self) -> int:
+        """actual − naive; equal to the sum of the rows' extras."""
+        return self.actual - self.naive
+
+
+@dataclass(frozen=True)
+class DepthRow:
+    """Unidirectional and bidirectional totals of the same stack at one depth."""
+
+    layers: int
+    unidirectional: int
+    bidirectional: int
+
+    @property
+    def ratio(self) -> Fraction:
+        """bidirectional / unidirectional, exactly."""
+        return Fraction(self.bidirectional, self.unidirectional)
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything paramcount knows about one layer spec's parameters."""
+
+    spec: LayerSpec
+    tensors: tuple[Tensor, ...]
+    formula: Formula
+    description: str
+    dtype: DType
+    layers: tuple[LayerTotal, ...]
+    growth: Growth | None
+    depth: tuple[DepthRow, ...]
+    depth_limit: Fraction | None
+    """The bidirectional/unidirectional ratio that deeper and deeper stacks approach."""
+
+    @property
+    def total(self) -> int:
+        """The number of parameters."""
+        return sum(t.count for t in self.tensors)
+
+    @property
+    def bytes(self) -> int:
+        """The parameters' size in ``dtype``."""
+        return self.total * self.dtype.bytes
+
+
+def _total(spec: LayerSpec) -> int:
+    return sum(t.count for t in conventions.tensors(spec))
+
+
+def layer_totals(spec: LayerSpec, tensors: list[Tensor]) -> tuple[LayerTotal, ...]:
+    """Per-layer, per-direction subtotals of ``tensors``."""
+    widths = conventions.input_widths(spec)
+    rows = []
+    for layer, width in enumerate(widths):
+        by_direction = tuple(
+            sum(t.count for t in tensors if t.layer == layer and t.direction is direction)
+            for direction in list(Direction)[: spec.directions]
+        )
+        rows.append(LayerTotal(layer, width, by_direction))
+    return tuple(rows)
+
+
+def unidirectional(spec: LayerSpec) -> LayerSpec:
+    """The same stack with one direction."""
+    return spec.replace(bidirectional=False, merge_modes=None)
+
+
+def growth(spec: LayerSpec) -> Growth | None:
+    """The naive-versus-actual analysis, for bidirectional or stacked specs; None otherwise."""
+    if spec.single_cell or (spec.directions == 1 and spec.num_layers == 1):
+        return None
+    widths = conventions.input_widths(spec)
+    if spec.bidirectional:
+        uni = unidirectional(spec)
+        naive_widths = conventions.input_widths(uni)
+        return Growth(
+            "bidirectional",
+            2,
+            _total(uni),
+            _total(spec),
+            tuple(
+                GrowthRow(layer, 2, spec.gate_rows, widths[layer], naive_widths[layer])
+                for layer in range(1, spec.num_layers)
+            ),
+        )
+    first = spec.replace(num_layers=1)
+    return Growth(
+        "stacked",
+        spec.num_layers,
+        _total(first),
+        _total(spec),
+        tuple(
+            GrowthRow(layer, 1, spec.gate_rows, widths[layer], spec.input_size)
+            for layer in range(1, spec.num_layers)
+        ),
+    )
+
+
+def _bidirectional_at(spec: LayerSpec, layers: int) -> LayerSpec:
+    """``spec`` bidirectional at another depth, every layer merged like its first one."""
+    if spec.merge_modes is None:
+        return spec.replace(num_layers=layers, bidirectional=True)
+    mode = spec.merge_modes[0]
+    inner = MergeMode.CONCAT if mode is MergeMode.NONE else mode
+    modes = (inner,) * (layers - 1) + (mode,)
+    return spec.replace(num_layers=layers, bidirectional=True, merge_modes=modes)
+
+
+def depth_table(spec: LayerSpec, up_to: int) -> tuple[DepthRow, ...]:
+    """Unidirectional and bidirectional totals of ``spec`` at 1..up_to layers."""
+    uni = unidirectional(spec)
+    return tuple(
+        DepthRow(
+            layers,
+            _total(uni.replace(num_layers=layers)),
+            _total(_bidirectional_at(spec, layers)),
+        )
+        for layers in range(1, up_to + 1)
+    )
+
+
+def depth_limit(spec: LayerSpec) -> Fraction:
+    """The bidirectional/unidirectional ratio of one more layer deep in the stack."""
+    rows = depth_table(spec, 2)
+    return Fraction(
+        rows[1].bidirectional - rows[0].bidirectional,
+        rows[1].unidirectional - rows[0].unidirectional,
+    )
+
+
+def build_report(spec: LayerSpec, dtype: DType = DType.FP32) -> Report:
+    """Compute the full report of ``spec``."""
+    tensors = conventions.tensors(spec)
+    show_depth = spec.bidirectional and not spec.single_cell
+    return Report(
+        spec=spec,
+        tensors=tuple(tensors),
+        formula=conventions.formula(spec),
+        description=conventions.describe(spec),
+        dtype=dtype,
+        layers=layer_totals(spec, tensors),
+        growth=growth(spec),
+        depth=depth_table(spec, max(spec.num_layers, 4)) if show_depth else (),
+        depth_limit=depth_limit(spec) if show_depth else None,
+    )

@@ -1,0 +1,283 @@
+"""What a recurrent layer is: cells, frameworks, dtypes and the validated LayerSpec."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from enum import Enum
+
+from paramcount.errors import SpecError
+
+
+class Cell(str, Enum):
+    """The recurrent cell type."""
+
+    RNN = "rnn"
+    LSTM = "lstm"
+    GRU = "gru"
+
+    @property
+    def gates(self) -> int:
+        """How many gate blocks of H rows the cell's weights stack: RNN 1, GRU 3, LSTM 4."""
+        return {Cell.RNN: 1, Cell.GRU: 3, Cell.LSTM: 4}[self]
+
+
+class Framework(str, Enum):
+    """A framework whose naming and layout conventions paramcount reproduces."""
+
+    TORCH = "torch"
+    KERAS = "keras"
+
+    @property
+    def title(self) -> str:
+        """The framework's display name."""
+        return {Framework.TORCH: "PyTorch", Framework.KERAS: "Keras"}[self]
+
+
+class MergeMode(str, Enum):
+    """How Keras' Bidirectional combines the two directions' outputs."""
+
+    CONCAT = "concat"
+    SUM = "sum"
+    MUL = "mul"
+    AVE = "ave"
+    NONE = "none"
+
+    @property
+    def width_factor(self) -> int:
+        """How many H-wide outputs the next layer reads: 2 after concat, 1 otherwise."""
+        return 2 if self is MergeMode.CONCAT else 1
+
+
+class Nonlinearity(str, Enum):
+    """The activation of a plain RNN."""
+
+    TANH = "tanh"
+    RELU = "relu"
+
+
+class DType(str, Enum):
+    """A storage type for parameters."""
+
+    FP16 = "fp16"
+    BF16 = "bf16"
+    FP32 = "fp32"
+    FP64 = "fp64"
+    INT8 = "int8"
+
+    @property
+    def bytes(self) -> int:
+        """Bytes per element."""
+        return {"fp16": 2, "bf16": 2, "fp32": 4, "fp64": 8, "int8": 1}[self.value]
+
+
+def _positive(field: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SpecError("{%s} must be a whole number" % field, **{field: value})
+    if value <= 0:
+        raise SpecError("{%s} must be a positive integer" % field, **{field: value})
+
+
+@dataclass(frozen=True)
+class LayerSpec:
+    """One recurrent layer stack (or single-step cell) in one framework's convention.
+
+    Construction validates the configuration the way the framework itself would, and raises
+    :class:`SpecError` for anything it would refuse.
+
+    >>> LayerSpec(Cell.LSTM, 32, 128, num_layers=2, bidirectional=True).directions
+    2
+    >>> LayerSpec(Cell.GRU, 10, 20, proj_size=5)
+    Traceback (most recent call last):
+    ...
+    paramcount.errors.SpecError: proj_size=5 applies only to LSTM (nn.GRU has no proj_size)
+    """
+
+    cell: Cell
+    input_size: int
+    hidden_size: int
+    num_layers: int = 1
+    bidirectional: bool = False
+    bias: bool = True
+    proj_size: int = 0
+    framework: Framework = Framework.TORCH
+    merge_modes: tuple[MergeMode, ...] | None = None
+    """Keras Bidirectional merge mode per layer; one value applies to every layer."""
+    reset_after: bool | None = None
+    """Keras GRU's reset_after; None means the framework default."""
+    nonlinearity: Nonlinearity | None = None
+    """RNN only; None means tanh."""
+    single_cell: bool = False
+    """The single-step cell class (nn.LSTMCell, keras.layers.LSTMCell) instead of the layer."""
+
+    def __post_init__(self) -> None:
+        for enum_type, field in (
+            (Cell, "cell"),
+            (Framework, "framework"),
+        ):
+            value = getattr(self, field)
+            if not isinstance(value, enum_type):
+                object.__setattr__(self, field, _coerce(enum_type, field, value))
+        if self.nonlinearity is not None and not isinstance(self.nonlinearity, Nonlinearity):
+            object.__setattr__(
+                self, "nonlinearity", _coerce(Nonlinearity, "nonlinearity", self.nonlinearity)
+            )
+        if self.merge_modes is not None:
+            modes = self.merge_modes
+            if isinstance(modes, (str, MergeMode)):
+                modes = (modes,)
+            object.__setattr__(
+                self,
+                "merge_modes",
+                tuple(_coerce(MergeMode, "merge_modes", m) for m in modes),
+            )
+        _validate(self)
+        if self.framework is Framework.KERAS and self.bidirectional:
+            modes = self.merge_modes or (MergeMode.CONCAT,)
+            if len(modes) == 1:
+                modes = modes * self.num_layers
+            object.__setattr__(self, "merge_modes", modes)
+        if self.framework is Framework.KERAS and self.cell is Cell.GRU and self.reset_after is None:
+            object.__setattr__(self, "reset_after", True)
+
+    @property
+    def directions(self) -> int:
+        """D: 2 when bidirectional, else 1."""
+        return 2 if self.bidirectional else 1
+
+    @property
+    def gate_rows(self) -> int:
+        """G·H: the rows of every weight matrix that feeds the gates."""
+        return self.cell.gates * self.hidden_size
+
+    @property
+    def output_size(self) -> int:
+        """Hr: the width of each direction's output, proj_size when projecting, else H."""
+        return self.proj_size or self.hidden_size
+
+    def replace(self, **changes: object) -> LayerSpec:
+        """A copy with some fields changed (and validated again)."""
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+
+def _coerce(enum_type: type[Enum], field: str, value: object) -> Enum:  # type: ignore[misc]
+    try:
+        return enum_type(value)
+    except ValueError:
+        choices = ", ".join(str(m.value) for m in enum_type)
+        raise SpecError(
+            "{%s} is not one of: %s" % (field, choices), **{field: value}
+        ) from None
+
+
+def _validate(spec: LayerSpec) -> None:
+    """Raise SpecError for any configuration the framework would refuse."""
+    _positive("input_size", spec.input_size)
+    _positive("hidden_size", spec.hidden_size)
+    _positive("num_layers", spec.num_layers)
+    torch = spec.framework is Framework.TORCH
+    layer_class = _class_name(spec)
+
+    if spec.single_cell:
+        if spec.num_layers != 1:
+            raise SpecError(
+                "{num_layers} does not apply to a single-step cell ({single_cell})",
+                num_layers=spec.num_layers,
+                single_cell=True,
+            )
+        if spec.bidirectional:
+            raise SpecError(
+                "{bidirectional} does not apply to a single-step cell ({single_cell})",
+                bidirectional=True,
+                single_cell=True,
+            )
+
+    if isinstance(spec.proj_size, bool) or not isinstance(spec.proj_size, int):
+        raise SpecError("{proj_size} must be a whole number", proj_size=spec.proj_size)
+    if spec.proj_size < 0:
+        raise SpecError("{proj_size} must be positive (0 means no projection)",
+                        proj_size=spec.proj_size)
+    if spec.proj_size:
+        if not torch:
+            raise SpecError(
+                "{proj_size} is a PyTorch option: Keras recurrent layers have no projection",
+                proj_size=spec.proj_size,
+            )
+        if spec.cell is not Cell.LSTM:
+            raise SpecError(
+                "{proj_size} applies only to LSTM (%s has no proj_size)" % layer_class,
+                proj_size=spec.proj_size,
+            )
+        if spec.single_cell:
+            raise SpecError(
+                "{proj_size} does not apply to a single-step cell (nn.LSTMCell has no "
+                "proj_size)",
+                proj_size=spec.proj_size,
+            )
+        if spec.proj_size >= spec.hidden_size:
+            raise SpecError(
+                "{proj_size} must be smaller than {hidden_size} "
+                "(torch requires proj_size < hidden_size)",
+                proj_size=spec.proj_size,
+                hidden_size=spec.hidden_size,
+            )
+
+    if spec.merge_modes is not None:
+        if torch:
+            raise SpecError(
+                "{merge_modes} is a Keras Bidirectional option: PyTorch always concatenates "
+                "both directions",
+                merge_modes=_modes_text(spec.merge_modes),
+            )
+        if not spec.bidirectional:
+            raise SpecError(
+                "{merge_modes} needs {bidirectional}",
+                merge_modes=_modes_text(spec.merge_modes),
+                bidirectional=True,
+            )
+        if len(spec.merge_modes) not in (1, spec.num_layers):
+            raise SpecError(
+                "{merge_modes} lists %d modes for {num_layers} (give one, or one per layer)"
+                % len(spec.merge_modes),
+                merge_modes=_modes_text(spec.merge_modes),
+                num_layers=spec.num_layers,
+            )
+        if MergeMode.NONE in spec.merge_modes[:-1] or (
+            len(spec.merge_modes) == 1 and spec.num_layers > 1
+            and spec.merge_modes[0] is MergeMode.NONE
+        ):
+            raise SpecError(
+                "{merge_modes} uses 'none' before the last layer: merge_mode=None returns two "
+                "tensors, and the next recurrent layer accepts one",
+                merge_modes=_modes_text(spec.merge_modes),
+            )
+
+    if spec.reset_after is not None:
+        if spec.cell is not Cell.GRU:
+            raise SpecError(
+                "{reset_after} applies only to GRU", reset_after=spec.reset_after
+            )
+        if torch and not spec.reset_after:
+            raise SpecError(
+                "{reset_after} is a Keras GRU option: nn.GRU always applies the reset gate "
+                "after the recurrent matmul (two biases)",
+                reset_after=spec.reset_after,
+            )
+
+    if spec.nonlinearity is not None and spec.cell is not Cell.RNN:
+        raise SpecError(
+            "{nonlinearity} applies only to RNN", nonlinearity=spec.nonlinearity.value
+        )
+
+
+def _modes_text(modes: tuple[MergeMode, ...]) -> str:
+    return ",".join(m.value for m in modes)
+
+
+def _class_name(spec: LayerSpec) -> str:
+    """The framework class that builds this spec, e.g. ``nn.GRU`` or ``keras.layers.LSTM``."""
+    if spec.framework is Framework.TORCH:
+        base = {Cell.RNN: "RNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}[spec.cell]
+        return f"nn.{base}Cell" if spec.single_cell else f"nn.{base}"
+    base = {Cell.RNN: "SimpleRNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}[spec.cell]
+    return f"keras.layers.{base}Cell" if spec.single_cell else f"keras.layers.{base}"

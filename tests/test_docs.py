@@ -1,0 +1,100 @@
+"""Every example in README.md and formulas.md is executed: commands, outputs and doctests.
+
+A ```console block holds ``$ paramcount ...`` lines, each followed by exactly what it prints
+(stdout, then stderr). A line ``...`` in an expected output skips any number of lines. Run
+``pytest tests/test_docs.py --update-golden`` to rewrite outputs that have no ``...``.
+"""
+
+from __future__ import annotations
+
+import doctest
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CLI
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ["README.md", "formulas.md"]
+BLOCK = re.compile(r"^```console\n(.*?)^```$", re.S | re.M)
+
+
+def examples(doc: str) -> list[tuple[str, str]]:
+    """(command, expected output) pairs of every console block in ``doc``."""
+    pairs = []
+    for block in BLOCK.findall((ROOT / doc).read_text()):
+        command, lines = None, []
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                if command is not None:
+                    pairs.append((command, "\n".join(lines)))
+                command, lines = line[2:], []
+            else:
+                lines.append(line)
+        if command is not None:
+            pairs.append((command, "\n".join(lines)))
+    return pairs
+
+
+def matches(expected: str, actual: str) -> bool:
+    """Whether ``actual`` matches ``expected``, where a ``...`` line skips lines."""
+    pattern = "\n".join(
+        ".*?" if part == "..." else re.escape(part) for part in expected.split("\n")
+    ).replace("\n.*?\n", "(?:\n.*?)?\n")
+    return re.fullmatch(pattern, actual, re.S) is not None
+
+
+def printed(cli: CLI, command: str) -> str:
+    """What ``command`` prints, stdout then stderr, without trailing blank lines."""
+    args = shlex.split(command)
+    assert args[0] == "paramcount", f"doc commands must run paramcount: {command}"
+    result = cli(*args[1:])
+    return (result.out + result.err).rstrip("\n")
+
+
+CASES = [(doc, command, expected) for doc in DOCS for command, expected in examples(doc)]
+
+
+@pytest.mark.parametrize(
+    ("doc", "command", "expected"), CASES, ids=[f"{d}:{c}" for d, c, _ in CASES]
+)
+def test_console_example(
+    cli: CLI, update_golden: bool, doc: str, command: str, expected: str
+) -> None:
+    """The command shown in the docs prints exactly what the docs say it prints."""
+    actual = printed(cli, command)
+    if update_golden and "\n...\n" not in f"\n{expected}\n":
+        path = ROOT / doc
+        text = path.read_text()
+        old = f"$ {command}\n{expected}\n" if expected else f"$ {command}\n"
+        assert text.count(old) == 1, f"cannot locate the example {command!r} in {doc}"
+        path.write_text(text.replace(old, f"$ {command}\n{actual}\n"))
+        return
+    assert matches(expected, actual), f"{doc}: `{command}` printed:\n{actual}"
+
+
+def test_docs_have_examples() -> None:
+    """Both documents show commands, so the test above cannot pass vacuously."""
+    for doc in DOCS:
+        assert len(examples(doc)) >= 3, doc
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_python_examples(doc: str) -> None:
+    """Every ``>>>`` example in the docs runs and prints what it shows."""
+    result = doctest.testfile(str(ROOT / doc), module_relative=False,
+                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0
+
+
+@pytest.mark.parametrize(
+    "module", ["paramcount", "paramcount.spec", "paramcount.errors", "paramcount.render.document"]
+)
+def test_docstring_examples(module: str) -> None:
+    """The examples in the core modules' docstrings run."""
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0

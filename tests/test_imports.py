@@ -1,0 +1,44 @@
+"""The core stays light: no framework, click or rich on import, and none on the JSON path."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("torch", "tensorflow", "keras", "jax", "flax", "onnx")
+
+
+def loaded_after(code: str) -> set[str]:
+    """Top-level modules loaded by running ``code`` in a fresh interpreter."""
+    probe = f"{code}\nimport sys\nprint(' '.join(sorted({{m.split('.')[0] for m in sys.modules}})))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return set(out.stdout.split("\n")[-2].split())
+
+
+def test_import_paramcount_is_light() -> None:
+    """``import paramcount`` loads no framework, and neither click nor rich."""
+    loaded = loaded_after("import paramcount")
+    assert not loaded & {*HEAVY, "click", "rich"}
+
+
+@pytest.mark.parametrize(
+    ("args", "allowed"),
+    [
+        (["lstm", "-i", "32", "-H", "128", "-L", "2", "--bidir", "--json"], {"click"}),
+        (["lstm", "-i", "32", "-H", "128", "-L", "2", "--bidir"], {"click"}),
+        (["gru", "-i", "13", "-H", "20", "-f", "keras", "--markdown"], {"click"}),
+        (["lstm", "-i", "28", "-H", "128", "--bidir", "-f", "all"], {"click"}),
+    ],
+    ids=["json", "plain-table", "markdown", "all-frameworks"],
+)
+def test_formula_commands_import_no_framework(args: list[str], allowed: set[str]) -> None:
+    """The formula commands import no framework, and rich only for a terminal."""
+    code = (
+        "import contextlib, io\nfrom paramcount.cli import run\n"
+        f"with contextlib.redirect_stdout(io.StringIO()): assert run({args!r}) == 0"
+    )
+    loaded = loaded_after(code)
+    assert not loaded & {*HEAVY, "rich"}
+    assert allowed <= loaded
