@@ -46,7 +46,7 @@ def cli_label(field: str, value: object) -> str:
     return f"{_FLAGS.get(field, '--' + field.replace('_', '-'))} {value}"
 
 
-class WholeNumber(click.ParamType):
+class WholeNumber(click.ParamType):  # type: ignore[type-arg]
     """An integer of any size, written in decimal digits (``1_000`` allowed)."""
 
     name = "integer"
@@ -61,7 +61,7 @@ class WholeNumber(click.ParamType):
             self.fail(f"{value!r} is not a whole number", param, ctx)
 
 
-class MergeModes(click.ParamType):
+class MergeModes(click.ParamType):  # type: ignore[type-arg]
     """One Keras merge mode, or a comma list with one per layer."""
 
     name = "mode[,mode...]"
@@ -159,7 +159,7 @@ def layer_specs(cell: Cell, options: dict[str, Any]) -> list[LayerSpec]:
             framework=f,
             merge_modes=options["merge_modes"],
             reset_after=options["reset_after"],
-            nonlinearity=options["nonlinearity"],  # type: ignore[arg-type]
+            nonlinearity=options["nonlinearity"],
             single_cell=options["single_cell"],
         )
         for f in frameworks

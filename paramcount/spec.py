@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, StrEnum
 
 from paramcount.errors import SpecError
 
 
-class Cell(str, Enum):
+class Cell(StrEnum):
     """The recurrent cell type."""
 
     RNN = "rnn"
@@ -22,19 +22,19 @@ class Cell(str, Enum):
         return {Cell.RNN: 1, Cell.GRU: 3, Cell.LSTM: 4}[self]
 
 
-class Framework(str, Enum):
+class Framework(StrEnum):
     """A framework whose naming and layout conventions paramcount reproduces."""
 
     TORCH = "torch"
     KERAS = "keras"
 
     @property
-    def title(self) -> str:
-        """The framework's display name."""
+    def display_name(self) -> str:
+        """The framework's display name: PyTorch, Keras."""
         return {Framework.TORCH: "PyTorch", Framework.KERAS: "Keras"}[self]
 
 
-class MergeMode(str, Enum):
+class MergeMode(StrEnum):
     """How Keras' Bidirectional combines the two directions' outputs."""
 
     CONCAT = "concat"
@@ -49,14 +49,14 @@ class MergeMode(str, Enum):
         return 2 if self is MergeMode.CONCAT else 1
 
 
-class Nonlinearity(str, Enum):
+class Nonlinearity(StrEnum):
     """The activation of a plain RNN."""
 
     TANH = "tanh"
     RELU = "relu"
 
 
-class DType(str, Enum):
+class DType(StrEnum):
     """A storage type for parameters."""
 
     FP16 = "fp16"
@@ -73,9 +73,9 @@ class DType(str, Enum):
 
 def _positive(field: str, value: object) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise SpecError("{%s} must be a whole number" % field, **{field: value})
+        raise SpecError("{" + field + "} must be a whole number", **{field: value})
     if value <= 0:
-        raise SpecError("{%s} must be a positive integer" % field, **{field: value})
+        raise SpecError("{" + field + "} must be a positive integer", **{field: value})
 
 
 @dataclass(frozen=True)
@@ -157,7 +157,7 @@ class LayerSpec:
 
     def replace(self, **changes: object) -> LayerSpec:
         """A copy with some fields changed (and validated again)."""
-        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+        return dataclasses.replace(self, **changes)
 
 
 def _coerce(enum_type: type[Enum], field: str, value: object) -> Enum:  # type: ignore[misc]
@@ -166,7 +166,7 @@ def _coerce(enum_type: type[Enum], field: str, value: object) -> Enum:  # type: 
     except ValueError:
         choices = ", ".join(str(m.value) for m in enum_type)
         raise SpecError(
-            "{%s} is not one of: %s" % (field, choices), **{field: value}
+            "{" + field + "} is not one of: " + choices, **{field: value}
         ) from None
 
 
@@ -205,7 +205,7 @@ def _validate(spec: LayerSpec) -> None:
             )
         if spec.cell is not Cell.LSTM:
             raise SpecError(
-                "{proj_size} applies only to LSTM (%s has no proj_size)" % layer_class,
+                "{proj_size} applies only to LSTM (" + layer_class + " has no proj_size)",
                 proj_size=spec.proj_size,
             )
         if spec.single_cell:
@@ -237,8 +237,8 @@ def _validate(spec: LayerSpec) -> None:
             )
         if len(spec.merge_modes) not in (1, spec.num_layers):
             raise SpecError(
-                "{merge_modes} lists %d modes for {num_layers} (give one, or one per layer)"
-                % len(spec.merge_modes),
+                f"{{merge_modes}} lists {len(spec.merge_modes)} modes for {{num_layers}} "
+                "(give one, or one per layer)",
                 merge_modes=_modes_text(spec.merge_modes),
                 num_layers=spec.num_layers,
             )

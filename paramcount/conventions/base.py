@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from paramcount.spec import LayerSpec
 
 
-class Direction(str, Enum):
+class Direction(StrEnum):
     """Which direction of a (possibly bidirectional) layer a tensor belongs to."""
 
     FORWARD = "forward"

@@ -53,7 +53,10 @@ def tensors(spec: LayerSpec) -> list[Tensor]:
                 prefix = f"bidirectional{_suffix(layer)}/{direction.value}_{layer_name}/{cell}"
             else:
                 prefix = f"{layer_name}/{cell}"
-            shapes = [("kernel", (width, gh)), ("recurrent_kernel", (h, gh))]
+            shapes: list[tuple[str, tuple[int, ...]]] = [
+                ("kernel", (width, gh)),
+                ("recurrent_kernel", (h, gh)),
+            ]
             if spec.bias:
                 shapes.append(("bias", _bias_shape(spec)))
             out += [

@@ -22,7 +22,10 @@ def tensors(spec: LayerSpec) -> list[Tensor]:
     """Every parameter tensor, in ``named_parameters()`` order."""
     gh, h, hr, p = spec.gate_rows, spec.hidden_size, spec.output_size, spec.proj_size
     if spec.single_cell:
-        shapes = [("weight_ih", (gh, spec.input_size)), ("weight_hh", (gh, h))]
+        shapes: list[tuple[str, tuple[int, ...]]] = [
+            ("weight_ih", (gh, spec.input_size)),
+            ("weight_hh", (gh, h)),
+        ]
         if spec.bias:
             shapes += [("bias_ih", (gh,)), ("bias_hh", (gh,))]
         return [

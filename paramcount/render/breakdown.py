@@ -156,7 +156,7 @@ def breakdown(report: Report) -> Document:
     sections.append(formula_section(report))
     if report.depth:
         sections.append(depth_section(report))
-    title = f"{report.description} — {report.spec.framework.title}"
+    title = f"{report.description} — {report.spec.framework.display_name}"
     return Document(title, headline(report), tuple(sections))
 
 
@@ -169,7 +169,7 @@ def side_by_side(reports: list[Report]) -> Document:
         sections += document.sections
     first = reports[0].total
     rows = tuple(
-        (r.spec.framework.title, r.description, number(r.total), signed(r.total - first))
+        (r.spec.framework.display_name, r.description, number(r.total), signed(r.total - first))
         for r in reports
     )
     sections.append(Section(
@@ -178,7 +178,7 @@ def side_by_side(reports: list[Report]) -> Document:
                frozenset({"parameters", "difference"})),),
     ))
     return Document(
-        "The same configuration in " + ", ".join(r.spec.framework.title for r in reports),
+        "The same configuration in " + ", ".join(r.spec.framework.display_name for r in reports),
         " vs ".join(number(r.total) for r in reports) + " parameters",
         tuple(sections),
     )

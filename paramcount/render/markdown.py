@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from paramcount.render.document import Document, Math, Paragraph, Table
+from paramcount.render.document import Document, Paragraph, Table
 
 
 def _escape(cell: str) -> str:

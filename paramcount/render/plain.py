@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from paramcount.render.document import Document, Math, Paragraph, Table
-
+from paramcount.render.document import Document, Paragraph, Table
 
 WIDTH = 92
 """Where plain prose wraps."""
@@ -19,7 +18,7 @@ def table_lines(table: Table, indent: str = "  ") -> list[str]:
     def line(row: tuple[str, ...]) -> str:
         cells = [
             cell.rjust(w) if header in table.numeric else cell.ljust(w)
-            for cell, w, header in zip(row, widths, table.headers)
+            for cell, w, header in zip(row, widths, table.headers, strict=True)
         ]
         return (indent + "  ".join(cells)).rstrip()
 
