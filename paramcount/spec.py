@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from enum import Enum, StrEnum
+from typing import Any
 
 from paramcount.errors import SpecError
 
@@ -155,12 +156,12 @@ class LayerSpec:
         """Hr: the width of each direction's output, proj_size when projecting, else H."""
         return self.proj_size or self.hidden_size
 
-    def replace(self, **changes: object) -> LayerSpec:
+    def replace(self, **changes: Any) -> LayerSpec:
         """A copy with some fields changed (and validated again)."""
         return dataclasses.replace(self, **changes)
 
 
-def _coerce(enum_type: type[Enum], field: str, value: object) -> Enum:  # type: ignore[misc]
+def _coerce(enum_type: type[Enum], field: str, value: object) -> Enum:
     try:
         return enum_type(value)
     except ValueError:
