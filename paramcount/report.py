@@ -170,12 +170,18 @@ def growth(spec: LayerSpec) -> Growth | None:
 
 
 def _bidirectional_at(spec: LayerSpec, layers: int) -> LayerSpec:
-    """``spec`` bidirectional at another depth, every layer merged like its first one."""
+    """``spec`` bidirectional at another depth, merged as the user's own layers are.
+
+    Up to the spec's own depth the user's merge modes are kept, so the table's row at that depth
+    is the spec itself; deeper layers repeat the last merge mode between layers.
+    """
     if spec.merge_modes is None:
         return spec.replace(num_layers=layers, bidirectional=True)
-    mode = spec.merge_modes[0]
-    inner = MergeMode.CONCAT if mode is MergeMode.NONE else mode
-    modes = (inner,) * (layers - 1) + (mode,)
+    between = list(spec.merge_modes[:-1]) or [
+        MergeMode.CONCAT if spec.merge_modes[0] is MergeMode.NONE else spec.merge_modes[0]
+    ]
+    inner = [between[min(k, len(between) - 1)] for k in range(layers - 1)]
+    modes = (*inner, spec.merge_modes[-1])
     return spec.replace(num_layers=layers, bidirectional=True, merge_modes=modes)
 
 
