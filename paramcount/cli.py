@@ -71,6 +71,9 @@ def run(argv: Sequence[str] | None = None) -> int:
 
     try:
         result = cli.main(args=argv, prog_name="paramcount", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as error:
+        click.echo(error.ctx.get_help() if error.ctx else error.format_message())
+        return 0
     except click.UsageError as error:
         hint = f" (see '{error.ctx.command_path} --help')" if error.ctx else ""
         return _error(error.format_message() + hint, 2)

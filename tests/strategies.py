@@ -27,9 +27,8 @@ def layer_specs(
     modes = None
     if framework is Framework.KERAS and bidirectional and draw(st.booleans()):
         inner = st.sampled_from([m for m in MergeMode if m is not MergeMode.NONE])
-        modes = tuple(draw(inner) for _ in range(layers - 1)) + (
-            draw(st.sampled_from(list(MergeMode))),
-        )
+        last = draw(st.sampled_from(list(MergeMode)))
+        modes = (*(draw(inner) for _ in range(layers - 1)), last)
     reset_after = None
     if cell is Cell.GRU and framework is Framework.KERAS:
         reset_after = draw(st.sampled_from([None, True, False]))

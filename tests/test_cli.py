@@ -1,0 +1,242 @@
+"""The rnn/lstm/gru commands: options, formats, one-line errors, and a fuzz test."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from paramcount.cli import COMMANDS, cli
+from tests.conftest import CLI
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def total(cli: CLI, *args: str) -> int:
+    """The total that ``paramcount ARGS --json`` reports."""
+    result = cli(*args, "--json")
+    assert result.code == 0, result.err
+    value: int = json.loads(result.out)["total"]
+    return value
+
+
+OPTIONS = [
+    ("long-names", ["lstm", "--input", "32", "--hidden", "128", "--layers", "2", "--bidir"],
+     561_152),
+    ("short-names", ["lstm", "-i", "32", "-H", "128", "-L", "2", "--bidir"], 561_152),
+    ("units-alias", ["lstm", "-i", "32", "--units", "128", "-L", "2", "--bidir"], 561_152),
+    ("no-bidir", ["lstm", "-i", "32", "-H", "128", "-L", "2", "--no-bidir"], 215_040),
+    ("no-bias", ["gru", "-i", "10", "-H", "20", "--no-bias"], 1_800),
+    ("proj", ["lstm", "-i", "64", "-H", "512", "-L", "3", "--proj", "256"], 3_158_016),
+    ("proj-zero", ["lstm", "-i", "64", "-H", "512", "--proj", "0"], 1_183_744),
+    ("keras", ["lstm", "-i", "28", "-H", "128", "--bidir", "--framework", "keras"], 160_768),
+    ("keras-short", ["lstm", "-i", "28", "-H", "256", "-f", "keras"], 291_840),
+    ("keras-gru-v1", ["gru", "-i", "13", "-H", "20", "-f", "keras", "--no-reset-after"], 2_040),
+    ("keras-gru-v2", ["gru", "-i", "13", "-H", "20", "-f", "keras", "--reset-after"], 2_100),
+    ("torch-gru-reset-after", ["gru", "-i", "13", "-H", "20", "--reset-after"], 2_100),
+    ("merge-one", ["lstm", "-i", "16", "-H", "32", "-L", "2", "--bidir", "-f", "keras",
+                   "--merge-mode", "sum"], 29_184),
+    ("merge-list", ["lstm", "-i", "16", "-H", "32", "-L", "3", "--bidir", "-f", "keras",
+                    "--merge-mode", "concat,sum,none"],
+     2 * 128 * (16 + 32 + 1) + 2 * 128 * (64 + 32 + 1) + 2 * 128 * (32 + 32 + 1)),
+    ("merge-case", ["lstm", "-i", "16", "-H", "32", "-L", "2", "--bidir", "-f", "keras",
+                    "--merge-mode", "SUM"], 29_184),
+    ("rnn-relu", ["rnn", "-i", "25", "-H", "50", "-L", "4", "--bidir", "--nonlinearity", "relu"],
+     53_300),
+    ("cell", ["lstm", "-i", "10", "-H", "20", "--cell"], 2_560),
+    ("keras-cell", ["gru", "-i", "10", "-H", "20", "--cell", "-f", "keras"], 1_920),
+    ("underscores", ["lstm", "-i", "1_000", "-H", "10"], 40 * (1000 + 10 + 2)),
+    ("huge", ["lstm", "-i", "10", "-H", "1000000000"], 4_000_000_048_000_000_000),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"), [o[1:] for o in OPTIONS], ids=[o[0] for o in OPTIONS]
+)
+def test_options(cli: CLI, args: list[str], expected: int) -> None:
+    """Each option spelling gives the exact total."""
+    assert total(cli, *args) == expected
+
+
+BAD = [
+    ("zero-hidden", ["lstm", "-i", "8", "-H", "0"], "--hidden 0 must be a positive integer"),
+    ("negative-hidden", ["lstm", "-i", "8", "-H", "-5"], "--hidden -5 must be a positive integer"),
+    ("float-input", ["lstm", "-i", "12.5", "-H", "8"], "'12.5' is not a whole number"),
+    ("text-input", ["lstm", "-i", "abc", "-H", "8"], "'abc' is not a whole number"),
+    ("zero-layers", ["lstm", "-i", "8", "-H", "8", "-L", "0"], "--layers 0 must be a positive"),
+    ("missing-input", ["lstm", "-H", "8"], "Missing option '--input'"),
+    ("proj-gru", ["gru", "-i", "8", "-H", "16", "--proj", "4"],
+     "--proj 4 applies only to LSTM (nn.GRU has no proj_size)"),
+    ("proj-rnn", ["rnn", "-i", "8", "-H", "16", "--proj", "4"], "nn.RNN has no proj_size"),
+    ("proj-too-big", ["lstm", "-i", "64", "-H", "128", "--proj", "128"],
+     "--proj 128 must be smaller than --hidden 128 (torch requires proj_size < hidden_size)"),
+    ("proj-keras", ["lstm", "-i", "8", "-H", "16", "--proj", "4", "-f", "keras"],
+     "--proj 4 is a PyTorch option"),
+    ("proj-all", ["lstm", "-i", "8", "-H", "16", "--proj", "4", "-f", "all"],
+     "--proj 4 is a PyTorch option"),
+    ("merge-no-bidir", ["lstm", "-i", "8", "-H", "16", "-f", "keras", "--merge-mode", "sum"],
+     "--merge-mode sum needs --bidir"),
+    ("merge-torch", ["lstm", "-i", "8", "-H", "16", "--bidir", "--merge-mode", "sum"],
+     "--merge-mode sum is a Keras Bidirectional option"),
+    ("merge-none-early", ["lstm", "-i", "8", "-H", "16", "-L", "2", "--bidir", "-f", "keras",
+                          "--merge-mode", "none,concat"], "uses 'none' before the last layer"),
+    ("merge-wrong-length", ["lstm", "-i", "8", "-H", "16", "-L", "3", "--bidir", "-f", "keras",
+                            "--merge-mode", "sum,sum"], "lists 2 modes for --layers 3"),
+    ("merge-unknown", ["lstm", "-i", "8", "-H", "16", "--bidir", "-f", "keras",
+                       "--merge-mode", "avg"], "'avg' is not a merge mode"),
+    ("reset-after-torch", ["gru", "-i", "8", "-H", "16", "--no-reset-after"],
+     "--no-reset-after is a Keras GRU option"),
+    ("reset-after-lstm", ["lstm", "-i", "8", "-H", "16", "-f", "keras", "--no-reset-after"],
+     "--no-reset-after applies only to GRU"),
+    ("cell-layers", ["lstm", "-i", "8", "-H", "16", "--cell", "-L", "2"],
+     "--layers 2 does not apply to a single-step cell (--cell)"),
+    ("cell-bidir", ["lstm", "-i", "8", "-H", "16", "--cell", "--bidir"],
+     "--bidir does not apply to a single-step cell (--cell)"),
+    ("nonlinearity-lstm", ["lstm", "-i", "8", "-H", "16", "--nonlinearity", "relu"],
+     "--nonlinearity relu applies only to RNN"),
+    ("unknown-cell", ["lstmm", "-i", "8", "-H", "16"], "Did you mean 'lstm'?"),
+    ("unknown-format", ["lstm", "-i", "8", "-H", "16", "--format", "yaml"],
+     "'yaml' is not one of 'table', 'json', 'markdown'"),
+    ("two-formats", ["lstm", "-i", "8", "-H", "16", "--json", "--markdown"],
+     "choose one output format: json and markdown were both given"),
+    ("unknown-framework", ["lstm", "-i", "8", "-H", "16", "-f", "jax"], "'jax' is not one of"),
+    ("unknown-dtype", ["lstm", "-i", "8", "-H", "16", "--dtype", "fp8"], "'fp8' is not one of"),
+    ("unknown-option", ["lstm", "-i", "8", "-H", "16", "--hiden", "3"], "No such option"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), [b[1:] for b in BAD], ids=[b[0] for b in BAD])
+def test_bad_input_is_one_line_exit_2(cli: CLI, args: list[str], message: str) -> None:
+    """Bad input prints one line naming option, value and rule, exits 2, prints nothing else."""
+    result = cli(*args)
+    assert result.code == 2
+    assert result.out == ""
+    assert result.err.count("\n") == 1 and result.err.startswith("Error: ")
+    assert message in result.err
+
+
+TOKENS = [
+    "rnn", "lstm", "gru", "lstmm", "-i", "--input", "-H", "--hidden", "--units", "-L",
+    "--layers", "--bidir", "--no-bidir", "--bias", "--no-bias", "--proj", "-f", "--framework",
+    "torch", "keras", "all", "--merge-mode", "concat", "sum,none", "none", "--reset-after",
+    "--no-reset-after", "--nonlinearity", "relu", "--cell", "--format", "json", "markdown",
+    "--json", "--markdown", "--dtype", "bf16", "0", "1", "2", "3", "-1", "7", "64", "1.5", "1e3",
+    "10000000000000000000000", "", "--", "-", "=", "--input=3", "\x00", "ü",
+]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.sampled_from(TOKENS), st.text(max_size=6)), max_size=12))
+def test_no_argument_list_escapes_as_a_traceback(args: list[str]) -> None:
+    """Whatever the argument list, the CLI exits 0 or 2 and errors are one line."""
+    from paramcount.cli import run
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = run(args)
+    assert code in (0, 2)
+    if code == 2:
+        assert err.getvalue().startswith("Error: ") and err.getvalue().count("\n") == 1
+    else:
+        assert out.getvalue() and not err.getvalue()
+
+
+def test_json_schema_matches_readme(cli: CLI) -> None:
+    """The JSON keys are exactly those the README's schema table documents."""
+    data = json.loads(cli("lstm", "-i", "32", "-H", "128", "-L", "2", "--bidir", "--json").out)
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("## JSON schema"):]
+    table = table[: table.index("\n## ", 5)]
+    documented = set(re.findall(r"^\| `(\w+)`(?:, `(\w+)`)?", table, re.M))
+    keys = {k for pair in documented for k in pair if k}
+    assert keys == set(data)
+    assert data["total"] == 561_152
+    assert data["explanation"]["difference"] == 131_072
+    assert data["tensors"][8] == {
+        "name": "weight_ih_l1", "shape": [512, 256], "count": 131_072, "layer": 1,
+        "direction": "forward", "input_width": 256, "role": "weight_ih",
+    }
+    assert [row["total"] for row in data["layers"]] == [165_888, 395_264]
+
+
+def test_json_all_frameworks(cli: CLI) -> None:
+    """``--framework all --json`` holds one report per framework."""
+    data = json.loads(cli("lstm", "-i", "28", "-H", "128", "--bidir", "-f", "all", "--json").out)
+    assert [(r["framework"], r["total"]) for r in data["reports"]] == [
+        ("torch", 161_792), ("keras", 160_768)]
+
+
+def test_format_shorthands_match_format_option(cli: CLI) -> None:
+    """--json equals --format json and --markdown equals --format markdown."""
+    args = ["gru", "-i", "13", "-H", "20", "-L", "2", "--bidir"]
+    assert cli(*args, "--json").out == cli(*args, "--format", "json").out
+    assert cli(*args, "--markdown").out == cli(*args, "--format", "markdown").out
+
+
+def test_dtype_changes_bytes_only(cli: CLI) -> None:
+    """--dtype bf16 halves the bytes of fp32 and leaves the count alone."""
+    args = ["lstm", "-i", "32", "-H", "128", "--json"]
+    fp32, bf16 = (json.loads(cli(*args, "--dtype", d).out) for d in ("fp32", "bf16"))
+    assert fp32["total"] == bf16["total"] and fp32["bytes"] == 2 * bf16["bytes"]
+
+
+def test_piped_table_is_plain(cli: CLI) -> None:
+    """Piped output has no escape codes."""
+    out = cli("lstm", "-i", "32", "-H", "128", "-L", "2", "--bidir").out
+    assert "\x1b" not in out and "561,152" in out
+
+
+@pytest.mark.parametrize(
+    ("env", "colour"),
+    [({"FORCE_COLOR": "1"}, True), ({"FORCE_COLOR": "1", "NO_COLOR": "1"}, False)],
+    ids=["terminal", "no-color"],
+)
+def test_terminal_table_honours_no_color(
+    cli: CLI, monkeypatch: pytest.MonkeyPatch, env: dict[str, str], colour: bool
+) -> None:
+    """On a terminal the table is drawn by rich, without colour when NO_COLOR is set."""
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    out = cli("lstm", "-i", "32", "-H", "128", "-L", "2", "--bidir").out
+    assert "561,152" in out and "weight_ih_l1_reverse" in out
+    assert "\x1b[1m" in out  # bold: rich is drawing
+    assert bool(re.search(r"\x1b\[[0-9;]*(3[0-8]|9[0-7])[;m]", out)) is colour
+
+
+def test_every_command_has_help_and_is_documented() -> None:
+    """Each command has help text and appears in the README."""
+    readme = (ROOT / "README.md").read_text()
+    for name in COMMANDS:
+        assert _help(name), name
+        assert f"paramcount {name}" in readme, f"{name} is not documented in README.md"
+
+
+def _help(name: str) -> str:
+    import click
+
+    command = cli.get_command(click.Context(cli), name)
+    assert command is not None
+    return command.help or ""
+
+
+def test_console_script_and_broken_pipe() -> None:
+    """``python -m paramcount`` runs, and a closed pipe is not an error."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        f"{sys.executable} -m paramcount lstm -i 32 -H 4096 -L 8 --bidir | head -n 1",
+        shell=True, capture_output=True, text=True, env=env, check=True,
+    )
+    assert done.stdout.startswith("nn.LSTM(32, 4096")
+    assert "Traceback" not in done.stderr and "Error" not in done.stderr
+    version = subprocess.run([sys.executable, "-m", "paramcount", "--version"],
+                             capture_output=True, text=True, env=env)
+    assert version.returncode == 0 and "paramcount" in version.stdout
