@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
+from paramcount.errors import SpecError
 from paramcount.spec import Cell, DType, Framework, LayerSpec, MergeMode
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -35,6 +36,7 @@ _SWITCHES = {
     "bias": ("--bias", "--no-bias"),
     "reset_after": ("--reset-after", "--no-reset-after"),
     "single_cell": ("--cell", "--cell"),
+    "peepholes": ("--peepholes", "--no-peepholes"),
 }
 
 
@@ -59,6 +61,29 @@ class WholeNumber(click.ParamType):  # type: ignore[type-arg]
             return int(str(value).strip(), 10)
         except ValueError:
             self.fail(f"{value!r} is not a whole number", param, ctx)
+
+
+class Frameworks(click.ParamType):  # type: ignore[type-arg]
+    """``all`` (every current framework), one framework, or a comma list of them."""
+
+    name = "framework[,framework...]"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> tuple[Framework, ...]:
+        """Parse ``all``, ``onnx`` or ``torch,keras,tf1-cudnn``."""
+        if isinstance(value, tuple):
+            return value
+        chosen: list[Framework] = []
+        for part in str(value).split(","):
+            name = part.strip().lower()
+            try:
+                frameworks = Framework.current() if name == "all" else (Framework(name),)
+            except ValueError:
+                self.fail(f"{part.strip()!r} is not one of {', '.join(FRAMEWORK_CHOICES)}",
+                          param, ctx)
+            chosen += [f for f in frameworks if f not in chosen]
+        return tuple(chosen)
 
 
 class MergeModes(click.ParamType):  # type: ignore[type-arg]
@@ -97,9 +122,11 @@ def layer_options(function: F) -> F:
                      help="Bias vectors (torch: bias_ih and bias_hh; Keras: use_bias)."),
         click.option("--proj", "proj_size", type=WholeNumber(), default=0,
                      help="LSTM projection size P (torch proj_size); 0 = none."),
-        click.option("--framework", "-f", type=click.Choice(FRAMEWORK_CHOICES),
-                     default="torch", show_default=True,
-                     help="Whose naming and layout to use; 'all' shows each in turn."),
+        click.option("--framework", "-f", type=Frameworks(), default="torch",
+                     show_default=True,
+                     help="Whose naming and layout to use: " + "|".join(FRAMEWORK_CHOICES)
+                     + ", or a comma list; 'all' shows each current one in turn (not the "
+                     "legacy tf1, tf1-cudnn)."),
         click.option("--merge-mode", "merge_modes", type=MergeModes(), default=None,
                      help="Keras Bidirectional merge: concat|sum|mul|ave|none, or a comma "
                           "list, one per layer. [default: concat]"),
@@ -109,6 +136,8 @@ def layer_options(function: F) -> F:
                      help="RNN activation (does not change the count). [default: tanh]"),
         click.option("--cell", "single_cell", is_flag=True, default=False,
                      help="The single-step cell class (nn.LSTMCell, keras LSTMCell)."),
+        click.option("--peepholes", is_flag=True, default=False,
+                     help="LSTM peephole weights (ONNX input P, tf1 LSTMCell use_peepholes)."),
     ]
     for decorator in reversed(decorators):
         function = decorator(function)
@@ -146,9 +175,18 @@ def resolve_format(output_format: str | None, as_json: bool, as_markdown: bool) 
 def layer_specs(cell: Cell, options: dict[str, Any]) -> list[LayerSpec]:
     """The LayerSpec for each framework asked for (several with ``--framework all``)."""
     framework = options["framework"]
-    frameworks = list(Framework) if framework == "all" else [Framework(framework)]
-    return [
-        LayerSpec(
+    if isinstance(framework, str):
+        framework = Frameworks().convert(framework, None, None)
+    frameworks = list(framework)
+    return [_layer_spec(cell, options, f, several=len(frameworks) > 1) for f in frameworks]
+
+
+def _layer_spec(
+    cell: Cell, options: dict[str, Any], framework: Framework, several: bool
+) -> LayerSpec:
+    """One framework's LayerSpec; with several frameworks an error names the one refusing."""
+    try:
+        return LayerSpec(
             cell=cell,
             input_size=options["input_size"],
             hidden_size=options["hidden_size"],
@@ -156,11 +194,18 @@ def layer_specs(cell: Cell, options: dict[str, Any]) -> list[LayerSpec]:
             bidirectional=options["bidirectional"],
             bias=options["bias"],
             proj_size=options["proj_size"],
-            framework=f,
+            framework=framework,
             merge_modes=options["merge_modes"],
             reset_after=options["reset_after"],
             nonlinearity=options["nonlinearity"],
             single_cell=options["single_cell"],
+            peepholes=options.get("peepholes", False),
         )
-        for f in frameworks
-    ]
+    except SpecError as error:
+        if not several:
+            raise
+        raise SpecError(
+            error.template + f" [{framework.value} refuses it; pick frameworks with a comma "
+            "list, e.g. --framework torch,keras]",
+            **error.values,
+        ) from None

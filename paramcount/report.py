@@ -121,12 +121,17 @@ def _total(spec: LayerSpec) -> int:
 
 
 def layer_totals(spec: LayerSpec, tensors: list[Tensor]) -> tuple[LayerTotal, ...]:
-    """Per-layer, per-direction subtotals of ``tensors``."""
+    """Per-layer, per-direction subtotals of ``tensors``.
+
+    A tensor that holds both directions (ONNX's [D, ...] layout) counts half to each.
+    """
     widths = conventions.input_widths(spec)
     rows = []
     for layer, width in enumerate(widths):
+        shared = sum(t.count for t in tensors if t.layer == layer and t.direction is Direction.BOTH)
         by_direction = tuple(
-            sum(t.count for t in tensors if t.layer == layer and t.direction is direction)
+            shared // spec.directions
+            + sum(t.count for t in tensors if t.layer == layer and t.direction is direction)
             for direction in list(Direction)[: spec.directions]
         )
         rows.append(LayerTotal(layer, width, by_direction))

@@ -28,11 +28,39 @@ class Framework(StrEnum):
 
     TORCH = "torch"
     KERAS = "keras"
+    ONNX = "onnx"
+    FLAX_LINEN = "flax-linen"
+    FLAX_NNX = "flax-nnx"
+    TF1 = "tf1"
+    """TensorFlow 1's ``tf.compat.v1.nn.rnn_cell`` cells (LSTMCell with peepholes, num_proj)."""
+    TF1_CUDNN = "tf1-cudnn"
+    """TensorFlow 1's / Keras 2's ``CuDNNLSTM`` and ``CuDNNGRU`` layers (double biases)."""
 
     @property
     def display_name(self) -> str:
-        """The framework's display name: PyTorch, Keras."""
-        return {Framework.TORCH: "PyTorch", Framework.KERAS: "Keras"}[self]
+        """The framework's display name: PyTorch, Keras, ONNX, Flax linen, ..."""
+        return _DISPLAY_NAMES[self]
+
+    @property
+    def legacy(self) -> bool:
+        """Whether this is a retired API, shown only when asked for by name (not by ``all``)."""
+        return self in (Framework.TF1, Framework.TF1_CUDNN)
+
+    @classmethod
+    def current(cls) -> tuple[Framework, ...]:
+        """The frameworks ``--framework all`` shows: every one that is not legacy."""
+        return tuple(f for f in cls if not f.legacy)
+
+
+_DISPLAY_NAMES = {
+    Framework.TORCH: "PyTorch",
+    Framework.KERAS: "Keras",
+    Framework.ONNX: "ONNX",
+    Framework.FLAX_LINEN: "Flax linen",
+    Framework.FLAX_NNX: "Flax NNX",
+    Framework.TF1: "TensorFlow 1",
+    Framework.TF1_CUDNN: "TF1 CuDNN",
+}
 
 
 class MergeMode(StrEnum):
@@ -110,6 +138,8 @@ class LayerSpec:
     """RNN only; None means tanh."""
     single_cell: bool = False
     """The single-step cell class (nn.LSTMCell, keras.layers.LSTMCell) instead of the layer."""
+    peepholes: bool = False
+    """LSTM peephole weights: ONNX's P input, tf1 LSTMCell's use_peepholes."""
 
     def __post_init__(self) -> None:
         for enum_type, field in (
@@ -133,7 +163,7 @@ class LayerSpec:
                 tuple(_coerce(MergeMode, "merge_modes", m) for m in modes),
             )
         _validate(self)
-        if self.framework is Framework.KERAS and self.bidirectional:
+        if self.framework in _MERGING and self.bidirectional:
             modes = self.merge_modes or (MergeMode.CONCAT,)
             if len(modes) == 1:
                 modes = modes * self.num_layers
@@ -199,23 +229,25 @@ def _validate(spec: LayerSpec) -> None:
         raise SpecError("{proj_size} must be positive (0 means no projection)",
                         proj_size=spec.proj_size)
     if spec.proj_size:
-        if not torch:
+        if spec.framework not in (Framework.TORCH, Framework.TF1):
             raise SpecError(
-                "{proj_size} is a PyTorch option: Keras recurrent layers have no projection",
+                "{proj_size} is a PyTorch option (and tf1's num_proj): "
+                + _NO_PROJECTION[spec.framework],
                 proj_size=spec.proj_size,
             )
+        option = "proj_size" if torch else "num_proj"
         if spec.cell is not Cell.LSTM:
             raise SpecError(
-                "{proj_size} applies only to LSTM (" + layer_class + " has no proj_size)",
+                "{proj_size} applies only to LSTM (" + layer_class + f" has no {option})",
                 proj_size=spec.proj_size,
             )
-        if spec.single_cell:
+        if torch and spec.single_cell:
             raise SpecError(
                 "{proj_size} does not apply to a single-step cell (nn.LSTMCell has no "
                 "proj_size)",
                 proj_size=spec.proj_size,
             )
-        if spec.proj_size >= spec.hidden_size:
+        if torch and spec.proj_size >= spec.hidden_size:
             raise SpecError(
                 "{proj_size} must be smaller than {hidden_size} "
                 "(torch requires proj_size < hidden_size)",
@@ -224,10 +256,11 @@ def _validate(spec: LayerSpec) -> None:
             )
 
     if spec.merge_modes is not None:
-        if torch:
+        if spec.framework not in _MERGING:
             raise SpecError(
-                "{merge_modes} is a Keras Bidirectional option: PyTorch always concatenates "
-                "both directions",
+                "{merge_modes} is a Keras Bidirectional option: "
+                + spec.framework.display_name
+                + " always concatenates both directions",
                 merge_modes=_modes_text(spec.merge_modes),
             )
         if not spec.bidirectional:
@@ -264,11 +297,75 @@ def _validate(spec: LayerSpec) -> None:
                 "after the recurrent matmul (two biases)",
                 reset_after=spec.reset_after,
             )
+        if spec.framework not in (Framework.TORCH, Framework.KERAS):
+            raise SpecError(
+                "{reset_after} is a Keras GRU option: " + layer_class + " has one fixed bias "
+                "layout",
+                reset_after=spec.reset_after,
+            )
 
     if spec.nonlinearity is not None and spec.cell is not Cell.RNN:
         raise SpecError(
             "{nonlinearity} applies only to RNN", nonlinearity=spec.nonlinearity.value
         )
+    _validate_other_frameworks(spec, layer_class)
+
+
+# Frameworks whose Bidirectional wrapper takes a merge mode (both are Keras layers).
+_MERGING = frozenset({Framework.KERAS, Framework.TF1_CUDNN})
+
+_NO_PROJECTION = {
+    Framework.KERAS: "Keras recurrent layers have no projection",
+    Framework.ONNX: "the ONNX LSTM operator has no projection (torch.onnx.export refuses "
+    "proj_size)",
+    Framework.FLAX_LINEN: "Flax recurrent cells have no projection",
+    Framework.FLAX_NNX: "Flax recurrent cells have no projection",
+    Framework.TF1_CUDNN: "CuDNNLSTM has no projection",
+}
+
+
+def _validate_other_frameworks(spec: LayerSpec, layer_class: str) -> None:
+    """The rules of ONNX, Flax and the TF1 layers: peepholes, biases, cells they lack."""
+    framework = spec.framework
+    if not isinstance(spec.peepholes, bool):
+        raise SpecError("{peepholes} must be True or False", peepholes=spec.peepholes)
+    if spec.peepholes:
+        if spec.cell is not Cell.LSTM:
+            raise SpecError("{peepholes} applies only to LSTM", peepholes=True)
+        if framework not in (Framework.ONNX, Framework.TF1):
+            raise SpecError(
+                "{peepholes} is an ONNX / tf1 LSTMCell option: " + layer_class
+                + " has no peephole weights",
+                peepholes=True,
+            )
+    if not spec.bias and framework in _ALWAYS_BIASED:
+        raise SpecError(
+            "{bias}: " + _ALWAYS_BIASED[framework] + " always have biases (no use_bias option)",
+            bias=False,
+        )
+    if spec.single_cell and framework is Framework.ONNX:
+        raise SpecError(
+            "{single_cell} does not apply to ONNX: one operator node runs the whole sequence",
+            single_cell=True,
+        )
+    if spec.single_cell and framework is Framework.TF1_CUDNN:
+        raise SpecError(
+            "{single_cell} does not apply to CuDNNLSTM / CuDNNGRU: they have no cell class",
+            single_cell=True,
+        )
+    if framework is Framework.TF1_CUDNN and spec.cell is Cell.RNN:
+        raise SpecError(
+            "{cell} has no CuDNN layer in TF1: there are only CuDNNLSTM and CuDNNGRU",
+            cell=spec.cell.value,
+        )
+
+
+_ALWAYS_BIASED = {
+    Framework.FLAX_LINEN: "Flax's recurrent cells",
+    Framework.FLAX_NNX: "Flax's recurrent cells",
+    Framework.TF1: "tf.compat.v1 rnn_cell cells",
+    Framework.TF1_CUDNN: "CuDNNLSTM and CuDNNGRU",
+}
 
 
 def _modes_text(modes: tuple[MergeMode, ...]) -> str:
@@ -277,8 +374,20 @@ def _modes_text(modes: tuple[MergeMode, ...]) -> str:
 
 def _class_name(spec: LayerSpec) -> str:
     """The framework class that builds this spec, e.g. ``nn.GRU`` or ``keras.layers.LSTM``."""
+    base = {Cell.RNN: "RNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}[spec.cell]
+    flax_cell = {Cell.RNN: "SimpleCell", Cell.LSTM: "LSTMCell", Cell.GRU: "GRUCell"}[spec.cell]
     if spec.framework is Framework.TORCH:
-        base = {Cell.RNN: "RNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}[spec.cell]
         return f"nn.{base}Cell" if spec.single_cell else f"nn.{base}"
+    if spec.framework is Framework.ONNX:
+        return f"the ONNX {base} operator"
+    if spec.framework is Framework.FLAX_LINEN:
+        return f"nn.{flax_cell}"
+    if spec.framework is Framework.FLAX_NNX:
+        return f"nnx.{flax_cell}"
+    if spec.framework is Framework.TF1:
+        tf1_cell = "BasicRNNCell" if spec.cell is Cell.RNN else f"{base}Cell"
+        return f"tf.compat.v1.nn.rnn_cell.{tf1_cell}"
+    if spec.framework is Framework.TF1_CUDNN:
+        return f"CuDNN{base}"
     base = {Cell.RNN: "SimpleRNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}[spec.cell]
     return f"keras.layers.{base}Cell" if spec.single_cell else f"keras.layers.{base}"

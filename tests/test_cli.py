@@ -169,10 +169,11 @@ def test_json_schema_matches_readme(cli: CLI) -> None:
 
 
 def test_json_all_frameworks(cli: CLI) -> None:
-    """``--framework all --json`` holds one report per framework."""
+    """``--framework all --json`` holds one report per current (non-legacy) framework."""
     data = json.loads(cli("lstm", "-i", "28", "-H", "128", "--bidir", "-f", "all", "--json").out)
     assert [(r["framework"], r["total"]) for r in data["reports"]] == [
-        ("torch", 161_792), ("keras", 160_768)]
+        ("torch", 161_792), ("keras", 160_768), ("onnx", 161_792), ("flax-linen", 160_768),
+        ("flax-nnx", 160_768)]
 
 
 def test_format_shorthands_match_format_option(cli: CLI) -> None:

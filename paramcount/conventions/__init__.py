@@ -6,7 +6,7 @@ the rules alone, and the verification backends prove it against the real thing.
 
 from __future__ import annotations
 
-from paramcount.conventions import keras, pytorch
+from paramcount.conventions import flax, keras, onnx, pytorch, tf1
 from paramcount.conventions.base import Convention, Direction, Formula, Symbol, Tensor
 from paramcount.spec import Framework, LayerSpec
 
@@ -23,7 +23,15 @@ __all__ = [
     "tensors",
 ]
 
-_MODULES: dict[Framework, Convention] = {Framework.TORCH: pytorch, Framework.KERAS: keras}
+_MODULES: dict[Framework, Convention] = {
+    Framework.TORCH: pytorch,
+    Framework.KERAS: keras,
+    Framework.ONNX: onnx,
+    Framework.FLAX_LINEN: flax.linen,
+    Framework.FLAX_NNX: flax.nnx,
+    Framework.TF1: tf1.rnn_cell,
+    Framework.TF1_CUDNN: tf1.cudnn,
+}
 
 
 def convention(framework: Framework) -> Convention:

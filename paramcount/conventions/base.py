@@ -16,6 +16,8 @@ class Direction(StrEnum):
 
     FORWARD = "forward"
     BACKWARD = "backward"
+    BOTH = "both"
+    """One tensor holding both directions, stacked on a leading axis (ONNX's [D, ...])."""
 
 
 @dataclass(frozen=True)

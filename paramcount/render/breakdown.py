@@ -22,6 +22,11 @@ from paramcount.spec import Framework
 _AXES = {
     Framework.TORCH: ("gate rows", "input columns"),
     Framework.KERAS: ("gate columns", "kernel rows"),
+    Framework.ONNX: ("gate rows", "input columns"),
+    Framework.FLAX_LINEN: ("gate columns", "kernel rows"),
+    Framework.FLAX_NNX: ("gate columns", "kernel rows"),
+    Framework.TF1: ("gate columns", "kernel rows"),
+    Framework.TF1_CUDNN: ("gate columns", "kernel rows"),
 }
 
 

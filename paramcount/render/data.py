@@ -29,6 +29,7 @@ def config(report: Report) -> dict[str, Any]:
         "reset_after": spec.reset_after,
         "nonlinearity": spec.nonlinearity.value if spec.nonlinearity else None,
         "single_cell": spec.single_cell,
+        "peepholes": spec.peepholes,
     }
 
 
