@@ -53,6 +53,7 @@ def count(
     reset_after: bool | None = None,
     nonlinearity: Nonlinearity | str | None = None,
     single_cell: bool = False,
+    peepholes: bool = False,
     dtype: DType | str = DType.FP32,
 ) -> Report:
     """Count the parameters of a recurrent layer stack and explain them tensor by tensor."""
@@ -72,6 +73,7 @@ def count(
         reset_after=reset_after,
         nonlinearity=nonlinearity,  # type: ignore[arg-type]
         single_cell=single_cell,
+        peepholes=peepholes,
     )
     try:
         dtype = DType(dtype)
