@@ -109,7 +109,7 @@ def nnx_tensors(spec: LayerSpec) -> Named:
     state = nnx.state(module, nnx.Param)
     return sorted(
         ("/".join(str(part) for part in path), tuple(int(n) for n in variable.shape))
-        for path, variable in state.flat_state()
+        for path, variable in nnx.to_flat_state(state)
     )
 
 

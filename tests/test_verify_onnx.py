@@ -1,0 +1,61 @@
+"""The ONNX convention against the real onnx package and torch's ONNX exporter."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from paramcount import conventions
+from paramcount.spec import Cell, Framework, LayerSpec
+from tests.strategies_more import more_specs
+
+pytest.importorskip("onnx")
+pytestmark = pytest.mark.onnx
+
+from paramcount import verify_onnx  # noqa: E402
+
+
+def engine(spec: LayerSpec) -> list[tuple[str, tuple[int, ...]]]:
+    """paramcount's tensors of ``spec``: names and shapes, in order."""
+    return [(t.name, t.shape) for t in conventions.tensors(spec)]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(more_specs(frameworks=(Framework.ONNX,), max_size=12))
+def test_graph_built_from_the_engine_checks_and_runs(spec: LayerSpec) -> None:
+    """A graph whose initializers are the engine's tensors passes onnx.checker and runs."""
+    assert verify_onnx.graph_tensors(spec) == engine(spec)
+
+
+@pytest.mark.torch
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(more_specs(frameworks=(Framework.ONNX,), max_size=12))
+def test_torch_export_has_the_engine_shapes(spec: LayerSpec) -> None:
+    """torch.onnx.export writes W, R and B initializers of exactly the engine's shapes."""
+    pytest.importorskip("torch")
+    spec = spec.replace(peepholes=False)
+    assert verify_onnx.torch_export_tensors(spec) == engine(spec)
+
+
+@pytest.mark.parametrize(
+    ("cell", "wrong"),
+    [(Cell.LSTM, "R"), (Cell.GRU, "W"), (Cell.RNN, "B")],
+    ids=["lstm-R", "gru-W", "rnn-B"],
+)
+def test_a_wrong_shape_is_caught(monkeypatch: pytest.MonkeyPatch, cell: Cell, wrong: str) -> None:
+    """The reference run rejects a tensor one column too wide: the check has teeth."""
+    import dataclasses
+
+    spec = LayerSpec(cell, 3, 4, num_layers=2, framework=Framework.ONNX)
+    real = conventions.tensors
+
+    def widened(s: LayerSpec) -> list[conventions.Tensor]:
+        return [
+            dataclasses.replace(t, shape=(*t.shape[:-1], t.shape[-1] + 1))
+            if t.role == wrong and t.layer == 1 else t
+            for t in real(s)
+        ]
+
+    monkeypatch.setattr(verify_onnx.conventions, "tensors", widened)
+    with pytest.raises(Exception):  # noqa: B017 - onnx raises several error types
+        verify_onnx.graph_tensors(spec)
