@@ -30,6 +30,11 @@ _FLAGS = {
     "framework": "--framework",
     "cell": "cell",
     "dtype": "--dtype",
+    "input_channels": "--input-channels",
+    "filters": "--filters",
+    "kernel": "--kernel",
+    "rank": "--rank",
+    "data_format": "--data-format",
 }
 _SWITCHES = {
     "bidirectional": ("--bidir", "--no-bidir"),

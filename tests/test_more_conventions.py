@@ -257,3 +257,16 @@ def test_single_framework_error_has_no_hint(cli: CLI) -> None:
     """With one framework the error is the plain rule, without the comma-list hint."""
     result = cli("lstm", "-i", "8", "-H", "16", "-f", "flax-linen", "--no-bias")
     assert "refuses" not in result.err and result.code == 2
+
+
+@pytest.mark.parametrize("framework", ["onnx", "flax-linen", "flax-nnx", "tf1", "tf1-cudnn"])
+def test_new_frameworks_import_no_framework(framework: str) -> None:
+    """Counting in the new conventions imports no framework (they are pure formula modules)."""
+    from tests.test_imports import HEAVY, loaded_after
+
+    args = ["lstm", "-i", "8", "-H", "16", "-L", "2", "--bidir", "-f", framework]
+    code = (
+        "import contextlib, io\nfrom paramcount.cli import run\n"
+        f"with contextlib.redirect_stdout(io.StringIO()): assert run({args!r}) == 0"
+    )
+    assert not loaded_after(code) & {*HEAVY, "rich"}

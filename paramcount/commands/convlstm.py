@@ -1,0 +1,103 @@
+"""``paramcount convlstm``: Keras ConvLSTM1D/2D/3D and Flax linen ConvLSTMCell stacks."""
+
+from __future__ import annotations
+
+import click
+
+from paramcount.convlstm import (
+    FRAMEWORKS,
+    ConvLSTMSpec,
+    DataFormat,
+    build_conv_report,
+    parse_kernel,
+)
+from paramcount.errors import SpecError
+from paramcount.options import WholeNumber, output_options, resolve_format
+from paramcount.output import show, show_json
+from paramcount.render.document import Document, Paragraph, Section, Table, number, signed
+from paramcount.spec import DType, Framework
+
+_CHOICES = (*(f.value for f in FRAMEWORKS), "all")
+
+
+@click.command(name="convlstm")
+@click.option("--rank", type=click.IntRange(1, 3), required=True,
+              help="Spatial axes of each frame: 1, 2 or 3 (ConvLSTM1D/2D/3D).")
+@click.option("--input-channels", "-C", "input_channels", type=WholeNumber(), required=True,
+              help="Channels of the input frames (C).")
+@click.option("--filters", "-F", type=WholeNumber(), required=True,
+              help="Filters (F): the channels of each direction's output.")
+@click.option("--kernel", "-k", required=True,
+              help="Kernel size, one per spatial axis joined by x (3x3), or one size for all.")
+@click.option("--layers", "-L", "num_layers", type=WholeNumber(), default=1, show_default=True,
+              help="Stacked layers (L).")
+@click.option("--bidir/--no-bidir", "bidirectional", default=False,
+              help="Wrap every layer in Bidirectional (concat merge).")
+@click.option("--bias/--no-bias", default=True, show_default=True, help="use_bias.")
+@click.option("--data-format", type=click.Choice([d.value for d in DataFormat]),
+              default="channels_last", show_default=True,
+              help="Keras data_format; channels_first changes what a Bidirectional stack reads.")
+@click.option("--framework", "-f", type=click.Choice(_CHOICES), default="keras",
+              show_default=True, help="Keras ConvLSTM{1,2,3}D or Flax linen ConvLSTMCell.")
+@output_options
+def convlstm(
+    rank: int,
+    input_channels: int,
+    filters: int,
+    kernel: str,
+    num_layers: int,
+    bidirectional: bool,
+    bias: bool,
+    data_format: str,
+    framework: str,
+    output_format: str | None,
+    as_json: bool,
+    as_markdown: bool,
+    dtype: str,
+) -> None:
+    """Parameters of a ConvLSTM stack: Keras ConvLSTM1D/2D/3D, Flax linen ConvLSTMCell."""
+    fmt = resolve_format(output_format, as_json, as_markdown)
+    sizes = parse_kernel(kernel, rank)
+    if len(sizes) != rank:
+        raise SpecError(
+            f"{{kernel}} gives {len(sizes)} sizes for {{rank}}: give one size per spatial axis "
+            "(or one size for all)",
+            kernel=kernel,
+            rank=rank,
+        )
+    frameworks = list(FRAMEWORKS) if framework == "all" else [Framework(framework)]
+    reports = [
+        build_conv_report(
+            ConvLSTMSpec(rank, input_channels, filters, sizes, num_layers, bidirectional, bias,
+                         DataFormat(data_format), f),
+            DType(dtype),
+        )
+        for f in frameworks
+    ]
+    from paramcount.render.convlstm import conv_breakdown, conv_data
+
+    if fmt == "json":
+        from paramcount.render.data import dumps
+
+        data = [conv_data(r) for r in reports]
+        show_json(dumps(data[0] if len(data) == 1 else {"reports": data}))
+        return
+    documents = [conv_breakdown(r) for r in reports]
+    if len(documents) == 1:
+        show(documents[0], fmt)
+        return
+    sections: list[Section] = []
+    for document in documents:
+        sections += [Section(document.title, (Paragraph((document.summary,)),)),
+                     *document.sections]
+    first = reports[0].total
+    rows = tuple(
+        (r.spec.framework.display_name, r.description, number(r.total), signed(r.total - first))
+        for r in reports
+    )
+    sections.append(Section("Totals", (Table(
+        ("framework", "layer", "parameters", "difference"), rows,
+        frozenset({"parameters", "difference"})),)))
+    show(Document("The same ConvLSTM in Keras and Flax linen",
+                  " vs ".join(number(r.total) for r in reports) + " parameters",
+                  tuple(sections)), fmt)
