@@ -92,7 +92,7 @@ def test_channels_first_bidirectional_is_exactly_twice() -> None:
 
 
 @pytest.mark.keras
-@pytest.mark.skipif(not have("keras"), reason="keras is not installed")
+@pytest.mark.skipif(not (have("keras") and have("tensorflow")), reason="keras is not installed")
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(conv_specs(frameworks=(Framework.KERAS,)))
 def test_keras_layers_match_the_engine(spec: ConvLSTMSpec) -> None:
