@@ -270,3 +270,19 @@ def test_new_frameworks_import_no_framework(framework: str) -> None:
         f"with contextlib.redirect_stdout(io.StringIO()): assert run({args!r}) == 0"
     )
     assert not loaded_after(code) & {*HEAVY, "rich"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(more_specs())
+def test_every_renderer_draws_the_new_conventions(spec: LayerSpec) -> None:
+    """Plain text, Markdown and JSON all render any new-convention report with its total."""
+    from paramcount.render.breakdown import breakdown
+    from paramcount.render.data import report_data
+    from paramcount.render.markdown import to_markdown
+    from paramcount.render.plain import to_text
+
+    report = build_report(spec)
+    document = breakdown(report)
+    total = f"{report.total:,}"
+    assert total in to_text(document) and total in to_markdown(document)
+    assert report_data(report)["config"]["peepholes"] == spec.peepholes

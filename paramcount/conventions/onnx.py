@@ -81,7 +81,7 @@ def describe(spec: LayerSpec) -> str:
     if spec.bidirectional:
         attributes.append("direction='bidirectional'")
     if spec.nonlinearity is not None and spec.nonlinearity.value != "tanh":
-        attributes.append("activations=['Relu']")
+        attributes.append("activations=" + str(["Relu"] * spec.directions))
     inputs = ("" if spec.bias else " without B") + (" with P" if spec.peepholes else "")
     node = f"ONNX {_OP[spec.cell]}({', '.join(attributes)}){inputs}"
     count = f"{spec.num_layers} × " if spec.num_layers > 1 else ""
