@@ -49,10 +49,17 @@ def _activation(spec: LayerSpec, module: Any) -> dict[str, Any]:
     return {}
 
 
-def linen_tensors(spec: LayerSpec) -> Named:
-    """The parameter tree of the linen stack (or cell), initialised under jax.eval_shape."""
+def _cell_name(spec: LayerSpec, optimized: bool) -> str:
+    return "OptimizedLSTMCell" if optimized and spec.cell is Cell.LSTM else _CELL[spec.cell]
+
+
+def linen_tensors(spec: LayerSpec, optimized: bool = False) -> Named:
+    """The parameter tree of the linen stack (or cell), initialised under jax.eval_shape.
+
+    ``optimized`` builds LSTMs from OptimizedLSTMCell (same names and shapes in linen).
+    """
     jax, jnp, nn, _ = _flax()
-    cell_class = getattr(nn, _CELL[spec.cell])
+    cell_class = getattr(nn, _cell_name(spec, optimized))
     options = _activation(spec, nn)
 
     def cell() -> Any:
@@ -81,10 +88,13 @@ def linen_tensors(spec: LayerSpec) -> Named:
     return _flatten(jax.eval_shape(init))
 
 
-def nnx_tensors(spec: LayerSpec) -> Named:
-    """The parameter state of the NNX stack (or cell), built under nnx.eval_shape."""
+def nnx_tensors(spec: LayerSpec, optimized: bool = False) -> Named:
+    """The parameter state of the NNX stack (or cell), built under nnx.eval_shape.
+
+    ``optimized`` builds LSTMs from OptimizedLSTMCell (fused ``dense_i`` / ``dense_h`` in NNX).
+    """
     _, _, _, nnx = _flax()
-    cell_class = getattr(nnx, _CELL[spec.cell])
+    cell_class = getattr(nnx, _cell_name(spec, optimized))
     options = _activation(spec, nnx)
 
     def build() -> Any:

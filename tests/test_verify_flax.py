@@ -45,3 +45,20 @@ def test_a_billion_parameters_cost_no_memory() -> None:
                      framework=Framework.FLAX_LINEN)
     real = sum(math.prod(shape) for _, shape in verify_flax.real_tensors(spec))
     assert real == sum(t.count for t in conventions.tensors(spec)) == 9_127_067_648
+
+
+@pytest.mark.parametrize("framework", FLAX, ids=[f.value for f in FLAX])
+@pytest.mark.parametrize(("layers", "bidirectional"), [(1, False), (2, True)], ids=["one", "bi-2"])
+def test_optimized_lstm_cell_counts_the_same(
+    framework: Framework, layers: int, bidirectional: bool
+) -> None:
+    """OptimizedLSTMCell holds exactly the parameters of LSTMCell (NNX fuses their names)."""
+    spec = LayerSpec(Cell.LSTM, 6, 9, num_layers=layers, bidirectional=bidirectional,
+                     framework=framework)
+    build = (verify_flax.linen_tensors if framework is Framework.FLAX_LINEN
+             else verify_flax.nnx_tensors)
+    optimized = build(spec, optimized=True)
+    assert sum(math.prod(s) for _, s in optimized) == sum(t.count for t in
+                                                          conventions.tensors(spec))
+    if framework is Framework.FLAX_LINEN:
+        assert sorted(optimized) == engine(spec)
