@@ -327,6 +327,11 @@ _NO_PROJECTION = {
 def _validate_other_frameworks(spec: LayerSpec, layer_class: str) -> None:
     """The rules of ONNX, Flax and the TF1 layers: peepholes, biases, cells they lack."""
     framework = spec.framework
+    if framework is Framework.TF1_CUDNN and spec.cell is Cell.RNN:
+        raise SpecError(
+            "{cell} has no CuDNN layer in TF1: there are only CuDNNLSTM and CuDNNGRU",
+            cell=spec.cell.value,
+        )
     if not isinstance(spec.peepholes, bool):
         raise SpecError("{peepholes} must be True or False", peepholes=spec.peepholes)
     if spec.peepholes:
@@ -352,11 +357,6 @@ def _validate_other_frameworks(spec: LayerSpec, layer_class: str) -> None:
         raise SpecError(
             "{single_cell} does not apply to CuDNNLSTM / CuDNNGRU: they have no cell class",
             single_cell=True,
-        )
-    if framework is Framework.TF1_CUDNN and spec.cell is Cell.RNN:
-        raise SpecError(
-            "{cell} has no CuDNN layer in TF1: there are only CuDNNLSTM and CuDNNGRU",
-            cell=spec.cell.value,
         )
 
 
