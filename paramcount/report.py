@@ -199,11 +199,15 @@ def depth_table(spec: LayerSpec, up_to: int) -> tuple[DepthRow, ...]:
 
 
 def depth_limit(spec: LayerSpec) -> Fraction:
-    """The bidirectional/unidirectional ratio of one more layer deep in the stack."""
-    rows = depth_table(spec, 2)
+    """The bidirectional/unidirectional ratio of one more layer beyond the spec's own depth.
+
+    Deeper layers all read the same width, so this is the ratio a deep stack tends to.
+    """
+    deep = spec.num_layers + 1
+    uni = unidirectional(spec)
     return Fraction(
-        rows[1].bidirectional - rows[0].bidirectional,
-        rows[1].unidirectional - rows[0].unidirectional,
+        _total(_bidirectional_at(spec, deep + 1)) - _total(_bidirectional_at(spec, deep)),
+        _total(uni.replace(num_layers=deep + 1)) - _total(uni.replace(num_layers=deep)),
     )
 
 
