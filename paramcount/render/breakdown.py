@@ -134,7 +134,7 @@ def formula_section(report: Report) -> Section:
 def depth_section(report: Report) -> Section:
     """Bidirectional versus unidirectional totals as the stack deepens."""
     rows = tuple(
-        (str(r.layers), number(r.unidirectional), number(r.bidirectional), f"{float(r.ratio):.3f}")
+        (str(r.layers), number(r.unidirectional), number(r.bidirectional), f"{r.ratio:.3f}")
         for r in report.depth
     )
     table = Table(
@@ -145,8 +145,8 @@ def depth_section(report: Report) -> Section:
     blocks: list[Block] = [table]
     if report.depth_limit is not None:
         blocks.append(Paragraph((
-            f"Each further layer is {float(report.depth_limit):.3f}× its unidirectional "
-            f"counterpart, so with depth the ratio tends toward {float(report.depth_limit):.3f}.",
+            f"Each further layer is {report.depth_limit:.3f}× its unidirectional "
+            f"counterpart, so with depth the ratio tends toward {report.depth_limit:.3f}.",
         )))
     return Section("Bidirectional ÷ unidirectional by depth", tuple(blocks))
 
