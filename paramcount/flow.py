@@ -116,6 +116,7 @@ def torch_flow(spec: LayerSpec, batch: int, seq_len: int, batch_first: bool = Fa
         for k, direction in enumerate(list(Direction)[:d])
     )
     last = t - 1
+    slices: tuple[SliceClaim, ...]
     if d == 1:
         slices = (SliceClaim(
             last, 0, None, "h_n", -1,

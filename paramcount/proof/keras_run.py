@@ -72,7 +72,9 @@ class _LayerRun:
     """Returned states, in Keras' order."""
 
 
-def _stack(spec: LayerSpec, batch: int, seq_len: int, seed: int) -> tuple[Any, Any, list[_LayerRun]]:
+def _stack(
+    spec: LayerSpec, batch: int, seq_len: int, seed: int
+) -> tuple[Any, Any, list[_LayerRun]]:
     """Build the real stack with seeded weights and run it on random input and states."""
     guard(spec, batch, seq_len)
     keras, numpy = _keras()
@@ -148,7 +150,7 @@ def verify_flow(flow: Flow, seed: int = 0) -> dict[str, Check]:
     else:
         actual["output"] = outputs[0]
     state_names = [s.name for s in flow.shapes if s.name not in actual]
-    actual.update(dict(zip(state_names, last.final)))
+    actual.update(dict(zip(state_names, last.final, strict=False)))
     for item in flow.shapes:
         got = tuple(numpy.asarray(actual[item.name]).shape)
         checks[f"shape:{item.name}"] = Check(
@@ -163,9 +165,9 @@ def verify_flow(flow: Flow, seed: int = 0) -> dict[str, Check]:
     mode = spec.merge_modes[-1] if spec.merge_modes else None
     for slot in flow.slots:
         k = 1 if slot.direction is Direction.BACKWARD else 0
-        out, final = _direction(keras, numpy, spec, last, slot.direction, last.layer_input)
+        _out, final = _direction(keras, numpy, spec, last, slot.direction, last.layer_input)
         real_final = last.final[k * n_states : (k + 1) * n_states]
-        diffs = [_diff(numpy, a, b) for a, b in zip(final, real_final)]
+        diffs = [_diff(numpy, a, b) for a, b in zip(final, real_final, strict=False)]
         name = f"{slot.direction.value}_h" if spec.bidirectional else "h"
         checks[f"final:{slot.index}"] = Check(
             f"{name} is layer {slot.layer} {slot.direction.value}'s final state",
@@ -209,7 +211,7 @@ def trace(spec: LayerSpec, batch: int, seq_len: int, seed: int = 0,
             out, final = _direction(keras, numpy, spec, run, direction, layer_input,
                                     flip_back=not mistake)
             real_final = run.final[k * n_states : (k + 1) * n_states]
-            state_diff = max(_diff(numpy, a, b)[0] for a, b in zip(final, real_final))
+            state_diff = max(_diff(numpy, a, b)[0] for a, b in zip(final, real_final, strict=False))
             out_diff: float | None = None
             if not spec.bidirectional:
                 out_diff = _diff(numpy, out, run.output)[0]
@@ -233,8 +235,9 @@ def trace(spec: LayerSpec, batch: int, seq_len: int, seed: int = 0,
         merged = _merge(numpy, mode, *outputs) if spec.bidirectional else outputs[0]
         if spec.bidirectional and mode not in (MergeMode.CONCAT, MergeMode.NONE):
             diff = _diff(numpy, merged, run.output)[0]
-            rows.append(TraceRow(layer, "merged", diff, 0.0, f"merge_mode={mode.value if mode else None}",
-                                 TOLERANCE * max(1.0, float(numpy.abs(run.output).max()))))
+            scale = max(1.0, float(numpy.abs(run.output).max()))
+            name = f"merge_mode={mode.value if mode else None}"
+            rows.append(TraceRow(layer, "merged", diff, 0.0, name, TOLERANCE * scale))
         layer_input = merged
     if mistake:
         first_state = next((r for r in rows if r.state_diff > r.tolerance), None)

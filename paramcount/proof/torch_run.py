@@ -179,7 +179,7 @@ def verify_flow(flow: Flow, seed: int = 0) -> dict[str, Check]:
     ]
     for slot in flow.slots:
         layer_input = layer_inputs[slot.layer]
-        out, h, c = _direction_run(run, slot.layer, slot.direction, layer_input)
+        _out, h, c = _direction_run(run, slot.layer, slot.direction, layer_input)
         diffs = [_diff(torch, h, run.h_n[slot.index : slot.index + 1])]
         if c is not None:
             diffs.append(_diff(torch, c, run.c_n[slot.index : slot.index + 1]))
