@@ -246,10 +246,12 @@ def trace(spec: LayerSpec, batch: int, seq_len: int, seed: int = 0,
     if mistake:
         first_state = next((r for r in rows if r.state_diff > r.tolerance), None)
         if first_state is not None and first_state.layer > 0:
+            one_based = (f" (counting from 1: layer {first_state.layer} matches, layer "
+                         f"{first_state.layer + 1} does not)")
             notes.append(
                 f"layer {first_state.layer} {first_state.direction}: the first final state "
                 f"that differs ({first_state.state_name}); layer {first_state.layer} read "
                 f"concat(forward[t], backward[T−1−t]) instead of concat(forward[t], "
-                f"backward[t])"
+                f"backward[t])" + one_based
             )
     return Trace(spec, batch, seq_len, seed, tuple(rows), tuple(notes))
