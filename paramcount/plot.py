@@ -20,9 +20,9 @@ class PlotUnavailable(BackendUnavailable):
 
     def __init__(self) -> None:
         super().__init__("matplotlib", "plot")
-        self.args = (
-            "--plot requires the matplotlib package: pip install 'paramcount[plot]'",
-        )
+        message = "--plot requires the matplotlib package: pip install 'paramcount[plot]'"
+        self.args = (message,)
+        self.msg = message
 
 
 def _pyplot() -> Any:
