@@ -139,7 +139,8 @@ def _recipe(trace: Trace) -> Math:
         lines = [f"x_0 = input  (T, N, {spec.input_size})", f"for l in 0 … {spec.num_layers - 1}:"]
         extra = f", proj_size={spec.proj_size}" if spec.proj_size else ""
         lines.append(f"    fwd = nn.{name}(in_l, {h}{extra}) holding weight_*_l{{l}}")
-        lines.append(f"    y_f, h_n[k] = fwd(x_l, {state})            k = {d}·l")
+        lines.append(f"    y_f, h_n[k] = fwd(x_l, {state})            "
+                     + ("k = 2·l" if d == 2 else "k = l"))
         if d == 2:
             lines.append(f"    bwd = nn.{name}(in_l, {h}{extra}) holding weight_*_l{{l}}_reverse")
             lines.append(f"    y_r, h_n[k] = bwd(flip(x_l), {state})      k = 2·l + 1")
@@ -187,7 +188,8 @@ def trace_document(trace: Trace, mistake: Trace | None = None) -> Document:
     description = build_report(spec).description
     modules = spec.directions * spec.num_layers
     backend = "PyTorch" if spec.framework is Framework.TORCH else "Keras"
-    parts = "single-layer modules" if backend == "PyTorch" else "layers"
+    parts = "single-layer module" if backend == "PyTorch" else "layer"
+    parts += "s" if modules > 1 else ""
     title = f"{description} rebuilt from {modules} unidirectional {parts} with the same weights"
     summary = (
         f"Matches the real {backend} stack in every layer and direction, within float32 "
