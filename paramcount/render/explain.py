@@ -110,10 +110,11 @@ def explain(report: Report) -> Document:
         sections.append(growth_section(report, report.growth))
     if report.depth:
         depth = depth_section(report)
+        constant = all(r.ratio == 2 for r in report.depth)
         sections.append(dataclasses.replace(
             depth,
             title=f"Bidirectional ÷ unidirectional, 1 to {len(report.depth)} layers",
-            blocks=(*depth.blocks, depth_answer(report),
+            blocks=(*(depth.blocks[:1] if constant else depth.blocks), depth_answer(report),
                     ratio_chart(report.depth, report.depth_limit)),
         ))
     sections += [pitfall_section(p) for p in pitfalls(spec)]
