@@ -21,6 +21,10 @@ COMMANDS = {
     "rnn": "paramcount.commands.count:rnn",
     "lstm": "paramcount.commands.count:lstm",
     "gru": "paramcount.commands.count:gru",
+    "explain": "paramcount.commands.explain:explain",
+    "compare": "paramcount.commands.compare:compare",
+    "shapes": "paramcount.commands.shapes:shapes",
+    "trace": "paramcount.commands.trace:trace",
 }
 
 
