@@ -63,7 +63,7 @@ def depth_plot(report: Report, path: Path, up_to: int = DEPTH) -> None:
         total_axes.set_ylabel("parameters")
         total_axes.set_xticks(layers)
         total_axes.legend()
-        figure.suptitle(f"{report.description} — {spec.framework.title}")
+        figure.suptitle(f"{report.description} — {spec.framework.display_name}")
         figure.tight_layout()
         try:
             figure.savefig(path)

@@ -56,7 +56,7 @@ def compare_document(reports: list[Report], arguments: list[str]) -> Document:
     """Configurations side by side: summary table, aligned tensors, parts, the differences."""
     labels = [_label(k) for k in range(len(reports))]
     config_rows = tuple(
-        (label, argument, r.description, r.spec.framework.title,
+        (label, argument, r.description, r.spec.framework.display_name,
          number(output_width(r.spec)), number(r.total))
         for label, argument, r in zip(labels, arguments, reports, strict=False)
     )

@@ -8,7 +8,6 @@ characters in a Math block, so it looks the same in plain text, rich and Markdow
 from __future__ import annotations
 
 import dataclasses
-from fractions import Fraction
 from typing import Any
 
 from paramcount.pitfalls import Pitfall, pitfalls
@@ -43,7 +42,7 @@ def _bar(value: float, top: float, width: int) -> str:
     return "█" * (eighths // 8) + (_EIGHTHS[eighths % 8] if eighths % 8 else "")
 
 
-def ratio_chart(rows: tuple[DepthRow, ...], limit: Fraction | None,
+def ratio_chart(rows: tuple[DepthRow, ...], limit: float | None,
                 width: int = CHART_WIDTH) -> Math:
     """The bidirectional/unidirectional ratio per depth as a text bar chart with a 0…top axis."""
     ratios = [float(r.ratio) for r in rows]
@@ -118,7 +117,7 @@ def explain(report: Report) -> Document:
                     ratio_chart(report.depth, report.depth_limit)),
         ))
     sections += [pitfall_section(p) for p in pitfalls(spec)]
-    title = f"{report.description} — {spec.framework.title}"
+    title = f"{report.description} — {spec.framework.display_name}"
     return Document(title, summary(report), tuple(sections))
 
 
