@@ -22,6 +22,10 @@ COMMANDS = {
     "lstm": "paramcount.commands.count:lstm",
     "gru": "paramcount.commands.count:gru",
     "convlstm": "paramcount.commands.convlstm:convlstm",
+    "explain": "paramcount.commands.explain:explain",
+    "compare": "paramcount.commands.compare:compare",
+    "shapes": "paramcount.commands.shapes:shapes",
+    "trace": "paramcount.commands.trace:trace",
 }
 
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
-from paramcount.render.document import Document
+if TYPE_CHECKING:  # the JSON path never needs the document model
+    from paramcount.render.document import Document
 
 
 def use_rich() -> bool:

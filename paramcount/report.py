@@ -6,7 +6,6 @@ Everything here is derived from the tensor lists the conventions produce; nothin
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 from paramcount import conventions
 from paramcount.conventions import Direction, Formula, Tensor
@@ -85,9 +84,9 @@ class DepthRow:
     bidirectional: int
 
     @property
-    def ratio(self) -> Fraction:
-        """bidirectional / unidirectional, exactly."""
-        return Fraction(self.bidirectional, self.unidirectional)
+    def ratio(self) -> float:
+        """bidirectional / unidirectional, correctly rounded."""
+        return self.bidirectional / self.unidirectional
 
 
 @dataclass(frozen=True)
@@ -102,7 +101,7 @@ class Report:
     layers: tuple[LayerTotal, ...]
     growth: Growth | None
     depth: tuple[DepthRow, ...]
-    depth_limit: Fraction | None
+    depth_limit: float | None
     """The bidirectional/unidirectional ratio that deeper and deeper stacks approach."""
 
     @property
@@ -203,13 +202,16 @@ def depth_table(spec: LayerSpec, up_to: int) -> tuple[DepthRow, ...]:
     )
 
 
-def depth_limit(spec: LayerSpec) -> Fraction:
-    """The bidirectional/unidirectional ratio of one more layer deep in the stack."""
-    rows = depth_table(spec, 2)
-    return Fraction(
-        rows[1].bidirectional - rows[0].bidirectional,
-        rows[1].unidirectional - rows[0].unidirectional,
-    )
+def depth_limit(spec: LayerSpec) -> float:
+    """The bidirectional/unidirectional ratio of one more layer beyond the spec's own depth.
+
+    Deeper layers all read the same width, so this is the ratio a deep stack tends to.
+    """
+    deep = spec.num_layers + 1
+    uni = unidirectional(spec)
+    bi_layer = _total(_bidirectional_at(spec, deep + 1)) - _total(_bidirectional_at(spec, deep))
+    uni_layer = _total(uni.replace(num_layers=deep + 1)) - _total(uni.replace(num_layers=deep))
+    return bi_layer / uni_layer
 
 
 def build_report(spec: LayerSpec, dtype: DType = DType.FP32) -> Report:

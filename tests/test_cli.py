@@ -210,6 +210,7 @@ def test_terminal_table_honours_no_color(
     out = cli("lstm", "-i", "32", "-H", "128", "-L", "2", "--bidir").out
     assert "561,152" in out and "weight_ih_l1_reverse" in out
     assert "\x1b[1m" in out  # bold: rich is drawing
+    assert "2·[512·(32 + 128 + 2)]" in out  # brackets are text, not rich markup
     assert bool(re.search(r"\x1b\[[0-9;]*(3[0-8]|9[0-7])[;m]", out)) is colour
 
 

@@ -73,11 +73,16 @@ def growth_section(report: Report, growth: Growth) -> Section:
     hr = spec.output_size
     if growth.kind == "bidirectional":
         title = f"Why not 2 × {number(growth.baseline)} = {number(growth.naive)}?"
-        wide = [r for r in growth.rows if r.extra_columns]
+        wide = [r.layer for r in growth.rows if r.extra_columns]
         reason = (
             "A bidirectional stack is not twice the unidirectional one: every layer after the "
             f"first reads both directions' outputs, so its input is 2·{hr} = {2 * hr} wide, "
             f"not {hr}."
+            if wide and len(wide) == len(growth.rows) else
+            "A bidirectional stack is not twice the unidirectional one: a layer after a concat "
+            f"merge (here layer {', '.join(map(str, wide))}) reads both directions' outputs, "
+            f"2·{hr} = {2 * hr} wide, not {hr}; after sum, mul or ave it reads {hr}, as in the "
+            "unidirectional stack."
             if wide else
             "A single bidirectional layer is exactly two unidirectional ones: both directions "
             "read the same input."
@@ -134,7 +139,7 @@ def formula_section(report: Report) -> Section:
 def depth_section(report: Report) -> Section:
     """Bidirectional versus unidirectional totals as the stack deepens."""
     rows = tuple(
-        (str(r.layers), number(r.unidirectional), number(r.bidirectional), f"{float(r.ratio):.3f}")
+        (str(r.layers), number(r.unidirectional), number(r.bidirectional), f"{r.ratio:.3f}")
         for r in report.depth
     )
     table = Table(
@@ -145,8 +150,8 @@ def depth_section(report: Report) -> Section:
     blocks: list[Block] = [table]
     if report.depth_limit is not None:
         blocks.append(Paragraph((
-            f"Each further layer is {float(report.depth_limit):.3f}× its unidirectional "
-            "counterpart, so the ratio climbs from 2 toward that with depth.",
+            f"Each further layer is {report.depth_limit:.3f}× its unidirectional "
+            f"counterpart, so with depth the ratio tends toward {report.depth_limit:.3f}.",
         )))
     return Section("Bidirectional ÷ unidirectional by depth", tuple(blocks))
 

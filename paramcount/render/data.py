@@ -98,7 +98,7 @@ def report_data(report: Report) -> dict[str, Any]:
                 "layers": row.layers,
                 "unidirectional": row.unidirectional,
                 "bidirectional": row.bidirectional,
-                "ratio": float(row.ratio),
+                "ratio": row.ratio,
             }
             for row in report.depth
         ],

@@ -16,7 +16,8 @@ from paramcount.render.document import Document, Math, Paragraph, Table
 
 def console(stderr: bool = False) -> Console:
     """The console every paramcount command prints through."""
-    return Console(stderr=stderr, highlight=False)
+    # markup=False: tensor names and formulas contain [brackets] that are not rich markup.
+    return Console(stderr=stderr, highlight=False, markup=False, emoji=False)
 
 
 def _table(table: Table) -> RichTable:

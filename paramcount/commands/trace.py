@@ -1,0 +1,37 @@
+"""``paramcount trace``: prove the computation flow by rebuilding the stack from its parts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from paramcount.commands.configs import cell_argument
+from paramcount.commands.shapes import one_spec, run_options
+from paramcount.options import layer_options, resolve_format
+from paramcount.output import show
+from paramcount.spec import Framework
+
+
+@click.command(name="trace")
+@cell_argument
+@layer_options
+@run_options
+@click.option("--show-mistake", is_flag=True,
+              help="Also run the common wrong rebuild (backward outputs not flipped back) and "
+                   "show where it diverges.")
+def trace(cell: str, batch: int, seq_len: int, seed: int, output_format: str | None,
+          as_markdown: bool, show_mistake: bool, **options: Any) -> int:
+    """Rebuild a (bidirectional) stack from unidirectional single-layer modules and compare."""
+    fmt = resolve_format(output_format, False, as_markdown)
+    spec = one_spec(cell, options)
+    if spec.framework is Framework.TORCH:
+        from paramcount.proof import torch_run as backend
+    else:
+        from paramcount.proof import keras_run as backend  # type: ignore[no-redef]
+    result = backend.trace(spec, batch, seq_len, seed)
+    mistake = backend.trace(spec, batch, seq_len, seed, mistake=True) if show_mistake else None
+    from paramcount.render.flow import trace_document
+
+    show(trace_document(result, mistake), fmt)
+    return 0 if result.ok else 1

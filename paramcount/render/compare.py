@@ -1,0 +1,149 @@
+"""``paramcount compare``: configurations side by side, as a Document or JSON data."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from paramcount.compare import Difference, align, difference, output_width, part_totals
+from paramcount.conventions import Tensor
+from paramcount.render.document import (
+    Block,
+    Document,
+    Math,
+    Paragraph,
+    Section,
+    Table,
+    number,
+    shape,
+    signed,
+)
+from paramcount.report import Report
+
+
+def _tensors(entry: tuple[Tensor, ...]) -> str:
+    return " + ".join(f"{t.role} {shape(t.shape)}" for t in entry) or "—"
+
+
+def _ratio(before: int, after: int) -> str:
+    value = Fraction(after, before)
+    return str(value) if value.denominator <= 16 else f"{float(value):.3f}"
+
+
+def _label(k: int) -> str:
+    return f"#{k + 1}"
+
+
+def difference_section(diff: Difference, before: int, after: int) -> Section:
+    """Why configuration ``after`` differs from ``before``, part by part."""
+    title = (f"Why {_label(after)} differs from {_label(before)}: "
+             f"{number(diff.before.total)} → {number(diff.after.total)} "
+             f"({signed(diff.total)})")
+    lines = []
+    for change in diff.parts:
+        verdict = "same" if change.difference == 0 else (
+            f"{signed(change.difference)}, ×{_ratio(change.before, change.after)}"
+            if change.before else signed(change.difference)
+        )
+        lines.append(f"{change.part}: {number(change.before)} → {number(change.after)} "
+                     f"({verdict})")
+        lines += [f"  · {factor}" for factor in change.factors]
+    blocks: list[Block] = [Math(tuple(lines)), Paragraph(diff.notes)]
+    return Section(title, tuple(blocks))
+
+
+def compare_document(reports: list[Report], arguments: list[str]) -> Document:
+    """Configurations side by side: summary table, aligned tensors, parts, the differences."""
+    labels = [_label(k) for k in range(len(reports))]
+    config_rows = tuple(
+        (label, argument, r.description, r.spec.framework.display_name,
+         number(output_width(r.spec)), number(r.total))
+        for label, argument, r in zip(labels, arguments, reports, strict=False)
+    )
+    configs = Table(("", "config", "layer", "framework", "output/step", "parameters"),
+                    config_rows, frozenset({"output/step", "parameters"}))
+    headers: list[str] = ["layer", "direction", "part"]
+    for label in labels:
+        headers += [f"{label} tensors", label]
+    rows = tuple(
+        (str(row.layer), row.direction.value, row.part,
+         *(cell for entry, count in zip(row.entries, row.counts, strict=False)
+           for cell in (_tensors(entry), number(count))))
+        for row in align(reports)
+    )
+    footer = ("", "", "total", *(cell for r in reports for cell in ("", number(r.total))))
+    aligned = Table(tuple(headers), rows, frozenset(labels), footer)
+    totals = [part_totals(r) for r in reports]
+    names = [n for n in totals[0] if any(t[n] for t in totals)]
+    part_headers = ("part", *labels, *(f"{label} − #1" for label in labels[1:]))
+    part_rows = tuple(
+        (n, *(number(t[n]) for t in totals), *(signed(t[n] - totals[0][n]) for t in totals[1:]))
+        for n in names
+    )
+    part_footer = ("total", *(number(r.total) for r in reports),
+                   *(signed(r.total - reports[0].total) for r in reports[1:]))
+    parts = Table(part_headers, part_rows, frozenset(part_headers[1:]), part_footer)
+    sections = [
+        Section("Configurations", (configs,)),
+        Section("Tensors, aligned by layer, direction and part", (aligned,)),
+        Section("By part", (parts,)),
+    ]
+    sections += [
+        difference_section(difference(reports[0], r), 0, k)
+        for k, r in enumerate(reports) if k
+    ]
+    return Document(
+        f"{len(reports)} configurations side by side",
+        " vs ".join(number(r.total) for r in reports) + " parameters",
+        tuple(sections),
+    )
+
+
+def compare_data(reports: list[Report], arguments: list[str]) -> dict[str, Any]:
+    """The comparison as JSON-ready data (schema ``paramcount.compare/1``)."""
+    from paramcount import __version__
+    from paramcount.render.data import config
+
+    return {
+        "schema": "paramcount.compare/1",
+        "paramcount": __version__,
+        "configs": [
+            {
+                "argument": argument,
+                "framework": r.spec.framework.value,
+                "layer": r.description,
+                "config": config(r),
+                "output_width": output_width(r.spec),
+                "total": r.total,
+                "parts": part_totals(r),
+            }
+            for argument, r in zip(arguments, reports, strict=False)
+        ],
+        "rows": [
+            {
+                "layer": row.layer,
+                "direction": row.direction.value,
+                "part": row.part,
+                "counts": list(row.counts),
+                "tensors": [
+                    [{"name": t.name, "shape": list(t.shape), "count": t.count} for t in entry]
+                    for entry in row.entries
+                ],
+            }
+            for row in align(reports)
+        ],
+        "differences": [
+            {
+                "from": 0,
+                "to": k,
+                "difference": d.total,
+                "parts": [
+                    {"part": c.part, "from": c.before, "to": c.after,
+                     "difference": c.difference, "factors": list(c.factors)}
+                    for c in d.parts
+                ],
+                "notes": list(d.notes),
+            }
+            for k, d in ((k, difference(reports[0], r)) for k, r in enumerate(reports) if k)
+        ],
+    }
