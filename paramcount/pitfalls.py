@@ -195,6 +195,8 @@ def proj_pitfall(spec: LayerSpec) -> Pitfall | None:
 
 def pitfalls(spec: LayerSpec) -> list[Pitfall]:
     """Every pitfall that applies to ``spec``, with its numbers."""
+    if spec.framework not in (Framework.TORCH, Framework.KERAS):
+        return []  # These pitfalls set PyTorch against Keras; ONNX, Flax and TF1 have none here.
     found = [bias_pitfall(spec), reset_after_pitfall(spec), merge_mode_pitfall(spec),
              proj_pitfall(spec)]
     return [p for p in found if p is not None]

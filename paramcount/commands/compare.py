@@ -28,6 +28,10 @@ def compare(configs: tuple[str, ...], frameworks: bool, output_format: str | Non
     specs = []
     for position, text in enumerate(configs, start=1):
         parsed = parse_config(text, position)
+        if tuple(spec.framework for spec in parsed) == Framework.current():
+            # --framework all: compare explains the PyTorch and Keras conventions.
+            parsed = [spec for spec in parsed
+                      if spec.framework in (Framework.TORCH, Framework.KERAS)]
         specs += parsed
         arguments += [text] * len(parsed)
     if frameworks:
@@ -49,6 +53,13 @@ def compare(configs: tuple[str, ...], frameworks: bool, output_format: str | Non
         raise click.UsageError(
             "give two or more configurations to compare, or one with --frameworks"
         )
+    for spec in specs:
+        if spec.framework not in (Framework.TORCH, Framework.KERAS):
+            raise click.UsageError(
+                f"compare explains PyTorch and Keras configurations; --framework "
+                f"{spec.framework.value} is not supported here yet (use paramcount "
+                f"{spec.cell.value} -f torch,{spec.framework.value} to see both)"
+            )
     reports = [build_report(spec) for spec in specs]
     if fmt == "json":
         from paramcount.render.compare import compare_data
