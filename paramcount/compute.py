@@ -117,14 +117,20 @@ class Compute:
     seq_len: int
     batch: int
     lengths: tuple[int, ...] | None
-    """The real length of each sequence of a packed batch; None for a full N × T batch."""
+    """The real length of each sequence; None for a full N × T batch."""
+
+    @property
+    def packed(self) -> bool:
+        """Whether only the real steps are computed: torch packed sequences. Keras masks the
+        padded steps but still computes them, so a Keras batch with lengths costs N·T."""
+        return self.lengths is not None and self.spec.framework is Framework.TORCH
     rows: tuple[DirectionCompute, ...]
     merges: tuple[MergeCompute, ...]
 
     @property
     def steps(self) -> int:
-        """Sample-steps each direction computes: N·T, or Σ lengths."""
-        return sum(self.lengths) if self.lengths is not None else self.batch * self.seq_len
+        """Sample-steps each direction computes: N·T, or Σ lengths when packed."""
+        return sum(self.lengths) if self.packed and self.lengths else self.batch * self.seq_len
 
     @property
     def macs(self) -> int:
@@ -201,12 +207,6 @@ def _check_lengths(
                 "pack_padded_sequence refuses empty sequences)",
                 lengths=text,
             )
-    if spec.framework is not Framework.TORCH:
-        raise SpecError(
-            "{lengths} counts a packed batch (torch pack_padded_sequence); Keras masks padded "
-            "steps but still computes them: count the padded batch with --seq-len and --batch",
-            lengths=text,
-        )
     if spec.single_cell:
         raise SpecError(
             "{lengths} applies to a layer over packed sequences, not to a single-step cell "
@@ -237,8 +237,9 @@ def forward(
 ) -> Compute:
     """The MACs and FLOPs of one forward pass of ``spec`` over N sequences of T steps.
 
-    With ``lengths`` (a packed batch) each direction computes only the real steps: Σ lengths
-    sample-steps instead of N·T; N defaults to their number and T to the longest.
+    With ``lengths`` N defaults to their number and T to the longest. In torch (a packed batch)
+    each direction computes only the real steps, Σ lengths sample-steps instead of N·T; Keras
+    masks the padded steps but computes them all.
 
     >>> from paramcount.spec import Cell, LayerSpec
     >>> forward(LayerSpec(Cell.LSTM, 32, 128), seq_len=10, batch=4).macs
@@ -257,7 +258,8 @@ def forward(
         batch = 1 if batch is None else batch
     _check_positive("seq_len", seq_len)
     _check_positive("batch", batch)
-    steps = sum(checked) if checked is not None else batch * seq_len
+    packed = checked is not None and spec.framework is Framework.TORCH
+    steps = sum(checked) if packed and checked else batch * seq_len
     rows = []
     merges = []
     widths = conventions.input_widths(spec)

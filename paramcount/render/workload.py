@@ -144,6 +144,9 @@ def compute_section(compute: Compute, suffix: str = "") -> Section:
         steps = (
             f"Packed batch of lengths {lengths}: each direction computes Σ lengths = "
             f"{number(compute.steps)} sample-steps, not the padded {n} × {t} = {number(n * t)}."
+            if compute.packed else
+            f"Lengths {lengths}: Keras masks the padded steps but still computes them, so "
+            f"each direction computes N × T = {n} × {t} = {number(compute.steps)} sample-steps."
         )
     else:
         steps = f"Each direction computes N × T = {n} × {t} = {number(compute.steps)} sample-steps."
