@@ -55,11 +55,17 @@ def solving_lines(answer: Fit) -> tuple[str, ...]:
 def fit_document(answer: Fit) -> Document:
     """The largest hidden size within budget, its neighbour above, and how it was solved."""
     dtype = answer.dtype.value
+    if answer.budget_bytes is None:
+        spare = f"{number(answer.headroom)} to spare"
+        over = f"{number(answer.next_total - answer.budget)} over"
+    else:
+        spare = f"{number(answer.budget_bytes - answer.bytes)} bytes to spare"
+        over = f"{number(answer.next_bytes - answer.budget_bytes)} bytes over"
     rows = (
         (number(answer.hidden_size), number(answer.total), number(answer.bytes),
-         size(answer.bytes), "yes", f"{number(answer.headroom)} to spare"),
+         size(answer.bytes), "yes", spare),
         (number(answer.next_hidden_size), number(answer.next_total), number(answer.next_bytes),
-         size(answer.next_bytes), "no", f"{number(answer.next_total - answer.budget)} over"),
+         size(answer.next_bytes), "no", over),
     )
     table = Table(
         ("hidden", "parameters", f"bytes ({dtype})", "size", "fits", "budget"),
