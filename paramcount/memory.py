@@ -136,7 +136,7 @@ def training_memory(
     if mixed_precision and dtype not in (DType.FP16, DType.BF16):
         raise SpecError(
             "{dtype} cannot be the low-precision copy of {mixed_precision} (fp32 master "
-            "weights beside fp16 or bf16 ones): use --dtype fp16 or --dtype bf16",
+            "weights beside fp16 or bf16 ones): use fp16 or bf16",
             mixed_precision=True,
             dtype=dtype.value,
         )

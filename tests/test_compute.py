@@ -14,7 +14,7 @@ from paramcount.errors import SpecError
 from paramcount.spec import Cell, Framework, LayerSpec
 
 STEP_CASES = [
-    # (spec kwargs, (input MACs, recurrent MACs, projection MACs, bias adds, elementwise, nonlinear))
+    # spec kwargs, (input MACs, recurrent MACs, projection MACs, bias adds, elementwise, nonlinear)
     ({"cell": "lstm", "input_size": 32, "hidden_size": 128}, (16384, 65536, 0, 1024, 1024, 640)),
     ({"cell": "lstm", "input_size": 32, "hidden_size": 128, "framework": "keras"},
      (16384, 65536, 0, 512, 1024, 640)),
@@ -45,7 +45,7 @@ def test_step_cost(kwargs: dict[str, Any], expected: tuple[int, ...]) -> None:
 
 
 def test_stack_totals() -> None:
-    """A 2-layer bidirectional LSTM over 4 × 10 steps: layer 1 reads 2H, every direction 40 steps."""
+    """A 2-layer bidirectional LSTM over 4 × 10 steps: layer 1 reads 2H; 40 steps per direction."""
     compute = forward(LayerSpec(Cell.LSTM, 32, 128, num_layers=2, bidirectional=True),
                       seq_len=10, batch=4)
     assert [(r.layer, r.direction.value, r.input_width, r.macs) for r in compute.rows] == [
@@ -73,7 +73,7 @@ def test_packed_counts_only_real_steps() -> None:
 )
 def test_keras_merges(modes: Any, expected: list[tuple[int, int]]) -> None:
     """Keras merges cost per merged element; the last layer merges only its final step."""
-    spec = LayerSpec(Cell.LSTM, 4, 8, num_layers=2, bidirectional=True, framework="keras",
+    spec = LayerSpec(Cell.LSTM, 4, 8, num_layers=2, bidirectional=True, framework=Framework.KERAS,
                      merge_modes=modes)
     compute = forward(spec, seq_len=10, batch=4)
     assert [(m.layer, m.flops) for m in compute.merges] == expected
@@ -107,7 +107,7 @@ def test_lengths_not_for_cells() -> None:
 
 def test_keras_computes_masked_steps() -> None:
     """Keras masks padded steps but computes them: lengths change nothing but N and T."""
-    spec = LayerSpec(Cell.LSTM, 4, 8, framework="keras")
+    spec = LayerSpec(Cell.LSTM, 4, 8, framework=Framework.KERAS)
     masked = forward(spec, lengths=[5, 2, 1])
     assert not masked.packed and masked.steps == 15
     assert masked.macs == forward(spec, seq_len=5, batch=3).macs
@@ -145,7 +145,7 @@ def test_one_step_macs_are_the_weights(spec: LayerSpec) -> None:
     """One sample-step does one MAC per weight and one add per bias element, in every convention."""
     compute = forward(spec, seq_len=1, batch=1)
     tensors = conventions.tensors(spec)
-    assert compute.macs == sum(t.count for t in tensors if t.role != "bias" and "bias" not in t.role)
+    assert compute.macs == sum(t.count for t in tensors if "bias" not in t.role)
     assert sum(r.step.bias_adds for r in compute.rows) == sum(
         t.count for t in tensors if "bias" in t.role
     )
@@ -162,3 +162,13 @@ def test_work_scales_with_sample_steps(spec: LayerSpec, seq_len: int, batch: int
     rest = sum((r.step.bias_adds + r.step.elementwise + r.step.activations) * r.steps
                for r in many.rows)
     assert many.flops == 2 * many.macs + rest + many.merge_flops
+
+
+@pytest.mark.parametrize("module", ["paramcount.compute", "paramcount.memory", "paramcount.fit"])
+def test_docstring_examples(module: str) -> None:
+    """The examples in the memory, compute and fit modules' docstrings run."""
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0 and result.attempted > 0

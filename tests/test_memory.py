@@ -8,7 +8,7 @@ import pytest
 
 from paramcount.errors import SpecError
 from paramcount.memory import Optimizer, cudnn_bias_slots, training_memory
-from paramcount.spec import Cell, LayerSpec
+from paramcount.spec import Cell, Framework, LayerSpec
 
 SPEC = LayerSpec(Cell.LSTM, 32, 128, num_layers=2, bidirectional=True)  # 561,152, 16 tensors
 N = 561_152
@@ -34,7 +34,7 @@ def test_bytes(optimizer: str, dtype: str, mixed: bool, expected: int) -> None:
 
 def test_keras_scalars() -> None:
     """Keras optimizers add an int64 iteration and a float32 learning rate, no step per tensor."""
-    memory = training_memory(SPEC.replace(framework="keras"), "adam")
+    memory = training_memory(SPEC.replace(framework=Framework.KERAS), "adam")
     keras_total = 2 * (512 * (32 + 128 + 1)) + 2 * (512 * (256 + 128 + 1))
     assert memory.bytes == 16 * keras_total + 12
 
@@ -46,7 +46,7 @@ def test_keras_scalars() -> None:
      (LayerSpec(Cell.LSTM, 8, 16, proj_size=4, bias=False), 2 * 64),
      (LayerSpec(Cell.LSTM, 8, 16), None),
      (LayerSpec(Cell.LSTM, 8, 16, bias=False, single_cell=True), None),
-     (LayerSpec(Cell.LSTM, 8, 16, bias=False, framework="keras"), None)],
+     (LayerSpec(Cell.LSTM, 8, 16, bias=False, framework=Framework.KERAS), None)],
     ids=["lstm-2-layers", "gru-bidir-3-layers", "lstm-proj", "with-bias", "cell", "keras"],
 )
 def test_cudnn_bias_slots(spec: LayerSpec, values: int | None) -> None:
@@ -133,8 +133,8 @@ def test_matches_keras_optimizers(optimizer: str) -> None:
     measured = sum(
         int(keras.ops.size(v)) * size[str(v.dtype)] for v in opt.variables
     )
-    gru = LayerSpec(Cell.GRU, 5, 7, bidirectional=True, framework="keras")
-    lstm = LayerSpec(Cell.LSTM, 14, 3, framework="keras")
+    gru = LayerSpec(Cell.GRU, 5, 7, bidirectional=True, framework=Framework.KERAS)
+    lstm = LayerSpec(Cell.LSTM, 14, 3, framework=Framework.KERAS)
     counted = 0
     for spec in (gru, lstm):
         lines = {line.name: line.bytes for line in training_memory(spec, optimizer).lines}
