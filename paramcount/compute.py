@@ -17,6 +17,7 @@ Keras Bidirectional merges (sum, ave, mul) add their elementwise work once per l
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -263,9 +264,15 @@ def forward(
     rows = []
     merges = []
     widths = conventions.input_widths(spec)
+    tensors = conventions.tensors(spec)
     for layer, width in enumerate(widths):
-        cost = step_cost(spec, width)
         for direction in list(Direction)[: spec.directions]:
+            # One add per bias element, read off the convention's own bias tensors.
+            biases = sum(
+                t.count for t in tensors
+                if t.layer == layer and t.direction is direction and "bias" in t.role
+            )
+            cost = dataclasses.replace(step_cost(spec, width), bias_adds=biases)
             rows.append(DirectionCompute(layer, direction, width, cost, steps))
         if spec.merge_modes and spec.merge_modes[layer] is not MergeMode.CONCAT:
             last = layer == len(widths) - 1

@@ -164,7 +164,7 @@ def training_memory(
                 "step counters", len(tensor_list), DType.FP32,
                 "torch Adam/AdamW: a float32 step scalar per parameter tensor",
             ))
-    else:
+    elif spec.framework is Framework.KERAS:
         lines.append(MemoryLine("iteration", 1, "int64", 8, "the Keras optimizer's step count"))
         lines.append(_line("learning_rate", 1, DType.FP32, "the Keras optimizer's variable"))
     return Memory(

@@ -149,6 +149,8 @@ def test_one_step_macs_are_the_weights(spec: LayerSpec) -> None:
     assert sum(r.step.bias_adds for r in compute.rows) == sum(
         t.count for t in tensors if "bias" in t.role
     )
+    for row in compute.rows:
+        assert step_cost(spec, row.input_width) == row.step
 
 
 @settings(max_examples=100, deadline=None)
