@@ -35,6 +35,7 @@ _SWITCHES = {
     "bias": ("--bias", "--no-bias"),
     "reset_after": ("--reset-after", "--no-reset-after"),
     "single_cell": ("--cell", "--cell"),
+    "mixed_precision": ("--mixed-precision", "--mixed-precision"),
 }
 
 
