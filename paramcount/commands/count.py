@@ -24,20 +24,44 @@ def make_command(cell: Cell) -> click.Command:
     @click.command(name=cell.value, help=_HELP[cell])
     @layer_options
     @output_options
+    @click.option("--verify", "verify", is_flag=True,
+                  help="Build the real layer(s) (torch / keras, no weights allocated) and check "
+                       "every tensor and the total; exit 1 on a mismatch, 3 if not installed.")
     def command(
-        output_format: str | None, as_json: bool, as_markdown: bool, dtype: str, **options: Any
-    ) -> None:
+        output_format: str | None,
+        as_json: bool,
+        as_markdown: bool,
+        dtype: str,
+        verify: bool,
+        **options: Any,
+    ) -> int:
         fmt = resolve_format(output_format, as_json, as_markdown)
         reports = [build_report(spec, DType(dtype)) for spec in layer_specs(cell, options)]
+        outcomes: list[Any] = [None] * len(reports)
+        if verify:
+            from paramcount.verify import verify_reports
+
+            outcomes = verify_reports(reports, skip_missing=len(reports) > 1)
         if fmt == "json":
             from paramcount.render.data import dumps, report_data
 
-            data = [report_data(r) for r in reports]
+            data = [report_data(r, o) for r, o in zip(reports, outcomes, strict=True)]
             show_json(dumps(data[0] if len(data) == 1 else {"reports": data}))
-            return
-        from paramcount.render.breakdown import breakdown, side_by_side
+        else:
+            from paramcount.render.breakdown import breakdown, side_by_side
 
-        show(breakdown(reports[0]) if len(reports) == 1 else side_by_side(reports), fmt)
+            document = (
+                breakdown(reports[0], outcomes[0]) if len(reports) == 1
+                else side_by_side(reports, outcomes)
+            )
+            show(document, fmt)
+        if not verify:
+            return 0
+        from paramcount.verify import exit_code, problems
+
+        for line in problems(outcomes):
+            click.echo(f"Error: {line}", err=True)
+        return exit_code(outcomes)
 
     return command
 
