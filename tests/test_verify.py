@@ -342,6 +342,27 @@ def test_all_frameworks_verifies_each_installed_one() -> None:
     )
 
 
+@with_torch
+def test_all_frameworks_json_says_why_not_verified() -> None:
+    """In JSON, a framework that is not installed has match null and the reason."""
+    result = run_blocked(
+        "keras,tensorflow", "rnn", "-i", "3", "-H", "4", "--verify", "-f", "all", "--json"
+    )
+    assert result.returncode == 0, result.stderr
+    torch_report, keras_report = json.loads(result.stdout)["reports"]
+    assert torch_report["verification"]["match"] is True
+    assert keras_report["verification"] == {
+        "framework": "keras",
+        "version": None,
+        "match": None,
+        "reason": "verifying with keras requires the keras package: "
+                  "pip install 'paramcount[keras]'",
+        "refused": None,
+        "total": None,
+        "tensors": [],
+    }
+
+
 def test_all_frameworks_missing_exits_3() -> None:
     """--framework all --verify with no framework installed exits 3, naming both extras."""
     result = run_blocked(
@@ -415,6 +436,23 @@ def test_keras_output_is_clean() -> None:
     noise = ("oneDNN", "absl", "cpu_feature_guard", "WARNING", "I0000", "tensorflow/")
     assert not [line for line in lines if any(word in line for word in noise)]
     assert "✓ Verified against Keras " in result.stdout
+
+
+@with_torch
+@with_keras
+def test_keras_backend_is_respected() -> None:
+    """With KERAS_BACKEND=torch, Keras verifies on the torch backend, and the verdict says so."""
+    env = {k: v for k, v in os.environ.items() if k not in QUIET_VARIABLES}
+    env.update(PYTHONPATH=str(ROOT), KERAS_BACKEND="torch")
+    result = subprocess.run(
+        [sys.executable, "-m", "paramcount", "lstm", "-i", "3", "-H", "4", "-L", "2", "--bidir",
+         "-f", "keras", "--verify"],
+        capture_output=True, text=True, cwd=ROOT, env=env, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert "✓ Verified against Keras " in result.stdout
+    assert " (torch " in result.stdout
 
 
 @with_torch

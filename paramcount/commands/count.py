@@ -37,7 +37,7 @@ def make_command(cell: Cell) -> click.Command:
     ) -> int:
         fmt = resolve_format(output_format, as_json, as_markdown)
         reports = [build_report(spec, DType(dtype)) for spec in layer_specs(cell, options)]
-        outcomes: list[Any] = [None] * len(reports)
+        outcomes = None
         if verify:
             from paramcount.verify import verify_reports
 
@@ -45,17 +45,19 @@ def make_command(cell: Cell) -> click.Command:
         if fmt == "json":
             from paramcount.render.data import dumps, report_data
 
-            data = [report_data(r, o) for r, o in zip(reports, outcomes, strict=True)]
+            data = [
+                report_data(r, outcomes[i] if outcomes else None) for i, r in enumerate(reports)
+            ]
             show_json(dumps(data[0] if len(data) == 1 else {"reports": data}))
         else:
             from paramcount.render.breakdown import breakdown, side_by_side
 
             document = (
-                breakdown(reports[0], outcomes[0]) if len(reports) == 1
+                breakdown(reports[0], outcomes[0] if outcomes else None) if len(reports) == 1
                 else side_by_side(reports, outcomes)
             )
             show(document, fmt)
-        if not verify:
+        if outcomes is None:
             return 0
         from paramcount.verify import exit_code, problems
 

@@ -188,11 +188,13 @@ def side_by_side(
         (r.spec.framework.title, r.description, number(r.total), signed(r.total - first))
         for r in reports
     )
-    sections.append(Section(
-        "Totals",
-        (Table(("framework", "layer", "parameters", "difference"), rows,
-               frozenset({"parameters", "difference"})),),
-    ))
+    totals = Table(("framework", "layer", "parameters", "difference"), rows,
+                   frozenset({"parameters", "difference"}))
+    if verifications:
+        from paramcount.render.verification import with_verdict_column
+
+        totals = with_verdict_column(totals, verifications)
+    sections.append(Section("Totals", (totals,)))
     return Document(
         "The same configuration in " + ", ".join(r.spec.framework.title for r in reports),
         " vs ".join(number(r.total) for r in reports) + " parameters",

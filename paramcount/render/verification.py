@@ -66,7 +66,11 @@ def differences_section(verification: Verification) -> Section:
     )
     return Section(
         f"Differences from {verification.label}",
-        (Table(("#", "paramcount", verification.framework.title), rows, footer=totals),),
+        (
+            Table(
+                ("#", "paramcount", verification.framework.title), rows, frozenset({"#"}), totals
+            ),
+        ),
     )
 
 
@@ -90,3 +94,23 @@ def verified_sections(tensors: Section, outcome: Outcome) -> list[Section]:
     if isinstance(outcome, Verification) and not outcome.match:
         sections.append(differences_section(outcome))
     return sections
+
+
+def verdict_mark(outcome: Outcome) -> str:
+    """``✓``, ``✗``, or ``not verified`` for a framework that could not be asked."""
+    if isinstance(outcome, Unverified):
+        return "not verified"
+    return "✓" if outcome.match else "✗"
+
+
+def with_verdict_column(table: Table, outcomes: list[Outcome]) -> Table:
+    """A table with one row per framework, gaining a ``verified`` column."""
+    return Table(
+        (*table.headers, "verified"),
+        tuple(
+            (*row, verdict_mark(outcome))
+            for row, outcome in zip(table.rows, outcomes, strict=True)
+        ),
+        table.numeric,
+        table.footer,
+    )
