@@ -280,6 +280,18 @@ def test_compare_is_pure_and_positional() -> None:
     assert not compare(Framework.TORCH, "0", tensors, real, formula_total=1).match
 
 
+@with_torch
+def test_torch_refusing_a_size_is_a_mismatch(cli: CLI) -> None:
+    """torch cannot build a layer past int64 sizes: that is reported, naming its error, exit 1."""
+    result = cli("lstm", "-i", "10", "-H", str(10**20), "--verify")
+    assert result.code == 1
+    assert "✗ PyTorch " in result.out
+    assert " refused to build this layer: " in result.out
+    assert result.err.startswith("Error: PyTorch ")
+    assert " refused to build what the formula engine counted: " in result.err
+    assert len(result.err.splitlines()) == 1
+
+
 def test_a_refusal_is_a_mismatch() -> None:
     """A framework error while building is reported as a mismatch, naming the error."""
     tensors = conventions.tensors(LayerSpec(Cell.GRU, 2, 3))
