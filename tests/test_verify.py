@@ -481,3 +481,13 @@ def test_torch_verification_imports_no_tensorflow() -> None:
     loaded = set(out.stdout.split())
     assert "torch" in loaded
     assert not loaded & {"keras", "tensorflow", "jax"}
+
+
+def test_compare_docstring_examples() -> None:
+    """The examples in compare()'s docstring run."""
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module("paramcount.verify.compare"))
+    assert result.attempted > 0
+    assert result.failed == 0
