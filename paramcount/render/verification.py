@@ -68,7 +68,8 @@ def differences_section(verification: Verification) -> Section:
         f"Differences from {verification.label}",
         (
             Table(
-                ("#", "paramcount", verification.framework.display_name), rows, frozenset({"#"}), totals
+                ("#", "paramcount", verification.framework.display_name), rows,
+                frozenset({"#"}), totals,
             ),
         ),
     )
