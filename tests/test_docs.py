@@ -110,7 +110,7 @@ def test_python_examples(doc: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "module", ["paramcount", "paramcount.spec", "paramcount.errors", "paramcount.render.document"]
+    "module", ["paramcount", "paramcount.spec", "paramcount.errors", "paramcount.render.document"],
 )
 def test_docstring_examples(module: str) -> None:
     """The examples in the core modules' docstrings run."""

@@ -14,6 +14,7 @@ from paramcount.render.document import (
     Section,
     Table,
     number,
+    scaled,
     size,
 )
 from paramcount.spec import Cell, Framework
@@ -23,13 +24,7 @@ _OPTIMIZER = {"sgd": "SGD", "momentum": "SGD with momentum", "adam": "Adam", "ad
 
 def si(value: int, unit: str) -> str:
     """A large count in decimal units: ``6.66 GFLOPs``, ``818.00 kMACs``."""
-    scaled = float(value)
-    for prefix in ("", "k", "M", "G", "T", "P"):
-        if scaled < 1000 or prefix == "P":
-            text = f"{value:,}" if not prefix else f"{scaled:.2f}"
-            return f"{text} {prefix}{unit}"
-        scaled /= 1000
-    raise AssertionError("unreachable")
+    return scaled(value, unit)
 
 
 def _both(value: int, unit: str) -> str:
