@@ -26,6 +26,7 @@ COMMANDS = {
     "compare": "paramcount.commands.compare:compare",
     "shapes": "paramcount.commands.shapes:shapes",
     "trace": "paramcount.commands.trace:trace",
+    "fit": "paramcount.commands.fit:fit_command",
 }
 
 

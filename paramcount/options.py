@@ -42,6 +42,7 @@ _SWITCHES = {
     "reset_after": ("--reset-after", "--no-reset-after"),
     "single_cell": ("--cell", "--cell"),
     "peepholes": ("--peepholes", "--no-peepholes"),
+    "mixed_precision": ("--mixed-precision", "--mixed-precision"),
 }
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CLI
+from tests.conftest import CLI, have
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ["README.md", "formulas.md"]
@@ -54,12 +54,22 @@ def printed(cli: CLI, command: str) -> str:
     return (result.out + result.err).rstrip("\n")
 
 
-def needs_backend(command: str) -> str | None:
-    """The framework a documented command runs for real (trace, shapes --verify), if any."""
+# The packages a ``--verify`` example needs, by --framework.
+VERIFY_NEEDS = {
+    "torch": ("torch",), "keras": ("keras", "tensorflow"), "all": ("torch", "keras", "tensorflow")
+}
+
+
+def missing_for(command: str) -> list[str]:
+    """The framework packages ``command`` runs for real (trace, --verify) but are missing."""
     args = shlex.split(command)
-    if len(args) > 1 and (args[1] == "trace" or "--verify" in args):
-        return "keras" if "keras" in args else "torch"
-    return None
+    if "--verify" not in args and args[1:2] != ["trace"]:
+        return []
+    framework = "torch"
+    for flag in ("--framework", "-f"):
+        if flag in args:
+            framework = args[args.index(flag) + 1]
+    return [name for name in VERIFY_NEEDS[framework] if not have(name)]
 
 
 CASES = [(doc, command, expected) for doc in DOCS for command, expected in examples(doc)]
@@ -72,9 +82,8 @@ def test_console_example(
     cli: CLI, update_golden: bool, doc: str, command: str, expected: str
 ) -> None:
     """The command shown in the docs prints exactly what the docs say it prints."""
-    backend = needs_backend(command)
-    if backend:
-        pytest.importorskip(backend)
+    if missing := missing_for(command):
+        pytest.skip(f"needs {', '.join(missing)}")
     actual = printed(cli, command)
     if update_golden and "\n...\n" not in f"\n{expected}\n":
         path = ROOT / doc
@@ -101,7 +110,7 @@ def test_python_examples(doc: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "module", ["paramcount", "paramcount.spec", "paramcount.errors", "paramcount.render.document"]
+    "module", ["paramcount", "paramcount.spec", "paramcount.errors", "paramcount.render.document"],
 )
 def test_docstring_examples(module: str) -> None:
     """The examples in the core modules' docstrings run."""

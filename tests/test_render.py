@@ -50,8 +50,9 @@ def test_shape_looks_like_the_framework_prints_it(value: tuple[int, ...], text: 
 
 @pytest.mark.parametrize(
     ("value", "text"),
-    [(999, "999 B"), (2_244_608, "2.24 MB"), (4 * 10**18, "4000.00 PB")],
-    ids=["bytes", "megabytes", "beyond-units"],
+    [(999, "999 B"), (2_244_608, "2.24 MB"), (999_995, "1.00 MB"), (4 * 10**18, "4.00 EB"),
+     (10**400, "1.00e400 B")],
+    ids=["bytes", "megabytes", "rounds-up-a-prefix", "exabytes", "beyond-prefixes"],
 )
 def test_size_in_decimal_units(value: int, text: str) -> None:
     """Byte sizes use decimal units."""

@@ -10,6 +10,7 @@ from paramcount.options import layer_options, layer_specs, output_options, resol
 from paramcount.output import show, show_json
 from paramcount.report import build_report
 from paramcount.spec import Cell, DType
+from paramcount.workload_options import pop_workload, workload_options
 
 _HELP = {
     Cell.RNN: "Parameters of nn.RNN / keras SimpleRNN (tanh or relu).",
@@ -24,20 +25,57 @@ def make_command(cell: Cell) -> click.Command:
     @click.command(name=cell.value, help=_HELP[cell])
     @layer_options
     @output_options
+    @workload_options
+    @click.option("--verify", "verify", is_flag=True,
+                  help="Build the real layer(s) (torch / keras, no weights allocated) and check "
+                       "every tensor and the total; exit 1 on a mismatch, 3 if not installed.")
     def command(
-        output_format: str | None, as_json: bool, as_markdown: bool, dtype: str, **options: Any
-    ) -> None:
+        output_format: str | None,
+        as_json: bool,
+        as_markdown: bool,
+        dtype: str,
+        verify: bool,
+        **options: Any,
+    ) -> int:
         fmt = resolve_format(output_format, as_json, as_markdown)
+        workload = pop_workload(options)
         reports = [build_report(spec, DType(dtype)) for spec in layer_specs(cell, options)]
+        extras = [
+            (r.spec.framework.display_name, workload.memory(r.spec, r.dtype),
+             workload.compute(r.spec))
+            for r in reports
+        ]
+        outcomes = None
+        if verify:
+            from paramcount.verify import verify_reports
+
+            outcomes = verify_reports(reports, skip_missing=len(reports) > 1)
         if fmt == "json":
             from paramcount.render.data import dumps, report_data
+            from paramcount.render.workload import compute_data, memory_data
 
-            data = [report_data(r) for r in reports]
+            data = [
+                {**report_data(r, outcomes[i] if outcomes else None),
+                 "memory": memory_data(m), "compute": compute_data(c)}
+                for i, (r, (_, m, c)) in enumerate(zip(reports, extras, strict=True))
+            ]
             show_json(dumps(data[0] if len(data) == 1 else {"reports": data}))
-            return
-        from paramcount.render.breakdown import breakdown, side_by_side
+        else:
+            from paramcount.render.breakdown import breakdown, side_by_side
+            from paramcount.render.workload import append_sections
 
-        show(breakdown(reports[0]) if len(reports) == 1 else side_by_side(reports), fmt)
+            document = (
+                breakdown(reports[0], outcomes[0] if outcomes else None) if len(reports) == 1
+                else side_by_side(reports, outcomes)
+            )
+            show(append_sections(document, extras), fmt)
+        if outcomes is None:
+            return 0
+        from paramcount.verify import exit_code, problems
+
+        for line in problems(outcomes):
+            click.echo(f"Error: {line}", err=True)
+        return exit_code(outcomes)
 
     return command
 

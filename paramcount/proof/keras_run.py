@@ -8,26 +8,23 @@ flipped back before the two are merged.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any
 
 from paramcount.conventions import Direction
-from paramcount.errors import BackendUnavailable
 from paramcount.flow import TOLERANCE, Check, Flow, Trace, TraceRow
 from paramcount.proof import guard
 from paramcount.spec import Cell, LayerSpec, MergeMode
+from paramcount.verify import keras_backend
 
 _CLASS = {Cell.RNN: "SimpleRNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}
 
 
 def _keras() -> tuple[Any, Any]:
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    try:
-        import keras
-        import numpy
-    except ImportError:
-        raise BackendUnavailable("keras", "keras") from None
+    """keras, imported quietly by the verify backend (or BackendUnavailable), and numpy."""
+    keras = keras_backend.load()
+    import numpy
+
     return keras, numpy
 
 

@@ -10,20 +10,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from paramcount.conventions import Direction
-from paramcount.errors import BackendUnavailable
 from paramcount.flow import TOLERANCE, Check, Flow, Trace, TraceRow
 from paramcount.proof import guard
 from paramcount.spec import Cell, LayerSpec
+from paramcount.verify import torch_backend
 
 _CLASS = {Cell.RNN: "RNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}
 
 
 def _torch() -> Any:
-    try:
-        import torch
-    except ImportError:
-        raise BackendUnavailable("torch", "torch") from None
-    return torch
+    """torch, imported by the verify backend (or BackendUnavailable)."""
+    return torch_backend.load()
 
 
 def _build(torch: Any, spec: LayerSpec, input_size: int, num_layers: int,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from paramcount.conventions import Direction
 from paramcount.render.document import (
     Block,
@@ -17,6 +19,9 @@ from paramcount.render.document import (
 )
 from paramcount.report import Growth, Report
 from paramcount.spec import Framework
+
+if TYPE_CHECKING:
+    from paramcount.render.verification import Outcome
 
 # What the framework calls the axes of an input weight: torch (G·H, in), keras (in, G·H).
 _AXES = {
@@ -38,19 +43,24 @@ def headline(report: Report) -> str:
     )
 
 
-def tensor_table(report: Report) -> Table:
-    """One row per tensor: layer, direction, name, shape, input width, count."""
+def tensor_table(report: Report, verification: Outcome | None = None) -> Table:
+    """One row per tensor: layer, direction, name, shape, input width, count (and verified)."""
     rows = tuple(
         (str(t.layer), t.direction.value, t.name, shape(t.shape), number(t.input_width),
          number(t.count))
         for t in report.tensors
     )
-    return Table(
+    table = Table(
         ("layer", "direction", "tensor", "shape", "input", "count"),
         rows,
         numeric=frozenset({"input", "count"}),
         footer=("", "", "total", "", "", number(report.total)),
     )
+    if verification is None:
+        return table
+    from paramcount.render.verification import with_verified_column
+
+    return with_verified_column(table, verification)
 
 
 def layer_table(report: Report) -> Table:
@@ -156,9 +166,13 @@ def depth_section(report: Report) -> Section:
     return Section("Bidirectional ÷ unidirectional by depth", tuple(blocks))
 
 
-def breakdown(report: Report) -> Document:
-    """The full per-tensor breakdown of one report."""
-    sections = [Section("Tensors", (tensor_table(report),))]
+def breakdown(report: Report, verification: Outcome | None = None) -> Document:
+    """The full per-tensor breakdown of one report, verified against its framework if given."""
+    sections = [Section("Tensors", (tensor_table(report, verification),))]
+    if verification is not None:
+        from paramcount.render.verification import verified_sections
+
+        sections = verified_sections(sections[0], verification)
     if not report.spec.single_cell:
         sections.append(Section("Per layer", (layer_table(report),)))
     if report.growth is not None:
@@ -170,11 +184,13 @@ def breakdown(report: Report) -> Document:
     return Document(title, headline(report), tuple(sections))
 
 
-def side_by_side(reports: list[Report]) -> Document:
+def side_by_side(
+    reports: list[Report], verifications: list[Outcome] | None = None
+) -> Document:
     """Several conventions of the same configuration, each in full, then their totals."""
     sections: list[Section] = []
-    for report in reports:
-        document = breakdown(report)
+    for index, report in enumerate(reports):
+        document = breakdown(report, verifications[index] if verifications else None)
         sections.append(Section(document.title, (Paragraph((document.summary,)),)))
         sections += document.sections
     first = reports[0].total
@@ -182,11 +198,13 @@ def side_by_side(reports: list[Report]) -> Document:
         (r.spec.framework.display_name, r.description, number(r.total), signed(r.total - first))
         for r in reports
     )
-    sections.append(Section(
-        "Totals",
-        (Table(("framework", "layer", "parameters", "difference"), rows,
-               frozenset({"parameters", "difference"})),),
-    ))
+    totals = Table(("framework", "layer", "parameters", "difference"), rows,
+                   frozenset({"parameters", "difference"}))
+    if verifications:
+        from paramcount.render.verification import with_verdict_column
+
+        totals = with_verdict_column(totals, verifications)
+    sections.append(Section("Totals", (totals,)))
     return Document(
         "The same configuration in " + ", ".join(r.spec.framework.display_name for r in reports),
         " vs ".join(number(r.total) for r in reports) + " parameters",

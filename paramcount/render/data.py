@@ -6,10 +6,13 @@ Counts are exact integers at any size; ratios are the only floats.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paramcount import __version__
 from paramcount.report import Report
+
+if TYPE_CHECKING:
+    from paramcount.verify.compare import RealTensor, Unverified, Verification
 
 SCHEMA = "paramcount.count/1"
 
@@ -33,10 +36,12 @@ def config(report: Report) -> dict[str, Any]:
     }
 
 
-def report_data(report: Report) -> dict[str, Any]:
-    """Everything in a report, as JSON-ready data."""
+def report_data(
+    report: Report, verification: Verification | Unverified | None = None
+) -> dict[str, Any]:
+    """Everything in a report, as JSON-ready data (with ``verification`` when verified)."""
     growth = report.growth
-    return {
+    data: dict[str, Any] = {
         "schema": SCHEMA,
         "paramcount": __version__,
         "framework": report.spec.framework.value,
@@ -101,6 +106,56 @@ def report_data(report: Report) -> dict[str, Any]:
                 "ratio": row.ratio,
             }
             for row in report.depth
+        ],
+    }
+    if verification is not None:
+        data["verification"] = verification_data(verification)
+    return data
+
+
+def _name(tensor: RealTensor | None) -> str | None:
+    return None if tensor is None else tensor[0]
+
+
+def _shape(tensor: RealTensor | None) -> list[int] | None:
+    return None if tensor is None else list(tensor[1])
+
+
+def verification_data(outcome: Verification | Unverified) -> dict[str, Any]:
+    """A verification as JSON-ready data: framework, version, match and per-tensor results."""
+    from paramcount.verify.compare import Unverified
+
+    if isinstance(outcome, Unverified):
+        return {
+            "framework": outcome.framework.value,
+            "version": None,
+            "match": None,
+            "reason": outcome.reason,
+            "refused": None,
+            "total": None,
+            "tensors": [],
+        }
+    return {
+        "framework": outcome.framework.value,
+        "version": outcome.version,
+        "match": outcome.match,
+        "reason": None,
+        "refused": outcome.refused,
+        "total": {
+            "engine": outcome.expected_total,
+            "real": outcome.actual_total,
+            "formula": outcome.formula_total,
+        },
+        "tensors": [
+            {
+                "index": check.index,
+                "name": _name(check.expected),
+                "shape": _shape(check.expected),
+                "real_name": _name(check.actual),
+                "real_shape": _shape(check.actual),
+                "match": check.match,
+            }
+            for check in outcome.checks
         ],
     }
 

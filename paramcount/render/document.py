@@ -65,11 +65,30 @@ def shape(dims: tuple[int, ...]) -> str:
     return "(" + ", ".join(str(d) for d in dims) + ("," if len(dims) == 1 else "") + ")"
 
 
+_PREFIXES = ("", "k", "M", "G", "T", "P", "E", "Z", "Y", "R", "Q")
+
+
+def scaled(value: int, unit: str) -> str:
+    """A non-negative count in decimal prefixes, by integer arithmetic at any size.
+
+    >>> scaled(999, "B"), scaled(2_244_608, "B"), scaled(6_661_000_000, "FLOPs")
+    ('999 B', '2.24 MB', '6.66 GFLOPs')
+    >>> scaled(4 * 10**45, "B")
+    '4.00e45 B'
+    """
+    if value < 1000:
+        return f"{value:,} {unit}"
+    power = min((len(str(value)) - 1) // 3, len(_PREFIXES) - 1)
+    hundredths = (value * 100 + 1000**power // 2) // 1000**power
+    if hundredths >= 100_000 and power < len(_PREFIXES) - 1:  # 999.995 k rounds to 1.00 M
+        power += 1
+        hundredths = (value * 100 + 1000**power // 2) // 1000**power
+    if hundredths >= 100_000:  # beyond the largest prefix
+        digits = str(value)
+        return f"{digits[0]}.{digits[1:3]}e{len(digits) - 1} {unit}"
+    return f"{hundredths // 100}.{hundredths % 100:02d} {_PREFIXES[power]}{unit}"
+
+
 def size(byte_count: int) -> str:
     """Bytes in decimal units: 2.24 MB."""
-    value = float(byte_count)
-    for unit in ("B", "kB", "MB", "GB", "TB", "PB"):
-        if value < 1000 or unit == "PB":
-            return f"{byte_count:,} B" if unit == "B" else f"{value:.2f} {unit}"
-        value /= 1000
-    raise AssertionError("unreachable")
+    return scaled(byte_count, "B")

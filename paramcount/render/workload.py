@@ -1,0 +1,251 @@
+"""Training memory and forward compute as sections appended to a count's Document, and as data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from paramcount.compute import Compute, StepCost
+from paramcount.memory import Memory
+from paramcount.render.document import (
+    Block,
+    Document,
+    Math,
+    Paragraph,
+    Section,
+    Table,
+    number,
+    scaled,
+    size,
+)
+from paramcount.spec import Cell, Framework
+
+_OPTIMIZER = {"sgd": "SGD", "momentum": "SGD with momentum", "adam": "Adam", "adamw": "AdamW"}
+
+
+def si(value: int, unit: str) -> str:
+    """A large count in decimal units: ``6.66 GFLOPs``, ``818.00 kMACs``."""
+    return scaled(value, unit)
+
+
+def _both(value: int, unit: str) -> str:
+    """``44,994,560 FLOPs (44.99 MFLOPs)``; no parenthesis below a thousand."""
+    exact = f"{number(value)} {unit}"
+    return exact if value < 1000 else f"{exact} ({si(value, unit)})"
+
+
+def memory_section(memory: Memory, suffix: str = "") -> Section:
+    """Parameters, gradients and optimizer state, line by line, with the cuDNN note."""
+    rows = tuple(
+        (line.name, number(line.values), line.type_name, number(line.bytes), size(line.bytes))
+        for line in memory.lines
+    )
+    table = Table(
+        ("memory", "values", "type", "bytes", "size"),
+        rows,
+        frozenset({"values", "bytes", "size"}),
+        ("total", "", "", number(memory.bytes), size(memory.bytes)),
+    )
+    per = memory.bytes / memory.parameters
+    notes = [
+        f"{per:.2f} bytes per parameter. Activations are not included: they depend on the "
+        "batch and the sequence length.",
+        *(f"{line.name}: {line.note}." for line in memory.lines if line.name != "parameters"),
+    ]
+    blocks: list[Block] = [table, Paragraph(tuple(notes))]
+    if memory.cudnn is not None:
+        slots = memory.cudnn
+        blocks.append(Paragraph((
+            f"On CUDA, cuDNN's flat weight buffer still holds zeroed bias slots for this "
+            f"bias=False layer: 2·G·H·D·L = {number(slots.values)} values, "
+            f"{number(slots.bytes)} bytes ({size(slots.bytes)}) as {slots.dtype.value} beyond "
+            f"the parameters (more if cuDNN pads the buffer); they are not in the parameter "
+            f"count.",
+        )))
+    title = f"Training memory ({_OPTIMIZER[memory.optimizer.value]}"
+    title += ", mixed precision)" if memory.mixed_precision else ")"
+    return Section(title + suffix, tuple(blocks))
+
+
+def _step_lines(compute: Compute) -> tuple[str, ...]:
+    """The per-step formulas, with the cell's elementwise operations and nonlinearities named."""
+    spec = compute.spec
+    cost = compute.rows[0].step
+    torch = spec.framework is Framework.TORCH
+    two = torch or bool(spec.reset_after)
+    if not spec.bias:
+        bias = "0 (no biases)"
+    elif torch:
+        bias = f"2·G·H = {number(cost.bias_adds)} (bias_ih and bias_hh)"
+    else:
+        bias = f"{'2·' if two else ''}G·H = {number(cost.bias_adds)} (bias)"
+    if spec.cell is Cell.LSTM:
+        elementwise = "8·H = {e}: 4·H (x·W + h·U per gate row), 3·H (f⊙c + i⊙g), H (o⊙tanh(c))"
+        nonlinear = "5·H = {a}: σ(i), σ(f), σ(o), tanh(g), tanh(c)"
+    elif spec.cell is Cell.GRU:
+        reset = "r⊙(h·U_n + b_hn), + x_n" if two else "r⊙h before its product with U_n, + x_n"
+        elementwise = (
+            "8·H = {e}: 2·H (x·W + h·U for r, z), 2·H (" + reset + "), 4·H ((1 − z)⊙n + z⊙h)"
+        )
+        nonlinear = "3·H = {a}: σ(r), σ(z), tanh(n)"
+    else:
+        activation = spec.nonlinearity.value if spec.nonlinearity else "tanh"
+        elementwise = "H = {e}: x·W + h·U"
+        nonlinear = "H = {a}: " + activation
+    return (
+        "MACs        = G·H·(in_l + Hr)" + (" + P·H" if spec.proj_size else ""),
+        "FLOPs       = 2·MACs + bias adds + elementwise + nonlinearities",
+        f"bias adds   = {bias}",
+        "elementwise = " + elementwise.format(e=number(cost.elementwise)),
+        "nonlinear   = " + nonlinear.format(a=number(cost.activations)),
+    )
+
+
+def _per_step_table(compute: Compute) -> Table:
+    seen: dict[int, StepCost] = {}
+    for row in compute.rows:
+        seen.setdefault(row.layer, row.step)
+    projection = compute.spec.proj_size > 0
+    headers = ["layer", "input MACs", "recurrent MACs"]
+    if projection:
+        headers.append("projection MACs")
+    headers += ["bias adds", "elementwise", "nonlinear", "MACs", "FLOPs"]
+    rows = []
+    for layer, cost in seen.items():
+        cells = [str(layer), number(cost.input_macs), number(cost.recurrent_macs)]
+        if projection:
+            cells.append(number(cost.projection_macs))
+        cells += [number(cost.bias_adds), number(cost.elementwise), number(cost.activations),
+                  number(cost.macs), number(cost.flops)]
+        rows.append(tuple(cells))
+    return Table(tuple(headers), tuple(rows), frozenset(headers[1:]))
+
+
+def compute_section(compute: Compute, suffix: str = "") -> Section:
+    """MACs and FLOPs per layer and direction, per-step details, and what counts."""
+    rows = tuple(
+        (str(r.layer), r.direction.value, number(r.input_width), number(r.steps),
+         number(r.macs), number(r.flops))
+        for r in compute.rows
+    )
+    table = Table(
+        ("layer", "direction", "input", "steps", "MACs", "FLOPs"),
+        rows,
+        frozenset({"input", "steps", "MACs", "FLOPs"}),
+        ("total", "", "", "", number(compute.macs), number(compute.flops - compute.merge_flops)),
+    )
+    n, t = compute.batch, compute.seq_len
+    if compute.lengths is not None:
+        lengths = ",".join(str(x) for x in compute.lengths)
+        steps = (
+            f"Packed batch of lengths {lengths}: each direction computes Σ lengths = "
+            f"{number(compute.steps)} sample-steps, not the padded {n} × {t} = {number(n * t)}."
+            if compute.packed else
+            f"Lengths {lengths}: Keras masks the padded steps but still computes them, so "
+            f"each direction computes N × T = {n} × {t} = {number(compute.steps)} sample-steps."
+        )
+    else:
+        steps = f"Each direction computes N × T = {n} × {t} = {number(compute.steps)} sample-steps."
+    blocks: list[Block] = [
+        Paragraph((steps,)),
+        table,
+        Paragraph(("Per sample and time step, for one direction:",)),
+        _per_step_table(compute),
+    ]
+    blocks.append(Math(_step_lines(compute)))
+    if compute.merges:
+        merge_rows = tuple(
+            (str(m.layer), m.mode.value, number(m.elements), number(m.flops))
+            for m in compute.merges
+        )
+        blocks.append(Paragraph((
+            "Bidirectional merges (1 FLOP per element for sum and mul, 2 for ave; the last "
+            "layer merges only its final step):",
+        )))
+        blocks.append(Table(("layer", "merge", "elements", "FLOPs"), merge_rows,
+                            frozenset({"elements", "FLOPs"})))
+    blocks.append(Paragraph((
+        f"Total: {_both(compute.macs, 'MACs')}, {_both(compute.flops, 'FLOPs')}; the matmuls "
+        f"alone are 2 × MACs = {number(compute.matmul_flops)} FLOPs.",
+    )))
+    title = f"Compute: one forward pass, N = {n}, T = {t}"
+    return Section(title + suffix, tuple(blocks))
+
+
+def append_sections(
+    document: Document, extras: list[tuple[str, Memory | None, Compute | None]]
+) -> Document:
+    """``document`` with memory and compute sections per (framework title, memory, compute)."""
+    sections = list(document.sections)
+    for title, memory, compute in extras:
+        suffix = f" — {title}" if len(extras) > 1 else ""
+        if memory is not None:
+            sections.append(memory_section(memory, suffix))
+        if compute is not None:
+            sections.append(compute_section(compute, suffix))
+    return Document(document.title, document.summary, tuple(sections))
+
+
+def memory_data(memory: Memory | None) -> dict[str, Any] | None:
+    """Training memory as JSON-ready data, or None when not asked for."""
+    if memory is None:
+        return None
+    return {
+        "optimizer": memory.optimizer.value,
+        "mixed_precision": memory.mixed_precision,
+        "dtype": memory.dtype.value,
+        "parameters": memory.parameters,
+        "lines": [
+            {"name": line.name, "values": line.values, "type": line.type_name,
+             "bytes": line.bytes}
+            for line in memory.lines
+        ],
+        "bytes": memory.bytes,
+        "cudnn_bias_slots": None if memory.cudnn is None else {
+            "values": memory.cudnn.values, "bytes": memory.cudnn.bytes,
+        },
+    }
+
+
+def _step_data(cost: StepCost) -> dict[str, int]:
+    return {
+        "input_macs": cost.input_macs,
+        "recurrent_macs": cost.recurrent_macs,
+        "projection_macs": cost.projection_macs,
+        "bias_adds": cost.bias_adds,
+        "elementwise": cost.elementwise,
+        "activations": cost.activations,
+        "macs": cost.macs,
+        "flops": cost.flops,
+    }
+
+
+def compute_data(compute: Compute | None) -> dict[str, Any] | None:
+    """The forward pass's MACs and FLOPs as JSON-ready data, or None when not asked for."""
+    if compute is None:
+        return None
+    return {
+        "seq_len": compute.seq_len,
+        "batch": compute.batch,
+        "lengths": list(compute.lengths) if compute.lengths is not None else None,
+        "steps": compute.steps,
+        "macs": compute.macs,
+        "matmul_flops": compute.matmul_flops,
+        "merge_flops": compute.merge_flops,
+        "flops": compute.flops,
+        "directions": [
+            {
+                "layer": r.layer,
+                "direction": r.direction.value,
+                "input_width": r.input_width,
+                "steps": r.steps,
+                "macs": r.macs,
+                "flops": r.flops,
+                "per_step": _step_data(r.step),
+            }
+            for r in compute.rows
+        ],
+        "merges": [
+            {"layer": m.layer, "mode": m.mode.value, "elements": m.elements, "flops": m.flops}
+            for m in compute.merges
+        ],
+    }

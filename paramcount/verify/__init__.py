@@ -1,0 +1,125 @@
+"""Verification: build the real framework layer and compare every tensor with the engine's.
+
+One backend module per framework, imported only when asked for; each imports its framework
+inside its functions and raises :class:`~paramcount.errors.BackendUnavailable` (exit code 3)
+when it is not installed. :func:`compare` is pure and shared.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from typing import Protocol
+
+from paramcount import conventions
+from paramcount.conventions import Tensor
+from paramcount.errors import BackendUnavailable
+from paramcount.report import Report
+from paramcount.spec import Framework, LayerSpec
+from paramcount.verify.compare import (
+    RealTensor,
+    TensorCheck,
+    Unverified,
+    Verification,
+    compare,
+    refused,
+)
+
+__all__ = [
+    "Outcome",
+    "RealTensor",
+    "TensorCheck",
+    "Unverified",
+    "Verification",
+    "backend",
+    "compare",
+    "exit_code",
+    "problems",
+    "verify",
+    "verify_reports",
+]
+
+Outcome = Verification | Unverified
+
+_BACKENDS = {
+    Framework.TORCH: "paramcount.verify.torch_backend",
+    Framework.KERAS: "paramcount.verify.keras_backend",
+}
+
+
+class Backend(Protocol):
+    """What a backend module provides: see torch_backend.py and keras_backend.py."""
+
+    def version(self) -> str: ...
+    def tensors(self, spec: LayerSpec) -> list[RealTensor]: ...
+
+
+def backend(framework: Framework) -> Backend:
+    """The backend module of ``framework`` (its framework is not imported yet)."""
+    module: Backend = importlib.import_module(_BACKENDS[framework])
+    return module
+
+
+def verify(
+    spec: LayerSpec,
+    expected: Sequence[Tensor] | None = None,
+    formula_total: int | None = None,
+) -> Verification:
+    """Build ``spec``'s real layer and compare it with the engine, tensor by tensor.
+
+    ``expected`` defaults to the engine's tensors (and ``formula_total`` to its closed form).
+    Raises BackendUnavailable when the framework is not installed; a framework that refuses to
+    build the layer is a mismatch, reported in the result.
+    """
+    if expected is None:
+        expected = conventions.tensors(spec)
+        formula_total = conventions.formula(spec).total
+    real = backend(spec.framework)
+    version = real.version()
+    try:
+        actual = real.tensors(spec)
+    except BackendUnavailable:
+        raise
+    except Exception as error:
+        return refused(spec.framework, version, expected, error)
+    return compare(spec.framework, version, expected, actual, formula_total)
+
+
+def verify_reports(reports: Sequence[Report], skip_missing: bool = False) -> list[Outcome]:
+    """Verify each report against its framework; with ``skip_missing``, note absent ones."""
+    outcomes: list[Outcome] = []
+    for report in reports:
+        try:
+            outcomes.append(verify(report.spec, report.tensors, report.formula.total))
+        except BackendUnavailable as error:
+            if not skip_missing:
+                raise
+            outcomes.append(Unverified(report.spec.framework, str(error)))
+    return outcomes
+
+
+def exit_code(outcomes: Sequence[Outcome]) -> int:
+    """1 if any framework disagrees, 3 if none could be asked, else 0."""
+    if any(isinstance(o, Verification) and not o.match for o in outcomes):
+        return 1
+    if all(isinstance(o, Unverified) for o in outcomes):
+        return 3
+    return 0
+
+
+def problems(outcomes: Sequence[Outcome]) -> list[str]:
+    """One line per framework that disagrees, or per framework missing when none was asked."""
+    lines = [_disagreement(o) for o in outcomes if isinstance(o, Verification) and not o.match]
+    if exit_code(outcomes) == 3:
+        lines += [o.reason for o in outcomes if isinstance(o, Unverified)]
+    return lines
+
+
+def _disagreement(verification: Verification) -> str:
+    v = verification
+    if v.refused is not None:
+        return f"{v.label} refused to build what the formula engine counted: {v.refused}"
+    return (
+        f"{v.label} disagrees with the formula engine on {len(v.differences)} of "
+        f"{len(v.checks)} tensors (real total {v.actual_total:,}, counted {v.expected_total:,})"
+    )
