@@ -267,10 +267,13 @@ def forward(
     tensors = conventions.tensors(spec)
     for layer, width in enumerate(widths):
         for direction in list(Direction)[: spec.directions]:
-            # One add per bias element, read off the convention's own bias tensors.
+            # One add per bias element, read off the convention's own bias tensors (ONNX's
+            # B holds both directions: half of it is this direction's).
             biases = sum(
-                t.count for t in tensors
-                if t.layer == layer and t.direction is direction and "bias" in t.role
+                t.count // (spec.directions if t.direction is Direction.BOTH else 1)
+                for t in tensors
+                if t.layer == layer and t.direction in (direction, Direction.BOTH)
+                and ("bias" in t.role or t.role == "B")
             )
             cost = dataclasses.replace(step_cost(spec, width), bias_adds=biases)
             rows.append(DirectionCompute(layer, direction, width, cost, steps))

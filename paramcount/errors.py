@@ -48,11 +48,12 @@ class BackendUnavailable(ParamcountError, ImportError):
 
     exit_code = 3
 
-    def __init__(self, framework: str, extra: str) -> None:
+    def __init__(self, framework: str, extra: str, message: str | None = None) -> None:
         self.framework = framework
         self.extra = extra
         super().__init__(
-            f"verifying with {framework} requires the {framework} package: "
+            message
+            or f"verifying with {framework} requires the {framework} package: "
             f"pip install 'paramcount[{extra}]'"
         )
 

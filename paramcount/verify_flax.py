@@ -6,11 +6,14 @@ billion-parameter stack costs no memory. The stack is built the way the conventi
 it: ``nn.RNN(cell)``, ``nn.Bidirectional(nn.RNN(cell), nn.RNN(cell))``, several layers in
 ``nn.Sequential`` (NNX: ``nnx.Sequential``), or the bare cell.
 
-Imports of jax and flax happen inside the functions, only when called.
+:func:`version` and :func:`tensors` make this module the ``--verify`` backend of
+``-f flax-linen`` and ``-f flax-nnx`` (registered in ``paramcount.verify``). Imports of jax and
+flax happen inside the functions, only when called.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from paramcount.errors import BackendUnavailable
@@ -128,3 +131,39 @@ def real_tensors(spec: LayerSpec) -> Named:
     if spec.framework is Framework.FLAX_NNX:
         return nnx_tensors(spec)
     return linen_tensors(spec)
+
+
+def version() -> str:
+    """The installed flax version, e.g. ``0.12.8``."""
+    _flax()
+    import flax
+
+    return str(flax.__version__)
+
+
+_DIRECTION_ORDER = {"forward_rnn": 0, "backward_rnn": 1}
+_NUMBERED = re.compile(r"(.*?)(\d+)")
+
+
+def _flow_order(path: str) -> tuple[tuple[int, str, int], ...]:
+    """Sort key of a tree path: layers by number, forward before backward, then by name."""
+    key = []
+    for part in path.split("/"):
+        numbered = _NUMBERED.fullmatch(part)
+        if part in _DIRECTION_ORDER:
+            key.append((0, "", _DIRECTION_ORDER[part]))
+        elif numbered:
+            key.append((1, numbered.group(1), int(numbered.group(2))))
+        else:
+            key.append((2, part, 0))
+    return tuple(key)
+
+
+def tensors(spec: LayerSpec) -> Named:
+    """The ``--verify`` backend: the real tree, in flow order (layer, forward first, name).
+
+    A parameter tree is a nested dict whose flattening sorts keys as strings (``layers_10``
+    before ``layers_2``, ``backward_rnn`` before ``forward_rnn``); the paths and shapes are
+    the real ones, listed in the order paramcount shows tensors.
+    """
+    return sorted(real_tensors(spec), key=lambda named: _flow_order(named[0]))

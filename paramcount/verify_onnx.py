@@ -8,7 +8,9 @@ exports the same layer from PyTorch with ``torch.onnx.export`` and reads back th
 that feed each node's W, R and B inputs (the exporter's own names are numbered,
 ``onnx::LSTM_376``, so they are reported under paramcount's ``layer{l}/W`` names).
 
-Imports of onnx, numpy and torch happen inside the functions, only when called.
+:func:`version` and :func:`tensors` make this module the ``--verify`` backend of ``-f onnx``
+(registered in ``paramcount.verify``). Imports of onnx, numpy and torch happen inside the
+functions, only when called.
 """
 
 from __future__ import annotations
@@ -87,6 +89,16 @@ def build_model(spec: LayerSpec) -> Any:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
     onnx.checker.check_model(model, full_check=True)
     return model
+
+
+def version() -> str:
+    """The installed onnx version, e.g. ``1.23.2``."""
+    return str(_require("onnx", "onnx").__version__)
+
+
+def tensors(spec: LayerSpec) -> Named:
+    """The ``--verify`` backend: the initializers of the checked and executed ONNX graph."""
+    return graph_tensors(spec)
 
 
 def initializer_tensors(model: Any) -> Named:

@@ -56,7 +56,9 @@ def printed(cli: CLI, command: str) -> str:
 
 # The packages a ``--verify`` example needs, by --framework.
 VERIFY_NEEDS = {
-    "torch": ("torch",), "keras": ("keras", "tensorflow"), "all": ("torch", "keras", "tensorflow")
+    "torch": ("torch",), "keras": ("keras", "tensorflow"), "onnx": ("onnx",),
+    "flax-linen": ("jax", "flax"), "flax-nnx": ("jax", "flax"),
+    "all": ("torch", "keras", "tensorflow", "onnx", "jax", "flax"),
 }
 
 

@@ -298,3 +298,14 @@ def test_other_commands_accept_or_refuse_the_new_frameworks(cli: CLI, framework:
                     ["shapes", "lstm", *args], ["trace", "lstm", *args]):
         result = cli(*command)
         assert result.code == 2 and result.err.count("\n") == 1, (command, result.err)
+
+
+@settings(max_examples=50, deadline=None)
+@given(more_specs(frameworks=(Framework.ONNX,)))
+def test_onnx_compute_matches_torch(spec: LayerSpec) -> None:
+    """An ONNX stack does the work of the same torch stack: its B holds both biases."""
+    from paramcount.compute import forward
+
+    torch = spec.replace(framework=Framework.TORCH, peepholes=False)
+    assert forward(spec.replace(peepholes=False), seq_len=3, batch=2).flops == forward(
+        torch, seq_len=3, batch=2).flops

@@ -62,3 +62,12 @@ def test_optimized_lstm_cell_counts_the_same(
                                                           conventions.tensors(spec))
     if framework is Framework.FLAX_LINEN:
         assert sorted(optimized) == engine(spec)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(more_specs(frameworks=FLAX, max_size=8, max_layers=12))
+def test_verify_backend_lists_the_tree_in_flow_order(spec: LayerSpec) -> None:
+    """``--verify -f flax-*`` matches position by position: layers numerically, forward first."""
+    from paramcount.verify import verify
+
+    assert verify(spec).match

@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 
 from paramcount import conventions
 from paramcount.spec import Cell, Framework, LayerSpec
+from tests.conftest import CLI
 from tests.strategies_more import more_specs
 
 pytest.importorskip("onnx")
@@ -59,3 +60,20 @@ def test_a_wrong_shape_is_caught(monkeypatch: pytest.MonkeyPatch, cell: Cell, wr
     monkeypatch.setattr(verify_onnx.conventions, "tensors", widened)
     with pytest.raises(Exception):  # noqa: B017 - onnx raises several error types
         verify_onnx.graph_tensors(spec)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(more_specs(frameworks=(Framework.ONNX,), max_size=8))
+def test_verify_backend_matches(spec: LayerSpec) -> None:
+    """``--verify -f onnx`` runs the graph and matches every initializer."""
+    from paramcount.verify import verify
+
+    assert verify(spec).match
+
+
+@pytest.mark.parametrize("framework", ["tf1", "tf1-cudnn"])
+def test_tf1_cannot_be_verified_exit_3(cli: CLI, framework: str) -> None:
+    """The legacy conventions have no backend: --verify says why, in one line, exit 3."""
+    result = cli("lstm", "-i", "3", "-H", "4", "-f", framework, "--verify")
+    assert result.code == 3 and result.err.count("\n") == 1
+    assert "cannot be verified here: TensorFlow 1's layers do not install" in result.err

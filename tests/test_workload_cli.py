@@ -35,13 +35,15 @@ def test_json_memory_and_compute(cli: CLI) -> None:
 
 def test_framework_all_json(cli: CLI) -> None:
     """--framework all gives each convention its own memory and compute."""
-    data = json.loads(cli(*BASE, "-f", "all", "--json", "--optimizer", "sgd", "-T", "3").out)
+    data = json.loads(cli(*BASE, "-f", "torch,keras", "--json", "--optimizer", "sgd", "-T",
+                          "3").out)
     assert [r["memory"]["lines"][-1]["name"] for r in data["reports"]] == [
         "gradients", "learning_rate"]
     assert len({r["compute"]["flops"] for r in data["reports"]}) == 2
 
 
-@pytest.mark.parametrize("fmt", [[], ["--markdown"], ["-f", "all"]], ids=["text", "md", "all"])
+@pytest.mark.parametrize("fmt", [[], ["--markdown"], ["-f", "torch,keras"]],
+                         ids=["text", "md", "two-frameworks"])
 def test_sections_appended(cli: CLI, fmt: list[str]) -> None:
     """The table output gains a memory and a compute section after the count."""
     result = cli(*BASE, *fmt, "--optimizer", "momentum", "--lengths", "7,3,1", "--no-bias")

@@ -44,7 +44,14 @@ Outcome = Verification | Unverified
 _BACKENDS = {
     Framework.TORCH: "paramcount.verify.torch_backend",
     Framework.KERAS: "paramcount.verify.keras_backend",
+    Framework.ONNX: "paramcount.verify_onnx",
+    Framework.FLAX_LINEN: "paramcount.verify_flax",
+    Framework.FLAX_NNX: "paramcount.verify_flax",
 }
+_NO_BACKEND = (
+    "{framework} cannot be verified here: TensorFlow 1's layers do not install next to "
+    "TensorFlow 2, so this convention is tested against the published formulas instead"
+)
 
 
 class Backend(Protocol):
@@ -56,6 +63,10 @@ class Backend(Protocol):
 
 def backend(framework: Framework) -> Backend:
     """The backend module of ``framework`` (its framework is not imported yet)."""
+    if framework not in _BACKENDS:
+        raise BackendUnavailable(
+            framework.value, "", _NO_BACKEND.format(framework=framework.display_name)
+        )
     module: Backend = importlib.import_module(_BACKENDS[framework])
     return module
 
