@@ -21,6 +21,7 @@ COMMANDS = {
     "rnn": "paramcount.commands.count:rnn",
     "lstm": "paramcount.commands.count:lstm",
     "gru": "paramcount.commands.count:gru",
+    "check": "paramcount.commands.check:check",
 }
 
 
