@@ -23,6 +23,7 @@ Every error is a :class:`ConfigError` located at ``file:line:column`` and naming
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -186,7 +187,7 @@ class _Table:
         if value not in choices:
             raise self.error(
                 key,
-                f"'{value}' is not one of: {', '.join(choices)}." + did_you_mean(value, choices),
+                f"{_q(value)} is not one of: {', '.join(choices)}." + did_you_mean(value, choices),
             )
         return value
 
@@ -220,6 +221,11 @@ class _Table:
         return tuple(out)
 
 
+def _q(text: str) -> str:
+    """A user's string quoted for a one-line message: ``'enc'``, escaped if unprintable."""
+    return f"'{text}'" if text.isprintable() and "'" not in text else json.dumps(text)
+
+
 def _describe(value: object) -> str:
     """A value and its TOML/JSON type, for messages: ``string '12k'``."""
     if isinstance(value, bool):
@@ -235,6 +241,8 @@ def _describe(value: object) -> str:
         return "an array"
     if isinstance(value, dict):
         return "a table"
+    if value is None:
+        return "null"
     return type(value).__name__
 
 
@@ -257,8 +265,8 @@ def load_config(source: Source) -> Config:
     for name, data in models_data.items():
         folded = name.strip().lower()
         if folded in seen:
-            raise source.error(("models", name), f"duplicate model name: '{name}' and "
-                                                 f"'{seen[folded]}' differ only in case or "
+            raise source.error(("models", name), f"duplicate model name: {_q(name)} and "
+                                                 f"{_q(seen[folded])} differ only in case or "
                                                  "spaces", at="key")
         if not name.strip():
             raise source.error(("models", name), "a model name must not be empty", at="key")
@@ -270,13 +278,13 @@ def load_config(source: Source) -> Config:
 def _model(source: Source, name: str, data: object, framework: Framework,
            dtype: DType) -> Model:
     path: Path = ("models", name)
-    table = _Table(source, path, data, f"model '{name}'", MODEL_KEYS)
+    table = _Table(source, path, data, f"model {_q(name)}", MODEL_KEYS)
     framework = Framework(table.choice("framework", [f.value for f in Framework],
                                        framework.value))
     dtype = DType(table.choice("dtype", [d.value for d in DType], dtype.value))
     input_width = table.integer("input", what="the input width, a positive whole number")
     total = table.integer("total", minimum=0,
-                          what="the expected total, a whole number of parameters")
+                          what="a whole number of parameters (the exact total expected)")
     max_params = table.integer("max_params", what="a budget, a positive whole number of "
                                                   "parameters")
     max_bytes = table.integer("max_bytes", what="a budget, a positive whole number of bytes")
@@ -312,8 +320,8 @@ def _stack(source: Source, path: Path, data: object, framework: Framework,
             if source_name not in names:
                 raise table.error(
                     "from",
-                    f"no earlier layer is named '{source_name}'"
-                    + (f"; earlier names: {', '.join(names)}." if names else
+                    f"no earlier layer is named {_q(source_name)}"
+                    + (f"; earlier names: {', '.join(map(_q, names))}." if names else
                        " (give a layer a name = \"...\" first).")
                     + did_you_mean(source_name, names),
                 )
@@ -323,7 +331,7 @@ def _stack(source: Source, path: Path, data: object, framework: Framework,
                        following=kinds[n + 1:], first=(n == 0 and top_level))
         if layer.name is not None:
             if layer.name in names:
-                raise table.error("name", f"duplicate layer name '{layer.name}' (also "
+                raise table.error("name", f"duplicate layer name {_q(layer.name)} (also "
                                           f"layers[{names[layer.name]}])")
             names[layer.name] = n
         if reads is not None:
@@ -350,7 +358,7 @@ def _allowed(source: Source, path: Path, item: object) -> tuple[str, ...]:
         raise source.error((*path, "kind"), f"expected a layer kind (one of: "
                                             f"{', '.join(KINDS)}), got {_describe(kind)}")
     if kind not in KIND_KEYS:
-        raise source.error((*path, "kind"), f"unknown layer kind '{kind}'; expected one of: "
+        raise source.error((*path, "kind"), f"unknown layer kind {_q(kind)}; expected one of: "
                                             f"{', '.join(KINDS)}." + did_you_mean(kind, KINDS))
     return (*COMMON_KEYS, *KIND_KEYS[kind])
 
@@ -362,7 +370,7 @@ def _layer(source: Source, t: _Table, index: int, kind: str, framework: Framewor
            width: int | None, *, following: Sequence[str], first: bool) -> Layer:
     name = t.text("name")
     expected = t.integer("params", minimum=0,
-                         what="the expected parameter count, a whole number")
+                         what="a whole number of parameters (the layer's exact count)")
     keras = framework is Framework.KERAS
 
     def base(**kw: Any) -> Layer:

@@ -172,8 +172,11 @@ class _TomlScanner:
                 if self.s[self.i] == ",":
                     self.i += 1
                     continue
+                before = self.i
                 self.value((*path, index), self.i)
                 index += 1
+                if self.i == before:  # never loop on text we do not understand
+                    self.i += 1
         elif c == "{":
             self.i += 1
             while True:
@@ -332,5 +335,7 @@ def json_spans(text: str) -> dict[Path, Span]:
         spans[path] = Span(key, start, i)
         return i
 
-    value(0, (), ws(0))
+    if not text.strip():
+        return {(): Span(0, 0, 0)}
+    value(0, (), 0)
     return spans

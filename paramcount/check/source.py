@@ -49,7 +49,11 @@ class Source:
     def spans(self) -> dict[Path, Span]:
         """Every entry's Span, scanned on first use."""
         if self._spans is None:
-            self._spans = toml_spans(self.text) if self.format == "toml" else json_spans(self.text)
+            try:
+                scan = toml_spans if self.format == "toml" else json_spans
+                self._spans = scan(self.text)
+            except Exception:  # a locator bug must not hide the user's error: locate at 1:1
+                self._spans = {}
         return self._spans
 
     @property
@@ -87,7 +91,10 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     if not close:
         close = difflib.get_close_matches(word.lower(), list(choices), n=1, cutoff=0.6)
-    return f" Did you mean '{close[0]}'?" if close else ""
+    if not close:
+        return ""
+    shown = f"'{close[0]}'" if close[0].isprintable() else json.dumps(close[0])
+    return f" Did you mean {shown}?"
 
 
 _TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
@@ -130,6 +137,8 @@ def parse(name: str, text: str, format: str) -> Any:
             return tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
             raise _toml_error(name, text, error) from None
+    if not text.strip():
+        return {}
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:

@@ -78,14 +78,18 @@ def updated_text(config: Config) -> tuple[str, list[Change], list[Skipped]]:
         while stack:
             layer, prefix = stack.pop(0)
             label = f"{prefix}layers[{layer.index}]"
+            stack[:0] = [(child, f"{label}.") for child in layer.children]
             if layer.expected is not None and layer.expected != layer.params:
-                span = spans[full((*layer.path, "params"))]
+                span = spans.get(full((*layer.path, "params")))
+                if span is None:
+                    skipped.append(Skipped(model.name, f"cannot locate {label}.params in the "
+                                                       "file; set it by hand"))
+                    continue
                 old = text[span.start : span.end]
                 edits.append((span.start, span.end,
                               _literal(old, layer.params, source.format)))
                 changes.append(Change(model.name, f"{label}.params", layer.expected,
                                       layer.params))
-            stack[:0] = [(child, f"{label}.") for child in layer.children]
     for start, end, replacement in sorted(edits, reverse=True):
         text = text[:start] + replacement + text[end:]
     return text, changes, skipped
