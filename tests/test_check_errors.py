@@ -144,7 +144,7 @@ BROKEN = [
     ("from-unknown", "m.toml",
      '[models.a]\ninput = 3\nlayers = [{ kind = "tanh", name = "enc" }, '
      '{ kind = "linear", from = "encc", out = 2 }]\n',
-     "3:70: models.a.layers[1].from: no earlier layer is named 'encc'; earlier names: enc. "
+     "3:70: models.a.layers[1].from: no earlier layer is named 'encc'; earlier names: 'enc'. "
      "Did you mean 'enc'?"),
     ("attention-scorer-width", "m.toml",
      '[models.a]\ninput = 3\nlayers = [{ kind = "attention", layers = '
