@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 
@@ -57,7 +58,9 @@ def check(file: str | None, verify: bool, update: bool, as_json: bool,
     3 a framework missing for --verify.
     """
     try:
-        config = load_config(load(file))
+        source = load(file)
+        gc.freeze()  # the parsed document lives to the end: spare the collector walking it
+        config = load_config(source)
     except ConfigError as error:
         _annotate_error(error)
         raise
@@ -76,10 +79,13 @@ def check(file: str | None, verify: bool, update: bool, as_json: bool,
             data["updated"] = changes
         click.echo(dumps(data), nl=False)
     else:
+        lines = []
         for outcome in outcomes:
             line = render.model_line(outcome)
-            click.echo(click.style(line[0], fg="green" if outcome.passed else "red") + line[1:])
-        click.echo(render.summary(outcomes, config.source.name))
+            lines.append(click.style(line[0], fg="green" if outcome.passed else "red")
+                         + line[1:])
+        lines.append(render.summary(outcomes, config.source.name))
+        click.echo("\n".join(lines))
         if update:
             click.echo(
                 f"updated {config.source.name}: " + "; ".join(changes) if changes
