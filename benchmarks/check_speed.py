@@ -33,8 +33,9 @@ def model_text(n: int, rng: random.Random) -> str:
                       f'dim = {rng.choice([64, 100, 128, 256, 300])} }}')
     else:
         lines.append(f"input = {rng.randint(1, 512)}")
+    bidirectional = str(rng.random() < 0.6).lower()
     layers.append(f'{{ kind = "{cell}", hidden = {rng.choice([32, 64, 128, 256, 512])}, '
-                  f'layers = {rng.randint(1, 4)}, bidirectional = {str(rng.random() < 0.6).lower()} }}')
+                  f'layers = {rng.randint(1, 4)}, bidirectional = {bidirectional} }}')
     if rng.random() < 0.5:
         layers.append('{ kind = "pool", mode = ["last", "max", "mean"] }')
     layers += [f'{{ kind = "linear", out = {rng.choice([64, 128, 256])} }}', '{ kind = "relu" }',

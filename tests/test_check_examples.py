@@ -192,3 +192,21 @@ def test_keras_examples_match_hand_written_models() -> None:
     assert sorted(models) == sorted(expected)
     for name, model in models.items():
         assert model.count_params() == expected[name], name
+
+
+def test_readme_excerpt_is_verbatim() -> None:
+    """The TOML shown in the README's "Parameter budgets in CI" is a verbatim excerpt."""
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    start = readme.index("```toml\n# examples/text_classifier.toml (excerpt)\n")
+    block = readme[start:readme.index("```\n", start + 8)].splitlines()[2:]
+    assert "\n".join(block) in (EXAMPLES / "text_classifier.toml").read_text()
+
+
+def test_pre_commit_hooks_run_check() -> None:
+    """Every hook in .pre-commit-hooks.yaml runs ``paramcount check`` on no filenames."""
+    yaml = pytest.importorskip("yaml")
+    hooks = yaml.safe_load((EXAMPLES.parent / ".pre-commit-hooks.yaml").read_text())
+    assert [h["id"] for h in hooks] == ["paramcount-check", "paramcount-check-verify"]
+    for hook in hooks:
+        assert hook["entry"].startswith("paramcount check")
+        assert hook["pass_filenames"] is False and hook["language"] == "python"

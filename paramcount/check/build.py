@@ -9,6 +9,7 @@ imported here, inside functions, only when asked for.
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -179,6 +180,9 @@ def _keras_apply(layer: Layer, x: Any) -> tuple[Any, int]:
 
 def keras_counts(model: Model) -> list[int]:
     """Build ``model`` as a functional Keras model without allocating weights and count it."""
+    # No oneDNN / CPU-feature banners on stderr: only shapes are built here, nothing computed.
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
     import keras
 
     keras.backend.clear_session()
