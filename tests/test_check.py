@@ -9,8 +9,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from paramcount import conventions
 from paramcount.check import read
+from paramcount.check.config import recurrent_count
+from paramcount.errors import SpecError
+from paramcount.spec import Cell, Framework, LayerSpec, MergeMode
 from tests.conftest import CLI
 
 BILSTM = """\
@@ -66,6 +72,21 @@ TOTALS = [
     ("attention", '{ kind = "attention", layers = [{ kind = "linear", out = 4 }, '
      '{ kind = "tanh" }, { kind = "linear", out = 1 }] }, { kind = "linear", out = 3 }', 6,
      "torch", (6 * 4 + 4) + (4 + 1) + (6 * 3 + 3)),
+    ("keras-attention", '{ kind = "lstm", units = 4, bidirectional = true }, '
+     '{ kind = "attention", layers = [{ kind = "dense", units = 1, activation = "tanh" }] }, '
+     '{ kind = "dense", units = 2 }', 3, "keras", 2 * 16 * (3 + 4 + 1) + 9 + 18),
+    ("keras-lstm-cell", '{ kind = "lstm", units = 5, cell = true }', 3, "keras",
+     4 * 5 * (3 + 5 + 1)),
+    ("keras-stacked-merge-modes", '{ kind = "gru", units = 4, layers = 3, bidirectional = true, '
+     'merge_mode = ["concat", "ave", "mul"] }, { kind = "layer_norm" }', 2, "keras",
+     2 * 12 * (2 + 4 + 2) + 2 * 12 * (8 + 4 + 2) + 2 * 12 * (4 + 4 + 2) + 8),
+    ("keras-rnn-pool", '{ kind = "rnn", units = 3, nonlinearity = "relu" }, '
+     '{ kind = "pool", mode = ["max", "mean", "first"] }, { kind = "dense", units = 1 }', 2,
+     "keras", 3 * (2 + 3 + 1) + 10),
+    ("torch-gru-bias-free-stack", '{ kind = "gru", hidden = 6, layers = 3, bias = false }, '
+     '{ kind = "layer_norm", bias = false }, { kind = "gelu" }, { kind = "sigmoid" }, '
+     '{ kind = "activation", function = "silu" }', 5, "torch",
+     18 * (5 + 6) + 2 * 18 * (6 + 6) + 6),
 ]
 
 
@@ -77,6 +98,65 @@ def test_model_totals(tmp_path: Path, layers: str, width: int | None, framework:
     head = f"input = {width}\n" if width else ""
     text = f'[models.m]\nframework = "{framework}"\n{head}layers = [{layers}]\n'
     assert model_total(text, tmp_path) == total
+
+
+@pytest.mark.torch
+@pytest.mark.keras
+def test_every_kind_verifies_with_its_framework(cli: CLI, tmp_path: Path) -> None:
+    """--verify builds each TOTALS model for real and agrees with paramcount's count."""
+    text = ""
+    for name, layers, width, framework, total in TOTALS:
+        pytest.importorskip(framework)
+        head = f"input = {width}\n" if width else ""
+        text += (f'[models.{name}]\nframework = "{framework}"\n{head}total = {total}\n'
+                 f"layers = [{layers}]\n\n")
+    result = cli("check", str(write(tmp_path, text)), "--verify")
+    assert result.code == 0, result.out + result.err
+    assert result.out.count("verified with") == len(TOTALS)
+
+
+@given(
+    cell=st.sampled_from(list(Cell)), framework=st.sampled_from(list(Framework)),
+    input_size=st.integers(1, 300), hidden=st.integers(2, 300), layers=st.integers(1, 4),
+    bidirectional=st.booleans(), bias=st.booleans(), proj=st.integers(0, 300),
+    single=st.booleans(), reset_after=st.sampled_from([None, True, False]),
+    modes=st.lists(st.sampled_from(["concat", "sum", "mul", "ave"]), min_size=1, max_size=4),
+)
+def test_closed_form_count_equals_tensors(
+    cell: Cell, framework: Framework, input_size: int, hidden: int, layers: int,
+    bidirectional: bool, bias: bool, proj: int, single: bool, reset_after: bool | None,
+    modes: list[str],
+) -> None:
+    """check's closed-form recurrent count is the sum of the convention's tensors."""
+    keras = framework is Framework.KERAS
+    try:
+        spec = LayerSpec(
+            cell, input_size, hidden, num_layers=1 if single else layers,
+            bidirectional=bidirectional and not single, bias=bias,
+            proj_size=proj if cell is Cell.LSTM and not keras and not single else 0,
+            framework=framework,
+            merge_modes=tuple(MergeMode(m) for m in modes[:layers]) if keras and bidirectional
+            and not single and len(modes[:layers]) in (1, layers) else None,
+            reset_after=reset_after if cell is Cell.GRU and keras else None,
+            single_cell=single,
+        )
+    except SpecError:
+        return
+    assert recurrent_count(spec) == sum(t.count for t in conventions.tensors(spec))
+
+
+def test_backend_missing_exits_3(cli: CLI, tmp_path: Path,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """--verify without the model's framework installed exits 3 with the install hint."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "torch" else real(name, *a))
+    result = cli("check", str(write(tmp_path, BILSTM)), "--verify")
+    assert result.code == 3
+    assert result.err == ("Error: verifying with torch requires the torch package: "
+                          "pip install 'paramcount[torch]'\n")
 
 
 def test_from_reads_a_named_layer(tmp_path: Path) -> None:
