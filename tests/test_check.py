@@ -326,3 +326,32 @@ def test_check_imports_no_framework() -> None:
         "assert not heavy, heavy\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=root)
+
+
+@pytest.mark.torch
+def test_verify_refused_by_framework_is_a_finding(cli: CLI, tmp_path: Path) -> None:
+    """A model torch cannot build (sizes beyond int64) fails cleanly (exit 1), no traceback."""
+    pytest.importorskip("torch")
+    text = BILSTM.replace("hidden = 64", "hidden = 100_000_000_000_000_000_000")
+    result = cli("check", str(write(tmp_path, text)), "--verify")
+    assert result.code == 1 and result.err == ""
+    assert "; PyTorch could not build it: " in result.out
+
+
+def test_junit_for_invalid_config(cli: CLI, tmp_path: Path) -> None:
+    """With --junit, an invalid config still leaves a JUnit file: one test case in error."""
+    path = write(tmp_path, BILSTM.replace("hidden = 64", "hidden = -1"))
+    report = tmp_path / "report.xml"
+    result = cli("check", str(path), "--junit", str(report))
+    assert result.code == 2
+    root = ET.parse(report).getroot()
+    assert root.get("errors") == "1"
+    error = root.find("./testsuite/testcase/error")
+    assert error is not None and error.get("message") == result.err.removeprefix("Error: ").strip()
+
+
+def test_help_lists_check(cli: CLI) -> None:
+    """``paramcount --help`` lists the command and ``check --help`` documents the exit codes."""
+    assert "check" in cli("--help").out
+    text = cli("check", "--help").out
+    assert "--verify" in text and "--update" in text and "3 a framework missing" in text

@@ -63,8 +63,11 @@ def _diff(value: int) -> str:
     return f"+{value:,}" if value > 0 else (f"−{-value:,}" if value < 0 else "±0")
 
 
-def evaluate(model: Model, verified: Sequence[int] | None = None) -> Outcome:
-    """Hold ``model`` to its expectations (and, with ``verified``, to what was really built)."""
+def evaluate(model: Model, verified: Sequence[int] | str | None = None) -> Outcome:
+    """Hold ``model`` to its expectations (and, with ``verified``, to what was really built).
+
+    ``verified`` is the real count of each layer, or why the framework could not build it.
+    """
     total = model.total
     checks: list[Check] = []
     problems: list[Problem] = []
@@ -105,7 +108,9 @@ def evaluate(model: Model, verified: Sequence[int] | None = None) -> Outcome:
                                         layer.params, text))
     verified_total = None
     verified_layers = None
-    if verified is not None:
+    if isinstance(verified, str):
+        problems.append(Problem("verify", model.path, total, 0, verified))
+    elif verified is not None:
         verified_layers = tuple(verified)
         verified_total = sum(verified_layers)
         for layer, real in zip(model.layers, verified_layers, strict=True):
@@ -128,7 +133,7 @@ def _all_layers(model: Model) -> list:  # type: ignore[type-arg]
 
 
 def evaluate_all(config: Config,
-                 verified: Sequence[Sequence[int]] | None = None) -> list[Outcome]:
+                 verified: Sequence[Sequence[int] | str] | None = None) -> list[Outcome]:
     """The outcome of every model, in file order."""
     if verified is None:
         return [evaluate(m) for m in config.models]

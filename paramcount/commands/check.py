@@ -33,6 +33,15 @@ def _annotate_error(error: ConfigError) -> None:
         click.echo(f"::error title=paramcount check::{error}")
 
 
+def _write_junit(path: str, xml: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(xml)
+    except OSError as error:
+        raise click.BadParameter(f"cannot write {path}: {error.strerror}",
+                                 param_hint="--junit") from None
+
+
 def _write(source: Source, text: str) -> None:
     with open(source.path, "w", encoding="utf-8", newline="") as file:
         file.write(("\ufeff" if source.bom else "") + text)
@@ -63,6 +72,10 @@ def check(file: str | None, verify: bool, update: bool, as_json: bool,
         config = load_config(source)
     except ConfigError as error:
         _annotate_error(error)
+        if junit_file:
+            from paramcount.render.check import junit_error
+
+            _write_junit(junit_file, junit_error(file or "pyproject.toml", str(error)))
         raise
     verified = _verify(config) if verify else None
     outcomes = evaluate_all(config, verified)
@@ -92,26 +105,29 @@ def check(file: str | None, verify: bool, update: bool, as_json: bool,
                 else f"{config.source.name} is up to date: no expectation changed"
             )
     if junit_file:
-        try:
-            with open(junit_file, "w", encoding="utf-8") as out:
-                out.write(render.junit(config, outcomes))
-        except OSError as error:
-            raise click.BadParameter(f"cannot write {junit_file}: {error.strerror}",
-                                     param_hint="--junit") from None
+        _write_junit(junit_file, render.junit(config, outcomes))
     if _github():
         for line in render.github_annotations(config, outcomes):
             click.echo(line)
     return 0 if all(o.passed for o in outcomes) else 1
 
 
-def _verify(config: Config) -> list[list[int]]:
+def _verify(config: Config) -> list[list[int] | str]:
     from paramcount.check.build import build, require
 
     require([m.framework for m in config.models])
-    return [build(model) for model in config.models]
+    out: list[list[int] | str] = []
+    for model in config.models:
+        try:
+            out.append(build(model))
+        except Exception as error:  # the framework refused: a finding, not a crash
+            first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+            out.append(f"{model.framework.title} could not build it: "
+                       f"{type(error).__name__}: {first[:200]}")
+    return out
 
 
-def _update(config: Config, outcomes: list[Outcome], verified: list[list[int]] | None
+def _update(config: Config, outcomes: list[Outcome], verified: list[list[int] | str] | None
             ) -> tuple[Config, list[Outcome], list[str]]:
     """Rewrite the expectations in the file; refuse when --verify found the formulas wrong."""
     from paramcount.check.update import updated_text

@@ -24,7 +24,7 @@ def model_line(outcome: Outcome) -> str:
         shown.append("no expectation set")
     text = ", ".join(parts) + (", " + "; ".join(shown) if shown else "")
     verify = [p.message for p in outcome.problems if p.key == "verify"]
-    if outcome.verified_total is not None:
+    if outcome.verified_total is not None or verify:
         text += "; " + ("; ".join(verify) if verify
                         else f"verified with {model.framework.title}")
     return f"{'✓' if outcome.passed else '✗'} {model.name}: {text}"
@@ -131,6 +131,20 @@ def junit(config: Config, outcomes: list[Outcome]) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, "unicode") + "\n"
 
 
+def junit_error(file: str, message: str) -> str:
+    """JUnit XML for a config that could not be checked: one test case in error."""
+    import xml.etree.ElementTree as ET
+
+    suites = ET.Element("testsuites", name="paramcount check", tests="1", failures="0",
+                        errors="1")
+    suite = ET.SubElement(suites, "testsuite", name=file, tests="1", failures="0", errors="1",
+                          skipped="0")
+    case = ET.SubElement(suite, "testcase", classname=file, name="config", file=file)
+    ET.SubElement(case, "error", type="ConfigError", message=message)
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, "unicode") + "\n"
+
+
 def _escape_data(text: str) -> str:
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
@@ -140,7 +154,16 @@ def _escape_property(text: str) -> str:
 
 
 def annotation(file: str, line: int, column: int, message: str) -> str:
-    """A GitHub Actions ``::error`` workflow command pointing at ``file:line:column``."""
+    """A GitHub Actions ``::error`` workflow command pointing at ``file:line:column``.
+
+    GitHub matches paths relative to the repository root, so an absolute path under the
+    working directory is made relative.
+    """
+    import os
+
+    if os.path.isabs(file):
+        relative = os.path.relpath(file)
+        file = file if relative.startswith("..") else relative
     return (f"::error file={_escape_property(file)},line={line},col={column},"
             f"title=paramcount check::{_escape_data(message)}")
 
