@@ -75,6 +75,9 @@ TOTALS = [
     ("keras-attention", '{ kind = "lstm", units = 4, bidirectional = true }, '
      '{ kind = "attention", layers = [{ kind = "dense", units = 1, activation = "tanh" }] }, '
      '{ kind = "dense", units = 2 }', 3, "keras", 2 * 16 * (3 + 4 + 1) + 9 + 18),
+    ("keras-sequence-through-dropout", '{ kind = "lstm", units = 4 }, { kind = "dropout" }, '
+     '{ kind = "dense", units = 3 }, { kind = "gru", units = 2, reset_after = false }', 5,
+     "keras", 16 * (5 + 4 + 1) + 15 + 6 * (3 + 2 + 1)),
     ("keras-lstm-cell", '{ kind = "lstm", units = 5, cell = true }', 3, "keras",
      4 * 5 * (3 + 5 + 1)),
     ("keras-stacked-merge-modes", '{ kind = "gru", units = 4, layers = 3, bidirectional = true, '

@@ -130,7 +130,7 @@ BROKEN = [
     ("return-sequences-off", "m.toml",
      '[models.a]\nframework = "keras"\ninput = 3\nlayers = [{ kind = "lstm", units = 4, '
      'return_sequences = false }, { kind = "lstm", units = 3 }]\n',
-     "4:58: models.a.layers[0].return_sequences: the next layer (lstm) reads a sequence: "
+     "4:58: models.a.layers[0].return_sequences: a later layer (lstm) reads a sequence: "
      "return_sequences must be true"),
     ("embedding-not-first", "m.toml",
      '[models.a]\ninput = 3\nlayers = [{ kind = "relu" }, { kind = "embedding", vocab = 5, '

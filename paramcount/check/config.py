@@ -368,6 +368,17 @@ def _allowed(source: Source, path: Path, item: object) -> tuple[str, ...]:
 
 
 _SEQUENCE_READERS = (*RECURRENT, "time_distributed", "pool", "attention")
+_SHAPE_KEEPERS = ("linear", "dense", "layer_norm", "dropout", "activation", *ACTIVATIONS)
+
+
+def _sequence_reader(following: Sequence[str]) -> str | None:
+    """The first later layer that needs a sequence (through layers that keep the shape)."""
+    for kind in following:
+        if kind in _SEQUENCE_READERS:
+            return kind
+        if kind not in _SHAPE_KEEPERS:
+            return None
+    return None
 
 
 def _layer(source: Source, t: _Table, index: int, kind: str, framework: Framework,
@@ -426,10 +437,11 @@ def _layer(source: Source, t: _Table, index: int, kind: str, framework: Framewor
         if return_sequences is not None and not keras:
             raise t.error("return_sequences", "return_sequences is a Keras option: a torch "
                                               "recurrent layer always returns the sequence")
-        needs_sequence = bool(following) and following[0] in _SEQUENCE_READERS
-        if return_sequences is False and needs_sequence:
-            raise t.error("return_sequences", f"the next layer ({following[0]}) reads a "
-                                              "sequence: return_sequences must be true")
+        reader = _sequence_reader(following)
+        needs_sequence = reader is not None
+        if return_sequences is False and reader is not None:
+            raise t.error("return_sequences", f"a later layer ({reader}) reads a sequence: "
+                                              "return_sequences must be true")
         try:
             spec = LayerSpec(
                 cell=RECURRENT[kind], input_size=width, hidden_size=hidden,

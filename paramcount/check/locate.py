@@ -224,14 +224,16 @@ class _TomlScanner:
                 table = (*path, index)
                 self.spans.setdefault(path, Span(at, at, at, header=True))
                 self.spans[table] = Span(at, at, at, header=True)
-                self.i = s.find("]]", self.i) + 2
+                end = s.find("]]", self.i)
+                self.i = len(s) if end < 0 else end + 2
             elif s[at] == "[":
                 self.i += 1
                 parts, _ = self.key()
                 table = self.resolve(parts)
                 self.claim(table, at)
                 self.spans[table] = Span(at, at, at, header=True)
-                self.i = s.find("]", self.i) + 1
+                end = s.find("]", self.i)
+                self.i = len(s) if end < 0 else end + 1
             else:
                 parts, key_start = self.key()
                 self.skip_ws()
