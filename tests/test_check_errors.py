@@ -64,6 +64,8 @@ BROKEN = [
     ("duplicate-model-toml", "m.toml",
      f"[models.a]\ninput = 3\nlayers = [{LSTM}]\n[models.a]\ninput = 4\n",
      "4:1: models.a: declared twice (a model name or key must be unique)"),
+    ("duplicate-key", "m.toml", '[models.a]\ninput = 3\ninput = 4\nlayers = [{ kind = "relu" }]\n',
+     "3:1: models.a.input: declared twice (a model name or key must be unique)"),
     ("duplicate-model-json", "m.json",
      '{"models": {"a": {"input": 3, "layers": [{"kind": "gru", "hidden": 4}]},\n'
      ' "a": {"input": 3}}}',
