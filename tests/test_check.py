@@ -116,6 +116,11 @@ def test_every_kind_verifies_with_its_framework(cli: CLI, tmp_path: Path) -> Non
     result = cli("check", str(write(tmp_path, text)), "--verify")
     assert result.code == 0, result.out + result.err
     assert result.out.count("verified with") == len(TOTALS)
+    data = json.loads(cli("check", str(tmp_path / "models.toml"), "--verify", "--json").out)
+    for model in data["models"]:
+        assert model["verified_total"] == model["total"]
+        assert [la["verified"] for la in model["layers"]] == [la["params"] for la in
+                                                               model["layers"]]
 
 
 @given(

@@ -28,7 +28,7 @@ CONFIGS = sorted(p.name for p in EXAMPLES.iterdir() if p.suffix in (".toml", ".j
 
 def test_every_example_is_tested() -> None:
     """No example config escapes the framework tests below."""
-    assert CONFIGS == sorted(TORCH_FILES + KERAS_FILES)
+    assert sorted(TORCH_FILES + KERAS_FILES) == CONFIGS
 
 
 @pytest.mark.parametrize("file", CONFIGS)

@@ -77,8 +77,10 @@ def data(config: Config, outcomes: list[Outcome]) -> dict[str, Any]:
                     "output_width": layer.output_width,
                     "params": layer.params,
                     "expected": layer.expected,
+                    "verified": (outcome.verified_layers[n]
+                                 if outcome.verified_layers is not None else None),
                 }
-                for layer in model.layers
+                for n, layer in enumerate(model.layers)
             ],
             "problems": [
                 {
