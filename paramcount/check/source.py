@@ -187,9 +187,13 @@ def load(path: str | None) -> Source:
     source = _read(file, path, suffix[1:])
     if file.name == "pyproject.toml":
         tool = source.data.get("tool")
-        if isinstance(tool, dict) and isinstance(tool.get("paramcount"), dict):
-            source.data = tool["paramcount"]
-            source.root = PYPROJECT_ROOT
+        if not isinstance(tool, dict) or not isinstance(tool.get("paramcount"), dict):
+            raise ConfigError(
+                f"{path}:1:1: no [tool.paramcount] table: add one with your models "
+                "(see 'Parameter budgets in CI' in the README)"
+            )
+        source.data = tool["paramcount"]
+        source.root = PYPROJECT_ROOT
     return source
 
 
