@@ -268,6 +268,15 @@ def test_github_annotations(cli: CLI, tmp_path: Path, monkeypatch: pytest.Monkey
     )
 
 
+def test_github_annotations_keep_json_clean(cli: CLI, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --json, annotations go to stderr and stdout stays one JSON document."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    result = cli("check", str(write(tmp_path, BILSTM.replace("149_504", "1"))), "--json")
+    assert json.loads(result.out)["failed"] == 1
+    assert result.err.startswith("::error file=")
+
+
 def test_github_annotation_for_config_error(cli: CLI, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """An invalid config is annotated at its location too, and still exits 2."""
@@ -363,3 +372,11 @@ def test_help_lists_check(cli: CLI) -> None:
     assert "check" in cli("--help").out
     text = cli("check", "--help").out
     assert "--verify" in text and "--update" in text and "3 a framework missing" in text
+
+
+def test_explicit_pyproject_without_table(cli: CLI, tmp_path: Path) -> None:
+    """Naming a pyproject.toml that has no [tool.paramcount] says so, not "unknown key"."""
+    path = write(tmp_path, '[project]\nname = "x"\n', "pyproject.toml")
+    result = cli("check", str(path))
+    assert result.code == 2
+    assert result.err.startswith(f"Error: {path}:1:1: no [tool.paramcount] table")

@@ -106,9 +106,9 @@ def check(file: str | None, verify: bool, update: bool, as_json: bool,
             )
     if junit_file:
         _write_junit(junit_file, render.junit(config, outcomes))
-    if _github():
+    if _github():  # on stderr under --json, so stdout stays one JSON document
         for line in render.github_annotations(config, outcomes):
-            click.echo(line)
+            click.echo(line, err=as_json)
     return 0 if all(o.passed for o in outcomes) else 1
 
 
