@@ -27,6 +27,7 @@ COMMANDS = {
     "shapes": "paramcount.commands.shapes:shapes",
     "trace": "paramcount.commands.trace:trace",
     "fit": "paramcount.commands.fit:fit_command",
+    "check": "paramcount.commands.check:check",
 }
 
 

@@ -87,6 +87,7 @@ def test_console_example(
     if missing := missing_for(command):
         pytest.skip(f"needs {', '.join(missing)}")
     actual = printed(cli, command)
+    assert "<built-in method" not in actual and "<bound method" not in actual
     if update_golden and "\n...\n" not in f"\n{expected}\n":
         path = ROOT / doc
         text = path.read_text()

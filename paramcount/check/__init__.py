@@ -1,0 +1,31 @@
+"""``paramcount check``: parameter budgets for whole model configs.
+
+``source`` reads a TOML/JSON file and locates errors in it, ``config`` validates models and
+counts their layers, ``evaluate`` holds them to their expectations, ``update`` writes counts
+back, ``build`` makes the real models for ``--verify``. Nothing here prints.
+"""
+
+from __future__ import annotations
+
+from paramcount.check.config import Config, Layer, Model, load_config
+from paramcount.check.evaluate import Outcome, Problem, evaluate, evaluate_all
+from paramcount.check.source import Source, load
+
+__all__ = [
+    "Config",
+    "Layer",
+    "Model",
+    "Outcome",
+    "Problem",
+    "Source",
+    "evaluate",
+    "evaluate_all",
+    "load",
+    "load_config",
+    "read",
+]
+
+
+def read(path: str | None) -> Config:
+    """Load and validate a config file (``None``: ``[tool.paramcount]`` of ./pyproject.toml)."""
+    return load_config(load(path))

@@ -1,0 +1,122 @@
+"""``--update``: write today's counts back as the expectations, touching nothing else.
+
+Surgical text edits at the positions the locator found: each expected ``total`` and layer
+``params`` value is replaced in place (keeping ``1_000`` underscores if the user wrote them),
+and a model without ``total`` gets one line after its ``[models.NAME]`` header. Comments,
+order, spacing and quoting stay exactly as they were; budgets (max_params, max_bytes) are the
+user's decisions and are never rewritten.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from paramcount.check.config import Config, Model
+from paramcount.check.locate import Path
+
+
+@dataclass(frozen=True)
+class Change:
+    """One expectation rewritten or added."""
+
+    model: str
+    key: str
+    """``total`` or ``layers[2].params``."""
+    old: int | None
+    new: int
+
+    def __str__(self) -> str:
+        old = "(none)" if self.old is None else f"{self.old:,}"
+        return f"{self.model} {self.key} {old} → {self.new:,}"
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A model whose ``total`` could not be added without restructuring the file."""
+
+    model: str
+    reason: str
+
+
+def _literal(old: str | None, value: int, format: str) -> str:
+    """``value`` as the user wrote the old one: TOML underscores kept (and used for new keys)."""
+    if format == "toml" and (old is None or "_" in old):
+        return f"{value:_}"
+    return str(value)
+
+
+def updated_text(config: Config) -> tuple[str, list[Change], list[Skipped]]:
+    """The config's text with every expectation set to today's count, and what changed."""
+    source = config.source
+    text = source.text
+    spans = source.spans
+    newline = "\r\n" if "\r\n" in text else "\n"
+    edits: list[tuple[int, int, str]] = []
+    changes: list[Change] = []
+    skipped: list[Skipped] = []
+
+    def full(path: Path) -> Path:
+        return (*source.root, *path)
+
+    for model in config.models:
+        total_span = spans.get(full((*model.path, "total")))
+        if total_span is not None:
+            if model.total_expected != model.total:
+                old = text[total_span.start : total_span.end]
+                edits.append((total_span.start, total_span.end,
+                              _literal(old, model.total, source.format)))
+                changes.append(Change(model.name, "total", model.total_expected, model.total))
+        else:
+            insertion = _insert_total(text, config, model, newline)
+            if insertion is None:
+                skipped.append(Skipped(model.name, "declared with dotted keys: add "
+                                                   f"'total = {model.total}' by hand"))
+            else:
+                edits.append(insertion)
+                changes.append(Change(model.name, "total", None, model.total))
+        stack = [(layer, "") for layer in model.layers]
+        while stack:
+            layer, prefix = stack.pop(0)
+            label = f"{prefix}layers[{layer.index}]"
+            stack[:0] = [(child, f"{label}.") for child in layer.children]
+            if layer.expected is not None and layer.expected != layer.params:
+                span = spans.get(full((*layer.path, "params")))
+                if span is None:
+                    skipped.append(Skipped(model.name, f"cannot locate {label}.params in the "
+                                                       "file; set it by hand"))
+                    continue
+                old = text[span.start : span.end]
+                edits.append((span.start, span.end,
+                              _literal(old, layer.params, source.format)))
+                changes.append(Change(model.name, f"{label}.params", layer.expected,
+                                      layer.params))
+    for start, end, replacement in sorted(edits, reverse=True):
+        text = text[:start] + replacement + text[end:]
+    return text, changes, skipped
+
+
+def _insert_total(text: str, config: Config, model: Model,
+                  newline: str) -> tuple[int, int, str] | None:
+    """Where and what to insert so that ``model`` states ``total``; None if not possible."""
+    source = config.source
+    path = (*source.root, *model.path)
+    span = source.spans.get(path)
+    if span is None:
+        return None
+    if source.format == "toml" and span.header:
+        number = _literal(None, model.total, "toml")
+        end = text.find("\n", span.key)
+        if end < 0:
+            return len(text), len(text), f"{newline}total = {number}"
+        return end + 1, end + 1, f"total = {number}{newline}"
+    if span.start == span.end or text[span.start] != "{":
+        return None
+    keys = [s.key for p, s in source.spans.items() if len(p) == len(path) + 1
+            and p[: len(path)] == path]
+    if not keys:
+        return None
+    first = min(keys)
+    gap = text[span.start + 1 : first]
+    if source.format == "json":
+        return first, first, f'"total": {model.total},{gap}'
+    return first, first, f"total = {_literal(None, model.total, 'toml')},{gap or ' '}"

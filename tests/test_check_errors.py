@@ -1,0 +1,194 @@
+"""Invalid configs: each one exit 2, one located line on stderr, and the file left untouched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CLI
+
+LSTM = '{ kind = "lstm", hidden = 64 }'
+
+# (id, file name, text, the whole error line after "Error: <file>:")
+BROKEN = [
+    ("malformed-toml", "m.toml", "[models.a\nlayers = []\n",
+     "1:10: invalid TOML: expected ']' at the end of a table declaration"),
+    ("malformed-json", "m.json", '{"models": {"a": [}}',
+     "1:19: invalid JSON: expecting value"),
+    ("empty-toml", "m.toml", "",
+     "1:1: (top level): no models: add a [models.NAME] table with a 'layers' list"),
+    ("empty-json", "m.json", "\n",
+     "1:1: (top level): no models: add a [models.NAME] table with a 'layers' list"),
+    ("comments-only", "m.toml", "# nothing yet\n",
+     "1:1: (top level): no models: add a [models.NAME] table with a 'layers' list"),
+    ("empty-models", "m.toml", "[models]\n",
+     "1:1: models: no models: add a [models.NAME] table with a 'layers' list"),
+    ("models-not-table", "m.toml", "models = 3\n",
+     "1:10: models: expected a table of named models ([models.NAME]), got integer 3"),
+    ("missing-layers", "m.toml", "[models.a]\ninput = 3\n",
+     "1:1: models.a: missing key 'layers' (an array of layer tables)"),
+    ("empty-layers", "m.toml", "[models.a]\ninput = 3\nlayers = []\n",
+     "3:10: models.a.layers: expected at least one layer, got an empty array"),
+    ("layers-not-array", "m.toml", '[models.a]\ninput = 3\nlayers = "lstm"\n',
+     "3:10: models.a.layers: expected an array of layer tables, got string 'lstm'"),
+    ("layer-not-table", "m.toml", "[models.a]\ninput = 3\nlayers = [3]\n",
+     "3:11: models.a.layers[0]: expected a layer table, got integer 3"),
+    ("input-string", "m.toml", f'[models.a]\ninput = "32"\nlayers = [{LSTM}]\n',
+     "2:9: models.a.input: expected the input width, a positive whole number, got string '32'"),
+    ("hidden-float", "m.json",
+     '{"models": {"a": {"input": 3, "layers": [{"kind": "gru", "hidden": 4.5}]}}}',
+     "1:68: models.a.layers[0].hidden: expected the hidden size, a positive whole number, got "
+     "float 4.5"),
+    ("bool-as-size", "m.toml", f'[models.a]\ninput = true\nlayers = [{LSTM}]\n',
+     "2:9: models.a.input: expected the input width, a positive whole number, got boolean true"),
+    ("zero-hidden", "m.toml", '[models.a]\ninput = 32\nlayers = [{ kind = "lstm", hidden = 0 }]\n',
+     "3:37: models.a.layers[0].hidden: expected the hidden size, a positive whole number, got 0"),
+    ("negative-layers", "m.toml",
+     '[models.a]\ninput = 32\nlayers = [{ kind = "lstm", hidden = 8, layers = -2 }]\n',
+     "3:49: models.a.layers[0].layers: expected a positive whole number of layers, got -2"),
+    ("negative-vocab", "m.toml",
+     '[models.a]\nlayers = [{ kind = "embedding", vocab = -5, dim = 3 }]\n',
+     "2:41: models.a.layers[0].vocab: expected the vocabulary size, a positive whole number, "
+     "got -5"),
+    ("zero-out", "m.toml", '[models.a]\ninput = 4\nlayers = [{ kind = "linear", out = 0 }]\n',
+     "3:36: models.a.layers[0].out: expected the output width, a positive whole number, got 0"),
+    ("widths-do-not-chain", "m.toml",
+     f'[models.a]\ninput = 32\nlayers = [\n  {LSTM},\n  {{ kind = "linear", input = 128, '
+     'out = 3 },\n]\n',
+     "5:30: models.a.layers[1].input: widths do not chain: this linear reads 128, but the "
+     "layer before it outputs 64"),
+    ("no-input-width", "m.toml", f"[models.a]\nlayers = [{LSTM}]\n",
+     "2:11: models.a.layers[0]: the lstm layer's input width is unknown: set 'input' on the "
+     "model (or on its first layer), or start with an embedding"),
+    ("duplicate-model-toml", "m.toml",
+     f"[models.a]\ninput = 3\nlayers = [{LSTM}]\n[models.a]\ninput = 4\n",
+     "4:1: models.a: declared twice (a model name or key must be unique)"),
+    ("duplicate-key", "m.toml", '[models.a]\ninput = 3\ninput = 4\nlayers = [{ kind = "relu" }]\n',
+     "3:1: models.a.input: declared twice (a model name or key must be unique)"),
+    ("duplicate-model-json", "m.json",
+     '{"models": {"a": {"input": 3, "layers": [{"kind": "gru", "hidden": 4}]},\n'
+     ' "a": {"input": 3}}}',
+     "2:2: models.a: declared twice (a model name or key must be unique)"),
+    ("duplicate-model-case", "m.toml",
+     f"[models.a]\ninput = 3\nlayers = [{LSTM}]\n[models.A]\ninput = 3\nlayers = [{LSTM}]\n",
+     "4:1: models.A: duplicate model name: 'A' and 'a' differ only in case or spaces"),
+    ("duplicate-layer-name", "m.toml",
+     '[models.a]\ninput = 3\nlayers = [{ kind = "tanh", name = "x" }, '
+     '{ kind = "relu", name = "x" }]\n',
+     "3:66: models.a.layers[1].name: duplicate layer name 'x' (also layers[0])"),
+    ("unknown-kind", "m.toml",
+     '[models.a]\ninput = 32\nlayers = [{ kind = "lstmm", hidden = 64 }]\n',
+     "3:20: models.a.layers[0].kind: unknown layer kind 'lstmm'; expected one of: lstm, gru, "
+     "rnn, embedding, linear, dense, time_distributed, layer_norm, dropout, activation, relu, "
+     "tanh, sigmoid, gelu, softmax, elu, leaky_relu, silu, pool, attention. Did you mean "
+     "'lstm'?"),
+    ("missing-kind", "m.toml", '[models.a]\ninput = 32\nlayers = [{ hidden = 64 }]\n',
+     "3:11: models.a.layers[0]: missing key 'kind'; expected one of: lstm, gru, rnn, embedding, "
+     "linear, dense, time_distributed, layer_norm, dropout, activation, relu, tanh, sigmoid, "
+     "gelu, softmax, elu, leaky_relu, silu, pool, attention"),
+    ("unknown-layer-key", "m.toml",
+     '[models.a]\ninput = 32\nlayers = [{ kind = "lstm", hiden = 64 }]\n',
+     "3:28: models.a.layers[0].hiden: unknown key in layer 0; expected one of: kind, name, "
+     "from, params, hidden, units, layers, bidirectional, bias, proj, merge_mode, reset_after, "
+     "nonlinearity, cell, input, return_sequences. Did you mean 'hidden'?"),
+    ("unknown-model-key", "m.toml", f"[models.a]\ninput = 32\ntotl = 5\nlayers = [{LSTM}]\n",
+     "3:1: models.a.totl: unknown key in model 'a'; expected one of: framework, input, layers, "
+     "total, max_params, max_bytes, dtype, description. Did you mean 'total'?"),
+    ("unknown-top-key", "m.toml", f"modles = 1\n[models.a]\ninput = 3\nlayers = [{LSTM}]\n",
+     "1:1: modles: unknown key in the config's top level; expected one of: models, framework, "
+     "dtype. Did you mean 'models'?"),
+    ("unknown-framework", "m.toml",
+     f'[models.a]\nframework = "pytorch"\ninput = 3\nlayers = [{LSTM}]\n',
+     "2:13: models.a.framework: 'pytorch' is not one of: torch, keras. Did you mean 'torch'?"),
+    ("unknown-pool-mode", "m.toml",
+     '[models.a]\ninput = 32\nlayers = [{ kind = "pool", mode = ["last", "maxx"] }]\n',
+     "3:44: models.a.layers[0].mode[1]: expected one of last, first, max, mean, got string "
+     "'maxx'. Did you mean 'max'?"),
+    ("total-not-a-number", "m.toml", f'[models.a]\ninput = 32\ntotal = "12k"\nlayers = [{LSTM}]\n',
+     "3:9: models.a.total: expected a whole number of parameters (the exact total expected), "
+     "got string '12k'"),
+    ("total-float", "m.toml", f"[models.a]\ninput = 32\ntotal = 1.5e6\nlayers = [{LSTM}]\n",
+     "3:9: models.a.total: expected a whole number of parameters (the exact total expected), "
+     "got float 1500000.0"),
+    ("max-params-negative", "m.toml",
+     f"[models.a]\ninput = 32\nmax_params = -1\nlayers = [{LSTM}]\n",
+     "3:14: models.a.max_params: expected a budget, a positive whole number of parameters, "
+     "got -1"),
+    ("layer-params-bool", "m.json",
+     '{"models": {"a": {"input": 3, "layers": [{"kind": "gru", "hidden": 4, "params": false}]}}}',
+     "1:81: models.a.layers[0].params: expected a whole number of parameters (the layer's exact "
+     "count), got boolean false"),
+    ("bad-dtype", "m.toml", f'[models.a]\ninput = 3\ndtype = "float32"\nlayers = [{LSTM}]\n',
+     "3:9: models.a.dtype: 'float32' is not one of: fp16, bf16, fp32, fp64, int8."),
+    ("proj-too-big", "m.toml",
+     '[models.a]\ninput = 32\nlayers = [{ kind = "lstm", hidden = 64, proj = 64 }]\n',
+     "3:48: models.a.layers[0].proj: proj = 64 must be smaller than hidden = 64 (torch "
+     "requires proj_size < hidden_size)"),
+    ("keras-option-in-torch", "m.toml",
+     '[models.a]\ninput = 3\nlayers = [{ kind = "gru", hidden = 4, reset_after = false }]\n',
+     "3:53: models.a.layers[0].reset_after: reset_after = false is a Keras GRU option: nn.GRU "
+     "always applies the reset gate after the recurrent matmul (two biases)"),
+    ("return-sequences-off", "m.toml",
+     '[models.a]\nframework = "keras"\ninput = 3\nlayers = [{ kind = "lstm", units = 4, '
+     'return_sequences = false }, { kind = "lstm", units = 3 }]\n',
+     "4:58: models.a.layers[0].return_sequences: a later layer (lstm) reads a sequence: "
+     "return_sequences must be true"),
+    ("embedding-not-first", "m.toml",
+     '[models.a]\ninput = 3\nlayers = [{ kind = "relu" }, { kind = "embedding", vocab = 5, '
+     'dim = 2 }]\n',
+     "3:39: models.a.layers[1].kind: an embedding reads token ids, so it must be the first "
+     "layer of a model"),
+    ("padding-idx-out-of-range", "m.toml",
+     '[models.a]\nlayers = [{ kind = "embedding", vocab = 5, dim = 2, padding_idx = 5 }]\n',
+     "2:67: models.a.layers[0].padding_idx: expected an index from -5 to 4 (torch: padding_idx "
+     "must be within num_embeddings), got 5"),
+    ("from-unknown", "m.toml",
+     '[models.a]\ninput = 3\nlayers = [{ kind = "tanh", name = "enc" }, '
+     '{ kind = "linear", from = "encc", out = 2 }]\n',
+     "3:70: models.a.layers[1].from: no earlier layer is named 'encc'; earlier names: 'enc'. "
+     "Did you mean 'enc'?"),
+    ("attention-scorer-width", "m.toml",
+     '[models.a]\ninput = 3\nlayers = [{ kind = "attention", layers = '
+     '[{ kind = "linear", out = 2 }] }]\n',
+     "3:43: models.a.layers[0].layers[0]: the attention scorer must end in width 1 (one score "
+     "per time step), got 2"),
+    ("time-distributed-in-torch", "m.toml",
+     '[models.a]\ninput = 3\nlayers = [{ kind = "time_distributed", out = 2 }]\n',
+     "3:20: models.a.layers[0].kind: time_distributed is a Keras wrapper; a torch nn.Linear "
+     "already applies to every time step (use kind = \"linear\")"),
+    ("wrong-extension", "m.yaml", "models: {}\n", None),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "message"), [b[1:] for b in BROKEN],
+                         ids=[b[0] for b in BROKEN])
+def test_broken_config(cli: CLI, tmp_path: Path, name: str, text: str,
+                       message: str | None) -> None:
+    """The config is rejected with exit 2 and one located line, and the file is unchanged."""
+    path = tmp_path / name
+    path.write_bytes(text.encode())
+    for args in ([], ["--update"], ["--json"]):
+        result = cli("check", str(path), *args)
+        assert result.code == 2, result.out
+        assert result.out == ""
+        lines = result.err.splitlines()
+        assert len(lines) == 1
+        expected = (f"Error: {path}: expected a .toml or .json config file" if message is None
+                    else f"Error: {path}:{message}")
+        assert lines[0] == expected
+        assert path.read_bytes() == text.encode()
+
+
+def test_missing_file(cli: CLI, tmp_path: Path) -> None:
+    """A file that does not exist is exit 2 with its name."""
+    result = cli("check", str(tmp_path / "nope.toml"))
+    assert (result.code, result.err) == (2, f"Error: {tmp_path / 'nope.toml'}: no such file\n")
+
+
+def test_not_utf8(cli: CLI, tmp_path: Path) -> None:
+    """Bytes that are not UTF-8 are located, not a traceback."""
+    path = tmp_path / "m.toml"
+    path.write_bytes(b"[models.a]\ninput = \xff\n")
+    result = cli("check", str(path))
+    assert (result.code, result.err) == (2, f"Error: {path}:2:9: not UTF-8 text\n")

@@ -1,0 +1,145 @@
+"""``check --update``: expectations rewritten in place; comments, layout and the rest untouched."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CLI
+
+TOML = """\
+# Budgets for our models — reviewed by the ML platform team.
+dtype = "fp16"   # we ship half precision
+
+[models.bilstm]          # the encoder
+input = 32
+total    =   1_000       # stale on purpose
+max_params = 100_000     # a budget: --update never rewrites it
+layers = [
+  # one stack, two layers
+  { kind = "lstm", hidden = 64, layers = 2, bidirectional = true, params = 7 },
+]
+
+[models.head]
+input = 256
+layers = [
+  { kind = "attention", layers = [{ kind = "linear", out = 1, params = 0 }] },
+  { kind = "linear", out = 4 },   # no expectation yet
+]
+"""
+
+
+def changed_lines(before: str, after: str) -> list[str]:
+    """The lines a unified diff removes (-) and adds (+)."""
+    return [
+        line for line in difflib.unified_diff(before.splitlines(), after.splitlines(), n=0,
+                                              lineterm="")
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+
+
+def test_update_rewrites_only_the_numbers(cli: CLI, tmp_path: Path) -> None:
+    """Only expectation values change; comments, spacing and budgets survive byte for byte."""
+    path = tmp_path / "models.toml"
+    path.write_text(TOML)
+    result = cli("check", str(path), "--update")
+    after = path.read_text()
+    assert changed_lines(TOML, after) == [
+        "-total    =   1_000       # stale on purpose",
+        "+total    =   149_504       # stale on purpose",
+        '-  { kind = "lstm", hidden = 64, layers = 2, bidirectional = true, params = 7 },',
+        '+  { kind = "lstm", hidden = 64, layers = 2, bidirectional = true, params = 149504 },',
+        "+total = 1_285",
+        '-  { kind = "attention", layers = [{ kind = "linear", out = 1, params = 0 }] },',
+        '+  { kind = "attention", layers = [{ kind = "linear", out = 1, params = 257 }] },',
+    ]
+    assert after == TOML.replace("total    =   1_000", "total    =   149_504").replace(
+        "params = 7", "params = 149504").replace(
+        "[models.head]\n", "[models.head]\ntotal = 1_285\n").replace(
+        "out = 1, params = 0", "out = 1, params = 257")
+    assert result.code == 1  # the budget max_params = 100_000 still fails
+    assert result.out.splitlines()[-1] == (
+        f"updated {path}: bilstm total 1,000 → 149,504; bilstm layers[0].params 7 → 149,504; "
+        "head total (none) → 1,285; head layers[0].layers[0].params 0 → 257"
+    )
+
+
+def test_update_then_check_passes(cli: CLI, tmp_path: Path) -> None:
+    """After --update (budgets met) a check passes and a second update is a no-op."""
+    path = tmp_path / "models.toml"
+    path.write_text(TOML.replace("max_params = 100_000", "max_params = 200_000"))
+    assert cli("check", str(path), "--update").code == 0
+    once = path.read_bytes()
+    assert cli("check", str(path)).code == 0
+    again = cli("check", str(path), "--update")
+    assert again.out.splitlines()[-1] == f"{path} is up to date: no expectation changed"
+    assert path.read_bytes() == once
+
+
+def test_update_json_keeps_layout(cli: CLI, tmp_path: Path) -> None:
+    """In JSON the value is replaced in place and a missing total is added with the same indent."""
+    text = (
+        '{\n'
+        '    "models": {\n'
+        '        "gru": {\n'
+        '            "input": 13,\n'
+        '            "framework": "keras",\n'
+        '            "layers": [ {"kind": "gru", "units": 20, "params": 1} ]\n'
+        '        }\n'
+        '    }\n'
+        '}\n'
+    )
+    path = tmp_path / "m.json"
+    path.write_text(text)
+    assert cli("check", str(path), "--update").code == 0
+    assert path.read_text() == text.replace(
+        '            "input": 13,', '            "total": 2100,\n            "input": 13,'
+    ).replace('"params": 1}', '"params": 2100}')
+
+
+def test_update_pyproject_touches_only_its_table(cli: CLI, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """In pyproject.toml only [tool.paramcount] expectations change, nothing else."""
+    text = (
+        '[project]\nname = "demo"\nversion = "1.0"  # total = 5 here is not ours\n\n'
+        '[tool.paramcount.models.tiny]\ninput = 4\ntotal = 5\n'
+        'layers = [{ kind = "linear", out = 2 }]\n\n[tool.ruff]\nline-length = 100\n'
+    )
+    (tmp_path / "pyproject.toml").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    assert cli("check", "--update").code == 0
+    assert (tmp_path / "pyproject.toml").read_text() == text.replace(
+        "input = 4\ntotal = 5", "input = 4\ntotal = 10")
+
+
+@pytest.mark.parametrize(
+    ("prefix", "newline"), [("", "\r\n"), ("\ufeff", "\n")], ids=["crlf", "bom"]
+)
+def test_update_keeps_line_endings_and_bom(cli: CLI, tmp_path: Path, prefix: str,
+                                           newline: str) -> None:
+    """CRLF line endings and a byte order mark survive an update, and the new line uses them."""
+    lines = ["# tiny", "[models.tiny]", "input = 4", 'layers = [{ kind = "linear", out = 2 }]', ""]
+    path = tmp_path / "m.toml"
+    path.write_bytes((prefix + newline.join(lines)).encode())
+    assert cli("check", str(path), "--update").code == 0
+    lines.insert(2, "total = 10")
+    assert path.read_bytes() == (prefix + newline.join(lines)).encode()
+
+
+def test_update_inline_model_table(cli: CLI, tmp_path: Path) -> None:
+    """A model written as one inline table gets ``total`` as its first key."""
+    text = '[models]\ntiny = { input = 4, layers = [{ kind = "linear", out = 2 }] }\n'
+    path = tmp_path / "m.toml"
+    path.write_text(text)
+    assert cli("check", str(path), "--update").code == 0
+    assert path.read_text() == text.replace("{ input", "{ total = 10, input")
+
+
+def test_check_without_update_never_writes(cli: CLI, tmp_path: Path) -> None:
+    """A failing check (exit 1) leaves the file byte-identical."""
+    path = tmp_path / "models.toml"
+    path.write_text(TOML)
+    assert cli("check", str(path), "--json").code == 1
+    assert path.read_text() == TOML
