@@ -60,7 +60,9 @@ KINDS = tuple(KIND_KEYS)
 MODEL_KEYS = ("framework", "input", "layers", "total", "max_params", "max_bytes", "dtype",
               "description")
 TOP_KEYS = ("models", "framework", "dtype")
-_FRAMEWORKS = tuple(f.value for f in Framework)
+# Whole-model configs are built and counted in PyTorch and Keras only (the layer conventions
+# of ONNX, Flax and TF1 have no model builder here).
+_FRAMEWORKS = (Framework.TORCH.value, Framework.KERAS.value)
 _DTYPES = tuple(d.value for d in DType)
 _MERGE_MODES = tuple(m.value for m in MergeMode)
 _NONLINEARITIES = tuple(n.value for n in Nonlinearity)
@@ -549,6 +551,8 @@ def recurrent_count(spec: LayerSpec) -> int:
     """The parameters of a recurrent spec, in closed form (the tests prove it equals the sum of
     ``conventions.tensors``; this is ~20× faster, which matters for files of 10,000 models)."""
     gh, h = spec.gate_rows, spec.hidden_size
+    if spec.framework not in (Framework.TORCH, Framework.KERAS):
+        return sum(t.count for t in conventions.tensors(spec))
     if spec.framework is Framework.TORCH:
         per_bias = 2 * int(spec.bias)
         if spec.single_cell:
