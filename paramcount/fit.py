@@ -34,7 +34,7 @@ class BudgetTooSmall(Mismatch):
 
 def _parse(text: str, suffixes: dict[str, int], field: str, kind: str) -> int:
     match = _NUMBER.fullmatch(text.strip())
-    units = "/".join(s for s in suffixes if s)
+    units = "/".join(s.replace("I", "i") for s in suffixes if s)  # KiB, as people write it
     example = "1.5M" if kind == "count" else "4MB or 4MiB"
     if match is None or match["suffix"].upper() not in suffixes or (
         "," in match["number"]
