@@ -97,7 +97,7 @@ def test_channels_first_bidirectional_is_exactly_twice() -> None:
 @given(conv_specs(frameworks=(Framework.KERAS,)))
 def test_keras_layers_match_the_engine(spec: ConvLSTMSpec) -> None:
     """Real ConvLSTM{1,2,3}D layers (stacked, Bidirectional, either data_format) agree exactly."""
-    from paramcount.verify_convlstm import keras_tensors
+    from paramcount.verify.convlstm_backend import keras_tensors
 
     assert keras_tensors(spec) == [(t.name, t.shape) for t in convention.tensors(spec)]
 
@@ -108,7 +108,7 @@ def test_keras_layers_match_the_engine(spec: ConvLSTMSpec) -> None:
 @given(conv_specs(frameworks=(Framework.FLAX_LINEN,)))
 def test_flax_conv_lstm_cell_matches_the_engine(spec: ConvLSTMSpec) -> None:
     """Real linen ConvLSTMCell stacks agree with the engine, path by path."""
-    from paramcount.verify_convlstm import flax_tensors
+    from paramcount.verify.convlstm_backend import flax_tensors
 
     assert sorted(flax_tensors(spec)) == sorted((t.name, t.shape)
                                                 for t in convention.tensors(spec))

@@ -14,7 +14,7 @@ from tests.strategies_more import more_specs
 pytest.importorskip("flax")
 pytestmark = pytest.mark.flax
 
-from paramcount import verify_flax  # noqa: E402
+from paramcount.verify import flax_backend as verify_flax  # noqa: E402
 
 FLAX = (Framework.FLAX_LINEN, Framework.FLAX_NNX)
 

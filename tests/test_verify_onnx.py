@@ -13,7 +13,7 @@ from tests.strategies_more import more_specs
 pytest.importorskip("onnx")
 pytestmark = pytest.mark.onnx
 
-from paramcount import verify_onnx  # noqa: E402
+from paramcount.verify import onnx_backend as verify_onnx  # noqa: E402
 
 
 def engine(spec: LayerSpec) -> list[tuple[str, tuple[int, ...]]]:

@@ -44,9 +44,9 @@ Outcome = Verification | Unverified
 _BACKENDS = {
     Framework.TORCH: "paramcount.verify.torch_backend",
     Framework.KERAS: "paramcount.verify.keras_backend",
-    Framework.ONNX: "paramcount.verify_onnx",
-    Framework.FLAX_LINEN: "paramcount.verify_flax",
-    Framework.FLAX_NNX: "paramcount.verify_flax",
+    Framework.ONNX: "paramcount.verify.onnx_backend",
+    Framework.FLAX_LINEN: "paramcount.verify.flax_backend",
+    Framework.FLAX_NNX: "paramcount.verify.flax_backend",
 }
 _NO_BACKEND = (
     "{framework} cannot be verified here: TensorFlow 1's layers do not install next to "
