@@ -283,3 +283,15 @@ class Trace:
     def first_divergence(self) -> TraceRow | None:
         """The first row, in flow order, that does not match."""
         return next((r for r in self.rows if not r.ok), None)
+
+
+def mistake_note(rows: tuple[TraceRow, ...] | list[TraceRow], misread: str) -> str | None:
+    """Where the wrong rebuild first diverges, told in both 0- and 1-based layer numbers."""
+    first = next((r for r in rows if r.state_diff > r.tolerance), None)
+    if first is None or first.layer == 0:
+        return None
+    return (
+        f"layer {first.layer} {first.direction}: the first final state that differs "
+        f"({first.state_name}); layer {first.layer} read {misread} (counting from 1: layer "
+        f"{first.layer} matches, layer {first.layer + 1} does not)"
+    )

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paramcount.conventions import Direction
-from paramcount.flow import TOLERANCE, Check, Flow, Trace, TraceRow
+from paramcount.flow import TOLERANCE, Check, Flow, Trace, TraceRow, mistake_note
 from paramcount.proof import guard
 from paramcount.spec import Cell, LayerSpec, MergeMode
 from paramcount.verify import keras_backend
@@ -236,14 +236,6 @@ def trace(spec: LayerSpec, batch: int, seq_len: int, seed: int = 0,
             name = f"merge_mode={mode.value if mode else None}"
             rows.append(TraceRow(layer, "merged", diff, 0.0, name, TOLERANCE * scale))
         layer_input = merged
-    if mistake:
-        first_state = next((r for r in rows if r.state_diff > r.tolerance), None)
-        if first_state is not None and first_state.layer > 0:
-            one_based = (f" (counting from 1: layer {first_state.layer} matches, layer "
-                         f"{first_state.layer + 1} does not)")
-            notes.append(
-                f"layer {first_state.layer} {first_state.direction}: the first final state that "
-                f"differs; layer {first_state.layer} read backward[T−1−t] beside forward[t]"
-                + one_based
-            )
+    if mistake and (note := mistake_note(rows, "backward[T−1−t] beside forward[t]")):
+        notes.append(note)
     return Trace(spec, batch, seq_len, seed, tuple(rows), tuple(notes))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paramcount.conventions import Direction
-from paramcount.flow import TOLERANCE, Check, Flow, Trace, TraceRow
+from paramcount.flow import TOLERANCE, Check, Flow, Trace, TraceRow, mistake_note
 from paramcount.proof import guard
 from paramcount.spec import Cell, LayerSpec
 from paramcount.verify import torch_backend
@@ -240,15 +240,7 @@ def trace(spec: LayerSpec, batch: int, seq_len: int, seed: int = 0,
                     )
             outputs.append(out)
         layer_input = torch.cat(outputs, dim=2)
-    if mistake:
-        first_state = next((r for r in rows if r.state_diff > r.tolerance), None)
-        if first_state is not None and first_state.layer > 0:
-            one_based = (f" (counting from 1: layer {first_state.layer} matches, layer "
-                         f"{first_state.layer + 1} does not)")
-            notes.append(
-                f"layer {first_state.layer} {first_state.direction}: the first final state "
-                f"that differs ({first_state.state_name}); layer {first_state.layer} read "
-                f"concat(forward[t], backward[T−1−t]) instead of concat(forward[t], "
-                f"backward[t])" + one_based
-            )
+    misread = "concat(forward[t], backward[T−1−t]) instead of concat(forward[t], backward[t])"
+    if mistake and (note := mistake_note(rows, misread)):
+        notes.append(note)
     return Trace(spec, batch, seq_len, seed, tuple(rows), tuple(notes))

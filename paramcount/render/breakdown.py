@@ -12,6 +12,7 @@ from paramcount.render.document import (
     Paragraph,
     Section,
     Table,
+    aligned,
     number,
     shape,
     signed,
@@ -21,6 +22,7 @@ from paramcount.report import Growth, Report
 from paramcount.spec import Framework
 
 if TYPE_CHECKING:
+    from paramcount.convlstm import ConvReport
     from paramcount.render.verification import Outcome
 
 # What the framework calls the axes of an input weight: torch (G·H, in), keras (in, G·H).
@@ -127,15 +129,10 @@ def growth_section(report: Report, growth: Growth) -> Section:
                 f"{number(row.gate_rows)} {gate_axis} × {number(abs(row.extra_columns))} "
                 f"{more} {input_axis} = {signed(row.extra)}",
             ))
-    width = max(len(label) for label, _ in lines)
-    blocks: tuple[Block, ...] = (
-        Paragraph((reason,)),
-        Math(tuple(f"{label.ljust(width)}  {text}" for label, text in lines)),
-    )
-    return Section(title, blocks)
+    return Section(title, (Paragraph((reason,)), aligned(lines)))
 
 
-def formula_section(report: Report) -> Section:
+def formula_section(report: Report | ConvReport) -> Section:
     """The closed form, the numbers filled in, and what each letter stands for."""
     formula = report.formula
     lines = [formula.symbolic, f"= {formula.substituted}"]

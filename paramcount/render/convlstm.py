@@ -8,13 +8,13 @@ from paramcount import __version__
 from paramcount.conventions import Direction
 from paramcount.conventions.convlstm import concatenates_channels
 from paramcount.convlstm import ConvReport
+from paramcount.render.breakdown import formula_section
 from paramcount.render.document import (
-    Block,
     Document,
-    Math,
     Paragraph,
     Section,
     Table,
+    aligned,
     number,
     shape,
     signed,
@@ -83,22 +83,7 @@ def _growth_section(report: ConvReport) -> Section:
                 f"{number(spec.gate_channels)} gate channels × {kernel} kernel positions × "
                 f"{extra} extra channels = {signed(row.extra)}",
             ))
-    width = max(len(label) for label, _ in lines)
-    blocks: tuple[Block, ...] = (
-        Paragraph((reason,)),
-        Math(tuple(f"{label.ljust(width)}  {text}" for label, text in lines)),
-    )
-    return Section(title, blocks)
-
-
-def _formula_section(report: ConvReport) -> Section:
-    formula = report.formula
-    lines = [formula.symbolic, f"= {formula.substituted}"]
-    if len(formula.terms) > 1:
-        lines.append("= " + " + ".join(number(value) for _, value in formula.terms))
-    lines.append(f"= {number(formula.total)}")
-    where = tuple(f"{s.name} = {number(s.value)}: {s.meaning}" for s in formula.symbols)
-    return Section("Formula", (Math(tuple(lines)), Paragraph(("where",)), Math(where)))
+    return Section(title, (Paragraph((reason,)), aligned(lines)))
 
 
 def conv_breakdown(report: ConvReport) -> Document:
@@ -107,7 +92,7 @@ def conv_breakdown(report: ConvReport) -> Document:
                 Section("Per layer", (_layer_table(report),))]
     if report.spec.bidirectional:
         sections.append(_growth_section(report))
-    sections.append(_formula_section(report))
+    sections.append(formula_section(report))
     summary = (f"{number(report.total)} parameters · {number(report.bytes)} bytes "
                f"({size(report.bytes)}) as {report.dtype.value}")
     title = f"{report.description} — {report.spec.framework.display_name}"

@@ -50,6 +50,12 @@ class Document:
     sections: tuple[Section, ...] = field(default=())
 
 
+def aligned(lines: list[tuple[str, str]]) -> Math:
+    """Label–text pairs with the texts lined up: ``naive guess  2 × 215,040 ...``."""
+    width = max(len(label) for label, _ in lines)
+    return Math(tuple(f"{label.ljust(width)}  {text}" for label, text in lines))
+
+
 def number(value: int) -> str:
     """An exact integer with thousands separators: 561,152."""
     return f"{value:,}"
