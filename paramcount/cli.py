@@ -6,7 +6,6 @@ Every error is one line on stderr; a traceback means a bug.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import sys
 from collections.abc import Sequence
@@ -52,6 +51,8 @@ class LazyGroup(click.Group):
         """Like click's, with a "did you mean" for unknown commands."""
         name = args[0]
         if name not in COMMANDS and not name.startswith("-"):
+            import difflib
+
             close = difflib.get_close_matches(name.lower(), COMMANDS, n=1)
             hint = f" Did you mean '{close[0]}'?" if close else ""
             raise click.UsageError(

@@ -8,14 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from paramcount.compute import Compute, forward
-from paramcount.memory import Memory, Optimizer, training_memory
 from paramcount.options import WholeNumber
 from paramcount.spec import DType, LayerSpec
+
+if TYPE_CHECKING:  # memory and compute load only when asked for
+    from paramcount.compute import Compute
+    from paramcount.memory import Memory
+
+OPTIMIZERS = ("sgd", "momentum", "adam", "adamw")
+"""The values of memory.Optimizer (a test keeps the two equal)."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -48,7 +53,7 @@ class Lengths(click.ParamType):  # type: ignore[type-arg]
 def workload_options(function: F) -> F:
     """--optimizer, --mixed-precision, --seq-len, --batch and --lengths."""
     decorators = [
-        click.option("--optimizer", type=click.Choice([o.value for o in Optimizer]),
+        click.option("--optimizer", type=click.Choice(OPTIMIZERS),
                      default=None,
                      help="Show training memory: parameters, gradients and this optimizer's "
                           "state."),
@@ -72,7 +77,7 @@ def workload_options(function: F) -> F:
 class Workload:
     """What the user asked for beyond the count."""
 
-    optimizer: Optimizer | None
+    optimizer: str | None
     mixed_precision: bool
     seq_len: int | None
     batch: int | None
@@ -82,25 +87,28 @@ class Workload:
         """Training memory of ``spec``, if asked for."""
         if self.optimizer is None:
             return None
-        return training_memory(spec, self.optimizer, dtype, self.mixed_precision)
+        from paramcount.memory import Optimizer, training_memory
+
+        return training_memory(spec, Optimizer(self.optimizer), dtype, self.mixed_precision)
 
     def compute(self, spec: LayerSpec) -> Compute | None:
         """The forward pass's MACs and FLOPs, if asked for."""
         if self.seq_len is None and self.lengths is None:
             return None
+        from paramcount.compute import forward
+
         return forward(spec, self.seq_len, self.batch, self.lengths)
 
 
 def pop_workload(options: dict[str, Any]) -> Workload:
     """Take the workload options out of ``options`` and check how they combine."""
     workload = Workload(
-        optimizer=Optimizer(options.pop("optimizer")) if options.get("optimizer") else None,
+        optimizer=options.pop("optimizer", None),
         mixed_precision=options.pop("mixed_precision"),
         seq_len=options.pop("seq_len"),
         batch=options.pop("batch"),
         lengths=options.pop("lengths"),
     )
-    options.pop("optimizer", None)
     if workload.mixed_precision and workload.optimizer is None:
         raise click.UsageError(
             "--mixed-precision describes training memory: give --optimizer too"

@@ -42,3 +42,21 @@ def test_formula_commands_import_no_framework(args: list[str], allowed: set[str]
     loaded = loaded_after(code)
     assert not loaded & {*HEAVY, "rich"}
     assert allowed <= loaded
+
+
+def test_plain_count_loads_only_what_it_uses() -> None:
+    """Counting a torch layer as JSON loads neither other conventions, memory, compute nor
+    the document model (startup time is a product feature, see benchmarks/cli_speed.py)."""
+    probe = (
+        "import contextlib, io, sys\nfrom paramcount.cli import run\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert run(['lstm', '-i', '32', '-H', '128', '--bidir', '--json']) == 0\n"
+        "print(' '.join(m for m in sys.modules if m.startswith('paramcount')))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True)
+    loaded = set(out.stdout.split())
+    unwanted = {"paramcount.memory", "paramcount.compute", "paramcount.render.document",
+                "paramcount.conventions.flax", "paramcount.conventions.tf1",
+                "paramcount.conventions.keras", "paramcount.verify"}
+    assert not loaded & unwanted

@@ -98,3 +98,11 @@ def test_no_framework_imported(args: list[str]) -> None:
         f"with contextlib.redirect_stdout(io.StringIO()): assert run({args!r}) == 0"
     )
     assert not loaded_after(code) & {*HEAVY, "rich"}
+
+
+def test_optimizer_choices_are_the_optimizers() -> None:
+    """The --optimizer choices, listed without importing memory, are memory.Optimizer's values."""
+    from paramcount.memory import Optimizer
+    from paramcount.workload_options import OPTIMIZERS
+
+    assert tuple(o.value for o in Optimizer) == OPTIMIZERS

@@ -51,24 +51,25 @@ def make_command(cell: Cell) -> click.Command:
 
             outcomes = verify_reports(reports, skip_missing=len(reports) > 1)
         if fmt == "json":
-            from paramcount.render.data import dumps, report_data
-            from paramcount.render.workload import compute_data, memory_data
+            from paramcount.render.data import dumps, report_data, workload_data
 
             data = [
-                {**report_data(r, outcomes[i] if outcomes else None),
-                 "memory": memory_data(m), "compute": compute_data(c)}
+                {**report_data(r, outcomes[i] if outcomes else None), **workload_data(m, c)}
                 for i, (r, (_, m, c)) in enumerate(zip(reports, extras, strict=True))
             ]
             show_json(dumps(data[0] if len(data) == 1 else {"reports": data}))
         else:
             from paramcount.render.breakdown import breakdown, side_by_side
-            from paramcount.render.workload import append_sections
 
             document = (
                 breakdown(reports[0], outcomes[0] if outcomes else None) if len(reports) == 1
                 else side_by_side(reports, outcomes)
             )
-            show(append_sections(document, extras), fmt)
+            if any(m or c for _, m, c in extras):
+                from paramcount.render.workload import append_sections
+
+                document = append_sections(document, extras)
+            show(document, fmt)
         if outcomes is None:
             return 0
         from paramcount.verify import exit_code, problems

@@ -6,7 +6,8 @@ the rules alone, and the verification backends prove it against the real thing.
 
 from __future__ import annotations
 
-from paramcount.conventions import flax, keras, onnx, pytorch, tf1
+import importlib
+
 from paramcount.conventions.base import Convention, Direction, Formula, Symbol, Tensor
 from paramcount.spec import Framework, LayerSpec
 
@@ -23,20 +24,25 @@ __all__ = [
     "tensors",
 ]
 
-_MODULES: dict[Framework, Convention] = {
-    Framework.TORCH: pytorch,
-    Framework.KERAS: keras,
-    Framework.ONNX: onnx,
-    Framework.FLAX_LINEN: flax.linen,
-    Framework.FLAX_NNX: flax.nnx,
-    Framework.TF1: tf1.rnn_cell,
-    Framework.TF1_CUDNN: tf1.cudnn,
+# framework -> (module, attribute or ""); a convention is imported the first time it is used,
+# so counting a torch layer does not pay for defining the Flax or TF1 conventions.
+_MODULES: dict[Framework, tuple[str, str]] = {
+    Framework.TORCH: ("pytorch", ""),
+    Framework.KERAS: ("keras", ""),
+    Framework.ONNX: ("onnx", ""),
+    Framework.FLAX_LINEN: ("flax", "linen"),
+    Framework.FLAX_NNX: ("flax", "nnx"),
+    Framework.TF1: ("tf1", "rnn_cell"),
+    Framework.TF1_CUDNN: ("tf1", "cudnn"),
 }
 
 
 def convention(framework: Framework) -> Convention:
-    """The module implementing a framework's convention."""
-    return _MODULES[framework]
+    """The module (or object) implementing a framework's convention."""
+    module_name, attribute = _MODULES[framework]
+    module = importlib.import_module(f"paramcount.conventions.{module_name}")
+    found: Convention = getattr(module, attribute) if attribute else module
+    return found
 
 
 def tensors(spec: LayerSpec) -> list[Tensor]:
