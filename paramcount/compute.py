@@ -17,12 +17,11 @@ Keras Bidirectional merges (sum, ave, mul) add their elementwise work once per l
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from paramcount import conventions
-from paramcount.conventions import Direction
+from paramcount.conventions import Direction, Tensor
 from paramcount.errors import SpecError
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode
 
@@ -154,6 +153,19 @@ class Compute:
         return sum(r.flops for r in self.rows) + self.merge_flops
 
 
+def is_bias(tensor: Tensor) -> bool:
+    """Whether a tensor is added to a gate pre-activation: torch bias_*, Keras bias, ONNX B."""
+    return "bias" in tensor.role or tensor.role == "B"
+
+
+def bias_elements(spec: LayerSpec) -> int:
+    """The bias values one direction of one layer adds per step, read off the convention."""
+    one = spec if spec.single_cell else spec.replace(
+        num_layers=1, bidirectional=False, merge_modes=None
+    )
+    return sum(t.count for t in conventions.tensors(one) if is_bias(t))
+
+
 def step_cost(spec: LayerSpec, input_width: int) -> StepCost:
     """What one direction of a layer reading ``input_width`` values does in one step.
 
@@ -164,23 +176,20 @@ def step_cost(spec: LayerSpec, input_width: int) -> StepCost:
     """
     g, h, hr, p = spec.cell.gates, spec.hidden_size, spec.output_size, spec.proj_size
     gh = g * h
-    torch = spec.framework is Framework.TORCH
     if spec.cell is Cell.LSTM:
-        # i, f, g, o from x·W + h·U (G·H adds); c' = f⊙c + i⊙g (3H); h' = o⊙tanh(c') (H).
-        elementwise, activations = gh + 3 * h + h, 4 * h + h
-        biases = 2 if torch else 1
+        # i, f, g, o from x·W + h·U (G·H adds); c' = f⊙c + i⊙g (3H); h' = o⊙tanh(c') (H);
+        # peepholes: p_i⊙c, p_f⊙c, p_o⊙c' and their adds (6H).
+        elementwise, activations = gh + 3 * h + h + (6 * h if spec.peepholes else 0), 4 * h + h
     elif spec.cell is Cell.GRU:
         # r, z: x-part + h-part (2H); n = tanh(x_n + r⊙h_n) (2H); h' = (1 − z)⊙n + z⊙h (4H).
         elementwise, activations = 8 * h, 3 * h
-        biases = 2 if torch or spec.reset_after else 1
     else:
         elementwise, activations = h, h
-        biases = 2 if torch else 1
     return StepCost(
         input_macs=gh * input_width,
         recurrent_macs=gh * hr,
         projection_macs=p * h,
-        bias_adds=biases * gh if spec.bias else 0,
+        bias_adds=bias_elements(spec),
         elementwise=elementwise,
         activations=activations,
     )
@@ -264,18 +273,9 @@ def forward(
     rows = []
     merges = []
     widths = conventions.input_widths(spec)
-    tensors = conventions.tensors(spec)
     for layer, width in enumerate(widths):
+        cost = step_cost(spec, width)
         for direction in list(Direction)[: spec.directions]:
-            # One add per bias element, read off the convention's own bias tensors (ONNX's
-            # B holds both directions: half of it is this direction's).
-            biases = sum(
-                t.count // (spec.directions if t.direction is Direction.BOTH else 1)
-                for t in tensors
-                if t.layer == layer and t.direction in (direction, Direction.BOTH)
-                and ("bias" in t.role or t.role == "B")
-            )
-            cost = dataclasses.replace(step_cost(spec, width), bias_adds=biases)
             rows.append(DirectionCompute(layer, direction, width, cost, steps))
         if spec.merge_modes and spec.merge_modes[layer] is not MergeMode.CONCAT:
             last = layer == len(widths) - 1

@@ -9,9 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paramcount import conventions
-from paramcount.compute import forward, step_cost
+from paramcount.compute import forward, is_bias, step_cost
 from paramcount.errors import SpecError
 from paramcount.spec import Cell, Framework, LayerSpec
+from tests.strategies_more import more_specs
 
 STEP_CASES = [
     # spec kwargs, (input MACs, recurrent MACs, projection MACs, bias adds, elementwise, nonlinear)
@@ -174,3 +175,26 @@ def test_docstring_examples(module: str) -> None:
 
     result = doctest.testmod(importlib.import_module(module))
     assert result.failed == 0 and result.attempted > 0
+
+
+def _is_peephole(role: str) -> bool:
+    return role == "P" or role.endswith("_diag")
+
+
+@settings(max_examples=150, deadline=None)
+@given(more_specs())
+def test_one_step_matches_the_tensors_in_other_conventions(spec: LayerSpec) -> None:
+    """ONNX, Flax and TF1: one sample-step does a MAC per weight, an add per bias element, and
+    (with peepholes) a multiply and an add per peephole weight."""
+    compute = forward(spec, seq_len=1, batch=1)
+    tensors = conventions.tensors(spec)
+    weights = sum(t.count for t in tensors if not is_bias(t) and not _is_peephole(t.role))
+    assert compute.macs == weights
+    assert sum(r.step.bias_adds for r in compute.rows) == sum(
+        t.count for t in tensors if is_bias(t))
+    peepholes = sum(t.count for t in tensors if _is_peephole(t.role))
+    plain = forward(spec.replace(peepholes=False), seq_len=1, batch=1) if spec.peepholes else None
+    if plain is not None:
+        extra = sum(r.step.elementwise for r in compute.rows) - sum(
+            r.step.elementwise for r in plain.rows)
+        assert extra == 2 * peepholes

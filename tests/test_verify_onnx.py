@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -77,3 +80,48 @@ def test_tf1_cannot_be_verified_exit_3(cli: CLI, framework: str) -> None:
     result = cli("lstm", "-i", "3", "-H", "4", "-f", framework, "--verify")
     assert result.code == 3 and result.err.count("\n") == 1
     assert "cannot be verified here: TensorFlow 1's layers do not install" in result.err
+
+
+def _drop_b(tensors: list[Any]) -> list[Any]:
+    return [t for t in tensors if t.role != "B"]
+
+
+def _rename_w(tensors: list[Any]) -> list[Any]:
+    return [dataclasses.replace(t, name=t.name.replace("/W", "/X")) for t in tensors]
+
+
+def _swap_first_two(tensors: list[Any]) -> list[Any]:
+    return [tensors[1], tensors[0], *tensors[2:]]
+
+
+@pytest.mark.parametrize(
+    ("mutate", "args"),
+    [
+        (_drop_b, []),
+        (_rename_w, []),
+        (_swap_first_two, []),
+        (_drop_b, ["--peepholes"]),
+    ],
+    ids=["dropped-bias", "renamed-weight", "swapped-order", "dropped-bias-peepholes"],
+)
+def test_verify_catches_a_wrong_engine(
+    cli: CLI, monkeypatch: pytest.MonkeyPatch, mutate: Any, args: list[str]
+) -> None:
+    """ONNX --verify fails (exit 1) when the engine drops, renames or reorders a tensor."""
+    from paramcount.conventions import onnx as onnx_convention
+
+    if "--peepholes" not in args:
+        pytest.importorskip("torch")
+    original = onnx_convention.tensors
+    monkeypatch.setattr(onnx_convention, "tensors", lambda spec: mutate(original(spec)))
+    result = cli("lstm", "-i", "6", "-H", "5", "-L", "2", "--bidir", "-f", "onnx", "--verify",
+                 *args)
+    assert result.code == 1, result.out + result.err
+
+
+def test_verify_refuses_stacks_too_large_to_build(cli: CLI) -> None:
+    """ONNX verification holds real arrays, so a huge stack is refused in one line (exit 2)."""
+    result = cli("lstm", "-i", "8192", "-H", "16384", "-L", "8", "--bidir", "-f", "onnx",
+                 "--verify")
+    assert result.code == 2
+    assert "verifying ONNX builds real weights" in result.err and result.err.count("\n") == 1

@@ -23,7 +23,7 @@ def run_options(function: F) -> F:
                      show_default=True, help="Sequences in the batch (N)."),
         click.option("--seq-len", "-T", "seq_len", type=click.IntRange(min=1), default=5,
                      show_default=True, help="Time steps per sequence (T)."),
-        click.option("--seed", type=int, default=0, show_default=True,
+        click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True,
                      help="Seed of the random weights, input and initial states."),
         click.option("--format", "output_format", type=click.Choice(["table", "markdown"]),
                      default=None, help="Output format. [default: table]"),

@@ -71,18 +71,25 @@ def _step_lines(compute: Compute) -> tuple[str, ...]:
     spec = compute.spec
     cost = compute.rows[0].step
     torch = spec.framework is Framework.TORCH
-    two = torch or bool(spec.reset_after)
     if not spec.bias:
         bias = "0 (no biases)"
     elif torch:
         bias = f"2·G·H = {number(cost.bias_adds)} (bias_ih and bias_hh)"
     else:
-        bias = f"{'2·' if two else ''}G·H = {number(cost.bias_adds)} (bias)"
+        bias = f"{number(cost.bias_adds)} (one add per element of the layer's bias tensors)"
+    # Where the reset gate meets the recurrent product: before it only in Keras with
+    # reset_after=False and TF1's rnn_cell.GRUCell; after it everywhere else.
+    reset_before = spec.framework is Framework.TF1 or (
+        spec.framework is Framework.KERAS and spec.reset_after is False
+    )
     if spec.cell is Cell.LSTM:
         elementwise = "8·H = {e}: 4·H (x·W + h·U per gate row), 3·H (f⊙c + i⊙g), H (o⊙tanh(c))"
+        if spec.peepholes:
+            elementwise = elementwise.replace("8·H", "14·H") + ", 6·H (peepholes p⊙c and adds)"
         nonlinear = "5·H = {a}: σ(i), σ(f), σ(o), tanh(g), tanh(c)"
     elif spec.cell is Cell.GRU:
-        reset = "r⊙(h·U_n + b_hn), + x_n" if two else "r⊙h before its product with U_n, + x_n"
+        reset = ("r⊙h before its product with U_n, + x_n" if reset_before
+                 else "r⊙(h·U_n + b_hn), + x_n")
         elementwise = (
             "8·H = {e}: 2·H (x·W + h·U for r, z), 2·H (" + reset + "), 4·H ((1 − z)⊙n + z⊙h)"
         )

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from paramcount import conventions
 from paramcount.conventions import Tensor
-from paramcount.errors import BackendUnavailable
+from paramcount.errors import BackendUnavailable, ParamcountError
 from paramcount.report import Report
 from paramcount.spec import Framework, LayerSpec
 from paramcount.verify.compare import (
@@ -89,7 +89,7 @@ def verify(
     version = real.version()
     try:
         actual = real.tensors(spec)
-    except BackendUnavailable:
+    except ParamcountError:  # a missing package or a config the backend cannot check
         raise
     except Exception as error:
         return refused(spec.framework, version, expected, error)

@@ -15,12 +15,13 @@ functions, only when called.
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import warnings
 from typing import Any
 
 from paramcount import conventions
-from paramcount.errors import BackendUnavailable, SpecError
+from paramcount.errors import BackendUnavailable, ConfigError, SpecError
 from paramcount.spec import Cell, Framework, LayerSpec
 
 Named = list[tuple[str, tuple[int, ...]]]
@@ -61,7 +62,11 @@ def build_model(spec: LayerSpec) -> Any:
     current = "X"
     for layer in range(spec.num_layers):
         names = {t.role: t.name for t in tensors if t.layer == layer}
-        inputs = [current, names["W"], names["R"], names.get("B", "")]
+        # B and P are where they must be exactly when the config asks for them; a missing or
+        # extra one is a KeyError or an AssertionError, reported as a mismatch.
+        if not spec.bias and "B" in names:
+            raise AssertionError(f"layer {layer} has a B initializer although bias is off")
+        inputs = [current, names["W"], names["R"], names["B"] if spec.bias else ""]
         if spec.peepholes:
             inputs += ["", "", "", names["P"]]
         attributes: dict[str, Any] = {"hidden_size": h}
@@ -96,9 +101,46 @@ def version() -> str:
     return str(_require("onnx", "onnx").__version__)
 
 
+VERIFY_LIMIT = 50_000_000
+"""The largest stack verified: ONNX graphs hold real arrays (the rules do not depend on size)."""
+
+
 def tensors(spec: LayerSpec) -> Named:
-    """The ``--verify`` backend: the initializers of the checked and executed ONNX graph."""
-    return graph_tensors(spec)
+    """The ``--verify`` backend: what ONNX itself says the layer's inputs are.
+
+    The graph built from paramcount's tensors is checked and run (every shape must fit the
+    operator). Names, order and which optional inputs exist then come from outside paramcount:
+    from what ``torch.onnx.export`` writes when torch is installed and there are no peepholes,
+    otherwise from the operator schema's input names at each position.
+    """
+    spec = _onnx_spec(spec)
+    total = sum(t.count for t in conventions.tensors(spec))
+    if total > VERIFY_LIMIT:
+        raise ConfigError(
+            f"verifying ONNX builds real weights, and this stack has {total:,} parameters "
+            f"(the limit is {VERIFY_LIMIT:,}); verify a smaller one, the rules do not depend "
+            "on size, or pick other frameworks with --framework"
+        )
+    model = build_model(spec)
+    run_graph(spec, model)
+    if not spec.peepholes and importlib.util.find_spec("torch") is not None:
+        return torch_export_tensors(spec)
+    return schema_tensors(spec, model)
+
+
+def schema_tensors(spec: LayerSpec, model: Any) -> Named:
+    """Each layer node's initializers, named by the ONNX operator schema's input names."""
+    from onnx import defs
+
+    inputs = [i.name for i in defs.get_schema(_OP[spec.cell], OPSET).inputs]
+    dims = dict(initializer_tensors(model))
+    recurrent = [n for n in model.graph.node if n.op_type == _OP[spec.cell]]
+    return [
+        (f"layer{layer}/{inputs[position]}", dims[name])
+        for layer, node in enumerate(recurrent)
+        for position, name in enumerate(node.input)
+        if name in dims
+    ]
 
 
 def initializer_tensors(model: Any) -> Named:
@@ -108,18 +150,23 @@ def initializer_tensors(model: Any) -> Named:
 
 def graph_tensors(spec: LayerSpec) -> Named:
     """Build, check and run the stack in ONNX; return its initializers."""
+    spec = _onnx_spec(spec)
+    model = build_model(spec)
+    run_graph(spec, model)
+    return initializer_tensors(model)
+
+
+def run_graph(spec: LayerSpec, model: Any) -> None:
+    """Run ``model`` with onnx.reference: every weight must fit its operator, and Y be D·H wide."""
     np = _require("numpy", "onnx")
     from onnx.reference import ReferenceEvaluator
 
-    spec = _onnx_spec(spec)
-    model = build_model(spec)
     x = np.zeros((_STEPS, 1, spec.input_size), dtype=np.float32)
     outputs: Any = ReferenceEvaluator(model).run(None, {"X": x})
     y = outputs[0]
     expected = (_STEPS, 1, spec.directions * spec.hidden_size)
     if tuple(y.shape) != expected:
         raise AssertionError(f"ONNX output {tuple(y.shape)} is not {expected}")
-    return initializer_tensors(model)
 
 
 def torch_export_tensors(spec: LayerSpec) -> Named:
