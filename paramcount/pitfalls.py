@@ -97,7 +97,7 @@ def bias_pitfall(spec: LayerSpec) -> Pitfall | None:
         lines = (
             "nn.GRU has two bias vectors per gate block (bias_ih and bias_hh), and so does "
             "Keras GRU with reset_after=True (the default since TF 2: bias shape "
-            f"(2, {gh})): both count {_n(t_total)}.",
+            f"(2, {gh})): the biases agree, {_n(_biases(torch))} in each.",
         )
     else:
         lines = (

@@ -68,6 +68,10 @@ def shapes(cell: str, batch: int, seq_len: int, seed: int, output_format: str | 
     """Shapes of input, output, h_n and c_n; the order of h_n; which output slice equals which."""
     fmt = resolve_format(output_format, False, as_markdown)
     spec = one_spec(cell, options)
+    if batch_first and spec.framework is Framework.KERAS:
+        raise click.UsageError(
+            "--batch-first is a PyTorch option: Keras layers always take (N, T, features)"
+        )
     flow = make_flow(spec, batch, seq_len, batch_first)
     checks = None
     if verify:

@@ -231,7 +231,7 @@ def trace(spec: LayerSpec, batch: int, seq_len: int, seed: int = 0,
             scale = max(1.0, float(reference.abs().max()), float(run.h_n.abs().max()))
             rows.append(TraceRow(layer, direction.value, out_diff, state_diff, names,
                                  TOLERANCE * scale))
-            if mistake and direction is Direction.BACKWARD and layer == 0:
+            if mistake and direction is Direction.BACKWARD and layer == 0 and seq_len > 1:
                 _, reversed_ok = _diff(torch, torch.flip(out, dims=[0]), reference[:, :, cols])
                 if reversed_ok:
                     notes.append(

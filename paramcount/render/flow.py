@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from paramcount.flow import Check, Flow, Trace, TraceRow
 from paramcount.render.document import Block, Document, Math, Paragraph, Section, Table, shape
 from paramcount.report import build_report
-from paramcount.spec import Cell, Framework
+from paramcount.spec import Cell, Framework, LayerSpec, MergeMode
 
 
 def _mark(check: Check | None) -> str:
@@ -149,6 +149,13 @@ def _recipe(trace: Trace) -> Math:
         else:
             lines.append("    x_(l+1) = y_f")
         return Math(tuple(lines))
+    if d == 1:
+        return Math((
+            "x_0 = input  (N, T, I)",
+            f"for each {name} layer l:",
+            f"    y, states = {name}(H, return_sequences=True)(x_l, initial_state=states_l)",
+            "    x_(l+1) = y",
+        ))
     lines = ["x_0 = input  (N, T, I)", f"for each Bidirectional({name}) layer l:"]
     lines.append(f"    fwd = {name}(H, return_sequences=True) holding forward_layer's weights")
     lines.append("    y_f, states_f = fwd(x_l, initial_state=forward states)")
@@ -161,24 +168,39 @@ def _recipe(trace: Trace) -> Math:
     return Math(tuple(lines))
 
 
+def _concatenates(spec: LayerSpec) -> bool:
+    """Whether every layer's two directions are concatenated (always in torch)."""
+    return not spec.merge_modes or all(m is MergeMode.CONCAT for m in spec.merge_modes)
+
+
 def _answer(trace: Trace) -> Paragraph:
     spec = trace.spec
     if not spec.bidirectional:
         return Paragraph((
             "Each layer reads the previous layer's output sequence; layer l's initial state "
-            "is h_0[l], applied at t = 0.",
+            "is applied at t = 0.",
         ))
     torch = spec.framework is Framework.TORCH
     state = "h_0[2l+1]" if torch else "its initial_state entries"
+    if _concatenates(spec):
+        read, where, combine = (
+            "concat(forward, backward) outputs of layer l−1",
+            "sits in the backward columns of output step 0",
+            "concatenates them with",
+        )
+    else:
+        modes = ",".join(m.value for m in spec.merge_modes or ())
+        read, where, combine = (
+            f"the outputs of layer l−1's two directions, merged by its merge_mode ({modes})",
+            "is merged into output step 0", "merges them with",
+        )
     return Paragraph((
-        "Both directions of layer l read the same input: concat(forward, backward) outputs of "
-        "layer l−1 at the same time step, in time order — so yes, the backward direction reads "
-        "the forward outputs too.",
+        f"Both directions of layer l read the same input: {read}, at the same time "
+        "step, in time order — so yes, the backward direction reads the forward outputs too.",
         f"The backward direction's initial state ({state}) is applied at the last time step, "
-        "t = T−1, where it starts; its final state is its output at t = 0, which sits in the "
-        "backward columns of output step 0.",
+        f"t = T−1, where it starts; its final state is its output at t = 0, which {where}.",
         "Its outputs come out reversed (it ran on flip(x)) and must be flipped back before the "
-        "next layer concatenates them with the forward ones.",
+        f"next layer {combine} the forward ones.",
     ))
 
 
@@ -204,14 +226,21 @@ def trace_document(trace: Trace, mistake: Trace | None = None) -> Document:
     ]
     if mistake is not None:
         blocks: list[Block] = [
-            Paragraph(("The common wrong rebuild: backward outputs concatenated without "
-                       "flipping them back to time order.",)),
+            Paragraph((
+                "The common wrong rebuild: backward outputs "
+                + ("concatenated" if _concatenates(spec) else "merged")
+                + " without flipping them back to time order.",
+            )),
             _trace_table(mistake.rows),
         ]
         first = mistake.first_divergence
         lines = list(mistake.notes)
         if first is None:
-            lines.append("Nothing diverges here: with one direction there is nothing to flip.")
+            lines.append(
+                "Nothing diverges here: with one time step, reversing changes nothing."
+                if trace.seq_len == 1 else
+                "Nothing diverges here: with one direction there is nothing to flip."
+            )
         elif not mistake.notes:
             lines.append(f"First divergence: layer {first.layer} {first.direction}.")
         blocks.append(Paragraph(tuple(lines)))
