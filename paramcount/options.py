@@ -115,6 +115,21 @@ class MergeModes(click.ParamType):  # type: ignore[type-arg]
 
 def layer_options(function: F) -> F:
     """Every option that describes a recurrent layer."""
+    return _apply(_layer_decorators(with_hidden=True), function)
+
+
+def layer_options_but_hidden(function: F) -> F:
+    """Every layer option except --hidden: for ``fit``, which solves for it."""
+    return _apply(_layer_decorators(with_hidden=False), function)
+
+
+def _apply(decorators: list[Callable[[F], F]], function: F) -> F:
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
+def _layer_decorators(with_hidden: bool) -> list[Any]:
     decorators = [
         click.option("--input", "-i", "input_size", type=WholeNumber(), required=True,
                      help="Input features per time step (I)."),
@@ -145,9 +160,7 @@ def layer_options(function: F) -> F:
         click.option("--peepholes", is_flag=True, default=False,
                      help="LSTM peephole weights (ONNX input P, tf1 LSTMCell use_peepholes)."),
     ]
-    for decorator in reversed(decorators):
-        function = decorator(function)
-    return function
+    return decorators if with_hidden else [decorators[0], *decorators[2:]]
 
 
 def output_options(function: F) -> F:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -160,3 +161,15 @@ def test_cli_output(cli: CLI, extra: list[str]) -> None:
         assert (data["hidden_size"], data["total"], data["next"]["total"]) == (
             172, 996_224, 1_007_552)
         assert data["polynomial"] == {"a": 32, "b": 288, "c": 0}
+
+
+def test_fit_takes_every_layer_option_but_hidden(cli: CLI) -> None:
+    """fit shares the count commands' layer options (here --peepholes), minus --hidden."""
+    result = cli("fit", "lstm", "-i", "8", "--max-params", "1M", "-f", "onnx", "--peepholes",
+                 "--json")
+    assert result.code == 0, result.err
+    h = json.loads(result.out)["hidden_size"]
+    assert 4 * h * h + 43 * h <= 1_000_000 < 4 * (h + 1) ** 2 + 43 * (h + 1)
+    assert cli("fit", "lstm", "-i", "8", "--max-params", "1M", "-H", "3").code == 2
+    assert "one framework at a time" in cli("fit", "lstm", "-i", "8", "--max-params", "1M",
+                                           "-f", "all").err

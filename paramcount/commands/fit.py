@@ -7,30 +7,20 @@ from typing import Any
 import click
 
 from paramcount.fit import fit, parse_bytes, parse_count
-from paramcount.options import FORMATS, MergeModes, WholeNumber, resolve_format
+from paramcount.options import (
+    FORMATS,
+    WholeNumber,
+    layer_options_but_hidden,
+    layer_specs,
+    resolve_format,
+)
 from paramcount.output import show, show_json
-from paramcount.spec import Cell, DType, Framework, LayerSpec
+from paramcount.spec import Cell, DType
 
 
 @click.command(name="fit")
 @click.argument("cell", type=click.Choice([c.value for c in Cell]))
-@click.option("--input", "-i", "input_size", type=WholeNumber(), required=True,
-              help="Input features per time step (I).")
-@click.option("--layers", "-L", "num_layers", type=WholeNumber(), default=1, show_default=True,
-              help="Stacked layers (L).")
-@click.option("--bidir/--no-bidir", "bidirectional", default=False, help="Bidirectional.")
-@click.option("--bias/--no-bias", default=True, show_default=True, help="Bias vectors.")
-@click.option("--proj", "proj_size", type=WholeNumber(), default=0,
-              help="A fixed LSTM projection size P (torch); the hidden size must exceed it.")
-@click.option("--framework", "-f", type=click.Choice([f.value for f in Framework]),
-              default="torch", show_default=True, help="Whose convention to count in.")
-@click.option("--merge-mode", "merge_modes", type=MergeModes(), default=None,
-              help="Keras Bidirectional merge: concat|sum|mul|ave|none, or one per layer.")
-@click.option("--reset-after/--no-reset-after", default=None, help="Keras GRU reset_after.")
-@click.option("--nonlinearity", type=click.Choice(["tanh", "relu"]), default=None,
-              help="RNN activation (does not change the count).")
-@click.option("--cell", "single_cell", is_flag=True, default=False,
-              help="The single-step cell class.")
+@layer_options_but_hidden
 @click.option("--max-params", default=None, metavar="N",
               help="Budget in parameters; K, M, G, T suffixes are powers of 1000 (1M).")
 @click.option("--max-bytes", default=None, metavar="SIZE",
@@ -62,7 +52,10 @@ def fit_command(
     size = parse_bytes(max_bytes) if max_bytes is not None else None
     proj = options["proj_size"]
     hidden = proj + 1 if isinstance(proj, int) and proj > 0 else 1
-    spec = LayerSpec(cell=Cell(cell), hidden_size=hidden, **options)
+    specs = layer_specs(Cell(cell), {**options, "hidden_size": hidden})
+    if len(specs) != 1:
+        raise click.UsageError("--framework: fit solves for one framework at a time")
+    spec = specs[0]
     answer = fit(spec, max_params=params, max_bytes=size, dtype=DType(dtype), round_to=round_to)
     if fmt == "json":
         from paramcount.render.data import config, dumps
