@@ -72,11 +72,17 @@ def depth_answer(report: Report) -> Paragraph:
             "output, so every layer reads what the unidirectional layer reads.",
         ))
     second, last = rows[1], rows[-1]
+    modes = report.spec.merge_modes
+    reason = (
+        "every layer after the first reads both directions' outputs"
+        if not modes or all(m.value == "concat" for m in modes[:-1]) else
+        "a layer after a concat merge reads both directions' outputs, 2·H wide (after sum, mul "
+        "or ave it reads H, as a unidirectional layer does)"
+    )
     return Paragraph((
         f"\"A bidirectional RNN has 2P parameters\" holds for one layer only: with "
         f"{second.layers} layers the ratio is {float(second.ratio):.3f}, with {last.layers} "
-        f"it is {float(last.ratio):.3f}, because every layer after the first reads both "
-        "directions' outputs.",
+        f"it is {float(last.ratio):.3f}, because {reason}.",
     ))
 
 
