@@ -250,3 +250,23 @@ def test_keras_mistake_locates_layer_1() -> None:
     checks = keras_run.verify_flow(flow)
     assert checks["init:2"].claim == "initial_state[2] enters layer 2 backward at t = 4"
     assert all(c.ok for c in checks.values())
+
+
+@pytest.mark.keras
+@pytest.mark.parametrize("mode", ["sum", "mul", "ave"])
+def test_keras_state_names_are_checked_by_value(mode: str) -> None:
+    """With no output slice to compare (sum/mul/ave), swapping the claimed h and c still fails."""
+    pytest.importorskip("keras")
+    import dataclasses
+
+    from paramcount.flow import flow as make_flow
+    from paramcount.proof import keras_run
+
+    spec = LayerSpec(Cell.LSTM, 4, 6, num_layers=1, bidirectional=True, framework="keras",
+                     merge_modes=(mode,))
+    real = make_flow(spec, 3, 5)
+    assert all(c.ok for c in keras_run.verify_flow(real).values())
+    swap = {"forward_h": "forward_c", "forward_c": "forward_h"}
+    wrong = dataclasses.replace(real, shapes=tuple(
+        dataclasses.replace(s, name=swap.get(s.name, s.name)) for s in real.shapes))
+    assert not all(c.ok for c in keras_run.verify_flow(wrong).values())

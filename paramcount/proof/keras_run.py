@@ -163,8 +163,11 @@ def verify_flow(flow: Flow, seed: int = 0) -> dict[str, Check]:
     for slot in flow.slots:
         k = 1 if slot.direction is Direction.BACKWARD else 0
         _out, final = _direction(keras, numpy, spec, last, slot.direction, last.layer_input)
-        real_final = last.final[k * n_states : (k + 1) * n_states]
-        diffs = [_diff(numpy, a, b) for a, b in zip(final, real_final, strict=False)]
+        # Compare with the returned tensors by the names the flow gives them (h, then c), so
+        # a wrong claim about which returned state is which fails here.
+        prefix = f"{slot.direction.value}_" if spec.bidirectional else ""
+        named = [actual[prefix + state] for state in ("h", "c")[:n_states]]
+        diffs = [_diff(numpy, a, b) for a, b in zip(final, named, strict=True)]
         name = f"{slot.direction.value}_h" if spec.bidirectional else "h"
         checks[f"final:{slot.index}"] = Check(
             f"{name} is layer {slot.layer} {slot.direction.value}'s final state",
