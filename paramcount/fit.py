@@ -93,10 +93,6 @@ class Quadratic:
         return (self.a * h + self.b) * h + self.c
 
 
-def _total(spec: LayerSpec) -> int:
-    return sum(t.count for t in conventions.tensors(spec))
-
-
 def min_hidden(spec: LayerSpec, round_to: int = 1) -> int:
     """The smallest hidden size the framework accepts that is a multiple of ``round_to``."""
     smallest = spec.proj_size + 1
@@ -111,7 +107,7 @@ def quadratic(spec: LayerSpec) -> Quadratic:
     Quadratic(a=32, b=288, c=0)
     """
     h0 = min_hidden(spec)
-    f0, f1, f2, f3 = (_total(spec.replace(hidden_size=h0 + k)) for k in range(4))
+    f0, f1, f2, f3 = (conventions.total(spec.replace(hidden_size=h0 + k)) for k in range(4))
     second = f2 - 2 * f1 + f0
     if second % 2 or f3 - 3 * f2 + 3 * f1 - f0:
         raise AssertionError(f"the total of {spec} is not quadratic in the hidden size")

@@ -29,10 +29,6 @@ class Pitfall:
     """The totals and differences quoted, for --json and tests."""
 
 
-def _total(spec: LayerSpec) -> int:
-    return sum(t.count for t in conventions.tensors(spec))
-
-
 def _biases(spec: LayerSpec) -> int:
     return sum(t.count for t in conventions.tensors(spec) if t.role.startswith("bias"))
 
@@ -79,7 +75,7 @@ def bias_pitfall(spec: LayerSpec) -> Pitfall | None:
             "bias",
             "PyTorch versus Keras",
             (f"Keras has no proj_size, so there is no Keras layer with these "
-             f"{_n(_total(spec))} parameters.",),
+             f"{_n(conventions.total(spec))} parameters.",),
         )
     if spec.framework is Framework.KERAS and spec.cell is Cell.GRU and not spec.reset_after:
         return None  # nn.GRU cannot drop its second bias; the reset_after pitfall says it all.
@@ -87,7 +83,7 @@ def bias_pitfall(spec: LayerSpec) -> Pitfall | None:
     if other is None:
         return None
     torch, keras = (spec, other) if spec.framework is Framework.TORCH else (other, spec)
-    t_total, k_total = _total(torch), _total(keras)
+    t_total, k_total = conventions.total(torch), conventions.total(keras)
     bias_gap = _biases(torch) - _biases(keras)
     gh = spec.gate_rows
     lines: tuple[str, ...]
@@ -124,7 +120,7 @@ def reset_after_pitfall(spec: LayerSpec) -> Pitfall | None:
     if keras is None:
         return None
     new, old = keras.replace(reset_after=True), keras.replace(reset_after=False)
-    new_total, old_total = _total(new), _total(old)
+    new_total, old_total = conventions.total(new), conventions.total(old)
     h = spec.hidden_size
     return Pitfall(
         "reset_after",
@@ -151,7 +147,7 @@ def merge_mode_pitfall(spec: LayerSpec) -> Pitfall | None:
     h = spec.hidden_size
     concat = keras.replace(merge_modes=(MergeMode.CONCAT,))
     summed = keras.replace(merge_modes=(MergeMode.SUM,))
-    c_total, s_total = _total(concat), _total(summed)
+    c_total, s_total = conventions.total(concat), conventions.total(summed)
     lines = [
         "Keras Bidirectional concatenates both directions by default (merge_mode='concat', "
         f"output {2 * h} wide); 'sum', 'mul' and 'ave' give {h}, and None returns two tensors "
@@ -187,9 +183,9 @@ def proj_pitfall(spec: LayerSpec) -> Pitfall | None:
             f"{d}·{h}.",
             f"h_n is (D·L, N, P) = ({d * n_layers}, N, {p}) but c_n stays (D·L, N, H) = "
             f"({d * n_layers}, N, {h}); h_0 and c_0 must be shaped the same way.",
-            f"Without proj_size the same stack counts {_n(_total(plain))}.",
+            f"Without proj_size the same stack counts {_n(conventions.total(plain))}.",
         ),
-        {"without_proj": _total(plain)},
+        {"without_proj": conventions.total(plain)},
     )
 
 

@@ -115,10 +115,6 @@ class Report:
         return self.total * self.dtype.bytes
 
 
-def _total(spec: LayerSpec) -> int:
-    return sum(t.count for t in conventions.tensors(spec))
-
-
 def layer_totals(spec: LayerSpec, tensors: list[Tensor]) -> tuple[LayerTotal, ...]:
     """Per-layer, per-direction subtotals of ``tensors``.
 
@@ -153,8 +149,8 @@ def growth(spec: LayerSpec) -> Growth | None:
         return Growth(
             "bidirectional",
             2,
-            _total(uni),
-            _total(spec),
+            conventions.total(uni),
+            conventions.total(spec),
             tuple(
                 GrowthRow(layer, 2, spec.gate_rows, widths[layer], naive_widths[layer])
                 for layer in range(1, spec.num_layers)
@@ -164,8 +160,8 @@ def growth(spec: LayerSpec) -> Growth | None:
     return Growth(
         "stacked",
         spec.num_layers,
-        _total(first),
-        _total(spec),
+        conventions.total(first),
+        conventions.total(spec),
         tuple(
             GrowthRow(layer, 1, spec.gate_rows, widths[layer], spec.input_size)
             for layer in range(1, spec.num_layers)
@@ -195,8 +191,8 @@ def depth_table(spec: LayerSpec, up_to: int) -> tuple[DepthRow, ...]:
     return tuple(
         DepthRow(
             layers,
-            _total(uni.replace(num_layers=layers)),
-            _total(_bidirectional_at(spec, layers)),
+            conventions.total(uni.replace(num_layers=layers)),
+            conventions.total(_bidirectional_at(spec, layers)),
         )
         for layers in range(1, up_to + 1)
     )
@@ -207,10 +203,10 @@ def depth_limit(spec: LayerSpec) -> float:
 
     Deeper layers all read the same width, so this is the ratio a deep stack tends to.
     """
-    deep = spec.num_layers + 1
+    total, deep = conventions.total, spec.num_layers + 1
     uni = unidirectional(spec)
-    bi_layer = _total(_bidirectional_at(spec, deep + 1)) - _total(_bidirectional_at(spec, deep))
-    uni_layer = _total(uni.replace(num_layers=deep + 1)) - _total(uni.replace(num_layers=deep))
+    bi_layer = total(_bidirectional_at(spec, deep + 1)) - total(_bidirectional_at(spec, deep))
+    uni_layer = total(uni.replace(num_layers=deep + 1)) - total(uni.replace(num_layers=deep))
     return bi_layer / uni_layer
 
 

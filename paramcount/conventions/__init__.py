@@ -22,6 +22,7 @@ __all__ = [
     "formula",
     "input_widths",
     "tensors",
+    "total",
 ]
 
 # framework -> (module, attribute or ""); a convention is imported the first time it is used,
@@ -48,6 +49,11 @@ def convention(framework: Framework) -> Convention:
 def tensors(spec: LayerSpec) -> list[Tensor]:
     """Every parameter tensor of ``spec``, named, shaped and ordered as its framework does."""
     return convention(spec.framework).tensors(spec)
+
+
+def total(spec: LayerSpec) -> int:
+    """The number of parameters of ``spec``: the sum of its tensors' counts."""
+    return sum(t.count for t in tensors(spec))
 
 
 def input_widths(spec: LayerSpec) -> list[int]:

@@ -22,15 +22,10 @@ from paramcount.spec import Cell, Framework
 _OPTIMIZER = {"sgd": "SGD", "momentum": "SGD with momentum", "adam": "Adam", "adamw": "AdamW"}
 
 
-def si(value: int, unit: str) -> str:
-    """A large count in decimal units: ``6.66 GFLOPs``, ``818.00 kMACs``."""
-    return scaled(value, unit)
-
-
 def _both(value: int, unit: str) -> str:
     """``44,994,560 FLOPs (44.99 MFLOPs)``; no parenthesis below a thousand."""
     exact = f"{number(value)} {unit}"
-    return exact if value < 1000 else f"{exact} ({si(value, unit)})"
+    return exact if value < 1000 else f"{exact} ({scaled(value, unit)})"
 
 
 def memory_section(memory: Memory, suffix: str = "") -> Section:
