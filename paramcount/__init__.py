@@ -59,7 +59,11 @@ def count(
     """Count the parameters of a recurrent layer stack and explain them tensor by tensor."""
     modes = None
     if merge_mode is not None:
-        modes = (merge_mode,) if isinstance(merge_mode, str) else tuple(merge_mode)
+        modes = (
+            (merge_mode,) if isinstance(merge_mode, str)
+            else tuple(merge_mode) if isinstance(merge_mode, (list, tuple))
+            else merge_mode  # LayerSpec says why it is not a merge mode
+        )
     spec = LayerSpec(
         cell=cell,  # type: ignore[arg-type]  # coerced and validated by LayerSpec
         input_size=input_size,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from paramcount import conventions
 from paramcount.conventions import Direction, Tensor
 from paramcount.errors import SpecError
-from paramcount.spec import Cell, Framework, LayerSpec, MergeMode
+from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, positive
 
 # FLOPs per merged element of a Keras Bidirectional merge: sum f + b, ave (f + b) / 2, mul f·b.
 _MERGE_OPS = {
@@ -195,13 +195,6 @@ def step_cost(spec: LayerSpec, input_width: int) -> StepCost:
     )
 
 
-def _check_positive(field: str, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise SpecError(f"{{{field}}} must be a whole number", **{field: value})
-    if value <= 0:
-        raise SpecError(f"{{{field}}} must be a positive integer", **{field: value})
-
-
 def _check_lengths(
     spec: LayerSpec, seq_len: int | None, batch: int | None, lengths: Sequence[int]
 ) -> tuple[int, ...]:
@@ -266,8 +259,8 @@ def forward(
         if seq_len is None:
             raise SpecError("counting compute needs a sequence length (seq_len or lengths)")
         batch = 1 if batch is None else batch
-    _check_positive("seq_len", seq_len)
-    _check_positive("batch", batch)
+    positive("seq_len", seq_len)
+    positive("batch", batch)
     packed = checked is not None and spec.framework is Framework.TORCH
     steps = sum(checked) if packed and checked else batch * seq_len
     rows = []

@@ -22,7 +22,7 @@ from paramcount.conventions import convlstm as convention
 from paramcount.conventions.base import Direction, Formula, Tensor
 from paramcount.errors import SpecError
 from paramcount.report import LayerTotal
-from paramcount.spec import DType, Framework
+from paramcount.spec import DType, Framework, check_layers, positive
 
 FRAMEWORKS = (Framework.KERAS, Framework.FLAX_LINEN)
 """Who has a ConvLSTM: Keras (ConvLSTM1D/2D/3D) and Flax linen (ConvLSTMCell)."""
@@ -107,20 +107,13 @@ class ConvLSTMSpec:
         return dataclasses.replace(self, **changes)
 
 
-def _whole(field: str, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise SpecError("{" + field + "} must be a whole number", **{field: value})
-    if value <= 0:
-        raise SpecError("{" + field + "} must be a positive integer", **{field: value})
-
-
 def _validate(spec: ConvLSTMSpec) -> None:
     """Raise SpecError for what Keras or Flax would refuse."""
     if spec.rank not in (1, 2, 3):
         raise SpecError("{rank} must be 1, 2 or 3 (ConvLSTM1D, 2D, 3D)", rank=spec.rank)
-    _whole("input_channels", spec.input_channels)
-    _whole("filters", spec.filters)
-    _whole("num_layers", spec.num_layers)
+    positive("input_channels", spec.input_channels)
+    positive("filters", spec.filters)
+    check_layers(spec.num_layers)
     if not isinstance(spec.kernel, tuple) or not spec.kernel:
         raise SpecError("{kernel} must be a tuple of sizes", kernel=spec.kernel)
     for size in spec.kernel:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from paramcount import conventions
 from paramcount.conventions import Direction, Formula, Tensor
-from paramcount.spec import DType, LayerSpec, MergeMode
+from paramcount.spec import MAX_LAYERS, DType, LayerSpec, MergeMode
 
 
 @dataclass(frozen=True)
@@ -116,21 +116,21 @@ class Report:
 
 
 def layer_totals(spec: LayerSpec, tensors: list[Tensor]) -> tuple[LayerTotal, ...]:
-    """Per-layer, per-direction subtotals of ``tensors``.
+    """Per-layer, per-direction subtotals of ``tensors``, in one pass.
 
     A tensor that holds both directions (ONNX's [D, ...] layout) counts half to each.
     """
-    widths = conventions.input_widths(spec)
-    rows = []
-    for layer, width in enumerate(widths):
-        shared = sum(t.count for t in tensors if t.layer == layer and t.direction is Direction.BOTH)
-        by_direction = tuple(
-            shared // spec.directions
-            + sum(t.count for t in tensors if t.layer == layer and t.direction is direction)
-            for direction in list(Direction)[: spec.directions]
-        )
-        rows.append(LayerTotal(layer, width, by_direction))
-    return tuple(rows)
+    directions = list(Direction)[: spec.directions]
+    sums: dict[tuple[int, Direction], int] = {}
+    for t in tensors:
+        sums[t.layer, t.direction] = sums.get((t.layer, t.direction), 0) + t.count
+    return tuple(
+        LayerTotal(layer, width, tuple(
+            sums.get((layer, Direction.BOTH), 0) // spec.directions + sums.get((layer, d), 0)
+            for d in directions
+        ))
+        for layer, width in enumerate(conventions.input_widths(spec))
+    )
 
 
 def unidirectional(spec: LayerSpec) -> LayerSpec:
@@ -185,17 +185,24 @@ def _bidirectional_at(spec: LayerSpec, layers: int) -> LayerSpec:
     return spec.replace(num_layers=layers, bidirectional=True, merge_modes=modes)
 
 
+def _prefix_totals(spec: LayerSpec) -> list[int]:
+    """The totals of ``spec``'s first 1, 2, … layers, from one build of the whole stack.
+
+    A layer's parameters depend only on what it reads, never on how many layers follow, so the
+    stack of depth d is the first d layers of the deepest one.
+    """
+    totals, running = [], 0
+    for row in layer_totals(spec, conventions.tensors(spec)):
+        running += row.total
+        totals.append(running)
+    return totals
+
+
 def depth_table(spec: LayerSpec, up_to: int) -> tuple[DepthRow, ...]:
     """Unidirectional and bidirectional totals of ``spec`` at 1..up_to layers."""
-    uni = unidirectional(spec)
-    return tuple(
-        DepthRow(
-            layers,
-            conventions.total(uni.replace(num_layers=layers)),
-            conventions.total(_bidirectional_at(spec, layers)),
-        )
-        for layers in range(1, up_to + 1)
-    )
+    uni = _prefix_totals(unidirectional(spec).replace(num_layers=up_to))
+    bi = _prefix_totals(_bidirectional_at(spec, up_to))
+    return tuple(DepthRow(d + 1, uni[d], bi[d]) for d in range(up_to))
 
 
 def depth_limit(spec: LayerSpec) -> float:
@@ -203,11 +210,21 @@ def depth_limit(spec: LayerSpec) -> float:
 
     Deeper layers all read the same width, so this is the ratio a deep stack tends to.
     """
-    total, deep = conventions.total, spec.num_layers + 1
-    uni = unidirectional(spec)
-    bi_layer = total(_bidirectional_at(spec, deep + 1)) - total(_bidirectional_at(spec, deep))
-    uni_layer = total(uni.replace(num_layers=deep + 1)) - total(uni.replace(num_layers=deep))
-    return bi_layer / uni_layer
+    rows = depth_table(spec, min(spec.num_layers, MAX_LAYERS - 2) + 2)
+    return (rows[-1].bidirectional - rows[-2].bidirectional) / (
+        rows[-1].unidirectional - rows[-2].unidirectional
+    )
+
+
+DEPTH_ROWS = 12
+"""The depth table shows 1…max(L, 4) layers, at most this many rows (then the spec's own L)."""
+
+
+def _depth_rows(spec: LayerSpec) -> tuple[DepthRow, ...]:
+    rows = depth_table(spec, min(max(spec.num_layers, 4), DEPTH_ROWS))
+    if spec.num_layers > DEPTH_ROWS:
+        rows += depth_table(spec, spec.num_layers)[-1:]
+    return rows
 
 
 def build_report(spec: LayerSpec, dtype: DType = DType.FP32) -> Report:
@@ -222,6 +239,6 @@ def build_report(spec: LayerSpec, dtype: DType = DType.FP32) -> Report:
         dtype=dtype,
         layers=layer_totals(spec, tensors),
         growth=growth(spec),
-        depth=depth_table(spec, max(spec.num_layers, 4)) if show_depth else (),
+        depth=_depth_rows(spec) if show_depth else (),
         depth_limit=depth_limit(spec) if show_depth else None,
     )

@@ -100,7 +100,30 @@ class DType(StrEnum):
         return {"fp16": 2, "bf16": 2, "fp32": 4, "fp64": 8, "int8": 1}[self.value]
 
 
-def _positive(field: str, value: object) -> None:
+MAX_LAYERS = 10_000
+"""The deepest stack paramcount lists tensor by tensor (real stacks have a handful of layers)."""
+
+
+def check_layers(value: object) -> None:
+    """num_layers must be a whole number from 1 to MAX_LAYERS."""
+    positive("num_layers", value)
+    assert isinstance(value, int)
+    if value > MAX_LAYERS:
+        raise SpecError(
+            "{num_layers} is more layers than paramcount lists tensor by tensor "
+            f"(at most {MAX_LAYERS:,})",
+            num_layers=value,
+        )
+
+
+def _flag(field: str, value: object, optional: bool = False) -> None:
+    if not (isinstance(value, bool) or (optional and value is None)):
+        allowed = "True, False or None" if optional else "True or False"
+        raise SpecError("{" + field + "} must be " + allowed, **{field: value})
+
+
+def positive(field: str, value: object) -> None:
+    """``value`` must be a whole number above 0."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise SpecError("{" + field + "} must be a whole number", **{field: value})
     if value <= 0:
@@ -157,6 +180,11 @@ class LayerSpec:
             modes = self.merge_modes
             if isinstance(modes, (str, MergeMode)):
                 modes = (modes,)
+            if not isinstance(modes, (tuple, list)):
+                raise SpecError(
+                    "{merge_modes} must be a merge mode or a sequence of them",
+                    merge_modes=modes,
+                )
             object.__setattr__(
                 self,
                 "merge_modes",
@@ -187,7 +215,18 @@ class LayerSpec:
         return self.proj_size or self.hidden_size
 
     def replace(self, **changes: Any) -> LayerSpec:
-        """A copy with some fields changed (and validated again)."""
+        """A copy with some fields changed (and validated again).
+
+        A Keras stack whose layers all merge alike keeps doing so at another depth:
+
+        >>> LayerSpec(Cell.LSTM, 3, 4, num_layers=3, bidirectional=True,
+        ...           framework=Framework.KERAS).replace(num_layers=2).merge_modes
+        (<MergeMode.CONCAT: 'concat'>, <MergeMode.CONCAT: 'concat'>)
+        """
+        modes = self.merge_modes
+        if ("num_layers" in changes and "merge_modes" not in changes and modes
+                and len(set(modes)) == 1):
+            changes["merge_modes"] = modes[:1]
         return dataclasses.replace(self, **changes)
 
 
@@ -203,9 +242,12 @@ def _coerce(enum_type: type[Enum], field: str, value: object) -> Enum:
 
 def _validate(spec: LayerSpec) -> None:
     """Raise SpecError for any configuration the framework would refuse."""
-    _positive("input_size", spec.input_size)
-    _positive("hidden_size", spec.hidden_size)
-    _positive("num_layers", spec.num_layers)
+    positive("input_size", spec.input_size)
+    positive("hidden_size", spec.hidden_size)
+    check_layers(spec.num_layers)
+    for field in ("bidirectional", "bias", "single_cell", "peepholes"):
+        _flag(field, getattr(spec, field))
+    _flag("reset_after", spec.reset_after, optional=True)
     torch = spec.framework is Framework.TORCH
     layer_class = _class_name(spec)
 
@@ -226,7 +268,7 @@ def _validate(spec: LayerSpec) -> None:
     if isinstance(spec.proj_size, bool) or not isinstance(spec.proj_size, int):
         raise SpecError("{proj_size} must be a whole number", proj_size=spec.proj_size)
     if spec.proj_size < 0:
-        raise SpecError("{proj_size} must be positive (0 means no projection)",
+        raise SpecError("{proj_size} must be 0 (no projection) or more",
                         proj_size=spec.proj_size)
     if spec.proj_size:
         if spec.framework not in (Framework.TORCH, Framework.TF1):

@@ -252,3 +252,17 @@ def test_console_script_and_broken_pipe() -> None:
     version = subprocess.run([sys.executable, "-m", "paramcount", "--version"],
                              capture_output=True, text=True, env=env)
     assert version.returncode == 0 and "paramcount" in version.stdout
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(st.integers(-3, 40), st.integers(10_001, 10**30)), st.booleans())
+def test_any_layer_count_is_counted_or_refused_in_one_line(layers: int, bidir: bool) -> None:
+    """Any --layers value gives a count (exit 0) or a one-line error (exit 2), never a crash."""
+    from paramcount.cli import run
+
+    out, err = io.StringIO(), io.StringIO()
+    args = ["gru", "-i", "3", "-H", "4", "-L", str(layers), "--json", *(["--bidir"] * bidir)]
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = run(args)
+    assert code == (0 if 1 <= layers <= 10_000 else 2)
+    assert code == 0 or err.getvalue().count("\n") == 1

@@ -100,6 +100,7 @@ def report_data(
                 for row in growth.rows
             ],
         },
+        "depth_limit": report.depth_limit,
         "depth": [
             {
                 "layers": row.layers,
