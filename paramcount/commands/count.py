@@ -27,8 +27,9 @@ def make_command(cell: Cell) -> click.Command:
     @output_options
     @workload_options
     @click.option("--verify", "verify", is_flag=True,
-                  help="Build the real layer(s) (torch / keras, no weights allocated) and check "
-                       "every tensor and the total; exit 1 on a mismatch, 3 if not installed.")
+                  help="Build the real layer(s) (torch, Keras and Flax without allocating "
+                       "weights; ONNX as a small graph) and check every tensor and the total; "
+                       "exit 1 on a mismatch, 3 if not installed.")
     def command(
         output_format: str | None,
         as_json: bool,
