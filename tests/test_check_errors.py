@@ -157,6 +157,10 @@ BROKEN = [
      '[models.a]\ninput = 3\nlayers = [{ kind = "time_distributed", out = 2 }]\n',
      "3:20: models.a.layers[0].kind: time_distributed is a Keras wrapper; a torch nn.Linear "
      "already applies to every time step (use kind = \"linear\")"),
+    ("toml-nested-too-deeply", "m.toml", "models = " + "[" * 500 + "]" * 500 + "\n",
+     "1:1: invalid TOML: nested too deeply"),
+    ("json-nested-too-deeply", "m.json", '{"models": ' + "[" * 100_000 + "]" * 100_000 + "}",
+     "1:1: invalid JSON: nested too deeply"),
     ("wrong-extension", "m.yaml", "models: {}\n", None),
 ]
 

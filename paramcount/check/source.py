@@ -137,6 +137,8 @@ def parse(name: str, text: str, format: str) -> Any:
             return tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
             raise _toml_error(name, text, error) from None
+        except RecursionError:
+            raise ConfigError(f"{name}:1:1: invalid TOML: nested too deeply") from None
     if not text.strip():
         return {}
     try:
