@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from paramcount.check.config import Config, Model
-from paramcount.check.locate import Path
+from paramcount.check.locate import Path, Span
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,7 @@ def updated_text(config: Config) -> tuple[str, list[Change], list[Skipped]]:
     def full(path: Path) -> Path:
         return (*source.root, *path)
 
+    first_child = _first_child_keys(spans)
     for model in config.models:
         total_span = spans.get(full((*model.path, "total")))
         if total_span is not None:
@@ -67,7 +68,7 @@ def updated_text(config: Config) -> tuple[str, list[Change], list[Skipped]]:
                               _literal(old, model.total, source.format)))
                 changes.append(Change(model.name, "total", model.total_expected, model.total))
         else:
-            insertion = _insert_total(text, config, model, newline)
+            insertion = _insert_total(text, config, model, newline, first_child)
             if insertion is None:
                 skipped.append(Skipped(model.name, "declared with dotted keys: add "
                                                    f"'total = {model.total}' by hand"))
@@ -90,13 +91,29 @@ def updated_text(config: Config) -> tuple[str, list[Change], list[Skipped]]:
                               _literal(old, layer.params, source.format)))
                 changes.append(Change(model.name, f"{label}.params", layer.expected,
                                       layer.params))
-    for start, end, replacement in sorted(edits, reverse=True):
-        text = text[:start] + replacement + text[end:]
-    return text, changes, skipped
+    pieces = []
+    at = 0
+    for start, end, replacement in sorted(edits):
+        pieces += [text[at:start], replacement]
+        at = end
+    pieces.append(text[at:])
+    return "".join(pieces), changes, skipped
 
 
-def _insert_total(text: str, config: Config, model: Model,
-                  newline: str) -> tuple[int, int, str] | None:
+def _first_child_keys(spans: dict[Path, Span]) -> dict[Path, int]:
+    """The offset of the first key inside each entry, found in one pass over the spans."""
+    first: dict[Path, int] = {}
+    for path, span in spans.items():
+        if path:
+            parent = path[:-1]
+            known = first.get(parent)
+            if known is None or span.key < known:
+                first[parent] = span.key
+    return first
+
+
+def _insert_total(text: str, config: Config, model: Model, newline: str,
+                  first_child: dict[Path, int]) -> tuple[int, int, str] | None:
     """Where and what to insert so that ``model`` states ``total``; None if not possible."""
     source = config.source
     path = (*source.root, *model.path)
@@ -111,11 +128,9 @@ def _insert_total(text: str, config: Config, model: Model,
         return end + 1, end + 1, f"total = {number}{newline}"
     if span.start == span.end or text[span.start] != "{":
         return None
-    keys = [s.key for p, s in source.spans.items() if len(p) == len(path) + 1
-            and p[: len(path)] == path]
-    if not keys:
+    first = first_child.get(path)
+    if first is None:
         return None
-    first = min(keys)
     gap = text[span.start + 1 : first]
     if source.format == "json":
         return first, first, f'"total": {model.total},{gap}'
