@@ -177,3 +177,42 @@ def test_update_of_many_inline_models_scans_the_spans_once(tmp_path: Path) -> No
     assert new.splitlines()[1:4] == [
         f'm{n} = {{ total = {9 * (n % 7 + 1)}, input = 8, layers = [{{ kind = "linear", '
         f'out = {n % 7 + 1} }}] }}' for n in range(3)]
+
+
+def test_update_keeps_permissions_and_leaves_no_temporary_file(cli: CLI, tmp_path: Path) -> None:
+    """--update replaces the file through a temporary file beside it, keeping its mode bits."""
+    path = tmp_path / "models.toml"
+    path.write_text(TOML)
+    path.chmod(0o640)
+    assert cli("check", str(path), "--update").code == 1  # max_params stays exceeded
+    assert "total    =   149_504" in path.read_text()
+    assert path.stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["models.toml"]
+
+
+def test_update_through_a_symlink_updates_the_target(cli: CLI, tmp_path: Path) -> None:
+    """A config reached through a symlink is updated in place; the link stays a link."""
+    real = tmp_path / "real.toml"
+    real.write_text(TOML)
+    link = tmp_path / "models.toml"
+    link.symlink_to(real)
+    assert cli("check", str(link), "--update").code == 1  # max_params stays exceeded
+    assert link.is_symlink() and "total    =   149_504" in real.read_text()
+
+
+def test_update_write_failure_is_one_line(cli: CLI, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the file cannot be replaced, --update exits 2 with one line and the file intact."""
+    import errno
+    import os
+
+    def refuse(source: str, target: str) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    path = tmp_path / "models.toml"
+    path.write_text(TOML)
+    monkeypatch.setattr(os, "replace", refuse)
+    result = cli("check", str(path), "--update")
+    assert (result.code, result.err) == (2, f"Error: {path}: cannot write: Permission denied\n")
+    assert path.read_text() == TOML
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["models.toml"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import re
@@ -43,8 +44,30 @@ def _write_junit(path: str, xml: str) -> None:
 
 
 def _write(source: Source, text: str) -> None:
-    with open(source.path, "w", encoding="utf-8", newline="") as file:
-        file.write(("\ufeff" if source.bom else "") + text)
+    """Replace the config file atomically: a temporary file beside it, then ``os.replace``.
+
+    The file keeps its permission bits, and a symlink keeps pointing at the updated file.
+    """
+    import stat
+    import tempfile
+
+    target = os.path.realpath(source.path)
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+        descriptor, temporary = tempfile.mkstemp(
+            prefix=f".{os.path.basename(target)}.", suffix=".tmp",
+            dir=os.path.dirname(target))
+        try:
+            with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as file:
+                file.write(("\ufeff" if source.bom else "") + text)
+            os.chmod(temporary, mode)
+            os.replace(temporary, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+    except OSError as error:
+        raise ConfigError(f"{source.name}: cannot write: {error.strerror or error}") from None
 
 
 @click.command(name="check")
