@@ -380,3 +380,25 @@ def test_explicit_pyproject_without_table(cli: CLI, tmp_path: Path) -> None:
     result = cli("check", str(path))
     assert result.code == 2
     assert result.err.startswith(f"Error: {path}:1:1: no [tool.paramcount] table")
+
+
+def test_github_annotation_escaping() -> None:
+    """Workflow-command data escapes %, CR and LF; the file property also ':' and ','."""
+    from paramcount.render.check import annotation, error_annotation
+
+    assert annotation("a:b,c%.toml", 1, 2, "50% a:b,c\r\nnext") == (
+        "::error file=a%3Ab%2Cc%25.toml,line=1,col=2,title=paramcount check::"
+        "50%25 a:b,c%0D%0Anext")
+    assert error_annotation("50% a:b,c\r\nnext") == (
+        "::error title=paramcount check::50%25 a:b,c%0D%0Anext")
+
+
+def test_github_annotation_for_unlocated_error_is_escaped(
+        cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error with no line and column (a missing file) is annotated escaped, on one line."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.chdir(tmp_path)
+    result = cli("check", "100%,a:b\r\nc.toml")
+    assert result.code == 2
+    assert result.out == ("::error title=paramcount check::100%25,a:b%0D%0Ac.toml: "
+                          "no such file\n")

@@ -24,14 +24,14 @@ def _annotate_error(error: ConfigError) -> None:
     """Echo a config error as a GitHub Actions annotation too, when running there."""
     if not _github():
         return
-    from paramcount.render.check import annotation
+    from paramcount.render.check import annotation, error_annotation
 
     found = _LOCATED.match(str(error))
     if found:
         click.echo(annotation(found["file"], int(found["line"]), int(found["column"]),
                               found["message"]))
     else:
-        click.echo(f"::error title=paramcount check::{error}")
+        click.echo(error_annotation(str(error)))
 
 
 def _write_junit(path: str, xml: str) -> None:
