@@ -196,6 +196,13 @@ BROKEN = [
      'activation = "rleu" }]\n',
      "4:53: models.a.layers[0].activation: 'rleu' is not one of: relu, tanh, sigmoid, gelu, "
      "softmax, elu, leaky_relu, silu. Did you mean 'relu'?"),
+    ("model-name-control-character", "m.toml",
+     f'[models."a\\u0007b"]\ninput = 3\nlayers = [{LSTM}]\n',
+     '1:1: models."a\\u0007b": a model name must be printable, got "a\\u0007b"'),
+    ("layer-name-newline", "m.json",
+     '{"models": {"a": {"input": 3, "layers": [{"kind": "gru", "hidden": 4, '
+     '"name": "x\\ny"}]}}}',
+     '1:79: models.a.layers[0].name: a layer name must be printable, got "x\\ny"'),
     ("wrong-extension", "m.yaml", "models: {}\n", None),
 ]
 

@@ -283,6 +283,9 @@ def load_config(source: Source) -> Config:
                                                  "spaces", at="key")
         if not name.strip():
             raise source.error(("models", name), "a model name must not be empty", at="key")
+        if not name.isprintable():
+            raise source.error(("models", name), f"a model name must be printable, got "
+                                                 f"{_q(name)}", at="key")
         seen[folded] = name
         models.append(_model(source, name, data, framework, dtype))
     return Config(source, tuple(models))
@@ -414,6 +417,8 @@ def _sequence_reader(following: Sequence[str]) -> str | None:
 def _layer(source: Source, t: _Table, index: int, kind: str, framework: Framework,
            width: int | None, *, following: Sequence[str], first: bool) -> Layer:
     name = t.text("name")
+    if name is not None and not name.isprintable():
+        raise t.error("name", f"a layer name must be printable, got {_q(name)}")
     expected = t.integer("params", minimum=0,
                          what="a whole number of parameters (the layer's exact count)")
     keras = framework is Framework.KERAS
