@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 from pathlib import Path
 
 import pytest
@@ -216,3 +217,45 @@ def test_update_write_failure_is_one_line(cli: CLI, tmp_path: Path,
     assert (result.code, result.err) == (2, f"Error: {path}: cannot write: Permission denied\n")
     assert path.read_text() == TOML
     assert sorted(p.name for p in tmp_path.iterdir()) == ["models.toml"]
+
+
+# (id, config text, the last line --update prints)
+NOT_WRITTEN = [
+    ("dotted-keys", 'models.b.input = 3\nmodels.b.layers = [{ kind = "lstm", hidden = 4 }]\n',
+     "m.toml not updated: b: declared with dotted keys: add 'total = 144' by hand"),
+    ("array-of-tables-only", '[[models.a.layers]]\nkind = "lstm"\nhidden = 4\ninput = 3\n',
+     "m.toml not updated: a: declared only through [[models.a.layers]] tables, with no "
+     "[models.a] table: add 'total = 144' by hand"),
+]
+
+
+@pytest.mark.parametrize(("text", "line"), [c[1:] for c in NOT_WRITTEN],
+                         ids=[c[0] for c in NOT_WRITTEN])
+def test_update_that_writes_nothing_says_not_updated(cli: CLI, tmp_path: Path, text: str,
+                                                     line: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """When --update cannot write, it says 'not updated' and why, and the file is unchanged."""
+    monkeypatch.chdir(tmp_path)
+    Path("m.toml").write_text(text)
+    result = cli("check", "m.toml", "--update")
+    assert (result.code, result.out.splitlines()[-1]) == (0, line)
+    assert Path("m.toml").read_text() == text
+    data = json.loads(cli("check", "m.toml", "--update", "--json").out)
+    assert (data["updated"], data["not_updated"]) == ([], [line.split(": ", 1)[1]])
+
+
+@pytest.mark.torch
+def test_update_refused_when_a_model_could_not_be_built(cli: CLI, tmp_path: Path) -> None:
+    """--verify --update names the model the framework could not build, not a disagreement."""
+    pytest.importorskip("torch")
+    text = ('[models.huge]\ninput = 3\ntotal = 1\n'
+            'layers = [{ kind = "lstm", hidden = 100_000_000_000_000_000_000 }]\n')
+    path = tmp_path / "m.toml"
+    path.write_text(text)
+    result = cli("check", str(path), "--verify", "--update")
+    assert result.code == 1
+    assert result.out.splitlines()[-1].startswith(
+        f"{path} not updated: --verify could not build a model (huge: PyTorch could not build "
+        "it: ")
+    assert "disagrees" not in result.out
+    assert path.read_text() == text

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from paramcount.check.config import Config, Model
-from paramcount.check.locate import Path, Span
+from paramcount.check.locate import Path, Span, path_text
 
 
 @dataclass(frozen=True)
@@ -69,9 +69,9 @@ def updated_text(config: Config) -> tuple[str, list[Change], list[Skipped]]:
                 changes.append(Change(model.name, "total", model.total_expected, model.total))
         else:
             insertion = _insert_total(text, config, model, newline, first_child)
-            if insertion is None:
-                skipped.append(Skipped(model.name, "declared with dotted keys: add "
-                                                   f"'total = {model.total}' by hand"))
+            if isinstance(insertion, str):
+                skipped.append(Skipped(model.name, f"{insertion}: add 'total = {model.total}' "
+                                                   "by hand"))
             else:
                 edits.append(insertion)
                 changes.append(Change(model.name, "total", None, model.total))
@@ -113,24 +113,26 @@ def _first_child_keys(spans: dict[Path, Span]) -> dict[Path, int]:
 
 
 def _insert_total(text: str, config: Config, model: Model, newline: str,
-                  first_child: dict[Path, int]) -> tuple[int, int, str] | None:
-    """Where and what to insert so that ``model`` states ``total``; None if not possible."""
+                  first_child: dict[Path, int]) -> tuple[int, int, str] | str:
+    """Where and what to insert so that ``model`` states ``total``, or why it cannot be."""
     source = config.source
     path = (*source.root, *model.path)
     span = source.spans.get(path)
     if span is None:
-        return None
+        return (f"declared only through [[{path_text((*path, 'layers'))}]] tables, with no "
+                f"[{path_text(path)}] table")
     if source.format == "toml" and span.header:
         number = _literal(None, model.total, "toml")
         end = text.find("\n", span.key)
         if end < 0:
             return len(text), len(text), f"{newline}total = {number}"
         return end + 1, end + 1, f"total = {number}{newline}"
+    dotted = "declared with dotted keys"
     if span.start == span.end or text[span.start] != "{":
-        return None
+        return dotted
     first = first_child.get(path)
     if first is None:
-        return None
+        return dotted
     gap = text[span.start + 1 : first]
     if source.format == "json":
         return first, first, f'"total": {model.total},{gap}'

@@ -103,8 +103,9 @@ def check(file: str | None, verify: bool, update: bool, as_json: bool,
     verified = _verify(config) if verify else None
     outcomes = evaluate_all(config, verified)
     changes: list[str] = []
+    written = False
     if update:
-        config, outcomes, changes = _update(config, outcomes, verified)
+        config, outcomes, changes, written = _update(config, outcomes, verified)
     from paramcount.render import check as render
 
     if as_json:
@@ -112,7 +113,9 @@ def check(file: str | None, verify: bool, update: bool, as_json: bool,
 
         data = render.data(config, outcomes)
         if update:
-            data["updated"] = changes
+            data["updated"] = changes if written else []
+            if not written and changes:
+                data["not_updated"] = changes
         click.echo(dumps(data), nl=False)
     else:
         lines = []
@@ -123,10 +126,10 @@ def check(file: str | None, verify: bool, update: bool, as_json: bool,
         lines.append(render.summary(outcomes, config.source.name))
         click.echo("\n".join(lines))
         if update:
-            click.echo(
-                f"updated {config.source.name}: " + "; ".join(changes) if changes
-                else f"{config.source.name} is up to date: no expectation changed"
-            )
+            name = config.source.name
+            click.echo(f"updated {name}: " + "; ".join(changes) if written
+                       else f"{name} not updated: " + "; ".join(changes) if changes
+                       else f"{name} is up to date: no expectation changed")
     if junit_file:
         _write_junit(junit_file, render.junit(config, outcomes))
     if _github():  # on stderr under --json, so stdout stays one JSON document
@@ -151,17 +154,26 @@ def _verify(config: Config) -> list[list[int] | str]:
 
 
 def _update(config: Config, outcomes: list[Outcome], verified: list[list[int] | str] | None
-            ) -> tuple[Config, list[Outcome], list[str]]:
-    """Rewrite the expectations in the file; refuse when --verify found the formulas wrong."""
+            ) -> tuple[Config, list[Outcome], list[str], bool]:
+    """Rewrite the expectations in the file; refuse when --verify found the formulas wrong.
+
+    Returns the (re-read) config and outcomes, the notes to print, and whether it wrote.
+    """
     from paramcount.check.update import updated_text
 
     if any(p.key == "verify" for o in outcomes for p in o.problems):
-        return config, outcomes, ["nothing written: --verify found a count the real framework "
-                                  "disagrees with"]
+        unbuilt = [f"{m.name}: {v}" for m, v in zip(config.models, verified or [], strict=True)
+                   if isinstance(v, str)]
+        disagrees = any(p.key == "verify" for o, v in zip(outcomes, verified or [], strict=True)
+                        if not isinstance(v, str) for p in o.problems)
+        reasons = ([f"--verify could not build a model ({'; '.join(unbuilt)})"] if unbuilt
+                   else []) + (["--verify found a count the real framework disagrees with"]
+                               if disagrees else [])
+        return config, outcomes, reasons, False
     text, changes, skipped = updated_text(config)
     notes = [str(c) for c in changes] + [f"{s.model}: {s.reason}" for s in skipped]
     if text == config.source.text:
-        return config, outcomes, [f"{s.model}: {s.reason}" for s in skipped]
+        return config, outcomes, [f"{s.model}: {s.reason}" for s in skipped], False
     source = config.source
     new_source = Source(source.name, text, source.format, parse(source.name, text, source.format),
                         path=source.path, bom=source.bom)
@@ -173,4 +185,4 @@ def _update(config: Config, outcomes: list[Outcome], verified: list[list[int] | 
         new_source.root = source.root
     new_config = load_config(new_source)
     _write(source, text)
-    return new_config, evaluate_all(new_config, verified), notes
+    return new_config, evaluate_all(new_config, verified), notes, True
