@@ -203,6 +203,14 @@ BROKEN = [
      '{"models": {"a": {"input": 3, "layers": [{"kind": "gru", "hidden": 4, '
      '"name": "x\\ny"}]}}}',
      '1:79: models.a.layers[0].name: a layer name must be printable, got "x\\ny"'),
+    ("activation-function-case", "m.toml",
+     '[models.a]\ninput = 3\nlayers = [{ kind = "activation", function = "Relu" }]\n',
+     "3:45: models.a.layers[0].function: 'Relu' is not one of: relu, tanh, sigmoid, gelu, "
+     "softmax, elu, leaky_relu, silu. Did you mean 'relu'?"),
+    ("kind-case", "m.toml", '[models.a]\ninput = 3\nlayers = [{ kind = "LSTM", hidden = 4 }]\n',
+     "3:20: models.a.layers[0].kind: unknown layer kind 'LSTM'; expected one of: lstm, gru, rnn, "
+     "embedding, linear, dense, time_distributed, layer_norm, dropout, activation, relu, tanh, "
+     "sigmoid, gelu, softmax, elu, leaky_relu, silu, pool, attention. Did you mean 'lstm'?"),
     ("wrong-extension", "m.yaml", "models: {}\n", None),
 ]
 
