@@ -402,3 +402,23 @@ def test_github_annotation_for_unlocated_error_is_escaped(
     assert result.code == 2
     assert result.out == ("::error title=paramcount check::100%25,a:b%0D%0Ac.toml: "
                           "no such file\n")
+
+
+def test_config_error_survives_an_unwritable_junit_file(cli: CLI, tmp_path: Path) -> None:
+    """When the --junit file cannot be written, the config error is still printed, first."""
+    path = write(tmp_path, BILSTM.replace("hidden = 64", "hidden = -1"))
+    result = cli("check", str(path), "--junit", str(tmp_path / "missing" / "report.xml"))
+    assert result.code == 2
+    first, second = result.err.splitlines()
+    assert first.startswith(f"Error: {path}:4:") and "hidden" in first
+    assert "--junit" in second and "cannot write" in second
+
+
+def test_config_error_annotation_keeps_json_stdout_clean(
+        cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under --json on GitHub Actions a config error's annotation goes to stderr, as results do."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    path = write(tmp_path, BILSTM.replace("hidden = 64", "hidden = 0"))
+    result = cli("check", str(path), "--json")
+    assert (result.code, result.out) == (2, "")
+    assert result.err.startswith(f"::error file={path},line=4,col=")

@@ -20,8 +20,9 @@ def _github() -> bool:
     return os.environ.get("GITHUB_ACTIONS") == "true"
 
 
-def _annotate_error(error: ConfigError) -> None:
-    """Echo a config error as a GitHub Actions annotation too, when running there."""
+def _annotate_error(error: ConfigError, err: bool) -> None:
+    """Echo a config error as a GitHub Actions annotation too, when running there (on stderr
+    with ``err``, so that stdout stays one JSON document under --json)."""
     if not _github():
         return
     from paramcount.render.check import annotation, error_annotation
@@ -29,9 +30,9 @@ def _annotate_error(error: ConfigError) -> None:
     found = _LOCATED.match(str(error))
     if found:
         click.echo(annotation(found["file"], int(found["line"]), int(found["column"]),
-                              found["message"]))
+                              found["message"]), err=err)
     else:
-        click.echo(error_annotation(str(error)))
+        click.echo(error_annotation(str(error)), err=err)
 
 
 def _write_junit(path: str, xml: str) -> None:
@@ -94,11 +95,15 @@ def check(file: str | None, verify: bool, update: bool, as_json: bool,
         gc.freeze()  # the parsed document lives to the end: spare the collector walking it
         config = load_config(source)
     except ConfigError as error:
-        _annotate_error(error)
+        _annotate_error(error, err=as_json)
         if junit_file:
             from paramcount.render.check import junit_error
 
-            _write_junit(junit_file, junit_error(file or "pyproject.toml", str(error)))
+            try:
+                _write_junit(junit_file, junit_error(file or "pyproject.toml", str(error)))
+            except click.BadParameter:
+                click.echo(f"Error: {error}", err=True)  # the config error first, then this
+                raise
         raise
     verified = _verify(config) if verify else None
     outcomes = evaluate_all(config, verified)
