@@ -422,3 +422,16 @@ def test_config_error_annotation_keeps_json_stdout_clean(
     result = cli("check", str(path), "--json")
     assert (result.code, result.out) == (2, "")
     assert result.err.startswith(f"::error file={path},line=4,col=")
+
+
+@pytest.mark.torch
+def test_json_for_a_model_that_could_not_be_built(cli: CLI, tmp_path: Path) -> None:
+    """--verify --json records no actual count (null) for a model torch could not build."""
+    pytest.importorskip("torch")
+    text = BILSTM.replace("hidden = 64", "hidden = 100_000_000_000_000_000_000")
+    result = cli("check", str(write(tmp_path, text)), "--verify", "--json")
+    assert result.code == 1
+    (problem,) = [p for p in json.loads(result.out)["models"][0]["problems"]
+                  if p["key"] == "verify"]
+    assert (problem["actual"], problem["difference"]) == (None, None)
+    assert problem["message"].startswith("PyTorch could not build it: ")
