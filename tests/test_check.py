@@ -435,3 +435,15 @@ def test_json_for_a_model_that_could_not_be_built(cli: CLI, tmp_path: Path) -> N
                   if p["key"] == "verify"]
     assert (problem["actual"], problem["difference"]) == (None, None)
     assert problem["message"].startswith("PyTorch could not build it: ")
+
+
+def test_in_process_runs_leave_nothing_frozen(cli: CLI, tmp_path: Path) -> None:
+    """The command thaws what it froze for the collector, so repeated runs do not pile up."""
+    import gc
+
+    path = str(write(tmp_path, BILSTM))
+    before = gc.get_freeze_count()
+    for _ in range(2):
+        assert cli("check", path).code == 0
+        assert cli("check", str(write(tmp_path, "models = 3\n", "bad.toml"))).code == 2
+    assert gc.get_freeze_count() == before

@@ -90,9 +90,21 @@ def check(file: str | None, verify: bool, update: bool, as_json: bool,
     Exit codes: 0 all pass, 1 a mismatch or budget exceeded, 2 an invalid config,
     3 a framework missing for --verify.
     """
+    # The parsed document lives to the end: spare the collector walking it, then thaw what
+    # was frozen so that in-process runs (tests, library use) do not pile up frozen objects.
+    thaw = gc.get_freeze_count() == 0  # never thaw what the host program froze itself
+    try:
+        return _check(file, verify, update, as_json, junit_file)
+    finally:
+        if thaw:
+            gc.unfreeze()
+
+
+def _check(file: str | None, verify: bool, update: bool, as_json: bool,
+           junit_file: str | None) -> int:
     try:
         source = load(file)
-        gc.freeze()  # the parsed document lives to the end: spare the collector walking it
+        gc.freeze()
         config = load_config(source)
     except ConfigError as error:
         _annotate_error(error, err=as_json)
