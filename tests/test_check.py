@@ -262,9 +262,11 @@ def test_github_annotations(cli: CLI, tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     path = write(tmp_path, BILSTM.replace("149_504", "149_000"))
     result = cli("check", str(path))
+    # The message is workflow-command data: its commas stay as they are (only the file
+    # property escapes ',' and ':').
     assert result.out.splitlines()[-1] == (
-        f"::error file={path},line=3,col=9,title=paramcount check::bilstm: 149%2C504 "
-        "parameters, expected total 149,000 (+504)".replace("149%2C504", "149,504")
+        f"::error file={path},line=3,col=9,title=paramcount check::bilstm: 149,504 "
+        "parameters, expected total 149,000 (+504)"
     )
 
 
@@ -380,3 +382,70 @@ def test_explicit_pyproject_without_table(cli: CLI, tmp_path: Path) -> None:
     result = cli("check", str(path))
     assert result.code == 2
     assert result.err.startswith(f"Error: {path}:1:1: no [tool.paramcount] table")
+
+
+def test_github_annotation_escaping() -> None:
+    """Workflow-command data escapes %, CR and LF; the file property also ':' and ','."""
+    from paramcount.render.check import annotation, error_annotation
+
+    assert annotation("a:b,c%.toml", 1, 2, "50% a:b,c\r\nnext") == (
+        "::error file=a%3Ab%2Cc%25.toml,line=1,col=2,title=paramcount check::"
+        "50%25 a:b,c%0D%0Anext")
+    assert error_annotation("50% a:b,c\r\nnext") == (
+        "::error title=paramcount check::50%25 a:b,c%0D%0Anext")
+
+
+def test_github_annotation_for_unlocated_error_is_escaped(
+        cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error with no line and column (a missing file) is annotated escaped, on one line."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.chdir(tmp_path)
+    result = cli("check", "100%,a:b\r\nc.toml")
+    assert result.code == 2
+    assert result.out == ("::error title=paramcount check::100%25,a:b%0D%0Ac.toml: "
+                          "no such file\n")
+
+
+def test_config_error_survives_an_unwritable_junit_file(cli: CLI, tmp_path: Path) -> None:
+    """When the --junit file cannot be written, the config error is still printed, first."""
+    path = write(tmp_path, BILSTM.replace("hidden = 64", "hidden = -1"))
+    result = cli("check", str(path), "--junit", str(tmp_path / "missing" / "report.xml"))
+    assert result.code == 2
+    first, second = result.err.splitlines()
+    assert first.startswith(f"Error: {path}:4:") and "hidden" in first
+    assert "--junit" in second and "cannot write" in second
+
+
+def test_config_error_annotation_keeps_json_stdout_clean(
+        cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under --json on GitHub Actions a config error's annotation goes to stderr, as results do."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    path = write(tmp_path, BILSTM.replace("hidden = 64", "hidden = 0"))
+    result = cli("check", str(path), "--json")
+    assert (result.code, result.out) == (2, "")
+    assert result.err.startswith(f"::error file={path},line=4,col=")
+
+
+@pytest.mark.torch
+def test_json_for_a_model_that_could_not_be_built(cli: CLI, tmp_path: Path) -> None:
+    """--verify --json records no actual count (null) for a model torch could not build."""
+    pytest.importorskip("torch")
+    text = BILSTM.replace("hidden = 64", "hidden = 100_000_000_000_000_000_000")
+    result = cli("check", str(write(tmp_path, text)), "--verify", "--json")
+    assert result.code == 1
+    (problem,) = [p for p in json.loads(result.out)["models"][0]["problems"]
+                  if p["key"] == "verify"]
+    assert (problem["actual"], problem["difference"]) == (None, None)
+    assert problem["message"].startswith("PyTorch could not build it: ")
+
+
+def test_in_process_runs_leave_nothing_frozen(cli: CLI, tmp_path: Path) -> None:
+    """The command thaws what it froze for the collector, so repeated runs do not pile up."""
+    import gc
+
+    path = str(write(tmp_path, BILSTM))
+    before = gc.get_freeze_count()
+    for _ in range(2):
+        assert cli("check", path).code == 0
+        assert cli("check", str(write(tmp_path, "models = 3\n", "bad.toml"))).code == 2
+    assert gc.get_freeze_count() == before

@@ -157,6 +157,60 @@ BROKEN = [
      '[models.a]\ninput = 3\nlayers = [{ kind = "time_distributed", out = 2 }]\n',
      "3:20: models.a.layers[0].kind: time_distributed is a Keras wrapper; a torch nn.Linear "
      "already applies to every time step (use kind = \"linear\")"),
+    ("toml-nested-too-deeply", "m.toml", "models = " + "[" * 500 + "]" * 500 + "\n",
+     "1:1: invalid TOML: nested too deeply"),
+    ("json-nested-too-deeply", "m.json", '{"models": ' + "[" * 100_000 + "]" * 100_000 + "}",
+     "1:1: invalid JSON: nested too deeply"),
+    ("recurrent-after-pool", "m.toml",
+     '[models.a]\ninput = 3\nlayers = [{ kind = "lstm", hidden = 4 }, '
+     '{ kind = "pool", mode = "last" }, { kind = "gru", hidden = 3 }]\n',
+     "3:85: models.a.layers[2].kind: this gru layer reads a sequence, but its input has no time "
+     "axis any more: layers[1] (pool) pools over time"),
+    ("pool-after-pool-through-linear", "m.toml",
+     '[models.a]\ninput = 3\nlayers = [{ kind = "pool", mode = "last" }, '
+     '{ kind = "linear", out = 2 }, { kind = "pool", mode = "max" }]\n',
+     "3:84: models.a.layers[2].kind: this pool layer reads a sequence, but its input has no time "
+     "axis any more: layers[0] (pool) pools over time"),
+    ("attention-after-attention", "m.toml",
+     '[models.a]\ninput = 3\nlayers = [{ kind = "attention", layers = [{ kind = "linear", '
+     'out = 1 }] }, { kind = "attention", layers = [{ kind = "linear", out = 1 }] }]\n',
+     "3:85: models.a.layers[1].kind: this attention layer reads a sequence, but its input has "
+     "no time axis any more: layers[0] (attention) pools over time"),
+    ("time-distributed-from-pooled", "m.toml",
+     '[models.a]\nframework = "keras"\ninput = 3\nlayers = [{ kind = "lstm", units = 4, '
+     'name = "enc" }, { kind = "pool", mode = "max", name = "p" }, { kind = "dense", units = 2 }, '
+     '{ kind = "time_distributed", units = 2, from = "p" }]\n',
+     "4:140: models.a.layers[3].kind: this time_distributed layer reads a sequence, but its "
+     "input has no time axis any more: layers[1] (p) pools over time"),
+    ("attention-scorer-pools", "m.toml",
+     '[models.a]\ninput = 3\nlayers = [{ kind = "attention", layers = [{ kind = "linear", '
+     'out = 1 }, { kind = "pool", mode = "max" }] }]\n',
+     "3:73: models.a.layers[0].layers[1]: the attention scorer must keep the time axis (one "
+     "score per time step), but layers[1] (pool) pools over time"),
+    ("activation-on-torch-linear", "m.toml",
+     '[models.a]\ninput = 3\nlayers = [{ kind = "linear", out = 2, activation = "relu" }]\n',
+     "3:52: models.a.layers[0].activation: activation is a Keras option: a torch nn.Linear has "
+     "none (add a layer after it, e.g. { kind = \"relu\" })"),
+    ("unknown-dense-activation", "m.toml",
+     '[models.a]\nframework = "keras"\ninput = 3\nlayers = [{ kind = "dense", units = 2, '
+     'activation = "rleu" }]\n',
+     "4:53: models.a.layers[0].activation: 'rleu' is not one of: relu, tanh, sigmoid, gelu, "
+     "softmax, elu, leaky_relu, silu. Did you mean 'relu'?"),
+    ("model-name-control-character", "m.toml",
+     f'[models."a\\u0007b"]\ninput = 3\nlayers = [{LSTM}]\n',
+     '1:1: models."a\\u0007b": a model name must be printable, got "a\\u0007b"'),
+    ("layer-name-newline", "m.json",
+     '{"models": {"a": {"input": 3, "layers": [{"kind": "gru", "hidden": 4, '
+     '"name": "x\\ny"}]}}}',
+     '1:79: models.a.layers[0].name: a layer name must be printable, got "x\\ny"'),
+    ("activation-function-case", "m.toml",
+     '[models.a]\ninput = 3\nlayers = [{ kind = "activation", function = "Relu" }]\n',
+     "3:45: models.a.layers[0].function: 'Relu' is not one of: relu, tanh, sigmoid, gelu, "
+     "softmax, elu, leaky_relu, silu. Did you mean 'relu'?"),
+    ("kind-case", "m.toml", '[models.a]\ninput = 3\nlayers = [{ kind = "LSTM", hidden = 4 }]\n',
+     "3:20: models.a.layers[0].kind: unknown layer kind 'LSTM'; expected one of: lstm, gru, rnn, "
+     "embedding, linear, dense, time_distributed, layer_norm, dropout, activation, relu, tanh, "
+     "sigmoid, gelu, softmax, elu, leaky_relu, silu, pool, attention. Did you mean 'lstm'?"),
     ("wrong-extension", "m.yaml", "models: {}\n", None),
 ]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,118 @@ def test_check_without_update_never_writes(cli: CLI, tmp_path: Path) -> None:
     path.write_text(TOML)
     assert cli("check", str(path), "--json").code == 1
     assert path.read_text() == TOML
+
+
+class _CountingSpans(dict):  # type: ignore[type-arg]
+    """A span map that counts how often it is scanned whole."""
+
+    scans = 0
+
+    def items(self):  # type: ignore[no-untyped-def]
+        """Every entry, counted as one scan."""
+        self.scans += 1
+        return super().items()
+
+
+def test_update_of_many_inline_models_scans_the_spans_once(tmp_path: Path) -> None:
+    """Thousands of inline-table models get their totals with one scan of the spans, not one
+    scan per model (which made --update of 10,000 such models take minutes)."""
+    from paramcount.check import read
+    from paramcount.check.update import updated_text
+
+    count = 3000
+    text = "[models]\n" + "".join(
+        f'm{n} = {{ input = 8, layers = [{{ kind = "linear", out = {n % 7 + 1} }}] }}\n'
+        for n in range(count))
+    path = tmp_path / "m.toml"
+    path.write_text(text)
+    config = read(str(path))
+    spans = _CountingSpans(config.source.spans)
+    config.source._spans = spans
+    new, changes, skipped = updated_text(config)
+    assert spans.scans <= 1
+    assert (len(changes), skipped) == (count, [])
+    assert new.splitlines()[1:4] == [
+        f'm{n} = {{ total = {9 * (n % 7 + 1)}, input = 8, layers = [{{ kind = "linear", '
+        f'out = {n % 7 + 1} }}] }}' for n in range(3)]
+
+
+def test_update_keeps_permissions_and_leaves_no_temporary_file(cli: CLI, tmp_path: Path) -> None:
+    """--update replaces the file through a temporary file beside it, keeping its mode bits."""
+    path = tmp_path / "models.toml"
+    path.write_text(TOML)
+    path.chmod(0o640)
+    assert cli("check", str(path), "--update").code == 1  # max_params stays exceeded
+    assert "total    =   149_504" in path.read_text()
+    assert path.stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["models.toml"]
+
+
+def test_update_through_a_symlink_updates_the_target(cli: CLI, tmp_path: Path) -> None:
+    """A config reached through a symlink is updated in place; the link stays a link."""
+    real = tmp_path / "real.toml"
+    real.write_text(TOML)
+    link = tmp_path / "models.toml"
+    link.symlink_to(real)
+    assert cli("check", str(link), "--update").code == 1  # max_params stays exceeded
+    assert link.is_symlink() and "total    =   149_504" in real.read_text()
+
+
+def test_update_write_failure_is_one_line(cli: CLI, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the file cannot be replaced, --update exits 2 with one line and the file intact."""
+    import errno
+    import os
+
+    def refuse(source: str, target: str) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    path = tmp_path / "models.toml"
+    path.write_text(TOML)
+    monkeypatch.setattr(os, "replace", refuse)
+    result = cli("check", str(path), "--update")
+    assert (result.code, result.err) == (2, f"Error: {path}: cannot write: Permission denied\n")
+    assert path.read_text() == TOML
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["models.toml"]
+
+
+# (id, config text, the last line --update prints)
+NOT_WRITTEN = [
+    ("dotted-keys", 'models.b.input = 3\nmodels.b.layers = [{ kind = "lstm", hidden = 4 }]\n',
+     "m.toml not updated: b: declared with dotted keys: add 'total = 144' by hand"),
+    ("array-of-tables-only", '[[models.a.layers]]\nkind = "lstm"\nhidden = 4\ninput = 3\n',
+     "m.toml not updated: a: declared only through [[models.a.layers]] tables, with no "
+     "[models.a] table: add 'total = 144' by hand"),
+]
+
+
+@pytest.mark.parametrize(("text", "line"), [c[1:] for c in NOT_WRITTEN],
+                         ids=[c[0] for c in NOT_WRITTEN])
+def test_update_that_writes_nothing_says_not_updated(cli: CLI, tmp_path: Path, text: str,
+                                                     line: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """When --update cannot write, it says 'not updated' and why, and the file is unchanged."""
+    monkeypatch.chdir(tmp_path)
+    Path("m.toml").write_text(text)
+    result = cli("check", "m.toml", "--update")
+    assert (result.code, result.out.splitlines()[-1]) == (0, line)
+    assert Path("m.toml").read_text() == text
+    data = json.loads(cli("check", "m.toml", "--update", "--json").out)
+    assert (data["updated"], data["not_updated"]) == ([], [line.split(": ", 1)[1]])
+
+
+@pytest.mark.torch
+def test_update_refused_when_a_model_could_not_be_built(cli: CLI, tmp_path: Path) -> None:
+    """--verify --update names the model the framework could not build, not a disagreement."""
+    pytest.importorskip("torch")
+    text = ('[models.huge]\ninput = 3\ntotal = 1\n'
+            'layers = [{ kind = "lstm", hidden = 100_000_000_000_000_000_000 }]\n')
+    path = tmp_path / "m.toml"
+    path.write_text(text)
+    result = cli("check", str(path), "--verify", "--update")
+    assert result.code == 1
+    assert result.out.splitlines()[-1].startswith(
+        f"{path} not updated: --verify could not build a model (huge: PyTorch could not build "
+        "it: ")
+    assert "disagrees" not in result.out
+    assert path.read_text() == text

@@ -93,6 +93,8 @@ class Layer:
     """An attention layer's scorer stack."""
     reads: int | None = None
     """The index of the layer it reads when ``from`` names one; None for the previous layer."""
+    flat: str | None = None
+    """None when its output still has a time axis; else which layer removed it and how."""
 
     @property
     def label(self) -> str:
@@ -281,6 +283,9 @@ def load_config(source: Source) -> Config:
                                                  "spaces", at="key")
         if not name.strip():
             raise source.error(("models", name), "a model name must not be empty", at="key")
+        if not name.isprintable():
+            raise source.error(("models", name), f"a model name must be printable, got "
+                                                 f"{_q(name)}", at="key")
         seen[folded] = name
         models.append(_model(source, name, data, framework, dtype))
     return Config(source, tuple(models))
@@ -309,7 +314,8 @@ def _model(source: Source, name: str, data: object, framework: Framework,
 
 
 def _stack(source: Source, path: Path, data: object, framework: Framework,
-           input_width: int | None, *, top_level: bool) -> list[Layer]:
+           input_width: int | None, *, top_level: bool, flat: str | None = None
+           ) -> list[Layer]:
     """The layers of one stack, widths inferred from each previous layer (or ``from``)."""
     if not isinstance(data, list):
         raise source.error(path, f"expected an array of layer tables, got {_describe(data)}")
@@ -338,8 +344,15 @@ def _stack(source: Source, path: Path, data: object, framework: Framework,
                 )
             reads = names[source_name]
             width = layers[reads].output_width
+            flat = layers[reads].flat
+        if flat is not None and kinds[n] in _SEQUENCE_READERS:
+            raise table.error("kind", f"this {kinds[n]} layer reads a sequence, but its input "
+                                      f"has no time axis any more: {flat}")
         layer = _layer(source, table, n, kinds[n], framework, width,
                        following=kinds[n + 1:], first=(n == 0 and top_level))
+        flat = _flat_after(layer, flat)
+        if flat != layer.flat:
+            layer = _replace(layer, flat=flat)
         if layer.name is not None:
             if layer.name in names:
                 raise table.error("name", f"duplicate layer name {_q(layer.name)} (also "
@@ -350,6 +363,19 @@ def _stack(source: Source, path: Path, data: object, framework: Framework,
         layers.append(layer)
         width = layer.output_width
     return layers
+
+
+def _flat_after(layer: Layer, flat: str | None) -> str | None:
+    """Whether (and why) ``layer``'s output has lost the time axis, given its input's."""
+    if layer.kind in ("pool", "attention"):
+        return f"{layer.label} pools over time"
+    if layer.spec is not None:
+        if layer.spec.framework is Framework.KERAS and not layer.options["return_sequences"]:
+            return f"{layer.label} returns only its last state (return_sequences = false)"
+        return None
+    if layer.kind == "embedding":
+        return None
+    return flat
 
 
 def _replace(layer: Layer, **changes: Any) -> Layer:
@@ -391,6 +417,8 @@ def _sequence_reader(following: Sequence[str]) -> str | None:
 def _layer(source: Source, t: _Table, index: int, kind: str, framework: Framework,
            width: int | None, *, following: Sequence[str], first: bool) -> Layer:
     name = t.text("name")
+    if name is not None and not name.isprintable():
+        raise t.error("name", f"a layer name must be printable, got {_q(name)}")
     expected = t.integer("params", minimum=0,
                          what="a whole number of parameters (the layer's exact count)")
     keras = framework is Framework.KERAS
@@ -486,7 +514,10 @@ def _layer(source: Source, t: _Table, index: int, kind: str, framework: Framewor
         width = _input(t, width, kind)
         out = _alias(t, "out", "units", "the output width, a positive whole number")
         bias = bool(t.boolean("bias", True))
-        activation = t.text("activation")
+        activation = t.choice("activation", ACTIVATIONS, None)
+        if activation is not None and not keras:
+            raise t.error("activation", "activation is a Keras option: a torch nn.Linear has "
+                                        "none (add a layer after it, e.g. { kind = \"relu\" })")
         if keras:
             args = [str(out)] + ([f"activation='{activation}'"] if activation else []) + (
                 [] if bias else ["use_bias=False"])
@@ -514,6 +545,10 @@ def _layer(source: Source, t: _Table, index: int, kind: str, framework: Framewor
         if children is None:
             raise t.error(None, "missing key 'layers' (the scorer: layers that map each time "
                                 "step to one score)")
+        if children[-1].flat is not None:
+            raise source.error(children[-1].path, "the attention scorer must keep the time "
+                                                  "axis (one score per time step), but "
+                                                  f"{children[-1].flat}")
         if children[-1].output_width != 1:
             raise source.error(children[-1].path, f"the attention scorer must end in width 1 "
                                                   f"(one score per time step), got "

@@ -18,13 +18,14 @@ class Problem:
     path: Path
     """Where the expectation is written (for file:line annotations)."""
     expected: int
-    actual: int
+    actual: int | None
+    """None when the framework could not build the model (``verify``)."""
     message: str
 
     @property
-    def difference(self) -> int:
-        """actual − expected."""
-        return self.actual - self.expected
+    def difference(self) -> int | None:
+        """actual − expected (None when there is no actual count)."""
+        return None if self.actual is None else self.actual - self.expected
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,7 @@ def evaluate(model: Model, verified: Sequence[int] | str | None = None) -> Outco
     verified_total = None
     verified_layers = None
     if isinstance(verified, str):
-        problems.append(Problem("verify", model.path, total, 0, verified))
+        problems.append(Problem("verify", model.path, total, None, verified))
     elif verified is not None:
         verified_layers = tuple(verified)
         verified_total = sum(verified_layers)

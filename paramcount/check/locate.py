@@ -56,11 +56,6 @@ class Positions:
         line = bisect.bisect_right(self._starts, offset) - 1
         return line + 1, offset - self._starts[line] + 1
 
-    def offset(self, line: int, column: int) -> int:
-        """The offset of a 1-based line and column (clamped to the text)."""
-        line = min(max(line, 1), len(self._starts))
-        return min(self._starts[line - 1] + max(column, 1) - 1, len(self.text))
-
 
 # ---------------------------------------------------------------------------------------- TOML
 

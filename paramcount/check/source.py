@@ -88,9 +88,14 @@ class Source:
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """`` Did you mean 'hidden'?`` for the closest choice, or nothing."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    options = list(choices)
+    folded = {choice.lower(): choice for choice in reversed(options)}
+    close = [folded[word.lower()]] if word.lower() in folded else []
     if not close:
-        close = difflib.get_close_matches(word.lower(), list(choices), n=1, cutoff=0.6)
+        close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    if not close:
+        close = [folded[c] for c in difflib.get_close_matches(word.lower(), list(folded), n=1,
+                                                              cutoff=0.6)]
     if not close:
         return ""
     shown = f"'{close[0]}'" if close[0].isprintable() else json.dumps(close[0])
@@ -137,6 +142,8 @@ def parse(name: str, text: str, format: str) -> Any:
             return tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
             raise _toml_error(name, text, error) from None
+        except RecursionError:
+            raise ConfigError(f"{name}:1:1: invalid TOML: nested too deeply") from None
     if not text.strip():
         return {}
     try:

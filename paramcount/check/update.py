@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from paramcount.check.config import Config, Model
-from paramcount.check.locate import Path
+from paramcount.check.locate import Path, Span, path_text
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,7 @@ def updated_text(config: Config) -> tuple[str, list[Change], list[Skipped]]:
     def full(path: Path) -> Path:
         return (*source.root, *path)
 
+    first_child = _first_child_keys(spans)
     for model in config.models:
         total_span = spans.get(full((*model.path, "total")))
         if total_span is not None:
@@ -67,10 +68,10 @@ def updated_text(config: Config) -> tuple[str, list[Change], list[Skipped]]:
                               _literal(old, model.total, source.format)))
                 changes.append(Change(model.name, "total", model.total_expected, model.total))
         else:
-            insertion = _insert_total(text, config, model, newline)
-            if insertion is None:
-                skipped.append(Skipped(model.name, "declared with dotted keys: add "
-                                                   f"'total = {model.total}' by hand"))
+            insertion = _insert_total(text, config, model, newline, first_child)
+            if isinstance(insertion, str):
+                skipped.append(Skipped(model.name, f"{insertion}: add 'total = {model.total}' "
+                                                   "by hand"))
             else:
                 edits.append(insertion)
                 changes.append(Change(model.name, "total", None, model.total))
@@ -90,32 +91,48 @@ def updated_text(config: Config) -> tuple[str, list[Change], list[Skipped]]:
                               _literal(old, layer.params, source.format)))
                 changes.append(Change(model.name, f"{label}.params", layer.expected,
                                       layer.params))
-    for start, end, replacement in sorted(edits, reverse=True):
-        text = text[:start] + replacement + text[end:]
-    return text, changes, skipped
+    pieces = []
+    at = 0
+    for start, end, replacement in sorted(edits):
+        pieces += [text[at:start], replacement]
+        at = end
+    pieces.append(text[at:])
+    return "".join(pieces), changes, skipped
 
 
-def _insert_total(text: str, config: Config, model: Model,
-                  newline: str) -> tuple[int, int, str] | None:
-    """Where and what to insert so that ``model`` states ``total``; None if not possible."""
+def _first_child_keys(spans: dict[Path, Span]) -> dict[Path, int]:
+    """The offset of the first key inside each entry, found in one pass over the spans."""
+    first: dict[Path, int] = {}
+    for path, span in spans.items():
+        if path:
+            parent = path[:-1]
+            known = first.get(parent)
+            if known is None or span.key < known:
+                first[parent] = span.key
+    return first
+
+
+def _insert_total(text: str, config: Config, model: Model, newline: str,
+                  first_child: dict[Path, int]) -> tuple[int, int, str] | str:
+    """Where and what to insert so that ``model`` states ``total``, or why it cannot be."""
     source = config.source
     path = (*source.root, *model.path)
     span = source.spans.get(path)
     if span is None:
-        return None
+        return (f"declared only through [[{path_text((*path, 'layers'))}]] tables, with no "
+                f"[{path_text(path)}] table")
     if source.format == "toml" and span.header:
         number = _literal(None, model.total, "toml")
         end = text.find("\n", span.key)
         if end < 0:
             return len(text), len(text), f"{newline}total = {number}"
         return end + 1, end + 1, f"total = {number}{newline}"
+    dotted = "declared with dotted keys"
     if span.start == span.end or text[span.start] != "{":
-        return None
-    keys = [s.key for p, s in source.spans.items() if len(p) == len(path) + 1
-            and p[: len(path)] == path]
-    if not keys:
-        return None
-    first = min(keys)
+        return dotted
+    first = first_child.get(path)
+    if first is None:
+        return dotted
     gap = text[span.start + 1 : first]
     if source.format == "json":
         return first, first, f'"total": {model.total},{gap}'

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import re
@@ -19,18 +20,19 @@ def _github() -> bool:
     return os.environ.get("GITHUB_ACTIONS") == "true"
 
 
-def _annotate_error(error: ConfigError) -> None:
-    """Echo a config error as a GitHub Actions annotation too, when running there."""
+def _annotate_error(error: ConfigError, err: bool) -> None:
+    """Echo a config error as a GitHub Actions annotation too, when running there (on stderr
+    with ``err``, so that stdout stays one JSON document under --json)."""
     if not _github():
         return
-    from paramcount.render.check import annotation
+    from paramcount.render.check import annotation, error_annotation
 
     found = _LOCATED.match(str(error))
     if found:
         click.echo(annotation(found["file"], int(found["line"]), int(found["column"]),
-                              found["message"]))
+                              found["message"]), err=err)
     else:
-        click.echo(f"::error title=paramcount check::{error}")
+        click.echo(error_annotation(str(error)), err=err)
 
 
 def _write_junit(path: str, xml: str) -> None:
@@ -43,8 +45,30 @@ def _write_junit(path: str, xml: str) -> None:
 
 
 def _write(source: Source, text: str) -> None:
-    with open(source.path, "w", encoding="utf-8", newline="") as file:
-        file.write(("\ufeff" if source.bom else "") + text)
+    """Replace the config file atomically: a temporary file beside it, then ``os.replace``.
+
+    The file keeps its permission bits, and a symlink keeps pointing at the updated file.
+    """
+    import stat
+    import tempfile
+
+    target = os.path.realpath(source.path)
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+        descriptor, temporary = tempfile.mkstemp(
+            prefix=f".{os.path.basename(target)}.", suffix=".tmp",
+            dir=os.path.dirname(target))
+        try:
+            with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as file:
+                file.write(("\ufeff" if source.bom else "") + text)
+            os.chmod(temporary, mode)
+            os.replace(temporary, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+    except OSError as error:
+        raise ConfigError(f"{source.name}: cannot write: {error.strerror or error}") from None
 
 
 @click.command(name="check")
@@ -66,22 +90,39 @@ def check(file: str | None, verify: bool, update: bool, as_json: bool,
     Exit codes: 0 all pass, 1 a mismatch or budget exceeded, 2 an invalid config,
     3 a framework missing for --verify.
     """
+    # The parsed document lives to the end: spare the collector walking it, then thaw what
+    # was frozen so that in-process runs (tests, library use) do not pile up frozen objects.
+    thaw = gc.get_freeze_count() == 0  # never thaw what the host program froze itself
+    try:
+        return _check(file, verify, update, as_json, junit_file)
+    finally:
+        if thaw:
+            gc.unfreeze()
+
+
+def _check(file: str | None, verify: bool, update: bool, as_json: bool,
+           junit_file: str | None) -> int:
     try:
         source = load(file)
-        gc.freeze()  # the parsed document lives to the end: spare the collector walking it
+        gc.freeze()
         config = load_config(source)
     except ConfigError as error:
-        _annotate_error(error)
+        _annotate_error(error, err=as_json)
         if junit_file:
             from paramcount.render.check import junit_error
 
-            _write_junit(junit_file, junit_error(file or "pyproject.toml", str(error)))
+            try:
+                _write_junit(junit_file, junit_error(file or "pyproject.toml", str(error)))
+            except click.BadParameter:
+                click.echo(f"Error: {error}", err=True)  # the config error first, then this
+                raise
         raise
     verified = _verify(config) if verify else None
     outcomes = evaluate_all(config, verified)
     changes: list[str] = []
+    written = False
     if update:
-        config, outcomes, changes = _update(config, outcomes, verified)
+        config, outcomes, changes, written = _update(config, outcomes, verified)
     from paramcount.render import check as render
 
     if as_json:
@@ -89,7 +130,9 @@ def check(file: str | None, verify: bool, update: bool, as_json: bool,
 
         data = render.data(config, outcomes)
         if update:
-            data["updated"] = changes
+            data["updated"] = changes if written else []
+            if not written and changes:
+                data["not_updated"] = changes
         click.echo(dumps(data), nl=False)
     else:
         lines = []
@@ -100,10 +143,10 @@ def check(file: str | None, verify: bool, update: bool, as_json: bool,
         lines.append(render.summary(outcomes, config.source.name))
         click.echo("\n".join(lines))
         if update:
-            click.echo(
-                f"updated {config.source.name}: " + "; ".join(changes) if changes
-                else f"{config.source.name} is up to date: no expectation changed"
-            )
+            name = config.source.name
+            click.echo(f"updated {name}: " + "; ".join(changes) if written
+                       else f"{name} not updated: " + "; ".join(changes) if changes
+                       else f"{name} is up to date: no expectation changed")
     if junit_file:
         _write_junit(junit_file, render.junit(config, outcomes))
     if _github():  # on stderr under --json, so stdout stays one JSON document
@@ -128,17 +171,26 @@ def _verify(config: Config) -> list[list[int] | str]:
 
 
 def _update(config: Config, outcomes: list[Outcome], verified: list[list[int] | str] | None
-            ) -> tuple[Config, list[Outcome], list[str]]:
-    """Rewrite the expectations in the file; refuse when --verify found the formulas wrong."""
+            ) -> tuple[Config, list[Outcome], list[str], bool]:
+    """Rewrite the expectations in the file; refuse when --verify found the formulas wrong.
+
+    Returns the (re-read) config and outcomes, the notes to print, and whether it wrote.
+    """
     from paramcount.check.update import updated_text
 
     if any(p.key == "verify" for o in outcomes for p in o.problems):
-        return config, outcomes, ["nothing written: --verify found a count the real framework "
-                                  "disagrees with"]
+        unbuilt = [f"{m.name}: {v}" for m, v in zip(config.models, verified or [], strict=True)
+                   if isinstance(v, str)]
+        disagrees = any(p.key == "verify" for o, v in zip(outcomes, verified or [], strict=True)
+                        if not isinstance(v, str) for p in o.problems)
+        reasons = ([f"--verify could not build a model ({'; '.join(unbuilt)})"] if unbuilt
+                   else []) + (["--verify found a count the real framework disagrees with"]
+                               if disagrees else [])
+        return config, outcomes, reasons, False
     text, changes, skipped = updated_text(config)
     notes = [str(c) for c in changes] + [f"{s.model}: {s.reason}" for s in skipped]
     if text == config.source.text:
-        return config, outcomes, [f"{s.model}: {s.reason}" for s in skipped]
+        return config, outcomes, [f"{s.model}: {s.reason}" for s in skipped], False
     source = config.source
     new_source = Source(source.name, text, source.format, parse(source.name, text, source.format),
                         path=source.path, bom=source.bom)
@@ -150,4 +202,4 @@ def _update(config: Config, outcomes: list[Outcome], verified: list[list[int] | 
         new_source.root = source.root
     new_config = load_config(new_source)
     _write(source, text)
-    return new_config, evaluate_all(new_config, verified), notes
+    return new_config, evaluate_all(new_config, verified), notes, True

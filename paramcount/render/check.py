@@ -170,6 +170,11 @@ def annotation(file: str, line: int, column: int, message: str) -> str:
             f"title=paramcount check::{_escape_data(message)}")
 
 
+def error_annotation(message: str) -> str:
+    """A GitHub Actions ``::error`` workflow command for an error with no file location."""
+    return f"::error title=paramcount check::{_escape_data(message)}"
+
+
 def github_annotations(config: Config, outcomes: list[Outcome]) -> list[str]:
     """One ``::error`` line per unmet expectation."""
     return [
