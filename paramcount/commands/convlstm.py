@@ -14,7 +14,6 @@ from paramcount.convlstm import (
 from paramcount.errors import SpecError
 from paramcount.options import WholeNumber, output_options, resolve_format
 from paramcount.output import show, show_json
-from paramcount.render.document import Document, Paragraph, Section, Table, number, signed
 from paramcount.spec import DType, Framework
 
 _CHOICES = (*(f.value for f in FRAMEWORKS), "all")
@@ -86,18 +85,6 @@ def convlstm(
     if len(documents) == 1:
         show(documents[0], fmt)
         return
-    sections: list[Section] = []
-    for document in documents:
-        sections += [Section(document.title, (Paragraph((document.summary,)),)),
-                     *document.sections]
-    first = reports[0].total
-    rows = tuple(
-        (r.spec.framework.display_name, r.description, number(r.total), signed(r.total - first))
-        for r in reports
-    )
-    sections.append(Section("Totals", (Table(
-        ("framework", "layer", "parameters", "difference"), rows,
-        frozenset({"parameters", "difference"})),)))
-    show(Document("The same ConvLSTM in Keras and Flax linen",
-                  " vs ".join(number(r.total) for r in reports) + " parameters",
-                  tuple(sections)), fmt)
+    from paramcount.render.breakdown import combined
+
+    show(combined(documents, reports, "The same ConvLSTM in Keras and Flax linen"), fmt)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from paramcount.conventions import Direction
@@ -37,7 +38,7 @@ _AXES = {
 }
 
 
-def headline(report: Report) -> str:
+def headline(report: Report | ConvReport) -> str:
     """``561,152 parameters · 2,244,608 bytes (2.24 MB) as fp32``."""
     return (
         f"{number(report.total)} parameters · {number(report.bytes)} bytes "
@@ -45,7 +46,9 @@ def headline(report: Report) -> str:
     )
 
 
-def tensor_table(report: Report, verification: Outcome | None = None) -> Table:
+def tensor_table(
+    report: Report | ConvReport, verification: Outcome | None = None, input_label: str = "input"
+) -> Table:
     """One row per tensor: layer, direction, name, shape, input width, count (and verified)."""
     rows = tuple(
         (str(t.layer), t.direction.value, t.name, shape(t.shape), number(t.input_width),
@@ -53,9 +56,9 @@ def tensor_table(report: Report, verification: Outcome | None = None) -> Table:
         for t in report.tensors
     )
     table = Table(
-        ("layer", "direction", "tensor", "shape", "input", "count"),
+        ("layer", "direction", "tensor", "shape", input_label, "count"),
         rows,
-        numeric=frozenset({"input", "count"}),
+        numeric=frozenset({input_label, "count"}),
         footer=("", "", "total", "", "", number(report.total)),
     )
     if verification is None:
@@ -65,17 +68,17 @@ def tensor_table(report: Report, verification: Outcome | None = None) -> Table:
     return with_verified_column(table, verification)
 
 
-def layer_table(report: Report) -> Table:
+def layer_table(report: Report | ConvReport, input_label: str = "input") -> Table:
     """One row per layer: its input width and each direction's subtotal."""
     directions = [d.value for d in list(Direction)[: report.spec.directions]]
-    headers = ("layer", "input", *directions, "total")
+    headers = ("layer", input_label, *directions, "total")
     rows = tuple(
         (str(row.layer), number(row.input_width), *(number(n) for n in row.by_direction),
          number(row.total))
         for row in report.layers
     )
     footer = ("total", "", *("" for _ in directions), number(report.total))
-    return Table(headers, rows, frozenset({"input", *directions, "total"}), footer)
+    return Table(headers, rows, frozenset({input_label, *directions, "total"}), footer)
 
 
 def growth_section(report: Report, growth: Growth) -> Section:
@@ -185,9 +188,26 @@ def side_by_side(
     reports: list[Report], verifications: list[Outcome] | None = None
 ) -> Document:
     """Several conventions of the same configuration, each in full, then their totals."""
+    documents = [
+        breakdown(report, verifications[index] if verifications else None)
+        for index, report in enumerate(reports)
+    ]
+    return combined(
+        documents, reports,
+        "The same configuration in " + ", ".join(r.spec.framework.display_name for r in reports),
+        verifications,
+    )
+
+
+def combined(
+    documents: list[Document],
+    reports: Sequence[Report | ConvReport],
+    title: str,
+    verifications: list[Outcome] | None = None,
+) -> Document:
+    """Several breakdowns one after another, then a table of their totals."""
     sections: list[Section] = []
-    for index, report in enumerate(reports):
-        document = breakdown(report, verifications[index] if verifications else None)
+    for document in documents:
         sections.append(Section(document.title, (Paragraph((document.summary,)),)))
         sections += document.sections
     first = reports[0].total
@@ -202,8 +222,5 @@ def side_by_side(
 
         totals = with_verdict_column(totals, verifications)
     sections.append(Section("Totals", (totals,)))
-    return Document(
-        "The same configuration in " + ", ".join(r.spec.framework.display_name for r in reports),
-        " vs ".join(number(r.total) for r in reports) + " parameters",
-        tuple(sections),
-    )
+    return Document(title, " vs ".join(number(r.total) for r in reports) + " parameters",
+                    tuple(sections))

@@ -5,49 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 from paramcount import __version__
-from paramcount.conventions import Direction
 from paramcount.conventions.convlstm import concatenates_channels
 from paramcount.convlstm import ConvReport
-from paramcount.render.breakdown import formula_section
+from paramcount.render.breakdown import formula_section, headline, layer_table, tensor_table
+from paramcount.render.data import formula_data
 from paramcount.render.document import (
     Document,
     Paragraph,
     Section,
-    Table,
     aligned,
     number,
-    shape,
     signed,
-    size,
 )
 
 SCHEMA = "paramcount.convlstm/1"
-
-
-def _tensor_table(report: ConvReport) -> Table:
-    rows = tuple(
-        (str(t.layer), t.direction.value, t.name, shape(t.shape), number(t.input_width),
-         number(t.count))
-        for t in report.tensors
-    )
-    return Table(
-        ("layer", "direction", "tensor", "shape", "channels in", "count"),
-        rows,
-        numeric=frozenset({"channels in", "count"}),
-        footer=("", "", "total", "", "", number(report.total)),
-    )
-
-
-def _layer_table(report: ConvReport) -> Table:
-    directions = [d.value for d in list(Direction)[: report.spec.directions]]
-    rows = tuple(
-        (str(row.layer), number(row.input_width), *(number(n) for n in row.by_direction),
-         number(row.total))
-        for row in report.layers
-    )
-    footer = ("total", "", *("" for _ in directions), number(report.total))
-    return Table(("layer", "channels in", *directions, "total"), rows,
-                 frozenset({"channels in", *directions, "total"}), footer)
+CHANNELS = "channels in"
+"""What a ConvLSTM layer reads, in the place of the count tables' input width."""
 
 
 def _growth_section(report: ConvReport) -> Section:
@@ -88,13 +61,12 @@ def _growth_section(report: ConvReport) -> Section:
 
 def conv_breakdown(report: ConvReport) -> Document:
     """The per-tensor breakdown of one ConvLSTM stack."""
-    sections = [Section("Tensors", (_tensor_table(report),)),
-                Section("Per layer", (_layer_table(report),))]
+    sections = [Section("Tensors", (tensor_table(report, input_label=CHANNELS),)),
+                Section("Per layer", (layer_table(report, input_label=CHANNELS),))]
     if report.spec.bidirectional:
         sections.append(_growth_section(report))
     sections.append(formula_section(report))
-    summary = (f"{number(report.total)} parameters · {number(report.bytes)} bytes "
-               f"({size(report.bytes)}) as {report.dtype.value}")
+    summary = headline(report)
     title = f"{report.description} — {report.spec.framework.display_name}"
     return Document(title, summary, tuple(sections))
 
@@ -130,12 +102,6 @@ def conv_data(report: ConvReport) -> dict[str, Any]:
              "directions": list(row.by_direction), "total": row.total}
             for row in report.layers
         ],
-        "formula": {
-            "symbolic": report.formula.symbolic,
-            "substituted": report.formula.substituted,
-            "symbols": {s.name: s.value for s in report.formula.symbols},
-            "terms": [value for _, value in report.formula.terms],
-            "total": report.formula.total,
-        },
+        "formula": formula_data(report.formula),
         "unidirectional": report.unidirectional,
     }

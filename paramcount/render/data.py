@@ -9,6 +9,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from paramcount import __version__
+from paramcount.conventions import Formula
 from paramcount.report import Report
 
 if TYPE_CHECKING:
@@ -35,6 +36,17 @@ def config(report: Report) -> dict[str, Any]:
         "nonlinearity": spec.nonlinearity.value if spec.nonlinearity else None,
         "single_cell": spec.single_cell,
         "peepholes": spec.peepholes,
+    }
+
+
+def formula_data(formula: Formula) -> dict[str, Any]:
+    """A formula: its symbolic form, the numbers filled in, its symbols, terms and total."""
+    return {
+        "symbolic": formula.symbolic,
+        "substituted": formula.substituted,
+        "symbols": {s.name: s.value for s in formula.symbols},
+        "terms": [value for _, value in formula.terms],
+        "total": formula.total,
     }
 
 
@@ -73,13 +85,7 @@ def report_data(
             }
             for row in report.layers
         ],
-        "formula": {
-            "symbolic": report.formula.symbolic,
-            "substituted": report.formula.substituted,
-            "symbols": {s.name: s.value for s in report.formula.symbols},
-            "terms": [value for _, value in report.formula.terms],
-            "total": report.formula.total,
-        },
+        "formula": formula_data(report.formula),
         "explanation": None if growth is None else {
             "kind": growth.kind,
             "baseline": growth.baseline,
