@@ -22,7 +22,7 @@ from paramcount.conventions import convlstm as convention
 from paramcount.conventions.base import Direction, Formula, Tensor
 from paramcount.errors import SpecError
 from paramcount.report import LayerTotal
-from paramcount.spec import DType, Framework, check_layers, positive
+from paramcount.spec import DType, Framework, check_layers, coerce, positive
 
 FRAMEWORKS = (Framework.KERAS, Framework.FLAX_LINEN)
 """Who has a ConvLSTM: Keras (ConvLSTM1D/2D/3D) and Flax linen (ConvLSTMCell)."""
@@ -75,16 +75,9 @@ class ConvLSTMSpec:
     framework: Framework = Framework.KERAS
 
     def __post_init__(self) -> None:
-        for enum_type, field in ((DataFormat, "data_format"), (Framework, "framework")):
-            value = getattr(self, field)
-            if not isinstance(value, enum_type):
-                try:
-                    object.__setattr__(self, field, enum_type(value))
-                except ValueError:
-                    choices = ", ".join(m.value for m in enum_type)
-                    raise SpecError(
-                        "{" + field + "} is not one of: " + choices, **{field: value}
-                    ) from None
+        object.__setattr__(self, "data_format",
+                           coerce(DataFormat, "data_format", self.data_format))
+        object.__setattr__(self, "framework", coerce(Framework, "framework", self.framework))
         _validate(self)
 
     @property

@@ -73,11 +73,6 @@ class Flow:
     layer_inputs: tuple[str, ...]
     """What each layer reads, in words."""
 
-    @property
-    def width(self) -> int:
-        """Hr: each direction's output width."""
-        return self.spec.output_size
-
 
 def _output_at(time: str, columns: str, batch_first: bool) -> str:
     return f"output[:, {time}, {columns}]" if batch_first else f"output[{time}, :, {columns}]"

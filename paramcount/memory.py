@@ -11,14 +11,11 @@ then fp32 too. Activations are not counted: they depend on the batch, not on the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum, StrEnum
-from typing import TypeVar
+from enum import StrEnum
 
 from paramcount import conventions
 from paramcount.errors import SpecError
-from paramcount.spec import DType, Framework, LayerSpec
-
-E = TypeVar("E", bound=Enum)
+from paramcount.spec import DType, Framework, LayerSpec, coerce
 
 
 class Optimizer(StrEnum):
@@ -125,8 +122,8 @@ def training_memory(
     >>> training_memory(spec, "adam", "bf16", mixed_precision=True).bytes // 561152
     16
     """
-    optimizer = _coerce(Optimizer, "optimizer", optimizer)
-    dtype = _coerce(DType, "dtype", dtype)
+    optimizer = coerce(Optimizer, "optimizer", optimizer)
+    dtype = coerce(DType, "dtype", dtype)
     if dtype is DType.INT8:
         raise SpecError(
             "{dtype} weights are not trained by gradient descent: count training memory "
@@ -176,13 +173,3 @@ def training_memory(
         lines=tuple(lines),
         cudnn=cudnn_bias_slots(spec, dtype),
     )
-
-
-def _coerce(enum_type: type[E], field: str, value: object) -> E:
-    if isinstance(value, enum_type):
-        return value
-    try:
-        return enum_type(value)
-    except ValueError:
-        choices = ", ".join(str(m.value) for m in enum_type)
-        raise SpecError(f"{{{field}}} is not one of: {choices}", **{field: value}) from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from enum import Enum, StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from paramcount.errors import SpecError
 
@@ -171,10 +171,10 @@ class LayerSpec:
         ):
             value = getattr(self, field)
             if not isinstance(value, enum_type):
-                object.__setattr__(self, field, _coerce(enum_type, field, value))
+                object.__setattr__(self, field, coerce(enum_type, field, value))
         if self.nonlinearity is not None and not isinstance(self.nonlinearity, Nonlinearity):
             object.__setattr__(
-                self, "nonlinearity", _coerce(Nonlinearity, "nonlinearity", self.nonlinearity)
+                self, "nonlinearity", coerce(Nonlinearity, "nonlinearity", self.nonlinearity)
             )
         if self.merge_modes is not None:
             modes = self.merge_modes
@@ -188,7 +188,7 @@ class LayerSpec:
             object.__setattr__(
                 self,
                 "merge_modes",
-                tuple(_coerce(MergeMode, "merge_modes", m) for m in modes),
+                tuple(coerce(MergeMode, "merge_modes", m) for m in modes),
             )
         _validate(self)
         if self.framework in _MERGING and self.bidirectional:
@@ -230,14 +230,18 @@ class LayerSpec:
         return dataclasses.replace(self, **changes)
 
 
-def _coerce(enum_type: type[Enum], field: str, value: object) -> Enum:
+E = TypeVar("E", bound=Enum)
+
+
+def coerce(enum_type: type[E], field: str, value: object) -> E:
+    """``value`` as a member of ``enum_type``, or a SpecError listing the choices."""
+    if isinstance(value, enum_type):
+        return value
     try:
         return enum_type(value)
     except ValueError:
         choices = ", ".join(str(m.value) for m in enum_type)
-        raise SpecError(
-            "{" + field + "} is not one of: " + choices, **{field: value}
-        ) from None
+        raise SpecError("{" + field + "} is not one of: " + choices, **{field: value}) from None
 
 
 def _validate(spec: LayerSpec) -> None:

@@ -120,7 +120,7 @@ def _truncated(run: _Run, layers: int) -> tuple[Any, Any, Any]:
         return _call(module, run.x, run.h0[:k], None if run.c0 is None else run.c0[:k])
 
 
-def _slot_state(run: _Run, tensor: Any, index: int) -> Any:
+def _slot_state(tensor: Any, index: int) -> Any:
     return None if tensor is None else tensor[index : index + 1]
 
 
@@ -143,8 +143,8 @@ def _direction_run(run: _Run, layer: int, direction: Direction, layer_input: Any
     torch, spec = run.torch, run.spec
     module = _single(run, layer, direction)
     index = spec.directions * layer + (1 if direction is Direction.BACKWARD else 0)
-    h0 = _slot_state(run, run.h0, index)
-    c0 = _slot_state(run, run.c0, index)
+    h0 = _slot_state(run.h0, index)
+    c0 = _slot_state(run.c0, index)
     backward = direction is Direction.BACKWARD
     seq = torch.flip(layer_input, dims=[0]) if backward else layer_input
     with torch.no_grad():
