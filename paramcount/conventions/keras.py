@@ -118,6 +118,13 @@ def describe(spec: LayerSpec) -> str:
     if spec.single_cell:
         args = ", ".join([str(spec.hidden_size), *options])
         return f"{name}Cell({args}) on {spec.input_size} features"
+    return describe_stack(spec, name, options)
+
+
+def describe_stack(spec: LayerSpec, name: str, options: list[str]) -> str:
+    """A Keras-style stack of ``name`` layers, each wrapped in Bidirectional with its merge mode:
+    ``Bidirectional(LSTM(128, return_sequences=True)) → Bidirectional(LSTM(128)) on 28 features``.
+    """
     layers = []
     for layer in range(spec.num_layers):
         layer_options = list(options)

@@ -199,21 +199,7 @@ class CuDNNConvention:
 
     def describe(self, spec: LayerSpec) -> str:
         """``Bidirectional(CuDNNLSTM(128)) on 28 features``."""
-        name = _CUDNN[spec.cell]
-        layers = []
-        for layer in range(spec.num_layers):
-            args = [str(spec.hidden_size)]
-            if layer < spec.num_layers - 1:
-                args.append("return_sequences=True")
-            text = f"{name}({', '.join(args)})"
-            if spec.bidirectional and spec.merge_modes:
-                mode = spec.merge_modes[layer].value
-                merge = "" if mode == "concat" else (
-                    ", merge_mode=None" if mode == "none" else f", merge_mode='{mode}'"
-                )
-                text = f"Bidirectional({text}{merge})"
-            layers.append(text)
-        return " → ".join(layers) + f" on {spec.input_size} features"
+        return keras.describe_stack(spec, _CUDNN[spec.cell], [])
 
 
 rnn_cell = RNNCellConvention()
