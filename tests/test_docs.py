@@ -1,24 +1,33 @@
-"""Every example in README.md and formulas.md is executed: commands, outputs and doctests.
+"""Every example in README.md, formulas.md and docs/*.md is executed: commands, outputs, doctests.
 
 A ```console block holds ``$ paramcount ...`` lines, each followed by exactly what it prints
 (stdout, then stderr). A line ``...`` in an expected output skips any number of lines. Run
 ``pytest tests/test_docs.py --update-golden`` to rewrite outputs that have no ``...``.
+
+Commands run in the repository's root, except those naming a file that ``tests/docfiles``
+makes (``paramcount inspect encoder.pt``): the real library first writes it into one shared
+directory, and the command runs there. ``< FILE`` at the end of a command feeds that file to
+standard input.
 """
 
 from __future__ import annotations
 
 import doctest
+import io
 import re
 import shlex
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import CLI, have
+from tests.docfiles import makers
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = ["README.md", "formulas.md"]
+DOCS = ["README.md", "formulas.md",
+        *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"^```console\n(.*?)^```$", re.S | re.M)
 
 
@@ -47,12 +56,44 @@ def matches(expected: str, actual: str) -> bool:
     return re.fullmatch(pattern, actual, re.S) is not None
 
 
-def printed(cli: CLI, command: str) -> str:
+def printed(cli: CLI, command: str, monkeypatch: pytest.MonkeyPatch | None = None) -> str:
     """What ``command`` prints, stdout then stderr, without trailing blank lines."""
     args = shlex.split(command)
     assert args[0] == "paramcount", f"doc commands must run paramcount: {command}"
+    if len(args) > 2 and args[-2] == "<":
+        assert monkeypatch is not None, "a command reading standard input needs monkeypatch"
+        data = Path(args[-1]).read_bytes()
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+        args = args[:-2]
     result = cli(*args[1:])
     return (result.out + result.err).rstrip("\n")
+
+
+DOC_FILES = makers()
+
+
+@pytest.fixture(scope="session")
+def doc_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The directory every console example runs in."""
+    return tmp_path_factory.mktemp("docs")
+
+
+def documented_files(command: str) -> list[str]:
+    """The files made by ``tests/docfiles`` that ``command`` names."""
+    return [word for word in shlex.split(command) if word in DOC_FILES]
+
+
+def prepare_files(command: str, directory: Path) -> list[str]:
+    """Make the documented files ``command`` names; return the modules missing for one."""
+    missing = []
+    for word in documented_files(command):
+        needs, make = DOC_FILES[word]
+        if absent := [m for m in needs if not have(m)]:
+            missing += absent
+        elif not (directory / word).exists():
+            make(directory)
+            assert (directory / word).exists(), f"the maker of {word} did not write it"
+    return missing
 
 
 # The packages a ``--verify`` example needs, by --framework.
@@ -82,12 +123,14 @@ CASES = [(doc, command, expected) for doc in DOCS for command, expected in examp
     ("doc", "command", "expected"), CASES, ids=[f"{d}:{c}" for d, c, _ in CASES]
 )
 def test_console_example(
-    cli: CLI, update_golden: bool, doc: str, command: str, expected: str
+    cli: CLI, update_golden: bool, doc: str, command: str, expected: str,
+    doc_dir: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The command shown in the docs prints exactly what the docs say it prints."""
-    if missing := missing_for(command):
+    if missing := missing_for(command) + prepare_files(command, doc_dir):
         pytest.skip(f"needs {', '.join(missing)}")
-    actual = printed(cli, command)
+    monkeypatch.chdir(doc_dir if documented_files(command) else ROOT)
+    actual = printed(cli, command, monkeypatch)
     assert "<built-in method" not in actual and "<bound method" not in actual
     if update_golden and "\n...\n" not in f"\n{expected}\n":
         path = ROOT / doc
@@ -100,8 +143,8 @@ def test_console_example(
 
 
 def test_docs_have_examples() -> None:
-    """Both documents show commands, so the test above cannot pass vacuously."""
-    for doc in DOCS:
+    """README.md and formulas.md show commands, so the test above cannot pass vacuously."""
+    for doc in DOCS[:2]:
         assert len(examples(doc)) >= 3, doc
 
 
@@ -137,8 +180,8 @@ def test_python_examples(doc: str) -> None:
 
 
 def test_docs_have_python_examples() -> None:
-    """Both documents hold executed Python examples."""
-    assert all(python_examples(doc) for doc in DOCS)
+    """README.md and formulas.md hold executed Python examples."""
+    assert all(python_examples(doc) for doc in DOCS[:2])
 
 
 @pytest.mark.parametrize(

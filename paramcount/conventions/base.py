@@ -5,10 +5,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from paramcount.spec import LayerSpec
+from paramcount.spec import LayerSpec
 
 
 class Direction(StrEnum):
@@ -70,6 +69,22 @@ class Formula:
     def substituted(self) -> str:
         """The terms joined: ``2·[512·(32 + 128 + 2)] + 2·[512·(256 + 128 + 2)]``."""
         return " + ".join(text for text, _ in self.terms)
+
+
+@dataclass(frozen=True)
+class Recognised:
+    """A recurrent layer found among named tensors: the inverse of ``tensors(spec)``.
+
+    ``prefix`` is what stands before the convention's own names (``encoder.lstm.`` for a torch
+    state-dict key ``encoder.lstm.weight_ih_l0``, ``""`` at the top level); ``names`` are the
+    source's tensors this layer accounts for, in the source's order; ``notes`` say what the
+    tensors cannot tell and what was assumed (RNN tanh or relu).
+    """
+
+    prefix: str
+    spec: LayerSpec
+    names: tuple[str, ...]
+    notes: tuple[str, ...] = ()
 
 
 class Convention(Protocol):
