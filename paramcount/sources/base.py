@@ -6,6 +6,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from paramcount.conventions.base import Recognised
+
 
 @dataclass(frozen=True)
 class NamedTensor:
@@ -40,6 +42,10 @@ class Listing:
     tensors: tuple[NamedTensor, ...]
     notes: tuple[str, ...] = ()
     """What the reader noticed and the user should know (skipped optimizer state, a prefix)."""
+    recognised: tuple[Recognised, ...] = ()
+    """Recurrent layers the reader recognised from the format's own structure (an ONNX LSTM
+    node's W, R and B inputs; a Keras config's layer classes), beyond what the tensor names
+    and shapes say; ``paramcount.conventions.recognise`` finds the rest."""
     config: dict[str, Any] | None = field(default=None, compare=False)
     """A saved model configuration where the format has one (Keras' ``config.json``): layer
     classes and options that the tensors alone cannot tell (merge modes, ``reset_after``)."""
