@@ -396,7 +396,8 @@ def _current(source: str, h5: Any, config: dict[str, Any] | None) -> Listing:
                      + ", ".join(sorted(unnamed)) + ": shown by position (vars/0, vars/1, ...)")
     if config is None:
         notes.append("a .weights.h5 file holds no config: layer classes are read from group "
-                     "names, and layers are listed in the file's (alphabetical) order")
+                     "names, layers are listed in the file's (alphabetical) order, and a layer "
+                     "frozen with trainable=False cannot be told")
     ordered = [t for _, t in sorted(tensors, key=lambda item: item[0])]
     return _finish(source, "keras" if config is not None else "keras-weights-h5", ordered,
                    notes, config, layers, owned)
