@@ -29,8 +29,9 @@ layers there are. A ``module.`` prefix on one side only is ``nn.DataParallel``'s
 ... ''')
 >>> a.checkpoint[0].describe(), a.model[0].describe()
 ('GRU(8, 32, 1 layer)', 'GRU(8, 64, 1 layer)')
->>> print(a.fixes[0])
-the checkpoint's `rnn` is GRU(8, 32, 1 layer); your model asks for hidden 64 — build it with hidden_size=32
+>>> print(a.fixes[0])  # doctest: +NORMALIZE_WHITESPACE
+the checkpoint's `rnn` is GRU(8, 32, 1 layer); your model asks for hidden 64 — build it
+with hidden_size=32
 
 A plain RNN's nonlinearity is never in the text; a lone G·H (only ``weight_ih``'s rows) leaves
 the cell open, and the analysis lists the candidates instead of guessing:
