@@ -397,16 +397,22 @@ def _infer(
     proj = hidden = None
     hr = next((s for (role, _, _), s in shapes.items() if role == "weight_hr"), None)
     has_proj = any(role == "weight_hr" for role, _, _ in parts.values())
+    hh = next((s for (role, _, _), s in shapes.items() if role == "weight_hh"), None)
     if hr is not None and len(hr) == 2:
         proj, hidden = hr
-    elif not has_proj:
-        hh = next((s for (role, _, _), s in shapes.items() if role == "weight_hh"), None)
+    elif has_proj:
         if hh is not None and len(hh) == 2:
-            hidden = hh[1]
-            proj = 0 if any(role == "weight_hr" for role, _, _ in lacked.values()) or complete \
-                else None
+            proj = hh[1]  # weight_hh is (G·H, P) when projecting
+    elif hh is not None and len(hh) == 2:
+        hidden = hh[1]
+        proj = 0 if any(role == "weight_hr" for role, _, _ in lacked.values()) or complete \
+            else None
     rows = _gate_rows(side)
     cell = cell_from_rows(rows, hidden) if rows and hidden else None
+    if has_proj:  # only an LSTM projects
+        cell = Cell.LSTM
+        if hidden is None and rows and rows % 4 == 0:
+            hidden = rows // 4
     if rows and not hidden:
         note = _candidates(module, rows)
         if note not in notes:
@@ -615,6 +621,8 @@ def _asked(name: str, value: object) -> str:
         return "biases" if value else "no biases"
     if name == "layers":
         return f"{value} layer" + ("s" if value != 1 else "")
+    if name == "proj" and value == 0:
+        return "no projection"
     return f"{_ASKED[name]} {value}"
 
 
