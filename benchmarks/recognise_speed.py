@@ -16,6 +16,7 @@ import argparse
 import re
 import statistics
 import time
+from collections.abc import Callable
 
 from paramcount import conventions
 from paramcount.spec import Cell, Framework, LayerSpec
@@ -47,13 +48,15 @@ def state_dict(size: int) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
-def median_seconds(run: object, runs: int) -> float:
-    """The median wall time of ``runs`` calls of ``run``."""
-    assert callable(run)
+def median_seconds(
+    run: Callable[[dict[str, tuple[int, ...]]], object], shapes: dict[str, tuple[int, ...]],
+    runs: int,
+) -> float:
+    """The median wall time of ``runs`` calls of ``run(shapes)``."""
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        run()
+        run(shapes)
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
@@ -69,9 +72,9 @@ def main() -> None:
     for size in args.tensors:
         shapes = state_dict(size)
         found = conventions.recognise(shapes)
-        seconds = median_seconds(lambda: conventions.recognise(shapes), args.runs)
+        seconds = median_seconds(conventions.recognise, shapes, args.runs)
         baseline = median_seconds(
-            lambda: [pattern.fullmatch(name) for name in shapes], args.runs)
+            lambda named: [pattern.fullmatch(name) for name in named], shapes, args.runs)
         print(f"{len(shapes):>9,}  {len(found):>6}  {seconds * 1000:>8.1f} ms  "
               f"{baseline * 1000:>8.1f} ms  {seconds / baseline:>5.1f}×")
 

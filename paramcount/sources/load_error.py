@@ -40,6 +40,14 @@ the cell open, and the analysis lists the candidates instead of guessing:
 ...     size mismatch for enc.weight_ih_l0: copying a param with shape torch.Size([96, 8]) from \\
 ... checkpoint, the shape in current model is torch.Size([96, 16]).''').notes[-1]
 '`enc`: 96 gate rows could be an LSTM with hidden 24, a GRU with hidden 32 or an RNN with hidden 96'
+
+A runtime error names no module; the analysis says what the layer expects and what to change:
+
+>>> r = analyse("RuntimeError: Expected hidden[0] size (2, 3, 32), got [4, 3, 32]")
+>>> r.kind, r.model[0].describe()
+('runtime', 'LSTM(?, ?)')
+>>> print(r.fixes[0])
+h_0's first dimension is num_layers × (2 if bidirectional else 1) = 2, not 4
 """
 
 from __future__ import annotations
