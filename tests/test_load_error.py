@@ -188,6 +188,38 @@ def test_text_without_a_load_error_is_refused(text: str) -> None:
     assert caught.value.exit_code == 2
 
 
+class TwoRNNs(nn.Module):  # type: ignore[misc]
+    """An encoder and a decoder, each with its own recurrent layer."""
+
+    def __init__(self, hidden: int, layers: int) -> None:
+        super().__init__()
+        self.encoder = nn.Module()
+        self.encoder.rnn = nn.GRU(8, hidden, bidirectional=True)
+        self.decoder = nn.Module()
+        self.decoder.rnn = nn.LSTM(8, 16, num_layers=layers)
+
+
+def test_each_recurrent_module_is_told_apart() -> None:
+    """An encoder whose hidden size differs and a decoder whose depth does: one fix each."""
+    analysis = analyse(load_error(TwoRNNs(32, 2), TwoRNNs(24, 1)))
+    by_name = {layer.name: layer for layer in analysis.checkpoint}
+    assert by_name["encoder.rnn"].spec == torch_spec(nn.GRU(8, 32, bidirectional=True))
+    assert by_name["decoder.rnn"].num_layers == 2
+    assert sorted(analysis.fixes) == [
+        "the checkpoint's `decoder.rnn` is recurrent layer(?, ?, 2 layers); your model asks for "
+        "1 layer — build it with num_layers=2",
+        "the checkpoint's `encoder.rnn` is GRU(8, 32, 1 layer, bidirectional); your model asks "
+        "for hidden 24 — build it with hidden_size=32",
+    ]
+
+
+def test_a_large_hostile_text_is_read_without_harm() -> None:
+    """Megabytes of look-alike fragments: no error to explain, refused in one line."""
+    text = ("size mismatch for " + "x" * 100_000 + " Expected hidden size (\n") * 20
+    with pytest.raises(NoLoadError):
+        analyse(text)
+
+
 def test_json_gives_both_sides_with_null_where_unknown() -> None:
     """The documented keys, on each side of each module; nulls where the text cannot tell."""
     analysis = analyse(load_error(Net(nn.LSTM(16, 32, 2)), Net(nn.LSTM(16, 32, 3))))

@@ -172,7 +172,7 @@ _SECTION = re.compile(
 )
 _KEY = re.compile(r'"([^"\n]*)"')
 _SIZE = re.compile(
-    r"size mismatch for (\S+?): copying a param with shape torch\.Size\(\[([\d,\s]*)\]\) from "
+    r"size mismatch for ([^\s:]+): copying a param with shape torch\.Size\(\[([\d,\s]*)\]\) from "
     r"checkpoint, the shape in current model is torch\.Size\(\[([\d,\s]*)\]\)"
 )
 _HIDDEN = re.compile(r"Expected hidden(?:\[(\d)\])? size \(([\d,\s]*)\), got \[([\d,\s]*)\]")
