@@ -8,10 +8,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
 
 from paramcount.output import show
 from paramcount.render.load_error import data, document
 from paramcount.sources.load_error import LoadErrorAnalysis, NoLoadError, analyse
+from paramcount.spec import Framework, LayerSpec
+from tests.strategies import layer_specs
 from tests.test_recognise_frameworks import torch_spec
 
 torch = pytest.importorskip("torch")
@@ -243,3 +246,34 @@ def test_the_document_shows_each_side_and_the_fix(capsys: pytest.CaptureFixture[
     assert f"{count(nn.GRU(16, 32)):,}" in out
     assert "build it with hidden_size=32" in out
     assert "paramcount gru -i 16 -H 32" in out
+
+
+@settings(max_examples=60, deadline=None)
+@given(saved=layer_specs(frameworks=(Framework.TORCH,), max_size=12, max_layers=3),
+       wanted=layer_specs(frameworks=(Framework.TORCH,), max_size=12, max_layers=3))
+def test_whatever_torch_reports_is_explained_truthfully(
+    saved: LayerSpec, wanted: LayerSpec
+) -> None:
+    """Any two torch layers: every field the analysis claims is true, and a failed load is
+    explained by at least one difference."""
+    from paramcount.verify import torch_backend
+
+    checkpoint, model = torch_backend.module(saved), torch_backend.module(wanted)
+    try:
+        Net(model).load_state_dict(Net(checkpoint).state_dict())
+    except RuntimeError as error:
+        analysis = analyse(str(error))
+    else:
+        return
+    assert analysis.differences
+    for partials, truth in ((analysis.checkpoint, saved), (analysis.model, wanted)):
+        for partial in partials:
+            assert partial.name == "rnn"
+            for field in ("cell", "input_size", "hidden_size", "bidirectional", "bias"):
+                assert getattr(partial, field) in (None, getattr(truth, field)), field
+            assert partial.cell_only in (None, truth.single_cell)
+            if not truth.single_cell:
+                assert partial.num_layers in (None, truth.num_layers)
+                assert partial.proj_size in (None, truth.proj_size)
+            if partial.spec is not None:
+                assert partial.spec == truth.replace(nonlinearity=None)

@@ -429,10 +429,13 @@ def _infer(
     input_size = ih[1] if ih is not None and len(ih) == 2 else None
 
     bidirectional: bool | None = None
+    lacked_forward = {layer for role, layer, reverse in lacked.values()
+                      if role == "weight_ih" and not reverse}
     if any(reverse for _, _, reverse in parts.values()):
         bidirectional = True
-    elif any(reverse and (layer in {lay for _, lay, _ in parts.values()} or layer == 0)
-             for _, layer, reverse in lacked.values()):
+    elif any(reverse and role == "weight_ih" and layer not in lacked_forward and (
+                layer in {lay for _, lay, _ in parts.values()} or layer == 0)
+             for role, layer, reverse in lacked.values()):
         bidirectional = False  # it has that layer's forward keys but not its _reverse ones
     elif complete and cell_only is False:
         bidirectional = False
