@@ -293,9 +293,13 @@ def _load_state_dict(
     for module, (theirs, ours) in modules.items():
         complete = _changes_every_layer(theirs, ours)
         layered = (_stacked(theirs), _stacked(ours))
-        ck = _infer(module, theirs, layered[1], complete, notes)
-        md = _infer(module, ours, layered[0], complete, notes)
+        ck = _infer(module, theirs, layered[1], complete)
+        md = _infer(module, ours, layered[0], complete)
         ck, md = _from_each_other(module, ck, md, theirs, ours)
+        for layer, side in ((ck, theirs), (md, ours)):
+            rows = _gate_rows(side)
+            if layer.cell is None and rows and _candidates(module, rows) not in notes:
+                notes.append(_candidates(module, rows))
         checkpoint.append(ck)
         model.append(md)
         found = _differences(module, ck, md)
@@ -387,9 +391,7 @@ def dot(module: str) -> str:
     return f"{module}." if module else ""
 
 
-def _infer(
-    module: str, side: _Side, other_layered: bool, complete: bool, notes: list[str]
-) -> PartialLayer:
+def _infer(module: str, side: _Side, other_layered: bool, complete: bool) -> PartialLayer:
     """What ``side``'s keys and shapes prove (``other_layered``: the other side is a stack)."""
     parts = {name: _parts(name) for name in side.names}
     lacked = {name: _parts(name) for name in side.lacks}
@@ -421,10 +423,6 @@ def _infer(
         cell = Cell.LSTM
         if hidden is None and rows and rows % 4 == 0:
             hidden = rows // 4
-    if rows and not hidden:
-        note = _candidates(module, rows)
-        if note not in notes:
-            notes.append(note)
     ih = None if cell_only is None else shape_of("weight_ih", None if cell_only else 0)
     input_size = ih[1] if ih is not None and len(ih) == 2 else None
 
