@@ -127,16 +127,21 @@ def test_files_list_what_keras_loads(saved: dict[str, Any]) -> None:
 @needs_h5py
 def test_config_recognises_recurrent_layers(saved: dict[str, Any]) -> None:
     """The config names every recurrent layer's class, units, reset_after, merge mode and
-    activation; the engine writes exactly the shapes the file holds for each."""
+    activation; the engine writes exactly the shapes the file holds for each, and recognition
+    by names and shapes alone groups the same tensors into the same layers."""
     for suffix in ("keras", "h5"):
         listing = keras_file.read(saved["dir"] / f"classifier.{suffix}")
         shapes = {t.name: t.shape for t in listing.tensors}
-        found = {r.prefix: r for r in listing.recognised}
+        found = {r.prefix.removeprefix("classifier/").rstrip("/"): r
+                 for r in listing.recognised}
         assert {p: r.spec for p, r in found.items()} == CLASSIFIER
         for recognised in found.values():
             engine = [t.shape for t in conventions.tensors(recognised.spec)]
             assert [shapes[n] for n in recognised.names] == engine
         assert found["lstm"].notes == ("return_sequences=True",)
+        by_names = conventions.recognise(shapes, [Framework.KERAS])
+        assert {r.prefix: r.names for r in by_names} == {
+            r.prefix: r.names for r in listing.recognised}
         functional = keras_file.read(saved["dir"] / f"functional.{suffix}")
         (gru,) = functional.recognised
         assert gru.spec == LayerSpec(Cell.GRU, 3, 4, bidirectional=True, reset_after=True,

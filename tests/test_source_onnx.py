@@ -307,7 +307,8 @@ def export(module: Any, args: tuple[Any, ...], path: Path, dynamo: bool) -> None
 @pytest.mark.torch
 def test_torch_exports(tmp_path: Path) -> None:
     """torch's exporter: nn.LSTM becomes two LSTM nodes, recognised as nn.LSTM's stack, and
-    the trainable total is the module's parameter count; a GRUCell loop keeps its torch names."""
+    the trainable total is the module's parameter count; a GRUCell loop, decomposed into Gemm
+    and Add, keeps its torch names, so recognition by names finds the nn.GRUCell."""
     torch = pytest.importorskip("torch")
     models = torch_models()
     tagger, stepper = models["tagger"], models["stepper"]
@@ -325,6 +326,8 @@ def test_torch_exports(tmp_path: Path) -> None:
     tensors = {t.name: t.shape for t in onnx_file.read(tmp_path / "stepper.onnx").tensors}
     for name, parameter in stepper.named_parameters():
         assert tensors[name] == tuple(parameter.shape)
+    (cell,) = conventions.recognise(tensors)
+    assert (cell.prefix, cell.spec) == ("cell.", LayerSpec(Cell.GRU, 8, 16, single_cell=True))
 
 
 @pytest.mark.torch

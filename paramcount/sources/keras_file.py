@@ -555,7 +555,16 @@ def _recognise(name: str, klass: str, config: dict[str, Any], mine: list[NamedTe
         notes.append(f"layer {name!r} ({klass}): its config is not a layer paramcount can "
                      f"build ({error})")
         return []
-    return [Recognised(name, spec, tuple(t.name for t in mine), tuple(layer_notes))]
+    return [Recognised(_prefix(name, mine[0].name), spec, tuple(t.name for t in mine),
+                       tuple(layer_notes))]
+
+
+def _prefix(layer: str, first: str) -> str:
+    """What stands before the layer's own names, the layer's name included, as
+    ``conventions.recognise`` writes it: ``lstm/``, ``classifier/lstm/`` in a legacy .h5."""
+    marker = layer + "/"
+    at = first.find("/" + marker)
+    return first[: at + 1 + len(marker)] if at >= 0 and not first.startswith(marker) else marker
 
 
 def _conv_note(name: str, klass: str, config: dict[str, Any], kernel: NamedTensor,
