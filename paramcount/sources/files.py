@@ -97,7 +97,7 @@ def _looks_like_onnx(head: bytes) -> bool:
 def _read(path: Path, kind: str) -> Listing:
     if kind == "index":
         return read_index(path)
-    module_name, what = READERS[kind]
+    module_name = READERS[kind][0]
     module = importlib.import_module(module_name)
     listing: Listing = module.read(path)
     return listing

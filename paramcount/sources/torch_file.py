@@ -332,7 +332,7 @@ def read(path: Path, shown: str | None = None) -> Listing:
     seen: dict[tuple[object, ...], str] = {}
     for name, stub in named:
         same_as = None
-        if stub.storage is not None and math.prod(stub.shape):
+        if stub.storage is not None and 0 not in stub.shape:
             identity = (stub.storage.key, stub.offset, stub.shape, stub.stride, stub.dtype)
             same_as = seen.setdefault(identity, name)
             same_as = None if same_as == name else same_as
@@ -434,6 +434,10 @@ def _walk(value: object, path: str, depth: int = 0,
             yield from _walk(item, f"{path}.{index}" if path else str(index), depth + 1, seen)
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
+
+
 def _describe(key: str, value: object) -> str:
     """What a skipped top-level entry holds, in a few words."""
     tensors = list(_walk(value, ""))
@@ -442,16 +446,18 @@ def _describe(key: str, value: object) -> str:
                         if not name.rsplit(".", 1)[-1].isdigit()})
         count = sum(math.prod(t.shape) for _, t in tensors)
         what = f" ({', '.join(roles[:4])})" if roles else ""
-        return (f"'{key}': optimizer state, {len(tensors)} tensors{what}, {count:,} values "
-                "— not parameters")
+        return (f"'{key}': optimizer state, {_plural(len(tensors), 'tensor')}{what}, "
+                f"{count:,} values — not parameters")
     if tensors:
         count = sum(math.prod(t.shape) for _, t in tensors)
-        return f"'{key}': {len(tensors)} tensors, {count:,} values"
+        return f"'{key}': {_plural(len(tensors), 'tensor')}, {count:,} values"
     if isinstance(value, (int, float, str, bool)) or value is None:
         text = repr(value)
         return f"'{key}' = {text if len(text) <= 40 else text[:37] + '...'}"
     if isinstance(value, Opaque):
         return f"'{key}': a {value.type_name}"
+    if isinstance(value, TorchDtype):
+        return f"'{key}' = torch.{value.name}"
     if isinstance(value, (Mapping, list, tuple)):
         return f"'{key}': a {type(value).__name__} of {len(value)} without tensors"
     return f"'{key}': a {type(value).__name__}"
@@ -466,10 +472,10 @@ def model_tensors(root: object, label: str) -> tuple[list[tuple[str, TensorStub]
     if isinstance(root, TensorStub):
         return [("tensor", root)], ["the file holds a single tensor"]
     if not isinstance(root, Mapping):
-        found = list(_walk(root, ""))
-        return found, [f"the file holds a {type(root).__name__}; its tensors are named by "
-                       "position"] if found else [f"the file holds a {type(root).__name__} "
-                                                  "without tensors"]
+        listed = list(_walk(root, ""))
+        kind = type(root).__name__
+        return listed, [f"the file holds a {kind}; its tensors are named by position"
+                        if listed else f"the file holds a {kind} without tensors"]
     items = [(str(k), v) for k, v in root.items()]
     if items and all(_is_tensor(v) or k.endswith("_extra_state") for k, v in items):
         return list(_walk(root, "")), []
