@@ -14,6 +14,7 @@ before anything runs.
 
 from __future__ import annotations
 
+import _compat_pickle
 import collections
 import io
 import math
@@ -278,6 +279,9 @@ class RestrictedUnpickler(pickle.Unpickler):
 
     def find_class(self, module: str, name: str) -> Any:
         """The inert stand-in for ``module.name``, or :class:`Refused` naming it."""
+        # protocol-2 pickles spell Python 2 names (__builtin__.set): map them as pickle does
+        module, name = _compat_pickle.NAME_MAPPING.get((module, name), (module, name))
+        module = _compat_pickle.IMPORT_MAPPING.get(module, module)
         try:
             return ALLOWED[(module, name)]
         except KeyError:

@@ -1,0 +1,209 @@
+"""``paramcount inspect`` on files saved by the real torch and safetensors: every tensor as the
+framework loads it, the recurrent layers recognised as what built them, counts checked."""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from paramcount.inspect import inspect
+from paramcount.sources.files import read_file
+from paramcount.spec import Cell, Framework, LayerSpec
+from tests.conftest import CLI
+from tests.docfiles import inspect as makers
+
+torch = pytest.importorskip("torch")
+safetensors_torch = pytest.importorskip("safetensors.torch")
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every documented file, saved once by the real libraries."""
+    directory = tmp_path_factory.mktemp("inspect")
+    for _, make in makers.FILES.values():
+        make(directory)
+    return directory
+
+
+def loaded(path: Path, key: str | None = None) -> dict[str, Any]:
+    """The state dict torch itself loads (weights_only, mmap), optionally under ``key``."""
+    state = torch.load(path, weights_only=True, mmap=path.suffix == ".pt"
+                       and zipfile.is_zipfile(path))
+    return dict(state[key] if key else state)
+
+
+def as_listed(state: dict[str, Any]) -> list[tuple[str, tuple[int, ...], str]]:
+    """(name, shape, dtype) of each tensor, dtypes spelled the numpy way."""
+    return [(k, tuple(v.shape), str(v.dtype).removeprefix("torch.")) for k, v in state.items()]
+
+
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [("encoder.pt", None), ("checkpoint.pt", "model_state_dict"), ("dataparallel.pt", None),
+     ("tied.pt", None), ("legacy.pt", None)],
+)
+def test_torch_tensors_are_what_torch_loads(files: Path, name: str, key: str | None) -> None:
+    """Names, shapes and dtypes, in order, equal torch.load(weights_only=True)'s."""
+    listing = read_file(files / name)
+    assert [(t.name, t.shape, t.dtype) for t in listing.tensors] == as_listed(
+        loaded(files / name, key))
+    assert listing.format == ("torch-legacy" if name == "legacy.pt" else "torch")
+
+
+def test_safetensors_tensors_are_what_safetensors_loads(files: Path) -> None:
+    """The header reader agrees with safetensors.safe_open on every name, shape and dtype."""
+    from safetensors import safe_open
+
+    listing = read_file(files / "model.safetensors")
+    with safe_open(str(files / "model.safetensors"), framework="pt") as handle:
+        real = {k: handle.get_slice(k) for k in handle.keys()}  # noqa: SIM118
+        expected = {k: (tuple(s.get_shape()), s.get_dtype()) for k, s in real.items()}
+    dtypes = {"F32": "float32", "BF16": "bfloat16"}
+    assert {t.name: (t.shape, t.dtype) for t in listing.tensors} == {
+        k: (shape, dtypes[dtype]) for k, (shape, dtype) in expected.items()}
+    assert "metadata: format=pt" in listing.notes
+
+
+def test_sharded_index_lists_every_shard(files: Path) -> None:
+    """A sharded index gives the whole state dict: each tensor once, from its shard."""
+    listing = read_file(files / makers.INDEX)
+    state = makers._encoder().state_dict()
+    assert sorted((t.name, t.shape) for t in listing.tensors) == sorted(
+        (k, tuple(v.shape)) for k, v in state.items())
+    assert listing.format == "safetensors-sharded"
+    assert listing.notes[0].startswith("2 shards, total_size")
+
+
+def real_total(module: Any) -> int:
+    """What the real module counts: sum of numel over parameters()."""
+    return sum(p.numel() for p in module.parameters())
+
+
+@pytest.mark.parametrize(
+    ("name", "prefix", "spec", "module"),
+    [
+        ("encoder.pt", "lstm", LayerSpec(Cell.LSTM, 40, 128, 2, bidirectional=True),
+         lambda: torch.nn.LSTM(40, 128, num_layers=2, bidirectional=True)),
+        ("checkpoint.pt", "gru", LayerSpec(Cell.GRU, 16, 32), lambda: torch.nn.GRU(16, 32)),
+        ("dataparallel.pt", "module", LayerSpec(Cell.GRU, 10, 20, 2),
+         lambda: torch.nn.GRU(10, 20, num_layers=2)),
+        ("legacy.pt", "", LayerSpec(Cell.RNN, 6, 12, bidirectional=True),
+         lambda: torch.nn.RNN(6, 12, bidirectional=True)),
+        ("model.safetensors", "cell", LayerSpec(Cell.GRU, 24, 48, single_cell=True),
+         lambda: torch.nn.GRUCell(24, 48)),
+        ("model.safetensors", "decoder", LayerSpec(Cell.LSTM, 48, 96, proj_size=32),
+         lambda: torch.nn.LSTM(48, 96, proj_size=32)),
+        (makers.INDEX, "lstm", LayerSpec(Cell.LSTM, 40, 128, 2, bidirectional=True),
+         lambda: torch.nn.LSTM(40, 128, num_layers=2, bidirectional=True)),
+    ],
+    ids=["encoder", "checkpoint", "dataparallel", "legacy", "safetensors-cell",
+         "safetensors-proj", "sharded"],
+)
+def test_recurrent_layers_are_recognised_as_built(
+    files: Path, name: str, prefix: str, spec: LayerSpec, module: Any
+) -> None:
+    """Each file's recurrent layer is recognised as the module that saved it, its count
+    equals the real module's, and every tensor passes the engine's check."""
+    report = inspect(read_file(files / name))
+    layer = next(layer for layer in report.layers if layer.name == prefix)
+    assert layer.spec == spec
+    assert layer.params == layer.stored == real_total(module())
+    assert layer.match and all(c.match for c in layer.checks)
+
+
+def test_checkpoint_counts_the_model_not_the_optimizer(files: Path) -> None:
+    """Adam's moments beside the model are skipped and named; buffers are not trainable."""
+    report = inspect(read_file(files / "checkpoint.pt"))
+    state = loaded(files / "checkpoint.pt", "model_state_dict")
+    assert report.total == sum(v.numel() for v in state.values())
+    model = makers._tagger()
+    assert report.trainable == real_total(model)
+    skipped = next(n for n in report.notes if n.startswith("skipped:"))
+    assert "'optimizer_state_dict': optimizer state" in skipped
+    assert "exp_avg" in skipped and "'epoch' = 12" in skipped
+
+
+def test_as_torch_equals_model_parameters(files: Path) -> None:
+    """--as torch leaves buffers and tied copies out, as model.parameters() does."""
+    report = inspect(read_file(files / "checkpoint.pt"), Framework.TORCH)
+    assert report.conversion is not None
+    assert report.conversion.total == real_total(makers._tagger())
+    whats = [d.what for d in report.conversion.differences]
+    assert any("not parameters in PyTorch" in w for w in whats)
+
+
+def test_tied_and_raw_copies_are_named(files: Path) -> None:
+    """Tied weights share storage (one parameter) and WeightDrop's copy is named a duplicate."""
+    report = inspect(read_file(files / "tied.pt"), Framework.TORCH)
+    tied = {t.name: t.same_as for t in report.listing.tensors}
+    assert tied["decoder.weight"] == "encoder.weight"
+    assert report.conversion is not None
+    deltas = {d.what.split(" ")[0]: d.delta for d in report.conversion.differences}
+    assert deltas == {"decoder.weight": -400, "rnn.weight_hh_l0": -256}
+
+
+def test_dataparallel_prefix_is_noted(files: Path) -> None:
+    """A 'module.' prefix on every key is explained with the way to load it."""
+    report = inspect(read_file(files / "dataparallel.pt"))
+    assert any("nn.DataParallel" in n for n in report.notes)
+
+
+def test_torch_reader_reads_only_the_pickle(files: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading a checkpoint opens data.pkl and no data/N entry (tensor bytes stay unread)."""
+    opened: list[str] = []
+    real_open = zipfile.ZipFile.open
+
+    def spy(self: zipfile.ZipFile, name: Any, *args: Any, **kwargs: Any) -> Any:
+        opened.append(name if isinstance(name, str) else name.filename)
+        return real_open(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", spy)
+    read_file(files / "encoder.pt")
+    assert opened == ["encoder/data.pkl"]
+
+
+def test_sparse_multi_gigabyte_safetensors_reads_the_header_only(tmp_path: Path) -> None:
+    """A 4 GB (sparse) safetensors file is read from its header: shapes right, no data read."""
+    header = json.dumps({"big": {"dtype": "F32", "shape": [32768, 32768],
+                                 "data_offsets": [0, 4 * 32768**2]}}).encode()
+    path = tmp_path / "big.safetensors"
+    with path.open("wb") as stream:
+        stream.write(struct.pack("<Q", len(header)) + header)
+        stream.truncate(8 + len(header) + 4 * 32768**2)
+    listing = read_file(path)
+    assert [(t.name, t.shape, t.count) for t in listing.tensors] == [
+        ("big", (32768, 32768), 32768**2)]
+    assert os.stat(path).st_blocks * 512 < 1_000_000  # still sparse: nothing was written
+
+
+def test_cli_reports_every_file(cli: CLI, files: Path) -> None:
+    """Several files give {"files": [...]} with each file's totals."""
+    result = cli("inspect", str(files / "legacy.pt"), str(files / "model.safetensors"),
+                 "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert [f["format"] for f in data["files"]] == ["torch-legacy", "safetensors"]
+    assert [f["total"] for f in data["files"]] == [480, 45_216]
+    assert data["files"][1]["recurrent"][1]["command"] == (
+        "paramcount lstm -i 48 -H 96 --proj 32")
+
+
+def test_as_keras_matches_real_keras_count_params(files: Path) -> None:
+    """--as keras equals count_params() of the same models built in Keras."""
+    keras = pytest.importorskip("keras")
+    tagger = keras.Sequential([keras.Input((3, 16)), keras.layers.GRU(32),
+                               keras.layers.BatchNormalization(), keras.layers.Dense(5)])
+    encoder = keras.Sequential([
+        keras.Input((7,)), keras.layers.Embedding(1000, 40),
+        keras.layers.Bidirectional(keras.layers.LSTM(128, return_sequences=True)),
+        keras.layers.Bidirectional(keras.layers.LSTM(128)), keras.layers.Dense(10)])
+    for name, model in (("checkpoint.pt", tagger), ("encoder.pt", encoder)):
+        conversion = inspect(read_file(files / name), Framework.KERAS).conversion
+        assert conversion is not None
+        assert conversion.total == model.count_params(), name
