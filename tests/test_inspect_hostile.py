@@ -177,8 +177,8 @@ def test_short_safetensors_is_refused(cli: CLI, tmp_path: Path) -> None:
 def test_empty_random_directory_and_missing_paths(cli: CLI, tmp_path: Path) -> None:
     """Empty, random, missing, a directory, a FIFO: each one line naming the problem."""
     assert_refused(cli, saved(tmp_path, "empty.pt", b""), "an empty file")
-    assert_refused(cli, saved(tmp_path, "noise.bin", random.Random(0).randbytes(4096).replace(b"\x80", b"\0")
-                              .replace(b"PK", b"pk")), "not a model file paramcount reads")
+    noise = random.Random(0).randbytes(4096).replace(b"\x80", b"\0").replace(b"PK", b"pk")
+    assert_refused(cli, saved(tmp_path, "noise.bin", noise), "not a model file paramcount reads")
     assert_refused(cli, saved(tmp_path, "notes.txt", b"hello, world\n"), "it reads safetensors")
     assert_refused(cli, tmp_path / "absent.pt", "no such file")
     (tmp_path / "folder").mkdir()
@@ -189,8 +189,8 @@ def test_empty_random_directory_and_missing_paths(cli: CLI, tmp_path: Path) -> N
 
 def test_random_pickle_bytes_are_a_damaged_pickle(cli: CLI, tmp_path: Path) -> None:
     """Bytes that start like a pickle but are garbage give one line, not a traceback."""
-    assert_refused(cli, saved(tmp_path, "garbage.pt", b"\x80\x02" + random.Random(1).randbytes(200)),
-                   "damaged or truncated pickle")
+    garbage = b"\x80\x02" + random.Random(1).randbytes(200)
+    assert_refused(cli, saved(tmp_path, "garbage.pt", garbage), "damaged or truncated pickle")
 
 
 def test_unreadable_file(cli: CLI, tmp_path: Path) -> None:
@@ -234,7 +234,7 @@ def test_zip_bomb_lying_about_its_size_is_cut_off(
         return info
 
     monkeypatch.setattr(zipfile.ZipFile, "getinfo", lying)
-    with pytest.raises(torch_file.ParamcountError, match="inflates past|damaged|cannot read"):
+    with pytest.raises(torch_file.ParamcountError, match=r"inflates past|damaged"):
         torch_file.read(path)
 
 
