@@ -30,7 +30,9 @@ bare cell. The prefix is the path of the module holding the layer, with linen's 
 collection root included (``params/`` at the top, ``params/encoder/`` nested). A ``Sequential``
 whose layers are not exactly one stack (other layers between them, another width) gives one
 layer each, prefixed by its ``layers_{l}/``. SimpleCell's ``activation_fn`` is not in the
-weights: the spec keeps the default (tanh) and a note says so.
+weights: the spec keeps the default (tanh) and a note says so. NNX's OptimizedLSTMCell fuses
+its gates into ``dense_i`` / ``dense_h`` of 4H columns (the bias on ``dense_h``): recognised as
+an LSTMCell (the same parameters), with a note.
 """
 
 from __future__ import annotations
@@ -48,7 +50,6 @@ from paramcount.conventions.recognition import (
     in_order,
     index_of,
     is_shape,
-    matches,
 )
 from paramcount.spec import Cell, Framework, LayerSpec
 
@@ -207,7 +208,7 @@ class FlaxConvention:
         sizes = _cell_sizes(self.api, frozenset(modules), directory, group)
         if sizes is None:
             return None
-        cell, width, hidden = sizes
+        cell, width, hidden, fused = sizes
         prefix, layer, direction = directory, None, Direction.FORWARD
         if directory.endswith("cell/") and (directory == "cell/" or directory.endswith("/cell/")):
             prefix = directory[: -len("cell/")]
@@ -218,8 +219,8 @@ class FlaxConvention:
             stacked = (_LINEN_LAYER if self.api == "linen" else _NNX_LAYER).fullmatch(prefix)
             if stacked:
                 prefix, layer = stacked["prefix"], int(stacked["layer"])
-            return _FlaxCell(prefix, layer, direction, False, cell, width, hidden, group)
-        return _FlaxCell(prefix, None, direction, True, cell, width, hidden, group)
+            return _FlaxCell(prefix, layer, direction, False, cell, width, hidden, group, fused)
+        return _FlaxCell(prefix, None, direction, True, cell, width, hidden, group, fused)
 
     def _stack(self, prefix: str, members: list[_FlaxCell]) -> list[Recognised]:
         """The members as one stack if they are exactly one, else one layer each."""
@@ -256,15 +257,33 @@ class FlaxConvention:
         if spec is None or (first.single and len(members) > 1):
             return None
         group = {name: shape for m in members for name, shape in m.group.items()}
+        fused = {(m.layer or 0, m.direction) for m in members if m.fused}
         root = "params/" if self.api == "linen" else ""
-        if len(group) != size or not matches(
-            group, prefix, self.tensors(spec), lambda name: name[len(root):]
-        ):
+        expected: dict[str, tuple[int, ...]] = {}
+        for t in self.tensors(spec):
+            name = prefix + t.name[len(root):]
+            if (t.layer, t.direction) in fused:  # OptimizedLSTMCell: two fused Dense layers
+                directory = name[: -len(t.role)]
+                gh = spec.gate_rows
+                expected[directory + "dense_h/bias"] = (gh,)
+                expected[directory + "dense_h/kernel"] = (spec.hidden_size, gh)
+                expected[directory + "dense_i/kernel"] = (t.input_width, gh)
+            else:
+                expected[name] = t.shape
+        if len(group) != size or expected != group:
             return None
-        notes = (RNN_NONLINEARITY,) if spec.cell is Cell.RNN else ()
-        return Recognised(prefix, spec, tuple(group), notes)
+        notes = []
+        if spec.cell is Cell.RNN:
+            notes.append(RNN_NONLINEARITY)
+        if fused:
+            notes.append(OPTIMIZED)
+        return Recognised(prefix, spec, tuple(group), tuple(notes))
 
 
+OPTIMIZED = (
+    "fused dense_i / dense_h kernels of 4H columns: NNX's OptimizedLSTMCell, the same "
+    "parameters as LSTMCell"
+)
 _MODULES = "hi|hf|hg|ho|ii|if_|if|ig|io|hn|hr|hz|in|ir|iz|h|i|dense_h|dense_i"
 _PARAM = re.compile(rf"(?P<dir>(?:.*/)?)(?:{_MODULES})/(?:kernel|bias)")
 _LINEN_LAYER = re.compile(r"(?P<prefix>(?:.*/)?)layers_(?P<layer>0|[1-9][0-9]*)/")
@@ -279,8 +298,11 @@ _CELL_MODULES = {
 
 def _cell_sizes(
     api: str, modules: frozenset[str], directory: str, group: dict[str, tuple[int, ...]]
-) -> tuple[Cell, int, int] | None:
-    """(cell, input width, hidden) of the cell whose sub-modules are ``modules``, or None."""
+) -> tuple[Cell, int, int, bool] | None:
+    """(cell, input width, hidden, fused) of the cell whose sub-modules are ``modules``.
+
+    ``fused`` is NNX's OptimizedLSTMCell: ``dense_i`` / ``dense_h`` with 4H columns.
+    """
     if api == "nnx" and modules == {"dense_h", "dense_i"}:
         kernel = group.get(f"{directory}dense_i/kernel")
         recurrent = group.get(f"{directory}dense_h/kernel")
@@ -288,9 +310,9 @@ def _cell_sizes(
             return None
         assert kernel is not None and recurrent is not None
         cell = cell_from_rows(recurrent[1], recurrent[0])
-        if cell is None or cell is Cell.LSTM:
+        if cell is None:
             return None
-        return cell, kernel[0], recurrent[0]
+        return cell, kernel[0], recurrent[0], cell is Cell.LSTM
     known = _CELL_MODULES.get((api, modules))
     if known is None:
         return None
@@ -300,7 +322,7 @@ def _cell_sizes(
     if not (is_shape(kernel, 2) and is_shape(recurrent, 2)):
         return None
     assert kernel is not None and recurrent is not None
-    return cell, kernel[0], recurrent[0]
+    return cell, kernel[0], recurrent[0], False
 
 
 @dataclass(frozen=True)
@@ -315,6 +337,7 @@ class _FlaxCell:
     width: int
     hidden: int
     group: dict[str, tuple[int, ...]]
+    fused: bool
 
 
 linen = FlaxConvention("linen")
