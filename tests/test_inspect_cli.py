@@ -91,3 +91,34 @@ def test_inspecting_safetensors_imports_no_framework(tmp_path: Path) -> None:
             f"with contextlib.redirect_stdout(io.StringIO()): assert run({args!r}) == 0")
     assert not loaded_after(code) & {"torch", "tensorflow", "keras", "jax", "flax", "onnx",
                                      "safetensors", "numpy", "rich"}
+
+
+def test_error_from_a_file_and_from_stdin(
+    cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--error FILE and --error - read torch's real load_state_dict error alike, and the
+    JSON names what the checkpoint holds against what the model expects."""
+    pytest.importorskip("torch")
+    import io
+    import sys
+
+    makers.make_load_error(tmp_path)
+    path = tmp_path / "load_error.txt"
+    from_file = cli("inspect", "--error", str(path), "--json")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(path.read_text()))
+    from_stdin = cli("inspect", "--error", "-", "--json")
+    assert from_file.code == from_stdin.code == 0
+    assert from_file.out == from_stdin.out
+    data = json.loads(from_file.out)
+    assert (data["checkpoint"][0]["hidden"], data["model"][0]["hidden"]) == (128, 256)
+    assert data["checkpoint"][0]["bidirectional"] is True
+
+
+def test_error_text_without_an_error_exits_2(cli: CLI, tmp_path: Path) -> None:
+    """Text holding no load error is refused in one line."""
+    path = tmp_path / "log.txt"
+    path.write_text("epoch 1: loss 0.3\n")
+    result = cli("inspect", "--error", str(path))
+    assert result.code == 2 and result.out == "" and len(result.err.splitlines()) == 1
+    missing = cli("inspect", "--error", str(tmp_path / "absent.txt"))
+    assert missing.code == 2 and "absent.txt" in missing.err

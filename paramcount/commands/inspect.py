@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -67,7 +68,7 @@ def _explain_error(error_file: Path, fmt: str) -> None:
     from paramcount.sources.load_error import analyse
 
     if str(error_file) == "-":
-        text = click.get_text_stream("stdin").read()
+        text = sys.stdin.read()
     else:
         try:
             text = error_file.read_text(encoding="utf-8", errors="replace")

@@ -162,6 +162,20 @@ def make_sharded(directory: Path) -> None:
         {"metadata": {"total_size": total}, "weight_map": weight_map}, indent=2))
 
 
+def make_load_error(directory: Path) -> None:
+    """load_error.txt: what torch says loading encoder.pt's weights into a smaller encoder."""
+    from torch import nn
+
+    saved, model = _encoder(), _encoder()
+    model.lstm = nn.LSTM(40, 256)
+    try:
+        model.load_state_dict(saved.state_dict())
+    except RuntimeError as error:
+        (directory / "load_error.txt").write_text(f"RuntimeError: {error}\n")
+    else:
+        raise AssertionError("the smaller encoder loaded the bigger one's weights")
+
+
 def make_exploit(directory: Path) -> None:
     """exploit.pt: a pickle that would create a file named 'pwned' when unpickled."""
     (directory / "exploit.pt").write_bytes(
@@ -177,4 +191,5 @@ FILES = {
     "model.safetensors": (("torch", "safetensors"), make_safetensors),
     INDEX: (("torch", "safetensors"), make_sharded),
     "exploit.pt": ((), make_exploit),
+    "load_error.txt": (("torch",), make_load_error),
 }
