@@ -207,3 +207,24 @@ def test_as_keras_matches_real_keras_count_params(files: Path) -> None:
         conversion = inspect(read_file(files / name), Framework.KERAS).conversion
         assert conversion is not None
         assert conversion.total == model.count_params(), name
+
+
+def test_onnx_export_counts_as_the_torch_module(cli: CLI, tmp_path: Path) -> None:
+    """A torch LSTM exported to ONNX is recognised as an ONNX LSTM whose engine check passes,
+    and --as torch gives back the module's parameters()."""
+    pytest.importorskip("onnx")
+    import warnings
+
+    module = torch.nn.LSTM(10, 20, num_layers=2, bidirectional=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(module, (torch.zeros(5, 1, 10),), str(tmp_path / "lstm.onnx"),
+                          dynamo=False)
+    result = cli("inspect", str(tmp_path / "lstm.onnx"), "--as", "torch", "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    (layer,) = data["recurrent"]
+    assert (layer["framework"], layer["cell"], layer["input"], layer["hidden"],
+            layer["layers"], layer["bidirectional"]) == ("onnx", "lstm", 10, 20, 2, True)
+    assert layer["match"] and layer["params"] == real_total(module)
+    assert data["as"]["total"] == real_total(module)
