@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -140,6 +141,7 @@ SAFETENSORS_CASES = [
     ("not-json", dict(header=None, raw=b"{not json at all}"), "not valid JSON"),
     ("not-utf8", dict(header=None, raw=b"{\xff\xfe}"), "not valid JSON"),
     ("a-list", dict(header=[1, 2], data=b""), "must be a JSON object"),
+    ("deep-json", dict(header=None, raw=b"[" * 100_000 + b"]" * 100_000), "not valid JSON"),
     ("bad-dtype", dict(header={"w": {**ENTRY, "dtype": "F33"}}, data=b"\0" * 24),
      "dtype 'F33'"),
     ("negative-shape", dict(header={"w": {**ENTRY, "shape": [2, -3]}}, data=b"\0" * 24),
@@ -258,8 +260,9 @@ def test_truncated_zip_and_foreign_zips(cli: CLI, tmp_path: Path) -> None:
      ({"weight_map": {"w": "/etc/passwd"}}, "not a file name beside the index"),
      ({"metadata": {}}, "weight_map"),
      ({"weight_map": {"w": 3}}, "weight_map"),
-     ({"weight_map": {"w": "absent.safetensors"}}, "no such file")],
-    ids=["parent", "absolute", "no-map", "bad-map", "missing-shard"],
+     ({"weight_map": {"w": "absent.safetensors"}}, "no such file"),
+     ({"weight_map": {"w": "model.safetensors.index.json"}}, "is itself an index")],
+    ids=["parent", "absolute", "no-map", "bad-map", "missing-shard", "itself"],
 )
 def test_bad_sharded_index(cli: CLI, tmp_path: Path, index: object, words: str) -> None:
     """An index pointing outside its folder, or malformed, is refused in one line."""
@@ -284,3 +287,34 @@ def test_deeply_nested_pickle_is_handled(tmp_path: Path) -> None:
     nested = saved(tmp_path, "deep.pt", data)
     with pytest.raises(torch_file.ParamcountError):
         torch_file.read(nested)
+
+
+@pytest.mark.parametrize("name", ["legacy.pt", "encoder.pt", "model.safetensors"])
+def test_mutated_real_files_fail_cleanly(tmp_path: Path, name: str) -> None:
+    """Real files with random bytes flipped or cut short are read or refused with a
+    ParamcountError, never another exception."""
+    pytest.importorskip("torch")
+    pytest.importorskip("safetensors")
+    from paramcount.errors import ParamcountError
+    from paramcount.sources.files import read_file
+    from tests.docfiles import inspect as makers
+
+    makers.FILES[name][1](tmp_path)
+    original = (tmp_path / name).read_bytes()
+    if name == "encoder.pt":  # mutate the pickle inside the zip, not the tensor data
+        with zipfile.ZipFile(tmp_path / name) as archive:
+            pickled = archive.read("encoder/data.pkl")
+    rng = random.Random(name)
+    for attempt in range(150):
+        data = bytearray(pickled if name == "encoder.pt" else original)
+        for _ in range(rng.randint(1, 4)):
+            data[rng.randrange(min(len(data), 2048))] = rng.randrange(256)
+        if attempt % 5 == 0:
+            data = data[: rng.randrange(1, len(data))]
+        target = tmp_path / f"m{attempt}{Path(name).suffix}"
+        if name == "encoder.pt":
+            torch_zip(target, bytes(data))
+        else:
+            target.write_bytes(bytes(data))
+        with contextlib.suppress(ParamcountError):
+            read_file(target)

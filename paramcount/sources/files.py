@@ -110,7 +110,7 @@ def read_index(path: Path) -> Listing:
         raise ParamcountError(f"{label}: over {MAX_INDEX:,} bytes, too large for an index")
     try:
         index = json.loads(path.read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
         raise ParamcountError(f"{label}: not valid JSON ({error})") from None
     weight_map = index.get("weight_map") if isinstance(index, dict) else None
     if not isinstance(weight_map, dict) or not all(
@@ -141,7 +141,8 @@ def read_index(path: Path) -> Listing:
             notes.append(f"{shard} holds {len(extra)} tensors the index does not list "
                          f"(not counted): {', '.join(extra[:3])}")
         notes += [f"{shard}: {note}" for note in listing.notes]
-    declared = (index.get("metadata") or {}).get("total_size")
+    metadata = index.get("metadata")
+    declared = metadata.get("total_size") if isinstance(metadata, dict) else None
     kind = formats.pop() if len(formats) == 1 else "mixed"
     notes.insert(0, f"{len(shards)} shards" + (
         f", total_size {declared:,} bytes declared" if isinstance(declared, int) else ""))
@@ -155,4 +156,6 @@ def _shard_path(index: Path, shard: str) -> Path:
         raise ParamcountError(
             f"{index}: the shard {shard!r} is not a file name beside the index"
         )
+    if shard.lower().endswith(".index.json"):
+        raise ParamcountError(f"{index}: the shard {shard!r} is itself an index")
     return index.parent.joinpath(*parts)

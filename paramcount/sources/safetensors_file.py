@@ -99,7 +99,7 @@ def read(path: Path, shown: str | None = None) -> Listing:
 def _parse(raw: bytes, label: str) -> dict[str, Any]:
     try:
         header = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
         raise ParamcountError(
             f"{label}: the safetensors header is not valid JSON ({error})"
         ) from None

@@ -495,8 +495,9 @@ def model_tensors(root: object, label: str) -> tuple[list[tuple[str, TensorStub]
     else:
         chosen = [k for k, v in items if k not in OPTIMIZER_KEYS and not _is_optimizer(v)
                   and any(_walk(v, ""))]
+        values = dict(items)
         for key in chosen:
-            found += _walk(root[key], key)
+            found += _walk(values[key], key)
     skipped = [_describe(k, v) for k, v in items if k not in chosen]
     if skipped:
         notes.append("skipped: " + "; ".join(skipped))
