@@ -228,3 +228,27 @@ def test_onnx_export_counts_as_the_torch_module(cli: CLI, tmp_path: Path) -> Non
             layer["layers"], layer["bidirectional"]) == ("onnx", "lstm", 10, 20, 2, True)
     assert layer["match"] and layer["params"] == real_total(module)
     assert data["as"]["total"] == real_total(module)
+
+
+def test_lightning_style_checkpoint_with_plain_data(tmp_path: Path) -> None:
+    """A checkpoint carrying argparse, numpy, pathlib and datetime values beside its
+    'state_dict' is read: those become inert stand-ins, named among the skipped entries."""
+    import argparse
+    import datetime
+
+    numpy = pytest.importorskip("numpy")
+    gru = torch.nn.GRU(4, 8)
+    torch.save({
+        "state_dict": {f"model.{k}": v for k, v in gru.state_dict().items()},
+        "hyper_parameters": argparse.Namespace(lr=0.1, hidden=8),
+        "best": numpy.float64(0.5), "history": numpy.zeros(3),
+        "path": Path("/runs/x"), "when": datetime.datetime(2024, 1, 1),
+        "optimizer_states": [{"state": {}, "param_groups": []}], "epoch": 3,
+    }, tmp_path / "run.ckpt")
+    report = inspect(read_file(tmp_path / "run.ckpt"))
+    assert report.total == real_total(gru)
+    assert [layer.name for layer in report.layers] == ["model"]
+    skipped = next(n for n in report.notes if n.startswith("skipped:"))
+    for text in ("'hyper_parameters': argparse.Namespace", "'optimizer_states': optimizer",
+                 "'epoch' = 3", "datetime.datetime"):
+        assert text in skipped, skipped

@@ -445,21 +445,21 @@ def _plural(count: int, word: str) -> str:
 def _describe(key: str, value: object) -> str:
     """What a skipped top-level entry holds, in a few words."""
     tensors = list(_walk(value, ""))
-    if _is_optimizer(value) or (tensors and key in OPTIMIZER_KEYS):
+    if _is_optimizer(value) or key in OPTIMIZER_KEYS:
         roles = sorted({name.rsplit(".", 1)[-1] for name, _ in tensors
                         if not name.rsplit(".", 1)[-1].isdigit()})
         count = sum(math.prod(t.shape) for _, t in tensors)
         what = f" ({', '.join(roles[:4])})" if roles else ""
         return (f"'{key}': optimizer state, {_plural(len(tensors), 'tensor')}{what}, "
-                f"{count:,} values — not parameters")
+                f"{_plural(count, 'value')} — not parameters")
     if tensors:
         count = sum(math.prod(t.shape) for _, t in tensors)
-        return f"'{key}': {_plural(len(tensors), 'tensor')}, {count:,} values"
+        return f"'{key}': {_plural(len(tensors), 'tensor')}, {_plural(count, 'value')}"
     if isinstance(value, (int, float, str, bool)) or value is None:
         text = repr(value)
         return f"'{key}' = {text if len(text) <= 40 else text[:37] + '...'}"
     if isinstance(value, Opaque):
-        return f"'{key}': a {value.type_name}"
+        return f"'{key}': {value.type_name}"
     if isinstance(value, TorchDtype):
         return f"'{key}' = torch.{value.name}"
     if isinstance(value, (Mapping, list, tuple)):
