@@ -302,3 +302,21 @@ def test_random_saved_layers_are_read_and_recognised_as_built() -> None:
         assert layer.params == layer.stored == real_total(module)
 
     check()
+
+
+def test_sharded_torch_bin_index(tmp_path: Path) -> None:
+    """A pytorch_model.bin.index.json over two torch.save shards reads like one state dict."""
+    state = torch.nn.GRU(5, 7, num_layers=2).state_dict()
+    names = list(state)
+    shards = {"pytorch_model-00001-of-00002.bin": names[:3],
+              "pytorch_model-00002-of-00002.bin": names[3:]}
+    for shard, keys in shards.items():
+        torch.save({k: state[k] for k in keys}, tmp_path / shard)
+    index = {"weight_map": {k: shard for shard, keys in shards.items() for k in keys}}
+    (tmp_path / "pytorch_model.bin.index.json").write_text(json.dumps(index))
+    report = inspect(read_file(tmp_path / "pytorch_model.bin.index.json"))
+    assert report.listing.format == "torch-sharded"
+    assert [(t.name, t.shape) for t in report.listing.tensors] == [
+        (k, tuple(v.shape)) for k, v in state.items()]
+    (layer,) = report.layers
+    assert layer.spec == LayerSpec(Cell.GRU, 5, 7, 2)
