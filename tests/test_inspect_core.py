@@ -114,3 +114,33 @@ def test_unknown_dtype_leaves_bytes_unknown() -> None:
     report = inspect(listing)
     assert [(d.dtype, d.bytes) for d in report.dtypes] == [("float32", 8), ("mystery", None)]
     assert report.bytes == 8
+
+
+ROLES = ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0", "weight_hr_l0",
+         "weight_ih_l1", "weight_hh_l1_reverse", "weight_ih", "weight_hh", "bias_ih",
+         "weight_hh_l0_raw", "running_mean", "num_batches_tracked",
+         "lstm_cell/kernel", "lstm_cell/recurrent_kernel", "lstm_cell/bias",
+         "forward_gru/gru_cell/kernel", "backward_gru/gru_cell/bias", "layer0/W", "layer0/R",
+         "layer0/B", "cell/ii/kernel", "cell/hf/bias", "kernel", "bias")
+
+
+def test_any_listing_is_explained_without_crashing() -> None:
+    """Whatever names and shapes a hostile file claims (empty, zero-sized, mismatched
+    recurrent-looking tensors), inspect and every --as conversion return a report."""
+    from hypothesis import strategies as st
+
+    names = st.tuples(st.sampled_from(["", "rnn.", "a.b.", "m/", "module."]),
+                      st.sampled_from(ROLES)).map("".join)
+    shapes = st.lists(st.integers(0, 9), max_size=3).map(tuple)
+    tensors = st.lists(st.tuples(names, shapes), max_size=12, unique_by=lambda t: t[0])
+
+    @settings(max_examples=300, deadline=None)
+    @given(tensors=tensors)
+    def check(tensors: list[tuple[str, tuple[int, ...]]]) -> None:
+        listing = Listing("x", "test", tuple(NamedTensor(n, s, "float32") for n, s in tensors))
+        report = inspect(listing)
+        assert report.total == sum(t.count for t in listing.tensors)
+        for framework in (Framework.TORCH, Framework.KERAS, Framework.ONNX):
+            convert(report, framework)
+
+    check()
