@@ -58,7 +58,7 @@ def _summary(report: InspectReport) -> str:
     text = f"{number(report.total)} parameters"
     if report.non_trainable:
         text += (f" ({number(report.trainable)} trainable, "
-                 f"{number(report.non_trainable)} not)")
+                 f"{number(report.non_trainable)} not trainable)")
     text += f" · {number(report.bytes)} bytes ({size(report.bytes)})"
     dtypes = [d.dtype or "unknown dtype" for d in report.dtypes]
     if dtypes:
@@ -117,7 +117,7 @@ def document(report: InspectReport) -> Document:
         frozenset({"tensors", "parameters", "bytes"}),
     ),)))
     if report.notes:
-        sections.append(Section("Notes", (Paragraph(tuple(f"- {n}" for n in report.notes)),)))
+        sections.append(Section("Notes", tuple(Paragraph((f"- {n}",)) for n in report.notes)))
     if report.conversion is not None:
         conversion = report.conversion
         name = conversion.framework.display_name
