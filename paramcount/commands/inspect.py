@@ -30,9 +30,13 @@ AS_CHOICES = ("torch", "keras", "onnx")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Shorthand for --format markdown.")
 def inspect(files: tuple[Path, ...], as_framework: str | None, error_file: Path | None,
             output_format: str | None, as_json: bool, as_markdown: bool) -> None:
-    """Read model FILES (safetensors, sharded index, PyTorch, ONNX, Keras) header-only and
-    explain them: tensors by module, totals per dtype, every recurrent layer recognised and
-    checked against the formula engine, with the command that reproduces it."""
+    """Count and explain model files and checkpoints, reading headers only.
+
+    FILES may be safetensors (or a sharded *.index.json), PyTorch .pt/.pth/.bin/.ckpt, ONNX or
+    Keras .keras/.h5. Shows every tensor by module, totals per dtype, and each recurrent layer
+    recognised, checked against the formula engine, with the command that explains it. Nothing
+    in a file is executed; a file paramcount cannot read exits 2.
+    """
     fmt = resolve_format(output_format, as_json, as_markdown)
     if error_file is not None:
         if files:
