@@ -320,3 +320,33 @@ def test_sharded_torch_bin_index(tmp_path: Path) -> None:
         (k, tuple(v.shape)) for k, v in state.items()]
     (layer,) = report.layers
     assert layer.spec == LayerSpec(Cell.GRU, 5, 7, 2)
+
+
+@pytest.mark.parametrize("suffix", [".keras", ".h5"])
+def test_keras_file_as_torch_matches_the_real_torch_modules(
+    cli: CLI, tmp_path: Path, suffix: str
+) -> None:
+    """A Keras model saved by model.save is inspected with its config's words, and --as torch
+    equals parameters() of the same layers built in torch."""
+    keras = pytest.importorskip("keras")
+    pytest.importorskip("h5py")
+    import warnings
+
+    model = keras.Sequential([
+        keras.Input((5, 9)),
+        keras.layers.Bidirectional(keras.layers.GRU(16, return_sequences=True),
+                                   merge_mode="sum"),
+        keras.layers.LSTM(8), keras.layers.BatchNormalization(), keras.layers.Dense(3)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.save(tmp_path / f"classifier{suffix}")
+    result = cli("inspect", str(tmp_path / f"classifier{suffix}"), "--as", "torch", "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["total"] == model.count_params()
+    assert [layer["layer"] for layer in data["recurrent"]] == [
+        "Bidirectional(GRU(16), merge_mode='sum') on 9 features", "LSTM(8) on 16 features"]
+    nn = torch.nn
+    torch_modules = [nn.GRU(9, 16, bidirectional=True), nn.LSTM(16, 8), nn.BatchNorm1d(8),
+                     nn.Linear(8, 3)]
+    assert data["as"]["total"] == sum(real_total(m) for m in torch_modules)

@@ -33,7 +33,7 @@ FORMAT_NAMES = {
     "onnx": "ONNX model",
     "keras": "Keras model (.keras)",
     "keras-h5": "Keras model (HDF5)",
-    "keras-weights": "Keras weights (.weights.h5)",
+    "keras-weights-h5": "Keras weights (.weights.h5)",
 }
 
 

@@ -176,6 +176,33 @@ def make_load_error(directory: Path) -> None:
         raise AssertionError("the smaller encoder loaded the bigger one's weights")
 
 
+def make_speller_onnx(directory: Path) -> None:
+    """speller.onnx: a 2-layer GRU exported by torch.onnx.export."""
+    import warnings
+
+    import torch
+
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(torch.nn.GRU(12, 24, num_layers=2), (torch.zeros(5, 1, 12),),
+                          str(directory / "speller.onnx"), dynamo=False)
+
+
+def make_speller_keras(directory: Path) -> None:
+    """speller.keras: a Keras model with a Bidirectional LSTM saved by model.save."""
+    import warnings
+
+    import keras
+
+    model = keras.Sequential([
+        keras.Input((7, 12)), keras.layers.Bidirectional(keras.layers.LSTM(24)),
+        keras.layers.Dense(30)])
+    with warnings.catch_warnings():  # numpy 2's __array__ copy warning inside Keras' saving
+        warnings.simplefilter("ignore", DeprecationWarning)
+        model.save(directory / "speller.keras")
+
+
 def make_exploit(directory: Path) -> None:
     """exploit.pt: a pickle that would create a file named 'pwned' when unpickled."""
     (directory / "exploit.pt").write_bytes(
@@ -192,4 +219,6 @@ FILES = {
     INDEX: (("torch", "safetensors"), make_sharded),
     "exploit.pt": ((), make_exploit),
     "load_error.txt": (("torch",), make_load_error),
+    "speller.onnx": (("torch", "onnx"), make_speller_onnx),
+    "speller.keras": (("keras", "tensorflow"), make_speller_keras),
 }
