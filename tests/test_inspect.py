@@ -350,3 +350,21 @@ def test_keras_file_as_torch_matches_the_real_torch_modules(
     torch_modules = [nn.GRU(9, 16, bidirectional=True), nn.LSTM(16, 8), nn.BatchNorm1d(8),
                      nn.Linear(8, 3)]
     assert data["as"]["total"] == sum(real_total(m) for m in torch_modules)
+
+
+def test_quantized_tensors_keep_their_dtype(tmp_path: Path) -> None:
+    """Per-tensor and per-channel quantized tensors are listed with their shapes and qint
+    dtypes, as torch loads them."""
+    import warnings
+
+    with warnings.catch_warnings():  # quantized tensor creation is deprecated in torch 2.13
+        warnings.simplefilter("ignore", UserWarning)
+        state = {
+            "q": torch.quantize_per_tensor(torch.randn(3, 4), 0.1, 2, torch.qint8),
+            "qc": torch.quantize_per_channel(torch.randn(3, 4), torch.tensor([0.1, 0.2, 0.3]),
+                                             torch.tensor([0, 1, 2]), 0, torch.quint8),
+        }
+        torch.save(state, tmp_path / "q.pt")
+        expected = as_listed(loaded(tmp_path / "q.pt"))
+    listing = read_file(tmp_path / "q.pt")
+    assert [(t.name, t.shape, t.dtype) for t in listing.tensors] == expected

@@ -107,7 +107,8 @@ def make_tied(directory: Path) -> None:
             super().__init__()
             self.encoder = nn.Embedding(50, 8)
             self.rnn = nn.LSTM(8, 8)
-            self.rnn.weight_hh_l0_raw = nn.Parameter(self.rnn.weight_hh_l0.detach().clone())
+            raw = nn.Parameter(self.rnn.weight_hh_l0.detach().clone())
+            self.rnn.register_parameter("weight_hh_l0_raw", raw)
             self.decoder = nn.Linear(8, 50)
             self.decoder.weight = self.encoder.weight
 
@@ -153,7 +154,7 @@ def make_sharded(directory: Path) -> None:
               "model-00002-of-00002.safetensors": [k for k in state if k not in {
                   "embed.weight", "lstm.weight_ih_l0", "lstm.weight_hh_l0",
                   "lstm.bias_ih_l0"}]}
-    weight_map = {}
+    weight_map: dict[str, str] = {}
     for shard, names in shards.items():
         save_file({n: state[n].contiguous() for n in names}, str(directory / shard))
         weight_map |= dict.fromkeys(names, shard)
