@@ -107,7 +107,7 @@ def make_tied(directory: Path) -> None:
             super().__init__()
             self.encoder = nn.Embedding(50, 8)
             self.rnn = nn.LSTM(8, 8)
-            raw = nn.Parameter(self.rnn.weight_hh_l0.detach().clone())
+            raw = nn.Parameter(self.rnn.state_dict()["weight_hh_l0"].clone())
             self.rnn.register_parameter("weight_hh_l0_raw", raw)
             self.decoder = nn.Linear(8, 50)
             self.decoder.weight = self.encoder.weight
