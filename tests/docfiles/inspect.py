@@ -197,8 +197,9 @@ def make_speller_keras(directory: Path) -> None:
     import keras
 
     model = keras.Sequential([
-        keras.Input((7, 12)), keras.layers.Bidirectional(keras.layers.LSTM(24)),
-        keras.layers.Dense(30)])
+        keras.Input((7, 12)),
+        keras.layers.Bidirectional(keras.layers.LSTM(24, name="lstm"), name="bidirectional"),
+        keras.layers.Dense(30, name="dense")])  # named: Keras numbers unnamed layers per process
     with warnings.catch_warnings():  # numpy 2's __array__ copy warning inside Keras' saving
         warnings.simplefilter("ignore", DeprecationWarning)
         model.save(directory / "speller.keras")
