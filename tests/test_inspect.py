@@ -368,3 +368,14 @@ def test_quantized_tensors_keep_their_dtype(tmp_path: Path) -> None:
         expected = as_listed(loaded(tmp_path / "q.pt"))
     listing = read_file(tmp_path / "q.pt")
     assert [(t.name, t.shape, t.dtype) for t in listing.tensors] == expected
+
+
+def test_checkpoint_without_model_tensors(cli: CLI, tmp_path: Path) -> None:
+    """A checkpoint holding only optimizer state and an epoch counts 0 and says why."""
+    torch.save({"epoch": 1, "optimizer": {"state": {}, "param_groups": []}}, tmp_path / "o.pt")
+    result = cli("inspect", str(tmp_path / "o.pt"))
+    assert result.code == 0
+    assert result.out.splitlines()[1] == "0 parameters: no model tensors in it"
+    assert "'optimizer': optimizer state" in result.out
+    data = json.loads(cli("inspect", str(tmp_path / "o.pt"), "--json").out)
+    assert (data["total"], data["tensors"], data["recurrent"]) == (0, [], [])
