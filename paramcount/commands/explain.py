@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from paramcount.commands.configs import cell_argument, specs_of
-from paramcount.options import layer_options, output_options, resolve_format
+from paramcount.options import layer_options, output_options, resolve_format, verify_option
 from paramcount.output import show, show_json
 from paramcount.report import build_report
 from paramcount.spec import DType
@@ -18,11 +18,12 @@ from paramcount.spec import DType
 @cell_argument
 @layer_options
 @output_options
+@verify_option()
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Also draw the depth chart to FILE.png or FILE.svg "
                                  "(needs matplotlib: pip install 'paramcount[plot]').")
 def explain(cell: str, output_format: str | None, as_json: bool, as_markdown: bool, dtype: str,
-            plot_path: Path | None, **options: Any) -> None:
+            verify: bool, plot_path: Path | None, **options: Any) -> int:
     """Explain a layer's count: formula, per-layer table, growth, depth chart and pitfalls."""
     fmt = resolve_format(output_format, as_json, as_markdown)
     if plot_path is not None and plot_path.suffix.lower() not in (".png", ".svg"):
@@ -30,6 +31,11 @@ def explain(cell: str, output_format: str | None, as_json: bool, as_markdown: bo
             f"{str(plot_path)!r} must end in .png or .svg", param_hint="'--plot'"
         )
     reports = [build_report(spec, DType(dtype)) for spec in specs_of(cell, options)]
+    outcomes = None
+    if verify:
+        from paramcount.verify import verify_reports
+
+        outcomes = verify_reports(reports, skip_missing=len(reports) > 1)
     if plot_path is not None:
         from paramcount.plot import depth_plot
 
@@ -38,12 +44,20 @@ def explain(cell: str, output_format: str | None, as_json: bool, as_markdown: bo
         from paramcount.render.data import dumps
         from paramcount.render.explain import explain_data
 
-        data = [explain_data(r) for r in reports]
+        data = [explain_data(r, outcomes[k] if outcomes else None)
+                for k, r in enumerate(reports)]
         show_json(dumps(data[0] if len(data) == 1 else {"reports": data}))
-        return
-    from paramcount.render.explain import explain as explain_document
+    else:
+        from paramcount.render.explain import explain as explain_document
 
-    for k, report in enumerate(reports):
-        if k:
-            click.echo()
-        show(explain_document(report), fmt)
+        for k, report in enumerate(reports):
+            if k:
+                click.echo()
+            show(explain_document(report, outcomes[k] if outcomes else None), fmt)
+    if outcomes is None:
+        return 0
+    from paramcount.verify import exit_code, problems
+
+    for line in problems(outcomes):
+        click.echo(f"Error: {line}", err=True)
+    return exit_code(outcomes)

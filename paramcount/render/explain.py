@@ -8,7 +8,7 @@ characters in a Math block, so it looks the same in plain text, rich and Markdow
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paramcount.pitfalls import Pitfall, pitfalls
 from paramcount.render.breakdown import (
@@ -25,6 +25,9 @@ DEPTH = 8
 """The deepest stack the depth table and chart show."""
 CHART_WIDTH = 42
 """Characters from 0 to the top of the chart's scale."""
+if TYPE_CHECKING:
+    from paramcount.render.verification import Outcome
+
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 
 
@@ -102,15 +105,25 @@ def summary(report: Report) -> str:
     return f"{number(report.total)} parameters"
 
 
-def explain(report: Report) -> Document:
-    """The complete answer for one configuration."""
+def explain(report: Report, verification: Outcome | None = None) -> Document:
+    """The complete answer for one configuration, verified against its framework if given."""
     report = with_depth(report)
     spec = report.spec
     sections = [formula_section(report)]
     if not spec.single_cell:
         sections.append(Section("Per layer", (layer_table(report),)))
-    if len(report.tensors) <= 48:
-        sections.append(Section("Tensors", (tensor_table(report),)))
+    tensors = Section("Tensors", (tensor_table(report, verification),))
+    if len(report.tensors) > 48:
+        tensors = Section("Tensors", (Paragraph((
+            f"{len(report.tensors)} tensors: 'paramcount {spec.cell.value} ...' with the same "
+            "options lists them.",
+        )),))
+    if verification is not None:
+        from paramcount.render.verification import verified_sections
+
+        sections += verified_sections(tensors, verification)
+    elif len(report.tensors) <= 48:
+        sections.append(tensors)
     if report.growth is not None:
         sections.append(growth_section(report, report.growth))
     if report.depth:
@@ -127,12 +140,12 @@ def explain(report: Report) -> Document:
     return Document(title, summary(report), tuple(sections))
 
 
-def explain_data(report: Report) -> dict[str, Any]:
+def explain_data(report: Report, verification: Outcome | None = None) -> dict[str, Any]:
     """The explanation as JSON-ready data: the count report plus the pitfalls."""
     from paramcount.render.data import report_data
 
     report = with_depth(report)
-    data = report_data(report)
+    data = report_data(report, verification)
     data["schema"] = "paramcount.explain/1"
     data["depth_limit"] = None if report.depth_limit is None else float(report.depth_limit)
     data["pitfalls"] = [

@@ -115,3 +115,21 @@ def with_verdict_column(table: Table, outcomes: list[Outcome]) -> Table:
         table.numeric,
         table.footer,
     )
+
+
+def outcomes_table(labelled: list[tuple[str, int, Outcome]]) -> Table:
+    """One row per verified layer: what it is, paramcount's count, the real count, the verdict."""
+    rows = tuple(
+        (label, number(counted),
+         "—" if isinstance(outcome, Unverified) else number(outcome.actual_total),
+         verdict_mark(outcome))
+        for label, counted, outcome in labelled
+    )
+    return Table(("layer", "paramcount", "real", "verified"), rows,
+                 frozenset({"paramcount", "real"}))
+
+
+def outcomes_section(title: str, labelled: list[tuple[str, int, Outcome]]) -> Section:
+    """The outcomes table, then each verdict in a sentence (and the differences, if any)."""
+    verdicts = tuple(f"{label}: {verdict(outcome)}" for label, _, outcome in labelled)
+    return Section(title, (outcomes_table(labelled), Paragraph(verdicts)))
