@@ -150,3 +150,25 @@ def test_cell_spec_counts_steps() -> None:
     """A single-step cell's compute counts T calls of the cell."""
     spec = LayerSpec(Cell.GRU, 5, 7, single_cell=True)
     assert forward(spec, seq_len=3, batch=2).macs == 3 * 2 * 3 * 7 * (5 + 7)
+
+
+@TORCH
+def test_cpu_fallback_when_meta_counts_nothing(cli: CLI, monkeypatch: pytest.MonkeyPatch) -> None:
+    """If the meta device ever counted no FLOPs, the layer runs on CPU with oneDNN disabled
+    (whose fused kernel would hide the products) and the output says where it ran."""
+    from paramcount.verify import torch_flops
+
+    real = torch_flops._run
+
+    def meta_counts_nothing(*args: object) -> tuple[int, dict[str, int]]:
+        return (0, {}) if args[-1] == "meta" else real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(torch_flops, "_run", meta_counts_nothing)
+    result = cli("lstm", "-i", "5", "-H", "7", "-L", "2", "--bidir", "-T", "3", "-N", "4",
+                 "--verify", "--json")
+    assert result.code == 0, result.err
+    check = json.loads(result.out)["compute"]["verification"]
+    assert check["match"] is True
+    assert check["measured"]["device"] == "cpu"
+    assert check["measured"]["batch"] == 1
+    assert check["measured"]["flops"] > 0

@@ -143,7 +143,9 @@ def flop_verdict(outcome: FlopOutcome) -> str:
     if isinstance(outcome, FlopUnchecked):
         return f"MACs not measured: {outcome.reason}."
     check = outcome
-    how = f"{COUNTER} on the meta device ({check.framework.display_name} {check.version})"
+    where = ("the meta device" if check.device == "meta"
+             else f"{check.device} with oneDNN disabled (meta counted nothing)")
+    how = f"{COUNTER} on {where} ({check.framework.display_name} {check.version})"
     real = (number(check.real.numerator) if check.real.denominator == 1
             else f"{float(check.real):,.1f}")
     measured = ""
@@ -182,6 +184,7 @@ def flop_data(outcome: FlopOutcome) -> dict[str, Any]:
             "batch": check.measured_batch,
             "lengths": None if check.measured_lengths is None else list(check.measured_lengths),
             "steps": check.measured_steps,
+            "device": check.device,
             "flops": check.measured,
             "by_op": dict(check.by_op),
         },

@@ -39,6 +39,8 @@ class FlopCheck:
     """Sample-steps per direction of the pass asked about."""
     by_op: dict[str, int] = field(default_factory=dict)
     """The measured FLOPs per aten operator, e.g. ``{"aten.addmm": 163840}``."""
+    device: str = "meta"
+    """Where the layer ran: ``meta``, or ``cpu`` (oneDNN disabled) when meta counted nothing."""
 
     @property
     def scaled(self) -> bool:
