@@ -26,6 +26,7 @@ def test_brief_is_at_most_a_dozen_lines(spec: LayerSpec) -> None:
     report = build_report(spec)
     text = to_text(brief(report))
     assert len(text.splitlines()) <= 12, text
+    assert len(text.splitlines()[0]) <= 90  # a long stack is described, not spelled out
     assert text.splitlines()[1].startswith(f"{report.total:,} parameters")
     markdown = to_markdown(brief(report))
     assert f"{report.total:,} parameters" in markdown.splitlines()[2]

@@ -84,24 +84,24 @@ def layer_table(report: Report | ConvReport, input_label: str = "input") -> Tabl
 def growth_reason(report: Report, growth: Growth) -> str:
     """Why the total is (or is exactly) the naive multiple, in one or two sentences."""
     spec = report.spec
-    hr = spec.output_size
+    hr, wide_hr = number(spec.output_size), number(2 * spec.output_size)
     if growth.kind != "bidirectional":
         return (
-            f"Only the first layer reads the {spec.input_size}-wide input; every layer after it "
-            f"reads the previous layer's {hr}-wide output."
+            f"Only the first layer reads the {number(spec.input_size)}-wide input; every layer "
+            f"after it reads the previous layer's {hr}-wide output."
         )
     wide = [r.layer for r in growth.rows if r.extra_columns]
     if wide and len(wide) == len(growth.rows):
         return (
             "A bidirectional stack is not twice the unidirectional one: every layer after the "
-            f"first reads both directions' outputs, so its input is 2·{hr} = {2 * hr} wide, "
+            f"first reads both directions' outputs, so its input is 2·{hr} = {wide_hr} wide, "
             f"not {hr}."
         )
     if wide:
         return (
             "A bidirectional stack is not twice the unidirectional one: a layer after a concat "
             f"merge (here layer {', '.join(map(str, wide))}) reads both directions' outputs, "
-            f"2·{hr} = {2 * hr} wide, not {hr}; after sum, mul or ave it reads {hr}, as in the "
+            f"2·{hr} = {wide_hr} wide, not {hr}; after sum, mul or ave it reads {hr}, as in the "
             "unidirectional stack."
         )
     if spec.num_layers == 1:

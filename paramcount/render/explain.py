@@ -180,6 +180,20 @@ def _brief_sentences(report: Report, growth: Growth) -> list[str]:
     return sentences
 
 
+BRIEF_TITLE = 72
+"""The longest framework code the brief answer puts in its title; longer stacks are described."""
+
+
+def _short(report: Report) -> str:
+    """The framework's code for the layer, or its shape in words when that is too long."""
+    if len(report.description) <= BRIEF_TITLE:
+        return report.description
+    spec = report.spec
+    kind = "bidirectional " if spec.bidirectional else ""
+    return (f"{number(spec.num_layers)}-layer {kind}{spec.cell.value.upper()}, input "
+            f"{number(spec.input_size)}, hidden {number(spec.hidden_size)}")
+
+
 def brief(report: Report, verification: Outcome | None = None) -> Document:
     """The answer in at most a dozen lines: actual versus naive, the reason, the formula."""
     spec = report.spec
@@ -198,7 +212,7 @@ def brief(report: Report, verification: Outcome | None = None) -> Document:
         from paramcount.render.verification import verdict
 
         blocks.append(Paragraph((verdict(verification),)))
-    title = f"{report.description} — {spec.framework.display_name}"
+    title = f"{_short(report)} — {spec.framework.display_name}"
     text = summary(report)
     if growth is not None and growth.difference:
         text += f" ({signed(growth.difference)})"
