@@ -10,7 +10,13 @@ import click
 
 from paramcount.commands.configs import cell_argument, specs_of
 from paramcount.commands.count import check_flops, verdict_code
-from paramcount.options import layer_options, output_options, resolve_format, verify_option
+from paramcount.options import (
+    format_options,
+    layer_options,
+    output_options,
+    resolve_format,
+    verify_option,
+)
 from paramcount.output import show, show_json
 from paramcount.report import Report, build_report
 from paramcount.spec import DType
@@ -35,18 +41,18 @@ def _show_all(documents: list[Any], fmt: str) -> None:
 @cell_argument
 @layer_options
 @compute_options(" [default: 1, or the longest of --lengths]")
-@output_options
+@format_options()
 @verify_option("Build the real layer(s) and check every tensor; measure the MACs with torch's "
                "FlopCounterMode on the meta device; exit 1 on a mismatch, 3 if not installed.")
 def compute_command(cell: str, output_format: str | None, as_json: bool, as_markdown: bool,
-                    dtype: str, verify: bool, **options: Any) -> int:
+                    verify: bool, **options: Any) -> int:
     """MACs and FLOPs of one forward pass (the count commands' -T view): paramcount compute lstm
     -i 32 -H 128 -T 100 -N 8."""
     fmt = resolve_format(output_format, as_json, as_markdown)
     if options["seq_len"] is None and options["lengths"] is None:
         options["seq_len"] = 1
     workload = pop_workload(options)
-    reports = _reports(cell, dtype, options)
+    reports = _reports(cell, "fp32", options)
     computes = [workload.compute(r.spec) for r in reports]
     outcomes = flops = None
     if verify:

@@ -329,12 +329,12 @@ def workload_report_data(
         "layer": report.description,
         "config": config(report),
         "total": report.total,
-        "dtype": report.dtype.value,
-        "bytes": report.bytes,
     }
     if compute is not None:
         data["compute"] = compute_data(compute, flops)
     if memory is not None:
+        data["dtype"] = report.dtype.value
+        data["bytes"] = report.bytes
         data["memory"] = memory_data(memory)
     if verification is not None:
         data["verification"] = verification_data(verification)
