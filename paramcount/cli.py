@@ -26,6 +26,8 @@ COMMANDS = {
     "shapes": "paramcount.commands.shapes:shapes",
     "trace": "paramcount.commands.trace:trace",
     "fit": "paramcount.commands.fit:fit_command",
+    "compute": "paramcount.commands.workload:compute_command",
+    "memory": "paramcount.commands.workload:memory_command",
     "check": "paramcount.commands.check:check",
     "inspect": "paramcount.commands.inspect:inspect",
 }

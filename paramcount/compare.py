@@ -2,8 +2,12 @@
 the totals differ, factor by factor. Pure.
 
 Tensors are aligned by what they do, whatever the framework calls them: the input weight
-(torch ``weight_ih``, Keras ``kernel``), the recurrent weight (``weight_hh``,
-``recurrent_kernel``), the biases and the projection (``weight_hr``).
+(torch ``weight_ih``, Keras ``kernel``, ONNX ``W``, Flax ``ii/kernel``...), the recurrent weight
+(``weight_hh``, ``recurrent_kernel``, ``R``, ``hi/kernel``...), the biases, the projection
+(``weight_hr``) and ONNX's peepholes (``P``). ONNX stacks both directions in one tensor, so when
+a bidirectional ONNX layer is compared, every configuration's rows hold both directions.
+TF1's ``LSTMCell`` fuses its input and recurrent weights into one kernel: it cannot be aligned
+(see COMPARABLE).
 
 >>> from paramcount.report import build_report
 >>> from paramcount.spec import Cell, LayerSpec
@@ -18,26 +22,40 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from paramcount import conventions
 from paramcount.conventions import Direction, Tensor
 from paramcount.report import Report
 from paramcount.spec import Cell, Framework, LayerSpec
 
-PARTS = ("input weights", "recurrent weights", "biases", "projection")
+PARTS = ("input weights", "recurrent weights", "biases", "projection", "peepholes")
+COMPARABLE = tuple(f for f in Framework if f is not Framework.TF1)
+"""Frameworks whose tensors split into PARTS (TF1's LSTMCell kernel is input and recurrent)."""
 _PART = {
     "weight_ih": "input weights",
     "kernel": "input weights",
+    "W": "input weights",
     "weight_hh": "recurrent weights",
     "recurrent_kernel": "recurrent weights",
+    "R": "recurrent weights",
     "bias_ih": "biases",
     "bias_hh": "biases",
     "bias": "biases",
+    "B": "biases",
     "weight_hr": "projection",
+    "P": "peepholes",
 }
 
 
 def part(tensor: Tensor) -> str:
-    """Which of PARTS a tensor is."""
-    return _PART[tensor.role]
+    """Which of PARTS a tensor is (Flax: ``ii/kernel`` input, ``hi/kernel`` recurrent)."""
+    if tensor.role in _PART:
+        return _PART[tensor.role]
+    module, _, kind = tensor.role.rpartition("/")
+    if kind == "bias":
+        return "biases"
+    if kind == "kernel" and module:
+        return "input weights" if module.startswith(("i", "dense_i")) else "recurrent weights"
+    raise ValueError(f"{tensor.name}: no part for the role {tensor.role!r}")
 
 
 @dataclass(frozen=True)
@@ -55,8 +73,19 @@ class Row:
         return tuple(sum(t.count for t in entry) for entry in self.entries)
 
 
+def _direction(report: Report, tensor: Tensor, stacked: bool) -> Direction:
+    """The row a tensor belongs to: BOTH when directions are stacked (ONNX) anywhere."""
+    if stacked:
+        return Direction.BOTH
+    if tensor.direction is Direction.BOTH:  # a unidirectional ONNX layer: (1, ...) tensors
+        return Direction.FORWARD
+    return tensor.direction
+
+
 def align(reports: list[Report]) -> list[Row]:
     """Every layer × direction × part that any configuration has, in flow order."""
+    stacked = any(t.direction is Direction.BOTH and r.spec.directions == 2
+                  for r in reports for t in r.tensors)
     rows = []
     layers = max(r.spec.num_layers for r in reports)
     for layer in range(layers):
@@ -64,7 +93,8 @@ def align(reports: list[Report]) -> list[Row]:
             for name in PARTS:
                 entries = tuple(
                     tuple(t for t in r.tensors
-                          if t.layer == layer and t.direction is direction and part(t) == name)
+                          if t.layer == layer and _direction(r, t, stacked) is direction
+                          and part(t) == name)
                     for r in reports
                 )
                 if any(entries):
@@ -82,18 +112,17 @@ def part_totals(report: Report) -> dict[str, int]:
 
 def output_width(spec: LayerSpec) -> int:
     """How many values the stack outputs per time step."""
-    if spec.framework is Framework.KERAS and spec.merge_modes:
+    if spec.merge_modes:
         return spec.merge_modes[-1].width_factor * spec.hidden_size
     return spec.directions * spec.output_size
 
 
-def bias_vectors(spec: LayerSpec) -> int:
-    """Bias vectors of G·H per direction and layer: torch 2, Keras 1 (GRU reset_after 2)."""
-    if not spec.bias:
-        return 0
-    if spec.framework is Framework.TORCH:
-        return 2
-    return 2 if spec.cell is Cell.GRU and spec.reset_after else 1
+def bias_vectors(spec: LayerSpec) -> Fraction:
+    """H-wide bias vectors per gate block, direction and layer: torch and ONNX 2, Keras 1 (GRU
+    reset_after 2), Flax GRU 4/3 (ir, iz, in and hn carry biases, hr and hz do not)."""
+    biases = sum(t.count for t in conventions.tensors(spec)
+                 if t.layer == 0 and part(t) == "biases")
+    return Fraction(biases, spec.directions * spec.gate_rows)
 
 
 @dataclass(frozen=True)
@@ -167,16 +196,30 @@ def _gates(a: LayerSpec, b: LayerSpec) -> str | None:
             f"{a.cell.gates} (×{_fraction(Fraction(b.cell.gates, a.cell.gates))})")
 
 
+_GATE_ROWS_FIRST = (Framework.TORCH, Framework.ONNX)
+"""Frameworks whose weights are (gate rows, inputs); the others store (inputs, gate columns)."""
+_FLAX = (Framework.FLAX_LINEN, Framework.FLAX_NNX)
+
+
 def _recurrent_shape(spec: LayerSpec) -> str:
-    g, hr = spec.cell.gates, spec.output_size
-    if spec.framework is Framework.KERAS:
-        return f"H × {g}H ({spec.hidden_size:,} × {spec.gate_rows:,})"
+    g, h, hr = spec.cell.gates, spec.hidden_size, spec.output_size
+    if spec.framework in _FLAX:
+        return f"{g} × H × H ({g} × {h:,} × {h:,})"
+    if spec.framework not in _GATE_ROWS_FIRST:
+        return f"H × {g}H ({h:,} × {spec.gate_rows:,})"
     return f"{g}H × {'P' if spec.proj_size else 'H'} ({spec.gate_rows:,} × {hr:,})"
 
 
 def _bias_words(spec: LayerSpec) -> str:
-    if spec.framework is Framework.TORCH:
+    framework = spec.framework
+    if framework is Framework.TORCH:
         return "PyTorch keeps bias_ih and bias_hh"
+    if framework is Framework.ONNX:
+        return "ONNX keeps Wb and Rb in B"
+    if framework is Framework.TF1_CUDNN:
+        return "CuDNN keeps input and recurrent biases"
+    if framework in _FLAX:
+        return f"{framework.display_name} biases only some of its Dense layers"
     if spec.cell is Cell.GRU and spec.reset_after:
         return "Keras GRU with reset_after keeps two bias rows"
     return "Keras keeps one bias"
@@ -201,8 +244,9 @@ def _change(name: str, a: Report, b: Report, before: int, after: int) -> PartCha
             na, nb = bias_vectors(sa), bias_vectors(sb)
             if na != nb:
                 factors.append(
-                    f"{nb} bias vector{'s' if nb > 1 else ''} per gate block instead of {na}: "
-                    f"{_bias_words(sb)}, {_bias_words(sa)} (×{_fraction(Fraction(nb, na))})"
+                    f"{_fraction(nb)} bias vector{'s' if nb > 1 else ''} per gate block "
+                    f"instead of {_fraction(na)}: {_bias_words(sb)}, {_bias_words(sa)} "
+                    f"(×{_fraction(nb / na)})"
                 )
             factors += [_gates(sa, sb), _directions(sa, sb), _layers(sa, sb)]
         elif name == "input weights":
@@ -222,6 +266,9 @@ def _change(name: str, a: Report, b: Report, before: int, after: int) -> PartCha
         elif name == "projection":
             factors.append(f"weight_hr (P, H): {sa.proj_size}×{sa.hidden_size} → "
                            f"{sb.proj_size}×{sb.hidden_size}")
+        elif name == "peepholes":
+            factors.append(_factor("H", sa.hidden_size, sb.hidden_size))
+            factors += [_directions(sa, sb), _layers(sa, sb)]
     elif before != after:
         factors.append("only in " + ("the second" if after else "the first"))
     return PartChange(name, before, after, tuple(f for f in factors if f))

@@ -163,20 +163,45 @@ def _layer_decorators(with_hidden: bool) -> list[Any]:
     return decorators if with_hidden else [decorators[0], *decorators[2:]]
 
 
+def format_options(*formats: str) -> Callable[[F], F]:
+    """--format (one of ``formats``, all of FORMATS by default) and its --json / --markdown."""
+    chosen = formats or FORMATS
+
+    def decorate(function: F) -> F:
+        decorators: list[Any] = [
+            click.option("--format", "output_format", type=click.Choice(chosen), default=None,
+                         help="Output format. [default: table]"),
+        ]
+        if "json" in chosen:
+            decorators.append(click.option("--json", "as_json", is_flag=True,
+                                           help="Shorthand for --format json (docs/json.md)."))
+        if "markdown" in chosen:
+            decorators.append(click.option("--markdown", "as_markdown", is_flag=True,
+                                           help="Shorthand for --format markdown."))
+        return _apply(decorators, function)
+
+    return decorate
+
+
 def output_options(function: F) -> F:
     """--format, its --json / --markdown shorthands, and --dtype."""
-    decorators = [
-        click.option("--format", "output_format", type=click.Choice(FORMATS), default=None,
-                     help="Output format. [default: table]"),
-        click.option("--json", "as_json", is_flag=True, help="Shorthand for --format json."),
-        click.option("--markdown", "as_markdown", is_flag=True,
-                     help="Shorthand for --format markdown."),
-        click.option("--dtype", type=click.Choice([d.value for d in DType]), default="fp32",
-                     show_default=True, help="Parameter storage type, for the size in bytes."),
-    ]
-    for decorator in reversed(decorators):
-        function = decorator(function)
-    return function
+    function = click.option(
+        "--dtype", type=click.Choice([d.value for d in DType]), default="fp32",
+        show_default=True, help="Parameter storage type, for the size in bytes.",
+    )(function)
+    return format_options()(function)
+
+
+VERIFY_HELP = (
+    "Build the real layer(s) (torch, Keras and Flax without allocating weights; ONNX as a "
+    "small graph) and check every tensor and the total; exit 1 on a mismatch, 3 if not "
+    "installed."
+)
+
+
+def verify_option(help_text: str = VERIFY_HELP) -> Callable[[F], F]:
+    """The --verify flag, with the command's own help text."""
+    return click.option("--verify", "verify", is_flag=True, help=help_text)
 
 
 def resolve_format(output_format: str | None, as_json: bool, as_markdown: bool) -> str:

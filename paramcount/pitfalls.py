@@ -27,6 +27,11 @@ class Pitfall:
     lines: tuple[str, ...]
     numbers: dict[str, int] = field(default_factory=dict)
     """The totals and differences quoted, for --json and tests."""
+    about: tuple[Framework, ...] = ()
+    """The frameworks whose behaviour it describes (two: it sets one against the other)."""
+
+
+_BOTH = (Framework.TORCH, Framework.KERAS)
 
 
 def _biases(spec: LayerSpec) -> int:
@@ -76,6 +81,7 @@ def bias_pitfall(spec: LayerSpec) -> Pitfall | None:
             "PyTorch versus Keras",
             (f"Keras has no proj_size, so there is no Keras layer with these "
              f"{_n(conventions.total(spec))} parameters.",),
+            about=_BOTH,
         )
     if spec.framework is Framework.KERAS and spec.cell is Cell.GRU and not spec.reset_after:
         return None  # nn.GRU cannot drop its second bias; the reset_after pitfall says it all.
@@ -109,7 +115,7 @@ def bias_pitfall(spec: LayerSpec) -> Pitfall | None:
             f"{','.join(m.value for m in spec.merge_modes or ())}.)",
         )
     return Pitfall("bias", "PyTorch versus Keras: one bias or two", lines,
-                   {"torch": t_total, "keras": k_total, "bias_difference": bias_gap})
+                   {"torch": t_total, "keras": k_total, "bias_difference": bias_gap}, _BOTH)
 
 
 def reset_after_pitfall(spec: LayerSpec) -> Pitfall | None:
@@ -134,6 +140,7 @@ def reset_after_pitfall(spec: LayerSpec) -> Pitfall | None:
         ),
         {"reset_after": new_total, "no_reset_after": old_total,
          "difference": new_total - old_total},
+        (Framework.KERAS,),
     )
 
 
@@ -165,7 +172,7 @@ def merge_mode_pitfall(spec: LayerSpec) -> Pitfall | None:
             "layer after it is twice as large after concat."
         )
     return Pitfall("merge_mode", "Keras Bidirectional merge_mode", tuple(lines),
-                   {"concat": c_total, "sum": s_total})
+                   {"concat": c_total, "sum": s_total}, (Framework.KERAS,))
 
 
 def proj_pitfall(spec: LayerSpec) -> Pitfall | None:
@@ -186,13 +193,20 @@ def proj_pitfall(spec: LayerSpec) -> Pitfall | None:
             f"Without proj_size the same stack counts {_n(conventions.total(plain))}.",
         ),
         {"without_proj": conventions.total(plain)},
+        (Framework.TORCH,),
     )
 
 
-def pitfalls(spec: LayerSpec) -> list[Pitfall]:
-    """Every pitfall that applies to ``spec``, with its numbers."""
+def pitfalls(spec: LayerSpec, others: bool = True) -> list[Pitfall]:
+    """Every pitfall that applies to ``spec``, with its numbers; without ``others``, only those
+    about ``spec``'s own framework (a PyTorch question gets no Keras pitfalls).
+
+    >>> [p.key for p in pitfalls(LayerSpec(Cell.GRU, 13, 20, num_layers=2), others=False)]
+    []
+    """
     if spec.framework not in (Framework.TORCH, Framework.KERAS):
         return []  # These pitfalls set PyTorch against Keras; ONNX, Flax and TF1 have none here.
     found = [bias_pitfall(spec), reset_after_pitfall(spec), merge_mode_pitfall(spec),
              proj_pitfall(spec)]
-    return [p for p in found if p is not None]
+    return [p for p in found
+            if p is not None and (others or p.about == (spec.framework,))]

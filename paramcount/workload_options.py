@@ -50,27 +50,50 @@ class Lengths(click.ParamType):  # type: ignore[type-arg]
         return tuple(out)
 
 
+def memory_options(optimizer_default: str | None = None) -> Callable[[F], F]:
+    """--optimizer and --mixed-precision (``optimizer_default`` for the memory command)."""
+
+    def decorate(function: F) -> F:
+        decorators = [
+            click.option("--optimizer", type=click.Choice(OPTIMIZERS),
+                         default=optimizer_default, show_default=optimizer_default is not None,
+                         help="Show training memory: parameters, gradients and this "
+                              "optimizer's state."),
+            click.option("--mixed-precision", is_flag=True, default=False,
+                         help="With --optimizer: --dtype fp16/bf16 weights plus fp32 master "
+                              "weights and fp32 optimizer state."),
+        ]
+        for decorator in reversed(decorators):
+            function = decorator(function)
+        return function
+
+    return decorate
+
+
+def compute_options(seq_len_note: str = "") -> Callable[[F], F]:
+    """--seq-len, --batch and --lengths (``seq_len_note`` ends --seq-len's help)."""
+
+    def decorate(function: F) -> F:
+        decorators = [
+            click.option("--seq-len", "-T", "seq_len", type=WholeNumber(), default=None,
+                         help="Show the MACs and FLOPs of one forward pass over T time steps."
+                              + seq_len_note),
+            click.option("--batch", "-N", "batch", type=WholeNumber(), default=None,
+                         help="Sequences per batch for the compute count. [default: 1]"),
+            click.option("--lengths", type=Lengths(), default=None,
+                         help="Real lengths of a packed batch (torch), e.g. 7,3,1: only real "
+                              "time steps are counted."),
+        ]
+        for decorator in reversed(decorators):
+            function = decorator(function)
+        return function
+
+    return decorate
+
+
 def workload_options(function: F) -> F:
     """--optimizer, --mixed-precision, --seq-len, --batch and --lengths."""
-    decorators = [
-        click.option("--optimizer", type=click.Choice(OPTIMIZERS),
-                     default=None,
-                     help="Show training memory: parameters, gradients and this optimizer's "
-                          "state."),
-        click.option("--mixed-precision", is_flag=True, default=False,
-                     help="With --optimizer: --dtype fp16/bf16 weights plus fp32 master "
-                          "weights and fp32 optimizer state."),
-        click.option("--seq-len", "-T", "seq_len", type=WholeNumber(), default=None,
-                     help="Show the MACs and FLOPs of one forward pass over T time steps."),
-        click.option("--batch", "-N", "batch", type=WholeNumber(), default=None,
-                     help="Sequences per batch for the compute count. [default: 1]"),
-        click.option("--lengths", type=Lengths(), default=None,
-                     help="Real lengths of a packed batch (torch), e.g. 7,3,1: only real "
-                          "time steps are counted."),
-    ]
-    for decorator in reversed(decorators):
-        function = decorator(function)
-    return function
+    return memory_options()(compute_options()(function))
 
 
 @dataclass(frozen=True)
@@ -104,10 +127,10 @@ def pop_workload(options: dict[str, Any]) -> Workload:
     """Take the workload options out of ``options`` and check how they combine."""
     workload = Workload(
         optimizer=options.pop("optimizer", None),
-        mixed_precision=options.pop("mixed_precision"),
-        seq_len=options.pop("seq_len"),
-        batch=options.pop("batch"),
-        lengths=options.pop("lengths"),
+        mixed_precision=options.pop("mixed_precision", False),
+        seq_len=options.pop("seq_len", None),
+        batch=options.pop("batch", None),
+        lengths=options.pop("lengths", None),
     )
     if workload.mixed_precision and workload.optimizer is None:
         raise click.UsageError(

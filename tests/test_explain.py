@@ -119,8 +119,10 @@ def test_reset_after_pitfall_is_3h_per_direction_and_layer() -> None:
 
 
 def test_pitfalls_in_the_answer(cli: CLI) -> None:
-    """The answer names the Keras single bias, the GRU default change and the merge mode."""
-    out = " ".join(cli("explain", "gru", "-i", "13", "-H", "20", "-L", "2", "--bidir").out.split())
+    """Asked about every framework, the answer names the Keras single bias, the GRU default
+    change and the merge mode."""
+    out = " ".join(cli("explain", "gru", "-i", "13", "-H", "20", "-L", "2", "--bidir",
+                       "-f", "all").out.split())
     assert "Pitfall: PyTorch versus Keras" in out
     assert "Pitfall: Keras GRU: reset_after changed default in TF 2" in out
     assert "3H = 60 smaller per direction and layer" in out
@@ -147,7 +149,9 @@ def test_json_has_depth_to_8_and_pitfalls(cli: CLI) -> None:
     assert data["schema"] == "paramcount.explain/1"
     assert data["total"] == 561_152
     assert [r["bidirectional"] for r in data["depth"]] == [bi for _, _, bi in DEPTH_Q1]
-    bias = next(p for p in data["pitfalls"] if p["key"] == "bias")
+    assert data["pitfalls"] == []  # a PyTorch question: no Keras pitfalls
+    both = json.loads(cli(*Q1, "-f", "torch,keras", "--json").out)["reports"]
+    bias = next(p for p in both[0]["pitfalls"] if p["key"] == "bias")
     assert bias["numbers"]["bias_difference"] == 2_048
 
 

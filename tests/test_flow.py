@@ -120,7 +120,7 @@ BAD = [
     ("all", ["lstm", "-i", "3", "-H", "4", "-f", "all"], "--framework all"),
     ("batch-zero", ["lstm", "-i", "3", "-H", "4", "--batch", "0"], "--batch"),
     ("seq-zero", ["lstm", "-i", "3", "-H", "4", "--seq-len", "0"], "--seq-len"),
-    ("json", ["lstm", "-i", "3", "-H", "4", "--format", "json"], "'json' is not one of"),
+    ("format", ["lstm", "-i", "3", "-H", "4", "--format", "yaml"], "'yaml' is not one of"),
 ]
 
 

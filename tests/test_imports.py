@@ -30,8 +30,14 @@ def test_import_paramcount_is_light() -> None:
         (["lstm", "-i", "32", "-H", "128", "-L", "2", "--bidir"], {"click"}),
         (["gru", "-i", "13", "-H", "20", "-f", "keras", "--markdown"], {"click"}),
         (["lstm", "-i", "28", "-H", "128", "--bidir", "-f", "all"], {"click"}),
+        (["compute", "lstm", "-i", "32", "-H", "128", "-T", "10", "--json"], {"click"}),
+        (["memory", "gru", "-i", "32", "-H", "128", "-f", "keras"], {"click"}),
+        (["shapes", "lstm", "-i", "3", "-H", "4", "--json"], {"click"}),
+        (["explain", "lstm", "-i", "3", "-H", "4", "--brief"], {"click"}),
+        (["compare", "lstm -i 3 -H 4 -f onnx", "lstm -i 3 -H 4", "--json"], {"click"}),
     ],
-    ids=["json", "plain-table", "markdown", "all-frameworks"],
+    ids=["json", "plain-table", "markdown", "all-frameworks", "compute", "memory",
+         "shapes-json", "explain-brief", "compare-onnx"],
 )
 def test_formula_commands_import_no_framework(args: list[str], allowed: set[str]) -> None:
     """The formula commands import no framework, and rich only for a terminal."""

@@ -5,68 +5,89 @@ from __future__ import annotations
 import click
 
 from paramcount.commands.configs import parse_config
+from paramcount.compare import COMPARABLE
 from paramcount.errors import SpecError
-from paramcount.options import FORMATS, cli_label, resolve_format
+from paramcount.options import cli_label, format_options, resolve_format, verify_option
 from paramcount.output import show, show_json
 from paramcount.report import build_report
-from paramcount.spec import Framework
+from paramcount.spec import Framework, LayerSpec
+
+
+def _across_frameworks(text: str, base: LayerSpec) -> tuple[list[LayerSpec], list[str]]:
+    """``base`` in PyTorch and Keras, after its own framework if it is neither of those."""
+    specs, arguments = [], []
+    if base.framework not in (Framework.TORCH, Framework.KERAS):
+        specs.append(base)
+        arguments.append(text)
+    try:
+        for framework in (Framework.TORCH, Framework.KERAS):
+            if framework is Framework.TORCH:
+                specs.append(base.replace(framework=framework, merge_modes=None))
+            else:
+                specs.append(base.replace(framework=framework))
+            arguments.append(f"{text} (as {framework.display_name})"
+                             if base.framework is not framework else text)
+    except SpecError as error:
+        raise click.UsageError(f"--frameworks: {error.render(cli_label)}") from None
+    return specs, arguments
 
 
 @click.command(name="compare")
 @click.argument("configs", nargs=-1, required=True, metavar='"CELL OPTIONS"...')
 @click.option("--frameworks", is_flag=True,
-              help="Compare one configuration across PyTorch and Keras.")
-@click.option("--format", "output_format", type=click.Choice(FORMATS), default=None,
-              help="Output format. [default: table]")
-@click.option("--json", "as_json", is_flag=True, help="Shorthand for --format json.")
-@click.option("--markdown", "as_markdown", is_flag=True, help="Shorthand for --format markdown.")
+              help="Compare one configuration across PyTorch and Keras (and its own "
+                   "framework, if it names another).")
+@format_options()
+@verify_option("Build every configuration's real layer and check every tensor and the total; "
+               "exit 1 on a mismatch, 3 if none is installed.")
 def compare(configs: tuple[str, ...], frameworks: bool, output_format: str | None,
-            as_json: bool, as_markdown: bool) -> None:
+            as_json: bool, as_markdown: bool, verify: bool) -> int:
     """Compare configurations, each one quoted string: "lstm -i 28 -H 256 --framework keras"."""
     fmt = resolve_format(output_format, as_json, as_markdown)
     arguments: list[str] = []
     specs = []
     for position, text in enumerate(configs, start=1):
         parsed = parse_config(text, position)
-        if tuple(spec.framework for spec in parsed) == Framework.current():
-            # --framework all: compare explains the PyTorch and Keras conventions.
-            parsed = [spec for spec in parsed
-                      if spec.framework in (Framework.TORCH, Framework.KERAS)]
         specs += parsed
         arguments += [text] * len(parsed)
     if frameworks:
-        if len(configs) != 1:
+        if len(configs) != 1 or len(specs) != 1:
             raise click.UsageError(
-                f"--frameworks compares one configuration across frameworks; {len(configs)} "
-                "were given"
+                "--frameworks compares one configuration with one --framework across "
+                f"frameworks; {len(specs)} were given"
             )
-        base = specs[0]
-        try:
-            specs = [base.replace(framework=Framework.TORCH, merge_modes=None),
-                     base.replace(framework=Framework.KERAS)]
-        except SpecError as error:
-            raise click.UsageError(
-                f"--frameworks: {error.render(cli_label)}"
-            ) from None
-        arguments = [f"{configs[0]} (PyTorch)", f"{configs[0]} (Keras)"]
+        specs, arguments = _across_frameworks(configs[0], specs[0])
     if len(specs) < 2:
         raise click.UsageError(
             "give two or more configurations to compare, or one with --frameworks"
         )
     for spec in specs:
-        if spec.framework not in (Framework.TORCH, Framework.KERAS):
+        if spec.framework not in COMPARABLE:
             raise click.UsageError(
-                f"compare explains PyTorch and Keras configurations; --framework "
-                f"{spec.framework.value} is not supported here yet (use paramcount "
-                f"{spec.cell.value} -f torch,{spec.framework.value} to see both)"
+                f"--framework {spec.framework.value}: TF1's LSTMCell keeps its input and "
+                "recurrent weights in one kernel, so compare cannot align them with another "
+                f"layer's; use paramcount {spec.cell.value} -f {spec.framework.value} to see "
+                "its tensors"
             )
     reports = [build_report(spec) for spec in specs]
+    outcomes = None
+    if verify:
+        from paramcount.verify import verify_reports
+
+        outcomes = verify_reports(reports, skip_missing=True)
     if fmt == "json":
         from paramcount.render.compare import compare_data
         from paramcount.render.data import dumps
 
-        show_json(dumps(compare_data(reports, arguments)))
-        return
-    from paramcount.render.compare import compare_document
+        show_json(dumps(compare_data(reports, arguments, outcomes)))
+    else:
+        from paramcount.render.compare import compare_document
 
-    show(compare_document(reports, arguments), fmt)
+        show(compare_document(reports, arguments, outcomes), fmt)
+    if outcomes is None:
+        return 0
+    from paramcount.verify import exit_code, problems
+
+    for line in problems(outcomes):
+        click.echo(f"Error: {line}", err=True)
+    return exit_code(outcomes)

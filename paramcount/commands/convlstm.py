@@ -11,8 +11,8 @@ from paramcount.convlstm import (
     build_conv_report,
     parse_kernel,
 )
-from paramcount.errors import SpecError
-from paramcount.options import WholeNumber, output_options, resolve_format
+from paramcount.errors import BackendUnavailable, SpecError
+from paramcount.options import WholeNumber, output_options, resolve_format, verify_option
 from paramcount.output import show, show_json
 from paramcount.spec import DType, Framework
 
@@ -39,6 +39,9 @@ _CHOICES = (*(f.value for f in FRAMEWORKS), "all")
 @click.option("--framework", "-f", type=click.Choice(_CHOICES), default="keras",
               show_default=True, help="Keras ConvLSTM{1,2,3}D or Flax linen ConvLSTMCell.")
 @output_options
+@verify_option("Build the real layers (Keras without allocating weights, Flax under "
+               "jax.eval_shape) and check every tensor and the total; exit 1 on a mismatch, "
+               "3 if not installed.")
 def convlstm(
     rank: int,
     input_channels: int,
@@ -53,7 +56,8 @@ def convlstm(
     as_json: bool,
     as_markdown: bool,
     dtype: str,
-) -> None:
+    verify: bool,
+) -> int:
     """Parameters of a ConvLSTM stack: Keras ConvLSTM1D/2D/3D, Flax linen ConvLSTMCell."""
     fmt = resolve_format(output_format, as_json, as_markdown)
     sizes = parse_kernel(kernel, rank)
@@ -73,18 +77,40 @@ def convlstm(
         )
         for f in frameworks
     ]
+    outcomes = None
+    if verify:
+        from paramcount.verify import Outcome, Unverified, exit_code, problems
+        from paramcount.verify.convlstm_backend import verify_conv
+
+        outcomes = []
+        for report in reports:
+            outcome: Outcome
+            try:
+                outcome = verify_conv(report)
+            except BackendUnavailable as error:
+                if len(reports) == 1:
+                    raise
+                outcome = Unverified(report.spec.framework, str(error))
+            outcomes.append(outcome)
     from paramcount.render.convlstm import conv_breakdown, conv_data
 
     if fmt == "json":
         from paramcount.render.data import dumps
 
-        data = [conv_data(r) for r in reports]
+        data = [conv_data(r, outcomes[k] if outcomes else None) for k, r in enumerate(reports)]
         show_json(dumps(data[0] if len(data) == 1 else {"reports": data}))
-        return
-    documents = [conv_breakdown(r) for r in reports]
-    if len(documents) == 1:
-        show(documents[0], fmt)
-        return
-    from paramcount.render.breakdown import combined
+    else:
+        documents = [conv_breakdown(r, outcomes[k] if outcomes else None)
+                     for k, r in enumerate(reports)]
+        if len(documents) == 1:
+            show(documents[0], fmt)
+        else:
+            from paramcount.render.breakdown import combined
 
-    show(combined(documents, reports, "The same ConvLSTM in Keras and Flax linen"), fmt)
+            show(combined(documents, reports, "The same ConvLSTM in Keras and Flax linen",
+                          outcomes), fmt)
+    if outcomes is None:
+        return 0
+    for line in problems(outcomes):
+        click.echo(f"Error: {line}", err=True)
+    return exit_code(outcomes)

@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from paramcount.options import layer_options, layer_specs, output_options, resolve_format
+from paramcount.options import (
+    VERIFY_HELP,
+    layer_options,
+    layer_specs,
+    output_options,
+    resolve_format,
+    verify_option,
+)
 from paramcount.output import show, show_json
 from paramcount.report import build_report
 from paramcount.spec import Cell, DType
 from paramcount.workload_options import pop_workload, workload_options
+
+if TYPE_CHECKING:
+    from paramcount.compute import Compute
+    from paramcount.verify import Outcome
+    from paramcount.verify.flops import FlopOutcome
 
 _HELP = {
     Cell.RNN: "Parameters of nn.RNN / keras SimpleRNN (tanh or relu).",
@@ -26,10 +39,8 @@ def make_command(cell: Cell) -> click.Command:
     @layer_options
     @output_options
     @workload_options
-    @click.option("--verify", "verify", is_flag=True,
-                  help="Build the real layer(s) (torch, Keras and Flax without allocating "
-                       "weights; ONNX as a small graph) and check every tensor and the total; "
-                       "exit 1 on a mismatch, 3 if not installed.")
+    @verify_option(VERIFY_HELP[:-1] + "; with -T also the MACs, measured with torch's "
+                   "FlopCounterMode on the meta device.")
     def command(
         output_format: str | None,
         as_json: bool,
@@ -46,16 +57,18 @@ def make_command(cell: Cell) -> click.Command:
              workload.compute(r.spec))
             for r in reports
         ]
-        outcomes = None
+        outcomes = flops = None
         if verify:
             from paramcount.verify import verify_reports
 
             outcomes = verify_reports(reports, skip_missing=len(reports) > 1)
+            flops = check_flops([c for _, _, c in extras], skip_missing=len(reports) > 1)
         if fmt == "json":
             from paramcount.render.data import dumps, report_data, workload_data
 
             data = [
-                {**report_data(r, outcomes[i] if outcomes else None), **workload_data(m, c)}
+                {**report_data(r, outcomes[i] if outcomes else None),
+                 **workload_data(m, c, flops[i] if flops else None)}
                 for i, (r, (_, m, c)) in enumerate(zip(reports, extras, strict=True))
             ]
             show_json(dumps(data[0] if len(data) == 1 else {"reports": data}))
@@ -69,17 +82,53 @@ def make_command(cell: Cell) -> click.Command:
             if any(m or c for _, m, c in extras):
                 from paramcount.render.workload import append_sections
 
-                document = append_sections(document, extras)
+                document = append_sections(document, extras, flops)
             show(document, fmt)
         if outcomes is None:
             return 0
-        from paramcount.verify import exit_code, problems
-
-        for line in problems(outcomes):
-            click.echo(f"Error: {line}", err=True)
-        return exit_code(outcomes)
+        return verdict_code(outcomes, flops)
 
     return command
+
+
+def check_flops(
+    computes: Sequence[Compute | None], skip_missing: bool
+) -> list[FlopOutcome | None] | None:
+    """Measure each asked-for forward pass with the real layer's FLOP counter (None if none)."""
+    if not any(computes):
+        return None
+    from paramcount.errors import BackendUnavailable
+    from paramcount.verify.flops import FlopUnchecked
+    from paramcount.verify.flops import check_flops as measure
+
+    outcomes: list[FlopOutcome | None] = []
+    for compute in computes:
+        if compute is None:
+            outcomes.append(None)
+            continue
+        try:
+            outcomes.append(measure(compute))
+        except BackendUnavailable as error:
+            if not skip_missing:
+                raise
+            outcomes.append(FlopUnchecked(compute.spec.framework, str(error)))
+    return outcomes
+
+
+def verdict_code(outcomes: Sequence[Outcome], flops: Sequence[FlopOutcome | None] | None) -> int:
+    """Print one error line per disagreement; 1 if the parameters or the MACs disagree."""
+    from paramcount.render.verification import flop_verdict
+    from paramcount.verify import exit_code, problems
+    from paramcount.verify.flops import FlopCheck
+
+    for line in problems(outcomes):
+        click.echo(f"Error: {line}", err=True)
+    code = exit_code(outcomes)
+    for flop in flops or ():
+        if isinstance(flop, FlopCheck) and not flop.match:
+            click.echo(f"Error: {flop_verdict(flop).removeprefix('✗ ')}", err=True)
+            code = 1
+    return code
 
 
 rnn = make_command(Cell.RNN)

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from paramcount.commands.configs import cell_argument, specs_of
-from paramcount.options import layer_options, output_options, resolve_format
+from paramcount.options import layer_options, output_options, resolve_format, verify_option
 from paramcount.output import show, show_json
 from paramcount.report import build_report
 from paramcount.spec import DType
@@ -18,18 +18,31 @@ from paramcount.spec import DType
 @cell_argument
 @layer_options
 @output_options
+@verify_option()
+@click.option("--brief", is_flag=True,
+              help="Only the answer, in at most a dozen lines: actual versus naive, the "
+                   "reason, the formula.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Also draw the depth chart to FILE.png or FILE.svg "
                                  "(needs matplotlib: pip install 'paramcount[plot]').")
 def explain(cell: str, output_format: str | None, as_json: bool, as_markdown: bool, dtype: str,
-            plot_path: Path | None, **options: Any) -> None:
-    """Explain a layer's count: formula, per-layer table, growth, depth chart and pitfalls."""
+            verify: bool, brief: bool, plot_path: Path | None, **options: Any) -> int:
+    """Explain a layer's count: the answer first, then formula, tables, depth and pitfalls."""
     fmt = resolve_format(output_format, as_json, as_markdown)
+    if brief and fmt == "json":
+        raise click.UsageError(
+            "--brief shortens the text answer; --json always carries everything (drop one)"
+        )
     if plot_path is not None and plot_path.suffix.lower() not in (".png", ".svg"):
         raise click.BadParameter(
             f"{str(plot_path)!r} must end in .png or .svg", param_hint="'--plot'"
         )
     reports = [build_report(spec, DType(dtype)) for spec in specs_of(cell, options)]
+    outcomes = None
+    if verify:
+        from paramcount.verify import verify_reports
+
+        outcomes = verify_reports(reports, skip_missing=len(reports) > 1)
     if plot_path is not None:
         from paramcount.plot import depth_plot
 
@@ -38,12 +51,33 @@ def explain(cell: str, output_format: str | None, as_json: bool, as_markdown: bo
         from paramcount.render.data import dumps
         from paramcount.render.explain import explain_data
 
-        data = [explain_data(r) for r in reports]
+        others = len(reports) > 1
+        data = [explain_data(r, outcomes[k] if outcomes else None, others)
+                for k, r in enumerate(reports)]
         show_json(dumps(data[0] if len(data) == 1 else {"reports": data}))
-        return
-    from paramcount.render.explain import explain as explain_document
+    else:
+        from paramcount.render import explain as render
 
-    for k, report in enumerate(reports):
-        if k:
-            click.echo()
-        show(explain_document(report), fmt)
+        if len(reports) > 1:
+            from paramcount.render.breakdown import totals_table
+            from paramcount.render.document import Document, Section, number
+
+            show(Document(
+                "The same configuration in "
+                + ", ".join(r.spec.framework.display_name for r in reports),
+                " vs ".join(number(r.total) for r in reports) + " parameters",
+                (Section("Totals", (totals_table(reports, outcomes),)),),
+            ), fmt)
+        for k, report in enumerate(reports):
+            outcome = outcomes[k] if outcomes else None
+            if k or len(reports) > 1:
+                click.echo()
+            show(render.brief(report, outcome) if brief
+                 else render.explain(report, outcome, others=len(reports) > 1), fmt)
+    if outcomes is None:
+        return 0
+    from paramcount.verify import exit_code, problems
+
+    for line in problems(outcomes):
+        click.echo(f"Error: {line}", err=True)
+    return exit_code(outcomes)

@@ -8,11 +8,12 @@ import click
 
 from paramcount.fit import fit, parse_bytes, parse_count
 from paramcount.options import (
-    FORMATS,
     WholeNumber,
+    format_options,
     layer_options_but_hidden,
     layer_specs,
     resolve_format,
+    verify_option,
 )
 from paramcount.output import show, show_json
 from paramcount.spec import Cell, DType
@@ -29,10 +30,10 @@ from paramcount.spec import Cell, DType
               show_default=True, help="Parameter storage type, for bytes.")
 @click.option("--round", "round_to", type=WholeNumber(), default=1, show_default=True,
               help="Only hidden sizes that are multiples of this (8, 64, ...).")
-@click.option("--format", "output_format", type=click.Choice(FORMATS), default=None,
-              help="Output format. [default: table]")
-@click.option("--json", "as_json", is_flag=True, help="Shorthand for --format json.")
-@click.option("--markdown", "as_markdown", is_flag=True, help="Shorthand for --format markdown.")
+@format_options()
+@verify_option("Build the real layer at the answer's hidden size and at the next one up, and "
+               "check that the framework counts what paramcount counts; exit 1 on a mismatch, "
+               "3 if not installed.")
 def fit_command(
     cell: str,
     max_params: str | None,
@@ -42,8 +43,9 @@ def fit_command(
     output_format: str | None,
     as_json: bool,
     as_markdown: bool,
+    verify: bool,
     **options: Any,
-) -> None:
+) -> int:
     """The largest hidden size whose parameters fit --max-params or --max-bytes, exactly."""
     fmt = resolve_format(output_format, as_json, as_markdown)
     if (max_params is None) == (max_bytes is None):
@@ -57,13 +59,30 @@ def fit_command(
         raise click.UsageError("--framework: fit solves for one framework at a time")
     spec = specs[0]
     answer = fit(spec, max_params=params, max_bytes=size, dtype=DType(dtype), round_to=round_to)
+    outcomes = None
+    if verify:
+        from paramcount.report import build_report
+        from paramcount.verify import verify_reports
+
+        outcomes = verify_reports([
+            build_report(answer.spec, answer.dtype),
+            build_report(answer.spec.replace(hidden_size=answer.next_hidden_size), answer.dtype),
+        ])
     if fmt == "json":
         from paramcount.render.data import config, dumps
         from paramcount.render.fit import fit_data
         from paramcount.report import build_report
 
-        show_json(dumps(fit_data(answer, config(build_report(answer.spec, answer.dtype)))))
-        return
-    from paramcount.render.fit import fit_document
+        data = fit_data(answer, config(build_report(answer.spec, answer.dtype)), outcomes)
+        show_json(dumps(data))
+    else:
+        from paramcount.render.fit import fit_document
 
-    show(fit_document(answer), fmt)
+        show(fit_document(answer, outcomes), fmt)
+    if outcomes is None:
+        return 0
+    from paramcount.verify import exit_code, problems
+
+    for line in problems(outcomes):
+        click.echo(f"Error: {line}", err=True)
+    return exit_code(outcomes)

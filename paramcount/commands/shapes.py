@@ -9,15 +9,15 @@ import click
 
 from paramcount.commands.configs import cell_argument, specs_of
 from paramcount.flow import flow as make_flow
-from paramcount.options import layer_options, resolve_format
-from paramcount.output import show
+from paramcount.options import format_options, layer_options, resolve_format
+from paramcount.output import show, show_json
 from paramcount.spec import Framework, LayerSpec
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def run_options(function: F) -> F:
-    """--batch, --seq-len, --seed and --format / --markdown of the commands that run a stack."""
+    """--batch, --seq-len, --seed and the output formats of the commands that run a stack."""
     decorators = [
         click.option("--batch", "-N", "batch", type=click.IntRange(min=1), default=3,
                      show_default=True, help="Sequences in the batch (N)."),
@@ -25,14 +25,10 @@ def run_options(function: F) -> F:
                      show_default=True, help="Time steps per sequence (T)."),
         click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True,
                      help="Seed of the random weights, input and initial states."),
-        click.option("--format", "output_format", type=click.Choice(["table", "markdown"]),
-                     default=None, help="Output format. [default: table]"),
-        click.option("--markdown", "as_markdown", is_flag=True,
-                     help="Shorthand for --format markdown."),
     ]
     for decorator in reversed(decorators):
         function = decorator(function)
-    return function
+    return format_options()(function)
 
 
 def one_spec(cell: str, options: dict[str, Any]) -> LayerSpec:
@@ -64,9 +60,10 @@ def one_spec(cell: str, options: dict[str, Any]) -> LayerSpec:
 @click.option("--verify", is_flag=True,
               help="Check every claim with a real forward pass (torch, or keras).")
 def shapes(cell: str, batch: int, seq_len: int, seed: int, output_format: str | None,
-           as_markdown: bool, batch_first: bool, verify: bool, **options: Any) -> int:
+           as_json: bool, as_markdown: bool, batch_first: bool, verify: bool,
+           **options: Any) -> int:
     """Shapes of input, output, h_n and c_n; the order of h_n; which output slice equals which."""
-    fmt = resolve_format(output_format, False, as_markdown)
+    fmt = resolve_format(output_format, as_json, as_markdown)
     spec = one_spec(cell, options)
     if batch_first and spec.framework is Framework.KERAS:
         raise click.UsageError(
@@ -83,7 +80,13 @@ def shapes(cell: str, batch: int, seq_len: int, seed: int, output_format: str | 
             from paramcount.proof import keras_run
 
             checks = keras_run.verify_flow(flow, seed)
-    from paramcount.render.flow import shapes_document
+    if fmt == "json":
+        from paramcount.render.data import dumps
+        from paramcount.render.flow_data import shapes_data
 
-    show(shapes_document(flow, checks), fmt)
+        show_json(dumps(shapes_data(flow, checks)))
+    else:
+        from paramcount.render.flow import shapes_document
+
+        show(shapes_document(flow, checks), fmt)
     return 1 if checks is not None and not all(c.ok for c in checks.values()) else 0

@@ -9,7 +9,7 @@ import click
 from paramcount.commands.configs import cell_argument
 from paramcount.commands.shapes import one_spec, run_options
 from paramcount.options import layer_options, resolve_format
-from paramcount.output import show
+from paramcount.output import show, show_json
 from paramcount.spec import Framework
 
 
@@ -21,9 +21,9 @@ from paramcount.spec import Framework
               help="Also run the common wrong rebuild (backward outputs not flipped back) and "
                    "show where it diverges.")
 def trace(cell: str, batch: int, seq_len: int, seed: int, output_format: str | None,
-          as_markdown: bool, show_mistake: bool, **options: Any) -> int:
+          as_json: bool, as_markdown: bool, show_mistake: bool, **options: Any) -> int:
     """Rebuild a (bidirectional) stack from unidirectional single-layer modules and compare."""
-    fmt = resolve_format(output_format, False, as_markdown)
+    fmt = resolve_format(output_format, as_json, as_markdown)
     spec = one_spec(cell, options)
     if spec.framework is Framework.TORCH:
         from paramcount.proof import torch_run as backend
@@ -31,7 +31,13 @@ def trace(cell: str, batch: int, seq_len: int, seed: int, output_format: str | N
         from paramcount.proof import keras_run as backend  # type: ignore[no-redef]
     result = backend.trace(spec, batch, seq_len, seed)
     mistake = backend.trace(spec, batch, seq_len, seed, mistake=True) if show_mistake else None
-    from paramcount.render.flow import trace_document
+    if fmt == "json":
+        from paramcount.render.data import dumps
+        from paramcount.render.flow_data import trace_data
 
-    show(trace_document(result, mistake), fmt)
+        show_json(dumps(trace_data(result, mistake)))
+    else:
+        from paramcount.render.flow import trace_document
+
+        show(trace_document(result, mistake), fmt)
     return 0 if result.ok else 1

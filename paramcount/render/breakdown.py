@@ -26,8 +26,7 @@ if TYPE_CHECKING:
     from paramcount.convlstm import ConvReport
     from paramcount.render.verification import Outcome
 
-# What the framework calls the axes of an input weight: torch (G·H, in), keras (in, G·H).
-_AXES = {
+AXES = {
     Framework.TORCH: ("gate rows", "input columns"),
     Framework.KERAS: ("gate columns", "kernel rows"),
     Framework.ONNX: ("gate rows", "input columns"),
@@ -36,6 +35,7 @@ _AXES = {
     Framework.TF1: ("gate columns", "kernel rows"),
     Framework.TF1_CUDNN: ("gate columns", "kernel rows"),
 }
+"""What each framework calls the axes of an input weight: torch (G·H, in), Keras (in, G·H)."""
 
 
 def headline(report: Report | ConvReport) -> str:
@@ -81,47 +81,40 @@ def layer_table(report: Report | ConvReport, input_label: str = "input") -> Tabl
     return Table(headers, rows, frozenset({input_label, *directions, "total"}), footer)
 
 
-def growth_section(report: Report, growth: Growth) -> Section:
-    """Why the total is not the naive multiple, with the gap attributed layer by layer."""
+def growth_reason(report: Report, growth: Growth) -> str:
+    """Why the total is (or is exactly) the naive multiple, in one or two sentences."""
     spec = report.spec
-    gate_axis, input_axis = _AXES[spec.framework]
-    hr = spec.output_size
-    if growth.kind == "bidirectional":
-        title = f"Why not 2 × {number(growth.baseline)} = {number(growth.naive)}?"
-        wide = [r.layer for r in growth.rows if r.extra_columns]
-        reason = (
+    hr, wide_hr = number(spec.output_size), number(2 * spec.output_size)
+    if growth.kind != "bidirectional":
+        return (
+            f"Only the first layer reads the {number(spec.input_size)}-wide input; every layer "
+            f"after it reads the previous layer's {hr}-wide output."
+        )
+    wide = [r.layer for r in growth.rows if r.extra_columns]
+    if wide and len(wide) == len(growth.rows):
+        return (
             "A bidirectional stack is not twice the unidirectional one: every layer after the "
-            f"first reads both directions' outputs, so its input is 2·{hr} = {2 * hr} wide, "
+            f"first reads both directions' outputs, so its input is 2·{hr} = {wide_hr} wide, "
             f"not {hr}."
-            if wide and len(wide) == len(growth.rows) else
+        )
+    if wide:
+        return (
             "A bidirectional stack is not twice the unidirectional one: a layer after a concat "
             f"merge (here layer {', '.join(map(str, wide))}) reads both directions' outputs, "
-            f"2·{hr} = {2 * hr} wide, not {hr}; after sum, mul or ave it reads {hr}, as in the "
+            f"2·{hr} = {wide_hr} wide, not {hr}; after sum, mul or ave it reads {hr}, as in the "
             "unidirectional stack."
-            if wide else
-            "A single bidirectional layer is exactly two unidirectional ones: both directions "
-            "read the same input."
-            if spec.num_layers == 1 else
-            "Here the directions' outputs are merged to one H-wide output, so every layer reads "
-            "what the unidirectional stack reads: exactly twice."
         )
-        naive_text = f"2 × {number(growth.baseline)} (the unidirectional stack)"
-    else:
-        title = (
-            f"Why not {growth.multiplier} × {number(growth.baseline)} = {number(growth.naive)}?"
-        )
-        reason = (
-            f"Only the first layer reads the {spec.input_size}-wide input; every layer after it "
-            f"reads the previous layer's {hr}-wide output."
-        )
-        naive_text = f"{growth.multiplier} × {number(growth.baseline)} (layer 0)"
-    if growth.difference == 0:
-        title = f"Exactly {growth.multiplier} × {number(growth.baseline)}"
-    lines = [
-        ("naive guess", f"{naive_text} = {number(growth.naive)}"),
-        ("actual", number(growth.actual)),
-        ("difference", signed(growth.difference)),
-    ]
+    if spec.num_layers == 1:
+        return ("A single bidirectional layer is exactly two unidirectional ones: both "
+                "directions read the same input.")
+    return ("Here the directions' outputs are merged to one H-wide output, so every layer reads "
+            "what the unidirectional stack reads: exactly twice.")
+
+
+def attribution(report: Report, growth: Growth) -> list[tuple[str, str]]:
+    """Each layer's share of the gap: ``layer 1  reads 256, not 128: 2 directions × ...``."""
+    gate_axis, input_axis = AXES[report.spec.framework]
+    lines = []
     for row in growth.rows:
         if row.extra_columns:
             more = "extra" if row.extra_columns > 0 else "fewer"
@@ -132,7 +125,30 @@ def growth_section(report: Report, growth: Growth) -> Section:
                 f"{number(row.gate_rows)} {gate_axis} × {number(abs(row.extra_columns))} "
                 f"{more} {input_axis} = {signed(row.extra)}",
             ))
-    return Section(title, (Paragraph((reason,)), aligned(lines)))
+    return lines
+
+
+def growth_title(growth: Growth) -> str:
+    """``Why not 2 × 215,040 = 430,080?``, or ``Exactly 2 × 2,560`` when it is."""
+    if growth.difference == 0:
+        return f"Exactly {growth.multiplier} × {number(growth.baseline)}"
+    return f"Why not {growth.multiplier} × {number(growth.baseline)} = {number(growth.naive)}?"
+
+
+def growth_section(report: Report, growth: Growth) -> Section:
+    """Why the total is not the naive multiple, with the gap attributed layer by layer."""
+    if growth.kind == "bidirectional":
+        naive_text = f"2 × {number(growth.baseline)} (the unidirectional stack)"
+    else:
+        naive_text = f"{growth.multiplier} × {number(growth.baseline)} (layer 0)"
+    lines = [
+        ("naive guess", f"{naive_text} = {number(growth.naive)}"),
+        ("actual", number(growth.actual)),
+        ("difference", signed(growth.difference)),
+        *attribution(report, growth),
+    ]
+    return Section(growth_title(growth),
+                   (Paragraph((growth_reason(report, growth),)), aligned(lines)))
 
 
 def formula_section(report: Report | ConvReport) -> Section:
@@ -199,17 +215,10 @@ def side_by_side(
     )
 
 
-def combined(
-    documents: list[Document],
-    reports: Sequence[Report | ConvReport],
-    title: str,
-    verifications: list[Outcome] | None = None,
-) -> Document:
-    """Several breakdowns one after another, then a table of their totals."""
-    sections: list[Section] = []
-    for document in documents:
-        sections.append(Section(document.title, (Paragraph((document.summary,)),)))
-        sections += document.sections
+def totals_table(
+    reports: Sequence[Report | ConvReport], verifications: Sequence[Outcome] | None = None
+) -> Table:
+    """One row per framework: its layer, total, difference from the first (and verdict)."""
     first = reports[0].total
     rows = tuple(
         (r.spec.framework.display_name, r.description, number(r.total), signed(r.total - first))
@@ -220,7 +229,20 @@ def combined(
     if verifications:
         from paramcount.render.verification import with_verdict_column
 
-        totals = with_verdict_column(totals, verifications)
-    sections.append(Section("Totals", (totals,)))
+        totals = with_verdict_column(totals, list(verifications))
+    return totals
+
+
+def combined(
+    documents: list[Document],
+    reports: Sequence[Report | ConvReport],
+    title: str,
+    verifications: list[Outcome] | None = None,
+) -> Document:
+    """The totals of several breakdowns first, then each breakdown in full."""
+    sections = [Section("Totals", (totals_table(reports, verifications),))]
+    for document in documents:
+        sections.append(Section(document.title, (Paragraph((document.summary,)),)))
+        sections += document.sections
     return Document(title, " vs ".join(number(r.total) for r in reports) + " parameters",
                     tuple(sections))

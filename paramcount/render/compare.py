@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paramcount.compare import Difference, align, difference, output_width, part_totals
-from paramcount.conventions import Tensor
+from paramcount.conventions import Direction, Tensor
 from paramcount.render.document import (
     Block,
     Document,
@@ -20,9 +20,17 @@ from paramcount.render.document import (
 )
 from paramcount.report import Report
 
+if TYPE_CHECKING:
+    from paramcount.render.verification import Outcome
+
 
 def _tensors(entry: tuple[Tensor, ...]) -> str:
-    return " + ".join(f"{t.role} {shape(t.shape)}" for t in entry) or "—"
+    """``W (2, 80, 10)``, ``2 × bias_ih (80,) + 2 × bias_hh (80,)`` (both directions), or —."""
+    seen: dict[str, int] = {}
+    for t in entry:
+        key = f"{t.role} {shape(t.shape)}"
+        seen[key] = seen.get(key, 0) + 1
+    return " + ".join(f"{n} × {key}" if n > 1 else key for key, n in seen.items()) or "—"
 
 
 def _ratio(before: int, after: int) -> str:
@@ -52,8 +60,11 @@ def difference_section(diff: Difference, before: int, after: int) -> Section:
     return Section(title, tuple(blocks))
 
 
-def compare_document(reports: list[Report], arguments: list[str]) -> Document:
-    """Configurations side by side: summary table, aligned tensors, parts, the differences."""
+def compare_document(
+    reports: list[Report], arguments: list[str], outcomes: list[Outcome] | None = None
+) -> Document:
+    """Configurations side by side: summary table, aligned tensors, parts, the differences;
+    with ``outcomes``, each configuration's verdict against its real layer."""
     labels = [_label(k) for k in range(len(reports))]
     config_rows = tuple(
         (label, argument, r.description, r.spec.framework.display_name,
@@ -62,6 +73,14 @@ def compare_document(reports: list[Report], arguments: list[str]) -> Document:
     )
     configs = Table(("", "config", "layer", "framework", "output/step", "parameters"),
                     config_rows, frozenset({"output/step", "parameters"}))
+    config_blocks: tuple[Block, ...] = (configs,)
+    if outcomes is not None:
+        from paramcount.render.verification import verdict, with_verdict_column
+
+        config_blocks = (with_verdict_column(configs, outcomes), Paragraph(tuple(
+            f"{label}: {verdict(outcome)}" for label, outcome in zip(labels, outcomes,
+                                                                       strict=True)
+        )))
     headers: list[str] = ["layer", "direction", "part"]
     for label in labels:
         headers += [f"{label} tensors", label]
@@ -83,9 +102,15 @@ def compare_document(reports: list[Report], arguments: list[str]) -> Document:
     part_footer = ("total", *(number(r.total) for r in reports),
                    *(signed(r.total - reports[0].total) for r in reports[1:]))
     parts = Table(part_headers, part_rows, frozenset(part_headers[1:]), part_footer)
+    aligned_blocks: tuple[Block, ...] = (aligned,)
+    if any(row.direction is Direction.BOTH for row in align(reports)):
+        aligned_blocks += (Paragraph((
+            "ONNX stacks both directions in one tensor (first axis D = 2), so each row here "
+            "holds both directions of every configuration.",
+        )),)
     sections = [
-        Section("Configurations", (configs,)),
-        Section("Tensors, aligned by layer, direction and part", (aligned,)),
+        Section("Configurations", config_blocks),
+        Section("Tensors, aligned by layer, direction and part", aligned_blocks),
         Section("By part", (parts,)),
     ]
     sections += [
@@ -99,10 +124,12 @@ def compare_document(reports: list[Report], arguments: list[str]) -> Document:
     )
 
 
-def compare_data(reports: list[Report], arguments: list[str]) -> dict[str, Any]:
+def compare_data(
+    reports: list[Report], arguments: list[str], outcomes: list[Outcome] | None = None
+) -> dict[str, Any]:
     """The comparison as JSON-ready data (schema ``paramcount.compare/1``)."""
     from paramcount import __version__
-    from paramcount.render.data import config
+    from paramcount.render.data import config, verification_data
 
     return {
         "schema": "paramcount.compare/1",
@@ -116,8 +143,9 @@ def compare_data(reports: list[Report], arguments: list[str]) -> dict[str, Any]:
                 "output_width": output_width(r.spec),
                 "total": r.total,
                 "parts": part_totals(r),
+                **({} if outcomes is None else {"verification": verification_data(outcomes[k])}),
             }
-            for argument, r in zip(arguments, reports, strict=False)
+            for k, (argument, r) in enumerate(zip(arguments, reports, strict=True))
         ],
         "rows": [
             {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paramcount import __version__
 from paramcount.conventions.convlstm import concatenates_channels
@@ -17,6 +17,9 @@ from paramcount.render.document import (
     number,
     signed,
 )
+
+if TYPE_CHECKING:
+    from paramcount.render.verification import Outcome
 
 SCHEMA = "paramcount.convlstm/1"
 CHANNELS = "channels in"
@@ -59,10 +62,15 @@ def _growth_section(report: ConvReport) -> Section:
     return Section(title, (Paragraph((reason,)), aligned(lines)))
 
 
-def conv_breakdown(report: ConvReport) -> Document:
-    """The per-tensor breakdown of one ConvLSTM stack."""
-    sections = [Section("Tensors", (tensor_table(report, input_label=CHANNELS),)),
-                Section("Per layer", (layer_table(report, input_label=CHANNELS),))]
+def conv_breakdown(report: ConvReport, verification: Outcome | None = None) -> Document:
+    """The per-tensor breakdown of one ConvLSTM stack, verified against its framework if given."""
+    tensors = Section("Tensors", (tensor_table(report, verification, input_label=CHANNELS),))
+    sections = [tensors]
+    if verification is not None:
+        from paramcount.render.verification import verified_sections
+
+        sections = verified_sections(tensors, verification)
+    sections.append(Section("Per layer", (layer_table(report, input_label=CHANNELS),)))
     if report.spec.bidirectional:
         sections.append(_growth_section(report))
     sections.append(formula_section(report))
@@ -71,10 +79,10 @@ def conv_breakdown(report: ConvReport) -> Document:
     return Document(title, summary, tuple(sections))
 
 
-def conv_data(report: ConvReport) -> dict[str, Any]:
-    """Everything in a ConvLSTM report, as JSON-ready data."""
+def conv_data(report: ConvReport, verification: Outcome | None = None) -> dict[str, Any]:
+    """Everything in a ConvLSTM report, as JSON-ready data (with ``verification`` if verified)."""
     spec = report.spec
-    return {
+    data: dict[str, Any] = {
         "schema": SCHEMA,
         "paramcount": __version__,
         "framework": spec.framework.value,
@@ -105,3 +113,8 @@ def conv_data(report: ConvReport) -> dict[str, Any]:
         "formula": formula_data(report.formula),
         "unidirectional": report.unidirectional,
     }
+    if verification is not None:
+        from paramcount.render.data import verification_data
+
+        data["verification"] = verification_data(verification)
+    return data

@@ -8,23 +8,28 @@ characters in a Math block, so it looks the same in plain text, rich and Markdow
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paramcount.pitfalls import Pitfall, pitfalls
 from paramcount.render.breakdown import (
+    AXES,
     depth_section,
     formula_section,
+    growth_reason,
     growth_section,
     layer_table,
     tensor_table,
 )
-from paramcount.render.document import Document, Math, Paragraph, Section, number
-from paramcount.report import DepthRow, Report, depth_limit, depth_table
+from paramcount.render.document import Block, Document, Math, Paragraph, Section, number, signed
+from paramcount.report import DepthRow, Growth, GrowthRow, Report, depth_limit, depth_table
 
 DEPTH = 8
 """The deepest stack the depth table and chart show."""
 CHART_WIDTH = 42
 """Characters from 0 to the top of the chart's scale."""
+if TYPE_CHECKING:
+    from paramcount.render.verification import Outcome
+
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 
 
@@ -102,17 +107,30 @@ def summary(report: Report) -> str:
     return f"{number(report.total)} parameters"
 
 
-def explain(report: Report) -> Document:
-    """The complete answer for one configuration."""
+def explain(report: Report, verification: Outcome | None = None,
+            others: bool = False) -> Document:
+    """The complete answer for one configuration: the numbers and the reason first, then the
+    formula and the tables; pitfalls of other frameworks only with ``others``."""
     report = with_depth(report)
     spec = report.spec
-    sections = [formula_section(report)]
-    if not spec.single_cell:
-        sections.append(Section("Per layer", (layer_table(report),)))
-    if len(report.tensors) <= 48:
-        sections.append(Section("Tensors", (tensor_table(report),)))
+    sections = []
     if report.growth is not None:
         sections.append(growth_section(report, report.growth))
+    sections.append(formula_section(report))
+    if not spec.single_cell:
+        sections.append(Section("Per layer", (layer_table(report),)))
+    tensors = Section("Tensors", (tensor_table(report, verification),))
+    if len(report.tensors) > 48:
+        tensors = Section("Tensors", (Paragraph((
+            f"{len(report.tensors)} tensors: 'paramcount {spec.cell.value} ...' with the same "
+            "options lists them.",
+        )),))
+    if verification is not None:
+        from paramcount.render.verification import verified_sections
+
+        sections += verified_sections(tensors, verification)
+    elif len(report.tensors) <= 48:
+        sections.append(tensors)
     if report.depth:
         depth = depth_section(report)
         constant = all(r.ratio == 2 for r in report.depth)
@@ -122,21 +140,96 @@ def explain(report: Report) -> Document:
             blocks=(*(depth.blocks[:1] if constant else depth.blocks), depth_answer(report),
                     ratio_chart(report.depth, report.depth_limit)),
         ))
-    sections += [pitfall_section(p) for p in pitfalls(spec)]
+    sections += [pitfall_section(p) for p in pitfalls(spec, others)]
     title = f"{report.description} — {spec.framework.display_name}"
     return Document(title, summary(report), tuple(sections))
 
 
-def explain_data(report: Report) -> dict[str, Any]:
+BRIEF_GROUPS = 2
+"""The most runs of equal layers the brief answer names (the rest are summed)."""
+BRIEF_FORMULA = 76
+"""The widest formula line the brief answer shows."""
+
+
+def _brief_sentences(report: Report, growth: Growth) -> list[str]:
+    """The gap attributed to runs of layers that add the same: ``Layers 1–7 each read ...``."""
+    groups: dict[GrowthRow, list[int]] = {}  # layers that add the same, keyed by layer 0
+    for row in growth.rows:
+        if row.extra_columns:
+            groups.setdefault(dataclasses.replace(row, layer=0), []).append(row.layer)
+    gate_axis, input_axis = AXES[report.spec.framework]
+    sentences = []
+    for row, layers in list(groups.items())[:BRIEF_GROUPS]:
+        more = "extra" if row.extra_columns > 0 else "fewer"
+        share = (f"{row.directions} direction{'s' if row.directions > 1 else ''} × "
+                 f"{number(row.gate_rows)} {gate_axis} × {number(abs(row.extra_columns))} "
+                 f"{more} {input_axis} = {signed(row.extra)}")
+        widths = f"{number(row.input_width)}, not {number(row.naive_width)}"
+        if len(layers) == 1:
+            sentences.append(f"Layer {layers[0]} reads {widths}: {share}.")
+        else:
+            named = (f"{layers[0]}–{layers[-1]}" if layers == list(range(layers[0],
+                                                                       layers[-1] + 1))
+                     else ", ".join(map(str, layers[:-1])) + f" and {layers[-1]}")
+            sentences.append(f"Layers {named} each read {widths}: {share} each, "
+                             f"{signed(row.extra * len(layers))} in all.")
+    if len(groups) > BRIEF_GROUPS:
+        rest = sum(row.extra * len(layers)
+                   for row, layers in list(groups.items())[BRIEF_GROUPS:])
+        sentences.append(f"The other layers add {signed(rest)}.")
+    return sentences
+
+
+BRIEF_TITLE = 72
+"""The longest framework code the brief answer puts in its title; longer stacks are described."""
+
+
+def _short(report: Report) -> str:
+    """The framework's code for the layer, or its shape in words when that is too long."""
+    if len(report.description) <= BRIEF_TITLE:
+        return report.description
+    spec = report.spec
+    kind = "bidirectional " if spec.bidirectional else ""
+    return (f"{number(spec.num_layers)}-layer {kind}{spec.cell.value.upper()}, input "
+            f"{number(spec.input_size)}, hidden {number(spec.hidden_size)}")
+
+
+def brief(report: Report, verification: Outcome | None = None) -> Document:
+    """The answer in at most a dozen lines: actual versus naive, the reason, the formula."""
+    spec = report.spec
+    growth = report.growth
+    formula = report.formula
+    blocks: list[Block] = []
+    if growth is not None:
+        blocks.append(Paragraph((
+            " ".join([growth_reason(report, growth), *_brief_sentences(report, growth)]),
+        )))
+    lines = [formula.symbolic] if growth is None else []
+    lines.append(f"= {formula.substituted} = {number(formula.total)}")
+    if all(len(line) <= BRIEF_FORMULA for line in lines):
+        blocks.append(Math(tuple(lines)))
+    if verification is not None:
+        from paramcount.render.verification import verdict
+
+        blocks.append(Paragraph((verdict(verification),)))
+    title = f"{_short(report)} — {spec.framework.display_name}"
+    text = summary(report)
+    if growth is not None and growth.difference:
+        text += f" ({signed(growth.difference)})"
+    return Document(title, text, (Section("Why", tuple(blocks)),) if blocks else ())
+
+
+def explain_data(report: Report, verification: Outcome | None = None,
+                 others: bool = False) -> dict[str, Any]:
     """The explanation as JSON-ready data: the count report plus the pitfalls."""
     from paramcount.render.data import report_data
 
     report = with_depth(report)
-    data = report_data(report)
+    data = report_data(report, verification)
     data["schema"] = "paramcount.explain/1"
     data["depth_limit"] = None if report.depth_limit is None else float(report.depth_limit)
     data["pitfalls"] = [
         {"key": p.key, "title": p.title, "text": list(p.lines), "numbers": p.numbers}
-        for p in pitfalls(report.spec)
+        for p in pitfalls(report.spec, others)
     ]
     return data

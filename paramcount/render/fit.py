@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from paramcount import __version__, conventions
 from paramcount.fit import Fit
 from paramcount.render.document import Document, Math, Paragraph, Section, Table, number, size
+
+if TYPE_CHECKING:
+    from paramcount.render.verification import Outcome
 
 SCHEMA = "paramcount.fit/1"
 
@@ -52,8 +56,9 @@ def solving_lines(answer: Fit) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def fit_document(answer: Fit) -> Document:
-    """The largest hidden size within budget, its neighbour above, and how it was solved."""
+def fit_document(answer: Fit, verifications: Sequence[Outcome] | None = None) -> Document:
+    """The largest hidden size within budget, its neighbour above, and how it was solved;
+    with ``verifications`` (the answer's and the next size's), what the real layers count."""
     dtype = answer.dtype.value
     if answer.budget_bytes is None:
         spare = f"{number(answer.headroom)} to spare"
@@ -85,8 +90,17 @@ def fit_document(answer: Fit) -> Document:
             f"{number(answer.next_bytes)}"
         )
     spec = answer.spec
+    verified: tuple[Section, ...] = ()
+    if verifications is not None:
+        from paramcount.render.verification import outcomes_section
+
+        verified = (outcomes_section("Verified against the real layers", [
+            (f"hidden {answer.hidden_size}", answer.total, verifications[0]),
+            (f"hidden {answer.next_hidden_size}", answer.next_total, verifications[1]),
+        ]),)
     sections = (
         Section("Just below and just above the budget", (table,)),
+        *verified,
         Section("Solved exactly", (
             Paragraph((
                 "With everything but H fixed the total is a quadratic in H (linear with a fixed "
@@ -99,10 +113,14 @@ def fit_document(answer: Fit) -> Document:
     return Document(title, summary, sections)
 
 
-def fit_data(answer: Fit, config: dict[str, Any]) -> dict[str, Any]:
-    """The answer as JSON-ready data."""
+def fit_data(
+    answer: Fit, config: dict[str, Any], verifications: Sequence[Outcome] | None = None
+) -> dict[str, Any]:
+    """The answer as JSON-ready data; ``verification`` holds the real layers' verdicts."""
+    from paramcount.render.data import verification_data
+
     q = answer.polynomial
-    return {
+    data: dict[str, Any] = {
         "schema": SCHEMA,
         "paramcount": __version__,
         "framework": answer.spec.framework.value,
@@ -125,3 +143,9 @@ def fit_data(answer: Fit, config: dict[str, Any]) -> dict[str, Any]:
             "bytes": answer.next_bytes,
         },
     }
+    if verifications is not None:
+        data["verification"] = {
+            "answer": verification_data(verifications[0]),
+            "next": verification_data(verifications[1]),
+        }
+    return data

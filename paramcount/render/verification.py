@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from paramcount.render.document import Paragraph, Section, Table, number, shape, signed
 from paramcount.verify.compare import RealTensor, TensorCheck, Unverified, Verification
+from paramcount.verify.flops import COUNTER, FlopOutcome, FlopUnchecked
 
 Outcome = Verification | Unverified
 
@@ -115,3 +118,74 @@ def with_verdict_column(table: Table, outcomes: list[Outcome]) -> Table:
         table.numeric,
         table.footer,
     )
+
+
+def outcomes_table(labelled: list[tuple[str, int, Outcome]]) -> Table:
+    """One row per verified layer: what it is, paramcount's count, the real count, the verdict."""
+    rows = tuple(
+        (label, number(counted),
+         "—" if isinstance(outcome, Unverified) else number(outcome.actual_total),
+         verdict_mark(outcome))
+        for label, counted, outcome in labelled
+    )
+    return Table(("layer", "paramcount", "real", "verified"), rows,
+                 frozenset({"paramcount", "real"}))
+
+
+def outcomes_section(title: str, labelled: list[tuple[str, int, Outcome]]) -> Section:
+    """The outcomes table, then each verdict in a sentence (and the differences, if any)."""
+    verdicts = tuple(f"{label}: {verdict(outcome)}" for label, _, outcome in labelled)
+    return Section(title, (outcomes_table(labelled), Paragraph(verdicts)))
+
+
+def flop_verdict(outcome: FlopOutcome) -> str:
+    """One sentence: what the FLOP counter measured, how it was scaled, and the verdict."""
+    if isinstance(outcome, FlopUnchecked):
+        return f"MACs not measured: {outcome.reason}."
+    check = outcome
+    where = ("the meta device" if check.device == "meta"
+             else f"{check.device} with oneDNN disabled (meta counted nothing)")
+    how = f"{COUNTER} on {where} ({check.framework.display_name} {check.version})"
+    real = (number(check.real.numerator) if check.real.denominator == 1
+            else f"{float(check.real):,.1f}")
+    measured = ""
+    if check.scaled:
+        ops = ", ".join(check.by_op) or "no operator"
+        measured = (
+            f" (measured over N = {check.measured_batch}, T = {check.measured_seq_len}: "
+            f"{number(check.measured)} FLOPs in {ops}, scaled by {number(check.steps)} / "
+            f"{number(check.measured_steps)} sample-steps)"
+        )
+    if check.match:
+        return (f"✓ MACs verified with {how}: the real layer's matrix products are {real} "
+                f"FLOPs = 2 × {number(check.counted // 2)} MACs, as counted{measured}.")
+    return (f"✗ MACs mismatch with {how}: the real layer's matrix products are {real} "
+            f"FLOPs{measured}; paramcount counts {number(check.counted)} (2 × MACs).")
+
+
+def flop_data(outcome: FlopOutcome) -> dict[str, Any]:
+    """A FLOP measurement as JSON-ready data (the ``verification`` key of ``compute``)."""
+    if isinstance(outcome, FlopUnchecked):
+        return {"framework": outcome.framework.value, "counter": None, "version": None,
+                "match": None, "reason": outcome.reason, "counted_matmul_flops": None,
+                "real_matmul_flops": None, "measured": None}
+    check = outcome
+    return {
+        "framework": check.framework.value,
+        "counter": COUNTER,
+        "version": check.version,
+        "match": check.match,
+        "reason": None,
+        "counted_matmul_flops": check.counted,
+        "real_matmul_flops": (check.real.numerator if check.real.denominator == 1
+                              else float(check.real)),
+        "measured": {
+            "seq_len": check.measured_seq_len,
+            "batch": check.measured_batch,
+            "lengths": None if check.measured_lengths is None else list(check.measured_lengths),
+            "steps": check.measured_steps,
+            "device": check.device,
+            "flops": check.measured,
+            "by_op": dict(check.by_op),
+        },
+    }

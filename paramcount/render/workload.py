@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paramcount.compute import Compute, StepCost
 from paramcount.memory import Memory
@@ -17,7 +17,12 @@ from paramcount.render.document import (
     scaled,
     size,
 )
+from paramcount.report import Report
 from paramcount.spec import Cell, Framework
+
+if TYPE_CHECKING:
+    from paramcount.render.verification import Outcome
+    from paramcount.verify.flops import FlopOutcome
 
 _OPTIMIZER = {"sgd": "SGD", "momentum": "SGD with momentum", "adam": "Adam", "adamw": "AdamW"}
 
@@ -122,8 +127,10 @@ def _per_step_table(compute: Compute) -> Table:
     return Table(tuple(headers), tuple(rows), frozenset(headers[1:]))
 
 
-def compute_section(compute: Compute, suffix: str = "") -> Section:
-    """MACs and FLOPs per layer and direction, per-step details, and what counts."""
+def compute_section(compute: Compute, suffix: str = "",
+                    flops: FlopOutcome | None = None) -> Section:
+    """MACs and FLOPs per layer and direction, per-step details, and what counts; with
+    ``flops``, what the real layer's FLOP counter measured."""
     rows = tuple(
         (str(r.layer), r.direction.value, number(r.input_width), number(r.steps),
          number(r.macs), number(r.flops))
@@ -169,21 +176,27 @@ def compute_section(compute: Compute, suffix: str = "") -> Section:
         f"Total: {_both(compute.macs, 'MACs')}, {_both(compute.flops, 'FLOPs')}; the matmuls "
         f"alone are 2 × MACs = {number(compute.matmul_flops)} FLOPs.",
     )))
+    if flops is not None:
+        from paramcount.render.verification import flop_verdict
+
+        blocks.append(Paragraph((flop_verdict(flops),)))
     title = f"Compute: one forward pass, N = {n}, T = {t}"
     return Section(title + suffix, tuple(blocks))
 
 
 def append_sections(
-    document: Document, extras: list[tuple[str, Memory | None, Compute | None]]
+    document: Document, extras: list[tuple[str, Memory | None, Compute | None]],
+    flops: list[FlopOutcome | None] | None = None,
 ) -> Document:
-    """``document`` with memory and compute sections per (framework title, memory, compute)."""
+    """``document`` with memory and compute sections per (framework title, memory, compute),
+    each compute section with its FLOP measurement when ``flops`` are given."""
     sections = list(document.sections)
-    for title, memory, compute in extras:
+    for k, (title, memory, compute) in enumerate(extras):
         suffix = f" — {title}" if len(extras) > 1 else ""
         if memory is not None:
             sections.append(memory_section(memory, suffix))
         if compute is not None:
-            sections.append(compute_section(compute, suffix))
+            sections.append(compute_section(compute, suffix, flops[k] if flops else None))
     return Document(document.title, document.summary, tuple(sections))
 
 
@@ -221,11 +234,14 @@ def _step_data(cost: StepCost) -> dict[str, int]:
     }
 
 
-def compute_data(compute: Compute | None) -> dict[str, Any] | None:
-    """The forward pass's MACs and FLOPs as JSON-ready data, or None when not asked for."""
+def compute_data(
+    compute: Compute | None, flops: FlopOutcome | None = None
+) -> dict[str, Any] | None:
+    """The forward pass's MACs and FLOPs as JSON-ready data, or None when not asked for;
+    ``verification`` holds the FLOP counter's measurement when there is one."""
     if compute is None:
         return None
-    return {
+    data: dict[str, Any] = {
         "seq_len": compute.seq_len,
         "batch": compute.batch,
         "lengths": list(compute.lengths) if compute.lengths is not None else None,
@@ -251,3 +267,75 @@ def compute_data(compute: Compute | None) -> dict[str, Any] | None:
             for m in compute.merges
         ],
     }
+    if flops is not None:
+        from paramcount.render.verification import flop_data
+
+        data["verification"] = flop_data(flops)
+    return data
+
+
+def _title(report: Report) -> str:
+    return f"{report.description} — {report.spec.framework.display_name}"
+
+
+def _verdict_blocks(verification: Outcome | None) -> tuple[Block, ...]:
+    if verification is None:
+        return ()
+    from paramcount.render.verification import verdict
+
+    return (Paragraph((verdict(verification),)),)
+
+
+def compute_document(report: Report, compute: Compute | None,
+                     verification: Outcome | None = None,
+                     flops: FlopOutcome | None = None) -> Document:
+    """``paramcount compute``: the MACs and FLOPs first, then where they come from."""
+    assert compute is not None
+    summary = (f"{_both(compute.macs, 'MACs')}, {_both(compute.flops, 'FLOPs')} for one "
+               f"forward pass, N = {compute.batch}, T = {compute.seq_len}")
+    section = compute_section(compute, "", flops)
+    sections = [section]
+    if verification is not None:
+        sections.append(Section("Parameters", (Paragraph((
+            f"{number(report.total)} parameters.",)), *_verdict_blocks(verification))))
+    return Document(_title(report), summary, tuple(sections))
+
+
+def memory_document(report: Report, memory: Memory | None,
+                    verification: Outcome | None = None) -> Document:
+    """``paramcount memory``: the bytes to train first, then line by line."""
+    assert memory is not None
+    summary = (f"{number(memory.bytes)} bytes ({size(memory.bytes)}) to train "
+               f"{number(report.total)} parameters with {_OPTIMIZER[memory.optimizer.value]}")
+    section = memory_section(memory)
+    if verification is not None:
+        section = Section(section.title, (*section.blocks, *_verdict_blocks(verification)))
+    return Document(_title(report), summary, (section,))
+
+
+def workload_report_data(
+    schema: str, report: Report, verification: Outcome | None = None, *,
+    memory: Memory | None = None, compute: Compute | None = None,
+    flops: FlopOutcome | None = None,
+) -> dict[str, Any]:
+    """``paramcount.memory/1`` or ``paramcount.compute/1``: the layer, its total, the view."""
+    from paramcount import __version__
+    from paramcount.render.data import config, verification_data
+
+    data: dict[str, Any] = {
+        "schema": schema,
+        "paramcount": __version__,
+        "framework": report.spec.framework.value,
+        "layer": report.description,
+        "config": config(report),
+        "total": report.total,
+    }
+    if compute is not None:
+        data["compute"] = compute_data(compute, flops)
+    if memory is not None:
+        data["dtype"] = report.dtype.value
+        data["bytes"] = report.bytes
+        data["memory"] = memory_data(memory)
+    if verification is not None:
+        data["verification"] = verification_data(verification)
+    return data

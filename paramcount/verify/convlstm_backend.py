@@ -11,8 +11,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from paramcount.convlstm import ConvLSTMSpec
+from paramcount.convlstm import ConvLSTMSpec, ConvReport
 from paramcount.errors import BackendUnavailable
+from paramcount.spec import Framework
+from paramcount.verify.compare import Verification, compare, refused
 
 Named = list[tuple[str, tuple[int, ...]]]
 """(name, shape) pairs."""
@@ -84,3 +86,27 @@ def flax_tensors(spec: ConvLSTMSpec) -> Named:
         return named
 
     return flatten(tree, "")
+
+
+def verify_conv(report: ConvReport) -> Verification:
+    """Build ``report``'s real ConvLSTM stack and compare it with the engine, tensor by tensor.
+
+    Flax returns its parameter tree sorted by path, so both lists are compared in path order.
+    Raises BackendUnavailable when the framework is not installed.
+    """
+    from paramcount.verify import backend
+
+    spec = report.spec
+    version = backend(spec.framework).version()  # imports the framework quietly
+    expected = list(report.tensors)
+    try:
+        if spec.framework is Framework.KERAS:
+            actual = keras_tensors(spec)
+        else:
+            actual = sorted(flax_tensors(spec))
+            expected.sort(key=lambda t: t.name)
+    except BackendUnavailable:
+        raise
+    except Exception as error:
+        return refused(spec.framework, version, expected, error)
+    return compare(spec.framework, version, expected, actual, report.formula.total)
