@@ -282,8 +282,8 @@ def test_compare_is_pure_and_positional() -> None:
 
 @with_torch
 def test_torch_refusing_a_size_is_a_mismatch(cli: CLI) -> None:
-    """torch cannot build a layer past int64 sizes: that is reported, naming its error, exit 1."""
-    result = cli("lstm", "-i", "10", "-H", str(10**20), "--verify")
+    """torch cannot build a layer whose 4·H rows pass int64: reported, naming its error, exit 1."""
+    result = cli("lstm", "-i", "10", "-H", str(2**62), "--verify")
     assert result.code == 1
     assert "✗ PyTorch " in result.out
     assert " refused to build this layer: " in result.out

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from paramcount.options import layer_options, layer_specs, output_options, resolve_format
+from paramcount.options import layer_options_for, layer_specs, output_options, resolve_format
 from paramcount.output import show, show_json
 from paramcount.report import build_report
 from paramcount.spec import Cell, DType
@@ -23,7 +23,7 @@ def make_command(cell: Cell) -> click.Command:
     """The counting command for one cell type."""
 
     @click.command(name=cell.value, help=_HELP[cell])
-    @layer_options
+    @layer_options_for(cells=(cell,))
     @output_options
     @workload_options
     @click.option("--verify", "verify", is_flag=True,
