@@ -236,6 +236,7 @@ def layer_options_for(
     and comma lists; ``single_cell`` offers ``--cell``. Omitted options take their defaults in
     :func:`layer_specs`.
     """
+    frameworks = tuple(f for f in frameworks if any(_offers(f, cell) for cell in cells))
     default = frameworks[0] if Framework.TORCH not in frameworks else Framework.TORCH
     where = set(frameworks)
     decorators: list[Callable[[F], F]] = [
@@ -262,8 +263,8 @@ def layer_options_for(
     if Cell.LSTM in cells and where & _PROJECTING:
         decorators.append(
             click.option("--proj", "--proj-size", "proj_size", type=WholeNumber(), default=0,
-                         help="LSTM projection size P (torch proj_size, tf1 num_proj); "
-                              "0 = none."))
+                         help="LSTM projection size P (torch proj_size"
+                         + (", tf1 num_proj" if Framework.TF1 in where else "") + "); 0 = none."))
     decorators.append(
         click.option("--framework", "-f", type=Frameworks(frameworks, several),
                      default=default.value, show_default=True,
@@ -298,6 +299,11 @@ def layer_options_for(
         return function
 
     return apply
+
+
+def _offers(framework: Framework, cell: Cell) -> bool:
+    """Whether ``framework`` has a layer of ``cell`` (TF1's CuDNN layers are LSTM and GRU)."""
+    return not (framework is Framework.TF1_CUDNN and cell is Cell.RNN)
 
 
 def _framework_help(frameworks: tuple[Framework, ...], several: bool) -> str:
