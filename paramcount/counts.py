@@ -130,6 +130,8 @@ def parse_bytes(text: object) -> int:
     try:
         # Read the number exactly, then multiply: 1.5KiB is 1536 bytes, 0.5B is not whole.
         number = _exact(match[1])
+    except _TooLarge:
+        raise CountError(f"{quote(raw)} is too large: {_limit_text(MAX_SIZE)}") from None
     except CountError:
         raise CountError(
             f"{quote(raw)} is not a size in bytes: write a number with an optional unit "
@@ -146,6 +148,10 @@ def parse_bytes(text: object) -> int:
     return total
 
 
+class _TooLarge(CountError):
+    """A number far beyond any size, refused before it is computed."""
+
+
 def _exact(text: str) -> tuple[int, int]:
     """``text`` (a plain decimal, maybe with an exponent) as numerator / denominator."""
     match = _NUMBER.fullmatch(text.strip())
@@ -154,7 +160,10 @@ def _exact(text: str) -> tuple[int, int]:
     whole = (match["whole"] or "").replace("_", "").replace(",", "")
     fraction = match["fraction"] or ""
     exponent_text = match["exponent"] or "0"
-    if len(exponent_text.lstrip("+-0")) > 3 or len(whole) + len(fraction) > 40:
+    big_exponent = len(exponent_text.lstrip("+-0")) > 3
+    if (big_exponent and not exponent_text.startswith("-")) or len(whole.lstrip("0")) > 40:
+        raise _TooLarge(text)
+    if big_exponent or len(fraction) > 40:
         raise CountError(text)
     scale = int(exponent_text) - len(fraction)
     numerator = int((whole + fraction) or "0")

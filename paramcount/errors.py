@@ -77,6 +77,15 @@ def shown(value: object) -> object:
     return value
 
 
+def install_hint(extra: str) -> str:
+    """How to install an extra, from an index and from a clone of the repository.
+
+    >>> install_hint("torch")
+    "pip install 'paramcount[torch]' (in a clone: pip install -e '.[torch]')"
+    """
+    return f"pip install 'paramcount[{extra}]' (in a clone: pip install -e '.[{extra}]')"
+
+
 class ParamcountError(Exception):
     """Base class of every error paramcount raises on purpose."""
 
@@ -118,7 +127,7 @@ class BackendUnavailable(ParamcountError, ImportError):
         super().__init__(
             message
             or f"verifying with {framework} requires the {framework} package: "
-            f"pip install 'paramcount[{extra}]'"
+            + install_hint(extra)
         )
 
 

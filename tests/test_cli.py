@@ -330,3 +330,31 @@ def test_bare_paramcount_lists_the_commands(cli: CLI) -> None:
     result = cli()
     assert result.code == 0 and result.err == ""
     assert all(f"  {name} " in result.out for name in COMMANDS)
+
+
+HUGE_PLACES = [
+    ["lstm", "-i", "{}", "-H", "4"], ["gru", "-i", "3", "-H", "{}"],
+    ["rnn", "-i", "3", "-H", "4", "-L", "{}"], ["lstm", "-i", "3", "-H", "4", "--proj", "{}"],
+    ["lstm", "-i", "3", "-H", "4", "-T", "{}"],
+    ["lstm", "-i", "3", "-H", "4", "-T", "2", "-N", "{}"],
+    ["lstm", "-i", "3", "-H", "4", "--lengths", "3,{}"],
+    ["explain", "lstm", "-i", "3", "-H", "{}"], ["shapes", "lstm", "-i", "3", "-H", "{}"],
+    ["trace", "lstm", "-i", "3", "-H", "4", "-T", "{}"],
+    ["fit", "lstm", "-i", "3", "--max-params", "{}"],
+    ["fit", "lstm", "-i", "3", "--max-bytes", "{}"],
+    ["fit", "lstm", "-i", "3", "--max-params", "1M", "--round", "{}"],
+    ["convlstm", "--rank", "2", "-C", "{}", "-F", "2", "-k", "3"],
+    ["convlstm", "--rank", "2", "-C", "1", "-F", "2", "-k", "{}"],
+    ["compare", "lstm -i 3 -H {}", "lstm -i 3 -H 4"],
+]
+
+
+@pytest.mark.parametrize("digits", [2201, 5000])
+@pytest.mark.parametrize("args", HUGE_PLACES, ids=[" ".join(a) for a in HUGE_PLACES])
+def test_huge_values_are_one_short_line(cli: CLI, args: list[str], digits: int) -> None:
+    """A size of thousands of digits, wherever a count is read, is refused in one short line."""
+    value = "1" + "0" * (digits - 1)
+    result = cli(*(a.replace("{}", value) for a in args))
+    assert result.code == 2 and result.out == ""
+    assert result.err.startswith("Error: ") and result.err.count("\n") == 1
+    assert len(result.err) < 300 and "too large" in result.err

@@ -337,7 +337,7 @@ def test_exit_3_names_the_extra(framework: str, blocked: str, extra: str) -> Non
     assert result.stdout == ""
     assert result.stderr == (
         f"Error: verifying with {framework} requires the {framework} package: "
-        f"pip install 'paramcount[{extra}]'\n"
+        f"pip install 'paramcount[{extra}]' (in a clone: pip install -e '.[{extra}]')\n"
     )
 
 
@@ -368,7 +368,7 @@ def test_all_frameworks_json_says_why_not_verified() -> None:
         "version": None,
         "match": None,
         "reason": "verifying with keras requires the keras package: "
-                  "pip install 'paramcount[keras]'",
+                  "pip install 'paramcount[keras]' (in a clone: pip install -e '.[keras]')",
         "refused": None,
         "total": None,
         "tensors": [],

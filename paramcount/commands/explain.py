@@ -20,7 +20,7 @@ from paramcount.spec import DType
 @output_options
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Also draw the depth chart to FILE.png or FILE.svg "
-                                 "(needs matplotlib: pip install 'paramcount[plot]').")
+                                 "(needs matplotlib, the 'plot' extra).")
 def explain(cell: str, output_format: str | None, as_json: bool, as_markdown: bool, dtype: str,
             plot_path: Path | None, **options: Any) -> None:
     """Explain a layer's count: formula, per-layer table, growth, depth chart and pitfalls."""
