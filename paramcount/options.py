@@ -7,13 +7,16 @@ layer is spelled the same way everywhere.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from paramcount.counts import CountError, parse_bytes, parse_count, parse_int
 from paramcount.errors import SpecError, quote
 from paramcount.spec import Cell, DType, Framework, LayerSpec, MergeMode
+
+if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -149,6 +152,11 @@ class Frameworks(click.ParamType):  # type: ignore[type-arg]
         """The choices, as click shows a Choice."""
         return "[" + "|".join(self.choices) + "]"
 
+    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str
+                       ) -> list[CompletionItem]:
+        """The choices that start with what was typed (after the last comma of a list)."""
+        return _complete(self.choices, incomplete, self.several)
+
     def convert(
         self, value: Any, param: click.Parameter | None, ctx: click.Context | None
     ) -> tuple[Framework, ...]:
@@ -188,6 +196,11 @@ class MergeModes(click.ParamType):  # type: ignore[type-arg]
 
     name = "mode[,mode...]"
 
+    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str
+                       ) -> list[CompletionItem]:
+        """The merge modes that start with what was typed (after the last comma)."""
+        return _complete(tuple(m.value for m in MergeMode), incomplete, True)
+
     def convert(
         self, value: Any, param: click.Parameter | None, ctx: click.Context | None
     ) -> tuple[MergeMode, ...]:
@@ -202,6 +215,17 @@ class MergeModes(click.ParamType):  # type: ignore[type-arg]
                 choices = "|".join(m.value for m in MergeMode)
                 self.fail(f"{quote(part.strip())} is not a merge mode ({choices})", param, ctx)
         return tuple(modes)
+
+
+def _complete(choices: tuple[str, ...], incomplete: str, several: bool
+              ) -> list[CompletionItem]:
+    """Shell completions of one choice, or of the last item of a comma list."""
+    from click.shell_completion import CompletionItem
+
+    head, _, last = incomplete.rpartition(",") if several else ("", "", incomplete)
+    prefix = head + "," if head else ""
+    return [CompletionItem(prefix + choice) for choice in choices
+            if choice.startswith(last.lower())]
 
 
 def layer_options(function: F) -> F:
