@@ -140,10 +140,11 @@ class Frameworks(click.ParamType):  # type: ignore[type-arg]
     are accepted and not listed.
     """
 
-    def __init__(self, allowed: tuple[Framework, ...] | None = None, several: bool = True
-                 ) -> None:
+    def __init__(self, allowed: tuple[Framework, ...] | None = None, several: bool = True,
+                 why_not: dict[Framework, str] | None = None) -> None:
         self.allowed = tuple(allowed) if allowed is not None else tuple(Framework)
         self.several = several
+        self.why_not = why_not or {}  # why a framework is left out, for the error naming it
         self.choices = (*(f.value for f in self.allowed),
                         *(("all",) if several and len(self.allowed) > 1 else ()))
         self.name = "|".join(self.choices) + (",..." if several else "")
@@ -174,7 +175,8 @@ class Frameworks(click.ParamType):  # type: ignore[type-arg]
             else:
                 framework = framework_named(part)
                 if framework is None or framework not in self.allowed:
-                    hint = _framework_hint(part, framework, self.allowed)
+                    hint = (f" ({self.why_not[framework]})" if framework in self.why_not
+                            else _framework_hint(part, framework, self.allowed))
                     self.fail(f"{quote(part.strip())} is not one of "
                               f"{', '.join(self.choices)}{hint}", param, ctx)
                 frameworks = (framework,)
@@ -260,7 +262,10 @@ def layer_options_for(
     and comma lists; ``single_cell`` offers ``--cell``. Omitted options take their defaults in
     :func:`layer_specs`.
     """
-    frameworks = tuple(f for f in frameworks if any(_offers(f, cell) for cell in cells))
+    why_not = {f: f"cell {cells[0].value} has no CuDNN layer in TF1: there are only CuDNNLSTM "
+                  "and CuDNNGRU" for f in frameworks
+               if not any(_offers(f, cell) for cell in cells)}
+    frameworks = tuple(f for f in frameworks if f not in why_not)
     default = frameworks[0] if Framework.TORCH not in frameworks else Framework.TORCH
     where = set(frameworks)
     decorators: list[Callable[[F], F]] = [
@@ -290,7 +295,7 @@ def layer_options_for(
                          help="LSTM projection size P (torch proj_size"
                          + (", tf1 num_proj" if Framework.TF1 in where else "") + "); 0 = none."))
     decorators.append(
-        click.option("--framework", "-f", type=Frameworks(frameworks, several),
+        click.option("--framework", "-f", type=Frameworks(frameworks, several, why_not),
                      default=default.value, show_default=True,
                      help=_framework_help(frameworks, several)))
     decorators.append(
