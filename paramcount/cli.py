@@ -65,14 +65,20 @@ class LazyGroup(click.Group):
         return super().resolve_command(ctx, args)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["--help"]})
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="paramcount")
 def cli() -> None:
     """Exact parameter counts of RNN / LSTM / GRU layers, explained tensor by tensor."""
 
 
 def _error(message: str, code: int) -> int:
-    click.echo(f"Error: {message}", err=True)
+    """Print ``message`` as one line on stderr (a value quoted whole is clipped) and return
+    ``code``."""
+    import re
+
+    line = " ".join(part.strip() for part in message.splitlines() if part.strip())
+    line = re.sub(r"\S{121,}", lambda m: f"{m[0][:60]}… ({len(m[0]):,} characters)", line)
+    click.echo(f"Error: {line}", err=True)
     return code
 
 
@@ -85,6 +91,20 @@ def run(argv: Sequence[str] | None = None) -> int:
     except click.exceptions.NoArgsIsHelpError as error:
         click.echo(error.ctx.get_help() if error.ctx else error.format_message())
         return 0
+    except click.NoSuchOption as error:
+        from paramcount.options import not_offered
+
+        command = error.ctx.command.name if error.ctx and error.ctx.command.name else ""
+        reason = not_offered(error.option_name, command)
+        if reason is None:
+            hint = f" (see '{error.ctx.command_path} --help')" if error.ctx else ""
+            return _error(error.format_message() + hint, 2)
+        return _error(reason, 2)
+    except click.BadParameter as error:
+        from paramcount.options import name_option_once
+
+        # The rule is in the message: no pointer to --help.
+        return _error(name_option_once(error).format_message(), 2)
     except click.UsageError as error:
         hint = f" (see '{error.ctx.command_path} --help')" if error.ctx else ""
         return _error(error.format_message() + hint, 2)

@@ -22,7 +22,16 @@ from paramcount.conventions import convlstm as convention
 from paramcount.conventions.base import Direction, Formula, Tensor
 from paramcount.errors import SpecError
 from paramcount.report import LayerTotal
-from paramcount.spec import DType, Framework, check_layers, coerce, positive
+from paramcount.spec import (
+    MAX_SIZE,
+    MAX_SIZE_TEXT,
+    DType,
+    Framework,
+    at_most,
+    check_layers,
+    coerce,
+    positive,
+)
 
 FRAMEWORKS = (Framework.KERAS, Framework.FLAX_LINEN)
 """Who has a ConvLSTM: Keras (ConvLSTM1D/2D/3D) and Flax linen (ConvLSTMCell)."""
@@ -55,7 +64,13 @@ def parse_kernel(text: str, rank: int) -> tuple[int, ...]:
             "{kernel} is not a kernel size: write positive sizes joined by x, e.g. 3x3",
             kernel=text,
         )
-    sizes = tuple(int(part) for part in compact.split("x"))
+    parts = compact.split("x")
+    if any(len(part) > len(str(MAX_SIZE)) or int(part) > MAX_SIZE for part in parts):
+        raise SpecError(
+            "{kernel} is too large: " + MAX_SIZE_TEXT,
+            kernel=text,
+        )
+    sizes = tuple(int(part) for part in parts)
     return sizes * rank if len(sizes) == 1 else sizes
 
 
@@ -112,6 +127,7 @@ def _validate(spec: ConvLSTMSpec) -> None:
     for size in spec.kernel:
         if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
             raise SpecError("{kernel} sizes must be positive integers", kernel=_text(spec.kernel))
+        at_most("kernel", size)
     if len(spec.kernel) != spec.rank:
         raise SpecError(
             f"{{kernel}} has {len(spec.kernel)} size{'s' if len(spec.kernel) > 1 else ''} "

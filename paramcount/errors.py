@@ -13,6 +13,79 @@ def api_label(field: str, value: object) -> str:
     return f"{field}={value!r}"
 
 
+def quote(text: str) -> str:
+    """``repr(text)``, with at most a few dozen characters of it.
+
+    >>> quote("12.5"), quote("9" * 5000)
+    ("'12.5'", "'999999999999999999999999'… (5,000 characters)")
+    """
+    if len(text) <= 40:
+        return repr(text)
+    return f"{text[:24]!r}… ({len(text):,} characters)"
+
+
+def number_text(value: int, keep: int = 24) -> str:
+    """``value`` with thousands separators, or its first and last digits when very long.
+
+    >>> number_text(1234567)
+    '1,234,567'
+    >>> number_text(10**2200)
+    '1000000000…0000000000 (2,201 digits)'
+    """
+    if value.bit_length() <= 3 * keep:  # at most ~22 digits: print it whole
+        return f"{value:,}"
+    sign = "-" if value < 0 else ""
+    magnitude = abs(value)
+    digits = int(magnitude.bit_length() * 0.30102999566398120) + 1
+    while digits > 1 and 10 ** (digits - 1) > magnitude:
+        digits -= 1
+    while 10**digits <= magnitude:
+        digits += 1
+    head = magnitude // 10 ** (digits - 10)
+    tail = magnitude % 10**10
+    return f"{sign}{head}…{tail:010d} ({digits:,} digits)"
+
+
+class _Shown:
+    """A long value standing in a message as its shortened text."""
+
+    def __init__(self, text: str, representation: str) -> None:
+        self.text = text
+        self.representation = representation
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return self.representation
+
+    def __format__(self, spec: str) -> str:
+        return self.text
+
+
+def shown(value: object) -> object:
+    """``value`` for a message: itself, or a stand-in quoting a few dozen characters of it.
+
+    >>> shown(10**5000)
+    1000000000…0000000000 (5,001 digits)
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 80:
+        text = number_text(value)
+        return _Shown(text, text)
+    if isinstance(value, str) and len(value) > 40:
+        return _Shown(quote(value)[1:].replace("'…", "…", 1), quote(value))
+    return value
+
+
+def install_hint(extra: str) -> str:
+    """How to install an extra, from an index and from a clone of the repository.
+
+    >>> install_hint("torch")
+    "pip install 'paramcount[torch]' (in a clone: pip install -e '.[torch]')"
+    """
+    return f"pip install 'paramcount[{extra}]' (in a clone: pip install -e '.[{extra}]')"
+
+
 class ParamcountError(Exception):
     """Base class of every error paramcount raises on purpose."""
 
@@ -36,7 +109,7 @@ class SpecError(ParamcountError, ValueError):
 
     def render(self, label: Label) -> str:
         """The message with every field named by ``label``."""
-        return self.template.format(**{k: label(k, v) for k, v in self.values.items()})
+        return self.template.format(**{k: label(k, shown(v)) for k, v in self.values.items()})
 
 
 class ConfigError(ParamcountError, ValueError):
@@ -54,7 +127,7 @@ class BackendUnavailable(ParamcountError, ImportError):
         super().__init__(
             message
             or f"verifying with {framework} requires the {framework} package: "
-            f"pip install 'paramcount[{extra}]'"
+            + install_hint(extra)
         )
 
 

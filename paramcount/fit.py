@@ -9,75 +9,17 @@ coefficients come from the convention itself by exact finite differences, the ro
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
-from decimal import Decimal
 
 from paramcount import conventions
+from paramcount.counts import parse_bytes as parse_bytes  # re-exported: budgets are read there
+from paramcount.counts import parse_count as parse_count
 from paramcount.errors import Mismatch, SpecError
 from paramcount.spec import DType, LayerSpec
-
-COUNT_SUFFIXES = {"": 1, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
-BYTE_SUFFIXES = {
-    "": 1, "B": 1,
-    "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
-    "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40,
-}
-_NUMBER = re.compile(
-    r"(?P<sign>[-+]?)(?P<number>[0-9][0-9_,]*(?:\.[0-9]+)?|\.[0-9]+)\s*(?P<suffix>[A-Za-z]*)"
-)
 
 
 class BudgetTooSmall(Mismatch):
     """Not even the smallest hidden size fits the budget (exit 1: a budget exceeded)."""
-
-
-def _parse(text: str, suffixes: dict[str, int], field: str, kind: str) -> int:
-    match = _NUMBER.fullmatch(text.strip())
-    units = "/".join(s.replace("I", "i") for s in suffixes if s)  # KiB, as people write it
-    example = "1.5M" if kind == "count" else "4MB or 4MiB"
-    if match is None or match["suffix"].upper() not in suffixes or (
-        "," in match["number"]
-        and not re.fullmatch(r"[0-9]{1,3}(,[0-9]{3})*(\.[0-9]+)?", match["number"])
-    ):
-        raise SpecError(
-            f"{{{field}}} is not a {kind}: write a number with an optional suffix {units}, "
-            f"e.g. {example}",
-            **{field: text},
-        )
-    number = Decimal(match["number"].replace("_", "").replace(",", ""))
-    value = number * suffixes[match["suffix"].upper()]
-    if match["sign"] == "-" or value == 0:
-        raise SpecError(f"{{{field}}} must be positive", **{field: text})
-    if value != value.to_integral_value():
-        noun = "parameters" if kind == "count" else "bytes"
-        raise SpecError(
-            f"{{{field}}} is {value.normalize():f} {noun}, not a whole number",
-            **{field: text},
-        )
-    return int(value)
-
-
-def parse_count(text: str, field: str = "max_params") -> int:
-    """A parameter count with an optional decimal suffix K, M, G or T.
-
-    >>> parse_count("1M"), parse_count("1.5k"), parse_count("250_000")
-    (1000000, 1500, 250000)
-    >>> parse_count("1.5.3M")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    paramcount.errors.SpecError: max_params='1.5.3M' is not a count: write a number with an ...
-    """
-    return _parse(text, COUNT_SUFFIXES, field, "count")
-
-
-def parse_bytes(text: str, field: str = "max_bytes") -> int:
-    """A size in bytes: a number with B, KB/MB/GB/TB (powers of 1000) or KiB/MiB/GiB/TiB (1024).
-
-    >>> parse_bytes("4MB"), parse_bytes("4MiB"), parse_bytes("512")
-    (4000000, 4194304, 512)
-    """
-    return _parse(text, BYTE_SUFFIXES, field, "size in bytes")
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,8 @@ def show(document: Document, output_format: str) -> None:
     elif use_rich():
         from paramcount.render.terminal import console, to_renderable
 
-        console().print(to_renderable(document))
+        terminal = console()
+        terminal.print(to_renderable(document, terminal.width))
     else:
         from paramcount.render.plain import to_text
 

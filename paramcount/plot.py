@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from paramcount.errors import BackendUnavailable, ConfigError
+from paramcount.errors import BackendUnavailable, ConfigError, install_hint
 from paramcount.report import Report, depth_limit, depth_table
 
 DEPTH = 8
@@ -20,7 +20,7 @@ class PlotUnavailable(BackendUnavailable):
 
     def __init__(self) -> None:
         super().__init__("matplotlib", "plot")
-        message = "--plot requires the matplotlib package: pip install 'paramcount[plot]'"
+        message = "--plot requires the matplotlib package: " + install_hint("plot")
         self.args = (message,)
         self.msg = message
 

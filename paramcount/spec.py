@@ -106,7 +106,8 @@ MAX_LAYERS = 10_000
 
 def check_layers(value: object) -> None:
     """num_layers must be a whole number from 1 to MAX_LAYERS."""
-    positive("num_layers", value)
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        positive("num_layers", value)
     assert isinstance(value, int)
     if value > MAX_LAYERS:
         raise SpecError(
@@ -122,12 +123,29 @@ def _flag(field: str, value: object, optional: bool = False) -> None:
         raise SpecError("{" + field + "} must be " + allowed, **{field: value})
 
 
+MAX_SIZE = 2**63 - 1
+"""The largest size or count accepted anywhere: what the frameworks' int64 sizes can hold."""
+
+MAX_SIZE_TEXT = f"at most {MAX_SIZE:,} (2^63 - 1, the most a framework's int64 sizes hold)"
+"""The rule, as error messages state it."""
+
+
 def positive(field: str, value: object) -> None:
-    """``value`` must be a whole number above 0."""
+    """``value`` must be a whole number from 1 to :data:`MAX_SIZE`."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise SpecError("{" + field + "} must be a whole number", **{field: value})
     if value <= 0:
         raise SpecError("{" + field + "} must be a positive integer", **{field: value})
+    at_most(field, value)
+
+
+def at_most(field: str, value: int) -> None:
+    """``value`` must not exceed :data:`MAX_SIZE` (2^63 - 1)."""
+    if value > MAX_SIZE:
+        raise SpecError(
+            "{" + field + "} is too large: " + MAX_SIZE_TEXT,
+            **{field: value},
+        )
 
 
 @dataclass(frozen=True)
@@ -191,7 +209,10 @@ class LayerSpec:
                 tuple(coerce(MergeMode, "merge_modes", m) for m in modes),
             )
         _validate(self)
-        if self.framework in _MERGING and self.bidirectional:
+        if self.framework not in _MERGING:
+            # "concat", stated explicitly, is what every other framework always does.
+            object.__setattr__(self, "merge_modes", None)
+        elif self.bidirectional:
             modes = self.merge_modes or (MergeMode.CONCAT,)
             if len(modes) == 1:
                 modes = modes * self.num_layers
@@ -274,6 +295,7 @@ def _validate(spec: LayerSpec) -> None:
     if spec.proj_size < 0:
         raise SpecError("{proj_size} must be 0 (no projection) or more",
                         proj_size=spec.proj_size)
+    at_most("proj_size", spec.proj_size)
     if spec.proj_size:
         if spec.framework not in (Framework.TORCH, Framework.TF1):
             raise SpecError(
@@ -302,7 +324,7 @@ def _validate(spec: LayerSpec) -> None:
             )
 
     if spec.merge_modes is not None:
-        if spec.framework not in _MERGING:
+        if spec.framework not in _MERGING and set(spec.merge_modes) != {MergeMode.CONCAT}:
             raise SpecError(
                 "{merge_modes} is a Keras Bidirectional option: "
                 + spec.framework.display_name

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from paramcount.counts import CountError, parse_int
+from paramcount.errors import quote
 from paramcount.options import WholeNumber
 from paramcount.spec import DType, LayerSpec
 
@@ -39,14 +41,12 @@ class Lengths(click.ParamType):  # type: ignore[type-arg]
         out = []
         for part in str(value).split(","):
             try:
-                out.append(int(part.strip(), 10))
-            except ValueError:
-                self.fail(
-                    f"{part.strip()!r} in {value!r} is not a whole number "
-                    "(give lengths like 7,3,1)",
-                    param,
-                    ctx,
-                )
+                out.append(parse_int(part, suffixes={"": 0}))
+            except CountError as error:
+                if "too large" in str(error):
+                    self.fail(str(error), param, ctx)
+                self.fail(f"{quote(part.strip())} in {quote(str(value))} is not a whole number "
+                          "(give lengths like 7,3,1)", param, ctx)
         return tuple(out)
 
 

@@ -16,7 +16,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--update-golden",
         action="store_true",
-        help="rewrite tests/golden/* and the command outputs in README.md / formulas.md",
+        help="rewrite tests/golden/* and the command outputs in README.md, formulas.md, docs/",
     )
 
 

@@ -117,7 +117,7 @@ BAD = [
     ("missing-hidden", ["lstm -i 3 -H 4", "lstm -i 28"],
      "argument 2 ('lstm -i 28'): Missing option '--hidden'"),
     ("bad-number", ["lstm -i x -H 4", "lstm -i 2 -H 4"],
-     "argument 1 ('lstm -i x -H 4'): Invalid value for '--input' / '-i': 'x' is not a whole"),
+     "argument 1 ('lstm -i x -H 4'): Invalid value for '--input': 'x' is not a whole"),
     ("bad-cell", ["lstm -i 3 -H 4", "lsmt -i 3 -H 4"], "argument 2 ('lsmt -i 3 -H 4'): "),
     ("spec-error", ["lstm -i 3 -H 4", "gru -i 3 -H 4 --proj 2"],
      "argument 2 ('gru -i 3 -H 4 --proj 2'): --proj 2 applies only to LSTM"),

@@ -137,7 +137,8 @@ BAD = [
     ("layers-zero", ["-L", "0"], "--layers 0 must be a positive integer"),
     ("flax-channels-first", ["-f", "flax-linen", "--data-format", "channels_first"],
      "--data-format channels_first is a Keras option"),
-    ("framework-onnx", ["-f", "onnx"], "'onnx' is not one of 'keras', 'flax-linen', 'all'"),
+    ("framework-onnx", ["-f", "onnx"], "'onnx' is not one of keras, flax-linen, all (ONNX is not "
+     "available to this command)"),
     ("format-unknown", ["--data-format", "nchw"], "'nchw' is not one of"),
 ]
 

@@ -175,7 +175,8 @@ def test_plot_without_matplotlib(cli: CLI, tmp_path: Path,
     result = cli(*Q1, "--plot", str(tmp_path / "x.png"))
     assert result.code == 3
     assert result.err == (
-        "Error: --plot requires the matplotlib package: pip install 'paramcount[plot]'\n"
+        "Error: --plot requires the matplotlib package: pip install 'paramcount[plot]' (in a "
+        "clone: pip install -e '.[plot]')\n"
     )
 
 

@@ -25,7 +25,9 @@ from tests.conftest import CLI
 from tests.test_compute import specs
 
 COUNTS = [("1M", 1_000_000), ("1.5k", 1_500), ("250_000", 250_000), ("2G", 2 * 10**9),
-          ("1,000K", 1_000_000), ("0.5M", 500_000), ("7", 7), (" 3 M ", 3_000_000)]
+          ("1,000K", 1_000_000), ("0.5M", 500_000), ("7", 7), (" 3 M ", 3_000_000),
+          ("1e6", 1_000_000), ("1.5e3K", 1_500_000), ("7B", 7 * 10**9),
+          ("1,000,000", 1_000_000), ("9223372036854775807", 2**63 - 1)]
 BYTES = [("4MB", 4_000_000), ("4MiB", 4 * 2**20), ("1 GiB", 2**30), ("512", 512),
          ("512B", 512), ("2kb", 2000), ("1.5KiB", 1536), ("3TB", 3 * 10**12)]
 
@@ -43,10 +45,13 @@ def test_parse_bytes(text: str, value: int) -> None:
 
 
 BAD_COUNTS = [
-    ("1.5.3M", "is not a count"), ("-5", "must be positive"), ("0", "must be positive"),
-    ("0.0M", "must be positive"), ("1.2345K", "is 1234.5 parameters, not a whole number"),
-    ("1MB", "is not a count"), ("M", "is not a count"), ("", "is not a count"),
-    ("1,00", "is not a count"), ("1e6", "is not a count"),
+    ("1.5.3M", "is not a whole number"), ("-5", "must be positive"), ("0", "must be positive"),
+    ("0.0M", "must be positive"), ("1.2345K", r"'1.2345K' is not a whole number \(1234.5\)"),
+    ("1MB", "is not a whole number"), ("M", "is not a whole number"),
+    ("", "is not a whole number"), ("1,00", "is not a whole number"),
+    ("1e-3", "is not a whole number"), ("1.5", "is not a whole number"),
+    ("9223372036854775808", "is too large"), ("1e19", "is too large"),
+    ("9" * 5000, r"'9{24}'… \(5,000 characters\) is too large"),
 ]
 
 
@@ -126,10 +131,13 @@ def test_too_small() -> None:
 
 
 CLI_ERRORS = [
-    (["--max-params", "1.5.3M"], 2, "--max-params 1.5.3M is not a count"),
-    (["--max-params", "-5"], 2, "--max-params -5 must be positive"),
-    (["--max-params", "0"], 2, "--max-params 0 must be positive"),
-    (["--max-bytes", "4M"], 2, "--max-bytes 4M is not a size in bytes"),
+    (["--max-params", "1.5.3M"], 2, "'--max-params': '1.5.3M' is not a whole number"),
+    (["--max-params", "-5"], 2, "'--max-params': '-5' must be positive"),
+    (["--max-params", "0"], 2, "'--max-params': '0' must be positive"),
+    (["--max-params", "2.5"], 2, "'--max-params': '2.5' is not a whole number"),
+    (["--max-params", "1e30"], 2, "'--max-params': '1e30' is too large"),
+    (["--max-bytes", "4M"], 2, "'--max-bytes': '4M' is not a size in bytes"),
+    (["--max-params", "1M", "-f", "torch,keras"], 2, "one framework at a time"),
     (["--max-params", "1M", "--max-bytes", "4MB"], 2, "give one budget"),
     ([], 2, "give one budget"),
     (["--max-params", "10"], 1, "no hidden size fits 10 parameters"),

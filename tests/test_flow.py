@@ -117,7 +117,11 @@ def test_shapes_command_without_verify(cli: CLI) -> None:
 
 BAD = [
     ("cell", ["lstm", "-i", "3", "-H", "4", "--cell"], "drop --cell"),
-    ("all", ["lstm", "-i", "3", "-H", "4", "-f", "all"], "--framework all"),
+    ("all", ["lstm", "-i", "3", "-H", "4", "-f", "all"],
+     "'all': this command answers for one framework at a time; give one of torch, keras"),
+    ("onnx", ["lstm", "-i", "3", "-H", "4", "-f", "onnx"],
+     "'onnx' is not one of torch, keras (ONNX is not available to this command)"),
+    ("peepholes", ["lstm", "-i", "3", "-H", "4", "--peepholes"], "--peepholes: peepholes are"),
     ("batch-zero", ["lstm", "-i", "3", "-H", "4", "--batch", "0"], "--batch"),
     ("seq-zero", ["lstm", "-i", "3", "-H", "4", "--seq-len", "0"], "--seq-len"),
     ("format", ["lstm", "-i", "3", "-H", "4", "--format", "yaml"], "'yaml' is not one of"),

@@ -282,8 +282,8 @@ def test_compare_is_pure_and_positional() -> None:
 
 @with_torch
 def test_torch_refusing_a_size_is_a_mismatch(cli: CLI) -> None:
-    """torch cannot build a layer past int64 sizes: that is reported, naming its error, exit 1."""
-    result = cli("lstm", "-i", "10", "-H", str(10**20), "--verify")
+    """torch cannot build a layer whose 4·H rows pass int64: reported, naming its error, exit 1."""
+    result = cli("lstm", "-i", "10", "-H", str(2**62), "--verify")
     assert result.code == 1
     assert "✗ PyTorch " in result.out
     assert " refused to build this layer: " in result.out
@@ -337,7 +337,7 @@ def test_exit_3_names_the_extra(framework: str, blocked: str, extra: str) -> Non
     assert result.stdout == ""
     assert result.stderr == (
         f"Error: verifying with {framework} requires the {framework} package: "
-        f"pip install 'paramcount[{extra}]'\n"
+        f"pip install 'paramcount[{extra}]' (in a clone: pip install -e '.[{extra}]')\n"
     )
 
 
@@ -368,7 +368,7 @@ def test_all_frameworks_json_says_why_not_verified() -> None:
         "version": None,
         "match": None,
         "reason": "verifying with keras requires the keras package: "
-                  "pip install 'paramcount[keras]'",
+                  "pip install 'paramcount[keras]' (in a clone: pip install -e '.[keras]')",
         "refused": None,
         "total": None,
         "tensors": [],

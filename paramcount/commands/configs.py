@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 
 import click
 
-from paramcount.errors import SpecError
-from paramcount.options import cli_label, layer_options, layer_specs
+from paramcount.errors import SpecError, quote
+from paramcount.options import cli_label, layer_options, layer_specs, name_option_once
 from paramcount.spec import Cell, LayerSpec
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -40,7 +40,7 @@ def specs_of(cell: str, options: dict[str, Any]) -> list[LayerSpec]:
 
 def parse_config(text: str, position: int) -> list[LayerSpec]:
     """Parse ``"lstm -i 28 -H 256 --framework keras"``; bad input names the argument."""
-    where = f"argument {position} ({text!r})"
+    where = f"argument {position} ({quote(text)})"
     try:
         args = shlex.split(text)
     except ValueError as error:
@@ -51,6 +51,8 @@ def parse_config(text: str, position: int) -> list[LayerSpec]:
     try:
         with _config.make_context("config", args) as ctx:
             options = dict(ctx.params)
+    except click.BadParameter as error:
+        raise click.UsageError(f"{where}: {name_option_once(error).format_message()}") from None
     except click.ClickException as error:
         raise click.UsageError(f"{where}: {error.format_message()}") from None
     cell = options.pop("cell")

@@ -12,11 +12,15 @@ from paramcount.convlstm import (
     parse_kernel,
 )
 from paramcount.errors import BackendUnavailable, SpecError
-from paramcount.options import WholeNumber, output_options, resolve_format, verify_option
+from paramcount.options import (
+    Frameworks,
+    WholeNumber,
+    output_options,
+    resolve_format,
+    verify_option,
+)
 from paramcount.output import show, show_json
 from paramcount.spec import DType, Framework
-
-_CHOICES = (*(f.value for f in FRAMEWORKS), "all")
 
 
 @click.command(name="convlstm")
@@ -36,8 +40,10 @@ _CHOICES = (*(f.value for f in FRAMEWORKS), "all")
 @click.option("--data-format", type=click.Choice([d.value for d in DataFormat]),
               default="channels_last", show_default=True,
               help="Keras data_format; channels_first changes what a Bidirectional stack reads.")
-@click.option("--framework", "-f", type=click.Choice(_CHOICES), default="keras",
-              show_default=True, help="Keras ConvLSTM{1,2,3}D or Flax linen ConvLSTMCell.")
+@click.option("--framework", "-f", type=Frameworks(FRAMEWORKS), default="keras",
+              show_default=True,
+              help="Keras ConvLSTM{1,2,3}D or Flax linen ConvLSTMCell, or both ('all'); "
+                   "'tensorflow' / 'tf.keras' are accepted too.")
 @output_options
 @verify_option("Build the real layers (Keras without allocating weights, Flax under "
                "jax.eval_shape) and check every tensor and the total; exit 1 on a mismatch, "
@@ -51,7 +57,7 @@ def convlstm(
     bidirectional: bool,
     bias: bool,
     data_format: str,
-    framework: str,
+    framework: tuple[Framework, ...],
     output_format: str | None,
     as_json: bool,
     as_markdown: bool,
@@ -68,7 +74,7 @@ def convlstm(
             kernel=kernel,
             rank=rank,
         )
-    frameworks = list(FRAMEWORKS) if framework == "all" else [Framework(framework)]
+    frameworks = list(framework)
     reports = [
         build_conv_report(
             ConvLSTMSpec(rank, input_channels, filters, sizes, num_layers, bidirectional, bias,

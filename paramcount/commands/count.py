@@ -9,7 +9,7 @@ import click
 
 from paramcount.options import (
     VERIFY_HELP,
-    layer_options,
+    layer_options_for,
     layer_specs,
     output_options,
     resolve_format,
@@ -36,7 +36,7 @@ def make_command(cell: Cell) -> click.Command:
     """The counting command for one cell type."""
 
     @click.command(name=cell.value, help=_HELP[cell])
-    @layer_options
+    @layer_options_for(cells=(cell,))
     @output_options
     @workload_options
     @verify_option(VERIFY_HELP[:-1] + "; with -T also the MACs, measured with torch's "

@@ -24,7 +24,7 @@ from paramcount.spec import DType
                    "reason, the formula.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Also draw the depth chart to FILE.png or FILE.svg "
-                                 "(needs matplotlib: pip install 'paramcount[plot]').")
+                                 "(needs matplotlib, the 'plot' extra).")
 def explain(cell: str, output_format: str | None, as_json: bool, as_markdown: bool, dtype: str,
             verify: bool, brief: bool, plot_path: Path | None, **options: Any) -> int:
     """Explain a layer's count: the answer first, then formula, tables, depth and pitfalls."""

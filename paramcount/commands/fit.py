@@ -6,8 +6,10 @@ from typing import Any
 
 import click
 
-from paramcount.fit import fit, parse_bytes, parse_count
+from paramcount.fit import fit
 from paramcount.options import (
+    ByteSize,
+    Count,
     WholeNumber,
     format_options,
     layer_options_but_hidden,
@@ -22,9 +24,10 @@ from paramcount.spec import Cell, DType
 @click.command(name="fit")
 @click.argument("cell", type=click.Choice([c.value for c in Cell]))
 @layer_options_but_hidden
-@click.option("--max-params", default=None, metavar="N",
-              help="Budget in parameters; K, M, G, T suffixes are powers of 1000 (1M).")
-@click.option("--max-bytes", default=None, metavar="SIZE",
+@click.option("--max-params", type=Count(), default=None,
+              help="Budget in parameters: 1_000_000, 1e6, 1.5M, 250K; K, M, G (or B), T are "
+                   "powers of 1000.")
+@click.option("--max-bytes", type=ByteSize(), default=None,
               help="Budget in bytes of --dtype: 4MB (10^6) or 4MiB (2^20), KB/GB/KiB/GiB...")
 @click.option("--dtype", type=click.Choice([d.value for d in DType]), default="fp32",
               show_default=True, help="Parameter storage type, for bytes.")
@@ -36,8 +39,8 @@ from paramcount.spec import Cell, DType
                "3 if not installed.")
 def fit_command(
     cell: str,
-    max_params: str | None,
-    max_bytes: str | None,
+    max_params: int | None,
+    max_bytes: int | None,
     dtype: str,
     round_to: int,
     output_format: str | None,
@@ -50,15 +53,11 @@ def fit_command(
     fmt = resolve_format(output_format, as_json, as_markdown)
     if (max_params is None) == (max_bytes is None):
         raise click.UsageError("give one budget: --max-params N or --max-bytes SIZE")
-    params = parse_count(max_params) if max_params is not None else None
-    size = parse_bytes(max_bytes) if max_bytes is not None else None
-    proj = options["proj_size"]
+    proj = options.get("proj_size", 0)
     hidden = proj + 1 if isinstance(proj, int) and proj > 0 else 1
-    specs = layer_specs(Cell(cell), {**options, "hidden_size": hidden})
-    if len(specs) != 1:
-        raise click.UsageError("--framework: fit solves for one framework at a time")
-    spec = specs[0]
-    answer = fit(spec, max_params=params, max_bytes=size, dtype=DType(dtype), round_to=round_to)
+    (spec,) = layer_specs(Cell(cell), {**options, "hidden_size": hidden})
+    answer = fit(spec, max_params=max_params, max_bytes=max_bytes, dtype=DType(dtype),
+                 round_to=round_to)
     outcomes = None
     if verify:
         from paramcount.report import build_report

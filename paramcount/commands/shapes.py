@@ -9,7 +9,7 @@ import click
 
 from paramcount.commands.configs import cell_argument, specs_of
 from paramcount.flow import flow as make_flow
-from paramcount.options import format_options, layer_options, resolve_format
+from paramcount.options import WholeNumber, format_options, layer_options_for, resolve_format
 from paramcount.output import show, show_json
 from paramcount.spec import Framework, LayerSpec
 
@@ -19,9 +19,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 def run_options(function: F) -> F:
     """--batch, --seq-len, --seed and the output formats of the commands that run a stack."""
     decorators = [
-        click.option("--batch", "-N", "batch", type=click.IntRange(min=1), default=3,
+        click.option("--batch", "-N", "batch", type=WholeNumber(minimum=1), default=3,
                      show_default=True, help="Sequences in the batch (N)."),
-        click.option("--seq-len", "-T", "seq_len", type=click.IntRange(min=1), default=5,
+        click.option("--seq-len", "-T", "seq_len", type=WholeNumber(minimum=1), default=5,
                      show_default=True, help="Time steps per sequence (T)."),
         click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True,
                      help="Seed of the random weights, input and initial states."),
@@ -32,27 +32,25 @@ def run_options(function: F) -> F:
 
 
 def one_spec(cell: str, options: dict[str, Any]) -> LayerSpec:
-    """The one layer stack asked for; ``--framework all`` and ``--cell`` are refused."""
-    frameworks = options["framework"]
-    if frameworks == "all" or (
-        not isinstance(frameworks, str)
-        and (len(frameworks) != 1 or frameworks[0] not in (Framework.TORCH, Framework.KERAS))
-    ):
-        chosen = (frameworks if isinstance(frameworks, str)
-                  else "all" if tuple(frameworks) == Framework.current()
-                  else ",".join(frameworks))
-        raise click.UsageError(f"--framework {chosen}: choose torch or keras")
-    spec = specs_of(cell, options)[0]
-    if spec.single_cell:
-        raise click.UsageError(
-            "--cell: a single-step cell has no sequence and no h_n; drop --cell"
-        )
-    return spec
+    """The one torch or Keras layer stack asked for (the option types admit nothing else)."""
+    specs = specs_of(cell, options)
+    assert len(specs) == 1 and specs[0].framework in RUN_FRAMEWORKS and not specs[0].single_cell
+    return specs[0]
+
+
+RUN_FRAMEWORKS = (Framework.TORCH, Framework.KERAS)
+"""The frameworks whose layers ``shapes --verify`` and ``trace`` run for real."""
+
+
+def run_layer_options(function: F) -> F:
+    """The layer options of a stack that runs for real: torch or Keras, no --cell."""
+    return layer_options_for(frameworks=RUN_FRAMEWORKS, several=False,
+                             single_cell=False)(function)
 
 
 @click.command(name="shapes")
 @cell_argument
-@layer_options
+@run_layer_options
 @run_options
 @click.option("--batch-first", is_flag=True,
               help="PyTorch batch_first=True: (N, T, …) input and output; h_n and c_n stay "

@@ -7,15 +7,15 @@ from typing import Any
 import click
 
 from paramcount.commands.configs import cell_argument
-from paramcount.commands.shapes import one_spec, run_options
-from paramcount.options import layer_options, resolve_format
+from paramcount.commands.shapes import one_spec, run_layer_options, run_options
+from paramcount.options import resolve_format
 from paramcount.output import show, show_json
 from paramcount.spec import Framework
 
 
 @click.command(name="trace")
 @cell_argument
-@layer_options
+@run_layer_options
 @run_options
 @click.option("--show-mistake", is_flag=True,
               help="Also run the common wrong rebuild (backward outputs not flipped back) and "

@@ -13,7 +13,6 @@ from paramcount.commands.count import check_flops, verdict_code
 from paramcount.options import (
     format_options,
     layer_options,
-    output_options,
     resolve_format,
     verify_option,
 )
@@ -81,7 +80,10 @@ def compute_command(cell: str, output_format: str | None, as_json: bool, as_mark
 @cell_argument
 @layer_options
 @memory_options(optimizer_default="adam")
-@output_options
+@click.option("--dtype", type=click.Choice([d.value for d in DType if d is not DType.INT8]),
+              default="fp32", show_default=True,
+              help="Storage type of the trained parameters (int8 weights are not trained).")
+@format_options()
 @verify_option("Build the real layer(s) and check every tensor and the total the memory is "
                "computed from; exit 1 on a mismatch, 3 if not installed.")
 def memory_command(cell: str, output_format: str | None, as_json: bool, as_markdown: bool,

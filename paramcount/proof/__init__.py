@@ -2,18 +2,34 @@
 
 One module per framework; each imports its framework inside functions only, so importing this
 package is free. ``guard`` refuses configurations too large to run for a demonstration.
+
+The flow these runs prove does not depend on size, so small runs prove it; ``guard`` bounds a
+run's work so that it finishes in seconds, and says which option to lower:
+
+- parameters (``MAX_PARAMETERS``) and the values of one layer's input or output sequence
+  (``MAX_ACTIVATIONS``), for memory;
+- layers × directions (``MAX_LAYER_RUNS``): each is built and run on its own;
+- time steps × layers × directions (``MAX_STEPS``): the steps run one after another, some
+  milliseconds each in Keras, tens of microseconds in PyTorch;
+- batch × time steps × parameters (``MAX_WORK``): the multiply-adds of one pass.
 """
 
 from __future__ import annotations
 
 from paramcount.errors import ConfigError
 from paramcount.report import build_report
-from paramcount.spec import LayerSpec
+from paramcount.spec import Framework, LayerSpec
 
 MAX_PARAMETERS = 20_000_000
 """The largest stack run for real: the flow does not depend on size, so small ones prove it."""
 MAX_ACTIVATIONS = 20_000_000
 """The largest number of values in one layer's input or output sequence that is allocated."""
+MAX_LAYER_RUNS = 32
+"""The most layer directions (layers × directions) built and run one by one."""
+MAX_STEPS = {Framework.TORCH: 20_000, Framework.KERAS: 200}
+"""The most sequential steps (time steps × layers × directions) run, per framework."""
+MAX_WORK = 2_000_000_000
+"""The most multiply-adds (batch × time steps × parameters) of one forward pass."""
 
 
 def guard(spec: LayerSpec, batch: int, seq_len: int) -> None:
@@ -36,6 +52,26 @@ def guard(spec: LayerSpec, batch: int, seq_len: int) -> None:
     widest = max(spec.input_size, 2 * spec.hidden_size)
     if batch * seq_len * widest > MAX_ACTIVATIONS:
         raise ConfigError(
-            f"--batch {batch} × --seq-len {seq_len} × width {widest} is too large to run "
+            f"--batch {batch:,} × --seq-len {seq_len:,} × width {widest:,} is too large to run "
             f"for real (limit {MAX_ACTIVATIONS:,} values); use a smaller batch or sequence"
+        )
+    runs = spec.num_layers * spec.directions
+    layers = f"--layers {spec.num_layers:,}" + (" × 2 directions" if spec.bidirectional else "")
+    if runs > MAX_LAYER_RUNS:
+        raise ConfigError(
+            f"{layers} = {runs:,} layers to build and run is more than a demonstration needs "
+            f"(limit {MAX_LAYER_RUNS}); the flow does not depend on depth, so use fewer --layers"
+        )
+    limit = MAX_STEPS[spec.framework]
+    if seq_len * runs > limit:
+        raise ConfigError(
+            f"--seq-len {seq_len:,} × {layers} = {seq_len * runs:,} sequential steps is too slow "
+            f"to run in {spec.framework.display_name} (limit {limit:,}); the flow does not "
+            f"depend on length, so use --seq-len {max(1, limit // runs):,} or less"
+        )
+    if batch * seq_len * total > MAX_WORK:
+        raise ConfigError(
+            f"--batch {batch:,} × --seq-len {seq_len:,} × {total:,} parameters = "
+            f"{batch * seq_len * total:,} multiply-adds is too much to run in seconds (limit "
+            f"{MAX_WORK:,}); use a smaller --batch, --seq-len, --hidden or --input"
         )

@@ -60,6 +60,7 @@ def tensor_table(
         rows,
         numeric=frozenset({input_label, "count"}),
         footer=("", "", "total", "", "", number(report.total)),
+        optional=(input_label, "direction", "layer"),
     )
     if verification is None:
         return table

@@ -14,6 +14,9 @@ class Table:
     numeric: frozenset[str] = frozenset()
     footer: tuple[str, ...] | None = None
     """A closing row such as the total, set apart from the body."""
+    optional: tuple[str, ...] = ()
+    """Columns a narrow terminal may leave out, the first named first (their content is
+    repeated elsewhere, e.g. the layer and direction are in every tensor's name)."""
 
 
 @dataclass(frozen=True)

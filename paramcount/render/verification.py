@@ -89,6 +89,7 @@ def with_verified_column(table: Table, outcome: Outcome) -> Table:
         tuple((*row, cell) for row, cell in zip(table.rows, cells, strict=True)),
         table.numeric,
         footer,
+        table.optional,
     )
 
 
@@ -117,6 +118,7 @@ def with_verdict_column(table: Table, outcomes: list[Outcome]) -> Table:
         ),
         table.numeric,
         table.footer,
+        table.optional,
     )
 
 

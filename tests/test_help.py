@@ -1,0 +1,164 @@
+"""Help shows what a command accepts, and nothing else: every option and choice is walked.
+
+For every command in ``paramcount.cli.COMMANDS`` and every option its help lists (each name,
+each ``--no-`` form, each choice), the test finds at least one valid invocation that uses it
+and exits 0. An option listed for a command that then refuses it in every context ("does not
+apply", "is a Keras option", ...) fails the test. A new option needs a sample value in
+``SAMPLES`` (or a click.Choice type) so that the walk can use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+import pytest
+
+from paramcount.cli import COMMANDS, cli
+from paramcount.options import Frameworks, MergeModes
+from paramcount.spec import MergeMode
+from tests.conftest import CLI
+
+SIZES = ["-i", "3", "-H", "4"]
+CONTEXTS = [
+    [], ["--bidir"], ["-f", "keras"], ["-f", "keras", "--bidir"], ["-f", "keras", "--bidir",
+                                                                    "-L", "2"],
+    ["-f", "onnx"], ["-f", "tf1"], ["-T", "5"], ["--optimizer", "adam", "--dtype", "bf16"],
+]
+"""Extra options that make an option meaningful: --merge-mode needs --bidir, and so on."""
+
+
+def bases(command: str, tmp_path: Path) -> list[list[str]]:
+    """Valid invocations of ``command`` that an option is added to, tried in turn."""
+    cells = ["lstm", "gru", "rnn"]
+    if command in ("rnn", "lstm", "gru"):
+        return [[command, *SIZES, *context] for context in CONTEXTS]
+    if command == "inspect":
+        pytest.importorskip("torch")
+        from tests.docfiles.inspect import make_encoder
+
+        make_encoder(tmp_path)
+        return [["inspect", str(tmp_path / "encoder.pt")], ["inspect"]]
+    if command in ("explain", "shapes", "trace", "compute", "memory"):
+        contexts = [c for c in CONTEXTS if command in ("explain", "compute", "memory") or (
+                    "onnx" not in c
+                    and "tf1" not in c and "-T" not in c and "--optimizer" not in c)]
+        return [[command, cell, *SIZES, *context] for cell in cells for context in contexts]
+    if command == "fit":
+        return [["fit", cell, "-i", "3", *budget, *context] for cell in cells
+                for budget in (["--max-params", "10K"], ["--max-bytes", "40KB"])
+                for context in CONTEXTS if "-H" not in context and "-T" not in context
+                and "--optimizer" not in context]
+    if command == "convlstm":
+        return [["convlstm", "--rank", "2", "-C", "1", "-F", "2", "-k", "3", *context]
+                for context in ([], ["--bidir"], ["-f", "keras"])]
+    if command == "compare":
+        return [["compare", "lstm -i 3 -H 4", "lstm -i 3 -H 8"], ["compare", "lstm -i 3 -H 4"]]
+    if command == "check":
+        config = tmp_path / "models.toml"
+        config.write_text('[models.tiny]\ntotal = 144\n'
+                          'layers = [{ kind = "lstm", input = 3, hidden = 4 }]\n')
+        return [["check", str(config)]]
+    raise AssertionError(f"add invocations of the new command {command!r} to bases()")
+
+
+SAMPLES = {
+    "input_size": "3", "hidden_size": "4", "num_layers": "2", "proj_size": "2",
+    "max_params": "10K", "max_bytes": "40KB", "round_to": "2", "seed": "1", "batch": "2",
+    "seq_len": "3", "lengths": "3,2", "kernel": "3", "input_channels": "2", "filters": "2",
+    "rank": "2",
+}
+"""A valid value for each option that takes one and is not a choice."""
+
+
+def values(option: click.Option, tmp_path: Path) -> Iterator[str]:
+    """Every value the help offers for ``option`` (each choice), or one sample value."""
+    kind = option.type
+    if isinstance(kind, Frameworks):
+        yield from kind.choices
+    elif isinstance(kind, MergeModes):
+        yield from (m.value for m in MergeMode)
+    elif isinstance(kind, click.Choice):
+        yield from (str(c) for c in kind.choices)
+    elif isinstance(kind, click.IntRange) and kind.min is not None and kind.max is not None \
+            and kind.max - kind.min < 5:
+        yield from (str(n) for n in range(int(kind.min), int(kind.max) + 1))
+    elif option.name == "plot_path":
+        yield str(tmp_path / "depth.svg")
+    elif option.name == "junit_file":
+        yield str(tmp_path / "report.xml")
+    elif option.name == "error_file":
+        from tests.docfiles.inspect import make_load_error
+
+        make_load_error(tmp_path)
+        yield str(tmp_path / "load_error.txt")
+    else:
+        assert option.name in SAMPLES, f"add a sample value of {option.opts[0]} to SAMPLES"
+        yield SAMPLES[option.name]
+
+
+def uses(command: click.Command, tmp_path: Path) -> Iterator[list[str]]:
+    """Every spelling the help lists: each name of each option, with each value it offers."""
+    for param in command.params:
+        if not isinstance(param, click.Option) or param.name == "help":
+            continue
+        assert param.help, f"{command.name} {param.opts[0]} has no help text"
+        if param.is_flag or param.count:
+            yield from ([name] for name in (*param.opts, *param.secondary_opts))
+            continue
+        for name in param.opts:
+            for value in values(param, tmp_path):
+                yield [name, value]
+
+
+def _command(name: str) -> click.Command:
+    command = cli.get_command(click.Context(cli), name)
+    assert command is not None
+    return command
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_every_listed_option_and_choice_is_accepted(
+    cli: CLI, name: str, tmp_path: Path
+) -> None:
+    """Each option and choice a command's help lists is accepted in some valid invocation."""
+    command = _command(name)
+    help_text = cli(name, "--help").out
+    invocations = bases(name, tmp_path)
+    for use in uses(command, tmp_path):
+        assert use[0] in help_text, f"{name} --help does not list {use[0]}"
+        errors = []
+        for base in invocations:
+            base = list(base)
+            if use[0] in ("--framework", "-f") and "-f" in base:
+                base[base.index("-f"):base.index("-f") + 2] = []
+            if name == "check":
+                (tmp_path / "models.toml").write_text(
+                    '[models.tiny]\ntotal = 144\n'
+                    'layers = [{ kind = "lstm", input = 3, hidden = 4 }]\n')
+            result = cli(*base, *use)
+            if result.code == 0:
+                break
+            errors.append(f"{' '.join(base + use)}: {result.err.strip()}")
+        else:
+            raise AssertionError(f"`{name}` lists {' '.join(use)} but refuses it:\n"
+                                 + "\n".join(errors[:4]))
+
+
+NOT_LISTED = [
+    ("gru", ["--nonlinearity", "--proj", "--peepholes"]),
+    ("lstm", ["--reset-after", "--nonlinearity"]),
+    ("rnn", ["--proj", "--peepholes", "--reset-after"]),
+    ("shapes", ["--cell", "--peepholes", "onnx", "flax-linen", "tf1"]),
+    ("trace", ["--cell", "--peepholes", "onnx", "flax-linen", "tf1"]),
+    ("fit", ["|all]", "--hidden"]),
+    ("convlstm", ["onnx", "torch"]),
+]
+
+
+@pytest.mark.parametrize(("name", "absent"), NOT_LISTED, ids=[n for n, _ in NOT_LISTED])
+def test_help_omits_what_the_command_refuses(cli: CLI, name: str, absent: list[str]) -> None:
+    """The options and frameworks a command refuses are not in its help."""
+    text = cli(name, "--help").out
+    assert [word for word in absent if word in text] == []
