@@ -217,7 +217,7 @@ class _Reader:
                 return {"True": True, "False": False, "None": None}[path]
             return self.lookup(path, env, line)
         if isinstance(node, (ast.Tuple, ast.List)):
-            items = []
+            items: list[Any] = []
             for element in node.elts:
                 if isinstance(element, ast.Starred):
                     inner = self.value(element.value, env)
@@ -372,7 +372,7 @@ class _Reader:
             if name in instantiated:
                 continue
             steps, notes, complete = self.instance(cls, (), (), scope.env, "")
-            if steps or cls.init is not None and _is_model_class(cls.node):
+            if steps or (cls.init is not None and _is_model_class(cls.node)):
                 self.blocks.append(Block(name, "module", cls.node.lineno, tuple(steps),
                                          tuple(notes), complete))
         self.blocks.sort(key=lambda b: b.line)
@@ -448,9 +448,7 @@ class _Reader:
                     f"line {node.lineno}: `if {_text(node.test)}` is not known; read its first "
                     "branch")
                 self.body(node.body, scope)
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            self.body(node.body, scope)
-        elif isinstance(node, ast.Try):
+        elif isinstance(node, (ast.With, ast.AsyncWith, ast.Try)):
             self.body(node.body, scope)
 
     def loop(self, node: ast.For, scope: _Scope) -> None:
@@ -905,9 +903,9 @@ def _nest(flat: list[ast.stmt]) -> ast.Module:
         else:
             current_class, current_def = None, None
             body.append(node)
-    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
-        if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and not node.body:
-            node.body = [ast.Pass(lineno=node.lineno, col_offset=0)]
+    for child in ast.walk(ast.Module(body=body, type_ignores=[])):
+        if isinstance(child, (ast.ClassDef, ast.FunctionDef)) and not child.body:
+            child.body = [ast.Pass(lineno=child.lineno, col_offset=0)]
     return ast.Module(body=body, type_ignores=[])
 
 
@@ -986,3 +984,19 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
         notes.insert(0, "the code does not parse as a whole: it was read one statement at "
                         "a time")
     return CodeReading(tuple(reader.blocks), mode, tuple(notes), frozenset(reader.frameworks))
+
+
+def layer_call(text: str, line: int) -> Call | None:
+    """One ``Class(args)`` expression (a line of a repr) read as a layer call, or None."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if not isinstance(node, ast.Call):
+        return None
+    ast.increment_lineno(node, line - 1)
+    try:
+        value = _Reader({}).value(node, {})
+    except (_Budget, RecursionError):
+        return None
+    return value if isinstance(value, Call) else None
