@@ -665,16 +665,25 @@ def compare(code: Sequence[Model], printed: Sequence[Model]) -> list[Disagreemen
     return found
 
 
+def expected_shapes(code: Model) -> dict[str, tuple[tuple[int, ...], Layer]]:
+    """The tensors the code's recurrent layers hold, by the names a dump would print: with the
+    attribute prefix (a whole model's dump), and bare for a model that is one layer."""
+    expected: dict[str, tuple[tuple[int, ...], Layer]] = {}
+    recurrent = [layer for layer in code.layers if layer.spec is not None]
+    for layer in recurrent:
+        assert layer.spec is not None
+        for tensor in conventions.tensors(layer.spec):
+            if layer.spec.framework is Framework.TORCH and layer.name:
+                expected[f"{layer.name}.{tensor.name}"] = (tensor.shape, layer)
+            if len(recurrent) == 1:
+                expected.setdefault(tensor.name, (tensor.shape, layer))
+    return expected
+
+
 def shape_disagreements(printed: Model, code: Model) -> list[Disagreement]:
     """Printed tensor shapes that differ from the code's recurrent layers' (transposed ones
     named as such)."""
-    expected: dict[str, tuple[tuple[int, ...], Layer]] = {}
-    for layer in code.layers:
-        if layer.spec is not None:
-            prefix = f"{layer.name}." if layer.name and layer.spec.framework is \
-                Framework.TORCH else ""
-            for tensor in conventions.tensors(layer.spec):
-                expected[prefix + tensor.name] = (tensor.shape, layer)
+    expected = expected_shapes(code)
     found = []
     for name, shape, line in printed.tensors:
         if name not in expected or expected[name][0] == shape:
@@ -703,6 +712,9 @@ def model_match(printed: Model, code: Sequence[Model]) -> Model | None:
     names = {layer.name for layer in _counted(printed)}
     for model in code:
         if names and names <= {layer.name for layer in model.layers}:
+            return model
+        if printed.tensors and any(name in expected_shapes(model)
+                                   for name, _, _ in printed.tensors):
             return model
     shown = [_base(layer.kind) for layer in _counted(printed)]
     for model in code:

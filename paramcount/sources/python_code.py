@@ -14,6 +14,7 @@ statement (or one balanced bracket expression) at a time.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 import textwrap
 from collections import ChainMap
@@ -480,6 +481,9 @@ class _Reader:
         if isinstance(value_node, ast.Call):
             callee = dotted(value_node.func)
             short = (callee or "").rsplit(".", 1)[-1]
+            if short in self.classes:
+                self.assign_value(name, self.value(value_node, scope.env), scope)
+                return
             if short == "Sequential":
                 self.sequential(name, value_node, scope)
                 return
@@ -501,7 +505,8 @@ class _Reader:
     def assign_value(self, name: str, value: Any, scope: _Scope) -> None:
         """Bind a name; a layer bound to a name is a model of its own unless used later."""
         scope.env[name] = value
-        if isinstance(value, Call) and value.name not in CONTAINERS:
+        if isinstance(value, Call) and (value.name not in CONTAINERS
+                                        or value.name in self.classes):
             scope.loose[name] = value
 
     def sequential(self, name: str, node: ast.Call, scope: _Scope) -> None:
@@ -605,7 +610,7 @@ class _Reader:
         for name, call in scope.loose.items():
             if name in scope.used or call.name in ("Input", "InputLayer"):
                 continue
-            if call.name in self.classes and call.name not in KNOWN:
+            if call.name in self.classes:
                 steps, notes, complete = self.instance(
                     self.classes[call.name], call.args, call.kwargs, scope.env, "")
                 self.blocks.append(Block(scope.prefix + name, "module", call.line,
@@ -705,7 +710,7 @@ class _Reader:
                     item[0], str) else (str(index), item)
                 self.attach(f"{attribute}.{key}", layer, scope, steps, prefix)
             return
-        if value.name in self.classes and value.name not in KNOWN:
+        if value.name in self.classes:
             inner, notes, complete = self.instance(
                 self.classes[value.name], value.args, value.kwargs, scope.env, "")
             steps += [Step(s.call, f"{prefix}{attribute}.{s.attribute}") for s in inner]
@@ -784,17 +789,18 @@ _TOP_LEVEL = re.compile(
     r"\(|model\s*=|\w+\s*=\s*(\w+\.)*(Sequential|Model|Input)\()")
 
 
-def reindent(lines: list[str]) -> str | None:
+def reindent(lines: list[str]) -> tuple[str, list[int]] | None:
     """Restore the indentation of a paste that lost it, from its ``class``/``def`` lines.
 
     ``class`` starts a top-level block; a ``def`` whose first parameter is ``self`` is a
     method of the class above; other lines belong to the innermost open ``def``, except
     those that only make sense at the top (imports, CONSTANTS, ``model = ...``,
     ``model.add``, ``print``). Loops and branches cannot be delimited, so their header lines
-    are dropped and their bodies read as if they ran once. Returns None when nothing was
-    indented differently (the paste was not indented at all).
+    are dropped and their bodies read as if they ran once (their lines are returned beside the
+    text). Returns None when nothing was indented differently.
     """
     out: list[str] = []
+    loops: list[int] = []
     in_class = False
     level = 0
     changed = False
@@ -818,11 +824,13 @@ def reindent(lines: list[str]) -> str | None:
         if _OPENER.match(line) and line.endswith(":"):
             out.append("")
             changed = True
+            if line.startswith(("for ", "while ")):
+                loops.append(len(out))
             continue
         if level and _TOP_LEVEL.match(line) and "self" not in line:
             in_class, level = False, 0
         out.append("    " * level + line)
-    return "\n".join(out) if changed else None
+    return ("\n".join(out), loops) if changed else None
 
 
 def statements(lines: list[str]) -> Iterator[tuple[int, str]]:
@@ -917,31 +925,34 @@ def _top_level_statement(node: ast.stmt) -> bool:
     return "self" not in text and _TOP_LEVEL.match(text) is not None
 
 
-def parse(text: str) -> tuple[ast.Module, str]:
-    """Parse ``text`` as written, else re-indented, else statement by statement."""
+def parse(text: str) -> tuple[ast.Module, str, list[int]]:
+    """Parse ``text`` as written, else re-indented, else statement by statement; with the
+    lines of loops whose bodies could not be delimited."""
     try:
-        return ast.parse(text), "parsed"
+        return ast.parse(text), "parsed", []
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         pass
     lines = text.splitlines()
     dedented = textwrap.dedent(text)
     if dedented != text:
         try:
-            return ast.parse(dedented), "parsed"
+            return ast.parse(dedented), "parsed", []
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             pass
     kept = [line if _is_code(line) else "" for line in lines]
     try:
-        return ast.parse("\n".join(kept)), "parsed"
+        return ast.parse("\n".join(kept)), "parsed", []
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         pass
     restored = reindent(kept)
     if restored is not None:
         try:
-            return ast.parse(restored), "reindented"
+            return ast.parse(restored[0]), "reindented", restored[1]
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             pass
-    return by_lines(kept), "lines"
+    loops = [n for n, line in enumerate(kept, 1)
+             if re.match(r"^\s*(for|while)\b.*:$", line.strip())]
+    return by_lines(kept), "lines", loops
 
 
 def _is_code(line: str) -> bool:
@@ -970,12 +981,18 @@ def _is_code(line: str) -> bool:
 def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeReading:
     """Every model the code in ``text`` builds, read without importing or running anything."""
     reader = _Reader(overrides or {})
-    tree, mode = parse(text)
+    tree, mode, loops = parse(text)
     try:
         reader.module(tree)
     except (_Budget, RecursionError):
         reader.notes.append("the code is too large or too deeply nested to read in full; "
                             "what was read before the limit is shown")
+    blocks = reader.blocks
+    if loops:
+        blocks = [dataclasses.replace(b, complete=False) for b in blocks]
+        reader.notes.append(
+            "line " + ", ".join(map(str, loops)) + ": a loop whose body the lost indentation "
+            "hides; its layers were read once, and no total is given")
     notes = list(reader.notes)
     if mode == "reindented":
         notes.insert(0, "the paste lost its indentation: it was re-indented from its class "
@@ -983,7 +1000,7 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
     elif mode == "lines":
         notes.insert(0, "the code does not parse as a whole: it was read one statement at "
                         "a time")
-    return CodeReading(tuple(reader.blocks), mode, tuple(notes), frozenset(reader.frameworks))
+    return CodeReading(tuple(blocks), mode, tuple(notes), frozenset(reader.frameworks))
 
 
 def layer_call(text: str, line: int) -> Call | None:
