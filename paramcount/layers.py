@@ -115,9 +115,9 @@ KNOWN = frozenset(
 )
 """Every class name the reader recognises as a layer or a container."""
 
-TORCH_ONLY = frozenset(TORCH_SIGNATURES) | TORCH_FREE - {"LSTM", "GRU", "RNN", "Embedding",
-                                                         "LSTMCell", "GRUCell", "ReLU",
-                                                         "LeakyReLU", "ELU", "Softmax"}
+TORCH_ONLY = (frozenset(TORCH_SIGNATURES) | TORCH_FREE) - {
+    "LSTM", "GRU", "RNN", "Embedding", "LSTMCell", "GRUCell", "ReLU", "LeakyReLU", "ELU",
+    "Softmax", "Flatten"}
 KERAS_ONLY = (frozenset(KERAS_SIGNATURES) | KERAS_KEEP_WIDTH | KERAS_FREE_RESHAPING) - {
     "LSTM", "GRU", "RNN", "Embedding", "LSTMCell", "GRUCell", "ReLU", "LeakyReLU", "ELU",
     "Softmax", "Flatten"}

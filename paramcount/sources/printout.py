@@ -57,7 +57,8 @@ class Printout:
 _BOX = str.maketrans({c: "  " for c in "│┃║|"})
 _COUNT = re.compile(r"^[\d,]+$")
 _TOTAL = re.compile(r"^\s*Total params:\s*([\d,]+)")
-_SHAPE = re.compile(r"\(([^()]*)\)|\[([^\[\]]*)\]")
+_SHAPE = re.compile(r"\(([^()]*)\)")
+_LIST = re.compile(r"\[([^\[\]()]*)\]")
 
 
 def _int(text: str) -> int | None:
@@ -66,10 +67,10 @@ def _int(text: str) -> int | None:
 
 
 def _dims(text: str) -> tuple[int | None, ...] | None:
-    match = _SHAPE.search(text)
+    match = _SHAPE.search(text) or _LIST.search(text)
     if match is None:
         return None
-    inner = match.group(1) if match.group(1) is not None else match.group(2)
+    inner = match.group(1)
     dims: list[int | None] = []
     for part in inner.split(","):
         part = part.strip()
