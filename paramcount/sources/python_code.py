@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import keyword
 import re
 import textwrap
 from collections import ChainMap
@@ -955,12 +956,31 @@ def parse(text: str) -> tuple[ast.Module, str, list[int]]:
     return by_lines(kept), "lines", loops
 
 
+_WORDS = re.compile(r"[A-Za-z']+(?: [A-Za-z']+){2,}")
+_STRING = re.compile(r"\"[^\"]*\"|'[^']*'")
+
+
+def _prose(line: str) -> bool:
+    """Three words in a row, none a Python keyword, outside strings: a sentence, not code."""
+    bare = _STRING.sub('""', line)
+    for run in _WORDS.finditer(bare):
+        streak = 0
+        for word in run.group(0).split():
+            streak = 0 if word in _KEYWORDS else streak + 1
+            if streak == 3:
+                return True
+    return False
+
+
+_KEYWORDS = frozenset(keyword.kwlist)
+
+
 def _is_code(line: str) -> bool:
     """Whether a line could be (part of) Python: prose and printout lines are not."""
     stripped = line.strip()
     if not stripped or stripped.startswith("#"):
         return True
-    if stripped.startswith("```"):
+    if stripped.startswith("```") or _prose(stripped):
         return False
     candidates = [stripped, stripped + " pass", stripped.rstrip(",([{") + "(x)"]
     if _bracket_balance(stripped) > 0:
@@ -978,9 +998,19 @@ def _is_code(line: str) -> bool:
     return False
 
 
+def _binary(text: str) -> bool:
+    """Whether more than 5% of a sample is control or replacement characters."""
+    sample = text[:100_000]
+    odd = sum(1 for c in sample if c == "\ufffd" or (ord(c) < 32 and c not in "\n\r\t\f"))
+    return odd * 20 > len(sample) > 0
+
+
 def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeReading:
     """Every model the code in ``text`` builds, read without importing or running anything."""
     reader = _Reader(overrides or {})
+    if _binary(text):
+        return CodeReading((), "none", ("the input looks like binary data, not text: no code "
+                                        "was read from it",))
     tree, mode, loops = parse(text)
     try:
         reader.module(tree)
