@@ -123,6 +123,10 @@ class Disagreement:
     printed: int
     computed: int
     reason: str
+    source: str = "printout"
+    """``printout`` (a printed count or shape) or ``question`` (a number stated in prose)."""
+    naive: bool = False
+    """Whether the number is the naive multiple the growth analysis explains."""
 
 
 @dataclass(frozen=True)
@@ -578,6 +582,12 @@ def _count(shape: tuple[int, ...]) -> int:
 def growth_reason(spec: LayerSpec) -> str | None:
     """The one-sentence reason a stack is not the naive multiple, from the report's growth
     analysis: ``naive 2 × 215,040 = 430,080 vs actual 561,152, because ...``."""
+    parts = growth_parts(spec)
+    return None if parts is None else f"{parts[0]}, because {parts[1]}"
+
+
+def growth_parts(spec: LayerSpec) -> tuple[str, str] | None:
+    """``naive 2 × 215,040 = 430,080 vs actual 561,152`` and why, from the growth analysis."""
     growth = build_report(spec).growth
     if growth is None or not growth.difference:
         return None
@@ -592,15 +602,17 @@ def growth_reason(spec: LayerSpec) -> str | None:
         because = (f"every layer after the first reads the previous layer's {hr} outputs, "
                    f"not the {spec.input_size} inputs")
         naive = f"naive {growth.multiplier} × {growth.baseline:,} = {growth.naive:,}"
-    return f"{naive} vs actual {growth.actual:,}, because {because}"
+    return f"{naive} vs actual {growth.actual:,}", because
 
 
 def alternatives(spec: LayerSpec) -> list[tuple[int, str]]:
     """Counts a reader might have expected instead of ``spec``'s, each with the reason."""
     found: list[tuple[int, str]] = []
     growth = build_report(spec).growth
-    if growth is not None and growth.difference:
-        found.append((growth.naive, f"the naive guess: {growth_reason(spec)}"))
+    parts = growth_parts(spec)
+    if growth is not None and parts is not None:
+        found.append((growth.naive, f"the naive {growth.multiplier} × {growth.baseline:,}; "
+                      f"{parts[1]}"))
     if spec.framework is Framework.KERAS and spec.cell is Cell.GRU:
         other = spec.replace(reset_after=not spec.reset_after)
         found.append((conventions.total(other), (
@@ -773,8 +785,12 @@ def stated_counts(lines: Sequence[str], claimed: set[int], code: Sequence[Model]
             for alternative, reason, layer in expected:
                 if value == alternative and value not in printed and layer.params is not None \
                         and value != layer.params:
-                    found.append(Disagreement(number, layer.name, value, layer.params,
-                                              f"stated in the question; {reason}"))
+                    assert layer.spec is not None
+                    growth = build_report(layer.spec).growth
+                    found.append(Disagreement(
+                        number, layer.name, value, layer.params,
+                        f"stated in the question: {reason}", "question",
+                        naive=growth is not None and value == growth.naive))
                     printed.add(value)
                     break
     return found

@@ -47,8 +47,10 @@ def test_answer_leads_with_the_numbers_and_the_reason(cli: CLI, question: Path) 
     assert result.code == 0, result.err
     first, second = result.out.splitlines()[:2]
     assert first == ("nn.LSTM(32, 128, num_layers=2, bidirectional=True): 561,152 parameters")
-    assert second.startswith("430,080 (line 1) vs 561,152 computed from the code: stated in "
-                             "the question; the naive guess: naive 2 × 215,040 = 430,080")
+    assert second == ("Naive 2 × 215,040 = 430,080 vs actual 561,152, because every layer "
+                      "after the first reads both directions' outputs, 2·128 = 256 inputs, "
+                      "not 128.")
+    assert "stated in the question: the naive 2 × 215,040" in result.out
     assert "paramcount lstm -i 32 -H 128 -L 2 --bidir" in result.out
     assert "n_classes (line 9): pass --set n_classes=N" in result.out
 
@@ -67,7 +69,7 @@ def test_markdown_is_post_ready(cli: CLI, question: Path) -> None:
     result = cli("read", str(question), "--markdown")
     lines = result.out.splitlines()
     assert lines[0] == "**nn.LSTM(32, 128, num_layers=2, bidirectional=True): 561,152 parameters**"
-    assert "naive 2 × 215,040 = 430,080" in lines[2]
+    assert lines[2].startswith("Naive 2 × 215,040 = 430,080 vs actual 561,152, because")
     assert "| model | layer | line |" in result.out
 
 

@@ -18,7 +18,10 @@ def _count(value: int | None) -> str:
 
 def _lead(answer: Answer) -> tuple[str, str]:
     """The title (the numbers) and the one-sentence reason."""
-    recurrent = [layer for _, layer in answer.recurrent]
+    found = answer.recurrent
+    if any(model.source == "code" for model, _ in found):
+        found = [(model, layer) for model, layer in found if model.source == "code"]
+    recurrent = [layer for _, layer in found]
     counted = [layer for layer in recurrent if layer.spec is not None]
     if counted:
         first = counted[0]
@@ -27,13 +30,22 @@ def _lead(answer: Answer) -> tuple[str, str]:
         if len(counted) > 1:
             title += f" (and {len(counted) - 1} more recurrent "
             title += "layer)" if len(counted) == 2 else "layers)"
+    elif recurrent and recurrent[0].printed is not None:
+        title = f"{recurrent[0].kind}: {number(recurrent[0].printed)} parameters (as printed)"
     elif recurrent:
-        title = f"{recurrent[0].kind}: {_count(recurrent[0].params)} parameters (printed)"
+        first = recurrent[0]
+        title = (f"{first.kind} ({first.name or 'layer'}): its count depends on "
+                 + ", ".join(m.name for m in first.missing))
     else:
         model = answer.models[0]
         title = f"{model.name}: {_count(model.total or model.printed_total)} parameters"
     if answer.disagreements:
         d = answer.disagreements[0]
+        layer = next((x for _, x in answer.recurrent if x.name == d.layer and x.spec), None)
+        if d.naive and layer is not None and layer.spec is not None:
+            sentence = growth_reason(layer.spec)
+            if sentence:
+                return title, sentence[0].upper() + sentence[1:] + "."
         where = f"line {d.line}" if d.line else d.layer
         reason = (f"{number(d.printed)} ({where}) vs {number(d.computed)} computed from the "
                   f"code: {d.reason}.")
@@ -48,7 +60,7 @@ def _lead(answer: Answer) -> tuple[str, str]:
         formula = conventions.formula(counted[0].spec)
         return title, f"{formula.symbolic} = {formula.substituted} = {number(formula.total)}."
     if answer.unresolved:
-        return title, "Some sizes are not in the paste: see below for what to pass."
+        return title, "Some sizes are not in the paste: give them with --set (see below)."
     return title, "Counts as printed."
 
 
@@ -193,7 +205,7 @@ def read_data(answer: Answer, details: bool = False) -> dict[str, Any]:
                        for u in answer.unresolved],
         "disagreements": [
             {"line": d.line, "layer": d.layer, "printed": d.printed, "computed": d.computed,
-             "reason": d.reason}
+             "reason": d.reason, "source": d.source}
             for d in answer.disagreements
         ],
         "notes": list(answer.notes),

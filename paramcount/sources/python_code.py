@@ -941,10 +941,11 @@ def parse(text: str) -> tuple[ast.Module, str, list[int]]:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             pass
     kept = [line if _is_code(line) else "" for line in lines]
-    try:
-        return ast.parse("\n".join(kept)), "parsed", []
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        pass
+    for candidate in dict.fromkeys(("\n".join(kept), textwrap.dedent("\n".join(kept)))):
+        try:
+            return ast.parse(candidate), "parsed", []
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass
     restored = reindent(kept)
     if restored is not None:
         try:
