@@ -165,9 +165,9 @@ def test_keras2_gru_summary_disagrees_for_the_old_default(keras_module: Any) -> 
         """)
     assert old.layers[1].count_params() == disagreement.printed
     assert new.layers[1].count_params() == disagreement.computed
-    printed = [m for m in answer.models if m.source == "keras-summary"][0]
+    printed = next(m for m in answer.models if m.source == "keras-summary")
     assert printed.printed_total == old.count_params()
-    gru = [layer for m, layer in answer.recurrent if m.source == "keras-summary"][0]
+    gru = next(layer for m, layer in answer.recurrent if m.source == "keras-summary")
     assert gru.spec is not None and gru.spec.reset_after is False and gru.spec.input_size == 64
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import keyword
+import keyword as python_keywords
 import re
 import textwrap
 from collections import ChainMap
@@ -973,7 +973,7 @@ def _prose(line: str) -> bool:
     return False
 
 
-_KEYWORDS = frozenset(keyword.kwlist)
+_KEYWORDS = frozenset(python_keywords.kwlist)
 
 
 def _is_code(line: str) -> bool:
