@@ -34,9 +34,17 @@ from paramcount.layers import (
     keras_count,
     torch_count,
 )
-from paramcount.report import build_report
+from paramcount.report import growth as growth_of
 from paramcount.sources.printout import Printout
-from paramcount.sources.python_code import MAX_TEXT, Block, Call, CodeReading, Unknown, read_code
+from paramcount.sources.python_code import (
+    MAX_TEXT,
+    Block,
+    Call,
+    CodeReading,
+    Unknown,
+    is_prose,
+    read_code,
+)
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity, coerce
 
 SCHEMA = "paramcount.read/1"
@@ -588,7 +596,7 @@ def growth_reason(spec: LayerSpec) -> str | None:
 
 def growth_parts(spec: LayerSpec) -> tuple[str, str] | None:
     """``naive 2 × 215,040 = 430,080 vs actual 561,152`` and why, from the growth analysis."""
-    growth = build_report(spec).growth
+    growth = growth_of(spec)
     if growth is None or not growth.difference:
         return None
     hr = spec.output_size
@@ -608,7 +616,7 @@ def growth_parts(spec: LayerSpec) -> tuple[str, str] | None:
 def alternatives(spec: LayerSpec) -> list[tuple[int, str]]:
     """Counts a reader might have expected instead of ``spec``'s, each with the reason."""
     found: list[tuple[int, str]] = []
-    growth = build_report(spec).growth
+    growth = growth_of(spec)
     parts = growth_parts(spec)
     if growth is not None and parts is not None:
         found.append((growth.naive, f"the naive {growth.multiplier} × {growth.baseline:,}; "
@@ -766,6 +774,11 @@ def stated_counts(lines: Sequence[str], claimed: set[int], code: Sequence[Model]
                   already: Sequence[Disagreement]) -> list[Disagreement]:
     """Counts the question states in prose that a wrong formula explains (naive growth, the
     other framework's biases, an old GRU default)."""
+    numbers = {number: [int(m.group(1).replace(",", "")) for m in _NUMBER.finditer(line)]
+               for number, line in enumerate(lines, 1)
+               if number not in claimed and (is_prose(line) or line.lstrip().startswith("#"))}
+    if not any(numbers.values()):
+        return []
     expected: list[tuple[int, str, Layer]] = []
     for model in code:
         for layer in model.layers:
@@ -786,7 +799,7 @@ def stated_counts(lines: Sequence[str], claimed: set[int], code: Sequence[Model]
                 if value == alternative and value not in printed and layer.params is not None \
                         and value != layer.params:
                     assert layer.spec is not None
-                    growth = build_report(layer.spec).growth
+                    growth = growth_of(layer.spec)
                     found.append(Disagreement(
                         number, layer.name, value, layer.params,
                         f"stated in the question: {reason}", "question",

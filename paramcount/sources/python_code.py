@@ -164,10 +164,14 @@ class _Reader:
 
     # -- names ------------------------------------------------------------------------------
 
-    def imports(self, tree: ast.AST) -> None:
-        """Record import aliases (``import torch.nn as nn``) without importing anything."""
+    def imports(self, tree: ast.AST) -> set[str]:
+        """Record import aliases (``import torch.nn as nn``) without importing anything; return
+        the names of everything called."""
+        called: set[str] = set()
         for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
+            if isinstance(node, ast.Call):
+                called.add((dotted(node.func) or "").rsplit(".", 1)[-1])
+            elif isinstance(node, ast.Import):
                 for alias in node.names:
                     self.aliases[alias.asname or alias.name.split(".")[0]] = (
                         alias.name if alias.asname else alias.name.split(".")[0])
@@ -176,6 +180,7 @@ class _Reader:
                 for alias in node.names:
                     self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
                 self._framework(node.module)
+        return called
 
     def _framework(self, module: str) -> None:
         top = module.split(".")[0]
@@ -358,14 +363,12 @@ class _Reader:
 
     def module(self, tree: ast.Module) -> None:
         """Read a whole module: classes, functions and top-level statements."""
-        self.imports(tree)
+        instantiated = self.imports(tree)
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 init = next((n for n in node.body if isinstance(n, ast.FunctionDef)
                              and n.name == "__init__"), None)
                 self.classes[node.name] = _Class(node, init)
-        called = {dotted(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
-        instantiated = {(c or "").rsplit(".", 1)[-1] for c in called}
         scope = _Scope({}, "")
         self.module_env = scope.env
         self.body(tree.body, scope, top=True)
@@ -961,7 +964,7 @@ _WORDS = re.compile(r"[A-Za-z']+(?: [A-Za-z']+){2,}")
 _STRING = re.compile(r"\"[^\"]*\"|'[^']*'")
 
 
-def _prose(line: str) -> bool:
+def is_prose(line: str) -> bool:
     """Three words in a row, none a Python keyword, outside strings: a sentence, not code."""
     bare = _STRING.sub('""', line)
     for run in _WORDS.finditer(bare):
@@ -981,7 +984,7 @@ def _is_code(line: str) -> bool:
     stripped = line.strip()
     if not stripped or stripped.startswith("#"):
         return True
-    if stripped.startswith("```") or _prose(stripped):
+    if stripped.startswith("```") or is_prose(stripped):
         return False
     candidates = [stripped, stripped + " pass", stripped.rstrip(",([{") + "(x)"]
     if _bracket_balance(stripped) > 0:
