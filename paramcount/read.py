@@ -295,6 +295,8 @@ def _recurrent(call: Call, attribute: str, framework: Framework, bound: Mapping[
     if missing:
         return Layer(attribute, kind, framework, call.line, missing=tuple(missing))
     nonlinearity = bound.get("nonlinearity") if torch and cell is Cell.RNN else None
+    if nonlinearity == "tanh":  # the default, left unset as LayerSpec leaves it
+        nonlinearity = None
     if not torch and cell is Cell.RNN and bound.get("activation") == "relu":
         nonlinearity = "relu"
     try:

@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from paramcount.read import Unreadable, read
 from paramcount.sources.python_code import MAX_TEXT
@@ -221,3 +223,51 @@ def test_help_documents_the_command(cli: CLI) -> None:
     assert result.code == 0
     for option in ("--set", "--json", "--markdown", "--details"):
         assert option in result.out
+
+
+def test_read_imports_no_framework(tmp_path: Path) -> None:
+    """Reading a paste of torch and Keras code loads neither framework, nor rich for JSON."""
+    import subprocess
+
+    paste = tmp_path / "paste.txt"
+    paste.write_text("import torch\nimport keras\nimport torch.nn as nn\nm = nn.GRU(3, 4)\n")
+    probe = (
+        "import contextlib, io, sys\nfrom paramcount.cli import run\n"
+        f"with contextlib.redirect_stdout(io.StringIO()): assert run(['read', {str(paste)!r}, "
+        "'--json']) == 0\n"
+        "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    loaded = set(out.stdout.split())
+    assert not loaded & {"torch", "keras", "tensorflow", "jax", "flax", "onnx", "rich"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    cell=st.sampled_from(["RNN", "LSTM", "GRU"]),
+    input_size=st.integers(1, 4096),
+    hidden_size=st.integers(2, 4096),
+    num_layers=st.integers(1, 6),
+    bidirectional=st.booleans(),
+    bias=st.booleans(),
+    indent=st.booleans(),
+)
+def test_constructor_text_reads_back_to_its_spec(
+    cell: str, input_size: int, hidden_size: int, num_layers: int, bidirectional: bool,
+    bias: bool, indent: bool,
+) -> None:
+    """Any torch RNN/LSTM/GRU written as code (keywords, positional, or inside a module whose
+    indentation was lost) reads back to the spec the convention describes."""
+    from paramcount import conventions
+    from paramcount.spec import LayerSpec
+
+    spec = LayerSpec(cell.lower(), input_size, hidden_size, num_layers=num_layers,  # type: ignore[arg-type]
+                     bidirectional=bidirectional, bias=bias)
+    call = conventions.describe(spec)
+    code = (f"import torch.nn as nn\nclass M(nn.Module):\n{'' if indent else '    '}"
+            f"def __init__(self):\n{'' if indent else '        '}self.rnn = {call}\n")
+    answer = read(code)
+    [(_, layer)] = answer.recurrent
+    assert layer.spec == spec
+    assert layer.params == conventions.total(spec)
