@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from paramcount import __version__, conventions
+from paramcount.found import cell_of
 from paramcount.read import SCHEMA, Answer, Layer, Model, command, growth_reason
 from paramcount.render.document import Block, Document, Math, Paragraph, Section, Table, number
 
@@ -142,10 +143,8 @@ def _merge(layer: Layer) -> Any:
 
 def recurrent_data(model: Model, layer: Layer, details: bool) -> dict[str, Any]:
     """One recurrent layer: its configuration in the framework's words, count and command."""
-    from paramcount.read import _cell_of
-
     spec = layer.spec
-    cell = spec.cell.value if spec else (c.value if (c := _cell_of(layer.kind)) else None)
+    cell = spec.cell.value if spec else (c.value if (c := cell_of(layer.kind)) else None)
     data: dict[str, Any] = {
         "model": model.name,
         "name": layer.name,
