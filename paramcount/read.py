@@ -173,12 +173,17 @@ def growth_parts(spec: LayerSpec) -> tuple[str, str] | None:
     return f"{naive} vs actual {growth.actual:,}", because
 
 
-def alternatives(spec: LayerSpec) -> list[tuple[int, str]]:
-    """Counts a reader might have expected instead of ``spec``'s, each with the reason."""
+def alternatives(spec: LayerSpec, printed: bool = False) -> list[tuple[int, str]]:
+    """Counts a reader might have expected instead of ``spec``'s, each with the reason.
+
+    ``printed``: the count comes from the framework's own printout, which follows its own
+    convention (so only a version default such as Keras' GRU ``reset_after`` explains it, not
+    a naive guess or the other framework's bias layout).
+    """
     found: list[tuple[int, str]] = []
     growth = growth_of(spec)
     parts = growth_parts(spec)
-    if growth is not None and parts is not None:
+    if growth is not None and parts is not None and not printed:
         found.append((growth.naive, f"the naive {growth.multiplier} × {growth.baseline:,}; "
                       f"{parts[1]}"))
     if spec.framework is Framework.KERAS and spec.cell is Cell.GRU:
@@ -190,6 +195,8 @@ def alternatives(spec: LayerSpec) -> list[tuple[int, str]]:
             if spec.reset_after else
             "Keras 2.3+ and Keras 3 default GRU to reset_after=True: two bias rows "
             f"(2, {spec.gate_rows}) per direction")))
+    if printed:
+        return found
     if spec.framework is Framework.TORCH and spec.bias:
         keras_like = conventions.total(spec) - spec.directions * spec.num_layers * spec.gate_rows
         found.append((keras_like, "the one-bias formula G·H·(I + H + 1) (Keras' layout); torch "
@@ -206,17 +213,17 @@ def alternatives(spec: LayerSpec) -> list[tuple[int, str]]:
 def explain_difference(computed: Layer, printed: int) -> str:
     """Why ``printed`` differs from what ``computed`` builds, as far as it can be told."""
     if computed.spec is not None:
-        for value, reason in alternatives(computed.spec):
+        for value, reason in alternatives(computed.spec, printed=True):
             if value == printed:
                 return reason
-        spec = computed.spec
-        if spec.framework in (Framework.KERAS, Framework.TF1_CUDNN):
-            from paramcount.sources.printout import solve_input
+        from paramcount.sources.printout import solve_input
 
-            widths = solve_input(printed, spec)
-            if widths:
-                return (f"the printed count fits an input width of {widths[0]}, but the code "
-                        f"gives it {spec.input_size}")
+        widths = solve_input(printed, computed.spec)
+        if widths:
+            return (f"the printed count fits an input width of {widths[0]}, but the code "
+                    f"gives it {computed.spec.input_size}")
+        if computed.spec.bias and conventions.total(computed.spec.replace(bias=False)) == printed:
+            return "the printed count is the layer without biases (bias=False / use_bias=False)"
     return "the code builds a different layer than the one printed"
 
 

@@ -52,6 +52,15 @@ SNIPPETS: dict[str, str] = {
         model.add(GRU(UNITS // 2, reset_after=False))
         model.add(Dense(3, use_bias=False))
         """,
+    "keras2-input-shape": """
+        from keras.models import Sequential
+        from keras.layers import LSTM, Dense, Dropout, TimeDistributed
+        model = Sequential()
+        model.add(LSTM(100, input_shape=(10, 8), return_sequences=True))
+        model.add(Dropout(0.5))
+        model.add(LSTM(50, return_sequences=True, use_bias=False))
+        model.add(TimeDistributed(Dense(1)))
+        """,
     "functional-merge-modes": """
         import keras
         from keras import layers

@@ -189,27 +189,37 @@ def printed(module: Any, how: str) -> str:
     return buffer.getvalue()
 
 
+def real_recurrent(module: Any) -> list[Any]:
+    """The torch RNN/LSTM/GRU modules of ``module``, in order."""
+    import torch.nn as nn
+
+    return [m for m in module.modules() if isinstance(m, nn.RNNBase)]
+
+
+@pytest.mark.parametrize("case", ["module-defaults-constants", "nested-submodule"])
 @pytest.mark.parametrize("how", ["repr", "torchinfo", "torchinfo-verbose", "named", "tuples",
                                  "bare"])
-def test_printouts_of_a_real_model(how: str) -> None:
-    """Printouts made by torch and torchinfo read back to the real total and, where they show
-    sizes, the real LSTM configuration."""
-    module = build(SNIPPETS["module-defaults-constants"][0], "Net()")
-    text = printed(module, how)
-    answer = read(text)
+def test_printouts_of_a_real_model(how: str, case: str) -> None:
+    """Printouts made by torch and torchinfo (nested modules too) read back to the real total
+    and, where they show sizes, the real configuration of every recurrent layer."""
+    code, expression, _ = SNIPPETS[case]
+    module = build(code, expression)
+    answer = read(printed(module, how))
     real = sum(p.numel() for p in module.parameters())
-    shown = [m for m in answer.models if m.source != "code"]
-    assert len(shown) == 1
-    model = shown[0]
+    [model] = [m for m in answer.models if m.source != "code"]
     assert (model.total if how == "repr" else model.printed_total) == real
-    recurrent = [layer for _, layer in answer.recurrent]
-    assert len(recurrent) == 1
-    assert recurrent[0].params == sum(p.numel() for p in module.lstm.parameters())
-    if how != "torchinfo":
-        spec = recurrent[0].spec
+    found = [layer for _, layer in answer.recurrent]
+    expected = real_recurrent(module)
+    assert [layer.params for layer in found] == [
+        sum(p.numel() for p in m.parameters()) for m in expected]
+    if how == "torchinfo":
+        return  # its rows show counts, not sizes
+    for layer, real_layer in zip(found, expected, strict=True):
+        spec = layer.spec
         assert spec is not None
         assert (spec.input_size, spec.hidden_size, spec.num_layers, spec.bidirectional) == (
-            32, 128, 2, True)
+            real_layer.input_size, real_layer.hidden_size, real_layer.num_layers,
+            real_layer.bidirectional)
 
 
 def test_code_and_printout_agree_without_disagreements() -> None:
@@ -222,6 +232,33 @@ def test_code_and_printout_agree_without_disagreements() -> None:
     assert set(answer.kinds) == {"code", "repr", "torchinfo"}
     assert not answer.disagreements
     assert {m.total for m in answer.models} == {sum(p.numel() for p in module.parameters())}
+
+
+def test_flattened_code_beside_its_torchinfo_table() -> None:
+    """Code whose indentation was lost, pasted with its torchinfo table: matched, counted,
+    nothing flagged."""
+    code, expression, _ = SNIPPETS["module-defaults-constants"]
+    module = build(code, expression)
+    flat = "\n".join(line.strip() for line in textwrap.dedent(code).splitlines())
+    answer = read(flat + "\n\n" + printed(module, "torchinfo-verbose"))
+    assert set(answer.kinds) == {"code", "torchinfo"}
+    assert not answer.disagreements
+    real = sum(p.numel() for p in module.parameters())
+    assert [m.total for m in answer.models] == [real, real]
+
+
+def test_printed_count_for_other_code_is_flagged() -> None:
+    """A torchinfo table printed for a different configuration than the pasted code: the LSTM
+    row is flagged with both counts."""
+    shown = build("import torch.nn as nn\nm = nn.LSTM(30, 64, 2)", "m")
+    code = "import torch.nn as nn\nlstm = nn.LSTM(32, 64, 2)\n"
+    answer = read(code + printed(shown, "torchinfo"))
+    [disagreement] = answer.disagreements
+    assert disagreement.printed == sum(p.numel() for p in shown.parameters())
+    assert disagreement.computed == sum(
+        p.numel() for p in build(code, "lstm").parameters())
+    assert disagreement.reason == ("the printed count fits an input width of 30, but the code "
+                                   "gives it 32")
 
 
 def test_a_transposed_shape_and_a_wrong_formula_are_flagged() -> None:

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from paramcount import conventions
 from paramcount.errors import SpecError
 from paramcount.sources.base import NamedTensor
 from paramcount.sources.python_code import Block, Call, Step, layer_call
@@ -162,6 +163,7 @@ def _torchinfo(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     rows: list[Row] = []
     title = "model"
     total = None
+    top: Row | None = None  # a module without children is its table's only row
     index = start + 1
     while index < len(lines) and index - start < 200_000:
         line = lines[index].rstrip()
@@ -182,6 +184,10 @@ def _torchinfo(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             cells = _cells(line)
             if cells and not rows:
                 title = cells[0].split(" ")[0]
+                count = _int(cells[-1]) if len(cells) > 1 else None
+                if count is not None and re.fullmatch(r"\w+", title):
+                    top = Row("", title, _dims(cells[1]) if len(cells) > 2 else None, count,
+                              index + 1, 0)
             index += 1
             continue
         depth = len(tree.group("indent")) // 5 + 1
@@ -199,6 +205,8 @@ def _torchinfo(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             rows[-1] = Row(previous.name, previous.type, previous.shape, previous.params,
                            previous.line, previous.depth, (*previous.tensors, (label, count)))
         index += 1
+    if not rows and top is not None:
+        rows = [top]
     if not rows:
         return None
     return Printout("torchinfo", title, first + 1, index, tuple(rows), total), index
@@ -310,37 +318,40 @@ def _bare(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
 
 
 def name_bare(sizes: Sequence[tuple[int, ...]]) -> list[tuple[str, tuple[int, ...]]]:
-    """Names for unnamed parameter shapes, so recognition can read them: each run shaped like
-    a torch RNN layer, (G·H, in), (G·H, H) and two (G·H,) biases, is named as one, a second
-    identical run in a row as its ``_reverse``; anything else is ``param{N}``."""
+    """Names for unnamed parameter shapes, so recognition can read them.
+
+    Each run shaped like a torch RNN layer — (G·H, in), (G·H, Hr) and two (G·H,) biases — is
+    named as one (``rnn0.weight_ih_l0``...). A second identical run right after the first is
+    its ``_reverse`` direction when the runs after the pair read 2·Hr (or nothing follows); a
+    1-layer bidirectional stack and a 2-layer one whose input equals its hidden size have the
+    same shapes and the same total, and are named as the former. Anything else is ``param{N}``.
+    """
     named: list[tuple[str, tuple[int, ...]]] = []
     index, group = 0, 0
     while index < len(sizes):
-        shape = sizes[index]
         run = _rnn_run(sizes, index)
-        if run:
-            layer_runs = [sizes[index:index + run]]
-            following = _rnn_run(sizes, index + run)
-            bidirectional = following == run and sizes[index + run:index + 2 * run] == \
-                layer_runs[0]
-            prefix = f"rnn{group}."
-            layer = 0
-            while run:
-                for reverse in (False, True) if bidirectional else (False,):
-                    suffix = f"_l{layer}" + ("_reverse" if reverse else "")
-                    roles = ["weight_ih", "weight_hh", "bias_ih", "bias_hh"][:run]
-                    named += [(f"{prefix}{role}{suffix}", sizes[index + k])
-                              for k, role in enumerate(roles)]
-                    index += run
-                layer += 1
-                nxt = _rnn_run(sizes, index)
-                if not nxt or sizes[index][0] != shape[0]:
-                    break
-                run = nxt
-            group += 1
+        if not run:
+            named.append((f"param{index}", sizes[index]))
+            index += 1
             continue
-        named.append((f"param{index}", shape))
-        index += 1
+        rows, hr = sizes[index][0], sizes[index + 1][1]
+        pair = tuple(sizes[index + run:index + 2 * run]) == tuple(sizes[index:index + run])
+        after = index + 2 * run
+        bidirectional = pair and (_rnn_run(sizes, after) == 0 or sizes[after][0] != rows
+                                  or sizes[after][1] == 2 * hr)
+        prefix, layer = f"rnn{group}.", 0
+        group += 1
+        while run and sizes[index][0] == rows:
+            directions = ("", "_reverse") if bidirectional else ("",)
+            if index + run * len(directions) > len(sizes):
+                break
+            for suffix in directions:
+                roles = ["weight_ih", "weight_hh", "bias_ih", "bias_hh"][:run]
+                named += [(f"{prefix}{role}_l{layer}{suffix}", sizes[index + k])
+                          for k, role in enumerate(roles)]
+                index += run
+            layer += 1
+            run = _rnn_run(sizes, index)
     return named
 
 
@@ -403,17 +414,16 @@ def _single_repr(line: str, index: int) -> tuple[Printout, int] | None:
 # -- inference --------------------------------------------------------------------------------
 
 def solve_input(printed: int, spec: LayerSpec) -> list[int]:
-    """The input widths I for which a one-layer Keras ``spec`` holds exactly ``printed``.
+    """The input width I for which ``spec`` holds exactly ``printed`` parameters, if any.
 
-    Per direction a layer holds G·H·(I + H + n·b), so I = printed / (D·G·H) − H − n·b when
-    that is a whole number above 0.
+    Only the first layer's input weights depend on I, so the count is linear in it:
+    count(I) = count(1) + (I − 1)·slope, with slope = count(2) − count(1) (D·G·H).
     """
-    d, gh, h = spec.directions, spec.gate_rows, spec.hidden_size
-    n = 2 if (spec.cell is Cell.GRU and spec.reset_after) or spec.framework is \
-        Framework.TF1_CUDNN else 1
-    if printed % (d * gh):
+    one = conventions.total(spec.replace(input_size=1))
+    slope = conventions.total(spec.replace(input_size=2)) - one
+    if slope <= 0 or (printed - one) % slope:
         return []
-    width = printed // (d * gh) - h - n * int(spec.bias)
+    width = 1 + (printed - one) // slope
     return [width] if width > 0 else []
 
 
