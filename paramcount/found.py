@@ -89,6 +89,9 @@ class Model:
     notes: tuple[str, ...] = ()
     tensors: tuple[tuple[str, tuple[int, ...], int], ...] = ()
     """A shape dump's tensors as printed: (name, shape, line)."""
+    stacks: tuple[LayerSpec, ...] = ()
+    """Keras: runs of alike recurrent layers, each feeding the next, as one stacked spec (its
+    count is the sum of theirs), so the growth analysis can explain the stack."""
 
     @property
     def total(self) -> int | None:
@@ -318,6 +321,7 @@ def code_models(reading: CodeReading) -> list[Model]:
         layers: list[Layer] = []
         widths: dict[str, int | None] = {}
         width: int | None = None
+        seen: dict[str, int] = {}
         for step in block.steps:
             call = step.call
             framework = framework_of(call, None) or _guess(call) or hint
@@ -328,7 +332,10 @@ def code_models(reading: CodeReading) -> list[Model]:
                     width = _declared_width(bound)
                     widths[step.target or ""] = width
                     continue
-                layer, width = _keras_layer(call, step.attribute, reads)
+                attribute = step.attribute
+                if block.kind in ("sequential", "functional"):
+                    attribute = keras_name(call, seen)
+                layer, width = _keras_layer(call, attribute, reads)
                 widths[step.target or ""] = width
             elif framework == TORCH:
                 layer = _torch_layer(call, step.attribute)
@@ -339,8 +346,53 @@ def code_models(reading: CodeReading) -> list[Model]:
             layers.append(layer)
         if layers:
             models.append(Model(block.name, "code", block.line, tuple(layers),
-                                complete=block.complete, notes=block.notes))
+                                complete=block.complete, notes=block.notes,
+                                stacks=tuple(stacks(layers))))
     return models
+
+
+def stacks(layers: Sequence[Layer]) -> list[LayerSpec]:
+    """Consecutive Keras recurrent layers alike but for their input, each reading the previous
+    one's output, as one multi-layer LayerSpec (merge modes kept per layer)."""
+    found: list[LayerSpec] = []
+    run: list[LayerSpec] = []
+
+    def close() -> None:
+        if len(run) > 1:
+            modes = tuple(m for spec in run for m in (spec.merge_modes or ()))
+            found.append(run[0].replace(num_layers=len(run), merge_modes=modes or None))
+        run.clear()
+
+    for layer in layers:
+        spec = layer.spec
+        if spec is None or spec.framework is not Framework.KERAS or spec.single_cell:
+            if layer.params:
+                close()
+            continue
+        if run:
+            last = run[-1]
+            out = last.hidden_size * (last.merge_modes[-1].width_factor
+                                      if last.merge_modes else 1)
+            alike = all(getattr(spec, f) == getattr(last, f) for f in (
+                "cell", "hidden_size", "bidirectional", "bias", "reset_after", "nonlinearity"))
+            if not alike or spec.input_size != out:
+                close()
+        run.append(spec)
+    close()
+    return found
+
+
+def keras_name(call: Call, seen: dict[str, int]) -> str:
+    """The name Keras gives a layer in a fresh session: its ``name=`` argument, else its class in
+    snake case, numbered from the second of a kind (``bidirectional``, ``bidirectional_1``)."""
+    given = call.keywords.get("name")
+    if isinstance(given, str):
+        return given
+    snake = re.sub(r"([a-z])([A-Z])", r"\1_\2",
+                   re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", call.name)).lower()
+    count = seen.get(snake, 0)
+    seen[snake] = count + 1
+    return f"{snake}_{count}" if count else snake
 
 
 # -- printouts -> models -------------------------------------------------------------------

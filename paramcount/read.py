@@ -9,6 +9,7 @@ reason. Pure: nothing is imported or run, no framework is loaded.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -66,6 +67,10 @@ class Answer:
     disagreements: tuple[Disagreement, ...]
     notes: tuple[str, ...] = ()
     overrides: tuple[tuple[str, int], ...] = field(default=())
+    title: str = ""
+    """The numbers: ``nn.LSTM(32, 128, ...): 561,152 parameters``."""
+    reason: str = ""
+    """The one-sentence reason: ``Naive 2 × 215,040 = 430,080 vs actual 561,152, because ...``."""
 
     @property
     def recurrent(self) -> list[tuple[Model, Layer]]:
@@ -132,8 +137,10 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
         raise NothingFound(f"nothing countable found in {source}: no recurrent, linear, "
                            "embedding or convolution layer in code, summary, repr or shape "
                            "dump")
-    return Answer(source, kinds, tuple(models), tuple(unresolved), tuple(disagreements),
-                  reading.notes, tuple(sorted((overrides or {}).items())))
+    answer = Answer(source, kinds, tuple(models), tuple(unresolved), tuple(disagreements),
+                    reading.notes, tuple(sorted((overrides or {}).items())))
+    title, reason = headline(answer)
+    return dataclasses.replace(answer, title=title, reason=reason)
 
 
 def _unresolved(models: Sequence[Model], overrides: Mapping[str, int]) -> list[Missing]:
@@ -374,3 +381,69 @@ def stated_counts(lines: Sequence[str], claimed: set[int], code: Sequence[Model]
                     printed.add(value)
                     break
     return found
+
+
+# -- the headline ------------------------------------------------------------------------------
+
+def headline(answer: Answer) -> tuple[str, str]:
+    """The answer's title (the numbers) and its one-sentence reason: the growth analysis of the
+    first stack, the first disagreement, or the formula with its numbers."""
+    found = answer.recurrent
+    if any(model.source == "code" for model, _ in found):
+        found = [(model, layer) for model, layer in found if model.source == "code"]
+    recurrent = [layer for _, layer in found]
+    counted = [layer for layer in recurrent if layer.spec is not None]
+    stack = next((spec for model in answer.models if model.source == "code"
+                  for spec in model.stacks), None)
+    if stack is not None:
+        title = f"{conventions.describe(stack)}: {_number(conventions.total(stack))} parameters"
+        if not answer.disagreements and (sentence := growth_reason(stack)):
+            return title, sentence[0].upper() + sentence[1:] + "."
+    elif counted:
+        first = counted[0]
+        assert first.spec is not None and first.params is not None
+        title = f"{conventions.describe(first.spec)}: {_number(first.params)} parameters"
+        if len(counted) > 1:
+            title += f" (and {len(counted) - 1} more recurrent "
+            title += "layer)" if len(counted) == 2 else "layers)"
+    elif recurrent and recurrent[0].printed is not None:
+        title = f"{recurrent[0].kind}: {_number(recurrent[0].printed)} parameters (as printed)"
+    elif recurrent:
+        first = recurrent[0]
+        title = (f"{first.kind} ({first.name or 'layer'}): its count depends on "
+                 + ", ".join(m.name for m in first.missing))
+    else:
+        model = answer.models[0]
+        title = f"{model.name}: {_maybe(model.total or model.printed_total)} parameters"
+    if answer.disagreements:
+        d = answer.disagreements[0]
+        layer = next((x for _, x in answer.recurrent if x.name == d.layer and x.spec), None)
+        if d.naive and layer is not None and layer.spec is not None:
+            sentence = growth_reason(layer.spec)
+            if sentence:
+                return title, sentence[0].upper() + sentence[1:] + "."
+        where = f"line {d.line}" if d.line else d.layer
+        reason = (f"{_number(d.printed)} ({where}) vs {_number(d.computed)} computed from the "
+                  f"code: {d.reason}.")
+        return title, reason
+    specs = [layer.spec for layer in counted if layer.spec is not None]
+    specs += [spec for model in answer.models for spec in model.stacks]
+    for spec in specs:
+        sentence = growth_reason(spec)
+        if sentence:
+            return title, sentence[0].upper() + sentence[1:] + "."
+    if counted:
+        assert counted[0].spec is not None
+        formula = conventions.formula(counted[0].spec)
+        return title, f"{formula.symbolic} = {formula.substituted} = {_number(formula.total)}."
+    if answer.unresolved:
+        return title, "Some sizes are not in the paste: give them with --set (see below)."
+    return title, "Counts as printed."
+
+
+def _number(value: int) -> str:
+    return f"{value:,}"
+
+
+def _maybe(value: int | None) -> str:
+    return "?" if value is None else f"{value:,}"

@@ -9,7 +9,7 @@ from typing import Any
 
 from paramcount import __version__, conventions
 from paramcount.found import cell_of
-from paramcount.read import SCHEMA, Answer, Layer, Model, command, growth_reason
+from paramcount.read import SCHEMA, Answer, Layer, Model, command
 from paramcount.render.document import Block, Document, Math, Paragraph, Section, Table, number
 
 
@@ -17,58 +17,10 @@ def _count(value: int | None) -> str:
     return "?" if value is None else number(value)
 
 
-def _lead(answer: Answer) -> tuple[str, str]:
-    """The title (the numbers) and the one-sentence reason."""
-    found = answer.recurrent
-    if any(model.source == "code" for model, _ in found):
-        found = [(model, layer) for model, layer in found if model.source == "code"]
-    recurrent = [layer for _, layer in found]
-    counted = [layer for layer in recurrent if layer.spec is not None]
-    if counted:
-        first = counted[0]
-        assert first.spec is not None and first.params is not None
-        title = f"{conventions.describe(first.spec)}: {number(first.params)} parameters"
-        if len(counted) > 1:
-            title += f" (and {len(counted) - 1} more recurrent "
-            title += "layer)" if len(counted) == 2 else "layers)"
-    elif recurrent and recurrent[0].printed is not None:
-        title = f"{recurrent[0].kind}: {number(recurrent[0].printed)} parameters (as printed)"
-    elif recurrent:
-        first = recurrent[0]
-        title = (f"{first.kind} ({first.name or 'layer'}): its count depends on "
-                 + ", ".join(m.name for m in first.missing))
-    else:
-        model = answer.models[0]
-        title = f"{model.name}: {_count(model.total or model.printed_total)} parameters"
-    if answer.disagreements:
-        d = answer.disagreements[0]
-        layer = next((x for _, x in answer.recurrent if x.name == d.layer and x.spec), None)
-        if d.naive and layer is not None and layer.spec is not None:
-            sentence = growth_reason(layer.spec)
-            if sentence:
-                return title, sentence[0].upper() + sentence[1:] + "."
-        where = f"line {d.line}" if d.line else d.layer
-        reason = (f"{number(d.printed)} ({where}) vs {number(d.computed)} computed from the "
-                  f"code: {d.reason}.")
-        return title, reason
-    for layer in counted:
-        assert layer.spec is not None
-        sentence = growth_reason(layer.spec)
-        if sentence:
-            return title, sentence[0].upper() + sentence[1:] + "."
-    if counted:
-        assert counted[0].spec is not None
-        formula = conventions.formula(counted[0].spec)
-        return title, f"{formula.symbolic} = {formula.substituted} = {number(formula.total)}."
-    if answer.unresolved:
-        return title, "Some sizes are not in the paste: give them with --set (see below)."
-    return title, "Counts as printed."
-
-
 def read_document(answer: Answer, details: bool = False) -> Document:
     """The answer: the numbers and the reason first, then layers, models, disagreements,
     unresolved names, notes and (with ``details``) every tensor."""
-    title, reason = _lead(answer)
+    title, reason = answer.title, answer.reason
     sections: list[Section] = []
     rows = []
     for model, layer in answer.recurrent:

@@ -442,6 +442,9 @@ class _Reader:
             self.expression_call(node.value, scope)
         elif isinstance(node, ast.For):
             self.loop(node, scope)
+        elif isinstance(node, ast.Return) and isinstance(node.value, ast.Call) and (
+                (dotted(node.value.func) or "").rsplit(".", 1)[-1] in ("Model", "Functional")):
+            self.model("", node.value, scope)
         elif isinstance(node, ast.If):
             test = self.value(node.test, scope.env)
             if isinstance(test, bool):
@@ -607,8 +610,8 @@ class _Reader:
             if len(steps) == 1 and steps[0].call.name == "Input":
                 continue
             name, line = scope.models.get(root, (root.strip("<>"), steps[0].call.line))
-            self.blocks.append(Block(scope.prefix + name, "functional", line, tuple(steps),
-                                     tuple(scope.notes), not scope.incomplete))
+            self.blocks.append(Block((scope.prefix + name).strip("."), "functional", line,
+                                     tuple(steps), tuple(scope.notes), not scope.incomplete))
         for name, call in scope.loose.items():
             if name in scope.used or call.name in ("Input", "InputLayer"):
                 continue

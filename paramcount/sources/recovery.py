@@ -26,24 +26,30 @@ def reindent(lines: list[str]) -> tuple[str, list[int]] | None:
     """Restore the indentation of a paste that lost it, from its ``class``/``def`` lines.
 
     ``class`` starts a top-level block; a ``def`` whose first parameter is ``self`` is a
-    method of the class above; other lines belong to the innermost open ``def``, except
-    those that only make sense at the top (imports, CONSTANTS, ``model = ...``,
-    ``model.add``, ``print``). Loops and branches cannot be delimited, so their header lines
-    are dropped and their bodies read as if they ran once (their lines are returned beside the
-    text). Returns None when nothing was indented differently.
+    method of the class above; other lines belong to the innermost open ``def`` until its
+    ``return``, except that a method ends at a line that only makes sense at the top (imports,
+    CONSTANTS, ``model = ...``, ``model.add``, ``print``). Loops and branches cannot be
+    delimited, so their header lines are dropped and their bodies read as if they ran once
+    (their lines are returned beside the text). Returns None when nothing was re-indented.
     """
     out: list[str] = []
     loops: list[int] = []
     in_class = False
     level = 0
     changed = False
+    returned = False
+    depth = 0
     for raw in lines:
         line = raw.strip()
+        if depth > 0:  # inside brackets: indentation means nothing
+            out.append("    " * level + line)
+            depth += _bracket_balance(line)
+            continue
         if not line or line.startswith("#"):
             out.append("")
             continue
         if line.startswith("class ") and line.endswith(":"):
-            in_class, level = True, 1
+            in_class, level, returned = True, 1, False
             out.append(line)
             continue
         if line.startswith(("def ", "async def ")) and line.endswith(":"):
@@ -51,8 +57,7 @@ def reindent(lines: list[str]) -> tuple[str, list[int]] | None:
             if not method:
                 in_class = False
             out.append(("    " if method else "") + line)
-            level = 2 if method else 1
-            changed = True
+            level, returned, changed = (2 if method else 1), False, True
             continue
         if _OPENER.match(line) and line.endswith(":"):
             out.append("")
@@ -60,9 +65,11 @@ def reindent(lines: list[str]) -> tuple[str, list[int]] | None:
             if line.startswith(("for ", "while ")):
                 loops.append(len(out))
             continue
-        if level and _TOP_LEVEL.match(line) and "self" not in line:
-            in_class, level = False, 0
+        if returned or (level == 2 and _TOP_LEVEL.match(line) and "self" not in line):
+            in_class, level, returned = False, 0, False
         out.append("    " * level + line)
+        depth = max(_bracket_balance(line), 0)
+        returned = level > 0 and re.match(r"^return\b", line) is not None
     return ("\n".join(out), loops) if changed else None
 
 
