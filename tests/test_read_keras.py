@@ -197,3 +197,36 @@ def test_keras2_wrapped_names_and_solved_widths(keras_module: Any) -> None:
     assert [layer.name for _, layer in answer.recurrent] == ["bidirectional", "bidirectional_1"]
     assert [layer.params for _, layer in answer.recurrent] == [
         x.count_params() for x in real.layers[1:3]]
+
+
+def test_flattened_function_in_a_fence_beside_its_summary(keras_module: Any) -> None:
+    """A question with a fenced, indentation-lost model function, prose, and the model's Keras 3
+    summary: the code is read, matched with the summary, nothing is flagged, and the answer
+    leads with the stack's growth."""
+    code = """
+        import keras
+        from keras import layers
+        def build_model(vocab_size=2000, embed_dim=32):
+            inputs = keras.Input(shape=(None,), dtype="int32")
+            x = layers.Embedding(vocab_size, embed_dim)(inputs)
+            x = layers.Bidirectional(layers.LSTM(24, return_sequences=True))(x)
+            x = layers.Bidirectional(layers.LSTM(24))(x)
+            outputs = layers.Dense(1, activation="sigmoid")(x)
+            return keras.Model(inputs, outputs)
+        model = build_model()
+        """
+    real = build(code)
+    flat = "\n".join(line.strip() for line in textwrap.dedent(code).splitlines()
+                     if not line.strip().startswith("model ="))
+    paste = (f"Why is my second layer bigger than the first?\n\n```python\n{flat}\n```\n\n"
+             f"{summary(real)}")
+    answer = read(paste)
+    assert set(answer.kinds) == {"code", "keras-summary"}
+    assert not answer.disagreements
+    [from_code] = [m for m in answer.models if m.source == "code"]
+    assert from_code.name == "build_model"
+    assert from_code.total == real.count_params()
+    assert answer.reason.startswith("Naive 2 × ")
+    first, second = (x.count_params() for x in real.layers if type(x).__name__ ==
+                     "Bidirectional")
+    assert answer.title.endswith(f": {first + second:,} parameters")
