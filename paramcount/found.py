@@ -410,7 +410,7 @@ def _kind(spec: LayerSpec) -> str:
     return f"Bidirectional({name})" if spec.bidirectional else name
 
 
-def printout_models(printouts: Sequence[Printout], code: Sequence[Model]) -> list[Model]:
+def printout_models(printouts: Sequence[Printout]) -> list[Model]:
     """Every printout as a Model: its rows or tensors, with what they imply."""
     models = []
     for printout in printouts:

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from paramcount import conventions
 from paramcount.errors import ParamcountError
 from paramcount.found import Layer, Missing, Model, code_models, printout_models
+from paramcount.report import Report, build_report
 from paramcount.report import growth as growth_of
+from paramcount.sources.printout import find_printouts
 from paramcount.sources.python_code import MAX_TEXT, read_code
 from paramcount.sources.recovery import is_prose
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode
@@ -112,8 +114,6 @@ def command(spec: LayerSpec) -> str:
 def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<stdin>"
          ) -> Answer:
     """Read a pasted question: its printouts and code, counted and compared."""
-    from paramcount.sources.printout import find_printouts
-
     if len(text) > MAX_TEXT:
         raise Unreadable(f"{source} holds {len(text):,} characters; paramcount read reads at "
                          f"most {MAX_TEXT:,}")
@@ -123,11 +123,11 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     code_lines = ["" if number in claimed else line for number, line in enumerate(lines, 1)]
     reading = read_code("\n".join(code_lines), overrides or {})
     from_code = code_models(reading)
-    from_printouts = printout_models(printouts, from_code)
+    from_printouts = printout_models(printouts)
     models = [*from_code, *from_printouts]
     kinds = tuple(dict.fromkeys(
         [*(["code"] if from_code else []), *(p.kind for p in printouts)]))
-    unresolved = _unresolved(models, overrides or {})
+    unresolved = _unresolved(models)
     built = [*from_code, *(m for m in from_printouts if m.source == "repr")]
     shown = [m for m in from_printouts if m.source != "repr"]
     disagreements = compare(built, shown)
@@ -143,7 +143,14 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     return dataclasses.replace(answer, title=title, reason=reason)
 
 
-def _unresolved(models: Sequence[Model], overrides: Mapping[str, int]) -> list[Missing]:
+def layer_reports(answer: Answer) -> dict[int, Report]:
+    """The full report of every recurrent layer the answer counted, by ``id`` of the layer
+    (what ``--details`` shows)."""
+    return {id(layer): build_report(layer.spec)
+            for model in answer.models for layer in model.layers if layer.spec is not None}
+
+
+def _unresolved(models: Sequence[Model]) -> list[Missing]:
     seen: dict[tuple[str, int | None], Missing] = {}
     for model in models:
         for layer in model.layers:

@@ -7,7 +7,7 @@ import sys
 import click
 
 from paramcount.output import show, show_json
-from paramcount.read import Unreadable, read
+from paramcount.read import Unreadable, layer_reports, read
 
 MAX_BYTES = 16_000_000
 """Bytes read from the file before it is refused (the reader itself takes 10 MB of text)."""
@@ -72,13 +72,14 @@ def read_command(path: str, settings: tuple[str, ...], as_json: bool, as_markdow
     overrides = _overrides(settings)
     text, source = _text(path)
     answer = read(text, overrides, source)
+    reports = layer_reports(answer) if details else None
     if as_json:
         from paramcount.render.data import dumps
         from paramcount.render.read import read_data
 
-        show_json(dumps(read_data(answer, details)))
+        show_json(dumps(read_data(answer, reports)))
     else:
         from paramcount.render.read import read_document
 
-        show(read_document(answer, details), "markdown" if as_markdown else "table")
+        show(read_document(answer, reports), "markdown" if as_markdown else "table")
     return 0

@@ -5,21 +5,24 @@ Nothing is counted here: every number comes from :class:`paramcount.read.Answer`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from paramcount import __version__, conventions
 from paramcount.found import cell_of
 from paramcount.read import SCHEMA, Answer, Layer, Model, command
 from paramcount.render.document import Block, Document, Math, Paragraph, Section, Table, number
+from paramcount.report import Report
 
 
 def _count(value: int | None) -> str:
     return "?" if value is None else number(value)
 
 
-def read_document(answer: Answer, details: bool = False) -> Document:
+def read_document(answer: Answer, reports: Mapping[int, Report] | None = None) -> Document:
     """The answer: the numbers and the reason first, then layers, models, disagreements,
-    unresolved names, notes and (with ``details``) every tensor."""
+    unresolved names, notes and (given each recurrent layer's report, by ``id`` of the layer)
+    every tensor."""
     title, reason = answer.title, answer.reason
     sections: list[Section] = []
     rows = []
@@ -46,31 +49,32 @@ def read_document(answer: Answer, details: bool = False) -> Document:
                   for d in answer.disagreements),
             numeric=frozenset({"line", "printed", "computed"})),)))
     if answer.unresolved:
-        sections.append(Section("Could not resolve", (Paragraph(tuple(
-            f"- {m.name}" + (f" (line {m.line})" if m.line else "") + f": {m.hint}"
-            for m in answer.unresolved)),)))
-    notes = [*answer.notes]
+        sections.append(Section("Could not resolve", (Table(
+            ("name", "line", "what to do"),
+            tuple((m.name, str(m.line or ""), m.hint) for m in answer.unresolved),
+            numeric=frozenset({"line"})),)))
+    notes: list[tuple[str, str]] = [("paste", note) for note in answer.notes]
     for model in answer.models:
-        notes += [f"{model.name}: {note}" for note in model.notes if note not in notes]
+        notes += [(model.name, note) for note in model.notes
+                  if (model.name, note) not in notes and note not in answer.notes]
         for layer in model.layers:
-            notes += [f"{model.name}.{layer.name or layer.kind}: {note}" for note in layer.notes]
+            notes += [(f"{model.name}.{layer.name or layer.kind}", note) for note in layer.notes]
     if notes:
-        sections.append(Section("Notes", (Paragraph(tuple(f"- {n}" for n in notes)),)))
-    if details:
-        sections += _details(answer)
+        sections.append(Section("Notes", (Table(("where", "note"), tuple(notes)),)))
+    if reports is not None:
+        sections += _details(answer, reports)
     return Document(title, reason, tuple(sections))
 
 
-def _details(answer: Answer) -> list[Section]:
+def _details(answer: Answer, reports: Mapping[int, Report]) -> list[Section]:
     from paramcount.render.breakdown import tensor_table
-    from paramcount.report import build_report
 
     sections = []
     for model in answer.models:
         blocks: list[Block] = []
         for layer in model.layers:
-            if layer.spec is not None:
-                report = build_report(layer.spec)
+            if layer.spec is not None and id(layer) in reports:
+                report = reports[id(layer)]
                 blocks += [Paragraph((f"{layer.name or layer.kind}: "
                                       f"{conventions.describe(layer.spec)}",)),
                            Math((report.formula.symbolic,
@@ -93,7 +97,8 @@ def _merge(layer: Layer) -> Any:
     return modes[0] if len(set(modes)) == 1 else modes
 
 
-def recurrent_data(model: Model, layer: Layer, details: bool) -> dict[str, Any]:
+def recurrent_data(model: Model, layer: Layer,
+                   reports: Mapping[int, Report] | None) -> dict[str, Any]:
     """One recurrent layer: its configuration in the framework's words, count and command."""
     spec = layer.spec
     cell = spec.cell.value if spec else (c.value if (c := cell_of(layer.kind)) else None)
@@ -120,14 +125,14 @@ def recurrent_data(model: Model, layer: Layer, details: bool) -> dict[str, Any]:
         "command": command(spec) if spec else None,
         "notes": list(layer.notes),
     }
-    if details:
-        data["tensors"] = [] if spec is None else [
-            {"name": t.name, "shape": list(t.shape), "count": t.count}
-            for t in conventions.tensors(spec)]
+    if reports is not None:
+        report = reports.get(id(layer))
+        data["tensors"] = [] if report is None else [
+            {"name": t.name, "shape": list(t.shape), "count": t.count} for t in report.tensors]
     return data
 
 
-def read_data(answer: Answer, details: bool = False) -> dict[str, Any]:
+def read_data(answer: Answer, reports: Mapping[int, Report] | None = None) -> dict[str, Any]:
     """The answer as JSON-ready data: the documented ``paramcount.read/1`` schema."""
     return {
         "schema": SCHEMA,
@@ -135,7 +140,7 @@ def read_data(answer: Answer, details: bool = False) -> dict[str, Any]:
         "source": answer.source,
         "kind": answer.kinds[0] if len(answer.kinds) == 1 else "several",
         "kinds": list(answer.kinds),
-        "recurrent": [recurrent_data(m, layer, details) for m, layer in answer.recurrent],
+        "recurrent": [recurrent_data(m, layer, reports) for m, layer in answer.recurrent],
         "models": [
             {
                 "name": m.name,
