@@ -42,6 +42,7 @@ def make_keras_summary(directory: Path) -> None:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     import keras
 
+    keras.backend.clear_session()  # layer names as in a fresh session, whatever ran before
     inputs = keras.Input(shape=(None, 40))
     x = keras.layers.Bidirectional(keras.layers.GRU(64, return_sequences=True))(inputs)
     x = keras.layers.Bidirectional(keras.layers.LSTM(32), merge_mode="sum")(x)
