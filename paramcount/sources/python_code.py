@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections import ChainMap
+import re
+from collections import ChainMap, Counter
 from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -162,14 +163,18 @@ class _Reader:
 
     # -- names ------------------------------------------------------------------------------
 
-    def imports(self, tree: ast.AST) -> set[str]:
-        """Record import aliases (``import torch.nn as nn``) without importing anything; return
-        the names of everything called."""
-        called: set[str] = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call):
-                called.add((dotted(node.func) or "").rsplit(".", 1)[-1])
-            elif isinstance(node, ast.Import):
+    def imports(self, body: list[ast.stmt]) -> None:
+        """Record import aliases (``import torch.nn as nn``) without importing anything, from
+        the statements of ``body`` and of the blocks nested in it."""
+        for node in body:
+            for block in ("body", "orelse", "finalbody"):
+                nested = getattr(node, block, None)
+                if isinstance(nested, list):
+                    self.imports(nested)
+            if isinstance(node, ast.Try):
+                for handler in node.handlers:
+                    self.imports(handler.body)
+            if isinstance(node, ast.Import):
                 for alias in node.names:
                     self.aliases[alias.asname or alias.name.split(".")[0]] = (
                         alias.name if alias.asname else alias.name.split(".")[0])
@@ -178,7 +183,6 @@ class _Reader:
                 for alias in node.names:
                     self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
                 self._framework(node.module)
-        return called
 
     def _framework(self, module: str) -> None:
         top = module.split(".")[0]
@@ -359,9 +363,12 @@ class _Reader:
 
     # -- statements -------------------------------------------------------------------------
 
-    def module(self, tree: ast.Module) -> None:
+    def module(self, tree: ast.Module, text: str) -> None:
         """Read a whole module: classes, functions and top-level statements."""
-        instantiated = self.imports(tree)
+        self.imports(tree.body)
+        calls = Counter(re.findall(r"(\w+)\s*\(", text))
+        calls.subtract(re.findall(r"\bclass\s+(\w+)\s*\(", text))
+        instantiated = {name for name, count in calls.items() if count > 0}
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 init = next((n for n in node.body if isinstance(n, ast.FunctionDef)
@@ -794,7 +801,7 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
                                         "was read from it",))
     tree, mode, loops = parse(text)
     try:
-        reader.module(tree)
+        reader.module(tree, text)
     except (_Budget, RecursionError):
         reader.notes.append("the code is too large or too deeply nested to read in full; "
                             "what was read before the limit is shown")
