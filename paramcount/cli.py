@@ -30,6 +30,7 @@ COMMANDS = {
     "memory": "paramcount.commands.workload:memory_command",
     "check": "paramcount.commands.check:check",
     "inspect": "paramcount.commands.inspect:inspect",
+    "read": "paramcount.commands.read:read_command",
 }
 
 

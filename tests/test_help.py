@@ -40,6 +40,10 @@ def bases(command: str, tmp_path: Path) -> list[list[str]]:
 
         make_encoder(tmp_path)
         return [["inspect", str(tmp_path / "encoder.pt")], ["inspect"]]
+    if command == "read":
+        paste = tmp_path / "question.txt"
+        paste.write_text("lstm = nn.LSTM(32, hidden_size, 2, bidirectional=True)\n")
+        return [["read", str(paste)]]
     if command in ("explain", "shapes", "trace", "compute", "memory"):
         contexts = [c for c in CONTEXTS if command in ("explain", "compute", "memory") or (
                     "onnx" not in c
@@ -67,7 +71,7 @@ SAMPLES = {
     "input_size": "3", "hidden_size": "4", "num_layers": "2", "proj_size": "2",
     "max_params": "10K", "max_bytes": "40KB", "round_to": "2", "seed": "1", "batch": "2",
     "seq_len": "3", "lengths": "3,2", "kernel": "3", "input_channels": "2", "filters": "2",
-    "rank": "2",
+    "rank": "2", "settings": "hidden_size=128",
 }
 """A valid value for each option that takes one and is not a choice."""
 

@@ -1,0 +1,125 @@
+"""Speed of ``paramcount read`` on large pastes, as ratios against a bare interpreter's start.
+
+    python benchmarks/read_speed.py [--runs 7]
+
+Inputs, written to a temporary directory: a 5,000-line Python source (a module class with
+hundreds of layers, Keras stacks, helper functions, comments), the same source with its
+indentation lost, and a 1,000-row Keras 3 summary. Each is read by the whole command
+(``paramcount read FILE --json``) and by the library call ``paramcount.read.read`` alone;
+the baseline is ``python -c pass`` timed in the same run. Runs are interleaved and medians
+reported, because machines are noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def source(lines: int) -> str:
+    """A Python file of about ``lines`` lines that builds torch and Keras models."""
+    out = ["import torch.nn as nn", "from tensorflow.keras import layers, Sequential",
+           "HIDDEN = 256", ""]
+    block = 0
+    while len(out) < lines:
+        out += [f"class Block{block}(nn.Module):",
+                f"    def __init__(self, width={64 + block % 7}, hidden=HIDDEN):",
+                "        super().__init__()",
+                "        # an encoder and a head",
+                "        self.embedding = nn.Embedding(10000, width)",
+                "        self.lstm = nn.LSTM(width, hidden, num_layers=2, bidirectional=True)",
+                "        self.norm = nn.LayerNorm(hidden * 2)",
+                "        self.head = nn.Linear(hidden * 2, 10)",
+                "",
+                "    def forward(self, x):",
+                "        return self.head(self.norm(self.lstm(self.embedding(x))[0]))",
+                "",
+                f"def build_{block}(units={32 + block % 5}):",
+                "    model = Sequential()",
+                "    model.add(layers.Input(shape=(None, 28)))",
+                "    model.add(layers.Bidirectional(layers.GRU(units, return_sequences=True)))",
+                "    model.add(layers.LSTM(units))",
+                "    model.add(layers.Dense(1))",
+                "    return model",
+                ""]
+        block += 1
+    return "\n".join(out[:lines]) + "\n"
+
+
+def summary(rows: int) -> str:
+    """A Keras 3 ``model.summary()`` table with ``rows`` layer rows."""
+    top = "┏" + "━" * 33 + "┳" + "━" * 24 + "┳" + "━" * 15 + "┓"
+    head = "┃ Layer (type)                    ┃ Output Shape           ┃       Param # ┃"
+    rule = "┡" + "━" * 33 + "╇" + "━" * 24 + "╇" + "━" * 15 + "┩"
+    sep = "├" + "─" * 33 + "┼" + "─" * 24 + "┼" + "─" * 15 + "┤"
+    out = ['Model: "sequential"', top, head, rule]
+    total = 0
+    width = 28
+    for index in range(rows):
+        if index % 2 == 0:
+            name, kind, params, width = f"lstm_{index}", "LSTM", 4 * 64 * (width + 64 + 1), 64
+        else:
+            name, kind, params, width = f"dense_{index}", "Dense", width * 32 + 32, 32
+        total += params
+        cell = f"{name} ({kind})"
+        out += [f"│ {cell:<31} │ {f'(None, 10, {width})':<22} │ {params:>13,} │", sep]
+    out[-1] = "└" + "─" * 33 + "┴" + "─" * 24 + "┴" + "─" * 15 + "┘"
+    out += [f" Total params: {total:,} ({total * 4 / 1024:.2f} KB)"]
+    return "\n".join(out) + "\n"
+
+
+def main() -> None:
+    """Write the inputs, time each reading, print medians and ratios."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    script = shutil.which("paramcount", path=os.path.dirname(sys.executable))
+    command = [script] if script else [sys.executable, "-m", "paramcount"]
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        code = source(5000)
+        flat = "\n".join(line.strip() for line in code.splitlines()) + "\n"
+        table = summary(1000)
+        inputs = {"5,000-line source": code, "5,000 lines, indentation lost": flat,
+                  "1,000-row Keras summary": table}
+        paths = {}
+        for index, (name, text) in enumerate(inputs.items()):
+            paths[name] = directory / f"input{index}.txt"
+            paths[name].write_text(text)
+        from paramcount.read import read
+
+        cases = {"python -c pass": [sys.executable, "-c", "pass"]}
+        cases.update({f"paramcount read ({name})": [*command, "read", str(path), "--json"]
+                      for name, path in paths.items()})
+        times: dict[str, list[float]] = {name: [] for name in cases}
+        library: dict[str, list[float]] = {name: [] for name in inputs}
+        for _ in range(args.runs):
+            for name, argv in cases.items():
+                start = time.perf_counter()
+                subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
+                times[name].append(time.perf_counter() - start)
+            for name, text in inputs.items():
+                start = time.perf_counter()
+                answer = read(text)
+                library[name].append(time.perf_counter() - start)
+                assert answer.models
+        bare = statistics.median(times["python -c pass"])
+        print(f"{args.runs} interleaved runs, medians; command: {' '.join(command)}")
+        for name, values in times.items():
+            median = statistics.median(values)
+            print(f"  {name:<52} {median * 1000:8.1f} ms  {median / bare:6.1f}× bare start")
+        for name, values in library.items():
+            median = statistics.median(values)
+            print(f"  {'read() in-process: ' + name:<52} {median * 1000:8.1f} ms  "
+                  f"{median / bare:6.1f}× bare start")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""``paramcount read FILE|-``: answer a pasted question (code, summaries, reprs, shape dumps)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from paramcount.output import show, show_json
+from paramcount.read import Unreadable, layer_reports, read
+
+MAX_BYTES = 16_000_000
+"""Bytes read from the file before it is refused (the reader itself takes 10 MB of text)."""
+
+
+def _overrides(values: tuple[str, ...]) -> dict[str, int]:
+    """``--set name=N`` pairs as a dict; a malformed one is a usage error naming it."""
+    found: dict[str, int] = {}
+    for item in values:
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        try:
+            number = int(value.strip().replace("_", ""), 10)
+        except ValueError:
+            number = None
+        if not sep or not name or number is None or not name.replace(".", "").replace(
+                "_", "").isalnum():
+            raise click.BadParameter(f"{item!r} is not name=N (a whole number), e.g. "
+                                     "hidden_size=256", param_hint="'--set'")
+        found[name] = number
+    return found
+
+
+def _text(path: str) -> tuple[str, str]:
+    """The paste's text and how to name it; undecodable bytes are replaced, never run."""
+    if path == "-":
+        data = sys.stdin.buffer.read(MAX_BYTES + 1) if hasattr(sys.stdin, "buffer") else (
+            sys.stdin.read(MAX_BYTES + 1).encode("utf-8", "replace"))
+        source = "<stdin>"
+    else:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_BYTES + 1)
+        except OSError as error:
+            raise Unreadable(f"cannot read {path}: {error.strerror or error}") from None
+        source = path
+    if len(data) > MAX_BYTES:
+        raise Unreadable(f"{source} is larger than {MAX_BYTES:,} bytes; paramcount read reads "
+                         "pasted questions, not whole projects")
+    return data.decode("utf-8", errors="replace"), source
+
+
+@click.command(name="read")
+@click.argument("path", metavar="FILE|-")
+@click.option("--set", "settings", multiple=True, metavar="NAME=N",
+              help="Give a size the paste leaves open, e.g. --set hidden_size=256 "
+                   "(repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="JSON (schema paramcount.read/1).")
+@click.option("--markdown", "as_markdown", is_flag=True,
+              help="The answer as Markdown, ready to post.")
+@click.option("--details", is_flag=True, help="Also every tensor and formula.")
+def read_command(path: str, settings: tuple[str, ...], as_json: bool, as_markdown: bool,
+                 details: bool) -> int:
+    """Answer a pasted question: count the layers in its code and printouts, nothing run.
+
+    Reads Python (torch modules, Keras models, indentation lost or not), Keras 2/3 summaries,
+    torchinfo tables, print(model) reprs and named_parameters() dumps; exit 1 when nothing
+    countable is found.
+    """
+    if as_json and as_markdown:
+        raise click.UsageError("choose one output format: --json or --markdown")
+    overrides = _overrides(settings)
+    text, source = _text(path)
+    answer = read(text, overrides, source)
+    reports = layer_reports(answer) if details else None
+    if as_json:
+        from paramcount.render.data import dumps
+        from paramcount.render.read import read_data
+
+        show_json(dumps(read_data(answer, reports)))
+    else:
+        from paramcount.render.read import read_document
+
+        show(read_document(answer, reports), "markdown" if as_markdown else "table")
+    return 0

@@ -1,0 +1,510 @@
+"""What a paste describes: its layers and models, from code calls and from printouts, counted.
+
+Code calls (``paramcount.sources.python_code``) are bound in each framework's signature order and
+become LayerSpecs (recurrent layers) or exact counts (the rest), Keras input widths tracked
+through the stack; printout rows and tensors (``paramcount.sources.printout``) become the same
+Layers, with what their counts imply. Pure: no framework is imported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from paramcount import conventions
+from paramcount.errors import SpecError
+from paramcount.layers import (
+    KERAS,
+    KERAS_DEFAULTS,
+    KERAS_ONLY,
+    KERAS_SIGNATURES,
+    KNOWN,
+    RECURRENT_KERAS,
+    RECURRENT_TORCH,
+    TORCH,
+    TORCH_DEFAULTS,
+    TORCH_ONLY,
+    TORCH_SIGNATURES,
+    Counted,
+    Unbound,
+    bind,
+    keras_count,
+    torch_count,
+)
+from paramcount.sources.printout import Printout
+from paramcount.sources.python_code import Block, Call, CodeReading, Unknown
+from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity, coerce
+
+
+@dataclass(frozen=True)
+class Missing:
+    """A value a layer needs that the paste does not give."""
+
+    name: str
+    line: int | None
+    hint: str
+    """What to do about it: ``pass --set hidden_size=N``, or why it cannot be set."""
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One layer found in the paste, counted where everything it needs is known."""
+
+    name: str
+    """Its attribute or variable (``lstm``, ``encoder.0``) or its printed name."""
+    kind: str
+    """Its class as written: ``nn.LSTM``, ``Bidirectional(LSTM)``, ``Dense``."""
+    framework: Framework | None
+    line: int | None
+    spec: LayerSpec | None = None
+    """Recurrent layers: the configuration, in the framework's words."""
+    params: int | None = None
+    formula: str | None = None
+    """Non-recurrent layers: the count with its numbers (``256·2 + 2``)."""
+    missing: tuple[Missing, ...] = ()
+    printed: int | None = None
+    """What a printout says this layer holds, where one does."""
+    notes: tuple[str, ...] = ()
+
+    @property
+    def recurrent(self) -> bool:
+        """Whether this is an RNN/LSTM/GRU layer or cell."""
+        return self.spec is not None or cell_of(self.kind) is not None or (
+            self.kind.startswith("Bidirectional"))
+
+
+@dataclass(frozen=True)
+class Model:
+    """A model the paste defines or prints."""
+
+    name: str
+    source: str
+    """``code``, ``keras-summary``, ``torchinfo``, ``repr`` or ``shapes``."""
+    line: int | None
+    layers: tuple[Layer, ...]
+    printed_total: int | None = None
+    complete: bool = True
+    notes: tuple[str, ...] = ()
+    tensors: tuple[tuple[str, tuple[int, ...], int], ...] = ()
+    """A shape dump's tensors as printed: (name, shape, line)."""
+    stacks: tuple[LayerSpec, ...] = ()
+    """Keras: runs of alike recurrent layers, each feeding the next, as one stacked spec (its
+    count is the sum of theirs), so the growth analysis can explain the stack."""
+
+    @property
+    def total(self) -> int | None:
+        """The sum of its layers' counts, or None where one of them is not known."""
+        if not self.complete or any(layer.params is None for layer in self.layers):
+            return None
+        return sum(layer.params for layer in self.layers if layer.params is not None)
+
+
+# -- code -> layers ---------------------------------------------------------------------------
+
+_CELLS = {"LSTM": Cell.LSTM, "GRU": Cell.GRU, "RNN": Cell.RNN, "SimpleRNN": Cell.RNN,
+          "CuDNNLSTM": Cell.LSTM, "CuDNNGRU": Cell.GRU}
+
+
+def cell_of(kind: str) -> Cell | None:
+    """The cell of a class name such as ``nn.LSTM``, ``Bidirectional(GRU)``, ``LSTMCell``."""
+    match = re.search(r"(CuDNNLSTM|CuDNNGRU|SimpleRNN|LSTM|GRU|RNN)(Cell)?\)?$", kind)
+    return _CELLS[match.group(1)] if match else None
+
+
+def framework_of(call: Call, hint: str | None) -> str | None:
+    """``torch`` or ``keras`` for a call, from its import path, its class, or the hint."""
+    qualified, path = call.qualified, call.path
+    if qualified.startswith("torch") or path.startswith("nn."):
+        return TORCH
+    if "keras" in qualified or path.startswith(("layers.", "tf.", "keras.", "tfkl.", "kl.")):
+        return KERAS
+    if call.name in TORCH_ONLY:
+        return TORCH
+    if call.name in KERAS_ONLY:
+        return KERAS
+    return hint
+
+
+def _guess(call: Call) -> str | None:
+    """A recurrent call's framework from its arguments: torch takes input and hidden size."""
+    if call.name in RECURRENT_TORCH and (len(call.args) >= 2 or "input_size" in call.keywords):
+        return TORCH
+    if call.name in RECURRENT_KERAS and (len(call.args) == 1 or "units" in call.keywords):
+        return KERAS
+    return None
+
+
+def _block_framework(block: Block, imported: frozenset[str]) -> str | None:
+    votes = [f for s in block.steps
+             if (f := framework_of(s.call, None) or _guess(s.call)) is not None]
+    if votes:
+        return max(set(votes), key=votes.count)
+    return next(iter(imported)) if len(imported) == 1 else None
+
+
+def _missing(argument: str, value: object, call: Call, attribute: str) -> list[Missing]:
+    """What to tell the user about a value a layer needs."""
+    if isinstance(value, Unknown):
+        return [Missing(name, line, f"pass --set {name.rsplit('.', 1)[-1]}=N")
+                for name, line in value.names]
+    if value is None:
+        return [Missing(f"{argument} of {attribute or call.name}", call.line,
+                        f"{call.name} needs {argument}")]
+    return [Missing(f"{argument} of {attribute or call.name}", call.line,
+                    f"{argument}={value!r} is not a size paramcount can count")]
+
+
+def _torch_layer(call: Call, attribute: str) -> Layer:
+    """A torch module call, counted."""
+    name, kind = call.name, call.path
+    if name not in TORCH_SIGNATURES and name not in KNOWN and not name.endswith(
+            ("Dropout", "Pool1d", "Pool2d")):
+        return Layer(attribute, kind, Framework.TORCH, call.line,
+                     missing=(Missing(f"{name} ({attribute or 'layer'})", call.line,
+                                      f"{name} is not a layer paramcount knows"),))
+    bound = bind(TORCH_SIGNATURES.get(name, ()), call.args, call.keywords, TORCH_DEFAULTS)
+    if name in RECURRENT_TORCH:
+        return _recurrent(call, attribute, Framework.TORCH, bound, None)
+    try:
+        counted = torch_count(name, bound)
+    except Unbound as error:
+        return Layer(attribute, kind, Framework.TORCH, call.line,
+                     missing=tuple(_missing(error.argument, error.value, call, attribute)))
+    return Layer(attribute, kind, Framework.TORCH, call.line, params=counted.params,
+                 formula=counted.formula)
+
+
+def _recurrent(call: Call, attribute: str, framework: Framework, bound: Mapping[str, Any],
+               width: int | None, bidirectional: bool = False, merge: Any = "concat",
+               kind: str | None = None) -> Layer:
+    """A recurrent layer's LayerSpec from its bound arguments (and, in Keras, its input)."""
+    name = call.name
+    cell = cell_of(name)
+    assert cell is not None
+    kind = kind or call.path
+    single = name.endswith("Cell")
+    missing: list[Missing] = []
+    torch = framework is Framework.TORCH
+    fields: dict[str, Any] = {}
+    numbers = ("input_size", "hidden_size", "num_layers", "proj_size") if torch else ("units",)
+    for key in numbers:
+        value = bound.get(key)
+        if isinstance(value, bool) or not isinstance(value, int):
+            missing += _missing(key, value, call, attribute)
+        fields[key] = value
+    flags = ("bias", "bidirectional") if torch else ("use_bias",)
+    for key in flags:
+        value = bound.get(key)
+        if value not in (True, False):
+            missing += _missing(key, value, call, attribute)
+        fields[key] = value
+    if not torch and width is None:
+        missing.append(Missing(f"input width of {attribute or name}", call.line,
+                               "the code does not say what this layer reads: give the model "
+                               "input_shape=(timesteps, features) or an Input(shape=...)"))
+    if isinstance(merge, Unknown):
+        missing += _missing("merge_mode", merge, call, attribute)
+    reset_after = bound.get("reset_after") if cell is Cell.GRU and not torch else None
+    if isinstance(reset_after, Unknown):
+        missing += _missing("reset_after", reset_after, call, attribute)
+    if missing:
+        return Layer(attribute, kind, framework, call.line, missing=tuple(missing))
+    nonlinearity = bound.get("nonlinearity") if torch and cell is Cell.RNN else None
+    if nonlinearity == "tanh":  # the default, left unset as LayerSpec leaves it
+        nonlinearity = None
+    if not torch and cell is Cell.RNN and bound.get("activation") == "relu":
+        nonlinearity = "relu"
+    try:
+        if torch:
+            spec = LayerSpec(cell, fields["input_size"], fields["hidden_size"],
+                             num_layers=1 if single else fields["num_layers"],
+                             bidirectional=False if single else fields["bidirectional"],
+                             bias=fields["bias"], proj_size=0 if single else fields["proj_size"],
+                             framework=framework, single_cell=single,
+                             nonlinearity=coerce(Nonlinearity, "nonlinearity", nonlinearity)
+                             if isinstance(nonlinearity, str) else None)
+        else:
+            modes = None
+            if bidirectional:
+                modes = (MergeMode.NONE if merge is None else MergeMode(str(merge)),)
+            spec = LayerSpec(cell, int(width or 0), fields["units"], bidirectional=bidirectional,
+                             bias=fields["use_bias"], framework=framework, merge_modes=modes,
+                             reset_after=bool(reset_after) if framework is Framework.KERAS
+                             and cell is Cell.GRU else None, single_cell=single,
+                             nonlinearity=Nonlinearity.RELU if nonlinearity else None)
+    except (SpecError, ValueError) as error:
+        return Layer(attribute, kind, framework, call.line,
+                     missing=(Missing(attribute or name, call.line, str(error)),))
+    return Layer(attribute, kind, framework, call.line, spec=spec,
+                 params=conventions.total(spec))
+
+
+def _keras_layer(call: Call, attribute: str, width: int | None) -> tuple[Layer, int | None]:
+    """A Keras layer reading ``width`` features, counted, and the width it outputs."""
+    name = call.name
+    bound = bind(KERAS_SIGNATURES.get(name, ()), call.args, call.keywords, KERAS_DEFAULTS)
+    if width is None:
+        width = _declared_width(bound)
+    if name == "Bidirectional" or (name == "RNN" and isinstance(bound.get("cell"), Call)):
+        inner = bound.get("layer") if name == "Bidirectional" else bound.get("cell")
+        if isinstance(inner, Call) and inner.name == "RNN" and isinstance(
+                inner.args[0] if inner.args else None, Call):
+            inner = inner.args[0]
+        if not isinstance(inner, Call) or cell_of(inner.name) is None:
+            return Layer(attribute, f"{name}(...)", Framework.KERAS, call.line, missing=(
+                Missing(f"{name} ({attribute or 'layer'})", call.line,
+                        "wraps a layer that is not a recurrent layer paramcount knows"),)), None
+        inner_bound = bind(KERAS_SIGNATURES.get(inner.name, ()), inner.args, inner.keywords,
+                           KERAS_DEFAULTS)
+        if width is None:
+            width = _declared_width(inner_bound)
+        merge = bound.get("merge_mode", "concat")
+        framework = Framework.TF1_CUDNN if inner.name.startswith("CuDNN") else Framework.KERAS
+        cell_name = inner.name.removesuffix("Cell")
+        fake = Call(cell_name, cell_name, inner.args, inner.kwargs, call.line)
+        layer = _recurrent(fake, attribute, framework, inner_bound, width,
+                           bidirectional=name == "Bidirectional", merge=merge,
+                           kind=f"{name}({inner.name})")
+        units = inner_bound.get("units")
+        out = None
+        if isinstance(units, int) and not isinstance(units, bool):
+            out = 2 * units if name == "Bidirectional" and merge == "concat" else (
+                None if merge is None else units)
+        return layer, out
+    if name in RECURRENT_KERAS:
+        framework = Framework.TF1_CUDNN if name.startswith("CuDNN") else Framework.KERAS
+        layer = _recurrent(call, attribute, framework, bound, width)
+        units = bound.get("units")
+        return layer, units if isinstance(units, int) and not isinstance(units, bool) else None
+    if name == "TimeDistributed" and isinstance(bound.get("layer"), Call):
+        inner_layer, out = _keras_layer(bound["layer"], attribute, width)
+        return Layer(attribute, f"TimeDistributed({inner_layer.kind})", Framework.KERAS,
+                     call.line, params=inner_layer.params, formula=inner_layer.formula,
+                     missing=inner_layer.missing), out
+    if name not in KNOWN:
+        return Layer(attribute, call.path, Framework.KERAS, call.line, missing=(
+            Missing(f"{name} ({attribute or 'layer'})", call.line,
+                    f"{name} is not a layer paramcount knows"),)), None
+    try:
+        counted: Counted = keras_count(name, bound, width)
+    except Unbound as error:
+        if error.argument == "input":
+            return Layer(attribute, call.path, Framework.KERAS, call.line, missing=(
+                Missing(f"input width of {attribute or name}", call.line,
+                        "the code does not say what this layer reads"),)), None
+        return Layer(attribute, call.path, Framework.KERAS, call.line,
+                     missing=tuple(_missing(error.argument, error.value, call, attribute))), None
+    return Layer(attribute, call.path, Framework.KERAS, call.line, params=counted.params,
+                 formula=counted.formula), counted.output_width
+
+
+def _declared_width(bound: Mapping[str, Any]) -> int | None:
+    """The input width a first layer declares: input_shape, batch_input_shape, input_dim,
+    shape (Input)."""
+    for key in ("input_shape", "batch_input_shape", "shape", "batch_shape"):
+        shape = bound.get(key)
+        if isinstance(shape, int) and not isinstance(shape, bool):
+            return shape
+        if isinstance(shape, (tuple, list)) and shape and isinstance(shape[-1], int):
+            return int(shape[-1])
+    dim = bound.get("input_dim")
+    return dim if isinstance(dim, int) and not isinstance(dim, bool) else None
+
+
+def code_models(reading: CodeReading) -> list[Model]:
+    """Every block of the code as a Model with its layers counted."""
+    models = []
+    for block in reading.blocks:
+        hint = _block_framework(block, reading.frameworks)
+        layers: list[Layer] = []
+        widths: dict[str, int | None] = {}
+        width: int | None = None
+        seen: dict[str, int] = {}
+        for step in block.steps:
+            call = step.call
+            framework = framework_of(call, None) or _guess(call) or hint
+            if framework == KERAS:
+                reads = widths.get(step.source or "") if block.kind == "functional" else width
+                if call.name in ("Input", "InputLayer"):
+                    bound = bind(KERAS_SIGNATURES["Input"], call.args, call.keywords, {})
+                    width = _declared_width(bound)
+                    widths[step.target or ""] = width
+                    continue
+                attribute = step.attribute
+                if block.kind in ("sequential", "functional"):
+                    attribute = keras_name(call, seen)
+                layer, width = _keras_layer(call, attribute, reads)
+                widths[step.target or ""] = width
+            elif framework == TORCH:
+                layer = _torch_layer(call, step.attribute)
+            else:
+                layer = Layer(step.attribute, call.path, None, call.line, missing=(
+                    Missing(f"{call.name} ({step.attribute or 'layer'})", call.line,
+                            "cannot tell whether this is torch or Keras: add the import"),))
+            layers.append(layer)
+        if layers:
+            models.append(Model(block.name, "code", block.line, tuple(layers),
+                                complete=block.complete, notes=block.notes,
+                                stacks=tuple(stacks(layers))))
+    return models
+
+
+def stacks(layers: Sequence[Layer]) -> list[LayerSpec]:
+    """Consecutive Keras recurrent layers alike but for their input, each reading the previous
+    one's output, as one multi-layer LayerSpec (merge modes kept per layer)."""
+    found: list[LayerSpec] = []
+    run: list[LayerSpec] = []
+
+    def close() -> None:
+        if len(run) > 1:
+            modes = tuple(m for spec in run for m in (spec.merge_modes or ()))
+            found.append(run[0].replace(num_layers=len(run), merge_modes=modes or None))
+        run.clear()
+
+    for layer in layers:
+        spec = layer.spec
+        if spec is None or spec.framework is not Framework.KERAS or spec.single_cell:
+            if layer.params:
+                close()
+            continue
+        if run:
+            last = run[-1]
+            out = last.hidden_size * (last.merge_modes[-1].width_factor
+                                      if last.merge_modes else 1)
+            alike = all(getattr(spec, f) == getattr(last, f) for f in (
+                "cell", "hidden_size", "bidirectional", "bias", "reset_after", "nonlinearity"))
+            if not alike or spec.input_size != out:
+                close()
+        run.append(spec)
+    close()
+    return found
+
+
+def keras_name(call: Call, seen: dict[str, int]) -> str:
+    """The name Keras gives a layer in a fresh session: its ``name=`` argument, else its class in
+    snake case, numbered from the second of a kind (``bidirectional``, ``bidirectional_1``)."""
+    given = call.keywords.get("name")
+    if isinstance(given, str):
+        return given
+    snake = re.sub(r"([a-z])([A-Z])", r"\1_\2",
+                   re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", call.name)).lower()
+    count = seen.get(snake, 0)
+    seen[snake] = count + 1
+    return f"{snake}_{count}" if count else snake
+
+
+# -- printouts -> models -------------------------------------------------------------------
+
+def _kind(spec: LayerSpec) -> str:
+    """A recurrent spec's class as its framework writes it: ``nn.LSTM``, ``Bidirectional(GRU)``."""
+    if spec.framework is Framework.TORCH:
+        name = {Cell.RNN: "RNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}[spec.cell]
+        return f"nn.{name}" + ("Cell" if spec.single_cell else "")
+    name = {Cell.RNN: "SimpleRNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}[spec.cell]
+    if spec.framework is Framework.TF1_CUDNN:
+        name = f"CuDNN{name}"
+    elif spec.framework is not Framework.KERAS:
+        return f"{spec.framework.display_name} {name}"
+    return f"Bidirectional({name})" if spec.bidirectional else name
+
+
+def printout_models(printouts: Sequence[Printout]) -> list[Model]:
+    """Every printout as a Model: its rows or tensors, with what they imply."""
+    models = []
+    for printout in printouts:
+        if printout.kind == "repr" and printout.block is not None:
+            reading = CodeReading((printout.block,), "parsed", (), frozenset({TORCH}))
+            models += [Model(m.name, "repr", m.line, m.layers) for m in code_models(reading)]
+        elif printout.kind == "keras-summary":
+            models.append(_keras_summary_model(printout))
+        elif printout.kind == "torchinfo":
+            models.append(_torchinfo_model(printout))
+        elif printout.kind == "shapes":
+            models.append(_shapes_model(printout))
+    return models
+
+
+def _keras_summary_model(printout: Printout) -> Model:
+    from paramcount.sources.printout import infer_keras
+
+    layers = []
+    width: int | None = None
+    for row in printout.rows:
+        out = row.shape[-1] if row.shape else None
+        if row.type == "InputLayer":
+            width = out
+            continue
+        if row.type in ("Bidirectional", *RECURRENT_KERAS):
+            inferred = infer_keras(row, width)
+            spec = inferred.spec
+            kind = _kind(spec) if spec is not None else row.type
+            layers.append(Layer(row.name, kind, Framework.KERAS, row.line, spec=spec,
+                                params=row.params, printed=row.params, notes=(inferred.note,)))
+        else:
+            layers.append(Layer(row.name, row.type, Framework.KERAS, row.line,
+                                params=row.params, printed=row.params))
+        width = out
+    return Model(printout.title, printout.kind, printout.first, tuple(layers),
+                 printed_total=printout.total)
+
+
+def _torchinfo_model(printout: Printout) -> Model:
+    from paramcount.sources.printout import torch_shapes
+
+    layers = []
+    rows = printout.rows
+    for index, row in enumerate(rows):
+        if index + 1 < len(rows) and rows[index + 1].depth > row.depth:
+            continue  # a container: its children are listed
+        spec = None
+        notes: tuple[str, ...] = ()
+        if cell_of(row.type) is not None:
+            shapes = torch_shapes(row)
+            found = conventions.recognise(shapes, [Framework.TORCH]) if shapes else []
+            if found:
+                spec = found[0].spec
+            else:
+                notes = ("torchinfo shows this layer's count, not its sizes: paste the code, "
+                         "print(model), or summary(model, verbose=2)",)
+        layers.append(Layer(row.name or row.type, f"nn.{row.type}", Framework.TORCH, row.line,
+                            spec=spec, params=row.params, printed=row.params, notes=notes))
+    return Model(printout.title, printout.kind, printout.first, tuple(layers),
+                 printed_total=printout.total)
+
+
+def _shapes_model(printout: Printout) -> Model:
+    shapes = {t.name: t.shape for t in printout.tensors}
+    lines = dict(zip((t.name for t in printout.tensors), printout.tensor_lines, strict=True))
+    found = conventions.recognise(shapes)
+    claimed = {name for layer in found for name in layer.names}
+    entries: list[tuple[int, Layer]] = []
+    for layer in found:
+        count = sum(_count(shapes[n]) for n in layer.names)
+        name = layer.prefix.rstrip("./") or layer.names[0].rsplit(".", 1)[0]
+        entries.append((lines[layer.names[0]], Layer(
+            name, _kind(layer.spec), layer.spec.framework, lines[layer.names[0]],
+            spec=layer.spec, params=conventions.total(layer.spec), printed=count,
+            notes=layer.notes)))
+    groups: dict[str, list[str]] = {}
+    for tensor in printout.tensors:
+        if tensor.name not in claimed:
+            owner = re.split(r"[./](?=[^./]*$)", tensor.name)[0]
+            groups.setdefault(owner, []).append(tensor.name)
+    for owner, names in groups.items():
+        count = sum(_count(shapes[n]) for n in names)
+        entries.append((lines[names[0]], Layer(owner, "tensors", None, lines[names[0]],
+                                               params=count, printed=count)))
+    entries.sort(key=lambda entry: entry[0])
+    return Model(printout.title, printout.kind, printout.first,
+                 tuple(layer for _, layer in entries),
+                 printed_total=sum(_count(t.shape) for t in printout.tensors),
+                 tensors=tuple((t.name, t.shape, lines[t.name]) for t in printout.tensors))
+
+
+def _count(shape: tuple[int, ...]) -> int:
+    total = 1
+    for dim in shape:
+        total *= dim
+    return total

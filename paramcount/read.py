@@ -1,0 +1,456 @@
+"""A pasted question answered: the layers its code and printouts describe, counted and checked.
+
+``read(text)`` finds printouts (Keras summaries, torchinfo tables, ``print(model)`` reprs,
+shape dumps) and code in one paste, turns every layer into a LayerSpec (recurrent) or an exact
+count (the rest), totals each model whose layers are all countable, lists the names it could
+not resolve, and flags every printed count that disagrees with what the code builds, with the
+reason. Pure: nothing is imported or run, no framework is loaded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from paramcount import conventions
+from paramcount.errors import ParamcountError
+from paramcount.found import Layer, Missing, Model, code_models, printout_models
+from paramcount.report import Report, build_report
+from paramcount.report import growth as growth_of
+from paramcount.sources.printout import find_printouts
+from paramcount.sources.python_code import MAX_TEXT, read_code
+from paramcount.sources.recovery import is_prose
+from paramcount.spec import Cell, Framework, LayerSpec, MergeMode
+
+__all__ = ["Answer", "Disagreement", "Layer", "Missing", "Model", "NothingFound", "Unreadable",
+           "command", "read"]
+
+SCHEMA = "paramcount.read/1"
+
+
+class NothingFound(ParamcountError):
+    """The paste holds nothing paramcount can count."""
+
+    exit_code = 1
+
+
+class Unreadable(ParamcountError):
+    """Input that cannot be read at all (too large, not a file)."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A printed (or stated) count that differs from what the code builds, and why."""
+
+    line: int | None
+    layer: str
+    printed: int
+    computed: int
+    reason: str
+    source: str = "printout"
+    """``printout`` (a printed count or shape) or ``question`` (a number stated in prose)."""
+    naive: bool = False
+    """Whether the number is the naive multiple the growth analysis explains."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Everything ``paramcount read`` found in one paste."""
+
+    source: str
+    kinds: tuple[str, ...]
+    models: tuple[Model, ...]
+    unresolved: tuple[Missing, ...]
+    disagreements: tuple[Disagreement, ...]
+    notes: tuple[str, ...] = ()
+    overrides: tuple[tuple[str, int], ...] = field(default=())
+    title: str = ""
+    """The numbers: ``nn.LSTM(32, 128, ...): 561,152 parameters``."""
+    reason: str = ""
+    """The one-sentence reason: ``Naive 2 × 215,040 = 430,080 vs actual 561,152, because ...``."""
+
+    @property
+    def recurrent(self) -> list[tuple[Model, Layer]]:
+        """Every recurrent layer with the model it belongs to."""
+        return [(m, layer) for m in self.models for layer in m.layers if layer.recurrent]
+
+
+# -- the reproducing command ----------------------------------------------------------------
+
+def command(spec: LayerSpec) -> str:
+    """The ``paramcount`` command line that counts ``spec``."""
+    parts = ["paramcount", spec.cell.value, "-i", str(spec.input_size), "-H",
+             str(spec.hidden_size)]
+    if spec.num_layers != 1:
+        parts += ["-L", str(spec.num_layers)]
+    if spec.bidirectional:
+        parts.append("--bidir")
+    if not spec.bias:
+        parts.append("--no-bias")
+    if spec.proj_size:
+        parts += ["--proj", str(spec.proj_size)]
+    if spec.single_cell:
+        parts.append("--cell")
+    if spec.framework is not Framework.TORCH:
+        parts += ["-f", spec.framework.value]
+    if spec.merge_modes and any(m is not MergeMode.CONCAT for m in spec.merge_modes):
+        modes = set(spec.merge_modes)
+        parts += ["--merge-mode", spec.merge_modes[0].value if len(modes) == 1
+                  else ",".join(m.value for m in spec.merge_modes)]
+    if spec.reset_after is False:
+        parts.append("--no-reset-after")
+    if spec.nonlinearity is not None and spec.nonlinearity.value != "tanh":
+        parts += ["--nonlinearity", spec.nonlinearity.value]
+    return " ".join(parts)
+
+
+# -- the whole paste --------------------------------------------------------------------------
+
+def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<stdin>"
+         ) -> Answer:
+    """Read a pasted question: its printouts and code, counted and compared."""
+    if len(text) > MAX_TEXT:
+        raise Unreadable(f"{source} holds {len(text):,} characters; paramcount read reads at "
+                         f"most {MAX_TEXT:,}")
+    text = text.replace("\x00", "").replace("\r\n", "\n")
+    lines = text.split("\n")
+    printouts, claimed = find_printouts(lines)
+    code_lines = ["" if number in claimed else line for number, line in enumerate(lines, 1)]
+    reading = read_code("\n".join(code_lines), overrides or {})
+    from_code = code_models(reading)
+    from_printouts = printout_models(printouts)
+    models = [*from_code, *from_printouts]
+    kinds = tuple(dict.fromkeys(
+        [*(["code"] if from_code else []), *(p.kind for p in printouts)]))
+    unresolved = _unresolved(models)
+    built = [*from_code, *(m for m in from_printouts if m.source == "repr")]
+    shown = [m for m in from_printouts if m.source != "repr"]
+    disagreements = compare(built, shown)
+    disagreements += stated_counts(lines, claimed, built, disagreements)
+    if not any(layer.params is not None or layer.printed is not None or layer.missing
+               for m in models for layer in m.layers):
+        raise NothingFound(f"nothing countable found in {source}: no recurrent, linear, "
+                           "embedding or convolution layer in code, summary, repr or shape "
+                           "dump")
+    answer = Answer(source, kinds, tuple(models), tuple(unresolved), tuple(disagreements),
+                    reading.notes, tuple(sorted((overrides or {}).items())))
+    title, reason = headline(answer)
+    return dataclasses.replace(answer, title=title, reason=reason)
+
+
+def layer_reports(answer: Answer) -> dict[int, Report]:
+    """The full report of every recurrent layer the answer counted, by ``id`` of the layer
+    (what ``--details`` shows)."""
+    return {id(layer): build_report(layer.spec)
+            for model in answer.models for layer in model.layers if layer.spec is not None}
+
+
+def _unresolved(models: Sequence[Model]) -> list[Missing]:
+    seen: dict[tuple[str, int | None], Missing] = {}
+    for model in models:
+        for layer in model.layers:
+            for missing in layer.missing:
+                seen.setdefault((missing.name, missing.line), missing)
+    return sorted(seen.values(), key=lambda m: (m.line or 0, m.name))
+
+
+# -- comparisons ------------------------------------------------------------------------------
+
+def growth_reason(spec: LayerSpec) -> str | None:
+    """The one-sentence reason a stack is not the naive multiple, from the report's growth
+    analysis: ``naive 2 × 215,040 = 430,080 vs actual 561,152, because ...``."""
+    parts = growth_parts(spec)
+    return None if parts is None else f"{parts[0]}, because {parts[1]}"
+
+
+def growth_parts(spec: LayerSpec) -> tuple[str, str] | None:
+    """``naive 2 × 215,040 = 430,080 vs actual 561,152`` and why, from the growth analysis."""
+    growth = growth_of(spec)
+    if growth is None or not growth.difference:
+        return None
+    hr = spec.output_size
+    wide = [row for row in growth.rows if row.extra_columns]
+    if growth.kind == "bidirectional":
+        because = (f"every layer after the first reads both directions' outputs, "
+                   f"2·{hr} = {2 * hr} inputs, not {hr}" if len(wide) == len(growth.rows) else
+                   f"a layer after a concat merge reads 2·{hr} = {2 * hr} inputs, not {hr}")
+        naive = f"naive 2 × {growth.baseline:,} = {growth.naive:,}"
+    else:
+        because = (f"every layer after the first reads the previous layer's {hr} outputs, "
+                   f"not the {spec.input_size} inputs")
+        naive = f"naive {growth.multiplier} × {growth.baseline:,} = {growth.naive:,}"
+    return f"{naive} vs actual {growth.actual:,}", because
+
+
+def alternatives(spec: LayerSpec, printed: bool = False) -> list[tuple[int, str]]:
+    """Counts a reader might have expected instead of ``spec``'s, each with the reason.
+
+    ``printed``: the count comes from the framework's own printout, which follows its own
+    convention (so only a version default such as Keras' GRU ``reset_after`` explains it, not
+    a naive guess or the other framework's bias layout).
+    """
+    found: list[tuple[int, str]] = []
+    growth = growth_of(spec)
+    parts = growth_parts(spec)
+    if growth is not None and parts is not None and not printed:
+        found.append((growth.naive, f"the naive {growth.multiplier} × {growth.baseline:,}; "
+                      f"{parts[1]}"))
+    if spec.framework is Framework.KERAS and spec.cell is Cell.GRU:
+        other = spec.replace(reset_after=not spec.reset_after)
+        found.append((conventions.total(other), (
+            "Keras before 2.3 (and tf.compat.v1) defaulted GRU to reset_after=False: one bias "
+            f"({spec.gate_rows},) per direction instead of Keras 3's "
+            f"(2, {spec.gate_rows})"
+            if spec.reset_after else
+            "Keras 2.3+ and Keras 3 default GRU to reset_after=True: two bias rows "
+            f"(2, {spec.gate_rows}) per direction")))
+    if printed:
+        return found
+    if spec.framework is Framework.TORCH and spec.bias:
+        keras_like = conventions.total(spec) - spec.directions * spec.num_layers * spec.gate_rows
+        found.append((keras_like, "the one-bias formula G·H·(I + H + 1) (Keras' layout); torch "
+                      "keeps two bias vectors, bias_ih and bias_hh"))
+    if spec.framework is Framework.KERAS and spec.bias and spec.cell is not Cell.GRU:
+        torch_like = conventions.total(spec) + spec.directions * spec.num_layers * spec.gate_rows
+        found.append((torch_like, "the two-bias formula of PyTorch (bias_ih and bias_hh); "
+                      "Keras keeps one bias per gate block"))
+    if spec.bias:
+        found.append((conventions.total(spec.replace(bias=False)), "a count without biases"))
+    return found
+
+
+def explain_difference(computed: Layer, printed: int) -> str:
+    """Why ``printed`` differs from what ``computed`` builds, as far as it can be told."""
+    if computed.spec is not None:
+        for value, reason in alternatives(computed.spec, printed=True):
+            if value == printed:
+                return reason
+        from paramcount.sources.printout import solve_input
+
+        widths = solve_input(printed, computed.spec)
+        if widths:
+            return (f"the printed count fits an input width of {widths[0]}, but the code "
+                    f"gives it {computed.spec.input_size}")
+        if computed.spec.bias and conventions.total(computed.spec.replace(bias=False)) == printed:
+            return "the printed count is the layer without biases (bias=False / use_bias=False)"
+    return "the code builds a different layer than the one printed"
+
+
+def compare(code: Sequence[Model], printed: Sequence[Model]) -> list[Disagreement]:
+    """Printed counts (and shapes) that differ from the code's, layer by matched layer."""
+    found = []
+    for model in printed:
+        match = model_match(model, code)
+        if match is None:
+            continue
+        if model.tensors:
+            found += shape_disagreements(model, match)
+        flagged = {d.layer for d in found}
+        for layer, computed in pairs(model, match):
+            if layer.printed is None or computed.params is None or layer.name in flagged:
+                continue
+            if layer.printed != computed.params:
+                found.append(Disagreement(layer.line, layer.name or computed.name, layer.printed,
+                                          computed.params,
+                                          explain_difference(computed, layer.printed)))
+        total = match.total
+        if model.printed_total is not None and total is not None and (
+                model.printed_total != total) and not found:
+            found.append(Disagreement(model.line, model.name, model.printed_total, total,
+                                      "the printed total differs from the code's layers"))
+    return found
+
+
+def expected_shapes(code: Model) -> dict[str, tuple[tuple[int, ...], Layer]]:
+    """The tensors the code's recurrent layers hold, by the names a dump would print: with the
+    attribute prefix (a whole model's dump), and bare for a model that is one layer."""
+    expected: dict[str, tuple[tuple[int, ...], Layer]] = {}
+    recurrent = [layer for layer in code.layers if layer.spec is not None]
+    for layer in recurrent:
+        assert layer.spec is not None
+        for tensor in conventions.tensors(layer.spec):
+            if layer.spec.framework is Framework.TORCH and layer.name:
+                expected[f"{layer.name}.{tensor.name}"] = (tensor.shape, layer)
+            if len(recurrent) == 1:
+                expected.setdefault(tensor.name, (tensor.shape, layer))
+    return expected
+
+
+def shape_disagreements(printed: Model, code: Model) -> list[Disagreement]:
+    """Printed tensor shapes that differ from the code's recurrent layers' (transposed ones
+    named as such)."""
+    expected = expected_shapes(code)
+    found = []
+    for name, shape, line in printed.tensors:
+        if name not in expected or expected[name][0] == shape:
+            continue
+        want, layer = expected[name]
+        if tuple(reversed(shape)) == want:
+            reason = (f"a transposed shape: {layer.kind} stores {name} as "
+                      f"{_shape_text(want)}, not {_shape_text(shape)}")
+        else:
+            reason = (f"the code gives {name} the shape {_shape_text(want)}, the printout "
+                      f"{_shape_text(shape)}")
+        found.append(Disagreement(line, name, math.prod(shape), math.prod(want), reason))
+    return found
+
+
+def _shape_text(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _counted(model: Model) -> list[Layer]:
+    return [layer for layer in model.layers if layer.params != 0 and layer.printed != 0]
+
+
+def model_match(printed: Model, code: Sequence[Model]) -> Model | None:
+    """The code model a printout shows: by layer names, else by the sequence of classes."""
+    names = {layer.name for layer in _counted(printed)}
+    for model in code:
+        if names and names <= {layer.name for layer in model.layers}:
+            return model
+        if printed.tensors and any(name in expected_shapes(model)
+                                   for name, _, _ in printed.tensors):
+            return model
+    shown = [_base(layer.kind) for layer in _counted(printed)]
+    for model in code:
+        if [_base(layer.kind) for layer in _counted(model)] == shown:
+            return model
+    recurrent = [_base(layer.kind) for layer in _counted(printed) if layer.recurrent]
+    for model in code:
+        if recurrent and [_base(layer.kind) for layer in _counted(model)
+                          if layer.recurrent] == recurrent:
+            return model
+    return None
+
+
+def _base(kind: str) -> str:
+    """``nn.LSTM`` -> ``lstm``; ``Bidirectional(LSTM)`` -> ``bidirectional``."""
+    name = kind.split("(")[0].rsplit(".", 1)[-1].lower()
+    return name.removeprefix("cudnn")
+
+
+def pairs(printed: Model, code: Model) -> list[tuple[Layer, Layer]]:
+    """Printed layers paired with the code's: by name, else in order (only the recurrent
+    ones where the other layers do not line up)."""
+    names = {layer.name: layer for layer in code.layers}
+    shown, built = _counted(printed), _counted(code)
+    if shown and all(layer.name in names for layer in shown):
+        return [(layer, names[layer.name]) for layer in shown]
+    if [_base(x.kind) for x in shown] == [_base(x.kind) for x in built]:
+        return list(zip(shown, built, strict=True))
+    return list(zip([x for x in shown if x.recurrent], [x for x in built if x.recurrent],
+                    strict=False))
+
+
+_NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d{3,})(?![\w.,]\d)")
+
+
+def stated_counts(lines: Sequence[str], claimed: set[int], code: Sequence[Model],
+                  already: Sequence[Disagreement]) -> list[Disagreement]:
+    """Counts the question states in prose that a wrong formula explains (naive growth, the
+    other framework's biases, an old GRU default)."""
+    numbers = {number: [int(m.group(1).replace(",", "")) for m in _NUMBER.finditer(line)]
+               for number, line in enumerate(lines, 1)
+               if number not in claimed and (is_prose(line) or line.lstrip().startswith("#"))}
+    if not any(numbers.values()):
+        return []
+    expected: list[tuple[int, str, Layer]] = []
+    for model in code:
+        for layer in model.layers:
+            if layer.spec is not None:
+                expected += [(value, reason, layer) for value, reason in
+                             alternatives(layer.spec)]
+    if not expected:
+        return []
+    printed = {d.printed for d in already}
+    found = []
+    for number, line in enumerate(lines, 1):
+        if number in claimed or not re.search(r"[A-Za-z]{3,}\s", line) or ("(" in line and (
+                "=" in line or line.rstrip().endswith(")"))):
+            continue
+        for match in _NUMBER.finditer(line):
+            value = int(match.group(1).replace(",", ""))
+            for alternative, reason, layer in expected:
+                if value == alternative and value not in printed and layer.params is not None \
+                        and value != layer.params:
+                    assert layer.spec is not None
+                    growth = growth_of(layer.spec)
+                    found.append(Disagreement(
+                        number, layer.name, value, layer.params,
+                        f"stated in the question: {reason}", "question",
+                        naive=growth is not None and value == growth.naive))
+                    printed.add(value)
+                    break
+    return found
+
+
+# -- the headline ------------------------------------------------------------------------------
+
+def headline(answer: Answer) -> tuple[str, str]:
+    """The answer's title (the numbers) and its one-sentence reason: the growth analysis of the
+    first stack, the first disagreement, or the formula with its numbers."""
+    found = answer.recurrent
+    if any(model.source == "code" for model, _ in found):
+        found = [(model, layer) for model, layer in found if model.source == "code"]
+    recurrent = [layer for _, layer in found]
+    counted = [layer for layer in recurrent if layer.spec is not None]
+    stack = next((spec for model in answer.models if model.source == "code"
+                  for spec in model.stacks), None)
+    if stack is not None:
+        title = f"{conventions.describe(stack)}: {_number(conventions.total(stack))} parameters"
+        if not answer.disagreements and (sentence := growth_reason(stack)):
+            return title, sentence[0].upper() + sentence[1:] + "."
+    elif counted:
+        first = counted[0]
+        assert first.spec is not None and first.params is not None
+        title = f"{conventions.describe(first.spec)}: {_number(first.params)} parameters"
+        if len(counted) > 1:
+            title += f" (and {len(counted) - 1} more recurrent "
+            title += "layer)" if len(counted) == 2 else "layers)"
+    elif recurrent and recurrent[0].printed is not None:
+        title = f"{recurrent[0].kind}: {_number(recurrent[0].printed)} parameters (as printed)"
+    elif recurrent:
+        first = recurrent[0]
+        title = (f"{first.kind} ({first.name or 'layer'}): its count depends on "
+                 + ", ".join(m.name for m in first.missing))
+    else:
+        model = answer.models[0]
+        title = f"{model.name}: {_maybe(model.total or model.printed_total)} parameters"
+    if answer.disagreements:
+        d = answer.disagreements[0]
+        layer = next((x for _, x in answer.recurrent if x.name == d.layer and x.spec), None)
+        if d.naive and layer is not None and layer.spec is not None:
+            sentence = growth_reason(layer.spec)
+            if sentence:
+                return title, sentence[0].upper() + sentence[1:] + "."
+        where = f"line {d.line}" if d.line else d.layer
+        reason = (f"{_number(d.printed)} ({where}) vs {_number(d.computed)} computed from the "
+                  f"code: {d.reason}.")
+        return title, reason
+    specs = [layer.spec for layer in counted if layer.spec is not None]
+    specs += [spec for model in answer.models for spec in model.stacks]
+    for spec in specs:
+        sentence = growth_reason(spec)
+        if sentence:
+            return title, sentence[0].upper() + sentence[1:] + "."
+    if counted:
+        assert counted[0].spec is not None
+        formula = conventions.formula(counted[0].spec)
+        return title, f"{formula.symbolic} = {formula.substituted} = {_number(formula.total)}."
+    if answer.unresolved:
+        return title, "Some sizes are not in the paste: give them with --set (see below)."
+    return title, "Counts as printed."
+
+
+def _number(value: int) -> str:
+    return f"{value:,}"
+
+
+def _maybe(value: int | None) -> str:
+    return "?" if value is None else f"{value:,}"

@@ -1,0 +1,169 @@
+"""What ``paramcount read`` shows: the answer as a Document (table or Markdown) or JSON data.
+
+Nothing is counted here: every number comes from :class:`paramcount.read.Answer`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from paramcount import __version__, conventions
+from paramcount.found import cell_of
+from paramcount.read import SCHEMA, Answer, Layer, Model, command
+from paramcount.render.document import Block, Document, Math, Paragraph, Section, Table, number
+from paramcount.report import Report
+
+
+def _count(value: int | None) -> str:
+    return "?" if value is None else number(value)
+
+
+def read_document(answer: Answer, reports: Mapping[int, Report] | None = None) -> Document:
+    """The answer: the numbers and the reason first, then layers, models, disagreements,
+    unresolved names, notes and (given each recurrent layer's report, by ``id`` of the layer)
+    every tensor."""
+    title, reason = answer.title, answer.reason
+    sections: list[Section] = []
+    rows = []
+    for model, layer in answer.recurrent:
+        rows.append((
+            model.name, layer.name or "·", str(layer.line or ""),
+            conventions.describe(layer.spec) if layer.spec else layer.kind,
+            _count(layer.params), command(layer.spec) if layer.spec else "",
+        ))
+    if rows:
+        sections.append(Section("Recurrent layers", (Table(
+            ("model", "layer", "line", "configuration", "parameters", "reproduce"),
+            tuple(rows), numeric=frozenset({"line", "parameters"})),)))
+    sections.append(Section("Models", (Table(
+        ("model", "from", "line", "total", "printed total"),
+        tuple((m.name, m.source, str(m.line or ""), _count(m.total),
+               "" if m.printed_total is None else number(m.printed_total))
+              for m in answer.models),
+        numeric=frozenset({"line", "total", "printed total"})),)))
+    if answer.disagreements:
+        sections.append(Section("Disagreements", (Table(
+            ("line", "layer", "printed", "computed", "reason"),
+            tuple((str(d.line or ""), d.layer, number(d.printed), number(d.computed), d.reason)
+                  for d in answer.disagreements),
+            numeric=frozenset({"line", "printed", "computed"})),)))
+    if answer.unresolved:
+        sections.append(Section("Could not resolve", (Table(
+            ("name", "line", "what to do"),
+            tuple((m.name, str(m.line or ""), m.hint) for m in answer.unresolved),
+            numeric=frozenset({"line"})),)))
+    notes: list[tuple[str, str]] = [("paste", note) for note in answer.notes]
+    for model in answer.models:
+        notes += [(model.name, note) for note in model.notes
+                  if (model.name, note) not in notes and note not in answer.notes]
+        for layer in model.layers:
+            notes += [(f"{model.name}.{layer.name or layer.kind}", note) for note in layer.notes]
+    if notes:
+        sections.append(Section("Notes", (Table(("where", "note"), tuple(notes)),)))
+    if reports is not None:
+        sections += _details(answer, reports)
+    return Document(title, reason, tuple(sections))
+
+
+def _details(answer: Answer, reports: Mapping[int, Report]) -> list[Section]:
+    from paramcount.render.breakdown import tensor_table
+
+    sections = []
+    for model in answer.models:
+        blocks: list[Block] = []
+        for layer in model.layers:
+            if layer.spec is not None and id(layer) in reports:
+                report = reports[id(layer)]
+                blocks += [Paragraph((f"{layer.name or layer.kind}: "
+                                      f"{conventions.describe(layer.spec)}",)),
+                           Math((report.formula.symbolic,
+                                 f"= {report.formula.substituted} = "
+                                 f"{number(report.formula.total)}")),
+                           tensor_table(report)]
+            elif layer.formula is not None:
+                blocks.append(Paragraph((f"{layer.name or layer.kind}: {layer.kind} = "
+                                         f"{layer.formula} = {_count(layer.params)}",)))
+        if blocks:
+            sections.append(Section(f"Details: {model.name} ({model.source})", tuple(blocks)))
+    return sections
+
+
+def _merge(layer: Layer) -> Any:
+    spec = layer.spec
+    if spec is None or not spec.merge_modes:
+        return None
+    modes = [m.value for m in spec.merge_modes]
+    return modes[0] if len(set(modes)) == 1 else modes
+
+
+def recurrent_data(model: Model, layer: Layer,
+                   reports: Mapping[int, Report] | None) -> dict[str, Any]:
+    """One recurrent layer: its configuration in the framework's words, count and command."""
+    spec = layer.spec
+    cell = spec.cell.value if spec else (c.value if (c := cell_of(layer.kind)) else None)
+    data: dict[str, Any] = {
+        "model": model.name,
+        "name": layer.name,
+        "class": layer.kind,
+        "source": model.source,
+        "cell": cell,
+        "framework": (spec.framework.value if spec else
+                      layer.framework.value if layer.framework else None),
+        "input": spec.input_size if spec else None,
+        "hidden": spec.hidden_size if spec else None,
+        "layers": spec.num_layers if spec else None,
+        "bidirectional": spec.bidirectional if spec else None,
+        "bias": spec.bias if spec else None,
+        "proj": spec.proj_size if spec else None,
+        "cell_only": spec.single_cell if spec else None,
+        "reset_after": spec.reset_after if spec else None,
+        "merge_mode": _merge(layer),
+        "params": layer.params,
+        "printed": layer.printed,
+        "line": layer.line,
+        "command": command(spec) if spec else None,
+        "notes": list(layer.notes),
+    }
+    if reports is not None:
+        report = reports.get(id(layer))
+        data["tensors"] = [] if report is None else [
+            {"name": t.name, "shape": list(t.shape), "count": t.count} for t in report.tensors]
+    return data
+
+
+def read_data(answer: Answer, reports: Mapping[int, Report] | None = None) -> dict[str, Any]:
+    """The answer as JSON-ready data: the documented ``paramcount.read/1`` schema."""
+    return {
+        "schema": SCHEMA,
+        "paramcount": __version__,
+        "source": answer.source,
+        "kind": answer.kinds[0] if len(answer.kinds) == 1 else "several",
+        "kinds": list(answer.kinds),
+        "recurrent": [recurrent_data(m, layer, reports) for m, layer in answer.recurrent],
+        "models": [
+            {
+                "name": m.name,
+                "source": m.source,
+                "line": m.line,
+                "total": m.total,
+                "printed_total": m.printed_total,
+                "layers": [
+                    {"name": layer.name, "class": layer.kind, "line": layer.line,
+                     "params": layer.params, "printed": layer.printed,
+                     "formula": layer.formula}
+                    for layer in m.layers
+                ],
+            }
+            for m in answer.models
+        ],
+        "unresolved": [{"name": u.name, "line": u.line, "hint": u.hint}
+                       for u in answer.unresolved],
+        "disagreements": [
+            {"line": d.line, "layer": d.layer, "printed": d.printed, "computed": d.computed,
+             "reason": d.reason, "source": d.source}
+            for d in answer.disagreements
+        ],
+        "notes": list(answer.notes),
+        "overrides": dict(answer.overrides),
+    }

@@ -1,0 +1,837 @@
+"""Pasted Python read statically with ``ast``: the models it builds, as ordered layer calls.
+
+Nothing is imported, compiled to bytecode or run: the text is parsed, and only literals,
+names bound to literals, and arithmetic on them are evaluated, by this module's own small
+evaluator. ``nn.LSTM(32, hidden * 2)`` becomes a :class:`Call` whose arguments are the resolved
+values, or :class:`Unknown` naming what could not be resolved and where. Models are
+:class:`Block` s: an ``nn.Module`` subclass (the layers its ``__init__`` assigns), a
+``Sequential`` (its list and ``.add`` calls), a functional Keras graph (``x = LSTM(64)(x)``
+from an ``Input``), or one layer assigned to a name. A paste whose indentation was lost is
+re-indented from its ``class`` and ``def`` lines; one that still does not parse is read one
+statement (or one balanced bracket expression) at a time.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+from collections import ChainMap, Counter
+from collections.abc import Iterable, Mapping, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from paramcount.layers import CONTAINERS, KNOWN
+from paramcount.sources.recovery import binary, parse
+
+MAX_TEXT = 10_000_000
+"""The most characters read (10 MB); a longer paste is refused."""
+MAX_REPEAT = 1_000
+"""The most iterations of a ``for _ in range(n)`` loop that are unrolled."""
+MAX_NODES = 2_000_000
+"""The most syntax-tree nodes evaluated in one paste (bounds the work of hostile input)."""
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A value that could not be resolved: the names (or expressions) it needs, with lines."""
+
+    names: tuple[tuple[str, int], ...]
+
+    def __add__(self, other: object) -> Unknown:
+        """Unknowns combine their names."""
+        extra = other.names if isinstance(other, Unknown) else ()
+        return Unknown(tuple(dict.fromkeys(self.names + extra)))
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call of a layer class, its arguments evaluated (values, Calls or Unknowns)."""
+
+    path: str
+    """The callee as written: ``nn.LSTM``, ``layers.Bidirectional``, ``LSTM``."""
+    qualified: str
+    """The callee through the paste's imports: ``torch.nn.LSTM``, ``keras.layers.LSTM``."""
+    args: tuple[Any, ...]
+    kwargs: tuple[tuple[str, Any], ...]
+    line: int
+
+    @property
+    def name(self) -> str:
+        """The class name: the callee's last part."""
+        return self.path.rsplit(".", 1)[-1]
+
+    @property
+    def keywords(self) -> dict[str, Any]:
+        """The keyword arguments as a dict."""
+        return dict(self.kwargs)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One layer of a model, where it sits and (in a functional graph) what it reads."""
+
+    call: Call
+    attribute: str
+    """The attribute or variable holding it (``lstm``, ``encoder.0``), or "" in a list."""
+    source: str | None = None
+    """Functional Keras: the variable the layer is applied to."""
+    target: str | None = None
+    """Functional Keras: the variable the result is assigned to."""
+
+
+@dataclass(frozen=True)
+class Block:
+    """A model the code builds."""
+
+    name: str
+    kind: str
+    """``module`` (nn.Module subclass), ``sequential``, ``functional``, ``layer``."""
+    line: int
+    steps: tuple[Step, ...]
+    notes: tuple[str, ...] = ()
+    complete: bool = True
+    """False where the reader may have missed layers (a loop it could not unroll)."""
+
+
+@dataclass(frozen=True)
+class CodeReading:
+    """Everything read from the code of one paste."""
+
+    blocks: tuple[Block, ...]
+    mode: str
+    """``parsed`` (as written), ``reindented`` (indentation restored) or ``lines``."""
+    notes: tuple[str, ...] = ()
+    frameworks: frozenset[str] = frozenset()
+    """What the imports name: ``torch``, ``keras``."""
+
+
+class _Budget(Exception):
+    """The evaluation budget is spent."""
+
+
+@dataclass
+class _Class:
+    """A class of the paste: its __init__ and bases."""
+
+    node: ast.ClassDef
+    init: ast.FunctionDef | None
+
+
+@dataclass
+class _Scope:
+    """What one body of statements builds."""
+
+    env: MutableMapping[str, Any]
+    prefix: str
+    sequentials: dict[str, list[Step]] = field(default_factory=dict)
+    seq_lines: dict[str, int] = field(default_factory=dict)
+    seq_kind: dict[str, str] = field(default_factory=dict)
+    graph_steps: list[Step] = field(default_factory=list)
+    roots: dict[str, str] = field(default_factory=dict)
+    """Functional tensors: variable -> the Input variable it descends from."""
+    models: dict[str, tuple[str, int]] = field(default_factory=dict)
+    """Input variable -> (model variable, line) for Model(inputs=..., outputs=...)."""
+    loose: dict[str, Call] = field(default_factory=dict)
+    used: set[str] = field(default_factory=set)
+    incomplete: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+_ARITH: dict[type[ast.operator], Any] = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b,
+    ast.Mod: lambda a, b: a % b,
+}
+
+
+class _Reader:
+    """Walks a parsed module, evaluating only literals, names and arithmetic."""
+
+    def __init__(self, overrides: Mapping[str, Any]) -> None:
+        self.overrides = dict(overrides)
+        self.aliases: dict[str, str] = {}
+        self.classes: dict[str, _Class] = {}
+        self.blocks: list[Block] = []
+        self.notes: list[str] = []
+        self.nodes = 0
+        self.frameworks: set[str] = set()
+        self.depth = 0
+        self.module_env: MutableMapping[str, Any] = {}
+
+    # -- names ------------------------------------------------------------------------------
+
+    def imports(self, body: list[ast.stmt]) -> None:
+        """Record import aliases (``import torch.nn as nn``) without importing anything, from
+        the statements of ``body`` and of the blocks nested in it."""
+        for node in body:
+            for block in ("body", "orelse", "finalbody"):
+                nested = getattr(node, block, None)
+                if isinstance(nested, list):
+                    self.imports(nested)
+            if isinstance(node, ast.Try):
+                for handler in node.handlers:
+                    self.imports(handler.body)
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    self.aliases[alias.asname or alias.name.split(".")[0]] = (
+                        alias.name if alias.asname else alias.name.split(".")[0])
+                    self._framework(alias.name)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                for alias in node.names:
+                    self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                self._framework(node.module)
+
+    def _framework(self, module: str) -> None:
+        top = module.split(".")[0]
+        if top == "torch":
+            self.frameworks.add("torch")
+        elif top in ("keras", "tensorflow", "tf_keras"):
+            self.frameworks.add("keras")
+
+    def qualify(self, path: str) -> str:
+        """``path`` through the import aliases: ``nn.LSTM`` -> ``torch.nn.LSTM``."""
+        head, _, rest = path.partition(".")
+        full = self.aliases.get(head, head)
+        return f"{full}.{rest}" if rest else full
+
+    def lookup(self, name: str, env: Mapping[str, Any], line: int) -> Any:
+        """A name's value: an override, then the scope, else Unknown."""
+        for key in (name, name.removeprefix("self."), name.rsplit(".", 1)[-1]):
+            if key in self.overrides:
+                return self.overrides[key]
+        if name in env:
+            return env[name]
+        return Unknown(((name, line),))
+
+    # -- expressions ------------------------------------------------------------------------
+
+    def value(self, node: ast.AST, env: Mapping[str, Any]) -> Any:
+        """Evaluate ``node`` as far as literals, names and arithmetic allow."""
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise _Budget
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Constant):
+            value = node.value
+            return value if isinstance(value, (int, float, str, bool)) or value is None else (
+                Unknown(((ast.unparse(node)[:40], line),)))
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            path = dotted(node)
+            if path is None:
+                return Unknown(((_text(node), line),))
+            if path in ("True", "False", "None"):
+                return {"True": True, "False": False, "None": None}[path]
+            return self.lookup(path, env, line)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            items: list[Any] = []
+            for element in node.elts:
+                if isinstance(element, ast.Starred):
+                    inner = self.value(element.value, env)
+                    if isinstance(inner, (tuple, list)):
+                        items.extend(inner)
+                        continue
+                    return Unknown(((_text(element), line),))
+                items.append(self.value(element, env))
+            return tuple(items) if isinstance(node, ast.Tuple) else list(items)
+        if isinstance(node, ast.UnaryOp):
+            operand = self.value(node.operand, env)
+            if isinstance(operand, Unknown):
+                return operand
+            if isinstance(node.op, ast.USub) and _number(operand):
+                return -operand
+            if isinstance(node.op, ast.UAdd) and _number(operand):
+                return operand
+            if isinstance(node.op, ast.Not) and isinstance(operand, bool):
+                return not operand
+            return Unknown(((_text(node), line),))
+        if isinstance(node, ast.BinOp):
+            return self.binop(node, env)
+        if isinstance(node, ast.BoolOp):
+            values = [self.value(v, env) for v in node.values]
+            if all(isinstance(v, bool) for v in values):
+                return all(values) if isinstance(node.op, ast.And) else any(values)
+            return _unknowns(values) or Unknown(((_text(node), line),))
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            left, right = self.value(node.left, env), self.value(node.comparators[0], env)
+            if _number(left) and _number(right):
+                compare = {ast.Lt: left < right, ast.LtE: left <= right, ast.Gt: left > right,
+                           ast.GtE: left >= right, ast.Eq: left == right,
+                           ast.NotEq: left != right}
+                if type(node.ops[0]) in compare:
+                    return compare[type(node.ops[0])]
+            return _unknowns([left, right]) or Unknown(((_text(node), line),))
+        if isinstance(node, ast.IfExp):
+            test = self.value(node.test, env)
+            if isinstance(test, bool):
+                return self.value(node.body if test else node.orelse, env)
+            return test if isinstance(test, Unknown) else Unknown(((_text(node.test), line),))
+        if isinstance(node, ast.Call):
+            return self.call(node, env)
+        if isinstance(node, ast.Subscript):
+            base = self.value(node.value, env)
+            index = self.value(node.slice, env)
+            if isinstance(base, (tuple, list)) and isinstance(index, int) and (
+                    -len(base) <= index < len(base)):
+                return base[index]
+            if isinstance(base, dict) and isinstance(index, str) and index in base:
+                return base[index]
+            return Unknown(((_text(node), line),))
+        if isinstance(node, ast.Dict):
+            keys = [self.value(k, env) if k is not None else None for k in node.keys]
+            values = [self.value(v, env) for v in node.values]
+            return {k: v for k, v in zip(keys, values, strict=True) if isinstance(k, str)}
+        if isinstance(node, ast.ListComp):
+            return self.comprehension(node, env)
+        return Unknown(((_text(node), line),))
+
+    def binop(self, node: ast.BinOp, env: Mapping[str, Any]) -> Any:
+        """Arithmetic on whole numbers (and list repetition: ``[nn.LSTM(...)] * 2``)."""
+        left, right = self.value(node.left, env), self.value(node.right, env)
+        line = node.lineno
+        if missing := _unknowns([left, right]):
+            return missing
+        operation = type(node.op)
+        if isinstance(left, list) and isinstance(right, int) and operation is ast.Mult:
+            return left * min(max(right, 0), MAX_REPEAT)
+        if not (_number(left) and _number(right)):
+            return Unknown(((_text(node), line),))
+        try:
+            if operation is ast.Div:
+                if isinstance(left, int) and isinstance(right, int) and right and left % right == 0:
+                    return left // right
+                return left / right
+            if operation is ast.Pow:
+                if abs(right) > 64 or abs(left) > 2**64:
+                    return Unknown(((_text(node), line),))
+                return left**right
+            if operation in _ARITH:
+                return _ARITH[operation](left, right)
+        except (ZeroDivisionError, OverflowError, ValueError):
+            pass
+        return Unknown(((_text(node), line),))
+
+    def comprehension(self, node: ast.ListComp, env: Mapping[str, Any]) -> Any:
+        """``[nn.LSTM(...) for _ in range(n)]`` with n known: the element n times."""
+        line = node.lineno
+        if len(node.generators) != 1 or node.generators[0].ifs:
+            return Unknown(((_text(node), line),))
+        generator = node.generators[0]
+        count = self.range_of(generator.iter, env)
+        if isinstance(count, Unknown):
+            return count
+        items = []
+        for index in count:
+            scope = ChainMap(_targets(generator.target, index), dict(env))
+            items.append(self.value(node.elt, scope))
+        return items
+
+    def range_of(self, node: ast.AST, env: Mapping[str, Any]) -> range | Unknown:
+        """The range a ``range(...)`` call or a literal list iterates, or Unknown."""
+        if isinstance(node, ast.Call) and dotted(node.func) == "range" and not node.keywords:
+            bounds = [self.value(a, env) for a in node.args]
+            if missing := _unknowns(bounds):
+                return missing
+            if bounds and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
+                steps = range(*bounds[:3])
+                if len(steps) <= MAX_REPEAT:
+                    return steps
+        return Unknown(((_text(node), getattr(node, "lineno", 0)),))
+
+    def call(self, node: ast.Call, env: Mapping[str, Any]) -> Any:
+        """A layer call becomes a Call; int(), min(), max() and len() of literals are done;
+        anything else is Unknown (and never called)."""
+        line = node.lineno
+        path = dotted(node.func)
+        if path is None:
+            return Unknown(((_text(node), line),))
+        name = path.rsplit(".", 1)[-1]
+        args = tuple(self.value(a, env) for a in node.args
+                     if not isinstance(a, ast.Starred))
+        if name in ("int", "min", "max", "len", "abs", "round") and path == name:
+            return _builtin(name, args, _text(node), line)
+        if name in ("OrderedDict", "dict") and args and isinstance(args[0], list):
+            return {k: v for k, v in (a for a in args[0] if isinstance(a, tuple) and len(a) == 2)
+                    if isinstance(k, str)}
+        if name in KNOWN or name in self.classes or name.endswith(("LSTM", "GRU", "RNN")):
+            kwargs = tuple((k.arg, self.value(k.value, env)) for k in node.keywords
+                           if k.arg is not None)
+            return Call(path, self.qualify(path), args, kwargs, line)
+        return Unknown(((_text(node.func) + "(...)", line),))
+
+    # -- statements -------------------------------------------------------------------------
+
+    def module(self, tree: ast.Module, text: str) -> None:
+        """Read a whole module: classes, functions and top-level statements."""
+        self.imports(tree.body)
+        calls = Counter(re.findall(r"(\w+)\s*\(", text))
+        calls.subtract(re.findall(r"\bclass\s+(\w+)\s*\(", text))
+        instantiated = {name for name, count in calls.items() if count > 0}
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                init = next((n for n in node.body if isinstance(n, ast.FunctionDef)
+                             and n.name == "__init__"), None)
+                self.classes[node.name] = _Class(node, init)
+        scope = _Scope({}, "")
+        self.module_env = scope.env
+        self.body(tree.body, scope, top=True)
+        self.finish(scope)
+        for name, cls in self.classes.items():
+            if name in instantiated:
+                continue
+            steps, notes, complete = self.instance(cls, (), (), scope.env, "")
+            if steps or (cls.init is not None and _is_model_class(cls.node)):
+                self.blocks.append(Block(name, "module", cls.node.lineno, tuple(steps),
+                                         tuple(notes), complete))
+        self.blocks.sort(key=lambda b: b.line)
+
+    def body(self, statements: Iterable[ast.stmt], scope: _Scope, top: bool = False) -> None:
+        """Read statements in order into ``scope``."""
+        for node in statements:
+            if isinstance(node, ast.ClassDef):
+                continue
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if top or not isinstance(node, ast.AsyncFunctionDef):
+                    self.function(node, scope)
+                continue
+            self.statement(node, scope)
+
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, outer: _Scope) -> None:
+        """A function that builds a model: its parameters' defaults are known values."""
+        env: MutableMapping[str, Any] = ChainMap(self.parameters(node, (), ()), outer.env)
+        scope = _Scope(env, f"{node.name}.")
+        self.depth += 1
+        if self.depth <= 20:
+            self.body(node.body, scope)
+            self.finish(scope)
+        self.depth -= 1
+
+    def parameters(self, node: ast.FunctionDef | ast.AsyncFunctionDef, args: tuple[Any, ...],
+                   kwargs: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
+        """A function's parameters bound: call arguments, else defaults, else Unknown."""
+        params = [*node.args.posonlyargs, *node.args.args]
+        names = [p.arg for p in params]
+        if names and names[0] in ("self", "cls"):
+            names = names[1:]
+            params = params[1:]
+        defaults: dict[str, Any] = {}
+        for param, default in zip(params[len(params) - len(node.args.defaults):],
+                                  node.args.defaults, strict=True):
+            defaults[param.arg] = self.value(default, self.module_env)
+        for param, kw_default in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True):
+            params.append(param)
+            if kw_default is not None:
+                defaults[param.arg] = self.value(kw_default, self.module_env)
+        bound: dict[str, Any] = {}
+        for param in params:
+            bound[param.arg] = defaults.get(param.arg, Unknown(((param.arg, param.lineno),)))
+        bound.update(zip(names, args, strict=False))
+        bound.update((k, v) for k, v in kwargs if k in bound)
+        return bound
+
+    def statement(self, node: ast.stmt, scope: _Scope) -> None:
+        """One statement: assignments, ``model.add(...)``, loops and branches."""
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if node.value is None:
+                return
+            for target in targets:
+                self.assign(target, node.value, scope)
+        elif isinstance(node, ast.AugAssign):
+            name = dotted(node.target)
+            if name is not None:
+                self.assign_value(name, self.binop(
+                    ast.BinOp(node.target, node.op, node.value, lineno=node.lineno,
+                              col_offset=0), scope.env), scope)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            self.expression_call(node.value, scope)
+        elif isinstance(node, ast.For):
+            self.loop(node, scope)
+        elif isinstance(node, ast.Return) and isinstance(node.value, ast.Call) and (
+                (dotted(node.value.func) or "").rsplit(".", 1)[-1] in ("Model", "Functional")):
+            self.model("", node.value, scope)
+        elif isinstance(node, ast.If):
+            test = self.value(node.test, scope.env)
+            if isinstance(test, bool):
+                self.body(node.body if test else node.orelse, scope)
+            else:
+                scope.notes.append(
+                    f"line {node.lineno}: `if {_text(node.test)}` is not known; read its first "
+                    "branch")
+                self.body(node.body, scope)
+        elif isinstance(node, (ast.With, ast.AsyncWith, ast.Try)):
+            self.body(node.body, scope)
+
+    def loop(self, node: ast.For, scope: _Scope) -> None:
+        """``for i in range(n)`` with n known is unrolled; otherwise read once, noted."""
+        count = self.range_of(node.iter, scope.env)
+        if isinstance(count, Unknown):
+            scope.incomplete = True
+            scope.notes.append(
+                f"line {node.lineno}: the loop `for ... in {_text(node.iter)}` has no known "
+                "length; its body was read once")
+            count = range(1)
+        for index in count:
+            scope.env.update(_targets(node.target, index))
+            self.body(node.body, scope)
+
+    def assign(self, target: ast.expr, value_node: ast.expr, scope: _Scope) -> None:
+        """``name = ...``: a model, a layer, a functional step, an Input, or a value."""
+        if isinstance(target, (ast.Tuple, ast.List)):
+            values = self.value(value_node, scope.env)
+            if isinstance(values, (tuple, list)) and len(values) == len(target.elts):
+                for element, value in zip(target.elts, values, strict=True):
+                    name = dotted(element)
+                    if name is not None:
+                        scope.env[name] = value
+            return
+        name = dotted(target)
+        if name is None:
+            return
+        if isinstance(value_node, ast.Call):
+            callee = dotted(value_node.func)
+            short = (callee or "").rsplit(".", 1)[-1]
+            if short in self.classes:
+                self.assign_value(name, self.value(value_node, scope.env), scope)
+                return
+            if short == "Sequential":
+                self.sequential(name, value_node, scope)
+                return
+            if short in ("Model", "Functional"):
+                self.model(name, value_node, scope)
+                return
+            if short in ("Input",) and callee is not None:
+                call = self.value(value_node, scope.env)
+                scope.roots[name] = name
+                scope.graph_steps.append(Step(call, name, None, name))
+                return
+            if isinstance(value_node.func, ast.Call) or (
+                    callee is not None and callee in scope.loose):
+                self.functional(name, value_node, scope)
+                return
+        value = self.value(value_node, scope.env)
+        self.assign_value(name, value, scope)
+
+    def assign_value(self, name: str, value: Any, scope: _Scope) -> None:
+        """Bind a name; a layer bound to a name is a model of its own unless used later."""
+        scope.env[name] = value
+        if isinstance(value, Call) and (value.name not in CONTAINERS
+                                        or value.name in self.classes):
+            scope.loose[name] = value
+
+    def sequential(self, name: str, node: ast.Call, scope: _Scope) -> None:
+        """``Sequential([...])`` (Keras) or ``nn.Sequential(a, b, ...)`` (torch)."""
+        items: list[Any] = []
+        for arg in node.args:
+            value = self.value(arg, scope.env)
+            if isinstance(value, list):
+                items += value
+            elif isinstance(value, dict):
+                items += list(value.items())
+            else:
+                items.append(value)
+        for keyword in node.keywords:
+            if keyword.arg == "layers":
+                value = self.value(keyword.value, scope.env)
+                items += value if isinstance(value, list) else [value]
+        scope.sequentials[name] = []
+        scope.seq_lines[name] = node.lineno
+        scope.seq_kind[name] = dotted(node.func) or "Sequential"
+        for index, item in enumerate(items):
+            self.append(name, item, str(index), scope)
+        scope.env[name] = Call(dotted(node.func) or "Sequential", "Sequential", (), (),
+                               node.lineno)
+
+    def append(self, model: str, item: Any, attribute: str, scope: _Scope) -> None:
+        """Add a layer (or a nested container's layers) to a Sequential."""
+        if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
+            attribute, item = item
+        if isinstance(item, Call):
+            scope.sequentials[model].append(Step(item, attribute))
+            self.used_calls(item, scope)
+        elif isinstance(item, Unknown):
+            scope.notes.append(
+                f"line {item.names[0][1] if item.names else 0}: a layer of {model} is not "
+                f"known ({', '.join(n for n, _ in item.names)})")
+            scope.incomplete = True
+
+    def used_calls(self, call: Call, scope: _Scope) -> None:
+        for name, loose in list(scope.loose.items()):
+            if loose is call:
+                scope.used.add(name)
+
+    def expression_call(self, node: ast.Call, scope: _Scope) -> None:
+        """``model.add(layer)`` and ``self.layers.append(layer)``."""
+        callee = dotted(node.func)
+        if callee is None or "." not in callee:
+            return
+        owner, method = callee.rsplit(".", 1)
+        if method == "add" and owner in scope.sequentials and node.args:
+            self.append(owner, self.value(node.args[0], scope.env),
+                        str(len(scope.sequentials[owner])), scope)
+
+    def functional(self, name: str, node: ast.Call, scope: _Scope) -> None:
+        """``x = layers.LSTM(64)(x)``: a layer applied to a tensor of a functional graph."""
+        layer = self.value(node.func, scope.env)
+        callee = dotted(node.func)
+        if callee is not None and callee in scope.loose:
+            scope.used.add(callee)
+        source = dotted(node.args[0]) if node.args else None
+        if not isinstance(layer, Call):
+            scope.notes.append(f"line {node.lineno}: the layer applied to "
+                               f"{source or 'a tensor'} is not known")
+            scope.incomplete = True
+            return
+        root = scope.roots.get(source or "")
+        if root is None:
+            root = f"<{source or 'tensor'}>"
+        scope.roots[name] = root
+        scope.graph_steps.append(Step(layer, name, source, name))
+
+    def model(self, name: str, node: ast.Call, scope: _Scope) -> None:
+        """``Model(inputs, outputs)`` names the graph its inputs start."""
+        arguments = list(node.args)
+        for keyword in node.keywords:
+            if keyword.arg in ("inputs", "input"):
+                arguments.insert(0, keyword.value)
+        if arguments:
+            first = arguments[0]
+            names = [dotted(e) for e in first.elts] if isinstance(
+                first, (ast.List, ast.Tuple)) else [dotted(first)]
+            for input_name in names:
+                if input_name in scope.roots:
+                    scope.models[scope.roots[input_name]] = (name, node.lineno)
+
+    def finish(self, scope: _Scope) -> None:
+        """Turn what a scope built into blocks."""
+        for name, steps in scope.sequentials.items():
+            self.blocks.append(Block(scope.prefix + name, "sequential", scope.seq_lines[name],
+                                     tuple(steps), tuple(scope.notes), not scope.incomplete))
+        graphs: dict[str, list[Step]] = {}
+        for step in scope.graph_steps:
+            root = scope.roots.get(step.target or "", step.target or "")
+            graphs.setdefault(root, []).append(step)
+        for root, steps in graphs.items():
+            if len(steps) == 1 and steps[0].call.name == "Input":
+                continue
+            name, line = scope.models.get(root, (root.strip("<>"), steps[0].call.line))
+            self.blocks.append(Block((scope.prefix + name).strip("."), "functional", line,
+                                     tuple(steps), tuple(scope.notes), not scope.incomplete))
+        for name, call in scope.loose.items():
+            if name in scope.used or call.name in ("Input", "InputLayer"):
+                continue
+            if call.name in self.classes:
+                steps, notes, complete = self.instance(
+                    self.classes[call.name], call.args, call.kwargs, scope.env, "")
+                self.blocks.append(Block(scope.prefix + name, "module", call.line,
+                                         tuple(steps), tuple(notes), complete))
+                continue
+            self.blocks.append(Block(scope.prefix + name, "layer", call.line,
+                                     (Step(call, name),), tuple(scope.notes)))
+        self.notes += [n for n in scope.notes if n not in self.notes]
+
+    # -- classes ------------------------------------------------------------------------------
+
+    def instance(self, cls: _Class, args: tuple[Any, ...], kwargs: tuple[tuple[str, Any], ...],
+                 module_env: Mapping[str, Any], prefix: str
+                 ) -> tuple[list[Step], list[str], bool]:
+        """The layers ``cls.__init__`` assigns to ``self``, in order, with arguments bound."""
+        if cls.init is None or self.depth > 20:
+            return [], [], True
+        self.depth += 1
+        env: MutableMapping[str, Any] = ChainMap(self.parameters(cls.init, args, kwargs),
+                                                 dict(module_env))
+        steps: list[Step] = []
+        scope = _Scope(env, prefix)
+        self.init_body(cls.init.body, scope, steps, prefix)
+        self.depth -= 1
+        return steps, scope.notes, not scope.incomplete
+
+    def init_body(self, body: Iterable[ast.stmt], scope: _Scope, steps: list[Step],
+                  prefix: str) -> None:
+        """Statements of an ``__init__``: ``self.x = layer``, containers, locals, loops."""
+        for node in body:
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                value = self.value(node.value, scope.env)
+                for target in targets:
+                    name = dotted(target)
+                    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(
+                            value, (tuple, list)) and len(value) == len(target.elts):
+                        for element, item in zip(target.elts, value, strict=True):
+                            if (element_name := dotted(element)) is not None:
+                                scope.env[element_name] = item
+                        continue
+                    if name is None:
+                        continue
+                    scope.env[name] = value
+                    if name.startswith("self."):
+                        self.attach(name.removeprefix("self."), value, scope, steps, prefix)
+            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+                callee = dotted(node.value.func) or ""
+                if callee.startswith("self.") and callee.endswith((".append", ".add_module")) \
+                        and node.value.args:
+                    owner = callee.removeprefix("self.").rsplit(".", 1)[0]
+                    value = self.value(node.value.args[-1], scope.env)
+                    index = sum(1 for s in steps if s.attribute.startswith(prefix + owner + "."))
+                    self.attach(f"{owner}.{index}", value, scope, steps, prefix)
+            elif isinstance(node, ast.For):
+                count = self.range_of(node.iter, scope.env)
+                if isinstance(count, Unknown):
+                    scope.incomplete = True
+                    scope.notes.append(
+                        f"line {node.lineno}: the loop `for ... in {_text(node.iter)}` has no "
+                        "known length; its body was read once")
+                    count = range(1)
+                for index in count:
+                    scope.env.update(_targets(node.target, index))
+                    self.init_body(node.body, scope, steps, prefix)
+            elif isinstance(node, ast.If):
+                test = self.value(node.test, scope.env)
+                if isinstance(test, bool):
+                    self.init_body(node.body if test else node.orelse, scope, steps, prefix)
+                else:
+                    scope.notes.append(f"line {node.lineno}: `if {_text(node.test)}` is not "
+                                       "known; read its first branch")
+                    self.init_body(node.body, scope, steps, prefix)
+            elif isinstance(node, (ast.With, ast.Try)):
+                self.init_body(node.body, scope, steps, prefix)
+
+    def attach(self, attribute: str, value: Any, scope: _Scope, steps: list[Step],
+               prefix: str) -> None:
+        """A value assigned to ``self.attribute``: a layer, a container, or a submodule."""
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                self.attach(f"{attribute}.{index}", item, scope, steps, prefix)
+            return
+        if isinstance(value, dict):
+            for key, item in value.items():
+                self.attach(f"{attribute}.{key}", item, scope, steps, prefix)
+            return
+        if not isinstance(value, Call):
+            return
+        if value.name in ("Sequential", "ModuleList"):
+            items: list[Any] = []
+            for arg in value.args:
+                items += arg if isinstance(arg, list) else list(arg.items()) if isinstance(
+                    arg, dict) else [arg]
+            for index, item in enumerate(items):
+                key, layer = item if isinstance(item, tuple) and len(item) == 2 and isinstance(
+                    item[0], str) else (str(index), item)
+                self.attach(f"{attribute}.{key}", layer, scope, steps, prefix)
+            return
+        if value.name in self.classes:
+            inner, notes, complete = self.instance(
+                self.classes[value.name], value.args, value.kwargs, scope.env, "")
+            steps += [Step(s.call, f"{prefix}{attribute}.{s.attribute}") for s in inner]
+            scope.notes += notes
+            scope.incomplete |= not complete
+            return
+        steps.append(Step(value, prefix + attribute))
+
+
+def dotted(node: ast.AST) -> str | None:
+    """``a.b.c`` for a Name or an Attribute chain (``super().x`` and calls give None)."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _text(node: ast.AST) -> str:
+    try:
+        text = ast.unparse(node)
+    except (RecursionError, ValueError, AttributeError):
+        return "<expression>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _unknowns(values: Iterable[object]) -> Unknown | None:
+    found = [v for v in values if isinstance(v, Unknown)]
+    if not found:
+        return None
+    result = found[0]
+    for other in found[1:]:
+        result = result + other
+    return result
+
+
+def _targets(target: ast.AST, value: Any) -> dict[str, Any]:
+    name = dotted(target)
+    return {name: value} if name else {}
+
+
+def _builtin(name: str, args: tuple[Any, ...], text: str, line: int) -> Any:
+    if missing := _unknowns(args):
+        return missing
+    try:
+        if name == "int" and len(args) == 1 and isinstance(args[0], (int, float, str)):
+            return int(args[0])
+        if name in ("min", "max") and args and all(_number(a) for a in args):
+            return min(args) if name == "min" else max(args)
+        if name == "abs" and len(args) == 1 and _number(args[0]):
+            return abs(args[0])
+        if name == "len" and len(args) == 1 and isinstance(args[0], (tuple, list, str, dict)):
+            return len(args[0])
+    except (ValueError, OverflowError):
+        pass
+    return Unknown(((text, line),))
+
+
+def _is_model_class(node: ast.ClassDef) -> bool:
+    return any((dotted(b) or "").rsplit(".", 1)[-1] in ("Module", "Model", "Layer",
+                                                       "LightningModule") for b in node.bases)
+
+
+def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeReading:
+    """Every model the code in ``text`` builds, read without importing or running anything."""
+    reader = _Reader(overrides or {})
+    if binary(text):
+        return CodeReading((), "none", ("the input looks like binary data, not text: no code "
+                                        "was read from it",))
+    tree, mode, loops = parse(text)
+    try:
+        reader.module(tree, text)
+    except (_Budget, RecursionError):
+        reader.notes.append("the code is too large or too deeply nested to read in full; "
+                            "what was read before the limit is shown")
+    blocks = reader.blocks
+    if loops:
+        blocks = [dataclasses.replace(b, complete=False) for b in blocks]
+        reader.notes.append(
+            "line " + ", ".join(map(str, loops)) + ": a loop whose body the lost indentation "
+            "hides; its layers were read once, and no total is given")
+    notes = list(reader.notes)
+    if mode == "reindented":
+        notes.insert(0, "the paste lost its indentation: it was re-indented from its class "
+                        "and def lines (loops and branches read as if they ran once)")
+    elif mode == "lines":
+        notes.insert(0, "the code does not parse as a whole: it was read one statement at "
+                        "a time")
+    return CodeReading(tuple(blocks), mode, tuple(notes), frozenset(reader.frameworks))
+
+
+def layer_call(text: str, line: int) -> Call | None:
+    """One ``Class(args)`` expression (a line of a repr) read as a layer call, or None."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if not isinstance(node, ast.Call):
+        return None
+    ast.increment_lineno(node, line - 1)
+    try:
+        value = _Reader({}).value(node, {})
+    except (_Budget, RecursionError):
+        return None
+    return value if isinstance(value, Call) else None
