@@ -349,9 +349,9 @@ def test_check_imports_no_framework() -> None:
 
 @pytest.mark.torch
 def test_verify_refused_by_framework_is_a_finding(cli: CLI, tmp_path: Path) -> None:
-    """A model torch cannot build (sizes beyond int64) fails cleanly (exit 1), no traceback."""
+    """A model torch cannot build (4 · 2^62 rows overflow int64) fails cleanly (exit 1), no traceback."""
     pytest.importorskip("torch")
-    text = BILSTM.replace("hidden = 64", "hidden = 100_000_000_000_000_000_000")
+    text = BILSTM.replace("hidden = 64", "hidden = 4_611_686_018_427_387_904")
     result = cli("check", str(write(tmp_path, text)), "--verify")
     assert result.code == 1 and result.err == ""
     assert "; PyTorch could not build it: " in result.out
@@ -430,7 +430,7 @@ def test_config_error_annotation_keeps_json_stdout_clean(
 def test_json_for_a_model_that_could_not_be_built(cli: CLI, tmp_path: Path) -> None:
     """--verify --json records no actual count (null) for a model torch could not build."""
     pytest.importorskip("torch")
-    text = BILSTM.replace("hidden = 64", "hidden = 100_000_000_000_000_000_000")
+    text = BILSTM.replace("hidden = 64", "hidden = 4_611_686_018_427_387_904")
     result = cli("check", str(write(tmp_path, text)), "--verify", "--json")
     assert result.code == 1
     (problem,) = [p for p in json.loads(result.out)["models"][0]["problems"]

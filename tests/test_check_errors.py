@@ -17,17 +17,22 @@ BROKEN = [
     ("malformed-json", "m.json", '{"models": {"a": [}}',
      "1:19: invalid JSON: expecting value"),
     ("empty-toml", "m.toml", "",
-     "1:1: (top level): no models: add a [models.NAME] table with a 'layers' list"),
+     "1:1: (top level): no models: add a [models.NAME] table with a 'layers' list or a "
+     "'factory'"),
     ("empty-json", "m.json", "\n",
-     "1:1: (top level): no models: add a [models.NAME] table with a 'layers' list"),
+     "1:1: (top level): no models: add a [models.NAME] table with a 'layers' list or a "
+     "'factory'"),
     ("comments-only", "m.toml", "# nothing yet\n",
-     "1:1: (top level): no models: add a [models.NAME] table with a 'layers' list"),
+     "1:1: (top level): no models: add a [models.NAME] table with a 'layers' list or a "
+     "'factory'"),
     ("empty-models", "m.toml", "[models]\n",
-     "1:1: models: no models: add a [models.NAME] table with a 'layers' list"),
+     "1:1: models: no models: add a [models.NAME] table with a 'layers' list or a "
+     "'factory'"),
     ("models-not-table", "m.toml", "models = 3\n",
      "1:10: models: expected a table of named models ([models.NAME]), got integer 3"),
     ("missing-layers", "m.toml", "[models.a]\ninput = 3\n",
-     "1:1: models.a: missing key 'layers' (an array of layer tables)"),
+     "1:1: models.a: missing key 'layers' (an array of layer tables), "
+     "'factory' (\"package.module:function\") or 'file'"),
     ("empty-layers", "m.toml", "[models.a]\ninput = 3\nlayers = []\n",
      "3:10: models.a.layers: expected at least one layer, got an empty array"),
     ("layers-not-array", "m.toml", '[models.a]\ninput = 3\nlayers = "lstm"\n',
@@ -94,7 +99,8 @@ BROKEN = [
      "nonlinearity, cell, input, return_sequences. Did you mean 'hidden'?"),
     ("unknown-model-key", "m.toml", f"[models.a]\ninput = 32\ntotl = 5\nlayers = [{LSTM}]\n",
      "3:1: models.a.totl: unknown key in model 'a'; expected one of: framework, input, layers, "
-     "total, max_params, max_bytes, dtype, description. Did you mean 'total'?"),
+     "factory, kwargs, file, total, max_params, max_bytes, dtype, description, modules. "
+     "Did you mean 'total'?"),
     ("unknown-top-key", "m.toml", f"modles = 1\n[models.a]\ninput = 3\nlayers = [{LSTM}]\n",
      "1:1: modles: unknown key in the config's top level; expected one of: models, framework, "
      "dtype. Did you mean 'models'?"),

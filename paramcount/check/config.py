@@ -24,14 +24,15 @@ Every error is a :class:`ConfigError` located at ``file:line:column`` and naming
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 from paramcount import conventions
 from paramcount.check.locate import Path
 from paramcount.check.source import Source, did_you_mean
-from paramcount.errors import SpecError
+from paramcount.errors import ConfigError, SpecError
 from paramcount.spec import Cell, DType, Framework, LayerSpec, MergeMode, Nonlinearity
 
 RECURRENT = {"lstm": Cell.LSTM, "gru": Cell.GRU, "rnn": Cell.RNN}
@@ -57,8 +58,12 @@ KIND_KEYS: dict[str, tuple[str, ...]] = {
     "attention": ("layers",),
 }
 KINDS = tuple(KIND_KEYS)
-MODEL_KEYS = ("framework", "input", "layers", "total", "max_params", "max_bytes", "dtype",
-              "description")
+MODEL_KEYS = ("framework", "input", "layers", "factory", "kwargs", "file", "total", "max_params",
+              "max_bytes", "dtype", "description", "modules")
+SOURCES = ("layers", "factory", "file")
+"""The three ways to say what a model is: hand-written layers, the project's code, a file."""
+MAX_SIZE = 2**63 - 1
+"""The largest size or count a config may state: what the frameworks' int64 sizes hold."""
 TOP_KEYS = ("models", "framework", "dtype")
 # Whole-model configs are built and counted in PyTorch and Keras only (the layer conventions
 # of ONNX, Flax and TF1 have no model builder here).
@@ -104,7 +109,7 @@ class Layer:
 
 @dataclass(frozen=True)
 class Model:
-    """A named model: its layers, total and expectations."""
+    """A named model: its layers (or factory, or file), and its expectations."""
 
     name: str
     path: Path
@@ -116,15 +121,29 @@ class Model:
     max_params: int | None = None
     max_bytes: int | None = None
     description: str | None = None
+    factory: str | None = None
+    """``pkg.module:callable`` that returns the model."""
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    """Keyword arguments passed to the factory."""
+    file: str | None = None
+    """A model file, as written in the config (relative to the config's folder)."""
+    modules_expected: Mapping[str, int] | None = None
+    """The per-module counts recorded by ``--update`` (factory and file models)."""
+
+    @property
+    def kind(self) -> str:
+        """``layers``, ``factory`` or ``file``: how the model is described."""
+        return "factory" if self.factory else "file" if self.file else "layers"
 
     @property
     def total(self) -> int:
-        """The number of parameters of every layer."""
+        """The number of parameters of every hand-written layer (0 for factory and file models,
+        which are counted by ``paramcount.check.measure``)."""
         return sum(layer.params for layer in self.layers)
 
     @property
     def bytes(self) -> int:
-        """The parameters' size in ``dtype``."""
+        """The hand-written layers' size in ``dtype``."""
         return self.total * self.dtype.bytes
 
 
@@ -136,6 +155,27 @@ class Config:
     models: tuple[Model, ...]
 
 
+class ConfigErrors(ConfigError):
+    """Every problem found in one config, each a located ConfigError on its own line."""
+
+    def __init__(self, errors: Sequence[ConfigError]) -> None:
+        self.errors: list[ConfigError] = []
+        for error in errors:
+            self.errors += error.errors if isinstance(error, ConfigErrors) else [error]
+        super().__init__("\n".join(str(e) for e in self.errors))
+
+
+def _raise_all(errors: Sequence[ConfigError]) -> None:
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise ConfigErrors(errors)
+
+
+class _UnknownWidth(ConfigError):
+    """A layer whose input width is unknown (after an earlier layer's error: not reported)."""
+
+
 class _Table:
     """A mapping from the config, with typed, located accessors."""
 
@@ -144,14 +184,12 @@ class _Table:
         if not isinstance(data, dict):
             raise source.error(path, f"expected a table ({what}), got {_describe(data)}")
         self.source, self.path, self.data = source, path, data
-        for key in data:
-            if key not in allowed:
-                raise source.error(
-                    (*path, key),
-                    f"unknown key in {what}; expected one of: {', '.join(allowed)}."
-                    + did_you_mean(key, allowed),
-                    at="key",
-                )
+        _raise_all([
+            source.error((*path, key), f"unknown key in {what}; expected one of: "
+                                       f"{', '.join(allowed)}." + did_you_mean(key, allowed),
+                         at="key")
+            for key in data if key not in allowed
+        ])
 
     def __contains__(self, key: str) -> bool:
         return key in self.data
@@ -170,7 +208,10 @@ class _Table:
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.error(key, f"expected {what}, got {_describe(value)}")
         if value < minimum:
-            raise self.error(key, f"expected {what}, got {value}")
+            raise self.error(key, f"expected {what}, got {_int(value)}")
+        if value > MAX_SIZE:
+            raise self.error(key, f"expected {what} up to 2^63 − 1 (what the frameworks hold), "
+                                  f"got {_int(value)}")
         return value
 
     def required_int(self, key: str, what: str = "a positive whole number") -> int:
@@ -239,12 +280,21 @@ def _q(text: str) -> str:
     return f"'{text}'" if text.isprintable() and "'" not in text else json.dumps(text)
 
 
+def _int(value: int) -> str:
+    """An integer for a message: in full up to 20 digits, else its first digits and length."""
+    if value.bit_length() <= 64:
+        return str(value)
+    digits = int(value.bit_length() * 0.30103) + 1  # str() refuses over 4,300 digits
+    head = str(value)[:12] if value.bit_length() < 10_000 else ""
+    return f"{head}... (about {digits:,} digits)" if head else f"a number of about {digits:,} digits"
+
+
 def _describe(value: object) -> str:
     """A value and its TOML/JSON type, for messages: ``string '12k'``."""
     if isinstance(value, bool):
         return f"boolean {str(value).lower()}"
     if isinstance(value, int):
-        return f"integer {value}"
+        return f"integer {_int(value)}"
     if isinstance(value, float):
         return f"float {value!r}"
     if isinstance(value, str):
@@ -260,109 +310,251 @@ def _describe(value: object) -> str:
 
 
 def load_config(source: Source) -> Config:
-    """Validate every model of ``source`` and compute its layers' counts."""
-    top = _Table(source, (), source.data, "the config's top level", TOP_KEYS)
-    framework = Framework(top.choice("framework", _FRAMEWORKS, "torch"))
-    dtype = DType(top.choice("dtype", _DTYPES, "fp32"))
+    """Validate every model of ``source`` and compute its layers' counts.
+
+    Every problem is found in one pass: several are raised together as :class:`ConfigErrors`.
+    """
+    errors: list[ConfigError] = []
+    try:
+        top = _Table(source, (), source.data, "the config's top level", TOP_KEYS)
+    except ConfigError as error:
+        errors.append(error)
+        top = _Table(source, (), {k: v for k, v in source.data.items() if k in TOP_KEYS}
+                     if isinstance(source.data, dict) else {}, "", TOP_KEYS)
+    framework = _attempt(errors, lambda: Framework(top.choice("framework", _FRAMEWORKS,
+                                                                "torch")), Framework.TORCH)
+    dtype = _attempt(errors, lambda: DType(top.choice("dtype", _DTYPES, "fp32")), DType.FP32)
     if "models" not in top:
-        raise source.error((), "no models: add a [models.NAME] table with a 'layers' list")
+        _raise_all([*errors, source.error((), "no models: add a [models.NAME] table with a "
+                                              "'layers' list or a 'factory'")])
     models_data = source.data["models"]
     if not isinstance(models_data, dict):
-        raise source.error(("models",), "expected a table of named models ([models.NAME]), "
-                                        f"got {_describe(models_data)}")
+        _raise_all([*errors, source.error(("models",), "expected a table of named models "
+                                                       "([models.NAME]), got "
+                                                       f"{_describe(models_data)}")])
     if not models_data:
-        raise source.error(("models",), "no models: add a [models.NAME] table with a 'layers' "
-                                        "list")
+        _raise_all([*errors, source.error(("models",), "no models: add a [models.NAME] table "
+                                                       "with a 'layers' list or a 'factory'")])
     seen: dict[str, str] = {}
     models = []
     for name, data in models_data.items():
         folded = name.strip().lower()
         if folded in seen:
-            raise source.error(("models", name), f"duplicate model name: {_q(name)} and "
-                                                 f"{_q(seen[folded])} differ only in case or "
-                                                 "spaces", at="key")
+            errors.append(source.error(("models", name), f"duplicate model name: {_q(name)} "
+                                                         f"and {_q(seen[folded])} differ only "
+                                                         "in case or spaces", at="key"))
+            continue
         if not name.strip():
-            raise source.error(("models", name), "a model name must not be empty", at="key")
+            errors.append(source.error(("models", name), "a model name must not be empty",
+                                       at="key"))
+            continue
         if not name.isprintable():
-            raise source.error(("models", name), f"a model name must be printable, got "
-                                                 f"{_q(name)}", at="key")
+            errors.append(source.error(("models", name), "a model name must be printable, got "
+                                                         f"{_q(name)}", at="key"))
+            continue
         seen[folded] = name
-        models.append(_model(source, name, data, framework, dtype))
+        try:
+            models.append(_model(source, name, data, framework, dtype))
+        except ConfigError as error:
+            errors.append(error)
+    _raise_all(errors)
     return Config(source, tuple(models))
+
+
+_T = TypeVar("_T")
+
+
+def _attempt(errors: list[ConfigError], get: Callable[[], _T], default: _T) -> _T:
+    """``get()``, or ``default`` with its error noted (so that checking goes on)."""
+    try:
+        return get()
+    except ConfigError as error:
+        errors.append(error)
+        return default
+
+
+_TARGET = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*")
 
 
 def _model(source: Source, name: str, data: object, framework: Framework,
            dtype: DType) -> Model:
     path: Path = ("models", name)
-    table = _Table(source, path, data, f"model {_q(name)}", MODEL_KEYS)
-    framework = Framework(table.choice("framework", _FRAMEWORKS,
-                                       framework.value))
-    dtype = DType(table.choice("dtype", _DTYPES, dtype.value))
-    input_width = table.integer("input", what="the input width, a positive whole number")
-    total = table.integer("total", minimum=0,
-                          what="a whole number of parameters (the exact total expected)")
-    max_params = table.integer("max_params", what="a budget, a positive whole number of "
-                                                  "parameters")
-    max_bytes = table.integer("max_bytes", what="a budget, a positive whole number of bytes")
-    description = table.text("description")
-    if "layers" not in table:
-        raise source.error(path, "missing key 'layers' (an array of layer tables)")
-    layers = _stack(source, (*path, "layers"), table.data["layers"], framework, input_width,
-                    top_level=True)
+    errors: list[ConfigError] = []
+    try:
+        table = _Table(source, path, data, f"model {_q(name)}", MODEL_KEYS)
+    except ConfigError as error:
+        if not isinstance(data, dict):
+            raise
+        errors.append(error)
+        table = _Table(source, path, {k: v for k, v in data.items() if k in MODEL_KEYS}, "",
+                       MODEL_KEYS)
+    framework = _attempt(errors, lambda: Framework(table.choice("framework", _FRAMEWORKS,
+                                                                framework.value)), framework)
+    dtype = _attempt(errors, lambda: DType(table.choice("dtype", _DTYPES, dtype.value)), dtype)
+    known = len(errors)
+    input_width = _attempt(errors, lambda: table.integer(
+        "input", what="the input width, a positive whole number"), None)
+    bad_input = len(errors) > known
+    total = _attempt(errors, lambda: table.integer(
+        "total", minimum=0, what="a whole number of parameters (the exact total expected)"),
+        None)
+    max_params = _attempt(errors, lambda: table.integer(
+        "max_params", what="a budget, a positive whole number of parameters"), None)
+    max_bytes = _attempt(errors, lambda: table.integer(
+        "max_bytes", what="a budget, a positive whole number of bytes"), None)
+    description = _attempt(errors, lambda: table.text("description"), None)
+    given = [key for key in SOURCES if key in table]
+    if not given:
+        errors.append(source.error(path, "missing key 'layers' (an array of layer tables), "
+                                         "'factory' (\"package.module:function\") or 'file'"))
+    elif len(given) > 1:
+        errors.append(table.error(given[1], f"give one of {', '.join(SOURCES)}, not "
+                                            f"{' and '.join(given)}"))
+    factory = _attempt(errors, lambda: _factory(table), None)
+    file = _attempt(errors, lambda: table.text("file"), None)
+    kwargs: dict[str, Any] = {}
+    if "kwargs" in table:
+        if "factory" not in table:
+            errors.append(table.error("kwargs", "kwargs are passed to a factory: add "
+                                                "factory = \"package.module:function\""))
+        elif not isinstance(table.data["kwargs"], dict):
+            errors.append(table.error("kwargs", "expected a table of keyword arguments, got "
+                                                f"{_describe(table.data['kwargs'])}"))
+        else:
+            kwargs = dict(table.data["kwargs"])
+    modules = _attempt(errors, lambda: _modules(table), None)
+    if modules is not None and "layers" in table:
+        errors.append(table.error("modules", "modules records the counts of a factory or file "
+                                             "model; hand-written layers state theirs as "
+                                             "params = N"))
+    if factory or file:
+        if "input" in table:
+            errors.append(table.error("input", "input describes hand-written layers; a "
+                                               f"{'factory' if factory else 'file'} model "
+                                               "knows its own"))
+        _raise_all(errors)
+        return Model(name, path, framework, None, (), dtype, total, max_params, max_bytes,
+                     description, factory=factory, kwargs=kwargs, file=file,
+                     modules_expected=modules)
+    layers: list[Layer] = []
+    if "layers" in table:
+        try:
+            layers = _stack(source, (*path, "layers"), table.data["layers"], framework,
+                            input_width, top_level=True, lost=bad_input)
+        except ConfigError as error:
+            errors.append(error)
+    _raise_all(errors)
     return Model(name, path, framework, input_width, tuple(layers), dtype, total, max_params,
                  max_bytes, description)
 
 
+def _factory(table: _Table) -> str | None:
+    target = table.text("factory")
+    if target is not None and not _TARGET.fullmatch(target):
+        raise table.error("factory", f"expected \"package.module:function\", got "
+                                     f"{_describe(target)}")
+    return target
+
+
+def _modules(table: _Table) -> dict[str, int] | None:
+    if "modules" not in table:
+        return None
+    data = table.data["modules"]
+    if not isinstance(data, dict):
+        raise table.error("modules", f"expected a table of module names and counts, got "
+                                     f"{_describe(data)}")
+    out = {}
+    for key, value in data.items():
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SIZE:
+            raise table.source.error((*table.path, "modules", key),
+                                     f"expected a whole number of parameters, got "
+                                     f"{_describe(value)}")
+        out[key] = value
+    return out
+
+
 def _stack(source: Source, path: Path, data: object, framework: Framework,
-           input_width: int | None, *, top_level: bool, flat: str | None = None
-           ) -> list[Layer]:
-    """The layers of one stack, widths inferred from each previous layer (or ``from``)."""
+           input_width: int | None, *, top_level: bool, flat: str | None = None,
+           lost: bool = False) -> list[Layer]:
+    """The layers of one stack, widths inferred from each previous layer (or ``from``).
+
+    A layer's error does not stop the others being checked; the layers after it are checked
+    for what does not depend on its width.
+    """
     if not isinstance(data, list):
         raise source.error(path, f"expected an array of layer tables, got {_describe(data)}")
     if not data:
         raise source.error(path, "expected at least one layer, got an empty array")
-    tables = [
-        _Table(source, (*path, n), item, f"layer {n}",
-               _allowed(source, (*path, n), item))
-        for n, item in enumerate(data)
-    ]
-    kinds = [str(t.data["kind"]) for t in tables]
+    errors: list[ConfigError] = []
+    tables: list[_Table | None] = []
+    for n, item in enumerate(data):
+        try:
+            tables.append(_Table(source, (*path, n), item, f"layer {n}",
+                                 _allowed(source, (*path, n), item)))
+        except ConfigError as error:
+            errors.append(error)
+            tables.append(None)
+    kinds = [str(t.data["kind"]) if t is not None else "?" for t in tables]
     layers: list[Layer] = []
     names: dict[str, int] = {}
     width = input_width
     for n, table in enumerate(tables):
-        reads: int | None = None
-        source_name = table.text("from")
-        if source_name is not None:
-            if source_name not in names:
-                raise table.error(
-                    "from",
-                    f"no earlier layer is named {_q(source_name)}"
-                    + (f"; earlier names: {', '.join(map(_q, names))}." if names else
-                       " (give a layer a name = \"...\" first).")
-                    + did_you_mean(source_name, names),
-                )
-            reads = names[source_name]
-            width = layers[reads].output_width
-            flat = layers[reads].flat
-        if flat is not None and kinds[n] in _SEQUENCE_READERS:
-            raise table.error("kind", f"this {kinds[n]} layer reads a sequence, but its input "
-                                      f"has no time axis any more: {flat}")
-        layer = _layer(source, table, n, kinds[n], framework, width,
-                       following=kinds[n + 1:], first=(n == 0 and top_level))
-        flat = _flat_after(layer, flat)
-        if flat != layer.flat:
-            layer = _replace(layer, flat=flat)
+        if table is None:
+            lost, width = True, None
+            continue
+        try:
+            layer = _one(source, table, n, kinds, framework, width, flat, names, layers,
+                         top_level)
+        except _UnknownWidth as error:
+            if not lost:
+                errors.append(error)
+            lost, width = True, None
+            continue
+        except ConfigError as error:
+            errors.append(error)
+            lost, width = True, None
+            continue
+        flat = layer.flat
         if layer.name is not None:
-            if layer.name in names:
-                raise table.error("name", f"duplicate layer name {_q(layer.name)} (also "
-                                          f"layers[{names[layer.name]}])")
             names[layer.name] = n
-        if reads is not None:
-            layer = _replace(layer, reads=reads)
         layers.append(layer)
         width = layer.output_width
+    _raise_all(errors)
     return layers
+
+
+def _one(source: Source, table: _Table, n: int, kinds: list[str], framework: Framework,
+         width: int | None, flat: str | None, names: dict[str, int], layers: list[Layer],
+         top_level: bool) -> Layer:
+    """One layer of a stack, read from ``table`` (``from`` resolved against ``names``)."""
+    reads: int | None = None
+    source_name = table.text("from")
+    if source_name is not None:
+        if source_name not in names:
+            raise table.error(
+                "from",
+                f"no earlier layer is named {_q(source_name)}"
+                + (f"; earlier names: {', '.join(map(_q, names))}." if names else
+                   " (give a layer a name = \"...\" first).")
+                + did_you_mean(source_name, names),
+            )
+        reads = names[source_name]
+        width = layers[[layer.index for layer in layers].index(reads)].output_width
+        flat = layers[[layer.index for layer in layers].index(reads)].flat
+    if flat is not None and kinds[n] in _SEQUENCE_READERS:
+        raise table.error("kind", f"this {kinds[n]} layer reads a sequence, but its input "
+                                  f"has no time axis any more: {flat}")
+    layer = _layer(source, table, n, kinds[n], framework, width,
+                   following=kinds[n + 1:], first=(n == 0 and top_level))
+    after = _flat_after(layer, flat)
+    if after != layer.flat:
+        layer = _replace(layer, flat=after)
+    if layer.name is not None and layer.name in names:
+        raise table.error("name", f"duplicate layer name {_q(layer.name)} (also "
+                                  f"layers[{names[layer.name]}])")
+    if reads is not None:
+        layer = _replace(layer, reads=reads)
+    return layer
 
 
 def _flat_after(layer: Layer, flat: str | None) -> str | None:
@@ -639,7 +831,8 @@ def _input(t: _Table, width: int | None, kind: str) -> int:
 
 def _needs_width(t: _Table, width: int | None, kind: str) -> int:
     if width is None:
-        raise t.error(None, f"the {kind} layer's input width is unknown: set 'input' on the "
-                            "model (or on its first layer), or start with an embedding")
+        raise _UnknownWidth(str(t.error(None, f"the {kind} layer's input width is unknown: set "
+                                              "'input' on the model (or on its first layer), "
+                                              "or start with an embedding")))
     return width
 
