@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -228,14 +229,19 @@ def test_broken_config(cli: CLI, tmp_path: Path, name: str, text: str,
     """The config is rejected with exit 2 and one located line, and the file is unchanged."""
     path = tmp_path / name
     path.write_bytes(text.encode())
+    expected = (f"Error: {path}: expected a .toml or .json config file" if message is None
+                else f"Error: {path}:{message}")
     for args in ([], ["--update"], ["--json"]):
         result = cli("check", str(path), *args)
         assert result.code == 2, result.out
-        assert result.out == ""
+        if args == ["--json"]:
+            (error,) = json.loads(result.out)["errors"]
+            assert "Error: " + error["text"] == expected
+            assert error["line"] == (None if message is None else int(message.split(":")[0]))
+        else:
+            assert result.out == ""
         lines = result.err.splitlines()
         assert len(lines) == 1
-        expected = (f"Error: {path}: expected a .toml or .json config file" if message is None
-                    else f"Error: {path}:{message}")
         assert lines[0] == expected
         assert path.read_bytes() == text.encode()
 

@@ -249,7 +249,7 @@ def test_update_refused_when_a_model_could_not_be_built(cli: CLI, tmp_path: Path
     """--verify --update names the model the framework could not build, not a disagreement."""
     pytest.importorskip("torch")
     text = ('[models.huge]\ninput = 3\ntotal = 1\n'
-            'layers = [{ kind = "lstm", hidden = 100_000_000_000_000_000_000 }]\n')
+            'layers = [{ kind = "lstm", hidden = 4_611_686_018_427_387_904 }]\n')
     path = tmp_path / "m.toml"
     path.write_text(text)
     result = cli("check", str(path), "--verify", "--update")

@@ -194,7 +194,7 @@ class _Table:
     def __contains__(self, key: str) -> bool:
         return key in self.data
 
-    def error(self, key: str | None, message: str) -> Exception:
+    def error(self, key: str | None, message: str) -> ConfigError:
         path = self.path if key is None else (*self.path, key)
         return self.source.error(path, message)
 
@@ -286,7 +286,9 @@ def _int(value: int) -> str:
         return str(value)
     digits = int(value.bit_length() * 0.30103) + 1  # str() refuses over 4,300 digits
     head = str(value)[:12] if value.bit_length() < 10_000 else ""
-    return f"{head}... (about {digits:,} digits)" if head else f"a number of about {digits:,} digits"
+    if head:
+        return f"{head}... (about {digits:,} digits)"
+    return f"a number of about {digits:,} digits"
 
 
 def _describe(value: object) -> str:
