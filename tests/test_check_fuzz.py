@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from tests.conftest import CLI
 
 ROOT = Path(__file__).resolve().parent.parent
-SEEDS = {path.name: path.read_text() for path in sorted((ROOT / "examples").iterdir())}
+SEEDS = {path.name: path.read_text() for path in sorted((ROOT / "examples").iterdir())
+         if path.suffix in (".toml", ".json")}
 LOCATED = re.compile(r"^Error: .+?:\d+:\d+: \S.*$")
 
 TOKENS = ['"', "'", "[", "]", "[[", "]]", "{", "}", "=", ",", ".", "#", "\n", " ", "0", "-1",

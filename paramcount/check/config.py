@@ -172,6 +172,10 @@ def _raise_all(errors: Sequence[ConfigError]) -> None:
         raise ConfigErrors(errors)
 
 
+_LOST = 0
+"""The width given to layers after a layer in error: checked for all but their width."""
+
+
 class _UnknownWidth(ConfigError):
     """A layer whose input width is unknown (after an earlier layer's error: not reported)."""
 
@@ -499,22 +503,21 @@ def _stack(source: Source, path: Path, data: object, framework: Framework,
     kinds = [str(t.data["kind"]) if t is not None else "?" for t in tables]
     layers: list[Layer] = []
     names: dict[str, int] = {}
-    width = input_width
+    width = _LOST if lost else input_width
     for n, table in enumerate(tables):
         if table is None:
-            lost, width = True, None
+            lost, width = True, _LOST
             continue
         try:
             layer = _one(source, table, n, kinds, framework, width, flat, names, layers,
                          top_level)
         except _UnknownWidth as error:
-            if not lost:
-                errors.append(error)
-            lost, width = True, None
+            errors.append(error)
+            lost, width = True, _LOST
             continue
         except ConfigError as error:
             errors.append(error)
-            lost, width = True, None
+            lost, width = True, _LOST
             continue
         flat = layer.flat
         if layer.name is not None:
@@ -624,7 +627,7 @@ def _layer(source: Source, t: _Table, index: int, kind: str, framework: Framewor
         if not first:
             raise t.error("kind", "an embedding reads token ids, so it must be the first "
                                   "layer of a model")
-        if width is not None:
+        if width is not None and width != _LOST:
             raise source.error((*t.path[:-2], "input"),
                                "a model that starts with an embedding reads token ids: "
                                "remove 'input' (the embedding's dim sets the width)")
@@ -823,7 +826,7 @@ def _alias(t: _Table, key: str, alias: str, what: str) -> int:
 def _input(t: _Table, width: int | None, kind: str) -> int:
     """The width a layer reads: the previous layer's, checked against an explicit ``input``."""
     explicit = t.integer("input", what="the input width, a positive whole number")
-    if explicit is not None and width is not None and explicit != width:
+    if explicit is not None and width not in (None, _LOST) and explicit != width:
         raise t.error("input", f"widths do not chain: this {kind} reads {explicit}, but the "
                                f"layer before it outputs {width}")
     if explicit is not None:
@@ -832,6 +835,8 @@ def _input(t: _Table, width: int | None, kind: str) -> int:
 
 
 def _needs_width(t: _Table, width: int | None, kind: str) -> int:
+    if width == _LOST:
+        return 1
     if width is None:
         raise _UnknownWidth(str(t.error(None, f"the {kind} layer's input width is unknown: set "
                                               "'input' on the model (or on its first layer), "

@@ -128,7 +128,13 @@ def updated_text(config: Config, outcomes: Sequence[Outcome] | None = None
             else:
                 additions.append(("modules", literal))
             changes.append(note)
-        if additions:
+        if [key for key, _ in additions] == ["modules"] and total_span is not None and (
+                source.format == "toml" and text.find("\n", total_span.end) >= 0
+                and "\n" not in text[total_span.key : total_span.end]
+                and _header(source, model)):
+            end = text.find("\n", total_span.end) + 1  # the line after ``total = ...``
+            edits.append((end, end, f"modules = {additions[0][1]}{newline}"))
+        elif additions:
             insertion = _insert(text, config, model, additions, newline, first_child)
             if isinstance(insertion, str):
                 keys = " and ".join(f"'{k} = {v}'" for k, v in additions)
@@ -172,6 +178,12 @@ def _first_child_keys(spans: dict[Path, Span]) -> dict[Path, int]:
             if known is None or span.key < known:
                 first[parent] = span.key
     return first
+
+
+def _header(source: Source, model: Model) -> bool:
+    """Whether ``model`` is a TOML ``[models.NAME]`` table (keys on lines of their own)."""
+    span = source.spans.get((*source.root, *model.path))
+    return span is not None and span.header
 
 
 def _insert(text: str, config: Config, model: Model, keys: Sequence[tuple[str, str]],

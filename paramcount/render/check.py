@@ -70,8 +70,10 @@ def details(outcome: Outcome) -> list[str]:
     rows: list[tuple[str, ...]] = []
     notes: list[str] = []
     for row in measured.rows:
-        kind = row.type if row.spec is None or outcome.model.kind == "layers" else (
-            f"{row.type} = {short(row.spec)}")
+        kind = row.type
+        if row.spec is not None and outcome.model.kind != "layers":
+            name = short(row.spec)
+            kind = name if name.startswith(row.type + "(") else f"{row.type} {name}"
         if row.spec is not None:
             notes.append(f"[{len(notes) + 1}] {row.name}: {explain_command(row.spec)}")
             kind += f" [{len(notes)}]"

@@ -280,6 +280,8 @@ def keras_modules(model: Any) -> Built:
             if isinstance(child, keras.Model):
                 walk(child, name + "/")
                 continue
+            if isinstance(child, keras.layers.InputLayer):
+                continue
             frozen = count(child.non_trainable_weights)
             params = count(child.trainable_weights) + frozen
             rows.append(Module(name, type(child).__name__, params, frozen, 0,
