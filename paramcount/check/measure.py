@@ -63,12 +63,18 @@ def folders(config: Config) -> list[str]:
 
 
 def from_layers(model: Model) -> Measured:
+    from paramcount.check.frames import frame_text
+    from paramcount.spec import Framework
+
+    keras = model.framework is Framework.KERAS
     rows = tuple(
         Row(layer.name or f"layers[{layer.index}]", layer.description,
-            None if layer.output_width is None else str(layer.output_width), layer.params,
+            frame_text(layer.frame, layer.output_width, keras) if layer.frame
+            else str(layer.output_width), layer.params, layer.non_trainable, layer.buffers,
             spec=layer.spec, formula=None if layer.spec is None else layer.params)
         for layer in model.layers)
-    return Measured(model.total, rows, "hand-written layers")
+    return Measured(model.total, rows, "hand-written layers",
+                    sum(r.non_trainable for r in rows), sum(r.buffers for r in rows))
 
 
 def measure(model: Model, config: Config) -> Measured:
