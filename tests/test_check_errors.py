@@ -9,6 +9,8 @@ import pytest
 
 from tests.conftest import CLI
 
+NEW_KINDS = ("conv1d, conv2d, conv3d, convlstm, batch_norm, max_pool, avg_pool, global_max_pool, global_avg_pool, flatten, reshape, upsampling, repeat_vector, params")
+
 LSTM = '{ kind = "lstm", hidden = 64 }'
 
 # (id, file name, text, the whole error line after "Error: <file>:")
@@ -41,13 +43,15 @@ BROKEN = [
     ("layer-not-table", "m.toml", "[models.a]\ninput = 3\nlayers = [3]\n",
      "3:11: models.a.layers[0]: expected a layer table, got integer 3"),
     ("input-string", "m.toml", f'[models.a]\ninput = "32"\nlayers = [{LSTM}]\n',
-     "2:9: models.a.input: expected the input width, a positive whole number, got string '32'"),
+     "2:9: models.a.input: expected the input width, a positive whole number (or a sample's "
+     "shape, e.g. [28, 28, 1]), got string '32'"),
     ("hidden-float", "m.json",
      '{"models": {"a": {"input": 3, "layers": [{"kind": "gru", "hidden": 4.5}]}}}',
      "1:68: models.a.layers[0].hidden: expected the hidden size, a positive whole number, got "
      "float 4.5"),
     ("bool-as-size", "m.toml", f'[models.a]\ninput = true\nlayers = [{LSTM}]\n',
-     "2:9: models.a.input: expected the input width, a positive whole number, got boolean true"),
+     "2:9: models.a.input: expected the input width, a positive whole number (or a sample's "
+     "shape, e.g. [28, 28, 1]), got boolean true"),
     ("zero-hidden", "m.toml", '[models.a]\ninput = 32\nlayers = [{ kind = "lstm", hidden = 0 }]\n',
      "3:37: models.a.layers[0].hidden: expected the hidden size, a positive whole number, got 0"),
     ("negative-layers", "m.toml",
@@ -87,17 +91,17 @@ BROKEN = [
      '[models.a]\ninput = 32\nlayers = [{ kind = "lstmm", hidden = 64 }]\n',
      "3:20: models.a.layers[0].kind: unknown layer kind 'lstmm'; expected one of: lstm, gru, "
      "rnn, embedding, linear, dense, time_distributed, layer_norm, dropout, activation, relu, "
-     "tanh, sigmoid, gelu, softmax, elu, leaky_relu, silu, pool, attention. Did you mean "
+     "tanh, sigmoid, gelu, softmax, elu, leaky_relu, silu, pool, attention, " + NEW_KINDS + ". Did you mean "
      "'lstm'?"),
     ("missing-kind", "m.toml", '[models.a]\ninput = 32\nlayers = [{ hidden = 64 }]\n',
      "3:11: models.a.layers[0]: missing key 'kind'; expected one of: lstm, gru, rnn, embedding, "
      "linear, dense, time_distributed, layer_norm, dropout, activation, relu, tanh, sigmoid, "
-     "gelu, softmax, elu, leaky_relu, silu, pool, attention"),
+     "gelu, softmax, elu, leaky_relu, silu, pool, attention, " + NEW_KINDS + ""),
     ("unknown-layer-key", "m.toml",
      '[models.a]\ninput = 32\nlayers = [{ kind = "lstm", hiden = 64 }]\n',
      "3:28: models.a.layers[0].hiden: unknown key in layer 0; expected one of: kind, name, "
      "from, params, hidden, units, layers, bidirectional, bias, proj, merge_mode, reset_after, "
-     "nonlinearity, cell, input, return_sequences. Did you mean 'hidden'?"),
+     "nonlinearity, cell, input, return_sequences, peepholes. Did you mean 'hidden'?"),
     ("unknown-model-key", "m.toml", f"[models.a]\ninput = 32\ntotl = 5\nlayers = [{LSTM}]\n",
      "3:1: models.a.totl: unknown key in model 'a'; expected one of: framework, input, layers, "
      "factory, kwargs, file, total, max_params, max_bytes, dtype, description, modules. "
@@ -107,7 +111,8 @@ BROKEN = [
      "dtype. Did you mean 'models'?"),
     ("unknown-framework", "m.toml",
      f'[models.a]\nframework = "pytorch"\ninput = 3\nlayers = [{LSTM}]\n',
-     "2:13: models.a.framework: 'pytorch' is not one of: torch, keras. Did you mean 'torch'?"),
+     "2:13: models.a.framework: 'pytorch' is not one of: torch, keras, onnx, flax-linen, "
+     "flax-nnx, tf1, tf1-cudnn. Did you mean 'torch'?"),
     ("unknown-pool-mode", "m.toml",
      '[models.a]\ninput = 32\nlayers = [{ kind = "pool", mode = ["last", "maxx"] }]\n',
      "3:44: models.a.layers[0].mode[1]: expected one of last, first, max, mean, got string "
@@ -202,7 +207,7 @@ BROKEN = [
      '[models.a]\nframework = "keras"\ninput = 3\nlayers = [{ kind = "dense", units = 2, '
      'activation = "rleu" }]\n',
      "4:53: models.a.layers[0].activation: 'rleu' is not one of: relu, tanh, sigmoid, gelu, "
-     "softmax, elu, leaky_relu, silu. Did you mean 'relu'?"),
+     "softmax, elu, leaky_relu, silu, linear. Did you mean 'relu'?"),
     ("model-name-control-character", "m.toml",
      f'[models."a\\u0007b"]\ninput = 3\nlayers = [{LSTM}]\n',
      '1:1: models."a\\u0007b": a model name must be printable, got "a\\u0007b"'),
@@ -213,11 +218,12 @@ BROKEN = [
     ("activation-function-case", "m.toml",
      '[models.a]\ninput = 3\nlayers = [{ kind = "activation", function = "Relu" }]\n',
      "3:45: models.a.layers[0].function: 'Relu' is not one of: relu, tanh, sigmoid, gelu, "
-     "softmax, elu, leaky_relu, silu. Did you mean 'relu'?"),
+     "softmax, elu, leaky_relu, silu, linear. Did you mean 'relu'?"),
     ("kind-case", "m.toml", '[models.a]\ninput = 3\nlayers = [{ kind = "LSTM", hidden = 4 }]\n',
      "3:20: models.a.layers[0].kind: unknown layer kind 'LSTM'; expected one of: lstm, gru, rnn, "
      "embedding, linear, dense, time_distributed, layer_norm, dropout, activation, relu, tanh, "
-     "sigmoid, gelu, softmax, elu, leaky_relu, silu, pool, attention. Did you mean 'lstm'?"),
+     "sigmoid, gelu, softmax, elu, leaky_relu, silu, pool, attention, " + NEW_KINDS + ". Did you mean "
+     "'lstm'?"),
     ("wrong-extension", "m.yaml", "models: {}\n", None),
 ]
 

@@ -52,7 +52,7 @@ COMMON_KEYS = ("kind", "name", "from", "params")
 KIND_KEYS: dict[str, tuple[str, ...]] = {
     **{
         kind: ("hidden", "units", "layers", "bidirectional", "bias", "proj", "merge_mode",
-               "reset_after", "nonlinearity", "cell", "input", "return_sequences")
+               "reset_after", "nonlinearity", "cell", "input", "return_sequences", "peepholes")
         for kind in RECURRENT
     },
     "embedding": ("vocab", "dim", "padding_idx", "mask_zero"),
@@ -85,9 +85,14 @@ SOURCES = ("layers", "factory", "file")
 MAX_SIZE = 2**63 - 1
 """The largest size or count a config may state: what the frameworks' int64 sizes hold."""
 TOP_KEYS = ("models", "framework", "dtype")
-# Whole-model configs are built and counted in PyTorch and Keras only (the layer conventions
-# of ONNX, Flax and TF1 have no model builder here).
-_FRAMEWORKS = (Framework.TORCH.value, Framework.KERAS.value)
+# Hand-written layers may use every convention the counting commands know; factories and
+# --verify build PyTorch and Keras models only.
+_FRAMEWORKS = tuple(f.value for f in Framework)
+BUILDERS = (Framework.TORCH, Framework.KERAS)
+"""The frameworks whose whole models are built here (factories, --verify)."""
+_ANY_FRAMEWORK = (*RECURRENT, "params", "dropout", "activation", *ACTIVATIONS)
+"""Layer kinds every convention has (recurrent layers counted by the engine, stated counts
+and layers without parameters)."""
 _DTYPES = tuple(d.value for d in DType)
 _MERGE_MODES = tuple(m.value for m in MergeMode)
 _NONLINEARITIES = tuple(n.value for n in Nonlinearity)
@@ -462,6 +467,10 @@ def _model(source: Source, name: str, data: object, framework: Framework,
         errors.append(table.error("modules", "modules records the counts of a factory or file "
                                              "model; hand-written layers state theirs as "
                                              "params = N"))
+    if factory and framework not in BUILDERS:
+        errors.append(table.error("framework" if "framework" in table else "factory",
+                                  f"a factory model is built with torch or keras, not "
+                                  f"{framework.value}"))
     if factory or file:
         if "input" in table:
             errors.append(table.error("input", "input describes hand-written layers; a "
@@ -694,6 +703,12 @@ def _layer(source: Source, t: _Table, index: int, kind: str, framework: Framewor
         kw.setdefault("frame", frame)
         return Layer(index=index, kind=kind, path=t.path, name=name, expected=expected, **kw)
 
+    if framework not in BUILDERS and kind not in _ANY_FRAMEWORK and not (
+            kind == "convlstm" and framework is Framework.FLAX_LINEN):
+        raise t.error("kind", f"{framework.display_name} models here count recurrent layers "
+                              f"(lstm, gru, rnn), stated counts and layers without "
+                              f"parameters; a {kind} layer is not one: state its count with "
+                              "{ kind = \"params\", count = N }")
     if kind in _FRAME_KINDS:
         return _frame_layer(t, kind, framework, width, frame, flat, base,
                             following=following)
@@ -762,6 +777,7 @@ def _layer(source: Source, t: _Table, index: int, kind: str, framework: Framewor
                 reset_after=t.boolean("reset_after", None),
                 nonlinearity=Nonlinearity(nonlinearity) if nonlinearity else None,
                 single_cell=bool(t.boolean("cell", False)),
+                peepholes=bool(t.boolean("peepholes", False)),
             )
         except SpecError as error:
             field_name = next(iter(error.values), None)
@@ -879,9 +895,9 @@ def _sizes(t: _Table, key: str, rank: int, default: int | None, what: str) -> tu
     return tuple(items) * (rank if not isinstance(value, list) else 1)
 
 
-def _padding(t: _Table, keras: bool) -> int | str:
+def _padding(t: _Table, keras: bool, default: str = "valid") -> int | str:
     if keras:
-        return t.choice("padding", ("valid", "same"), "valid")
+        return t.choice("padding", ("valid", "same"), default)
     value = t.data.get("padding", 0)
     if value in ("valid", "same"):
         return str(value)
@@ -942,7 +958,8 @@ def _frame_layer(t: _Table, kind: str, framework: Framework, width: int | None, 
             if kind in CONVS else (1,) * rank
         dilation = _sizes(t, "dilation", rank, 1, "a dilation, a positive whole number") \
             if kind in CONVS else (1,) * rank
-        padding = _padding(t, keras or kind == "convlstm")
+        padding = _padding(t, keras or kind == "convlstm",  # Flax's ConvLSTMCell pads 'SAME'
+                           "same" if framework is Framework.FLAX_LINEN else "valid")
         bias = bool(t.boolean("bias", True))
         in_frame = (None,) if sequence_axis else frame
         out_frame = tuple(conv_size(n, k, s_, d, padding) for n, k, s_, d in
@@ -1169,7 +1186,7 @@ _SPEC_KEYS = {
     "input_size": "input", "hidden_size": "hidden", "num_layers": "layers",
     "proj_size": "proj", "merge_modes": "merge_mode", "reset_after": "reset_after",
     "nonlinearity": "nonlinearity", "single_cell": "cell", "bidirectional": "bidirectional",
-    "bias": "bias",
+    "bias": "bias", "peepholes": "peepholes",
 }
 
 

@@ -12,27 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 from paramcount.check.config import Model, recurrent_count
+from paramcount.check.explain import short
 from paramcount.check.measure import Measured, Row
 from paramcount.errors import SpecError
 from paramcount.spec import LayerSpec
 
 LARGEST = 3
 """How many modules are named when no per-module counts were recorded."""
-
-
-def short(spec: LayerSpec) -> str:
-    """``LSTM(128, 320, 3 layers, bidirectional)``: a recurrent stack in a few words."""
-    name = spec.cell.name + ("Cell" if spec.single_cell else "")
-    parts = [str(spec.input_size), str(spec.hidden_size)]
-    if spec.num_layers > 1:
-        parts.append(f"{spec.num_layers} layers")
-    if spec.bidirectional:
-        parts.append("bidirectional")
-    if spec.proj_size:
-        parts.append(f"proj {spec.proj_size}")
-    if not spec.bias:
-        parts.append("no bias")
-    return f"{name}({', '.join(parts)})"
 
 
 def _count(spec: LayerSpec, **change: Any) -> int | None:
@@ -107,28 +93,3 @@ def what_grew(model: Model, measured: Measured) -> list[str]:
     out += [f"{name}: gone (was {old:,})" for name, old in recorded.items() if name not in names]
     return out
 
-
-def explain_command(spec: LayerSpec) -> str:
-    """The ``paramcount explain ...`` command that explains ``spec``'s count, step by step."""
-    args = ["paramcount", "explain", spec.cell.value, "-i", str(spec.input_size), "-H",
-            str(spec.hidden_size)]
-    if spec.single_cell:
-        args.append("--cell")
-    elif spec.num_layers > 1:
-        args += ["-L", str(spec.num_layers)]
-    if spec.bidirectional:
-        args.append("--bidir")
-    if spec.proj_size:
-        args += ["--proj", str(spec.proj_size)]
-    if not spec.bias:
-        args.append("--no-bias")
-    if spec.nonlinearity is not None and spec.nonlinearity.value != "tanh":
-        args += ["--nonlinearity", spec.nonlinearity.value]
-    if spec.framework.value != "torch":
-        args += ["-f", spec.framework.value]
-    modes = {m.value for m in spec.merge_modes or ()}
-    if spec.bidirectional and modes and modes != {"concat"}:
-        args += ["--merge-mode", ",".join(m.value for m in spec.merge_modes or ())]
-    if spec.reset_after is False and spec.framework.value == "keras":
-        args.append("--no-reset-after")
-    return " ".join(args)

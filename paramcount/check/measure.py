@@ -12,7 +12,8 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from paramcount.check.config import Config, Model, recurrent_count
+from paramcount.check.config import Config, Layer, Model, recurrent_count
+from paramcount.check.explain import convlstm_command, explain_command
 from paramcount.errors import ConfigError
 from paramcount.spec import LayerSpec
 
@@ -37,6 +38,8 @@ class Row:
     """The recurrent stack this module is, when it is one."""
     formula: int | None = None
     """The formula engine's count of ``spec``."""
+    command: str | None = None
+    """The ``paramcount`` command that explains this row's count (recurrent and ConvLSTM)."""
 
 
 @dataclass(frozen=True)
@@ -66,12 +69,22 @@ def from_layers(model: Model) -> Measured:
     from paramcount.check.frames import frame_text
     from paramcount.spec import Framework
 
-    keras = model.framework is Framework.KERAS
+    last = model.framework is not Framework.TORCH  # channels last everywhere but in torch
+
+    def command(layer: Layer) -> str | None:
+        if layer.spec is not None:
+            return explain_command(layer.spec)
+        if layer.kind == "convlstm" and layer.input_width:
+            return convlstm_command(dict(layer.options), layer.input_width,
+                                    model.framework.value)
+        return None
+
     rows = tuple(
         Row(layer.name or f"layers[{layer.index}]", layer.description,
-            frame_text(layer.frame, layer.output_width, keras) if layer.frame
+            frame_text(layer.frame, layer.output_width, last) if layer.frame
             else str(layer.output_width), layer.params, layer.non_trainable, layer.buffers,
-            spec=layer.spec, formula=None if layer.spec is None else layer.params)
+            spec=layer.spec, formula=None if layer.spec is None else layer.params,
+            command=command(layer))
         for layer in model.layers)
     return Measured(model.total, rows, "hand-written layers",
                     sum(r.non_trainable for r in rows), sum(r.buffers for r in rows))
@@ -96,7 +109,8 @@ def _factory(model: Model, config: Config) -> Measured:
         raise config.source.error((*model.path, error.key), str(error)) from None
     rows = tuple(
         Row(m.name, m.type, m.output, m.params, m.non_trainable, m.buffers, m.spec,
-            None if m.spec is None else recurrent_count(m.spec))
+            None if m.spec is None else recurrent_count(m.spec),
+            None if m.spec is None else explain_command(m.spec))
         for m in built.modules)
     return Measured(built.total, rows, f"{built.type} from {model.factory}", built.non_trainable,
                     built.buffers)
@@ -123,7 +137,8 @@ def _file(model: Model, config: Config) -> Measured:
         count = sum(t.count for t in listing.tensors if t.name in names)
         claimed |= names
         rows.append(Row(found.prefix.rstrip("./") or "(model)", found.spec.cell.name,
-                        None, count, spec=found.spec, formula=recurrent_count(found.spec)))
+                        None, count, spec=found.spec, formula=recurrent_count(found.spec),
+                        command=explain_command(found.spec)))
     groups: dict[str, list[int]] = {}
     for tensor in listing.tensors:
         if tensor.name in claimed:

@@ -98,12 +98,13 @@ def check_file(file: str | None, *, verify: bool = False, update: bool = False) 
 def _verify(config: Config) -> list[list[int] | str | None]:
     """Hand-written models built by their framework (factory and file models are real)."""
     from paramcount.check.build import build, require
+    from paramcount.check.config import BUILDERS
 
-    layered = [m for m in config.models if m.kind == "layers"]
+    layered = [m for m in config.models if m.kind == "layers" and m.framework in BUILDERS]
     require([m.framework for m in layered])
     out: list[list[int] | str | None] = []
     for model in config.models:
-        if model.kind != "layers":
+        if model not in layered:  # real already, or a convention with no model builder
             out.append(None)
             continue
         try:

@@ -7,7 +7,7 @@ from typing import Any
 from paramcount import __version__
 from paramcount.check.config import Config
 from paramcount.check.evaluate import Outcome
-from paramcount.check.grew import explain_command, short
+from paramcount.check.explain import short
 from paramcount.check.locate import path_text
 from paramcount.check.session import FileResult
 
@@ -74,8 +74,8 @@ def details(outcome: Outcome) -> list[str]:
         if row.spec is not None and outcome.model.kind != "layers":
             name = short(row.spec)
             kind = name if name.startswith(row.type + "(") else f"{row.type} {name}"
-        if row.spec is not None:
-            notes.append(f"[{len(notes) + 1}] {row.name}: {explain_command(row.spec)}")
+        if row.command is not None:
+            notes.append(f"[{len(notes) + 1}] {row.name}: {row.command}")
             kind += f" [{len(notes)}]"
         share = f"{100 * row.params / total:.1f}%" if total else "-"
         params = f"{row.params:,}" + (f" ({row.non_trainable:,} non-trainable)"
@@ -140,8 +140,8 @@ def data(config: Config, outcomes: list[Outcome]) -> dict[str, Any]:
                     "recurrent": (None if row.spec is None else {
                         "layer": short(row.spec),
                         "formula": row.formula,
-                        "explain": explain_command(row.spec),
                     }),
+                    "explain": row.command,
                     "expected": (outcome.model.modules_expected or {}).get(row.name),
                 }
                 for row in (outcome.measured.rows if outcome.measured else ())
