@@ -9,7 +9,9 @@ import pytest
 
 from tests.conftest import CLI
 
-NEW_KINDS = ("conv1d, conv2d, conv3d, convlstm, batch_norm, max_pool, avg_pool, global_max_pool, global_avg_pool, flatten, reshape, upsampling, repeat_vector, params")
+NEW_KINDS = ("conv1d, conv2d, conv3d, convlstm, batch_norm, max_pool, avg_pool, "
+             "global_max_pool, global_avg_pool, flatten, reshape, upsampling, repeat_vector, "
+             "params")
 
 LSTM = '{ kind = "lstm", hidden = 64 }'
 
@@ -91,7 +93,8 @@ BROKEN = [
      '[models.a]\ninput = 32\nlayers = [{ kind = "lstmm", hidden = 64 }]\n',
      "3:20: models.a.layers[0].kind: unknown layer kind 'lstmm'; expected one of: lstm, gru, "
      "rnn, embedding, linear, dense, time_distributed, layer_norm, dropout, activation, relu, "
-     "tanh, sigmoid, gelu, softmax, elu, leaky_relu, silu, pool, attention, " + NEW_KINDS + ". Did you mean "
+     "tanh, sigmoid, gelu, softmax, elu, leaky_relu, silu, pool, attention, "
+     + NEW_KINDS + ". Did you mean "
      "'lstm'?"),
     ("missing-kind", "m.toml", '[models.a]\ninput = 32\nlayers = [{ hidden = 64 }]\n',
      "3:11: models.a.layers[0]: missing key 'kind'; expected one of: lstm, gru, rnn, embedding, "
@@ -222,7 +225,8 @@ BROKEN = [
     ("kind-case", "m.toml", '[models.a]\ninput = 3\nlayers = [{ kind = "LSTM", hidden = 4 }]\n',
      "3:20: models.a.layers[0].kind: unknown layer kind 'LSTM'; expected one of: lstm, gru, rnn, "
      "embedding, linear, dense, time_distributed, layer_norm, dropout, activation, relu, tanh, "
-     "sigmoid, gelu, softmax, elu, leaky_relu, silu, pool, attention, " + NEW_KINDS + ". Did you mean "
+     "sigmoid, gelu, softmax, elu, leaky_relu, silu, pool, attention, "
+     + NEW_KINDS + ". Did you mean "
      "'lstm'?"),
     ("wrong-extension", "m.yaml", "models: {}\n", None),
 ]
