@@ -24,6 +24,9 @@ class NamedTensor:
     trainable: bool = True
     """False for what a framework stores beside its parameters: buffers such as BatchNorm's
     running statistics and ``num_batches_tracked``, Keras' non-trainable weights."""
+    same_as: str | None = None
+    """The name of an earlier tensor whose stored data this one is (tied weights that a
+    checkpoint stores once under two names); None for a tensor of its own."""
 
     @property
     def count(self) -> int:

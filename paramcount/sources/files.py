@@ -1,0 +1,161 @@
+"""One door for model files: tell the format by its first bytes (and name), then read it.
+
+Each format's reader lives in its own module, imported only when a file of that format comes.
+Anything that is not a file paramcount reads is refused in one line naming the file and the
+formats it knows.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import stat
+import zipfile
+from pathlib import Path, PurePosixPath
+
+from paramcount.errors import ParamcountError
+from paramcount.sources.base import Listing
+
+# format -> (module whose ``read(path)`` reads it, what users call it)
+READERS: dict[str, tuple[str, str]] = {
+    "safetensors": ("paramcount.sources.safetensors_file", "safetensors"),
+    "torch": ("paramcount.sources.torch_file", "PyTorch .pt/.pth/.bin/.ckpt"),
+    "onnx": ("paramcount.sources.onnx_file", "ONNX .onnx"),
+    "keras": ("paramcount.sources.keras_file", "Keras .keras/.h5/.weights.h5"),
+}
+KNOWN = ("safetensors, sharded *.index.json, PyTorch .pt/.pth/.bin/.ckpt, ONNX .onnx, "
+         "Keras .keras/.h5/.weights.h5")
+
+ZIP = b"PK\x03\x04"
+HDF5 = b"\x89HDF\r\n\x1a\n"
+MAX_INDEX = 100_000_000
+"""The largest ``*.index.json`` read (real ones are a few hundred kilobytes)."""
+
+
+def read_file(path: Path) -> Listing:
+    """Read a model file of any known format, or raise one-line errors naming it."""
+    label = str(path)
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise ParamcountError(f"{label}: no such file") from None
+    except OSError as error:
+        raise ParamcountError(f"{label}: cannot read it ({error.strerror or error})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise ParamcountError(
+            f"{label}: a directory; name a model file in it (formats: {KNOWN})"
+        )
+    if not stat.S_ISREG(info.st_mode):
+        raise ParamcountError(f"{label}: not a regular file")
+    if info.st_size == 0:
+        raise ParamcountError(f"{label}: an empty file")
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(64)
+    except OSError as error:
+        raise ParamcountError(f"{label}: cannot read it ({error.strerror or error})") from None
+    return _read(path, detect(path, head, info.st_size))
+
+
+def detect(path: Path, head: bytes, size: int) -> str:
+    """The format of a file from its first bytes and its name, or an error listing formats."""
+    from paramcount.sources.safetensors_file import looks_like
+
+    name = path.name.lower()
+    if name.endswith(".index.json"):
+        return "index"
+    if head.startswith(ZIP):
+        if not zipfile.is_zipfile(path):
+            raise ParamcountError(f"{path}: a truncated or damaged zip archive")
+        return "keras" if name.endswith(".keras") or _zip_has(path, "config.json") else "torch"
+    if head.startswith(HDF5):
+        return "keras"
+    if looks_like(head, size):
+        return "safetensors"
+    if head[:1] == b"\x80" and name.endswith((".pt", ".pth", ".bin", ".ckpt", ".pkl", ".tar")):
+        return "torch"
+    if name.endswith(".onnx") or _looks_like_onnx(head):
+        return "onnx"
+    if head[:1] == b"\x80":
+        return "torch"
+    if name.endswith(".safetensors"):
+        return "safetensors"  # its reader says what is wrong with the header
+    raise ParamcountError(f"{path}: not a model file paramcount reads (it reads {KNOWN})")
+
+
+def _zip_has(path: Path, member: str) -> bool:
+    with zipfile.ZipFile(path) as archive:
+        return member in archive.namelist()
+
+
+def _looks_like_onnx(head: bytes) -> bool:
+    """An ONNX ModelProto starts with ir_version (field 1, varint) then a string field."""
+    return len(head) > 3 and head[0] == 0x08 and head[1] < 0x80 and head[2] in (0x12, 0x1A, 0x3A)
+
+
+def _read(path: Path, kind: str) -> Listing:
+    if kind == "index":
+        return read_index(path)
+    module_name = READERS[kind][0]
+    module = importlib.import_module(module_name)
+    listing: Listing = module.read(path)
+    return listing
+
+
+def read_index(path: Path) -> Listing:
+    """A sharded checkpoint (``model.safetensors.index.json``): every shard's tensors."""
+    label = str(path)
+    if path.stat().st_size > MAX_INDEX:
+        raise ParamcountError(f"{label}: over {MAX_INDEX:,} bytes, too large for an index")
+    try:
+        index = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise ParamcountError(f"{label}: not valid JSON ({error})") from None
+    weight_map = index.get("weight_map") if isinstance(index, dict) else None
+    if not isinstance(weight_map, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in weight_map.items()
+    ):
+        raise ParamcountError(
+            f"{label}: a sharded index needs a \"weight_map\" object of tensor name -> shard file"
+        )
+    shards: dict[str, list[str]] = {}
+    for tensor, shard in weight_map.items():
+        shards.setdefault(shard, []).append(tensor)
+    tensors = []
+    notes = []
+    formats = set()
+    for shard, names in shards.items():
+        shard_path = _shard_path(path, shard)
+        listing = read_file(shard_path)
+        formats.add(listing.format)
+        held = {t.name for t in listing.tensors}
+        if missing := [n for n in names if n not in held]:
+            raise ParamcountError(
+                f"{label}: the index puts {missing[0]!r} in {shard}, which does not hold it"
+                + (f" ({len(missing) - 1} more missing)" if len(missing) > 1 else "")
+            )
+        wanted = set(names)
+        tensors += [t for t in listing.tensors if t.name in wanted]
+        if extra := [t.name for t in listing.tensors if t.name not in wanted]:
+            notes.append(f"{shard} holds {len(extra)} tensors the index does not list "
+                         f"(not counted): {', '.join(extra[:3])}")
+        notes += [f"{shard}: {note}" for note in listing.notes]
+    metadata = index.get("metadata")
+    declared = metadata.get("total_size") if isinstance(metadata, dict) else None
+    kind = formats.pop() if len(formats) == 1 else "mixed"
+    notes.insert(0, f"{len(shards)} shards" + (
+        f", total_size {declared:,} bytes declared" if isinstance(declared, int) else ""))
+    return Listing(label, f"{kind}-sharded", tuple(tensors), tuple(notes))
+
+
+def _shard_path(index: Path, shard: str) -> Path:
+    """A shard named by the index, which must be a file beside it (no paths elsewhere)."""
+    parts = PurePosixPath(shard.replace("\\", "/")).parts
+    if not parts or PurePosixPath(shard).is_absolute() or ".." in parts or os.sep in shard[:1]:
+        raise ParamcountError(
+            f"{index}: the shard {shard!r} is not a file name beside the index"
+        )
+    if shard.lower().endswith(".index.json"):
+        raise ParamcountError(f"{index}: the shard {shard!r} is itself an index")
+    return index.parent.joinpath(*parts)
