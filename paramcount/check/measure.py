@@ -117,51 +117,48 @@ def _factory(model: Model, config: Config) -> Measured:
 
 
 def _file(model: Model, config: Config) -> Measured:
-    import importlib
+    from pathlib import Path as FilePath
 
     from paramcount.errors import ParamcountError
-
-    read_file = importlib.import_module("paramcount.sources.files").read_file
+    from paramcount.inspect import module_of, recognised
+    from paramcount.sources.files import read_file
 
     assert model.file is not None
     base = os.path.dirname(os.path.abspath(config.source.path or config.source.name))
     path = model.file if os.path.isabs(model.file) else os.path.join(base, model.file)
     try:
-        listing = read_file(path)
-    except ParamcountError as error:
-        raise config.source.error((*model.path, "file"), str(error)) from None
-    rows: list[Row] = []
+        listing = read_file(FilePath(path))
+    except ParamcountError as error:  # name the file as the config does
+        raise config.source.error((*model.path, "file"),
+                                  str(error).replace(path, model.file)) from None
+    order = {t.name: n for n, t in enumerate(listing.tensors)}
+    placed: list[tuple[int, Row]] = []
     claimed: set[str] = set()
-    for found in listing.recognised:
+    for found in recognised(listing):
         names = set(found.names)
         count = sum(t.count for t in listing.tensors if t.name in names)
         claimed |= names
-        rows.append(Row(found.prefix.rstrip("./") or "(model)", found.spec.cell.name,
-                        None, count, spec=found.spec, formula=recurrent_count(found.spec),
-                        command=explain_command(found.spec)))
+        first = min((order.get(n, len(order)) for n in names), default=len(order))
+        placed.append((first, Row(found.prefix.rstrip("./") or "(model)", found.spec.cell.name,
+                                  None, count, spec=found.spec,
+                                  formula=recurrent_count(found.spec),
+                                  command=explain_command(found.spec))))
     groups: dict[str, list[int]] = {}
-    for tensor in listing.tensors:
+    for n, tensor in enumerate(listing.tensors):
         if tensor.name in claimed:
             continue
-        owner = _owner(tensor.name)
-        counts = groups.setdefault(owner, [0, 0])
+        counts = groups.setdefault(module_of(tensor.name) or "(model)", [0, 0, n])
         counts[0 if tensor.trainable else 1] += tensor.count
-    for owner, (trainable, other) in groups.items():
+    for owner, (trainable, other, first) in groups.items():
         if listing.format == "torch":  # state-dict extras are buffers, not parameters
-            rows.append(Row(owner, "tensors", None, trainable, buffers=other))
+            placed.append((first, Row(owner, "tensors", None, trainable, buffers=other)))
         else:
-            rows.append(Row(owner, "weights", None, trainable + other, non_trainable=other))
+            placed.append((first, Row(owner, "weights", None, trainable + other,
+                                      non_trainable=other)))
+    rows = [row for _, row in sorted(placed, key=lambda item: item[0])]
     total = sum(r.params for r in rows)
     return Measured(total, tuple(rows), f"{listing.format} file {model.file}",
                     sum(r.non_trainable for r in rows), sum(r.buffers for r in rows))
-
-
-def _owner(name: str) -> str:
-    """The module a tensor belongs to: ``encoder.fc`` of ``encoder.fc.weight``."""
-    for separator in ("/", "."):
-        if separator in name:
-            return name.rsplit(separator, 1)[0]
-    return "(model)"
 
 
 def measure_all(config: Config) -> tuple[list[Measured | None], list[ConfigError]]:
