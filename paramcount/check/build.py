@@ -286,5 +286,6 @@ def keras_counts(model: Model) -> list[int]:
             outputs.append(x)
             counts.append(count)
         built = keras.Model(inputs, outputs)
-        assert built.count_params() == sum(counts), (built.count_params(), counts)
+        stated = sum(layer.params for layer in model.layers if layer.kind == "params")
+        assert built.count_params() + stated == sum(counts), (built.count_params(), counts)
     return counts
