@@ -89,9 +89,9 @@ def test_torch_factory_counts_every_parameter_on_the_meta_device(cli: CLI,
         module = modules[name]
         count = sum(p.numel() for p in real.get_submodule(name).parameters())
         assert module["params"] == module["recurrent"]["formula"] == count, name
-    assert modules["proj"]["recurrent"]["explain"] == (
+    assert modules["proj"]["explain"] == (
         "paramcount explain lstm -i 128 -H 64 --proj 32")
-    assert modules["relu_rnn"]["recurrent"]["explain"] == (
+    assert modules["relu_rnn"]["explain"] == (
         "paramcount explain rnn -i 24 -H 12 -L 2 --nonlinearity relu")
     assert modules["(model)"]["params"] == 5 and modules["head_tied"]["params"] == 3
     assert sum(m["params"] for m in model["modules"]) == model["total"]

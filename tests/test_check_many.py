@@ -178,7 +178,8 @@ def test_update_interrupted_leaves_no_temporary_file(cli: CLI, tmp_path: Path,
                              "most 2^63 − 1 (what the frameworks hold)"),
     ("toml-2200-digits", "[models.a]\ninput = 1" + "0" * 2200 + "\nlayers = [{ kind = "
      "\"lstm\", hidden = 8 }]\n", "2:9: models.a.input: expected the input width, a positive "
-                                 "whole number up to 2^63 − 1 (what the frameworks hold), got "
+                                 "whole number (or a sample's shape, e.g. [28, 28, 1]) up to "
+                                 "2^63 − 1 (what the frameworks hold), got "
                                  "100000000000... (about 2,201 digits)"),
     ("toml-2^63", "[models.a]\ninput = 32\ntotal = 9_223_372_036_854_775_808\nlayers = [{ kind"
      " = \"lstm\", hidden = 8 }]\n", "3:9: models.a.total: expected a whole number of "

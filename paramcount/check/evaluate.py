@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -52,7 +53,8 @@ class Outcome:
     """What the real framework built, with --verify."""
     verified_layers: tuple[int, ...] | None = None
     measured: Measured | None = None
-    """What the model holds, row by row (None only for an outcome made without measuring)."""
+    """What a factory or file model holds, row by row (None for hand-written layers, whose
+    table :attr:`table` makes when it is asked for)."""
     grew: tuple[str, ...] = ()
     """With a failed total or budget: what grew, one line per module."""
 
@@ -60,6 +62,11 @@ class Outcome:
     def total(self) -> int:
         """The model's parameters, as measured."""
         return self.measured.total if self.measured is not None else self.model.total
+
+    @functools.cached_property
+    def table(self) -> Measured:
+        """What the model holds, row by row."""
+        return self.measured if self.measured is not None else from_layers(self.model)
 
     @property
     def bytes(self) -> int:
@@ -89,9 +96,7 @@ def evaluate(model: Model, verified: Sequence[int] | str | None = None,
     """
     from paramcount.check.grew import what_grew
 
-    if measured is None:
-        measured = from_layers(model)
-    total = measured.total
+    total = measured.total if measured is not None else model.total
     checks: list[Check] = []
     problems: list[Problem] = []
     path = model.path
@@ -143,7 +148,7 @@ def evaluate(model: Model, verified: Sequence[int] | str | None = None,
                     f"{layer.label}: {model.framework.display_name} built {_n(real)} "
                     f"parameters, the formulas say {_n(layer.params)} "
                     f"({_diff(real - layer.params)})"))
-    for row in measured.mismatches:
+    for row in measured.mismatches if measured is not None else ():
         assert row.formula is not None
         problems.append(Problem(
             "formula", (*path, "factory" if model.factory else "file"), row.formula, row.params,
@@ -151,7 +156,7 @@ def evaluate(model: Model, verified: Sequence[int] | str | None = None,
             f"{_n(row.formula)} ({_diff(row.params - row.formula)})"))
     grew: tuple[str, ...] = ()
     if any(p.key in ("total", "max_params", "max_bytes") for p in problems):
-        grew = tuple(what_grew(model, measured))
+        grew = tuple(what_grew(model, measured or from_layers(model)))
     return Outcome(model, tuple(checks), tuple(problems), verified_total, verified_layers,
                    measured, grew)
 

@@ -38,8 +38,13 @@ class Row:
     """The recurrent stack this module is, when it is one."""
     formula: int | None = None
     """The formula engine's count of ``spec``."""
-    command: str | None = None
-    """The ``paramcount`` command that explains this row's count (recurrent and ConvLSTM)."""
+    explain: str | None = None
+    """The ``paramcount`` command that explains a row without ``spec`` (a ConvLSTM)."""
+
+    @property
+    def command(self) -> str | None:
+        """The ``paramcount`` command that explains this row's count (recurrent, ConvLSTM)."""
+        return explain_command(self.spec) if self.spec is not None else self.explain
 
 
 @dataclass(frozen=True)
@@ -72,8 +77,6 @@ def from_layers(model: Model) -> Measured:
     last = model.framework is not Framework.TORCH  # channels last everywhere but in torch
 
     def command(layer: Layer) -> str | None:
-        if layer.spec is not None:
-            return explain_command(layer.spec)
         if layer.kind == "convlstm" and layer.input_width:
             return convlstm_command(dict(layer.options), layer.input_width,
                                     model.framework.value)
@@ -85,19 +88,20 @@ def from_layers(model: Model) -> Measured:
             if layer.frame
             else str(layer.output_width), layer.params, layer.non_trainable, layer.buffers,
             spec=layer.spec, formula=None if layer.spec is None else layer.params,
-            command=command(layer))
+            explain=command(layer))
         for layer in model.layers)
     return Measured(model.total, rows, "hand-written layers",
                     sum(r.non_trainable for r in rows), sum(r.buffers for r in rows))
 
 
-def measure(model: Model, config: Config) -> Measured:
-    """What ``model`` holds; a factory or file that cannot be read is a located ConfigError."""
+def measure(model: Model, config: Config) -> Measured | None:
+    """What a factory or file ``model`` holds (None for hand-written layers, which the formula
+    engine counted already); one that cannot be read is a located ConfigError."""
     if model.factory is not None:
         return _factory(model, config)
     if model.file is not None:
         return _file(model, config)
-    return from_layers(model)
+    return None
 
 
 def _factory(model: Model, config: Config) -> Measured:
@@ -110,8 +114,7 @@ def _factory(model: Model, config: Config) -> Measured:
         raise config.source.error((*model.path, error.key), str(error)) from None
     rows = tuple(
         Row(m.name, m.type, m.output, m.params, m.non_trainable, m.buffers, m.spec,
-            None if m.spec is None else recurrent_count(m.spec),
-            None if m.spec is None else explain_command(m.spec))
+            None if m.spec is None else recurrent_count(m.spec))
         for m in built.modules)
     return Measured(built.total, rows, f"{built.type} from {model.factory}", built.non_trainable,
                     built.buffers)
@@ -142,8 +145,7 @@ def _file(model: Model, config: Config) -> Measured:
         first = min((order.get(n, len(order)) for n in names), default=len(order))
         placed.append((first, Row(found.prefix.rstrip("./") or "(model)", found.spec.cell.name,
                                   None, count, spec=found.spec,
-                                  formula=recurrent_count(found.spec),
-                                  command=explain_command(found.spec))))
+                                  formula=recurrent_count(found.spec))))
     groups: dict[str, list[int]] = {}
     for n, tensor in enumerate(listing.tensors):
         if tensor.name in claimed:

@@ -62,9 +62,7 @@ def grew_lines(outcome: Outcome) -> list[str]:
 def details(outcome: Outcome) -> list[str]:
     """The whole-model table: module, type, output, parameters, share; recurrent rows marked
     with a footnote giving the ``paramcount explain`` command for their count."""
-    measured = outcome.measured
-    if measured is None:
-        return []
+    measured = outcome.table
     total = measured.total
     header = ("module", "type", "output", "params", "share")
     rows: list[tuple[str, ...]] = []
@@ -144,7 +142,7 @@ def data(config: Config, outcomes: list[Outcome]) -> dict[str, Any]:
                     "explain": row.command,
                     "expected": (outcome.model.modules_expected or {}).get(row.name),
                 }
-                for row in (outcome.measured.rows if outcome.measured else ())
+                for row in outcome.table.rows
             ],
             "grew": list(outcome.grew),
             "layers": [
