@@ -195,18 +195,20 @@ def test_docstring_examples(module: str) -> None:
     assert result.failed == 0
 
 
-def test_readme_yaml_snippets_are_valid_ci_config() -> None:
-    """The README's CI snippets parse, run ``paramcount check``, and name real hook ids."""
+def test_ci_yaml_snippets_are_valid_ci_config() -> None:
+    """The CI recipes of docs/check.md parse, install paramcount from git, run
+    ``paramcount check``, and name real hook ids (the hook itself runs in test_precommit)."""
     yaml = pytest.importorskip("yaml")
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "check.md").read_text()
     blocks = re.findall(r"^```yaml\n(.*?)^```$", text, re.S | re.M)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     step = yaml.safe_load(textwrap.dedent(blocks[0]))[0]
-    assert "paramcount check" in step["run"]
-    config = yaml.safe_load(blocks[1])
+    assert "paramcount check" in step["run"] and "git+https://" in step["run"]
     shipped = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     hook_ids = {hook["id"] for hook in shipped}
-    for repo in config["repos"]:
-        for hook in repo["hooks"]:
-            assert hook["id"] in hook_ids
-            assert hook["entry"].startswith("paramcount check")
+    remote = yaml.safe_load(blocks[1])["repos"][0]
+    assert remote["repo"].startswith("https://") and "rev" in remote
+    assert {hook["id"] for hook in remote["hooks"]} <= hook_ids
+    for hook in yaml.safe_load(blocks[2])["repos"][0]["hooks"]:
+        assert hook["id"] in hook_ids
+        assert hook["entry"].startswith("paramcount check")

@@ -191,6 +191,9 @@ class Config:
 class ConfigErrors(ConfigError):
     """Every problem found in one config, each a located ConfigError on its own line."""
 
+    partial: Config | None = None
+    """The models that are valid, when the errors are in others (to find their errors too)."""
+
     def __init__(self, errors: Sequence[ConfigError]) -> None:
         self.errors: list[ConfigError] = []
         for error in errors:
@@ -396,7 +399,10 @@ def load_config(source: Source) -> Config:
             models.append(_model(source, name, data, framework, dtype))
         except ConfigError as error:
             errors.append(error)
-    _raise_all(errors)
+    if errors:
+        failure = ConfigErrors(errors)
+        failure.partial = Config(source, tuple(models))
+        raise failure
     return Config(source, tuple(models))
 
 

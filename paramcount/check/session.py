@@ -3,8 +3,10 @@ expectations and (with ``--update``) written back; one result per file. Nothing 
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -12,7 +14,7 @@ from paramcount.check.config import Config, ConfigErrors, load_config
 from paramcount.check.evaluate import Outcome, evaluate_all
 from paramcount.check.measure import Measured, measure_all
 from paramcount.check.source import Source, load, parse
-from paramcount.errors import ConfigError
+from paramcount.errors import BackendUnavailable, ConfigError
 
 _GLOB = set("*?[")
 
@@ -67,6 +69,12 @@ def inputs(result: FileResult) -> list[str]:
         os.path.join(folder, m.file) for m in result.config.models if m.file]
 
 
+def _position(error: ConfigError) -> tuple[int, int]:
+    """An error's line and column, to list a file's errors in reading order."""
+    found = re.match(r"^.+?:(\d+):(\d+): ", str(error))
+    return (int(found.group(1)), int(found.group(2))) if found else (0, 0)
+
+
 def _errors(error: ConfigError) -> list[ConfigError]:
     return list(error.errors) if isinstance(error, ConfigErrors) else [error]
 
@@ -79,6 +87,10 @@ def check_file(file: str | None, *, verify: bool = False, update: bool = False) 
         config = load_config(source)
     except ConfigError as error:
         result.errors = _errors(error)
+        partial = getattr(error, "partial", None)
+        if partial is not None and any(m.kind != "layers" for m in partial.models):
+            with contextlib.suppress(BackendUnavailable):  # said once the config is valid
+                result.errors = sorted(result.errors + measure_all(partial)[1], key=_position)
         return result
     result.config = config
     from paramcount.check.measure import require

@@ -76,9 +76,7 @@ def details(outcome: Outcome) -> list[str]:
             notes.append(f"[{len(notes) + 1}] {row.name}: {row.command}")
             kind += f" [{len(notes)}]"
         share = f"{100 * row.params / total:.1f}%" if total else "-"
-        params = f"{row.params:,}" + (f" ({row.non_trainable:,} non-trainable)"
-                                      if row.non_trainable else "")
-        rows.append((row.name, kind, row.output or "-", params, share))
+        rows.append((row.name, kind, row.output or "-", f"{row.params:,}", share))
     rows.append(("total", measured.origin, "", f"{total:,}", "100.0%" if total else "-"))
     widths = [max(len(r[i]) for r in (header, *rows)) for i in range(5)]
     right = (False, False, False, True, True)
@@ -90,6 +88,9 @@ def details(outcome: Outcome) -> list[str]:
     lines = [fmt(header), "  " + "  ".join("-" * w for w in widths)]
     lines += [fmt(r) for r in rows[:-1]]
     lines += ["  " + "  ".join("-" * w for w in widths), fmt(rows[-1])]
+    frozen = [f"{row.name} {row.non_trainable:,}" for row in measured.rows if row.non_trainable]
+    if frozen:
+        lines.append(f"  non-trainable, of the above: {', '.join(frozen)}")
     if measured.buffers:
         lines.append(f"  + {measured.buffers:,} buffer values (running statistics), not "
                      "parameters")

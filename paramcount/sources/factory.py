@@ -98,7 +98,12 @@ def resolve(target: str, folders: Sequence[str]) -> Callable[..., Any]:
     obj: Any = module
     for part in attribute.split("."):
         if not hasattr(obj, part):
-            raise FactoryError(f"{module_name} has no attribute {attribute!r}")
+            import difflib
+
+            close = difflib.get_close_matches(part, [n for n in dir(obj)
+                                                     if not n.startswith("_")], n=1)
+            hint = f". Did you mean '{close[0]}'?" if close else ""
+            raise FactoryError(f"{module_name} has no attribute {attribute!r}{hint}")
         obj = getattr(obj, part)
     if not callable(obj):
         raise FactoryError(f"{target} is not callable (a {type(obj).__name__})")
