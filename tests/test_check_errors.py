@@ -104,7 +104,7 @@ BROKEN = [
      '[models.a]\ninput = 32\nlayers = [{ kind = "lstm", hiden = 64 }]\n',
      "3:28: models.a.layers[0].hiden: unknown key in layer 0; expected one of: kind, name, "
      "from, params, hidden, units, layers, bidirectional, bias, proj, merge_mode, reset_after, "
-     "nonlinearity, cell, input, return_sequences, peepholes. Did you mean 'hidden'?"),
+     "nonlinearity, cell, input, return_sequences. Did you mean 'hidden'?"),
     ("unknown-model-key", "m.toml", f"[models.a]\ninput = 32\ntotl = 5\nlayers = [{LSTM}]\n",
      "3:1: models.a.totl: unknown key in model 'a'; expected one of: framework, input, layers, "
      "factory, kwargs, file, total, max_params, max_bytes, dtype, description, modules. "

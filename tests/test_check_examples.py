@@ -126,6 +126,10 @@ def torch_models() -> dict[str, tuple[Any, Any]]:
         "tagger": (Tagger(), tokens),
         "attention-classifier": (Attention(), torch.zeros(2, 7, 300)),
         "seq2seq-encoder": (Encoder(), tokens),
+        "cnn": (nn.Sequential(nn.Conv2d(1, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+                              nn.MaxPool2d(2), nn.Conv2d(32, 64, 3), nn.MaxPool2d(2),
+                              nn.Flatten(), nn.Linear(64 * 6 * 6, 10)).eval(),
+                torch.zeros(2, 1, 28, 28)),
     }
 
 

@@ -186,3 +186,17 @@ def test_project_with_torch_and_keras_factories(cli: CLI, tmp_path: Path) -> Non
         assert speech_models.build_keras().count_params() == 63_685
     finally:
         sys.path.remove(str(copy))
+
+
+@pytest.mark.torch
+def test_update_json_factory_model(cli: CLI, tmp_path: Path) -> None:
+    """--update adds total and modules to a JSON model written on one line, and they hold."""
+    pytest.importorskip("torch")
+    path = tmp_path / "models.json"
+    (tmp_path / "nets.py").write_text(TORCH_MODULE)
+    path.write_text('{"models": {"net": {"factory": "nets:build", "kwargs": {"cells": 1}}}}\n')
+    assert cli("check", str(path), "--update").code == 0
+    text = path.read_text()
+    assert text.startswith('{"models": {"net": {"total": 302251, "modules": {"(model)": 5, ')
+    assert text.endswith('"factory": "nets:build", "kwargs": {"cells": 1}}}}\n')
+    assert cli("check", str(path)).code == 0

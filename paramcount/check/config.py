@@ -52,7 +52,7 @@ COMMON_KEYS = ("kind", "name", "from", "params")
 KIND_KEYS: dict[str, tuple[str, ...]] = {
     **{
         kind: ("hidden", "units", "layers", "bidirectional", "bias", "proj", "merge_mode",
-               "reset_after", "nonlinearity", "cell", "input", "return_sequences", "peepholes")
+               "reset_after", "nonlinearity", "cell", "input", "return_sequences")
         for kind in RECURRENT
     },
     "embedding": ("vocab", "dim", "padding_idx", "mask_zero"),
@@ -572,7 +572,7 @@ def _stack(source: Source, path: Path, data: object, framework: Framework,
     for n, item in enumerate(data):
         try:
             tables.append(_Table(source, (*path, n), item, f"layer {n}",
-                                 _allowed(source, (*path, n), item)))
+                                 _allowed(source, (*path, n), item, framework)))
         except ConfigError as error:
             errors.append(error)
             tables.append(None)
@@ -660,7 +660,8 @@ def _replace(layer: Layer, **changes: Any) -> Layer:
     return dataclasses.replace(layer, **changes)
 
 
-def _allowed(source: Source, path: Path, item: object) -> tuple[str, ...]:
+def _allowed(source: Source, path: Path, item: object,
+             framework: Framework = Framework.TORCH) -> tuple[str, ...]:
     """The keys a layer table may have, from its kind (validated here)."""
     if not isinstance(item, dict):
         raise source.error(path, f"expected a layer table, got {_describe(item)}")
@@ -673,7 +674,12 @@ def _allowed(source: Source, path: Path, item: object) -> tuple[str, ...]:
     if kind not in KIND_KEYS:
         raise source.error((*path, "kind"), f"unknown layer kind {_q(kind)}; expected one of: "
                                             f"{', '.join(KINDS)}." + did_you_mean(kind, KINDS))
-    return (*COMMON_KEYS, *KIND_KEYS[kind])
+    peepholes = ("peepholes",) if kind == "lstm" and framework in _PEEPHOLES else ()
+    return (*COMMON_KEYS, *KIND_KEYS[kind], *peepholes)
+
+
+_PEEPHOLES = (Framework.ONNX, Framework.TF1)
+"""The conventions whose LSTM has peephole weights (``peepholes = true``)."""
 
 
 _SEQUENCE_READERS = (*RECURRENT, "time_distributed", "pool", "attention", "convlstm")

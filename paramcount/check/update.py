@@ -209,7 +209,7 @@ def _insert(text: str, config: Config, model: Model, keys: Sequence[tuple[str, s
         return dotted
     gap = text[span.start + 1 : first]
     if source.format == "json":
-        return first, first, "".join(f'"{key}": {value},{gap}' for key, value in keys)
+        return first, first, "".join(f'"{key}": {value},{gap or " "}' for key, value in keys)
     return first, first, "".join(f"{key} = {value},{gap or ' '}" for key, value in keys)
 
 
