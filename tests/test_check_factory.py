@@ -200,3 +200,21 @@ def test_update_json_factory_model(cli: CLI, tmp_path: Path) -> None:
     assert text.startswith('{"models": {"net": {"total": 302251, "modules": {"(model)": 5, ')
     assert text.endswith('"factory": "nets:build", "kwargs": {"cells": 1}}}}\n')
     assert cli("check", str(path)).code == 0
+
+
+@pytest.mark.torch
+def test_recurrent_module_the_formulas_disagree_with_fails(
+        cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each recognised recurrent module is cross-checked with the formula engine: were the
+    engine off by one, the model fails (exit 1), naming the module, and --update refuses."""
+    pytest.importorskip("torch")
+    from paramcount.check import measure
+
+    monkeypatch.setattr(measure, "recurrent_count", lambda spec: 1)
+    path = project(tmp_path, '[models.net]\nfactory = "nets:build"\nkwargs = { cells = 0 }\n')
+    result = cli("check", str(path))
+    assert result.code == 1
+    assert "; rnn: LSTM holds 252,928 parameters, the formulas say 1 (+252,927)" in result.out
+    updated = cli("check", str(path), "--update")
+    assert "not updated: a real framework and the formulas disagree on a count" in updated.out
+    assert "total" not in path.read_text()

@@ -137,8 +137,9 @@ def _update(result: FileResult, verified: list[list[int] | str | None] | None,
     assert config is not None
     outcomes = result.outcomes
     if any(p.key in ("verify", "formula") for o in outcomes for p in o.problems):
-        unbuilt = [f"{m.name}: {v}" for m, v in zip(config.models, verified or [], strict=True)
-                   if isinstance(v, str)]
+        unbuilt = [f"{m.name}: {v}" for m, v in zip(
+            config.models, verified or [None] * len(config.models), strict=True)
+            if isinstance(v, str)]
         disagrees = any(p.key in ("verify", "formula") and p.actual is not None
                         for o in outcomes for p in o.problems)
         result.changes = ([f"--verify could not build a model ({'; '.join(unbuilt)})"]
