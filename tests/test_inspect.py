@@ -320,3 +320,62 @@ def test_sharded_torch_bin_index(tmp_path: Path) -> None:
         (k, tuple(v.shape)) for k, v in state.items()]
     (layer,) = report.layers
     assert layer.spec == LayerSpec(Cell.GRU, 5, 7, 2)
+
+
+@pytest.mark.parametrize("suffix", [".keras", ".h5"])
+def test_keras_file_as_torch_matches_the_real_torch_modules(
+    cli: CLI, tmp_path: Path, suffix: str
+) -> None:
+    """A Keras model saved by model.save is inspected with its config's words, and --as torch
+    equals parameters() of the same layers built in torch."""
+    keras = pytest.importorskip("keras")
+    pytest.importorskip("h5py")
+    import warnings
+
+    model = keras.Sequential([
+        keras.Input((5, 9)),
+        keras.layers.Bidirectional(keras.layers.GRU(16, return_sequences=True),
+                                   merge_mode="sum"),
+        keras.layers.LSTM(8), keras.layers.BatchNormalization(), keras.layers.Dense(3)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.save(tmp_path / f"classifier{suffix}")
+    result = cli("inspect", str(tmp_path / f"classifier{suffix}"), "--as", "torch", "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["total"] == model.count_params()
+    assert [layer["layer"] for layer in data["recurrent"]] == [
+        "Bidirectional(GRU(16), merge_mode='sum') on 9 features", "LSTM(8) on 16 features"]
+    nn = torch.nn
+    torch_modules = [nn.GRU(9, 16, bidirectional=True), nn.LSTM(16, 8), nn.BatchNorm1d(8),
+                     nn.Linear(8, 3)]
+    assert data["as"]["total"] == sum(real_total(m) for m in torch_modules)
+
+
+def test_quantized_tensors_keep_their_dtype(tmp_path: Path) -> None:
+    """Per-tensor and per-channel quantized tensors are listed with their shapes and qint
+    dtypes, as torch loads them."""
+    import warnings
+
+    with warnings.catch_warnings():  # quantized tensor creation is deprecated in torch 2.13
+        warnings.simplefilter("ignore", UserWarning)
+        state = {
+            "q": torch.quantize_per_tensor(torch.randn(3, 4), 0.1, 2, torch.qint8),
+            "qc": torch.quantize_per_channel(torch.randn(3, 4), torch.tensor([0.1, 0.2, 0.3]),
+                                             torch.tensor([0, 1, 2]), 0, torch.quint8),
+        }
+        torch.save(state, tmp_path / "q.pt")
+        expected = as_listed(loaded(tmp_path / "q.pt"))
+    listing = read_file(tmp_path / "q.pt")
+    assert [(t.name, t.shape, t.dtype) for t in listing.tensors] == expected
+
+
+def test_checkpoint_without_model_tensors(cli: CLI, tmp_path: Path) -> None:
+    """A checkpoint holding only optimizer state and an epoch counts 0 and says why."""
+    torch.save({"epoch": 1, "optimizer": {"state": {}, "param_groups": []}}, tmp_path / "o.pt")
+    result = cli("inspect", str(tmp_path / "o.pt"))
+    assert result.code == 0
+    assert result.out.splitlines()[1] == "0 parameters: no model tensors in it"
+    assert "'optimizer': optimizer state" in result.out
+    data = json.loads(cli("inspect", str(tmp_path / "o.pt"), "--json").out)
+    assert (data["total"], data["tensors"], data["recurrent"]) == (0, [], [])

@@ -13,17 +13,24 @@ import struct
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from paramcount.errors import ParamcountError
 from paramcount.sources import torch_file
 from tests.conftest import CLI
 from tests.docfiles.inspect import Exploit, SystemExploit
 
 
 def assert_refused(cli: CLI, path: Path, *words: str) -> str:
-    """``inspect path`` exits 2 with one error line containing ``words``, printing nothing."""
+    """``inspect path`` exits 2 with one error line containing ``words``, printing nothing and
+    leaving the file's folder as it was."""
+    folder = path.parent
+    before = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir())
     result = cli("inspect", str(path))
+    after = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir())
+    assert before == after
     assert result.code == 2, result
     assert result.out == ""
     lines = result.err.splitlines()
@@ -195,12 +202,19 @@ def test_random_pickle_bytes_are_a_damaged_pickle(cli: CLI, tmp_path: Path) -> N
     assert_refused(cli, saved(tmp_path, "garbage.pt", garbage), "damaged or truncated pickle")
 
 
-def test_unreadable_file(cli: CLI, tmp_path: Path) -> None:
-    """A file without read permission is named with the reason."""
-    if os.geteuid() == 0:
-        pytest.skip("root reads any file")
+def test_unreadable_file(cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file that cannot be opened is named with the reason (permission faked for root)."""
     path = saved(tmp_path, "locked.pt", b"\x80\x02}.")
     path.chmod(0)
+    if os.geteuid() == 0:  # root reads any file: make opening it fail as it would for a user
+        real_open = Path.open
+
+        def denied(self: Path, *args: Any, **kwargs: Any) -> Any:
+            if self == path:
+                raise PermissionError(13, "Permission denied", str(self))
+            return real_open(self, *args, **kwargs)
+
+        monkeypatch.setattr(Path, "open", denied)
     assert_refused(cli, path, "Permission denied")
 
 
@@ -236,7 +250,7 @@ def test_zip_bomb_lying_about_its_size_is_cut_off(
         return info
 
     monkeypatch.setattr(zipfile.ZipFile, "getinfo", lying)
-    with pytest.raises(torch_file.ParamcountError, match=r"inflates past|damaged"):
+    with pytest.raises(ParamcountError, match=r"inflates past|damaged"):
         torch_file.read(path)
 
 
@@ -285,7 +299,7 @@ def test_deeply_nested_pickle_is_handled(tmp_path: Path) -> None:
     data = b"\x80\x02" + b"]" * 100_000 + b"a" * 99_999 + b"."
     pickletools.genops(data)  # well-formed
     nested = saved(tmp_path, "deep.pt", data)
-    with pytest.raises(torch_file.ParamcountError):
+    with pytest.raises(ParamcountError):
         torch_file.read(nested)
 
 
@@ -295,7 +309,6 @@ def test_mutated_real_files_fail_cleanly(tmp_path: Path, name: str) -> None:
     ParamcountError, never another exception."""
     pytest.importorskip("torch")
     pytest.importorskip("safetensors")
-    from paramcount.errors import ParamcountError
     from paramcount.sources.files import read_file
     from tests.docfiles import inspect as makers
 

@@ -230,9 +230,11 @@ def test_ten_thousand_unrelated_tensors_are_passed_over() -> None:
     assert found.prefix == "head.rnn."
 
 
-def test_the_dispatcher_docstring_example_runs() -> None:
-    """The example in ``conventions.recognise``'s docstring runs."""
+@pytest.mark.parametrize("module", ["paramcount.conventions", "paramcount.sources.load_error"])
+def test_docstring_examples_run(module: str) -> None:
+    """The examples in the recognition dispatcher's and the load-error reader's docstrings run."""
     import doctest
+    import importlib
 
-    result = doctest.testmod(conventions)
+    result = doctest.testmod(importlib.import_module(module))
     assert result.failed == 0 and result.attempted > 0

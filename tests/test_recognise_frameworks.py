@@ -80,7 +80,7 @@ def keras_spec(layer: Any) -> LayerSpec:
 
 @pytest.mark.keras
 def test_keras_weight_paths_give_back_every_recurrent_layer() -> None:
-    """Bidirectional, GRU with reset_after True and False, SimpleRNN, a bare cell and RNN(cell)."""
+    """Bidirectional, GRU reset_after True/False, SimpleRNN, bare cell, RNN(cell), stacked cells."""
     keras = pytest.importorskip("keras")
     layers = keras.layers
     model = keras.Sequential([
@@ -106,10 +106,17 @@ def test_keras_weight_paths_give_back_every_recurrent_layer() -> None:
     cell.build((None, 3))
     wrapped = layers.RNN(layers.GRUCell(4, reset_after=False))
     wrapped.build((None, 5, 3))
-    shapes = {w.path: tuple(int(n) for n in w.shape) for w in [*cell.weights, *wrapped.weights]}
+    stacked = layers.RNN(layers.StackedRNNCells([layers.LSTMCell(4), layers.SimpleRNNCell(2)]))
+    stacked.build((None, 5, 3))
+    weights = [*cell.weights, *wrapped.weights, *stacked.weights]
+    shapes = {w.path: tuple(int(n) for n in w.shape) for w in weights}
     assert [(r.prefix, r.spec) for r in recognise(shapes)] == [
         ("", LayerSpec(Cell.LSTM, 3, 4, framework=Framework.KERAS, single_cell=True)),
         ("rnn/", LayerSpec(Cell.GRU, 3, 4, framework=Framework.KERAS, reset_after=False)),
+        (f"{stacked.name}/{stacked.cell.name}/{stacked.cell.cells[0].name}/",
+         LayerSpec(Cell.LSTM, 3, 4, framework=Framework.KERAS)),
+        (f"{stacked.name}/{stacked.cell.name}/{stacked.cell.cells[1].name}/",
+         LayerSpec(Cell.RNN, 4, 2, framework=Framework.KERAS)),
     ]
 
 

@@ -20,7 +20,8 @@ a GRU with reset_after=True, (G·H,) one with reset_after=False. Decisions:
   keeps the default, concat, and a note says so.
 - A cell directory with nothing above it (``lstm_cell/kernel``) is a bare single-step cell; one
   inside anything else is a layer's cell (``rnn/lstm_cell`` of ``RNN(LSTMCell)`` counts as the
-  layer).
+  layer). Several cells in one layer (``RNN(StackedRNNCells(...))``) give one result each,
+  prefixed by the cell's directory (``rnn/stacked_rnn_cells/lstm_cell_1/``).
 - A GRU without biases cannot tell reset_after (it changes only the bias): the default, True,
   is kept and noted; a SimpleRNN's activation is not in the weights either.
 - A 1-D bias of 2·G·H is cuDNN's double bias: that is ``tf1-cudnn``'s to recognise, not this.
@@ -200,6 +201,8 @@ class Found:
     bias: tuple[int, ...] | None
     """The bias shape, None without one."""
     names: tuple[str, ...]
+    directory: str
+    """Where the weights are: the layer path, or the cell's directory inside it."""
 
 
 def find_directions(shapes: Shapes) -> list[Found]:
@@ -233,7 +236,8 @@ def find_directions(shapes: Shapes) -> list[Found]:
             continue
         names = tuple(roles[role][0] for role in ("kernel", "recurrent_kernel", "bias")
                       if role in roles)
-        found.append(Found(layer_path, cell, kernel[0], recurrent[0], bias, names))
+        found.append(Found(layer_path, cell, kernel[0], recurrent[0], bias, names,
+                           directory or ""))
     return found
 
 
@@ -254,8 +258,10 @@ def pair_directions(found: list[Found]) -> list[tuple[str, list[Found]]]:
         if len(forward) == len(backward) == 1 and _same(forward[0], backward[0]) and \
                 len(sides) == 2:
             paired.append((prefix, [forward[0], backward[0]]))
-        else:  # unpaired or odd sides: each direction stands alone under its own path
-            paired += [(s.layer_path + "/" if s.layer_path else "", [s]) for s in sides]
+        elif len(sides) == 1:  # one direction alone stands under its own path
+            paired.append((sides[0].layer_path + "/" if sides[0].layer_path else "", sides))
+        else:  # several cells in one layer (StackedRNNCells): each under its own directory
+            paired += [(s.directory + "/", [s]) for s in sides]
     return paired
 
 

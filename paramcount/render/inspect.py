@@ -33,7 +33,7 @@ FORMAT_NAMES = {
     "onnx": "ONNX model",
     "keras": "Keras model (.keras)",
     "keras-h5": "Keras model (HDF5)",
-    "keras-weights": "Keras weights (.weights.h5)",
+    "keras-weights-h5": "Keras weights (.weights.h5)",
 }
 
 
@@ -102,6 +102,11 @@ def document(report: InspectReport) -> Document:
                 number(tensor.count),
                 _verdict(found[1]) if found else _flag(tensor),
             ))
+    if not report.listing.tensors:
+        return Document(f"{report.listing.source} — {format_name(report.listing.format)}",
+                        "0 parameters: no model tensors in it",
+                        (Section("Notes", tuple(Paragraph((f"- {n}",)) for n in report.notes)),)
+                        if report.notes else ())
     sections.append(Section("Tensors", (Table(
         ("module", "tensor", "shape", "dtype", "count", "note"), tuple(rows_list),
         frozenset({"count"}),

@@ -40,6 +40,14 @@ the cell open, and the analysis lists the candidates instead of guessing:
 ...     size mismatch for enc.weight_ih_l0: copying a param with shape torch.Size([96, 8]) from \\
 ... checkpoint, the shape in current model is torch.Size([96, 16]).''').notes[-1]
 '`enc`: 96 gate rows could be an LSTM with hidden 24, a GRU with hidden 32 or an RNN with hidden 96'
+
+A runtime error names no module; the analysis says what the layer expects and what to change:
+
+>>> r = analyse("RuntimeError: Expected hidden[0] size (2, 3, 32), got [4, 3, 32]")
+>>> r.kind, r.model[0].describe()
+('runtime', 'LSTM(?, ?)')
+>>> print(r.fixes[0])
+h_0's first dimension is num_layers × (2 if bidirectional else 1) = 2, not 4
 """
 
 from __future__ import annotations
@@ -164,7 +172,7 @@ _SECTION = re.compile(
 )
 _KEY = re.compile(r'"([^"\n]*)"')
 _SIZE = re.compile(
-    r"size mismatch for (\S+?): copying a param with shape torch\.Size\(\[([\d,\s]*)\]\) from "
+    r"size mismatch for ([^\s:]+): copying a param with shape torch\.Size\(\[([\d,\s]*)\]\) from "
     r"checkpoint, the shape in current model is torch\.Size\(\[([\d,\s]*)\]\)"
 )
 _HIDDEN = re.compile(r"Expected hidden(?:\[(\d)\])? size \(([\d,\s]*)\), got \[([\d,\s]*)\]")
@@ -285,9 +293,13 @@ def _load_state_dict(
     for module, (theirs, ours) in modules.items():
         complete = _changes_every_layer(theirs, ours)
         layered = (_stacked(theirs), _stacked(ours))
-        ck = _infer(module, theirs, layered[1], complete, notes)
-        md = _infer(module, ours, layered[0], complete, notes)
+        ck = _infer(module, theirs, layered[1], complete)
+        md = _infer(module, ours, layered[0], complete)
         ck, md = _from_each_other(module, ck, md, theirs, ours)
+        for layer, side in ((ck, theirs), (md, ours)):
+            rows = _gate_rows(side)
+            if layer.cell is None and rows and _candidates(module, rows) not in notes:
+                notes.append(_candidates(module, rows))
         checkpoint.append(ck)
         model.append(md)
         found = _differences(module, ck, md)
@@ -379,9 +391,7 @@ def dot(module: str) -> str:
     return f"{module}." if module else ""
 
 
-def _infer(
-    module: str, side: _Side, other_layered: bool, complete: bool, notes: list[str]
-) -> PartialLayer:
+def _infer(module: str, side: _Side, other_layered: bool, complete: bool) -> PartialLayer:
     """What ``side``'s keys and shapes prove (``other_layered``: the other side is a stack)."""
     parts = {name: _parts(name) for name in side.names}
     lacked = {name: _parts(name) for name in side.lacks}
@@ -397,28 +407,33 @@ def _infer(
     proj = hidden = None
     hr = next((s for (role, _, _), s in shapes.items() if role == "weight_hr"), None)
     has_proj = any(role == "weight_hr" for role, _, _ in parts.values())
+    hh = next((s for (role, _, _), s in shapes.items() if role == "weight_hh"), None)
     if hr is not None and len(hr) == 2:
         proj, hidden = hr
-    elif not has_proj:
-        hh = next((s for (role, _, _), s in shapes.items() if role == "weight_hh"), None)
+    elif has_proj:
         if hh is not None and len(hh) == 2:
-            hidden = hh[1]
-            proj = 0 if any(role == "weight_hr" for role, _, _ in lacked.values()) or complete \
-                else None
+            proj = hh[1]  # weight_hh is (G·H, P) when projecting
+    elif hh is not None and len(hh) == 2:
+        hidden = hh[1]
+        proj = 0 if any(role == "weight_hr" for role, _, _ in lacked.values()) or complete \
+            else None
     rows = _gate_rows(side)
     cell = cell_from_rows(rows, hidden) if rows and hidden else None
-    if rows and not hidden:
-        note = _candidates(module, rows)
-        if note not in notes:
-            notes.append(note)
+    if has_proj:  # only an LSTM projects
+        cell = Cell.LSTM
+        if hidden is None and rows and rows % 4 == 0:
+            hidden = rows // 4
     ih = None if cell_only is None else shape_of("weight_ih", None if cell_only else 0)
     input_size = ih[1] if ih is not None and len(ih) == 2 else None
 
     bidirectional: bool | None = None
+    lacked_forward = {layer for role, layer, reverse in lacked.values()
+                      if role == "weight_ih" and not reverse}
     if any(reverse for _, _, reverse in parts.values()):
         bidirectional = True
-    elif any(reverse and (layer in {lay for _, lay, _ in parts.values()} or layer == 0)
-             for _, layer, reverse in lacked.values()):
+    elif any(reverse and role == "weight_ih" and layer not in lacked_forward and (
+                layer in {lay for _, lay, _ in parts.values()} or layer == 0)
+             for role, layer, reverse in lacked.values()):
         bidirectional = False  # it has that layer's forward keys but not its _reverse ones
     elif complete and cell_only is False:
         bidirectional = False
@@ -615,6 +630,8 @@ def _asked(name: str, value: object) -> str:
         return "biases" if value else "no biases"
     if name == "layers":
         return f"{value} layer" + ("s" if value != 1 else "")
+    if name == "proj" and value == 0:
+        return "no projection"
     return f"{_ASKED[name]} {value}"
 
 

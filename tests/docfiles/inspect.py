@@ -107,7 +107,8 @@ def make_tied(directory: Path) -> None:
             super().__init__()
             self.encoder = nn.Embedding(50, 8)
             self.rnn = nn.LSTM(8, 8)
-            self.rnn.weight_hh_l0_raw = nn.Parameter(self.rnn.weight_hh_l0.detach().clone())
+            raw = nn.Parameter(self.rnn.state_dict()["weight_hh_l0"].clone())
+            self.rnn.register_parameter("weight_hh_l0_raw", raw)
             self.decoder = nn.Linear(8, 50)
             self.decoder.weight = self.encoder.weight
 
@@ -153,7 +154,7 @@ def make_sharded(directory: Path) -> None:
               "model-00002-of-00002.safetensors": [k for k in state if k not in {
                   "embed.weight", "lstm.weight_ih_l0", "lstm.weight_hh_l0",
                   "lstm.bias_ih_l0"}]}
-    weight_map = {}
+    weight_map: dict[str, str] = {}
     for shard, names in shards.items():
         save_file({n: state[n].contiguous() for n in names}, str(directory / shard))
         weight_map |= dict.fromkeys(names, shard)
@@ -176,6 +177,34 @@ def make_load_error(directory: Path) -> None:
         raise AssertionError("the smaller encoder loaded the bigger one's weights")
 
 
+def make_speller_onnx(directory: Path) -> None:
+    """speller.onnx: a 2-layer GRU exported by torch.onnx.export."""
+    import warnings
+
+    import torch
+
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(torch.nn.GRU(12, 24, num_layers=2), (torch.zeros(5, 1, 12),),
+                          str(directory / "speller.onnx"), dynamo=False)
+
+
+def make_speller_keras(directory: Path) -> None:
+    """speller.keras: a Keras model with a Bidirectional LSTM saved by model.save."""
+    import warnings
+
+    import keras
+
+    model = keras.Sequential([
+        keras.Input((7, 12)),
+        keras.layers.Bidirectional(keras.layers.LSTM(24, name="lstm"), name="bidirectional"),
+        keras.layers.Dense(30, name="dense")])  # named: Keras numbers unnamed layers per process
+    with warnings.catch_warnings():  # numpy 2's __array__ copy warning inside Keras' saving
+        warnings.simplefilter("ignore", DeprecationWarning)
+        model.save(directory / "speller.keras")
+
+
 def make_exploit(directory: Path) -> None:
     """exploit.pt: a pickle that would create a file named 'pwned' when unpickled."""
     (directory / "exploit.pt").write_bytes(
@@ -192,4 +221,6 @@ FILES = {
     INDEX: (("torch", "safetensors"), make_sharded),
     "exploit.pt": ((), make_exploit),
     "load_error.txt": (("torch",), make_load_error),
+    "speller.onnx": (("torch", "onnx"), make_speller_onnx),
+    "speller.keras": (("keras", "tensorflow"), make_speller_keras),
 }

@@ -1,0 +1,279 @@
+"""``inspect --error``'s analysis of failed loads, on error texts that real torch produces."""
+
+from __future__ import annotations
+
+import json
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+
+from paramcount.output import show
+from paramcount.render.load_error import data, document
+from paramcount.sources.load_error import LoadErrorAnalysis, NoLoadError, analyse
+from paramcount.spec import Framework, LayerSpec
+from tests.strategies import layer_specs
+from tests.test_recognise_frameworks import torch_spec
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+pytestmark = pytest.mark.torch
+
+
+class Net(nn.Module):  # type: ignore[misc]
+    """A model as people write them: an embedding, one recurrent module, a linear head."""
+
+    def __init__(self, rnn: Any) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(10, 16)
+        self.rnn = rnn
+        self.fc = nn.Linear(4, 3)
+
+
+def load_error(saved: Any, target: Any) -> str:
+    """The text of the error torch raises loading ``saved``'s state dict into ``target``."""
+    with pytest.raises(RuntimeError) as caught:
+        target.load_state_dict(saved.state_dict())
+    return str(caught.value)
+
+
+def run_error(call: Callable[[], object]) -> str:
+    """The text of the error torch raises running ``call``."""
+    with pytest.raises(RuntimeError) as caught:
+        call()
+    return str(caught.value)
+
+
+def count(module: Any) -> int:
+    """What torch says the module holds."""
+    return sum(p.numel() for p in module.parameters())
+
+
+LOADS = {
+    "hidden": (nn.LSTM(16, 32, 2, bidirectional=True), nn.LSTM(16, 64, 2, bidirectional=True),
+               ["hidden"], "build it with hidden_size=32"),
+    "cell type": (nn.LSTM(16, 32, 2), nn.GRU(16, 32, 2), ["cell"], "build it as nn.LSTM"),
+    "bidirectional": (nn.GRU(16, 32, 2, bidirectional=True), nn.GRU(16, 32, 2),
+                      ["bidirectional"], "build it with bidirectional=True"),
+    "layers": (nn.LSTM(16, 32, 2), nn.LSTM(16, 32, 3), ["layers"], "build it with num_layers=2"),
+    "more layers": (nn.RNN(16, 32, 3), nn.RNN(16, 32, 1), ["layers"],
+                    "build it with num_layers=3"),
+    "input": (nn.LSTM(8, 32), nn.LSTM(16, 32), ["input"], "build it with input_size=8"),
+    "bias": (nn.GRU(16, 32), nn.GRU(16, 32, bias=False), ["bias"], "build it with bias=True"),
+    "projection": (nn.LSTM(16, 32, proj_size=8), nn.LSTM(16, 32), ["proj"],
+                   "build it with proj_size=8"),
+    "cell vs layer": (nn.LSTM(16, 32), nn.LSTMCell(16, 32), ["cell_only"],
+                      "build it as a layer stack"),
+    "layer vs cell": (nn.GRUCell(16, 32), nn.GRU(16, 32), ["cell_only"],
+                      "build it as a single-step cell"),
+    "hidden and layers": (nn.GRU(16, 32, 3, bidirectional=True),
+                          nn.GRU(16, 48, 2, bidirectional=True), ["hidden", "layers"],
+                          "build it with hidden_size=32, num_layers=3"),
+}
+
+
+@pytest.mark.parametrize(("saved", "wanted", "fields", "fix"), LOADS.values(), ids=LOADS)
+def test_a_state_dict_that_does_not_fit_is_explained(
+    saved: Any, wanted: Any, fields: list[str], fix: str
+) -> None:
+    """Each difference torch reports is named, with a fix; every field known is the truth."""
+    text = load_error(Net(saved), Net(wanted))
+    analysis = analyse(text)
+    assert analysis.model_class == "Net"
+    assert [d.field for d in analysis.differences] == fields
+    [line] = analysis.fixes
+    assert line.startswith("the checkpoint's `rnn` is ") and fix in line
+    [checkpoint], [model] = analysis.checkpoint, analysis.model
+    for partial, module in ((checkpoint, saved), (model, wanted)):
+        truth = torch_spec(module)
+        assert partial.name == "rnn"
+        for field in ("cell", "input_size", "hidden_size", "num_layers", "bidirectional",
+                      "bias", "proj_size"):
+            known = getattr(partial, field)
+            real = getattr(truth, field) if not (truth.single_cell and field == "num_layers") \
+                else None
+            assert known is None or known == real, (field, known, real)
+        assert partial.cell_only in (None, truth.single_cell)
+        if partial.spec is not None:
+            assert partial.spec == truth
+            assert partial.params == count(module)
+
+
+def test_the_issue_example_is_told_in_full() -> None:
+    """A hidden-size mismatch shows both layers whole, counted as torch counts them."""
+    saved, wanted = nn.LSTM(16, 32, 2, bidirectional=True), nn.LSTM(16, 64, 2, bidirectional=True)
+    analysis = analyse(load_error(Net(saved), Net(wanted)))
+    assert analysis.fixes == (
+        "the checkpoint's `rnn` is LSTM(16, 32, 2 layers, bidirectional); your model asks for "
+        "hidden 64 — build it with hidden_size=32",
+    )
+    assert [layer.params for layer in analysis.checkpoint + analysis.model] == [
+        count(saved), count(wanted)]
+    assert analysis.checkpoint[0].command == "paramcount lstm -i 16 -H 32 -L 2 --bidir"
+    assert any("_reverse" in note for note in analysis.notes)
+    assert analysis.other == ()  # the head reads 4 features on both sides
+
+
+def test_a_cell_left_open_lists_its_candidates() -> None:
+    """Only weight_ih's rows in the text: the cell is not guessed, the options are listed."""
+    analysis = analyse(load_error(Net(nn.GRU(8, 32)), Net(nn.GRU(16, 32))))
+    assert analysis.checkpoint[0].cell is None
+    assert "`rnn`: 96 gate rows could be an LSTM with hidden 24, a GRU with hidden 32 or an RNN " \
+           "with hidden 96" in analysis.notes
+
+
+@pytest.mark.parametrize("wrapped_side", ["checkpoint", "model"])
+def test_a_data_parallel_prefix_is_named_and_stripped(wrapped_side: str) -> None:
+    """``module.`` on one side only is nn.DataParallel's; the fix says which way to go."""
+    net = Net(nn.LSTM(16, 32))
+    if wrapped_side == "checkpoint":
+        text = load_error(nn.DataParallel(net), Net(nn.LSTM(16, 32)))
+    else:
+        text = load_error(net, nn.DataParallel(Net(nn.LSTM(16, 32))))
+    analysis = analyse(text)
+    [difference] = analysis.differences
+    assert difference.field == "prefix"
+    assert "removeprefix('module.')" in analysis.fixes[0] if wrapped_side == "checkpoint" \
+        else "`.module`" in analysis.fixes[0]
+    assert analysis.checkpoint == analysis.model == ()
+
+
+def test_the_error_is_found_inside_a_whole_traceback() -> None:
+    """Piped output of a crashed script: the traceback around the message is passed over."""
+    try:
+        Net(nn.LSTM(16, 32)).load_state_dict(Net(nn.LSTM(16, 64)).state_dict())
+    except RuntimeError:
+        text = "epoch 1\n" + traceback.format_exc() + "\nexiting\n"
+    analysis = analyse(text)
+    assert [d.field for d in analysis.differences] == ["hidden"]
+
+
+RUNS = {
+    "h0 layers": (lambda: nn.LSTM(16, 32, 2)(torch.zeros(5, 3, 16),
+                                              (torch.zeros(4, 3, 32), torch.zeros(4, 3, 32))),
+                  ["h0"], "= 2, not 4"),
+    "c0 hidden": (lambda: nn.LSTM(16, 32)(torch.zeros(5, 3, 16),
+                                          (torch.zeros(1, 3, 32), torch.zeros(1, 3, 16))),
+                  ["c0"], "hidden_size, 32, not 16"),
+    "input": (lambda: nn.GRU(16, 32)(torch.zeros(5, 3, 32)), ["input"], "input_size=32, or "
+              "feed inputs whose last dimension is 16"),
+    "batch_first state": (lambda: nn.GRU(16, 32, batch_first=True)(
+        torch.zeros(5, 7, 16), torch.zeros(1, 7, 32)), ["h0", "batch"], "the batch size, 5 "
+        "(batch_first does not apply to the state)"),
+    "cell input": (lambda: nn.LSTMCell(16, 32)(torch.zeros(3, 32)), ["input"],
+                   "feed (batch, 16) inputs"),
+    "cell state": (lambda: nn.GRUCell(16, 32)(torch.zeros(3, 16), torch.zeros(3, 8)),
+                   ["h0"], "hidden_size=8"),
+}
+
+
+@pytest.mark.parametrize(("call", "fields", "fix"), RUNS.values(), ids=RUNS)
+def test_a_runtime_size_error_is_explained(
+    call: Callable[[], object], fields: list[str], fix: str
+) -> None:
+    """The layer's own checks on input and state: what it expects, what it got, the fix."""
+    analysis = analyse(run_error(call))
+    assert analysis.kind == "runtime"
+    assert [d.field for d in analysis.differences] == fields
+    assert analysis.fixes[0].endswith(fix) or any(f.endswith(fix) for f in analysis.fixes)
+    assert data(analysis)["differences"][0].keys() == {
+        "module", "field", "passed", "expected", "explanation"}
+
+
+@pytest.mark.parametrize("text", ["", "Traceback: KeyError: 'x'", "\x00" * 100, "size mismatch"],
+                         ids=["empty", "another error", "binary", "a phrase alone"])
+def test_text_without_a_load_error_is_refused(text: str) -> None:
+    """Nothing to explain: one clear error (exit 2), not an empty analysis."""
+    with pytest.raises(NoLoadError, match="no load_state_dict error") as caught:
+        analyse(text)
+    assert caught.value.exit_code == 2
+
+
+class TwoRNNs(nn.Module):  # type: ignore[misc]
+    """An encoder and a decoder, each with its own recurrent layer."""
+
+    def __init__(self, hidden: int, layers: int) -> None:
+        super().__init__()
+        self.encoder = nn.Module()
+        self.encoder.rnn = nn.GRU(8, hidden, bidirectional=True)
+        self.decoder = nn.Module()
+        self.decoder.rnn = nn.LSTM(8, 16, num_layers=layers)
+
+
+def test_each_recurrent_module_is_told_apart() -> None:
+    """An encoder whose hidden size differs and a decoder whose depth does: one fix each."""
+    analysis = analyse(load_error(TwoRNNs(32, 2), TwoRNNs(24, 1)))
+    by_name = {layer.name: layer for layer in analysis.checkpoint}
+    assert by_name["encoder.rnn"].spec == torch_spec(nn.GRU(8, 32, bidirectional=True))
+    assert by_name["decoder.rnn"].num_layers == 2
+    assert sorted(analysis.fixes) == [
+        "the checkpoint's `decoder.rnn` is recurrent layer(?, ?, 2 layers); your model asks for "
+        "1 layer — build it with num_layers=2",
+        "the checkpoint's `encoder.rnn` is GRU(8, 32, 1 layer, bidirectional); your model asks "
+        "for hidden 24 — build it with hidden_size=32",
+    ]
+
+
+def test_a_large_hostile_text_is_read_without_harm() -> None:
+    """Megabytes of look-alike fragments: no error to explain, refused in one line."""
+    text = ("size mismatch for " + "x" * 100_000 + " Expected hidden size (\n") * 20
+    with pytest.raises(NoLoadError):
+        analyse(text)
+
+
+def test_json_gives_both_sides_with_null_where_unknown() -> None:
+    """The documented keys, on each side of each module; nulls where the text cannot tell."""
+    analysis = analyse(load_error(Net(nn.LSTM(16, 32, 2)), Net(nn.LSTM(16, 32, 3))))
+    got = json.loads(json.dumps(data(analysis)))
+    keys = {"name", "framework", "cell", "input", "hidden", "layers", "bidirectional", "bias",
+            "proj", "cell_only", "reset_after", "params", "command", "layer"}
+    assert got["checkpoint"][0].keys() == got["model"][0].keys() == keys
+    assert (got["checkpoint"][0]["layers"], got["model"][0]["layers"]) == (2, 3)
+    assert got["checkpoint"][0]["hidden"] is None and got["checkpoint"][0]["params"] is None
+    assert got["differences"] == [{
+        "module": "rnn", "field": "layers", "checkpoint": 2, "model": 3,
+        "explanation": "the checkpoint's `rnn` has 2 layers; your model's has 3 layers"}]
+
+
+def test_the_document_shows_each_side_and_the_fix(capsys: pytest.CaptureFixture[str]) -> None:
+    """Plain text: both sides per module, their counts, the fix, the commands."""
+    analysis: LoadErrorAnalysis = analyse(load_error(Net(nn.GRU(16, 32)), Net(nn.GRU(16, 8))))
+    show(document(analysis), "plain")
+    out = capsys.readouterr().out
+    assert "GRU(16, 32, 1 layer)" in out and "GRU(16, 8, 1 layer)" in out
+    assert f"{count(nn.GRU(16, 32)):,}" in out
+    assert "build it with hidden_size=32" in out
+    assert "paramcount gru -i 16 -H 32" in out
+
+
+@settings(max_examples=60, deadline=None)
+@given(saved=layer_specs(frameworks=(Framework.TORCH,), max_size=12, max_layers=3),
+       wanted=layer_specs(frameworks=(Framework.TORCH,), max_size=12, max_layers=3))
+def test_whatever_torch_reports_is_explained_truthfully(
+    saved: LayerSpec, wanted: LayerSpec
+) -> None:
+    """Any two torch layers: every field the analysis claims is true, and a failed load is
+    explained by at least one difference."""
+    from paramcount.verify import torch_backend
+
+    checkpoint, model = torch_backend.module(saved), torch_backend.module(wanted)
+    try:
+        Net(model).load_state_dict(Net(checkpoint).state_dict())
+    except RuntimeError as error:
+        analysis = analyse(str(error))
+    else:
+        return
+    assert analysis.differences
+    for partials, truth in ((analysis.checkpoint, saved), (analysis.model, wanted)):
+        for partial in partials:
+            assert partial.name == "rnn"
+            for field in ("cell", "input_size", "hidden_size", "bidirectional", "bias"):
+                assert getattr(partial, field) in (None, getattr(truth, field)), field
+            assert partial.cell_only in (None, truth.single_cell)
+            if not truth.single_cell:
+                assert partial.num_layers in (None, truth.num_layers)
+                assert partial.proj_size in (None, truth.proj_size)
+            if partial.spec is not None:
+                assert partial.spec == truth.replace(nonlinearity=None)
