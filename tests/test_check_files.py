@@ -43,8 +43,6 @@ def test_torch_checkpoint_counts_parameters_not_buffers(cli: CLI, tmp_path: Path
 def test_keras_file_counts_every_weight(cli: CLI, tmp_path: Path) -> None:
     """A .keras file is counted as Keras' count_params (moving statistics included)."""
     keras = pytest.importorskip("keras")
-    pytest.importorskip("paramcount.sources.keras_file", reason="the Keras file reader "
-                        "(inspect-files) is not merged yet")
     inputs = keras.Input((None, 8))
     x = keras.layers.Bidirectional(keras.layers.GRU(16))(inputs)
     x = keras.layers.BatchNormalization()(x)
