@@ -252,7 +252,8 @@ def test_junit_output(cli: CLI, tmp_path: Path) -> None:
     assert cases[0].find("failure") is None
     failure = cases[1].find("failure")
     assert failure is not None and failure.text == (
-        f"{path}:7:9: other: 149,504 parameters, expected total 1 (+149,503)"
+        f"{path}:7:9: other: 149,504 parameters, expected total 1 (+149,503)\n"
+        "  layers[0]: LSTM(32, 64, 2 layers, bidirectional) 149,504 (100.0% of the total)"
     )
     assert cases[1].get("line") == "5"
 
@@ -349,7 +350,7 @@ def test_check_imports_no_framework() -> None:
 
 @pytest.mark.torch
 def test_verify_refused_by_framework_is_a_finding(cli: CLI, tmp_path: Path) -> None:
-    """A model torch cannot build (4·H rows beyond int64) fails cleanly (exit 1), no traceback."""
+    """A model torch cannot build (4 · 2^62 rows overflow int64) fails cleanly with exit 1."""
     pytest.importorskip("torch")
     text = BILSTM.replace("hidden = 64", "hidden = 4_611_686_018_427_387_904")
     result = cli("check", str(write(tmp_path, text)), "--verify")
@@ -422,8 +423,9 @@ def test_config_error_annotation_keeps_json_stdout_clean(
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     path = write(tmp_path, BILSTM.replace("hidden = 64", "hidden = 0"))
     result = cli("check", str(path), "--json")
-    assert (result.code, result.out) == (2, "")
-    assert result.err.startswith(f"::error file={path},line=4,col=")
+    assert result.code == 2
+    assert json.loads(result.out)["errors"][0]["line"] == 4
+    assert f"::error file={path},line=4,col=" in result.err
 
 
 @pytest.mark.torch

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import CLI
+
+NEW_KINDS = ("conv1d, conv2d, conv3d, convlstm, batch_norm, max_pool, avg_pool, "
+             "global_max_pool, global_avg_pool, flatten, reshape, upsampling, repeat_vector, "
+             "params")
 
 LSTM = '{ kind = "lstm", hidden = 64 }'
 
@@ -17,17 +22,22 @@ BROKEN = [
     ("malformed-json", "m.json", '{"models": {"a": [}}',
      "1:19: invalid JSON: expecting value"),
     ("empty-toml", "m.toml", "",
-     "1:1: (top level): no models: add a [models.NAME] table with a 'layers' list"),
+     "1:1: (top level): no models: add a [models.NAME] table with a 'layers' list or a "
+     "'factory'"),
     ("empty-json", "m.json", "\n",
-     "1:1: (top level): no models: add a [models.NAME] table with a 'layers' list"),
+     "1:1: (top level): no models: add a [models.NAME] table with a 'layers' list or a "
+     "'factory'"),
     ("comments-only", "m.toml", "# nothing yet\n",
-     "1:1: (top level): no models: add a [models.NAME] table with a 'layers' list"),
+     "1:1: (top level): no models: add a [models.NAME] table with a 'layers' list or a "
+     "'factory'"),
     ("empty-models", "m.toml", "[models]\n",
-     "1:1: models: no models: add a [models.NAME] table with a 'layers' list"),
+     "1:1: models: no models: add a [models.NAME] table with a 'layers' list or a "
+     "'factory'"),
     ("models-not-table", "m.toml", "models = 3\n",
      "1:10: models: expected a table of named models ([models.NAME]), got integer 3"),
     ("missing-layers", "m.toml", "[models.a]\ninput = 3\n",
-     "1:1: models.a: missing key 'layers' (an array of layer tables)"),
+     "1:1: models.a: missing key 'layers' (an array of layer tables), "
+     "'factory' (\"package.module:function\") or 'file'"),
     ("empty-layers", "m.toml", "[models.a]\ninput = 3\nlayers = []\n",
      "3:10: models.a.layers: expected at least one layer, got an empty array"),
     ("layers-not-array", "m.toml", '[models.a]\ninput = 3\nlayers = "lstm"\n',
@@ -35,13 +45,15 @@ BROKEN = [
     ("layer-not-table", "m.toml", "[models.a]\ninput = 3\nlayers = [3]\n",
      "3:11: models.a.layers[0]: expected a layer table, got integer 3"),
     ("input-string", "m.toml", f'[models.a]\ninput = "32"\nlayers = [{LSTM}]\n',
-     "2:9: models.a.input: expected the input width, a positive whole number, got string '32'"),
+     "2:9: models.a.input: expected the input width, a positive whole number (or a sample's "
+     "shape, e.g. [28, 28, 1]), got string '32'"),
     ("hidden-float", "m.json",
      '{"models": {"a": {"input": 3, "layers": [{"kind": "gru", "hidden": 4.5}]}}}',
      "1:68: models.a.layers[0].hidden: expected the hidden size, a positive whole number, got "
      "float 4.5"),
     ("bool-as-size", "m.toml", f'[models.a]\ninput = true\nlayers = [{LSTM}]\n',
-     "2:9: models.a.input: expected the input width, a positive whole number, got boolean true"),
+     "2:9: models.a.input: expected the input width, a positive whole number (or a sample's "
+     "shape, e.g. [28, 28, 1]), got boolean true"),
     ("zero-hidden", "m.toml", '[models.a]\ninput = 32\nlayers = [{ kind = "lstm", hidden = 0 }]\n',
      "3:37: models.a.layers[0].hidden: expected the hidden size, a positive whole number, got 0"),
     ("negative-layers", "m.toml",
@@ -81,12 +93,13 @@ BROKEN = [
      '[models.a]\ninput = 32\nlayers = [{ kind = "lstmm", hidden = 64 }]\n',
      "3:20: models.a.layers[0].kind: unknown layer kind 'lstmm'; expected one of: lstm, gru, "
      "rnn, embedding, linear, dense, time_distributed, layer_norm, dropout, activation, relu, "
-     "tanh, sigmoid, gelu, softmax, elu, leaky_relu, silu, pool, attention. Did you mean "
+     "tanh, sigmoid, gelu, softmax, elu, leaky_relu, silu, pool, attention, "
+     + NEW_KINDS + ". Did you mean "
      "'lstm'?"),
     ("missing-kind", "m.toml", '[models.a]\ninput = 32\nlayers = [{ hidden = 64 }]\n',
      "3:11: models.a.layers[0]: missing key 'kind'; expected one of: lstm, gru, rnn, embedding, "
      "linear, dense, time_distributed, layer_norm, dropout, activation, relu, tanh, sigmoid, "
-     "gelu, softmax, elu, leaky_relu, silu, pool, attention"),
+     "gelu, softmax, elu, leaky_relu, silu, pool, attention, " + NEW_KINDS + ""),
     ("unknown-layer-key", "m.toml",
      '[models.a]\ninput = 32\nlayers = [{ kind = "lstm", hiden = 64 }]\n',
      "3:28: models.a.layers[0].hiden: unknown key in layer 0; expected one of: kind, name, "
@@ -94,13 +107,15 @@ BROKEN = [
      "nonlinearity, cell, input, return_sequences. Did you mean 'hidden'?"),
     ("unknown-model-key", "m.toml", f"[models.a]\ninput = 32\ntotl = 5\nlayers = [{LSTM}]\n",
      "3:1: models.a.totl: unknown key in model 'a'; expected one of: framework, input, layers, "
-     "total, max_params, max_bytes, dtype, description. Did you mean 'total'?"),
+     "factory, kwargs, file, total, max_params, max_bytes, dtype, description, modules. "
+     "Did you mean 'total'?"),
     ("unknown-top-key", "m.toml", f"modles = 1\n[models.a]\ninput = 3\nlayers = [{LSTM}]\n",
      "1:1: modles: unknown key in the config's top level; expected one of: models, framework, "
      "dtype. Did you mean 'models'?"),
     ("unknown-framework", "m.toml",
      f'[models.a]\nframework = "pytorch"\ninput = 3\nlayers = [{LSTM}]\n',
-     "2:13: models.a.framework: 'pytorch' is not one of: torch, keras. Did you mean 'torch'?"),
+     "2:13: models.a.framework: 'pytorch' is not one of: torch, keras, onnx, flax-linen, "
+     "flax-nnx, tf1, tf1-cudnn. Did you mean 'torch'?"),
     ("unknown-pool-mode", "m.toml",
      '[models.a]\ninput = 32\nlayers = [{ kind = "pool", mode = ["last", "maxx"] }]\n',
      "3:44: models.a.layers[0].mode[1]: expected one of last, first, max, mean, got string "
@@ -195,7 +210,7 @@ BROKEN = [
      '[models.a]\nframework = "keras"\ninput = 3\nlayers = [{ kind = "dense", units = 2, '
      'activation = "rleu" }]\n',
      "4:53: models.a.layers[0].activation: 'rleu' is not one of: relu, tanh, sigmoid, gelu, "
-     "softmax, elu, leaky_relu, silu. Did you mean 'relu'?"),
+     "softmax, elu, leaky_relu, silu, linear. Did you mean 'relu'?"),
     ("model-name-control-character", "m.toml",
      f'[models."a\\u0007b"]\ninput = 3\nlayers = [{LSTM}]\n',
      '1:1: models."a\\u0007b": a model name must be printable, got "a\\u0007b"'),
@@ -206,11 +221,13 @@ BROKEN = [
     ("activation-function-case", "m.toml",
      '[models.a]\ninput = 3\nlayers = [{ kind = "activation", function = "Relu" }]\n',
      "3:45: models.a.layers[0].function: 'Relu' is not one of: relu, tanh, sigmoid, gelu, "
-     "softmax, elu, leaky_relu, silu. Did you mean 'relu'?"),
+     "softmax, elu, leaky_relu, silu, linear. Did you mean 'relu'?"),
     ("kind-case", "m.toml", '[models.a]\ninput = 3\nlayers = [{ kind = "LSTM", hidden = 4 }]\n',
      "3:20: models.a.layers[0].kind: unknown layer kind 'LSTM'; expected one of: lstm, gru, rnn, "
      "embedding, linear, dense, time_distributed, layer_norm, dropout, activation, relu, tanh, "
-     "sigmoid, gelu, softmax, elu, leaky_relu, silu, pool, attention. Did you mean 'lstm'?"),
+     "sigmoid, gelu, softmax, elu, leaky_relu, silu, pool, attention, "
+     + NEW_KINDS + ". Did you mean "
+     "'lstm'?"),
     ("wrong-extension", "m.yaml", "models: {}\n", None),
 ]
 
@@ -222,14 +239,19 @@ def test_broken_config(cli: CLI, tmp_path: Path, name: str, text: str,
     """The config is rejected with exit 2 and one located line, and the file is unchanged."""
     path = tmp_path / name
     path.write_bytes(text.encode())
+    expected = (f"Error: {path}: expected a .toml or .json config file" if message is None
+                else f"Error: {path}:{message}")
     for args in ([], ["--update"], ["--json"]):
         result = cli("check", str(path), *args)
         assert result.code == 2, result.out
-        assert result.out == ""
+        if args == ["--json"]:
+            (error,) = json.loads(result.out)["errors"]
+            assert "Error: " + error["text"] == expected
+            assert error["line"] == (None if message is None else int(message.split(":")[0]))
+        else:
+            assert result.out == ""
         lines = result.err.splitlines()
         assert len(lines) == 1
-        expected = (f"Error: {path}: expected a .toml or .json config file" if message is None
-                    else f"Error: {path}:{message}")
         assert lines[0] == expected
         assert path.read_bytes() == text.encode()
 

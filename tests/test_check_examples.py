@@ -11,9 +11,9 @@ from paramcount.check import read
 from tests.conftest import CLI
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-TORCH_FILES = ["attention.toml", "bilstm.toml", "seq2seq_encoder.json", "tagger.toml",
-               "text_classifier.toml"]
-KERAS_FILES = ["keras.toml"]
+TORCH_FILES = ["attention.toml", "bilstm.toml", "cnn.toml", "seq2seq_encoder.json",
+               "tagger.toml", "text_classifier.toml"]
+KERAS_FILES = ["convlstm.toml", "keras.toml"]
 
 
 def stated(file: str) -> dict[str, int]:
@@ -50,12 +50,13 @@ def test_torch_example_verifies(cli: CLI, file: str) -> None:
 
 
 @pytest.mark.keras
-def test_keras_example_verifies(cli: CLI) -> None:
+@pytest.mark.parametrize("file", KERAS_FILES)
+def test_keras_example_verifies(cli: CLI, file: str) -> None:
     """--verify builds every Keras example without weights and agrees."""
     pytest.importorskip("keras")
-    result = cli("check", str(EXAMPLES / "keras.toml"), "--verify")
+    result = cli("check", str(EXAMPLES / file), "--verify")
     assert result.code == 0, result.out + result.err
-    assert result.out.count("verified with Keras") == len(stated("keras.toml"))
+    assert result.out.count("verified with Keras") == len(stated(file))
 
 
 # ------------------------------------------------------------------ the models, written by hand
@@ -125,6 +126,10 @@ def torch_models() -> dict[str, tuple[Any, Any]]:
         "tagger": (Tagger(), tokens),
         "attention-classifier": (Attention(), torch.zeros(2, 7, 300)),
         "seq2seq-encoder": (Encoder(), tokens),
+        "cnn": (nn.Sequential(nn.Conv2d(1, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+                              nn.MaxPool2d(2), nn.Conv2d(32, 64, 3), nn.MaxPool2d(2),
+                              nn.Flatten(), nn.Linear(64 * 6 * 6, 10)).eval(),
+                torch.zeros(2, 1, 28, 28)),
     }
 
 

@@ -199,22 +199,20 @@ def test_docstring_examples(module: str) -> None:
     assert result.failed == 0
 
 
-def test_readme_yaml_snippets_are_valid_ci_config() -> None:
-    """The CI snippets of the README and docs/check-config.md parse, run ``paramcount check``,
-    and name real hook ids."""
+def test_ci_yaml_snippets_are_valid_ci_config() -> None:
+    """The CI recipes of docs/check.md parse, install paramcount from git, run
+    ``paramcount check``, and name real hook ids (the hook itself runs in test_precommit)."""
     yaml = pytest.importorskip("yaml")
-    steps, configs = [], []
-    for doc in ("README.md", "docs/check-config.md"):
-        for block in re.findall(r"^```yaml\n(.*?)^```$", (ROOT / doc).read_text(), re.S | re.M):
-            data = yaml.safe_load(textwrap.dedent(block))
-            (configs if isinstance(data, dict) else steps).append(data)
-    assert len(steps) == 2 and len(configs) == 1
-    for step in steps:
-        assert "paramcount check" in step[0]["run"]
-    config = configs[0]
+    text = (ROOT / "docs" / "check.md").read_text()
+    blocks = re.findall(r"^```yaml\n(.*?)^```$", text, re.S | re.M)
+    assert len(blocks) == 3
+    step = yaml.safe_load(textwrap.dedent(blocks[0]))[0]
+    assert "paramcount check" in step["run"] and "git+https://" in step["run"]
     shipped = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     hook_ids = {hook["id"] for hook in shipped}
-    for repo in config["repos"]:
-        for hook in repo["hooks"]:
-            assert hook["id"] in hook_ids
-            assert hook["entry"].startswith("paramcount check")
+    remote = yaml.safe_load(blocks[1])["repos"][0]
+    assert remote["repo"].startswith("https://") and "rev" in remote
+    assert {hook["id"] for hook in remote["hooks"]} <= hook_ids
+    for hook in yaml.safe_load(blocks[2])["repos"][0]["hooks"]:
+        assert hook["id"] in hook_ids
+        assert hook["entry"].startswith("paramcount check")

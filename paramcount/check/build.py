@@ -58,8 +58,11 @@ def torch_module(layer: Layer) -> Any:
         return nn.Sequential(*(torch_module(child) for child in layer.children))
     if layer.kind == "dropout":
         return nn.Dropout(layer.options["rate"])
-    if layer.kind in ("pool",):
+    if layer.kind in ("pool", "params", "repeat_vector"):
         return nn.Identity()
+    frames = _torch_frames(layer)
+    if frames is not None:
+        return frames
     function = layer.options["function"]
     if function == "softmax":
         return nn.Softmax(dim=-1)
@@ -68,6 +71,35 @@ def torch_module(layer: Layer) -> Any:
         "elu": nn.ELU, "leaky_relu": nn.LeakyReLU, "silu": nn.SiLU,
     }
     return activations[function]()
+
+
+def _torch_frames(layer: Layer) -> Any:
+    """The torch module of a convolution, BatchNorm, pooling, flatten, reshape or upsampling."""
+    from torch import nn
+
+    o = layer.options
+    kind = layer.kind
+    if kind.startswith("conv") and kind != "convlstm":
+        cls = getattr(nn, f"Conv{o['rank']}d")
+        return cls(layer.input_width, o["filters"], o["kernel"], stride=o["strides"],
+                   padding=o["padding"], dilation=o["dilation"], groups=o["groups"],
+                   bias=o["bias"])
+    if kind == "batch_norm":
+        return getattr(nn, f"BatchNorm{o['rank']}d")(layer.input_width, affine=o["scale"])
+    if kind in ("max_pool", "avg_pool"):
+        name = "MaxPool" if kind == "max_pool" else "AvgPool"
+        return getattr(nn, f"{name}{o['rank']}d")(o["size"], stride=o["strides"],
+                                                  padding=o["padding"])
+    if kind in ("global_max_pool", "global_avg_pool"):
+        name = "AdaptiveMaxPool" if kind == "global_max_pool" else "AdaptiveAvgPool"
+        return nn.Sequential(getattr(nn, f"{name}{o['rank']}d")(1), nn.Flatten())
+    if kind == "flatten":
+        return nn.Flatten()
+    if kind == "reshape":
+        return nn.Unflatten(1, o["shape"])
+    if kind == "upsampling":
+        return nn.Upsample(scale_factor=o["size"])
+    return None
 
 
 def _torch_recurrent(spec: LayerSpec) -> Any:
@@ -97,8 +129,11 @@ def torch_counts(model: Model) -> list[int]:
 
     with torch.device("meta"):
         modules = nn.ModuleList(torch_module(layer) for layer in model.layers)
-    counts = [sum(p.numel() for p in module.parameters()) for module in modules]
-    assert sum(counts) == sum(p.numel() for p in modules.parameters())
+    counts = [layer.params if layer.kind == "params" else  # a stated count has no module
+              sum(p.numel() for p in module.parameters())
+              for layer, module in zip(model.layers, modules, strict=True)]
+    stated = sum(layer.params for layer in model.layers if layer.kind == "params")
+    assert sum(counts) == sum(p.numel() for p in modules.parameters()) + stated
     return counts
 
 
@@ -175,7 +210,54 @@ def _keras_apply(layer: Layer, x: Any) -> tuple[Any, int]:
         return (pooled[0] if len(pooled) == 1 else keras.layers.Concatenate()(pooled)), 0
     if layer.kind == "dropout":
         return run([keras.layers.Dropout(o["rate"])], x)
+    if layer.kind == "params":
+        return x, layer.params  # a stated count: nothing to build
+    frames = _keras_frames(layer)
+    if frames is not None:
+        return run(frames, x)
     return run([keras.layers.Activation(o["function"])], x)
+
+
+def _keras_frames(layer: Layer) -> list[Any] | None:
+    """The Keras layers of a convolution, ConvLSTM, BatchNorm, pooling, flatten, reshape,
+    upsampling or RepeatVector."""
+    import keras
+
+    o = layer.options
+    kind = layer.kind
+    L = keras.layers
+    if kind == "convlstm":
+        out = []
+        for n in range(o["layers"]):
+            sequences = o["return_sequences"] if n == o["layers"] - 1 else True
+            cell = getattr(L, f"ConvLSTM{o['rank']}D")(
+                o["filters"], o["kernel"], padding=o["padding"], use_bias=o["bias"],
+                return_sequences=sequences)
+            out.append(L.Bidirectional(cell) if o["bidirectional"] else cell)
+        return out
+    if kind.startswith("conv"):
+        return [getattr(L, f"Conv{o['rank']}D")(
+            o["filters"], o["kernel"], strides=o["strides"], padding=o["padding"],
+            dilation_rate=o["dilation"], activation=o["activation"], use_bias=o["bias"])]
+    if kind == "batch_norm":
+        return [L.BatchNormalization(center=o["bias"], scale=o["scale"])]
+    if kind in ("max_pool", "avg_pool"):
+        name = "MaxPooling" if kind == "max_pool" else "AveragePooling"
+        return [getattr(L, f"{name}{o['rank']}D")(o["size"], strides=o["strides"],
+                                                  padding=o["padding"])]
+    if kind in ("global_max_pool", "global_avg_pool"):
+        name = "GlobalMaxPooling" if kind == "global_max_pool" else "GlobalAveragePooling"
+        return [getattr(L, f"{name}{o['rank']}D")()]
+    if kind == "flatten":
+        return [L.Flatten()]
+    if kind == "reshape":
+        return [L.Reshape(o["shape"])]
+    if kind == "upsampling":
+        size = o["size"][0] if o["rank"] == 1 else o["size"]
+        return [getattr(L, f"UpSampling{o['rank']}D")(size)]
+    if kind == "repeat_vector":
+        return [L.RepeatVector(o["n"])]
+    return None
 
 
 def keras_counts(model: Model) -> list[int]:
@@ -190,6 +272,9 @@ def keras_counts(model: Model) -> list[int]:
         first = model.layers[0]
         if first.kind == "embedding":
             inputs = keras.Input(shape=(None,), dtype="int32")
+        elif model.input_frame:
+            sample = (*model.input_frame, model.input_width)
+            inputs = keras.Input(shape=(None, *sample) if first.kind == "convlstm" else sample)
         else:
             inputs = keras.Input(shape=(None, model.input_width or first.input_width))
         outputs: list[Any] = []
@@ -201,5 +286,6 @@ def keras_counts(model: Model) -> list[int]:
             outputs.append(x)
             counts.append(count)
         built = keras.Model(inputs, outputs)
-        assert built.count_params() == sum(counts), (built.count_params(), counts)
+        stated = sum(layer.params for layer in model.layers if layer.kind == "params")
+        assert built.count_params() + stated == sum(counts), (built.count_params(), counts)
     return counts

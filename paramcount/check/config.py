@@ -24,18 +24,28 @@ Every error is a :class:`ConfigError` located at ``file:line:column`` and naming
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 from paramcount import conventions
+from paramcount.check.frames import Frame, conv_size, frame_text, pool_size, torch_arg, tuple_text
 from paramcount.check.locate import Path
 from paramcount.check.source import Source, did_you_mean
-from paramcount.errors import SpecError
+from paramcount.errors import ConfigError, SpecError
 from paramcount.spec import Cell, DType, Framework, LayerSpec, MergeMode, Nonlinearity
 
 RECURRENT = {"lstm": Cell.LSTM, "gru": Cell.GRU, "rnn": Cell.RNN}
 ACTIVATIONS = ("relu", "tanh", "sigmoid", "gelu", "softmax", "elu", "leaky_relu", "silu")
+FUNCTIONS = (*ACTIVATIONS, "linear")
+"""What ``activation`` may name: every activation layer kind, and Keras' ``linear`` (none)."""
+CONVS = {"conv1d": 1, "conv2d": 2, "conv3d": 3}
+POOLS = ("max_pool", "avg_pool")
+GLOBAL_POOLS = ("global_max_pool", "global_avg_pool")
+_CONV_KEYS = ("filters", "out", "kernel", "strides", "padding", "dilation", "bias", "groups",
+              "activation", "input")
 POOL_MODES = ("last", "first", "max", "mean")
 
 COMMON_KEYS = ("kind", "name", "from", "params")
@@ -55,14 +65,34 @@ KIND_KEYS: dict[str, tuple[str, ...]] = {
     **{name: () for name in ACTIVATIONS},
     "pool": ("mode",),
     "attention": ("layers",),
+    **{kind: _CONV_KEYS for kind in CONVS},
+    "convlstm": ("filters", "kernel", "layers", "bidirectional", "bias", "padding",
+                 "return_sequences", "input"),
+    "batch_norm": ("scale", "bias", "input"),
+    **{kind: ("size", "strides", "padding") for kind in POOLS},
+    **{kind: () for kind in GLOBAL_POOLS},
+    "flatten": (),
+    "reshape": ("shape",),
+    "upsampling": ("size",),
+    "repeat_vector": ("n",),
+    "params": ("count", "out"),
 }
 KINDS = tuple(KIND_KEYS)
-MODEL_KEYS = ("framework", "input", "layers", "total", "max_params", "max_bytes", "dtype",
-              "description")
+MODEL_KEYS = ("framework", "input", "layers", "factory", "kwargs", "file", "total", "max_params",
+              "max_bytes", "dtype", "description", "modules")
+SOURCES = ("layers", "factory", "file")
+"""The three ways to say what a model is: hand-written layers, the project's code, a file."""
+MAX_SIZE = 2**63 - 1
+"""The largest size or count a config may state: what the frameworks' int64 sizes hold."""
 TOP_KEYS = ("models", "framework", "dtype")
-# Whole-model configs are built and counted in PyTorch and Keras only (the layer conventions
-# of ONNX, Flax and TF1 have no model builder here).
-_FRAMEWORKS = (Framework.TORCH.value, Framework.KERAS.value)
+# Hand-written layers may use every convention the counting commands know; factories and
+# --verify build PyTorch and Keras models only.
+_FRAMEWORKS = tuple(f.value for f in Framework)
+BUILDERS = (Framework.TORCH, Framework.KERAS)
+"""The frameworks whose whole models are built here (factories, --verify)."""
+_ANY_FRAMEWORK = (*RECURRENT, "params", "dropout", "activation", *ACTIVATIONS)
+"""Layer kinds every convention has (recurrent layers counted by the engine, stated counts
+and layers without parameters)."""
 _DTYPES = tuple(d.value for d in DType)
 _MERGE_MODES = tuple(m.value for m in MergeMode)
 _NONLINEARITIES = tuple(n.value for n in Nonlinearity)
@@ -95,6 +125,12 @@ class Layer:
     """The index of the layer it reads when ``from`` names one; None for the previous layer."""
     flat: str | None = None
     """None when its output still has a time axis; else which layer removed it and how."""
+    frame: Frame = ()
+    """The spatial sizes of its output beside the channels (``output_width``); () for vectors."""
+    buffers: int = 0
+    """Values torch keeps beside the parameters (BatchNorm's running statistics)."""
+    non_trainable: int = 0
+    """Of ``params``, those Keras does not train (BatchNormalization's moving statistics)."""
 
     @property
     def label(self) -> str:
@@ -104,7 +140,7 @@ class Layer:
 
 @dataclass(frozen=True)
 class Model:
-    """A named model: its layers, total and expectations."""
+    """A named model: its layers (or factory, or file), and its expectations."""
 
     name: str
     path: Path
@@ -116,15 +152,31 @@ class Model:
     max_params: int | None = None
     max_bytes: int | None = None
     description: str | None = None
+    factory: str | None = None
+    """``pkg.module:callable`` that returns the model."""
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    """Keyword arguments passed to the factory."""
+    file: str | None = None
+    """A model file, as written in the config (relative to the config's folder)."""
+    modules_expected: Mapping[str, int] | None = None
+    """The per-module counts recorded by ``--update`` (factory and file models)."""
+    input_frame: Frame = ()
+    """The spatial sizes of the input (``input = [28, 28, 1]``); () for vectors."""
+
+    @property
+    def kind(self) -> str:
+        """``layers``, ``factory`` or ``file``: how the model is described."""
+        return "factory" if self.factory else "file" if self.file else "layers"
 
     @property
     def total(self) -> int:
-        """The number of parameters of every layer."""
+        """The number of parameters of every hand-written layer (0 for factory and file models,
+        which are counted by ``paramcount.check.measure``)."""
         return sum(layer.params for layer in self.layers)
 
     @property
     def bytes(self) -> int:
-        """The parameters' size in ``dtype``."""
+        """The hand-written layers' size in ``dtype``."""
         return self.total * self.dtype.bytes
 
 
@@ -136,6 +188,34 @@ class Config:
     models: tuple[Model, ...]
 
 
+class ConfigErrors(ConfigError):
+    """Every problem found in one config, each a located ConfigError on its own line."""
+
+    partial: Config | None = None
+    """The models that are valid, when the errors are in others (to find their errors too)."""
+
+    def __init__(self, errors: Sequence[ConfigError]) -> None:
+        self.errors: list[ConfigError] = []
+        for error in errors:
+            self.errors += error.errors if isinstance(error, ConfigErrors) else [error]
+        super().__init__("\n".join(str(e) for e in self.errors))
+
+
+def _raise_all(errors: Sequence[ConfigError]) -> None:
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise ConfigErrors(errors)
+
+
+_LOST = 0
+"""The width given to layers after a layer in error: checked for all but their width."""
+
+
+class _UnknownWidth(ConfigError):
+    """A layer whose input width is unknown (after an earlier layer's error: not reported)."""
+
+
 class _Table:
     """A mapping from the config, with typed, located accessors."""
 
@@ -144,19 +224,17 @@ class _Table:
         if not isinstance(data, dict):
             raise source.error(path, f"expected a table ({what}), got {_describe(data)}")
         self.source, self.path, self.data = source, path, data
-        for key in data:
-            if key not in allowed:
-                raise source.error(
-                    (*path, key),
-                    f"unknown key in {what}; expected one of: {', '.join(allowed)}."
-                    + did_you_mean(key, allowed),
-                    at="key",
-                )
+        _raise_all([
+            source.error((*path, key), f"unknown key in {what}; expected one of: "
+                                       f"{', '.join(allowed)}." + did_you_mean(key, allowed),
+                         at="key")
+            for key in data if key not in allowed
+        ])
 
     def __contains__(self, key: str) -> bool:
         return key in self.data
 
-    def error(self, key: str | None, message: str) -> Exception:
+    def error(self, key: str | None, message: str) -> ConfigError:
         path = self.path if key is None else (*self.path, key)
         return self.source.error(path, message)
 
@@ -170,7 +248,10 @@ class _Table:
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.error(key, f"expected {what}, got {_describe(value)}")
         if value < minimum:
-            raise self.error(key, f"expected {what}, got {value}")
+            raise self.error(key, f"expected {what}, got {_int(value)}")
+        if value > MAX_SIZE:
+            raise self.error(key, f"expected {what} up to 2^63 − 1 (what the frameworks hold), "
+                                  f"got {_int(value)}")
         return value
 
     def required_int(self, key: str, what: str = "a positive whole number") -> int:
@@ -239,12 +320,23 @@ def _q(text: str) -> str:
     return f"'{text}'" if text.isprintable() and "'" not in text else json.dumps(text)
 
 
+def _int(value: int) -> str:
+    """An integer for a message: in full up to 20 digits, else its first digits and length."""
+    if value.bit_length() <= 64:
+        return str(value)
+    digits = int(value.bit_length() * 0.30103) + 1  # str() refuses over 4,300 digits
+    head = str(value)[:12] if value.bit_length() < 10_000 else ""
+    if head:
+        return f"{head}... (about {digits:,} digits)"
+    return f"a number of about {digits:,} digits"
+
+
 def _describe(value: object) -> str:
     """A value and its TOML/JSON type, for messages: ``string '12k'``."""
     if isinstance(value, bool):
         return f"boolean {str(value).lower()}"
     if isinstance(value, int):
-        return f"integer {value}"
+        return f"integer {_int(value)}"
     if isinstance(value, float):
         return f"float {value!r}"
     if isinstance(value, str):
@@ -260,113 +352,297 @@ def _describe(value: object) -> str:
 
 
 def load_config(source: Source) -> Config:
-    """Validate every model of ``source`` and compute its layers' counts."""
-    top = _Table(source, (), source.data, "the config's top level", TOP_KEYS)
-    framework = Framework(top.choice("framework", _FRAMEWORKS, "torch"))
-    dtype = DType(top.choice("dtype", _DTYPES, "fp32"))
+    """Validate every model of ``source`` and compute its layers' counts.
+
+    Every problem is found in one pass: several are raised together as :class:`ConfigErrors`.
+    """
+    errors: list[ConfigError] = []
+    try:
+        top = _Table(source, (), source.data, "the config's top level", TOP_KEYS)
+    except ConfigError as error:
+        errors.append(error)
+        top = _Table(source, (), {k: v for k, v in source.data.items() if k in TOP_KEYS}
+                     if isinstance(source.data, dict) else {}, "", TOP_KEYS)
+    framework = _attempt(errors, lambda: Framework(top.choice("framework", _FRAMEWORKS,
+                                                                "torch")), Framework.TORCH)
+    dtype = _attempt(errors, lambda: DType(top.choice("dtype", _DTYPES, "fp32")), DType.FP32)
     if "models" not in top:
-        raise source.error((), "no models: add a [models.NAME] table with a 'layers' list")
+        _raise_all([*errors, source.error((), "no models: add a [models.NAME] table with a "
+                                              "'layers' list or a 'factory'")])
     models_data = source.data["models"]
     if not isinstance(models_data, dict):
-        raise source.error(("models",), "expected a table of named models ([models.NAME]), "
-                                        f"got {_describe(models_data)}")
+        _raise_all([*errors, source.error(("models",), "expected a table of named models "
+                                                       "([models.NAME]), got "
+                                                       f"{_describe(models_data)}")])
     if not models_data:
-        raise source.error(("models",), "no models: add a [models.NAME] table with a 'layers' "
-                                        "list")
+        _raise_all([*errors, source.error(("models",), "no models: add a [models.NAME] table "
+                                                       "with a 'layers' list or a 'factory'")])
     seen: dict[str, str] = {}
     models = []
     for name, data in models_data.items():
         folded = name.strip().lower()
         if folded in seen:
-            raise source.error(("models", name), f"duplicate model name: {_q(name)} and "
-                                                 f"{_q(seen[folded])} differ only in case or "
-                                                 "spaces", at="key")
+            errors.append(source.error(("models", name), f"duplicate model name: {_q(name)} "
+                                                         f"and {_q(seen[folded])} differ only "
+                                                         "in case or spaces", at="key"))
+            continue
         if not name.strip():
-            raise source.error(("models", name), "a model name must not be empty", at="key")
+            errors.append(source.error(("models", name), "a model name must not be empty",
+                                       at="key"))
+            continue
         if not name.isprintable():
-            raise source.error(("models", name), f"a model name must be printable, got "
-                                                 f"{_q(name)}", at="key")
+            errors.append(source.error(("models", name), "a model name must be printable, got "
+                                                         f"{_q(name)}", at="key"))
+            continue
         seen[folded] = name
-        models.append(_model(source, name, data, framework, dtype))
+        try:
+            models.append(_model(source, name, data, framework, dtype))
+        except ConfigError as error:
+            errors.append(error)
+    if errors:
+        failure = ConfigErrors(errors)
+        failure.partial = Config(source, tuple(models))
+        raise failure
     return Config(source, tuple(models))
+
+
+_T = TypeVar("_T")
+
+
+def _attempt(errors: list[ConfigError], get: Callable[[], _T], default: _T) -> _T:
+    """``get()``, or ``default`` with its error noted (so that checking goes on)."""
+    try:
+        return get()
+    except ConfigError as error:
+        errors.append(error)
+        return default
+
+
+_TARGET = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*")
 
 
 def _model(source: Source, name: str, data: object, framework: Framework,
            dtype: DType) -> Model:
     path: Path = ("models", name)
-    table = _Table(source, path, data, f"model {_q(name)}", MODEL_KEYS)
-    framework = Framework(table.choice("framework", _FRAMEWORKS,
-                                       framework.value))
-    dtype = DType(table.choice("dtype", _DTYPES, dtype.value))
-    input_width = table.integer("input", what="the input width, a positive whole number")
-    total = table.integer("total", minimum=0,
-                          what="a whole number of parameters (the exact total expected)")
-    max_params = table.integer("max_params", what="a budget, a positive whole number of "
-                                                  "parameters")
-    max_bytes = table.integer("max_bytes", what="a budget, a positive whole number of bytes")
-    description = table.text("description")
-    if "layers" not in table:
-        raise source.error(path, "missing key 'layers' (an array of layer tables)")
-    layers = _stack(source, (*path, "layers"), table.data["layers"], framework, input_width,
-                    top_level=True)
+    errors: list[ConfigError] = []
+    try:
+        table = _Table(source, path, data, f"model {_q(name)}", MODEL_KEYS)
+    except ConfigError as error:
+        if not isinstance(data, dict):
+            raise
+        errors.append(error)
+        table = _Table(source, path, {k: v for k, v in data.items() if k in MODEL_KEYS}, "",
+                       MODEL_KEYS)
+    framework = _attempt(errors, lambda: Framework(table.choice("framework", _FRAMEWORKS,
+                                                                framework.value)), framework)
+    dtype = _attempt(errors, lambda: DType(table.choice("dtype", _DTYPES, dtype.value)), dtype)
+    known = len(errors)
+    no_input: tuple[int | None, Frame] = (None, ())
+    input_width, input_frame = _attempt(errors, lambda: _model_input(table, framework),
+                                        no_input)
+    bad_input = len(errors) > known
+    total = _attempt(errors, lambda: table.integer(
+        "total", minimum=0, what="a whole number of parameters (the exact total expected)"),
+        None)
+    max_params = _attempt(errors, lambda: table.integer(
+        "max_params", what="a budget, a positive whole number of parameters"), None)
+    max_bytes = _attempt(errors, lambda: table.integer(
+        "max_bytes", what="a budget, a positive whole number of bytes"), None)
+    description = _attempt(errors, lambda: table.text("description"), None)
+    given = [key for key in SOURCES if key in table]
+    if not given:
+        errors.append(source.error(path, "missing key 'layers' (an array of layer tables), "
+                                         "'factory' (\"package.module:function\") or 'file'"))
+    elif len(given) > 1:
+        errors.append(table.error(given[1], f"give one of {', '.join(SOURCES)}, not "
+                                            f"{' and '.join(given)}"))
+    factory = _attempt(errors, lambda: _factory(table), None)
+    file = _attempt(errors, lambda: table.text("file"), None)
+    kwargs: dict[str, Any] = {}
+    if "kwargs" in table:
+        if "factory" not in table:
+            errors.append(table.error("kwargs", "kwargs are passed to a factory: add "
+                                                "factory = \"package.module:function\""))
+        elif not isinstance(table.data["kwargs"], dict):
+            errors.append(table.error("kwargs", "expected a table of keyword arguments, got "
+                                                f"{_describe(table.data['kwargs'])}"))
+        else:
+            kwargs = dict(table.data["kwargs"])
+    modules = _attempt(errors, lambda: _modules(table), None)
+    if modules is not None and "layers" in table:
+        errors.append(table.error("modules", "modules records the counts of a factory or file "
+                                             "model; hand-written layers state theirs as "
+                                             "params = N"))
+    if factory and framework not in BUILDERS:
+        errors.append(table.error("framework" if "framework" in table else "factory",
+                                  f"a factory model is built with torch or keras, not "
+                                  f"{framework.value}"))
+    if factory or file:
+        if "input" in table:
+            errors.append(table.error("input", "input describes hand-written layers; a "
+                                               f"{'factory' if factory else 'file'} model "
+                                               "knows its own"))
+        _raise_all(errors)
+        return Model(name, path, framework, None, (), dtype, total, max_params, max_bytes,
+                     description, factory=factory, kwargs=kwargs, file=file,
+                     modules_expected=modules)
+    layers: list[Layer] = []
+    if "layers" in table:
+        try:
+            layers = _stack(source, (*path, "layers"), table.data["layers"], framework,
+                            input_width, top_level=True, lost=bad_input, frame=input_frame,
+                            flat=_input_flat(table, input_frame))
+        except ConfigError as error:
+            errors.append(error)
+    _raise_all(errors)
     return Model(name, path, framework, input_width, tuple(layers), dtype, total, max_params,
-                 max_bytes, description)
+                 max_bytes, description, input_frame=input_frame)
+
+
+def _model_input(table: _Table, framework: Framework) -> tuple[int | None, Frame]:
+    """``input = 32`` (a width) or ``input = [28, 28, 1]`` (a sample's shape, channels last
+    in Keras, first in torch): the channels and the frame."""
+    value = table.data.get("input")
+    if not isinstance(value, list):
+        return table.integer("input", what="the input width, a positive whole number (or a "
+                                           "sample's shape, e.g. [28, 28, 1])"), ()
+    what = "a sample's shape: 2 to 4 positive whole numbers, e.g. [28, 28, 1]"
+    if not 2 <= len(value) <= 4:
+        raise table.error("input", f"expected {what}, got {len(value)} numbers")
+    for n, item in enumerate(value):
+        if isinstance(item, bool) or not isinstance(item, int) or not 0 < item <= MAX_SIZE:
+            raise table.source.error((*table.path, "input", n),
+                                     f"expected {what}, got {_describe(item)}")
+    if framework is Framework.TORCH:
+        return value[0], tuple(value[1:])
+    return value[-1], tuple(value[:-1])
+
+
+def _input_flat(table: _Table, frame: Frame) -> str | None:
+    """Whether a model's input has a time axis: not for one sample of frames (an image),
+    unless its first layer is a ConvLSTM, which reads a sequence of them."""
+    if not frame:
+        return None
+    layers = table.data.get("layers")
+    first = layers[0] if isinstance(layers, list) and layers else None
+    if isinstance(first, dict) and first.get("kind") == "convlstm":
+        return None
+    return "the model's input is one sample of frames (input = [...]), not a sequence"
+
+
+def _factory(table: _Table) -> str | None:
+    target = table.text("factory")
+    if target is not None and not _TARGET.fullmatch(target):
+        raise table.error("factory", f"expected \"package.module:function\", got "
+                                     f"{_describe(target)}")
+    return target
+
+
+def _modules(table: _Table) -> dict[str, int] | None:
+    if "modules" not in table:
+        return None
+    data = table.data["modules"]
+    if not isinstance(data, dict):
+        raise table.error("modules", f"expected a table of module names and counts, got "
+                                     f"{_describe(data)}")
+    out = {}
+    for key, value in data.items():
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SIZE:
+            raise table.source.error((*table.path, "modules", key),
+                                     f"expected a whole number of parameters, got "
+                                     f"{_describe(value)}")
+        out[key] = value
+    return out
 
 
 def _stack(source: Source, path: Path, data: object, framework: Framework,
-           input_width: int | None, *, top_level: bool, flat: str | None = None
-           ) -> list[Layer]:
-    """The layers of one stack, widths inferred from each previous layer (or ``from``)."""
+           input_width: int | None, *, top_level: bool, flat: str | None = None,
+           lost: bool = False, frame: Frame = ()) -> list[Layer]:
+    """The layers of one stack, widths inferred from each previous layer (or ``from``).
+
+    A layer's error does not stop the others being checked; the layers after it are checked
+    for what does not depend on its width.
+    """
     if not isinstance(data, list):
         raise source.error(path, f"expected an array of layer tables, got {_describe(data)}")
     if not data:
         raise source.error(path, "expected at least one layer, got an empty array")
-    tables = [
-        _Table(source, (*path, n), item, f"layer {n}",
-               _allowed(source, (*path, n), item))
-        for n, item in enumerate(data)
-    ]
-    kinds = [str(t.data["kind"]) for t in tables]
+    errors: list[ConfigError] = []
+    tables: list[_Table | None] = []
+    for n, item in enumerate(data):
+        try:
+            tables.append(_Table(source, (*path, n), item, f"layer {n}",
+                                 _allowed(source, (*path, n), item, framework)))
+        except ConfigError as error:
+            errors.append(error)
+            tables.append(None)
+    kinds = [str(t.data["kind"]) if t is not None else "?" for t in tables]
     layers: list[Layer] = []
     names: dict[str, int] = {}
-    width = input_width
+    width = _LOST if lost else input_width
     for n, table in enumerate(tables):
-        reads: int | None = None
-        source_name = table.text("from")
-        if source_name is not None:
-            if source_name not in names:
-                raise table.error(
-                    "from",
-                    f"no earlier layer is named {_q(source_name)}"
-                    + (f"; earlier names: {', '.join(map(_q, names))}." if names else
-                       " (give a layer a name = \"...\" first).")
-                    + did_you_mean(source_name, names),
-                )
-            reads = names[source_name]
-            width = layers[reads].output_width
-            flat = layers[reads].flat
-        if flat is not None and kinds[n] in _SEQUENCE_READERS:
-            raise table.error("kind", f"this {kinds[n]} layer reads a sequence, but its input "
-                                      f"has no time axis any more: {flat}")
-        layer = _layer(source, table, n, kinds[n], framework, width,
-                       following=kinds[n + 1:], first=(n == 0 and top_level))
-        flat = _flat_after(layer, flat)
-        if flat != layer.flat:
-            layer = _replace(layer, flat=flat)
+        if table is None:
+            lost, width = True, _LOST
+            continue
+        try:
+            layer = _one(source, table, n, kinds, framework, width, flat, names, layers,
+                         top_level, frame)
+        except _UnknownWidth as error:
+            errors.append(error)
+            lost, width = True, _LOST
+            continue
+        except ConfigError as error:
+            errors.append(error)
+            lost, width = True, _LOST
+            continue
+        flat, frame = layer.flat, layer.frame
         if layer.name is not None:
-            if layer.name in names:
-                raise table.error("name", f"duplicate layer name {_q(layer.name)} (also "
-                                          f"layers[{names[layer.name]}])")
             names[layer.name] = n
-        if reads is not None:
-            layer = _replace(layer, reads=reads)
         layers.append(layer)
         width = layer.output_width
+    _raise_all(errors)
     return layers
+
+
+def _one(source: Source, table: _Table, n: int, kinds: list[str], framework: Framework,
+         width: int | None, flat: str | None, names: dict[str, int], layers: list[Layer],
+         top_level: bool, frame: Frame) -> Layer:
+    """One layer of a stack, read from ``table`` (``from`` resolved against ``names``)."""
+    reads: int | None = None
+    source_name = table.text("from")
+    if source_name is not None:
+        if source_name not in names:
+            raise table.error(
+                "from",
+                f"no earlier layer is named {_q(source_name)}"
+                + (f"; earlier names: {', '.join(map(_q, names))}." if names else
+                   " (give a layer a name = \"...\" first).")
+                + did_you_mean(source_name, names),
+            )
+        reads = names[source_name]
+        earlier = layers[[layer.index for layer in layers].index(reads)]
+        width, flat, frame = earlier.output_width, earlier.flat, earlier.frame
+    if flat is not None and kinds[n] in _SEQUENCE_READERS:
+        raise table.error("kind", f"this {kinds[n]} layer reads a sequence, but its input "
+                                  f"has no time axis any more: {flat}")
+    layer = _layer(source, table, n, kinds[n], framework, width,
+                   following=kinds[n + 1:], first=(n == 0 and top_level), frame=frame,
+                   flat=flat)
+    after = _flat_after(layer, flat)
+    if after != layer.flat:
+        layer = _replace(layer, flat=after)
+    if layer.name is not None and layer.name in names:
+        raise table.error("name", f"duplicate layer name {_q(layer.name)} (also "
+                                  f"layers[{names[layer.name]}])")
+    if reads is not None:
+        layer = _replace(layer, reads=reads)
+    return layer
 
 
 def _flat_after(layer: Layer, flat: str | None) -> str | None:
     """Whether (and why) ``layer``'s output has lost the time axis, given its input's."""
+    if layer.kind in _FRAME_KINDS:
+        return layer.flat
     if layer.kind in ("pool", "attention"):
         return f"{layer.label} pools over time"
     if layer.spec is not None:
@@ -384,7 +660,8 @@ def _replace(layer: Layer, **changes: Any) -> Layer:
     return dataclasses.replace(layer, **changes)
 
 
-def _allowed(source: Source, path: Path, item: object) -> tuple[str, ...]:
+def _allowed(source: Source, path: Path, item: object,
+             framework: Framework = Framework.TORCH) -> tuple[str, ...]:
     """The keys a layer table may have, from its kind (validated here)."""
     if not isinstance(item, dict):
         raise source.error(path, f"expected a layer table, got {_describe(item)}")
@@ -397,17 +674,27 @@ def _allowed(source: Source, path: Path, item: object) -> tuple[str, ...]:
     if kind not in KIND_KEYS:
         raise source.error((*path, "kind"), f"unknown layer kind {_q(kind)}; expected one of: "
                                             f"{', '.join(KINDS)}." + did_you_mean(kind, KINDS))
-    return (*COMMON_KEYS, *KIND_KEYS[kind])
+    peepholes = ("peepholes",) if kind == "lstm" and framework in _PEEPHOLES else ()
+    return (*COMMON_KEYS, *KIND_KEYS[kind], *peepholes)
 
 
-_SEQUENCE_READERS = (*RECURRENT, "time_distributed", "pool", "attention")
-_SHAPE_KEEPERS = ("linear", "dense", "layer_norm", "dropout", "activation", *ACTIVATIONS)
+_PEEPHOLES = (Framework.ONNX, Framework.TF1)
+"""The conventions whose LSTM has peephole weights (``peepholes = true``)."""
+
+
+_SEQUENCE_READERS = (*RECURRENT, "time_distributed", "pool", "attention", "convlstm")
+_SHAPE_KEEPERS = ("linear", "dense", "layer_norm", "dropout", "activation", *ACTIVATIONS,
+                  "batch_norm", "params")
+_FRAME_KINDS = (*CONVS, "convlstm", "batch_norm", *POOLS, *GLOBAL_POOLS, "flatten", "reshape",
+                "upsampling", "repeat_vector", "params")
+_VECTOR_KINDS = (*RECURRENT, "embedding", "linear", "dense", "time_distributed", "layer_norm",
+                 "attention", "pool")
 
 
 def _sequence_reader(following: Sequence[str]) -> str | None:
     """The first later layer that needs a sequence (through layers that keep the shape)."""
     for kind in following:
-        if kind in _SEQUENCE_READERS:
+        if kind in _SEQUENCE_READERS or kind in (*POOLS, *GLOBAL_POOLS, "conv1d", "upsampling"):
             return kind
         if kind not in _SHAPE_KEEPERS:
             return None
@@ -415,7 +702,8 @@ def _sequence_reader(following: Sequence[str]) -> str | None:
 
 
 def _layer(source: Source, t: _Table, index: int, kind: str, framework: Framework,
-           width: int | None, *, following: Sequence[str], first: bool) -> Layer:
+           width: int | None, *, following: Sequence[str], first: bool, frame: Frame = (),
+           flat: str | None = None) -> Layer:
     name = t.text("name")
     if name is not None and not name.isprintable():
         raise t.error("name", f"a layer name must be printable, got {_q(name)}")
@@ -424,13 +712,28 @@ def _layer(source: Source, t: _Table, index: int, kind: str, framework: Framewor
     keras = framework is Framework.KERAS
 
     def base(**kw: Any) -> Layer:
+        kw.setdefault("frame", frame)
         return Layer(index=index, kind=kind, path=t.path, name=name, expected=expected, **kw)
+
+    if framework not in BUILDERS and kind not in _ANY_FRAMEWORK and not (
+            kind == "convlstm" and framework is Framework.FLAX_LINEN):
+        raise t.error("kind", f"{framework.display_name} models here count recurrent layers "
+                              f"(lstm, gru, rnn), stated counts and layers without "
+                              f"parameters; a {kind} layer is not one: state its count with "
+                              "{ kind = \"params\", count = N }")
+    if kind in _FRAME_KINDS:
+        return _frame_layer(t, kind, framework, width, frame, flat, base,
+                            following=following)
+    if frame and kind in _VECTOR_KINDS:
+        raise t.error("kind", f"a {kind} layer reads vectors, but its input still has frames "
+                              f"{tuple_text([d or 0 for d in frame])}: add a flatten or a "
+                              "global pooling layer first")
 
     if kind == "embedding":
         if not first:
             raise t.error("kind", "an embedding reads token ids, so it must be the first "
                                   "layer of a model")
-        if width is not None:
+        if width is not None and width != _LOST:
             raise source.error((*t.path[:-2], "input"),
                                "a model that starts with an embedding reads token ids: "
                                "remove 'input' (the embedding's dim sets the width)")
@@ -486,6 +789,7 @@ def _layer(source: Source, t: _Table, index: int, kind: str, framework: Framewor
                 reset_after=t.boolean("reset_after", None),
                 nonlinearity=Nonlinearity(nonlinearity) if nonlinearity else None,
                 single_cell=bool(t.boolean("cell", False)),
+                peepholes=bool(t.boolean("peepholes", False)),
             )
         except SpecError as error:
             field_name = next(iter(error.values), None)
@@ -514,7 +818,7 @@ def _layer(source: Source, t: _Table, index: int, kind: str, framework: Framewor
         width = _input(t, width, kind)
         out = _alias(t, "out", "units", "the output width, a positive whole number")
         bias = bool(t.boolean("bias", True))
-        activation = t.choice("activation", ACTIVATIONS, None)
+        activation = t.choice("activation", FUNCTIONS, None)
         if activation is not None and not keras:
             raise t.error("activation", "activation is a Keras option: a torch nn.Linear has "
                                         "none (add a layer after it, e.g. { kind = \"relu\" })")
@@ -575,11 +879,299 @@ def _layer(source: Source, t: _Table, index: int, kind: str, framework: Framewor
                     description=f"Dropout({rate})", options={"rate": float(rate)})
     function = kind
     if kind == "activation":
-        function = t.choice("function", ACTIVATIONS, None) or ""
+        function = t.choice("function", FUNCTIONS, None) or ""
         if not function:
-            raise t.error(None, f"missing key 'function' (one of {', '.join(ACTIVATIONS)})")
+            raise t.error(None, f"missing key 'function' (one of {', '.join(FUNCTIONS)})")
+        if function == "linear" and not keras:
+            raise t.error("function", "linear (no activation) is a Keras spelling: a torch "
+                                      "model simply has no activation layer there")
     return base(input_width=width, output_width=width, params=0, description=function,
                 options={"function": function})
+
+
+def _sizes(t: _Table, key: str, rank: int, default: int | None, what: str) -> tuple[int, ...]:
+    """``kernel = 3`` (every axis) or ``kernel = [3, 5]`` (one per axis)."""
+    if key not in t:
+        if default is None:
+            raise t.error(None, f"missing key '{key}' ({what})")
+        return (default,) * rank
+    value = t.data[key]
+    items = value if isinstance(value, list) else [value]
+    for n, item in enumerate(items):
+        if isinstance(item, bool) or not isinstance(item, int) or not 0 < item <= MAX_SIZE:
+            where = (*t.path, key, n) if isinstance(value, list) else (*t.path, key)
+            raise t.source.error(where, f"expected {what}, got {_describe(item)}")
+    if isinstance(value, list) and len(items) != rank:
+        raise t.error(key, f"expected {rank} size{'s' if rank > 1 else ''} (one per spatial "
+                           f"axis), got {len(items)}")
+    return tuple(items) * (rank if not isinstance(value, list) else 1)
+
+
+def _padding(t: _Table, keras: bool, default: str = "valid") -> int | str:
+    if keras:
+        return t.choice("padding", ("valid", "same"), default)
+    value = t.data.get("padding", 0)
+    if value in ("valid", "same"):
+        return str(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SIZE:
+        raise t.error("padding", f"expected a whole number of padded positions, 'valid' or "
+                                 f"'same', got {_describe(value)}")
+    return value
+
+
+def _frame_layer(t: _Table, kind: str, framework: Framework, width: int | None, frame: Frame,
+                 flat: str | None, base: Callable[..., Layer], *, following: Sequence[str]
+                 ) -> Layer:
+    """The layers that track frames: convolutions, ConvLSTM, BatchNorm, pooling, flatten,
+    reshape, upsampling, RepeatVector and stated counts."""
+    keras = framework is Framework.KERAS
+    if framework not in (Framework.TORCH, Framework.KERAS) and kind != "params" and not (
+            kind == "convlstm" and framework is Framework.FLAX_LINEN):
+        raise t.error("kind", f"{kind} layers are built here in torch and Keras only, not "
+                              f"{framework.value} (state the count: {{ kind = \"params\", "
+                              "count = N }})")
+    if kind == "params":
+        count = t.integer("count", minimum=0, required=True,
+                          what="the layer's number of parameters")
+        assert count is not None
+        out = t.integer("out", what="the output width, a positive whole number")
+        return base(input_width=width, output_width=out or width or 1, params=count,
+                    description=f"{count:,} parameters (stated)", flat=flat,
+                    options={"count": count})
+    channels_last = keras
+    width = _input(t, width, kind) if kind in (*CONVS, "convlstm", "batch_norm") else (
+        _needs_width(t, width, kind))
+
+    def shape(out_frame: Frame, channels: int) -> str:
+        return frame_text(out_frame, channels, channels_last)
+
+    if kind in CONVS or kind == "convlstm":
+        rank = CONVS.get(kind) or len(frame)
+        if kind == "convlstm" and framework is Framework.TORCH:
+            raise t.error("kind", "torch has no ConvLSTM layer: use framework = \"keras\" "
+                                  "(ConvLSTM1D/2D/3D), or state its count with { kind = "
+                                  "\"params\", count = N }")
+        if kind == "convlstm" and (flat is not None or not 1 <= rank <= 3):
+            raise t.error("kind", "a convlstm reads a sequence of frames: give the model "
+                                  "input = [height, width, channels] (one frame) and start "
+                                  "with it" if flat is None else
+                                  f"a convlstm reads a sequence of frames, but {flat}")
+        sequence_axis = kind != "convlstm" and rank == 1 and not frame
+        if kind in CONVS and not sequence_axis and len(frame) != rank:
+            raise t.error("kind", f"a {kind} reads {rank}-D frames, but its input has "
+                                  f"{len(frame) or 'no'} spatial "
+                                  f"ax{'es' if len(frame) != 1 else 'is'}"
+                                  + (" (give the model input = [...], a sample's shape)"
+                                     if not frame else ""))
+        filters = _alias(t, "filters", "out", "the output channels, a positive whole number") \
+            if kind in CONVS else t.required_int("filters", "the output channels")
+        kernel = _sizes(t, "kernel", rank, None, "a kernel size, a positive whole number")
+        strides = _sizes(t, "strides", rank, 1, "a stride, a positive whole number") \
+            if kind in CONVS else (1,) * rank
+        dilation = _sizes(t, "dilation", rank, 1, "a dilation, a positive whole number") \
+            if kind in CONVS else (1,) * rank
+        padding = _padding(t, keras or kind == "convlstm",  # Flax's ConvLSTMCell pads 'SAME'
+                           "same" if framework is Framework.FLAX_LINEN else "valid")
+        bias = bool(t.boolean("bias", True))
+        in_frame = (None,) if sequence_axis else frame
+        out_frame = tuple(conv_size(n, k, s_, d, padding) for n, k, s_, d in
+                          zip(in_frame, kernel, strides, dilation, strict=True))
+        if any(n is not None and n < 1 for n in out_frame):
+            raise t.error("kernel", f"the kernel {tuple_text(kernel)} is larger than the "
+                                    f"frame {tuple_text([n or 0 for n in in_frame])}")
+        if padding == "same" and not keras and any(s_ != 1 for s_ in strides):
+            raise t.error("padding", "torch refuses padding='same' with strides above 1")
+        kept = () if sequence_axis else out_frame
+        if kind == "convlstm":
+            from paramcount.conventions import convlstm as convention
+            from paramcount.convlstm import ConvLSTMSpec
+
+            num_layers = t.integer("layers", default=1, what="a positive whole number of "
+                                                              "layers") or 1
+            bidirectional = bool(t.boolean("bidirectional", False))
+            try:
+                spec = ConvLSTMSpec(rank=rank, input_channels=width, filters=filters,
+                                    kernel=kernel, num_layers=num_layers,
+                                    bidirectional=bidirectional, bias=bias,
+                                    framework=framework)
+            except SpecError as error:
+                raise t.error(None, error.render(_config_label)) from None
+            sequences = t.boolean("return_sequences", None)
+            reader = _sequence_reader(following)
+            if sequences is False and reader is not None:
+                raise t.error("return_sequences", f"a later layer ({reader}) reads a "
+                                                  "sequence: return_sequences must be true")
+            sequences = bool(sequences if sequences is not None else reader is not None)
+            out = filters * (2 if bidirectional else 1)
+            for _ in range(num_layers - 1):  # later layers of a stack keep the frame size
+                kept = tuple(conv_size(n, k, 1, 1, padding) for n, k in zip(kept, kernel,
+                                                                             strict=True))
+            return base(input_width=width, output_width=out, frame=kept,
+                        params=sum(x.count for x in convention.tensors(spec)),
+                        description=convention.describe(spec).rsplit(" on ", 1)[0],
+                        flat=None if sequences else (
+                            f"layers[{t.path[-1]}] (convlstm) returns only its last frame "
+                            "(return_sequences = false)"),
+                        options={"rank": rank, "filters": filters, "kernel": kernel,
+                                 "padding": padding, "layers": num_layers,
+                                 "bidirectional": bidirectional, "bias": bias,
+                                 "return_sequences": sequences})
+        groups = t.integer("groups", default=1, what="a positive whole number of groups") or 1
+        if groups != 1 and keras:
+            raise t.error("groups", "groups is the torch spelling; Keras' Conv layers call it "
+                                    "groups too but this config builds Keras without it: "
+                                    "state the count with { kind = \"params\" }")
+        if width % groups or filters % groups:
+            raise t.error("groups", f"groups = {groups} must divide the input channels "
+                                    f"({width}) and the filters ({filters})")
+        activation = t.choice("activation", FUNCTIONS, None)
+        if activation is not None and not keras:
+            raise t.error("activation", "activation is a Keras option: add a layer after it, "
+                                        "e.g. { kind = \"relu\" }")
+        params = filters * math.prod(kernel) * (width // groups) + filters * bias
+        if keras:
+            args = [str(filters), tuple_text(kernel)]
+            if any(s_ != 1 for s_ in strides):
+                args.append(f"strides={tuple_text(strides)}")
+            if padding != "valid":
+                args.append(f"padding='{padding}'")
+            if any(d != 1 for d in dilation):
+                args.append(f"dilation_rate={tuple_text(dilation)}")
+            if activation:
+                args.append(f"activation='{activation}'")
+            if not bias:
+                args.append("use_bias=False")
+            text = f"Conv{rank}D({', '.join(args)})"
+        else:
+            args = [str(width), str(filters), torch_arg(kernel)]
+            if any(s_ != 1 for s_ in strides):
+                args.append(f"stride={torch_arg(strides)}")
+            if padding not in (0, "valid"):
+                args.append(f"padding={padding!r}" if isinstance(padding, str)
+                            else f"padding={padding}")
+            if any(d != 1 for d in dilation):
+                args.append(f"dilation={torch_arg(dilation)}")
+            if groups != 1:
+                args.append(f"groups={groups}")
+            if not bias:
+                args.append("bias=False")
+            text = f"nn.Conv{rank}d({', '.join(args)})"
+        return base(input_width=width, output_width=filters, frame=kept, params=params,
+                    description=text, flat=flat,
+                    options={"rank": rank, "filters": filters, "kernel": kernel,
+                             "strides": strides, "dilation": dilation, "padding": padding,
+                             "bias": bias, "groups": groups, "activation": activation})
+    if kind == "batch_norm":
+        scale = bool(t.boolean("scale", True))
+        bias = bool(t.boolean("bias", True))
+        if keras:
+            args = ([] if bias else ["center=False"]) + ([] if scale else ["scale=False"])
+            return base(input_width=width, output_width=width, flat=flat,
+                        params=width * (scale + bias) + 2 * width, non_trainable=2 * width,
+                        description=f"BatchNormalization({', '.join(args)})",
+                        options={"scale": scale, "bias": bias})
+        if scale != bias:
+            raise t.error("scale", "torch's BatchNorm has both scale and bias (affine=True) or "
+                                   "neither (affine=False): set scale and bias alike")
+        rank = max(1, len(frame))
+        return base(input_width=width, output_width=width, flat=flat,
+                    params=2 * width * scale, buffers=2 * width + 1,
+                    description=f"nn.BatchNorm{rank}d({width}"
+                                + ("" if scale else ", affine=False") + ")",
+                    options={"scale": scale, "bias": bias, "rank": rank})
+    assert width is not None
+    if kind in POOLS:
+        sequence_axis = not frame
+        if sequence_axis and flat is not None:
+            raise t.error("kind", f"a {kind} reads frames or a sequence, but {flat}")
+        rank = len(frame) or 1
+        size = _sizes(t, "size", rank, 2, "a pool size, a positive whole number")
+        strides = _sizes(t, "strides", rank, 0, "a stride, a positive whole number") \
+            if "strides" in t else size
+        padding = _padding(t, keras)
+        out_frame = tuple(pool_size(n, k, s_, padding) for n, k, s_ in
+                          zip(frame or (None,), size, strides, strict=True))
+        if any(n is not None and n < 1 for n in out_frame):
+            raise t.error("size", f"the pool {tuple_text(size)} is larger than the frame")
+        name = "MaxPooling" if kind == "max_pool" else "AveragePooling"
+        if keras:
+            text = f"{name}{rank}D({tuple_text(size)}" + (
+                f", strides={tuple_text(strides)}" if strides != size else "") + (
+                f", padding='{padding}'" if padding != "valid" else "") + ")"
+        else:
+            text = f"nn.{'MaxPool' if kind == 'max_pool' else 'AvgPool'}{rank}d(" \
+                   f"{torch_arg(size)}" + (f", stride={torch_arg(strides)}"
+                                           if strides != size else "") + (
+                f", padding={padding}" if padding not in (0, "valid") else "") + ")"
+        return base(input_width=width, output_width=width, params=0, description=text,
+                    frame=() if sequence_axis else out_frame, flat=flat,
+                    options={"rank": rank, "size": size, "strides": strides,
+                             "padding": padding})
+    if kind in GLOBAL_POOLS:
+        if not frame and flat is not None:
+            raise t.error("kind", f"a {kind} reads frames or a sequence, but {flat}")
+        rank = len(frame) or 1
+        name = "GlobalMaxPooling" if kind == "global_max_pool" else "GlobalAveragePooling"
+        text = (f"{name}{rank}D()" if keras else
+                f"nn.Adaptive{'Max' if 'max' in kind else 'Avg'}Pool{rank}d(1) + flatten")
+        return base(input_width=width, output_width=width, params=0, description=text,
+                    frame=(), flat=flat or f"layers[{t.path[-1]}] ({kind}) pools over "
+                                          f"{'the frame' if frame else 'time'}",
+                    options={"rank": rank})
+    if kind == "flatten":
+        unknown = [n for n in frame if n is None]
+        if unknown or (not frame and flat is None):
+            raise t.error("kind", "flatten needs every size known, but its input has a time "
+                                  "axis of unknown length: pool over time first, or give "
+                                  "the frames' sizes in input = [...]")
+        values = width * math.prod(n for n in frame if n is not None)
+        return base(input_width=width, output_width=values, params=0, frame=(),
+                    description="Flatten()" if keras else "nn.Flatten()",
+                    flat=flat or f"layers[{t.path[-1]}] (flatten) flattens it", options={})
+    if kind == "reshape":
+        target = t.data.get("shape")
+        if not isinstance(target, list) or not 1 <= len(target) <= 4 or any(
+                isinstance(n, bool) or not isinstance(n, int) or not 0 < n <= MAX_SIZE
+                for n in target):
+            raise t.error("shape" if "shape" in t else None,
+                          "expected shape = [...], 1 to 4 positive whole numbers (one "
+                          "sample's shape, without the batch axis)")
+        if any(n is None for n in frame) or (not frame and flat is None):
+            raise t.error("kind", "reshape needs every size known, but its input has a time "
+                                  "axis of unknown length")
+        values = width * math.prod(n for n in frame if n is not None)
+        if math.prod(target) != values:
+            raise t.error("shape", f"{tuple_text(target)} holds {math.prod(target):,} values, "
+                                   f"but its input holds {values:,}")
+        channels, out_frame = ((target[-1], tuple(target[:-1])) if keras
+                               else (target[0], tuple(target[1:])))
+        text = (f"Reshape({tuple_text(target)})" if keras
+                else f"nn.Unflatten(1, {tuple_text(target)})")
+        return base(input_width=width, output_width=channels, frame=out_frame, params=0,
+                    description=text, flat=flat, options={"shape": tuple(target)})
+    if kind == "upsampling":
+        if not frame and flat is not None:
+            raise t.error("kind", f"upsampling reads frames or a sequence, but {flat}")
+        rank = len(frame) or 1
+        size = _sizes(t, "size", rank, 2, "an upsampling factor, a positive whole number")
+        out_frame = tuple(None if n is None else n * k for n, k in
+                          zip(frame or (None,), size, strict=True))
+        text = (f"UpSampling{rank}D({tuple_text(size) if rank > 1 else size[0]})" if keras
+                else f"nn.Upsample(scale_factor={torch_arg(size)})")
+        return base(input_width=width, output_width=width, params=0, description=text,
+                    frame=out_frame if frame else (), flat=flat,
+                    options={"rank": rank, "size": size})
+    # repeat_vector
+    if not keras:
+        raise t.error("kind", "repeat_vector is a Keras layer (RepeatVector); torch repeats "
+                              "in forward(), with no module: leave it out")
+    n = t.required_int("n", "how many time steps to repeat, a positive whole number")
+    if flat is None or frame:
+        raise t.error("kind", "repeat_vector reads one vector per sample, but its input still "
+                              "has a time axis" + (" and frames" if frame else "")
+                      + ": set return_sequences = false on the layer before it")
+    return base(input_width=width, output_width=width, params=0, frame=(),
+                description=f"RepeatVector({n})", flat=None, options={"n": n})
 
 
 def recurrent_count(spec: LayerSpec) -> int:
@@ -606,7 +1198,7 @@ _SPEC_KEYS = {
     "input_size": "input", "hidden_size": "hidden", "num_layers": "layers",
     "proj_size": "proj", "merge_modes": "merge_mode", "reset_after": "reset_after",
     "nonlinearity": "nonlinearity", "single_cell": "cell", "bidirectional": "bidirectional",
-    "bias": "bias",
+    "bias": "bias", "peepholes": "peepholes",
 }
 
 
@@ -629,7 +1221,7 @@ def _alias(t: _Table, key: str, alias: str, what: str) -> int:
 def _input(t: _Table, width: int | None, kind: str) -> int:
     """The width a layer reads: the previous layer's, checked against an explicit ``input``."""
     explicit = t.integer("input", what="the input width, a positive whole number")
-    if explicit is not None and width is not None and explicit != width:
+    if explicit is not None and width not in (None, _LOST) and explicit != width:
         raise t.error("input", f"widths do not chain: this {kind} reads {explicit}, but the "
                                f"layer before it outputs {width}")
     if explicit is not None:
@@ -638,8 +1230,11 @@ def _input(t: _Table, width: int | None, kind: str) -> int:
 
 
 def _needs_width(t: _Table, width: int | None, kind: str) -> int:
+    if width == _LOST:
+        return 1
     if width is None:
-        raise t.error(None, f"the {kind} layer's input width is unknown: set 'input' on the "
-                            "model (or on its first layer), or start with an embedding")
+        raise _UnknownWidth(str(t.error(None, f"the {kind} layer's input width is unknown: set "
+                                              "'input' on the model (or on its first layer), "
+                                              "or start with an embedding")))
     return width
 

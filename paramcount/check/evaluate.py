@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from paramcount.check.config import Config, Model
 from paramcount.check.locate import Path
+from paramcount.check.measure import Measured, from_layers
 
 
 @dataclass(frozen=True)
@@ -14,7 +16,8 @@ class Problem:
     """One expectation a model does not meet."""
 
     key: str
-    """``total``, ``max_params``, ``max_bytes``, ``params`` (a layer's) or ``verify``."""
+    """``total``, ``max_params``, ``max_bytes``, ``params`` (a layer's), ``verify`` or
+    ``formula`` (a real recurrent module the formula engine counts differently)."""
     path: Path
     """Where the expectation is written (for file:line annotations)."""
     expected: int
@@ -49,6 +52,26 @@ class Outcome:
     verified_total: int | None = None
     """What the real framework built, with --verify."""
     verified_layers: tuple[int, ...] | None = None
+    measured: Measured | None = None
+    """What a factory or file model holds, row by row (None for hand-written layers, whose
+    table :attr:`table` makes when it is asked for)."""
+    grew: tuple[str, ...] = ()
+    """With a failed total or budget: what grew, one line per module."""
+
+    @property
+    def total(self) -> int:
+        """The model's parameters, as measured."""
+        return self.measured.total if self.measured is not None else self.model.total
+
+    @functools.cached_property
+    def table(self) -> Measured:
+        """What the model holds, row by row."""
+        return self.measured if self.measured is not None else from_layers(self.model)
+
+    @property
+    def bytes(self) -> int:
+        """The parameters' size in the model's dtype."""
+        return self.total * self.model.dtype.bytes
 
     @property
     def passed(self) -> bool:
@@ -64,12 +87,16 @@ def _diff(value: int) -> str:
     return f"+{value:,}" if value > 0 else (f"−{-value:,}" if value < 0 else "±0")
 
 
-def evaluate(model: Model, verified: Sequence[int] | str | None = None) -> Outcome:
+def evaluate(model: Model, verified: Sequence[int] | str | None = None,
+             measured: Measured | None = None) -> Outcome:
     """Hold ``model`` to its expectations (and, with ``verified``, to what was really built).
 
-    ``verified`` is the real count of each layer, or why the framework could not build it.
+    ``verified`` is the real count of each layer, or why the framework could not build it;
+    ``measured`` is what the model holds (hand-written layers are measured here if not given).
     """
-    total = model.total
+    from paramcount.check.grew import what_grew
+
+    total = measured.total if measured is not None else model.total
     checks: list[Check] = []
     problems: list[Problem] = []
     path = model.path
@@ -90,7 +117,7 @@ def evaluate(model: Model, verified: Sequence[int] | str | None = None) -> Outco
             problems.append(Problem("max_params", (*path, "max_params"), model.max_params,
                                     total, f"{_n(total)} parameters, {text}"))
     if model.max_bytes is not None:
-        size = model.bytes
+        size = total * model.dtype.bytes
         ok = size <= model.max_bytes
         text = (f"{_n(size)} bytes as {model.dtype.value} {'within' if ok else 'over'} "
                 f"max_bytes {_n(model.max_bytes)} ({_diff(size - model.max_bytes)})")
@@ -121,7 +148,17 @@ def evaluate(model: Model, verified: Sequence[int] | str | None = None) -> Outco
                     f"{layer.label}: {model.framework.display_name} built {_n(real)} "
                     f"parameters, the formulas say {_n(layer.params)} "
                     f"({_diff(real - layer.params)})"))
-    return Outcome(model, tuple(checks), tuple(problems), verified_total, verified_layers)
+    for row in measured.mismatches if measured is not None else ():
+        assert row.formula is not None
+        problems.append(Problem(
+            "formula", (*path, "factory" if model.factory else "file"), row.formula, row.params,
+            f"{row.name}: {row.type} holds {_n(row.params)} parameters, the formulas say "
+            f"{_n(row.formula)} ({_diff(row.params - row.formula)})"))
+    grew: tuple[str, ...] = ()
+    if any(p.key in ("total", "max_params", "max_bytes") for p in problems):
+        grew = tuple(what_grew(model, measured or from_layers(model)))
+    return Outcome(model, tuple(checks), tuple(problems), verified_total, verified_layers,
+                   measured, grew)
 
 
 def _all_layers(model: Model) -> list:  # type: ignore[type-arg]
@@ -135,8 +172,9 @@ def _all_layers(model: Model) -> list:  # type: ignore[type-arg]
 
 
 def evaluate_all(config: Config,
-                 verified: Sequence[Sequence[int] | str] | None = None) -> list[Outcome]:
+                 verified: Sequence[Sequence[int] | str | None] | None = None,
+                 measured: Sequence[Measured | None] | None = None) -> list[Outcome]:
     """The outcome of every model, in file order."""
-    if verified is None:
-        return [evaluate(m) for m in config.models]
-    return [evaluate(m, v) for m, v in zip(config.models, verified, strict=True)]
+    n = len(config.models)
+    return [evaluate(m, v, s) for m, v, s in zip(config.models, verified or [None] * n,
+                                                 measured or [None] * n, strict=True)]

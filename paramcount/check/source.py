@@ -135,6 +135,19 @@ def _toml_duplicate(text: str) -> tuple[Path, int] | None:
         return None
 
 
+_LONG_NUMBER = re.compile(r"[0-9][0-9_]{4299,}")
+
+
+def _too_long(name: str, text: str) -> ConfigError:
+    """The number Python refuses to read (over 4,300 digits), located, quoted briefly."""
+    found = _LONG_NUMBER.search(text)
+    offset = found.start() if found else 0
+    digits = len(found.group().replace("_", "")) if found else 4300
+    line, column = Positions(text).line_col(offset)
+    return ConfigError(f"{name}:{line}:{column}: a number of {digits:,} digits: sizes and "
+                       "counts must be at most 2^63 − 1 (what the frameworks hold)")
+
+
 def parse(name: str, text: str, format: str) -> Any:
     """The document's data, or a located ConfigError for invalid syntax."""
     if format == "toml":
@@ -144,11 +157,15 @@ def parse(name: str, text: str, format: str) -> Any:
             raise _toml_error(name, text, error) from None
         except RecursionError:
             raise ConfigError(f"{name}:1:1: invalid TOML: nested too deeply") from None
+        except ValueError:  # an integer over Python's 4,300-digit limit for int(str)
+            raise _too_long(name, text) from None
     if not text.strip():
         return {}
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as error:
+    except ValueError as error:
+        if not isinstance(error, json.JSONDecodeError):
+            raise _too_long(name, text) from None
         raise ConfigError(
             f"{name}:{error.lineno}:{error.colno}: invalid JSON: {error.msg[:1].lower()}"
             f"{error.msg[1:]}"

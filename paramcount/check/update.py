@@ -9,10 +9,21 @@ user's decisions and are never rewritten.
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import re
+import signal
+import stat
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from paramcount.check.config import Config, Model
+from paramcount.check.evaluate import Outcome
 from paramcount.check.locate import Path, Span, path_text
+from paramcount.check.source import Source
+from paramcount.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -24,8 +35,12 @@ class Change:
     """``total`` or ``layers[2].params``."""
     old: int | None
     new: int
+    note: str | None = None
+    """What to print instead of ``old → new`` (the modules table: how many were recorded)."""
 
     def __str__(self) -> str:
+        if self.note is not None:
+            return self.note
         old = "(none)" if self.old is None else f"{self.old:,}"
         return f"{self.model} {self.key} {old} → {self.new:,}"
 
@@ -45,8 +60,33 @@ def _literal(old: str | None, value: int, format: str) -> str:
     return str(value)
 
 
-def updated_text(config: Config) -> tuple[str, list[Change], list[Skipped]]:
-    """The config's text with every expectation set to today's count, and what changed."""
+def _key(name: str, format: str) -> str:
+    if format == "toml" and re.fullmatch(r"[A-Za-z0-9_-]+", name):
+        return name
+    return json.dumps(name)
+
+
+def modules_literal(counts: Mapping[str, int], format: str) -> str:
+    """``{ rnn = 3_944_448, "head.0" = 32_832 }`` (TOML) or ``{"rnn": 3944448}`` (JSON)."""
+    if format == "json":
+        return "{" + ", ".join(f"{json.dumps(k)}: {v}" for k, v in counts.items()) + "}"
+    return "{ " + ", ".join(f"{_key(k, format)} = {_literal(None, v, format)}"
+                            for k, v in counts.items()) + " }"
+
+
+def recorded_modules(outcome: Outcome) -> dict[str, int]:
+    """The per-module counts ``--update`` records for a factory or file model."""
+    if outcome.measured is None or outcome.model.kind == "layers":
+        return {}
+    return {row.name: row.params for row in outcome.measured.rows if row.params}
+
+
+def updated_text(config: Config, outcomes: Sequence[Outcome] | None = None
+                 ) -> tuple[str, list[Change], list[Skipped]]:
+    """The config's text with every expectation set to today's count, and what changed.
+
+    Factory and file models also get their per-module counts (``modules = { ... }``).
+    """
     source = config.source
     text = source.text
     spans = source.spans
@@ -59,22 +99,50 @@ def updated_text(config: Config) -> tuple[str, list[Change], list[Skipped]]:
         return (*source.root, *path)
 
     first_child = _first_child_keys(spans)
-    for model in config.models:
+    totals = ([o.total for o in outcomes] if outcomes is not None
+              else [m.total for m in config.models])
+    for n, (model, total) in enumerate(zip(config.models, totals, strict=True)):
+        modules = recorded_modules(outcomes[n]) if outcomes is not None else {}
         total_span = spans.get(full((*model.path, "total")))
+        additions: list[tuple[str, str]] = []
         if total_span is not None:
-            if model.total_expected != model.total:
+            if model.total_expected != total:
                 old = text[total_span.start : total_span.end]
                 edits.append((total_span.start, total_span.end,
-                              _literal(old, model.total, source.format)))
-                changes.append(Change(model.name, "total", model.total_expected, model.total))
+                              _literal(old, total, source.format)))
+                changes.append(Change(model.name, "total", model.total_expected, total))
         else:
-            insertion = _insert_total(text, config, model, newline, first_child)
+            additions.append(("total", _literal(None, total, source.format)))
+            changes.append(Change(model.name, "total", None, total))
+        if modules and modules != dict(model.modules_expected or {}):
+            span = spans.get(full((*model.path, "modules")))
+            literal = modules_literal(modules, source.format)
+            changed = sum(1 for k, v in modules.items()
+                          if (model.modules_expected or {}).get(k) != v)
+            gone = len(set(model.modules_expected or {}) - set(modules))
+            note = Change(model.name, "modules", None, changed,
+                          f"{model.name} modules: {changed} recorded"
+                          + (f", {gone} removed" if gone else ""))
+            if span is not None:
+                edits.append((span.start, span.end, literal))
+            else:
+                additions.append(("modules", literal))
+            changes.append(note)
+        if [key for key, _ in additions] == ["modules"] and total_span is not None and (
+                source.format == "toml" and text.find("\n", total_span.end) >= 0
+                and "\n" not in text[total_span.key : total_span.end]
+                and _header(source, model)):
+            end = text.find("\n", total_span.end) + 1  # the line after ``total = ...``
+            edits.append((end, end, f"modules = {additions[0][1]}{newline}"))
+        elif additions:
+            insertion = _insert(text, config, model, additions, newline, first_child)
             if isinstance(insertion, str):
-                skipped.append(Skipped(model.name, f"{insertion}: add 'total = {model.total}' "
-                                                   "by hand"))
+                keys = " and ".join(f"'{k} = {v}'" for k, v in additions)
+                skipped.append(Skipped(model.name, f"{insertion}: add {keys} by hand"))
+                changes = [c for c in changes if not (c.model == model.name and (
+                    c.key == "modules" or (c.key == "total" and c.old is None)))]
             else:
                 edits.append(insertion)
-                changes.append(Change(model.name, "total", None, model.total))
         stack = [(layer, "") for layer in model.layers]
         while stack:
             layer, prefix = stack.pop(0)
@@ -112,9 +180,15 @@ def _first_child_keys(spans: dict[Path, Span]) -> dict[Path, int]:
     return first
 
 
-def _insert_total(text: str, config: Config, model: Model, newline: str,
-                  first_child: dict[Path, int]) -> tuple[int, int, str] | str:
-    """Where and what to insert so that ``model`` states ``total``, or why it cannot be."""
+def _header(source: Source, model: Model) -> bool:
+    """Whether ``model`` is a TOML ``[models.NAME]`` table (keys on lines of their own)."""
+    span = source.spans.get((*source.root, *model.path))
+    return span is not None and span.header
+
+
+def _insert(text: str, config: Config, model: Model, keys: Sequence[tuple[str, str]],
+            newline: str, first_child: dict[Path, int]) -> tuple[int, int, str] | str:
+    """Where and what to insert so that ``model`` states ``keys``, or why it cannot be."""
     source = config.source
     path = (*source.root, *model.path)
     span = source.spans.get(path)
@@ -122,11 +196,11 @@ def _insert_total(text: str, config: Config, model: Model, newline: str,
         return (f"declared only through [[{path_text((*path, 'layers'))}]] tables, with no "
                 f"[{path_text(path)}] table")
     if source.format == "toml" and span.header:
-        number = _literal(None, model.total, "toml")
+        lines = "".join(f"{key} = {value}{newline}" for key, value in keys)
         end = text.find("\n", span.key)
         if end < 0:
-            return len(text), len(text), f"{newline}total = {number}"
-        return end + 1, end + 1, f"total = {number}{newline}"
+            return len(text), len(text), newline + lines.removesuffix(newline)
+        return end + 1, end + 1, lines
     dotted = "declared with dotted keys"
     if span.start == span.end or text[span.start] != "{":
         return dotted
@@ -135,5 +209,63 @@ def _insert_total(text: str, config: Config, model: Model, newline: str,
         return dotted
     gap = text[span.start + 1 : first]
     if source.format == "json":
-        return first, first, f'"total": {model.total},{gap}'
-    return first, first, f"total = {_literal(None, model.total, 'toml')},{gap or ' '}"
+        return first, first, "".join(f'"{key}": {value},{gap or " "}' for key, value in keys)
+    return first, first, "".join(f"{key} = {value},{gap or ' '}" for key, value in keys)
+
+
+TEMPORARY_SUFFIX = ".paramcount-update.tmp"
+"""The temporary file ``--update`` writes beside a config before replacing it: one fixed name,
+``.models.toml.paramcount-update.tmp``, reused by the next run and safe to delete any time."""
+
+
+def temporary_path(target: str) -> str:
+    """Where the new text of ``target`` is written before it replaces the file."""
+    folder, name = os.path.split(target)
+    return os.path.join(folder, f".{name}{TEMPORARY_SUFFIX}")
+
+
+def write(source: Source, text: str) -> None:
+    """Replace the config file atomically: a temporary file beside it, then ``os.replace``.
+
+    The file keeps its permission bits, a symlink keeps pointing at the updated file, a
+    read-only file is refused, and the temporary file is removed on any error, on Ctrl-C and
+    on SIGTERM (killed harder, it stays under its one fixed, obviously disposable name).
+    """
+    target = os.path.realpath(source.path)
+    try:
+        info = os.stat(target)
+        if not os.access(target, os.W_OK) or not info.st_mode & stat.S_IWUSR:
+            raise ConfigError(f"{source.name}: read-only, not updated (make it writable to "
+                              "let --update rewrite it)")
+        temporary = temporary_path(target)
+        with _terminate_as_exit():
+            try:
+                descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+                                     | getattr(os, "O_NOFOLLOW", 0), 0o600)
+                with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as file:
+                    file.write(("\ufeff" if source.bom else "") + text)
+                os.chmod(temporary, stat.S_IMODE(info.st_mode))
+                os.replace(temporary, target)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+                raise
+    except OSError as error:
+        raise ConfigError(f"{source.name}: cannot write: {error.strerror or error}") from None
+
+
+@contextlib.contextmanager
+def _terminate_as_exit() -> Iterator[None]:
+    """Turn SIGTERM into SystemExit for the duration (main thread only), so cleanup runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -1,16 +1,14 @@
-"""``paramcount check [FILE]``: hold whole model configs to their parameter budgets, in CI."""
+"""``paramcount check [FILE...]``: hold whole model configs to their parameter budgets, in CI."""
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
 import re
 
 import click
 
-from paramcount.check import Config, Outcome, evaluate_all, load_config
-from paramcount.check.source import Source, load, parse
+from paramcount.check.session import FileResult, check_file, expand, inputs
 from paramcount.errors import ConfigError
 
 _LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)$")
@@ -20,19 +18,19 @@ def _github() -> bool:
     return os.environ.get("GITHUB_ACTIONS") == "true"
 
 
-def _annotate_error(error: ConfigError, err: bool) -> None:
+def _annotate_error(message: str, err: bool) -> None:
     """Echo a config error as a GitHub Actions annotation too, when running there (on stderr
     with ``err``, so that stdout stays one JSON document under --json)."""
     if not _github():
         return
     from paramcount.render.check import annotation, error_annotation
 
-    found = _LOCATED.match(str(error))
+    found = _LOCATED.match(message)
     if found:
         click.echo(annotation(found["file"], int(found["line"]), int(found["column"]),
                               found["message"]), err=err)
     else:
-        click.echo(error_annotation(str(error)), err=err)
+        click.echo(error_annotation(message), err=err)
 
 
 def _write_junit(path: str, xml: str) -> None:
@@ -44,162 +42,131 @@ def _write_junit(path: str, xml: str) -> None:
                                  param_hint="--junit") from None
 
 
-def _write(source: Source, text: str) -> None:
-    """Replace the config file atomically: a temporary file beside it, then ``os.replace``.
-
-    The file keeps its permission bits, and a symlink keeps pointing at the updated file.
-    """
-    import stat
-    import tempfile
-
-    target = os.path.realpath(source.path)
+def _same_file(a: str, b: str) -> bool:
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-        descriptor, temporary = tempfile.mkstemp(
-            prefix=f".{os.path.basename(target)}.", suffix=".tmp",
-            dir=os.path.dirname(target))
-        try:
-            with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as file:
-                file.write(("\ufeff" if source.bom else "") + text)
-            os.chmod(temporary, mode)
-            os.replace(temporary, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
-    except OSError as error:
-        raise ConfigError(f"{source.name}: cannot write: {error.strerror or error}") from None
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _refuse_junit_over_input(junit_file: str, names: list[str]) -> None:
+    """Never write the report over a file this run reads (exit 2, the file untouched)."""
+    for name in names:
+        if _same_file(junit_file, name):
+            raise click.BadParameter(f"{junit_file} is an input of this run ({name}): "
+                                     "give the report another name", param_hint="--junit")
 
 
 @click.command(name="check")
-@click.argument("file", required=False)
+@click.argument("files", nargs=-1, metavar="[FILE]...")
 @click.option("--verify", is_flag=True,
-              help="Also build every model with its real framework (torch on the meta device, "
-                   "Keras without weights) and confirm the counts.")
+              help="Also build every hand-written model with its real framework (torch on the "
+                   "meta device, Keras without weights) and confirm the counts.")
 @click.option("--update", is_flag=True,
-              help="Write today's counts back as the expectations (total, layer params), "
-                   "keeping comments and layout.")
-@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+              help="Write today's counts back as the expectations (total, layer params, "
+                   "modules), keeping comments and layout.")
+@click.option("--details", is_flag=True,
+              help="Show every model's whole table: module, type, output, parameters, share.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the results as JSON (errors too, as {\"errors\": [...]}).")
 @click.option("--junit", "junit_file", metavar="FILE", default=None,
               help="Also write JUnit XML results to FILE.")
-def check(file: str | None, verify: bool, update: bool, as_json: bool,
+def check(files: tuple[str, ...], verify: bool, update: bool, details: bool, as_json: bool,
           junit_file: str | None) -> int:
-    """Check the parameter counts of the models in FILE (.toml or .json) against their
-    expectations; without FILE, read [tool.paramcount] from ./pyproject.toml.
+    """Check the parameter counts of the models in each FILE (.toml or .json; quoted globs
+    such as 'configs/*.toml' are expanded) against their expectations; without FILE, read
+    [tool.paramcount] from ./pyproject.toml. Models are hand-written layers, a factory in
+    your code (factory = "pkg.module:function") or a model file (file = "model.pt").
 
     Exit codes: 0 all pass, 1 a mismatch or budget exceeded, 2 an invalid config,
-    3 a framework missing for --verify.
+    3 a framework missing for --verify or a factory.
     """
-    # The parsed document lives to the end: spare the collector walking it, then thaw what
+    # The parsed documents live to the end: spare the collector walking them, then thaw what
     # was frozen so that in-process runs (tests, library use) do not pile up frozen objects.
     thaw = gc.get_freeze_count() == 0  # never thaw what the host program froze itself
     try:
-        return _check(file, verify, update, as_json, junit_file)
+        return _check(files, verify, update, details, as_json, junit_file)
     finally:
         if thaw:
             gc.unfreeze()
 
 
-def _check(file: str | None, verify: bool, update: bool, as_json: bool,
+def _check(files: tuple[str, ...], verify: bool, update: bool, details: bool, as_json: bool,
            junit_file: str | None) -> int:
-    try:
-        source = load(file)
-        gc.freeze()
-        config = load_config(source)
-    except ConfigError as error:
-        _annotate_error(error, err=as_json)
-        if junit_file:
-            from paramcount.render.check import junit_error
-
-            try:
-                _write_junit(junit_file, junit_error(file or "pyproject.toml", str(error)))
-            except click.BadParameter:
-                click.echo(f"Error: {error}", err=True)  # the config error first, then this
-                raise
-        raise
-    verified = _verify(config) if verify else None
-    outcomes = evaluate_all(config, verified)
-    changes: list[str] = []
-    written = False
-    if update:
-        config, outcomes, changes, written = _update(config, outcomes, verified)
     from paramcount.render import check as render
 
+    try:
+        names = expand(files)
+    except ConfigError as error:
+        return _fail([FileResult(files[0] if files else "", errors=[error])], as_json,
+                     junit_file)
+    if junit_file:
+        _refuse_junit_over_input(junit_file, [n or "pyproject.toml" for n in names])
+    results = []
+    for name in names:
+        results.append(check_file(name, verify=verify, update=update))
+        gc.freeze()
+    if junit_file:
+        _refuse_junit_over_input(junit_file, [f for r in results for f in inputs(r)])
+    for result in results:
+        for problem in result.errors:
+            click.echo(f"Error: {problem}", err=True)
+            _annotate_error(str(problem), err=as_json)
     if as_json:
         from paramcount.render.data import dumps
 
-        data = render.data(config, outcomes)
+        data = render.data_all(results)
         if update:
-            data["updated"] = changes if written else []
-            if not written and changes:
-                data["not_updated"] = changes
+            data["updated"] = [c for r in results if r.written for c in r.changes]
+            not_updated = [c for r in results if not r.written for c in r.changes]
+            if not_updated:
+                data["not_updated"] = not_updated
         click.echo(dumps(data), nl=False)
-    else:
+    elif any(r.outcomes for r in results):
         lines = []
-        for outcome in outcomes:
-            line = render.model_line(outcome)
-            lines.append(click.style(line[0], fg="green" if outcome.passed else "red")
-                         + line[1:])
-        lines.append(render.summary(outcomes, config.source.name))
+        for result in results:
+            for outcome in result.outcomes:
+                line = render.model_line(outcome)
+                lines.append(click.style(line[0], fg="green" if outcome.passed else "red")
+                             + line[1:])
+                lines += render.grew_lines(outcome)
+                if details:
+                    lines += render.details(outcome)
+        lines.append(render.summary_all(results))
         click.echo("\n".join(lines))
         if update:
-            name = config.source.name
-            click.echo(f"updated {name}: " + "; ".join(changes) if written
-                       else f"{name} not updated: " + "; ".join(changes) if changes
-                       else f"{name} is up to date: no expectation changed")
+            for result in results:
+                if result.errors:
+                    continue
+                name = result.name
+                click.echo(f"updated {name}: " + "; ".join(result.changes) if result.written
+                           else f"{name} not updated: " + "; ".join(result.changes)
+                           if result.changes
+                           else f"{name} is up to date: no expectation changed")
     if junit_file:
-        _write_junit(junit_file, render.junit(config, outcomes))
+        _write_junit(junit_file, render.junit_all(results))
     if _github():  # on stderr under --json, so stdout stays one JSON document
-        for line in render.github_annotations(config, outcomes):
-            click.echo(line, err=as_json)
-    return 0 if all(o.passed for o in outcomes) else 1
+        for result in results:
+            if result.config is not None:
+                for line in render.github_annotations(result.config, result.outcomes):
+                    click.echo(line, err=as_json)
+    if any(r.errors for r in results):
+        return 2
+    return 0 if all(r.failed == 0 for r in results) else 1
 
 
-def _verify(config: Config) -> list[list[int] | str]:
-    from paramcount.check.build import build, require
+def _fail(results: list[FileResult], as_json: bool, junit_file: str | None) -> int:
+    """Report errors found before any file was read (a glob matching nothing)."""
+    from paramcount.render import check as render
 
-    require([m.framework for m in config.models])
-    out: list[list[int] | str] = []
-    for model in config.models:
-        try:
-            out.append(build(model))
-        except Exception as error:  # the framework refused: a finding, not a crash
-            first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-            out.append(f"{model.framework.display_name} could not build it: "
-                       f"{type(error).__name__}: {first[:200]}")
-    return out
+    for result in results:
+        for error in result.errors:
+            click.echo(f"Error: {error}", err=True)
+            _annotate_error(str(error), err=as_json)
+    if as_json:
+        from paramcount.render.data import dumps
 
-
-def _update(config: Config, outcomes: list[Outcome], verified: list[list[int] | str] | None
-            ) -> tuple[Config, list[Outcome], list[str], bool]:
-    """Rewrite the expectations in the file; refuse when --verify found the formulas wrong.
-
-    Returns the (re-read) config and outcomes, the notes to print, and whether it wrote.
-    """
-    from paramcount.check.update import updated_text
-
-    if any(p.key == "verify" for o in outcomes for p in o.problems):
-        unbuilt = [f"{m.name}: {v}" for m, v in zip(config.models, verified or [], strict=True)
-                   if isinstance(v, str)]
-        disagrees = any(p.key == "verify" for o, v in zip(outcomes, verified or [], strict=True)
-                        if not isinstance(v, str) for p in o.problems)
-        reasons = ([f"--verify could not build a model ({'; '.join(unbuilt)})"] if unbuilt
-                   else []) + (["--verify found a count the real framework disagrees with"]
-                               if disagrees else [])
-        return config, outcomes, reasons, False
-    text, changes, skipped = updated_text(config)
-    notes = [str(c) for c in changes] + [f"{s.model}: {s.reason}" for s in skipped]
-    if text == config.source.text:
-        return config, outcomes, [f"{s.model}: {s.reason}" for s in skipped], False
-    source = config.source
-    new_source = Source(source.name, text, source.format, parse(source.name, text, source.format),
-                        path=source.path, bom=source.bom)
-    if source.root:
-        data = new_source.data
-        for key in source.root:
-            data = data[key]
-        new_source.data = data
-        new_source.root = source.root
-    new_config = load_config(new_source)
-    _write(source, text)
-    return new_config, evaluate_all(new_config, verified), notes, True
+        click.echo(dumps(render.data_all(results)), nl=False)
+    if junit_file:
+        _write_junit(junit_file, render.junit_all(results))
+    return 2

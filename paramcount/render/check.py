@@ -7,7 +7,9 @@ from typing import Any
 from paramcount import __version__
 from paramcount.check.config import Config
 from paramcount.check.evaluate import Outcome
+from paramcount.check.explain import short
 from paramcount.check.locate import path_text
+from paramcount.check.session import FileResult
 
 SCHEMA = "paramcount.check/1"
 
@@ -15,7 +17,7 @@ SCHEMA = "paramcount.check/1"
 def model_line(outcome: Outcome) -> str:
     """``✓ name: 561,152 parameters, expected total 561,152 (±0)``."""
     model = outcome.model
-    parts = [f"{model.total:,} parameters"]
+    parts = [f"{outcome.total:,} parameters"]
     shown = [c.text for c in outcome.checks if c.key != "params" or not c.passed]
     met = sum(1 for c in outcome.checks if c.key == "params" and c.passed)
     if met:
@@ -23,7 +25,7 @@ def model_line(outcome: Outcome) -> str:
     if not outcome.checks:
         shown.append("no expectation set")
     text = ", ".join(parts) + (", " + "; ".join(shown) if shown else "")
-    verify = [p.message for p in outcome.problems if p.key == "verify"]
+    verify = [p.message for p in outcome.problems if p.key in ("verify", "formula")]
     if outcome.verified_total is not None or verify:
         text += "; " + ("; ".join(verify) if verify
                         else f"verified with {model.framework.display_name}")
@@ -36,6 +38,63 @@ def summary(outcomes: list[Outcome], name: str) -> str:
     n = len(outcomes)
     return (f"{n} model{'s' if n != 1 else ''} in {name}: {n - failed} passed, "
             f"{failed} failed")
+
+
+def summary_all(results: list[FileResult]) -> str:
+    """One file: as :func:`summary`; several: ``5 models in 3 files: 4 passed, 1 failed``
+    (``, 1 file invalid`` when a config could not be checked)."""
+    if len(results) == 1 and not results[0].errors:
+        return summary(results[0].outcomes, results[0].name)
+    n = sum(len(r.outcomes) for r in results)
+    failed = sum(r.failed for r in results)
+    invalid = sum(1 for r in results if r.errors)
+    files = len(results)
+    return (f"{n} model{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}: "
+            f"{n - failed} passed, {failed} failed"
+            + (f", {invalid} file{'s' if invalid != 1 else ''} invalid" if invalid else ""))
+
+
+def grew_lines(outcome: Outcome) -> list[str]:
+    """What grew, indented under a failed model's line."""
+    return [f"    {text}" for text in outcome.grew]
+
+
+def details(outcome: Outcome) -> list[str]:
+    """The whole-model table: module, type, output, parameters, share; recurrent rows marked
+    with a footnote giving the ``paramcount explain`` command for their count."""
+    measured = outcome.table
+    total = measured.total
+    header = ("module", "type", "output", "params", "share")
+    rows: list[tuple[str, ...]] = []
+    notes: list[str] = []
+    for row in measured.rows:
+        kind = row.type
+        if row.spec is not None and outcome.model.kind != "layers":
+            name = short(row.spec)
+            kind = name if name.startswith(row.type + "(") else f"{row.type} {name}"
+        if row.command is not None:
+            notes.append(f"[{len(notes) + 1}] {row.name}: {row.command}")
+            kind += f" [{len(notes)}]"
+        share = f"{100 * row.params / total:.1f}%" if total else "-"
+        rows.append((row.name, kind, row.output or "-", f"{row.params:,}", share))
+    rows.append(("total", measured.origin, "", f"{total:,}", "100.0%" if total else "-"))
+    widths = [max(len(r[i]) for r in (header, *rows)) for i in range(5)]
+    right = (False, False, False, True, True)
+
+    def fmt(cells: tuple[str, ...]) -> str:
+        return "  " + "  ".join(c.rjust(w) if r else c.ljust(w)
+                                for c, w, r in zip(cells, widths, right, strict=True)).rstrip()
+
+    lines = [fmt(header), "  " + "  ".join("-" * w for w in widths)]
+    lines += [fmt(r) for r in rows[:-1]]
+    lines += ["  " + "  ".join("-" * w for w in widths), fmt(rows[-1])]
+    frozen = [f"{row.name} {row.non_trainable:,}" for row in measured.rows if row.non_trainable]
+    if frozen:
+        lines.append(f"  non-trainable, of the above: {', '.join(frozen)}")
+    if measured.buffers:
+        lines.append(f"  + {measured.buffers:,} buffer values (running statistics), not "
+                     "parameters")
+    return lines + [f"  {note}" for note in notes]
 
 
 def where(config: Config, outcome: Outcome) -> list[tuple[int, int, str]]:
@@ -58,15 +117,35 @@ def data(config: Config, outcomes: list[Outcome]) -> dict[str, Any]:
             "name": model.name,
             "framework": model.framework.value,
             "passed": outcome.passed,
-            "total": model.total,
+            "file": source.name,
+            "source": model.kind,
+            "total": outcome.total,
             "dtype": model.dtype.value,
-            "bytes": model.bytes,
+            "bytes": outcome.bytes,
             "expected": {
                 "total": model.total_expected,
                 "max_params": model.max_params,
                 "max_bytes": model.max_bytes,
             },
             "verified_total": outcome.verified_total,
+            "modules": [
+                {
+                    "name": row.name,
+                    "type": row.type,
+                    "output": row.output,
+                    "params": row.params,
+                    "non_trainable": row.non_trainable,
+                    "buffers": row.buffers,
+                    "recurrent": (None if row.spec is None else {
+                        "layer": short(row.spec),
+                        "formula": row.formula,
+                    }),
+                    "explain": row.command,
+                    "expected": (outcome.model.modules_expected or {}).get(row.name),
+                }
+                for row in outcome.table.rows
+            ],
+            "grew": list(outcome.grew),
             "layers": [
                 {
                     "index": layer.index,
@@ -107,6 +186,61 @@ def data(config: Config, outcomes: list[Outcome]) -> dict[str, Any]:
     }
 
 
+def data_all(results: list[FileResult]) -> dict[str, Any]:
+    """Every file's results as one document: models (each naming its file) and errors."""
+    models: list[dict[str, Any]] = []
+    for result in results:
+        if result.config is not None and result.outcomes:
+            models += data(result.config, result.outcomes)["models"]
+    errors = [error_data(result.name, str(error)) for result in results
+              for error in result.errors]
+    failed = sum(r.failed for r in results)
+    out: dict[str, Any] = {"schema": SCHEMA, "paramcount": __version__}
+    if len(results) == 1:
+        out["file"] = results[0].name
+    out.update({"files": [r.name for r in results], "passed": len(models) - failed,
+                "failed": failed, "models": models, "errors": errors})
+    return out
+
+
+def error_data(file: str, message: str) -> dict[str, Any]:
+    """One config error as JSON: ``{"file", "line", "column", "message", "text"}``."""
+    import re
+
+    found = re.match(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)$",
+                     message)
+    if found:
+        return {"file": found["file"], "line": int(found["line"]),
+                "column": int(found["column"]), "message": found["message"], "text": message}
+    return {"file": file, "line": None, "column": None,
+            "message": message.removeprefix(f"{file}: "), "text": message}
+
+
+def junit_all(results: list[FileResult]) -> str:
+    """JUnit XML of a whole run: one test suite per file, one test case per model; a file
+    that could not be checked is one test case in error."""
+    import xml.etree.ElementTree as ET
+
+    suites = ET.Element("testsuites", name="paramcount check")
+    tests = failures = errors = 0
+    for result in results:
+        if result.errors or result.config is None:
+            parsed = ET.fromstring(junit_error(result.name, "\n".join(
+                str(e) for e in result.errors)).split("\n", 1)[1])
+            suites.extend(parsed)
+            tests, errors = tests + 1, errors + 1
+            continue
+        parsed = ET.fromstring(junit(result.config, result.outcomes).split("\n", 1)[1])
+        suites.extend(parsed)
+        tests += len(result.outcomes)
+        failures += result.failed
+    suites.set("tests", str(tests))
+    suites.set("failures", str(failures))
+    suites.set("errors", str(errors))
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, "unicode") + "\n"
+
+
 def junit(config: Config, outcomes: list[Outcome]) -> str:
     """JUnit XML: one test case per model, a failure element per unmet expectation."""
     import xml.etree.ElementTree as ET
@@ -126,7 +260,7 @@ def junit(config: Config, outcomes: list[Outcome]) -> str:
                        where(config, outcome)]
             failure = ET.SubElement(case, "failure", type="ParameterCountMismatch",
                                     message=model_line(outcome))
-            failure.text = "\n".join(details)
+            failure.text = "\n".join(details + [f"  {text}" for text in outcome.grew])
         else:
             ET.SubElement(case, "system-out").text = model_line(outcome)
     ET.indent(suites)

@@ -1,0 +1,186 @@
+"""Models -> what they hold, row by row: the whole-model table behind totals, details and diffs.
+
+Hand-written layers are counted by the formula engine; ``factory`` models are built by their
+framework (``paramcount.sources.factory``); ``file`` models are read by the ``inspect`` readers
+(``paramcount.sources.files``), headers only. Each recurrent row carries its LayerSpec and the
+engine's count of it, so that a real module is cross-checked against the formulas.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from paramcount.check.config import Config, Layer, Model, recurrent_count
+from paramcount.check.explain import convlstm_command, explain_command
+from paramcount.errors import ConfigError
+from paramcount.spec import LayerSpec
+
+
+@dataclass(frozen=True)
+class Row:
+    """One module of a model's table."""
+
+    name: str
+    """The module's name: ``rnn``, ``encoder.rnn`` (torch), ``bidirectional`` (Keras),
+    ``layers[2]`` or the layer's ``name`` (hand-written)."""
+    type: str
+    """Its class (``LSTM``) or, for a hand-written layer, the code that builds it."""
+    output: str | None
+    """Its output width or shape, where known."""
+    params: int
+    non_trainable: int = 0
+    """Of ``params``, those not trained (Keras' moving statistics)."""
+    buffers: int = 0
+    """torch buffers (BatchNorm's running statistics): not parameters, shown apart."""
+    spec: LayerSpec | None = None
+    """The recurrent stack this module is, when it is one."""
+    formula: int | None = None
+    """The formula engine's count of ``spec``."""
+    explain: str | None = None
+    """The ``paramcount`` command that explains a row without ``spec`` (a ConvLSTM)."""
+
+    @property
+    def command(self) -> str | None:
+        """The ``paramcount`` command that explains this row's count (recurrent, ConvLSTM)."""
+        return explain_command(self.spec) if self.spec is not None else self.explain
+
+
+@dataclass(frozen=True)
+class Measured:
+    """Everything one model holds: its total and its rows (which add up to it)."""
+
+    total: int
+    rows: tuple[Row, ...]
+    origin: str
+    """What was measured: ``hand-written layers``, ``Listener from speech.models:build``."""
+    non_trainable: int = 0
+    buffers: int = 0
+
+    @property
+    def mismatches(self) -> tuple[Row, ...]:
+        """Recurrent rows whose real count differs from the formula engine's."""
+        return tuple(r for r in self.rows if r.formula is not None and r.formula != r.params)
+
+
+def folders(config: Config) -> list[str]:
+    """Where a factory is imported from: the config file's folder, then the current one."""
+    path = config.source.path or config.source.name
+    return [os.path.dirname(os.path.abspath(path)), os.getcwd()]
+
+
+def from_layers(model: Model) -> Measured:
+    from paramcount.check.frames import frame_text
+    from paramcount.spec import Framework
+
+    last = model.framework is not Framework.TORCH  # channels last everywhere but in torch
+
+    def command(layer: Layer) -> str | None:
+        if layer.kind == "convlstm" and layer.input_width:
+            return convlstm_command(dict(layer.options), layer.input_width,
+                                    model.framework.value)
+        return None
+
+    rows = tuple(
+        Row(layer.name or f"layers[{layer.index}]", layer.description,
+            frame_text((None,) * (layer.flat is None) + layer.frame, layer.output_width, last)
+            if layer.frame
+            else str(layer.output_width), layer.params, layer.non_trainable, layer.buffers,
+            spec=layer.spec, formula=None if layer.spec is None else layer.params,
+            explain=command(layer))
+        for layer in model.layers)
+    return Measured(model.total, rows, "hand-written layers",
+                    sum(r.non_trainable for r in rows), sum(r.buffers for r in rows))
+
+
+def measure(model: Model, config: Config) -> Measured | None:
+    """What a factory or file ``model`` holds (None for hand-written layers, which the formula
+    engine counted already); one that cannot be read is a located ConfigError."""
+    if model.factory is not None:
+        return _factory(model, config)
+    if model.file is not None:
+        return _file(model, config)
+    return None
+
+
+def _factory(model: Model, config: Config) -> Measured:
+    from paramcount.sources.factory import FactoryError, build
+
+    assert model.factory is not None
+    try:
+        built = build(model.factory, model.kwargs, model.framework, folders(config))
+    except FactoryError as error:
+        raise config.source.error((*model.path, error.key), str(error)) from None
+    rows = tuple(
+        Row(m.name, m.type, m.output, m.params, m.non_trainable, m.buffers, m.spec,
+            None if m.spec is None else recurrent_count(m.spec))
+        for m in built.modules)
+    return Measured(built.total, rows, f"{built.type} from {model.factory}", built.non_trainable,
+                    built.buffers)
+
+
+def _file(model: Model, config: Config) -> Measured:
+    from pathlib import Path as FilePath
+
+    from paramcount.errors import ParamcountError
+    from paramcount.inspect import module_of, recognised
+    from paramcount.sources.files import read_file
+
+    assert model.file is not None
+    base = os.path.dirname(os.path.abspath(config.source.path or config.source.name))
+    path = model.file if os.path.isabs(model.file) else os.path.join(base, model.file)
+    try:
+        listing = read_file(FilePath(path))
+    except ParamcountError as error:  # name the file as the config does
+        raise config.source.error((*model.path, "file"),
+                                  str(error).replace(path, model.file)) from None
+    order = {t.name: n for n, t in enumerate(listing.tensors)}
+    placed: list[tuple[int, Row]] = []
+    claimed: set[str] = set()
+    for found in recognised(listing):
+        names = set(found.names)
+        count = sum(t.count for t in listing.tensors if t.name in names)
+        claimed |= names
+        first = min((order.get(n, len(order)) for n in names), default=len(order))
+        placed.append((first, Row(found.prefix.rstrip("./") or "(model)", found.spec.cell.name,
+                                  None, count, spec=found.spec,
+                                  formula=recurrent_count(found.spec))))
+    groups: dict[str, list[int]] = {}
+    for n, tensor in enumerate(listing.tensors):
+        if tensor.name in claimed:
+            continue
+        counts = groups.setdefault(module_of(tensor.name) or "(model)", [0, 0, n])
+        counts[0 if tensor.trainable else 1] += tensor.count
+    for owner, (trainable, other, first) in groups.items():
+        if listing.format == "torch":  # state-dict extras are buffers, not parameters
+            placed.append((first, Row(owner, "tensors", None, trainable, buffers=other)))
+        else:
+            placed.append((first, Row(owner, "weights", None, trainable + other,
+                                      non_trainable=other)))
+    rows = [row for _, row in sorted(placed, key=lambda item: item[0])]
+    total = sum(r.params for r in rows)
+    return Measured(total, tuple(rows), f"{listing.format} file {model.file}",
+                    sum(r.non_trainable for r in rows), sum(r.buffers for r in rows))
+
+
+def measure_all(config: Config) -> tuple[list[Measured | None], list[ConfigError]]:
+    """Every model measured, with the errors of those that could not be (each located)."""
+    out: list[Measured | None] = []
+    errors: list[ConfigError] = []
+    for model in config.models:
+        try:
+            out.append(measure(model, config))
+        except ConfigError as error:
+            out.append(None)
+            errors.append(error)
+    return out, errors
+
+
+def require(models: Sequence[Model]) -> None:
+    """Raise BackendUnavailable (exit 3) when a factory's framework is not installed."""
+    from paramcount.check.build import require as require_frameworks
+
+    require_frameworks([m.framework for m in models if m.factory is not None])
+
+
