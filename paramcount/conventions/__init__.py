@@ -7,20 +7,31 @@ the rules alone, and the verification backends prove it against the real thing.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 
-from paramcount.conventions.base import Convention, Direction, Formula, Symbol, Tensor
+from paramcount.conventions.base import (
+    Convention,
+    Direction,
+    Formula,
+    Recognised,
+    Symbol,
+    Tensor,
+)
+from paramcount.conventions.recognition import Shapes, index_of
 from paramcount.spec import Framework, LayerSpec
 
 __all__ = [
     "Convention",
     "Direction",
     "Formula",
+    "Recognised",
     "Symbol",
     "Tensor",
     "convention",
     "describe",
     "formula",
     "input_widths",
+    "recognise",
     "tensors",
     "total",
 ]
@@ -69,3 +80,32 @@ def formula(spec: LayerSpec) -> Formula:
 def describe(spec: LayerSpec) -> str:
     """The framework code that builds ``spec``."""
     return convention(spec.framework).describe(spec)
+
+
+def recognise(shapes: Shapes, frameworks: Iterable[Framework] | None = None) -> list[Recognised]:
+    """Every recurrent layer among named tensors, in source order, each tensor claimed once.
+
+    ``shapes`` maps each tensor's name to its shape, in the source's order (a state dict, a
+    Keras model's weight paths, an ONNX file's initializers); tensors that belong to no recurrent
+    layer (embeddings, heads, norms) are simply left out. ``frameworks`` limits the conventions
+    tried (all of them by default); where two could claim the same tensor, the one listed first
+    wins (conventions name their tensors differently, so in practice they never compete).
+
+    >>> [(r.prefix, r.spec.cell.value, r.spec.hidden_size) for r in recognise({
+    ...     "embed.weight": (100, 8),
+    ...     "rnn.weight_ih_l0": (48, 8), "rnn.weight_hh_l0": (48, 16),
+    ...     "rnn.bias_ih_l0": (48,), "rnn.bias_hh_l0": (48,),
+    ...     "head.weight": (2, 16)})]
+    [('rnn.', 'gru', 16)]
+    """
+    chosen = list(dict.fromkeys(Framework if frameworks is None else frameworks))
+    index = index_of(shapes)
+    claimed: set[str] = set()
+    found = []
+    for framework in chosen:
+        for layer in convention(framework).recognise(shapes):
+            if claimed.isdisjoint(layer.names):
+                claimed.update(layer.names)
+                found.append(layer)
+    found.sort(key=lambda layer: index[layer.names[0]])
+    return found

@@ -19,21 +19,45 @@ in an ``nn.Sequential`` of ``nn.Bidirectional`` layers; NNX ``cell/dense_i/kerne
 ``layers/1/forward_rnn/cell/…`` in an ``nnx.Sequential``. Tensors come layer by layer, forward
 before backward, and inside a cell in the tree's (sorted) order. ``Bidirectional`` concatenates
 both directions, so every layer after the first reads 2H.
+
+Recognition (``linen.recognise`` / ``nnx.recognise``) finds each directory whose sub-modules are
+exactly one cell's (linen LSTMCell ``ii``…``ho``; NNX's spells ``if_``; linen GRUCell ``hn``,
+``hr``, ``hz``, ``in``, ``ir``, ``iz``; linen SimpleCell ``h``, ``i``; NNX GRUCell and SimpleCell
+``dense_h``, ``dense_i``, told apart by G = columns ÷ H). A cell directory named ``cell`` is an
+``RNN``'s cell, under ``forward_rnn``/``backward_rnn`` of a ``Bidirectional``, under
+``layers_{l}`` (linen) or ``layers/{l}`` (NNX) of a ``Sequential``; any other directory holds a
+bare cell. The prefix is the path of the module holding the layer, with linen's ``params/``
+collection root included (``params/`` at the top, ``params/encoder/`` nested). A ``Sequential``
+whose layers are not exactly one stack (other layers between them, another width) gives one
+layer each, prefixed by its ``layers_{l}/``. SimpleCell's ``activation_fn`` is not in the
+weights: the spec keeps the default (tanh) and a note says so.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass
 
-from paramcount.conventions.base import Direction, Formula, Symbol, Tensor
-from paramcount.spec import Cell, LayerSpec
+from paramcount.conventions.base import Direction, Formula, Recognised, Symbol, Tensor
+from paramcount.conventions.recognition import (
+    RNN_NONLINEARITY,
+    Shapes,
+    build,
+    cell_from_rows,
+    in_order,
+    index_of,
+    is_shape,
+    matches,
+)
+from paramcount.spec import Cell, Framework, LayerSpec
 
 _CELL = {Cell.RNN: "SimpleCell", Cell.LSTM: "LSTMCell", Cell.GRU: "GRUCell"}
 
-Shapes = list[tuple[str, tuple[int, ...]]]
+CellShapes = list[tuple[str, tuple[int, ...]]]
 
 
-def _linen_cell(cell: Cell, width: int, h: int) -> Shapes:
+def _linen_cell(cell: Cell, width: int, h: int) -> CellShapes:
     """A linen cell's parameters, in the tree's sorted order."""
     if cell is Cell.LSTM:
         return sorted(
@@ -51,7 +75,7 @@ def _linen_cell(cell: Cell, width: int, h: int) -> Shapes:
     return [("h/kernel", (h, h)), ("i/bias", (h,)), ("i/kernel", (width, h))]
 
 
-def _nnx_cell(cell: Cell, width: int, h: int) -> Shapes:
+def _nnx_cell(cell: Cell, width: int, h: int) -> CellShapes:
     """An NNX cell's parameters, in the state's sorted order (``if_``: ``if`` is a keyword)."""
     if cell is Cell.LSTM:
         return sorted(
@@ -153,6 +177,144 @@ class FlaxConvention:
             if spec.num_layers > 1:
                 text = f"{m}.Sequential of {spec.num_layers} × {text}"
         return f"{text} on {spec.input_size} features"
+
+
+    def recognise(self, shapes: Shapes) -> list[Recognised]:
+        """Every Flax RNN (stack, Bidirectional, bare cell) of this API among ``shapes``."""
+        index = index_of(shapes)
+        cells: dict[str, dict[str, tuple[int, ...]]] = {}
+        for name, shape in shapes.items():
+            match = _PARAM.fullmatch(name)
+            if match:
+                cells.setdefault(match["dir"], {})[name] = shape
+        stacks: dict[str, list[_FlaxCell]] = {}
+        for directory, group in cells.items():
+            found = self._cell(directory, group)
+            if found is not None:
+                stacks.setdefault(found.prefix, []).append(found)
+        out = []
+        for prefix, members in stacks.items():
+            out += self._stack(prefix, members)
+        out.sort(key=lambda r: index[r.names[0]])
+        for position, layer in enumerate(out):
+            out[position] = Recognised(layer.prefix, layer.spec, in_order(layer.names, index),
+                                       layer.notes)
+        return out
+
+    def _cell(self, directory: str, group: dict[str, tuple[int, ...]]) -> _FlaxCell | None:
+        """The cell whose parameters are ``group`` (a directory's tensors), placed in its stack."""
+        modules = {name[len(directory):].partition("/")[0] for name in group}
+        sizes = _cell_sizes(self.api, frozenset(modules), directory, group)
+        if sizes is None:
+            return None
+        cell, width, hidden = sizes
+        prefix, layer, direction = directory, None, Direction.FORWARD
+        if directory.endswith("cell/") and (directory == "cell/" or directory.endswith("/cell/")):
+            prefix = directory[: -len("cell/")]
+            for side in (Direction.FORWARD, Direction.BACKWARD):
+                marker = f"{side.value}_rnn/"
+                if prefix == marker or prefix.endswith("/" + marker):
+                    prefix, direction = prefix[: -len(marker)], side
+            stacked = (_LINEN_LAYER if self.api == "linen" else _NNX_LAYER).fullmatch(prefix)
+            if stacked:
+                prefix, layer = stacked["prefix"], int(stacked["layer"])
+            return _FlaxCell(prefix, layer, direction, False, cell, width, hidden, group)
+        return _FlaxCell(prefix, None, direction, True, cell, width, hidden, group)
+
+    def _stack(self, prefix: str, members: list[_FlaxCell]) -> list[Recognised]:
+        """The members as one stack if they are exactly one, else one layer each."""
+        if all(m.layer is not None for m in members) and len(members) > 1:
+            whole = self._exact(prefix, members, sum(len(m.group) for m in members))
+            if whole is not None and whole.spec.num_layers > 1:
+                return [whole]
+        by_layer: dict[tuple[int | None, bool], list[_FlaxCell]] = {}
+        for m in members:
+            by_layer.setdefault((m.layer, m.single), []).append(m)
+        out = []
+        for (layer, _), group in by_layer.items():
+            own = prefix
+            if layer is not None:
+                own += f"layers_{layer}/" if self.api == "linen" else f"layers/{layer}/"
+            moved = [dataclasses.replace(m, prefix=own, layer=None) for m in group]
+            found = self._exact(own, moved, sum(len(m.group) for m in group))
+            if found is not None:
+                out.append(found)
+        return out
+
+    def _exact(self, prefix: str, members: list[_FlaxCell], size: int) -> Recognised | None:
+        """The spec whose tensors are exactly ``members``' under ``prefix``, or None."""
+        first = min(members, key=lambda m: (m.layer or 0, m.direction is Direction.BACKWARD))
+        spec = build(
+            cell=first.cell,
+            input_size=first.width,
+            hidden_size=first.hidden,
+            num_layers=1 + max(m.layer or 0 for m in members),
+            bidirectional=any(m.direction is Direction.BACKWARD for m in members),
+            framework=Framework.FLAX_LINEN if self.api == "linen" else Framework.FLAX_NNX,
+            single_cell=first.single,
+        )
+        if spec is None or (first.single and len(members) > 1):
+            return None
+        group = {name: shape for m in members for name, shape in m.group.items()}
+        root = "params/" if self.api == "linen" else ""
+        if len(group) != size or not matches(
+            group, prefix, self.tensors(spec), lambda name: name[len(root):]
+        ):
+            return None
+        notes = (RNN_NONLINEARITY,) if spec.cell is Cell.RNN else ()
+        return Recognised(prefix, spec, tuple(group), notes)
+
+
+_MODULES = "hi|hf|hg|ho|ii|if_|if|ig|io|hn|hr|hz|in|ir|iz|h|i|dense_h|dense_i"
+_PARAM = re.compile(rf"(?P<dir>(?:.*/)?)(?:{_MODULES})/(?:kernel|bias)")
+_LINEN_LAYER = re.compile(r"(?P<prefix>(?:.*/)?)layers_(?P<layer>0|[1-9][0-9]*)/")
+_NNX_LAYER = re.compile(r"(?P<prefix>(?:.*/)?)layers/(?P<layer>0|[1-9][0-9]*)/")
+_CELL_MODULES = {
+    ("linen", frozenset({"hi", "hf", "hg", "ho", "ii", "if", "ig", "io"})): (Cell.LSTM, "ii", "hi"),
+    ("nnx", frozenset({"hi", "hf", "hg", "ho", "ii", "if_", "ig", "io"})): (Cell.LSTM, "ii", "hi"),
+    ("linen", frozenset({"hn", "hr", "hz", "in", "ir", "iz"})): (Cell.GRU, "in", "hn"),
+    ("linen", frozenset({"h", "i"})): (Cell.RNN, "i", "h"),
+}
+
+
+def _cell_sizes(
+    api: str, modules: frozenset[str], directory: str, group: dict[str, tuple[int, ...]]
+) -> tuple[Cell, int, int] | None:
+    """(cell, input width, hidden) of the cell whose sub-modules are ``modules``, or None."""
+    if api == "nnx" and modules == {"dense_h", "dense_i"}:
+        kernel = group.get(f"{directory}dense_i/kernel")
+        recurrent = group.get(f"{directory}dense_h/kernel")
+        if not (is_shape(kernel, 2) and is_shape(recurrent, 2)):
+            return None
+        assert kernel is not None and recurrent is not None
+        cell = cell_from_rows(recurrent[1], recurrent[0])
+        if cell is None or cell is Cell.LSTM:
+            return None
+        return cell, kernel[0], recurrent[0]
+    known = _CELL_MODULES.get((api, modules))
+    if known is None:
+        return None
+    cell, input_module, hidden_module = known
+    kernel = group.get(f"{directory}{input_module}/kernel")
+    recurrent = group.get(f"{directory}{hidden_module}/kernel")
+    if not (is_shape(kernel, 2) and is_shape(recurrent, 2)):
+        return None
+    assert kernel is not None and recurrent is not None
+    return cell, kernel[0], recurrent[0]
+
+
+@dataclass(frozen=True)
+class _FlaxCell:
+    """One cell found in a parameter tree, and where it sits."""
+
+    prefix: str
+    layer: int | None
+    direction: Direction
+    single: bool
+    cell: Cell
+    width: int
+    hidden: int
+    group: dict[str, tuple[int, ...]]
 
 
 linen = FlaxConvention("linen")

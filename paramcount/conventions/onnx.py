@@ -10,12 +10,31 @@ Initializer names are not part of the standard: ``torch.onnx.export`` numbers th
 ``layer{l}/P`` after the operator's inputs. Gate order inside the G·H rows: LSTM i, o, f, c;
 GRU z, r, h (PyTorch's are i, f, g, o and r, z, n, so exporters permute the rows; the count is
 the same). ONNX has no projection; GRU's ``linear_before_reset`` does not change the count.
+
+Recognition (:func:`recognise`) reads these names back: everything before ``layer{l}/`` is the
+prefix, D is W's leading axis, H is R's last, G = R's rows ÷ H, the input width is layer 0's W's
+last axis; B present means bias, P peepholes. The nodes of a stack must be exactly what
+:func:`tensors` writes for one spec (layer l > 0 reading D·H), or the group is left unrecognised.
+An RNN node's activations are attributes of the node, not weights: the spec keeps the default
+(tanh) and a note says so. Real ``.onnx`` files name their initializers after the exporter
+(``onnx::LSTM_376``), so their layers are recognised from the graph's LSTM / GRU / RNN nodes by
+the file reader, not by names here.
 """
 
 from __future__ import annotations
 
-from paramcount.conventions.base import Direction, Formula, Symbol, Tensor
-from paramcount.spec import Cell, LayerSpec
+import re
+
+from paramcount.conventions.base import Direction, Formula, Recognised, Symbol, Tensor
+from paramcount.conventions.recognition import (
+    RNN_NONLINEARITY,
+    Shapes,
+    build,
+    cell_from_rows,
+    is_shape,
+    matches,
+)
+from paramcount.spec import Cell, Framework, LayerSpec
 
 _OP = {Cell.RNN: "RNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}
 
@@ -86,3 +105,40 @@ def describe(spec: LayerSpec) -> str:
     node = f"ONNX {_OP[spec.cell]}({', '.join(attributes)}){inputs}"
     count = f"{spec.num_layers} × " if spec.num_layers > 1 else ""
     return f"{count}{node} on {spec.input_size} inputs"
+
+
+_NAME = re.compile(r"(?P<prefix>(?:.*/)?)layer(?P<layer>0|[1-9][0-9]*)/(?P<role>[WRBP])")
+
+
+def recognise(shapes: Shapes) -> list[Recognised]:
+    """Every stack of ONNX RNN / GRU / LSTM nodes named as :func:`tensors` names them."""
+    groups: dict[str, dict[str, tuple[int, ...]]] = {}
+    layers: dict[str, int] = {}
+    for name, shape in shapes.items():
+        match = _NAME.fullmatch(name)
+        if match:
+            prefix = match["prefix"]
+            groups.setdefault(prefix, {})[name] = shape
+            layers[prefix] = max(layers.get(prefix, 0), int(match["layer"]) + 1)
+    found = []
+    for prefix, group in groups.items():
+        w, r = group.get(f"{prefix}layer0/W"), group.get(f"{prefix}layer0/R")
+        if not (is_shape(w, 3) and is_shape(r, 3)):
+            continue
+        assert w is not None and r is not None
+        cell = cell_from_rows(r[1], r[2])
+        spec = build(
+            cell=cell,
+            input_size=w[2],
+            hidden_size=r[2],
+            num_layers=layers[prefix],
+            bidirectional=r[0] == 2,
+            bias=f"{prefix}layer0/B" in group,
+            framework=Framework.ONNX,
+            peepholes=f"{prefix}layer0/P" in group,
+        )
+        if cell is None or spec is None or not matches(group, prefix, tensors(spec)):
+            continue
+        notes = (RNN_NONLINEARITY,) if cell is Cell.RNN else ()
+        found.append(Recognised(prefix, spec, tuple(group), notes))
+    return found

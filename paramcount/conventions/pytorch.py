@@ -3,12 +3,33 @@
 Per layer l and direction (``_reverse`` for backward), in ``named_parameters()`` order:
 weight_ih (G·H, in_l), weight_hh (G·H, Hr), bias_ih and bias_hh (G·H,), weight_hr (P, H).
 in_0 = I and in_l = D·Hr after it, where Hr = P if projecting else H.
+
+Recognition (:func:`recognise`) groups state-dict keys by what stands before ``weight_ih_l{k}``
+(a layer stack) or ``weight_ih`` (a single-step cell). H is ``weight_hh``'s second dimension, or
+``weight_hr``'s second when projecting (``weight_hr`` is (P, H) and ``weight_hh`` (G·H, P)); the
+cell is G = rows ÷ H (1 RNN, 3 GRU, 4 LSTM), so it is never ambiguous when ``weight_hh`` is
+there. Layers are the ``_l{k}`` present, directions the ``_reverse`` ones, bias whether
+``bias_ih`` is. What the weights cannot tell: an RNN's nonlinearity (tanh or relu; the spec
+keeps None, the default, and a note says so). A group that is not exactly what ``nn.LSTM`` etc.
+would hold (a missing bias, a layer of another width, ``weight_hh_l0_raw`` of AWD-LSTM's weight
+drop beside its ``weight_hh_l0``) is left unrecognised, or recognised without the extra keys.
+A ``module.`` prefix (``nn.DataParallel``) is kept in the prefix and named in a note.
 """
 
 from __future__ import annotations
 
-from paramcount.conventions.base import Direction, Formula, Symbol, Tensor
-from paramcount.spec import Cell, LayerSpec
+import re
+
+from paramcount.conventions.base import Direction, Formula, Recognised, Symbol, Tensor
+from paramcount.conventions.recognition import (
+    RNN_NONLINEARITY,
+    Shapes,
+    build,
+    cell_from_rows,
+    is_shape,
+    matches,
+)
+from paramcount.spec import Cell, Framework, LayerSpec
 
 _CLASS = {Cell.RNN: "RNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}
 
@@ -104,3 +125,78 @@ def describe(spec: LayerSpec) -> str:
         if spec.proj_size:
             args.append(f"proj_size={spec.proj_size}")
     return f"nn.{name}({', '.join(args)})"
+
+
+_NAME = re.compile(
+    r"(?P<prefix>(?:.*[./])?)(?P<role>weight_ih|weight_hh|bias_ih|bias_hh|weight_hr)"
+    r"(?:_l(?P<layer>[0-9]+)(?P<reverse>_reverse)?)?"
+)
+
+DATA_PARALLEL = (
+    "the `module.` prefix is what nn.DataParallel / DistributedDataParallel adds: strip it "
+    "to load these weights into the bare model"
+)
+
+
+def recognise(shapes: Shapes) -> list[Recognised]:
+    """Every nn.RNN / nn.LSTM / nn.GRU (or single-step cell) among ``shapes``, in source order."""
+    groups: dict[tuple[str, bool], dict[str, tuple[int, ...]]] = {}
+    for name, shape in shapes.items():
+        match = _NAME.fullmatch(name)
+        if match:
+            key = (match["prefix"], match["layer"] is not None)
+            groups.setdefault(key, {})[name] = shape
+    found = []
+    for (prefix, layered), group in groups.items():
+        recognised = _recognise_group(prefix, layered, group)
+        if recognised is not None:
+            found.append(recognised)
+    return found
+
+
+def _recognise_group(
+    prefix: str, layered: bool, group: dict[str, tuple[int, ...]]
+) -> Recognised | None:
+    """The layer (or cell) whose tensors are exactly ``group``, or None."""
+    suffix = "_l0" if layered else ""
+    ih, hh = group.get(f"{prefix}weight_ih{suffix}"), group.get(f"{prefix}weight_hh{suffix}")
+    hr = group.get(f"{prefix}weight_hr{suffix}") if layered else None
+    if not (is_shape(ih, 2) and is_shape(hh, 2)):
+        return None
+    assert ih is not None and hh is not None
+    if hr is not None:
+        if not is_shape(hr, 2):
+            return None
+        proj, hidden = hr
+    else:
+        proj, hidden = 0, hh[1]
+    cell = cell_from_rows(hh[0], hidden)
+    if cell is None:
+        return None
+    layers = 1
+    bidirectional = False
+    if layered:
+        for name in group:
+            match = _NAME.fullmatch(name)
+            assert match is not None and match["layer"] is not None
+            layers = max(layers, int(match["layer"]) + 1)
+            bidirectional = bidirectional or match["reverse"] is not None
+    spec = build(
+        cell=cell,
+        input_size=ih[1],
+        hidden_size=hidden,
+        num_layers=layers,
+        bidirectional=bidirectional,
+        bias=f"{prefix}bias_ih{suffix}" in group,
+        proj_size=proj,
+        framework=Framework.TORCH,
+        single_cell=not layered,
+    )
+    if spec is None or not matches(group, prefix, tensors(spec)):
+        return None
+    notes = []
+    if cell is Cell.RNN:
+        notes.append(RNN_NONLINEARITY)
+    if prefix.startswith("module."):
+        notes.append(DATA_PARALLEL)
+    return Recognised(prefix, spec, tuple(group), tuple(notes))

@@ -18,15 +18,35 @@ GRU — named ``cu_dnnlstm/kernel``; ``Bidirectional`` as in Keras.
 
 Neither API can be installed next to TensorFlow 2.21, so these rules are checked against the
 published formulas and the TF 1.15 sources, not against the running library.
+
+Recognition reads back the names these conventions write. ``rnn_cell``: every tensor under a
+``lstm_cell/``, ``gru_cell/`` or ``basic_rnn_cell/`` scope belongs to that cell; the scopes above
+it say where it sits (``rnn/``, ``rnn/multi_rnn_cell/cell_{l}/``, ``bidirectional_rnn/fw|bw/``,
+``stack_bidirectional_rnn/cell_{l}/bidirectional_rnn/fw|bw/``, or nothing for a bare cell), and
+what stands before them is the prefix. H is the kernel's columns ÷ G (the cell is named by its
+scope), Hr is ``projection/kernel``'s columns when there is one, and the input width is the
+kernel's rows − Hr; ``w_f_diag`` means peepholes. ``cudnn``: Keras-style layers (see
+:mod:`paramcount.conventions.keras`) whose single bias is 2·G·H long; one recognised layer per
+Keras layer, merge mode noted as unknown. BasicRNNCell's activation is not in the weights.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from paramcount.conventions import keras
-from paramcount.conventions.base import Direction, Formula, Symbol, Tensor
-from paramcount.spec import Cell, LayerSpec
+from paramcount.conventions.base import Direction, Formula, Recognised, Symbol, Tensor
+from paramcount.conventions.recognition import (
+    RNN_NONLINEARITY,
+    Shapes,
+    build,
+    in_order,
+    index_of,
+    is_shape,
+    matches,
+)
+from paramcount.spec import Cell, Framework, LayerSpec
 
 _TF1_CELL = {Cell.RNN: "BasicRNNCell", Cell.LSTM: "LSTMCell", Cell.GRU: "GRUCell"}
 _TF1_SCOPE = {Cell.RNN: "basic_rnn_cell", Cell.LSTM: "lstm_cell", Cell.GRU: "gru_cell"}
@@ -145,6 +165,85 @@ class RNNCellConvention:
         return f"{text} on {spec.input_size} inputs"
 
 
+    def recognise(self, shapes: Shapes) -> list[Recognised]:
+        """Every dynamic_rnn, MultiRNNCell or bidirectional stack (or bare cell) of TF1 cells."""
+        groups: dict[tuple[str, str, Cell], dict[str, tuple[int, ...]]] = {}
+        layers: dict[tuple[str, str, Cell], int] = {}
+        for name, shape in shapes.items():
+            match = _TF1_NAME.fullmatch(name)
+            if not match:
+                continue
+            outer = _placement(match["outer"])
+            cell = _FROM_SCOPE[match["cell"]]
+            key = (outer[0], outer[1], cell)
+            groups.setdefault(key, {})[name] = shape
+            layers[key] = max(layers.get(key, 0), outer[2] + 1)
+        found = []
+        for key, group in groups.items():
+            prefix, kind, cell = key
+            spec = self._spec(prefix, kind, cell, layers[key], group)
+            if spec is None or not matches(group, prefix, self.tensors(spec)):
+                continue
+            notes = (RNN_NONLINEARITY,) if cell is Cell.RNN else ()
+            found.append(Recognised(prefix, spec, tuple(group), notes))
+        return found
+
+    def _spec(
+        self, prefix: str, kind: str, cell: Cell, layers: int, group: dict[str, tuple[int, ...]]
+    ) -> LayerSpec | None:
+        """The spec proposed by the first layer's (forward) tensors."""
+        first = {Cell.LSTM: "", Cell.GRU: "gates/", Cell.RNN: ""}[cell]
+        scope = {
+            "cell": "", "rnn": "rnn/", "multi": "rnn/multi_rnn_cell/cell_0/",
+            "bi": "bidirectional_rnn/fw/",
+            "stack": "stack_bidirectional_rnn/cell_0/bidirectional_rnn/fw/",
+        }[kind] + _TF1_SCOPE[cell] + "/"
+        kernel = group.get(f"{prefix}{scope}{first}kernel")
+        if not is_shape(kernel, 2):
+            return None
+        assert kernel is not None
+        gates = {Cell.LSTM: 4, Cell.GRU: 2, Cell.RNN: 1}[cell]
+        if kernel[1] % gates:
+            return None
+        hidden = kernel[1] // gates
+        projection = group.get(f"{prefix}{scope}projection/kernel")
+        proj = projection[1] if projection is not None and len(projection) == 2 else 0
+        return build(
+            cell=cell,
+            input_size=kernel[0] - (proj or hidden),
+            hidden_size=hidden,
+            num_layers=layers,
+            bidirectional=kind in ("bi", "stack"),
+            proj_size=proj,
+            framework=Framework.TF1,
+            single_cell=kind == "cell",
+            peepholes=f"{prefix}{scope}w_f_diag" in group,
+        )
+
+
+_FROM_SCOPE = {scope: cell for cell, scope in _TF1_SCOPE.items()}
+_TF1_NAME = re.compile(r"(?P<outer>(?:.*/)?)(?P<cell>lstm_cell|gru_cell|basic_rnn_cell)/.+")
+_PLACEMENTS = (
+    ("stack", re.compile(
+        r"(?P<prefix>(?:.*/)?)stack_bidirectional_rnn/cell_(?P<layer>0|[1-9][0-9]*)/"
+        r"bidirectional_rnn/(?:fw|bw)/"
+    )),
+    ("bi", re.compile(r"(?P<prefix>(?:.*/)?)bidirectional_rnn/(?:fw|bw)/")),
+    ("multi", re.compile(r"(?P<prefix>(?:.*/)?)rnn/multi_rnn_cell/cell_(?P<layer>0|[1-9][0-9]*)/")),
+    ("rnn", re.compile(r"(?P<prefix>(?:.*/)?)rnn/")),
+)
+
+
+def _placement(outer: str) -> tuple[str, str, int]:
+    """(prefix, kind, layer) of a cell scope: where the scopes above it place it."""
+    for kind, pattern in _PLACEMENTS:
+        match = pattern.fullmatch(outer)
+        if match:
+            layer = match.groupdict().get("layer")
+            return match["prefix"], kind, int(layer) if layer else 0
+    return outer, "cell", 0
+
+
 @dataclass(frozen=True)
 class CuDNNConvention:
     """``CuDNNLSTM`` / ``CuDNNGRU``: Keras layouts with cuDNN's two biases per gate."""
@@ -200,6 +299,30 @@ class CuDNNConvention:
     def describe(self, spec: LayerSpec) -> str:
         """``Bidirectional(CuDNNLSTM(128)) on 28 features``."""
         return keras.describe_stack(spec, _CUDNN[spec.cell], [])
+
+
+    def recognise(self, shapes: Shapes) -> list[Recognised]:
+        """Every CuDNNLSTM / CuDNNGRU layer (one per Keras layer) among ``shapes``."""
+        index = index_of(shapes)
+        out = []
+        for prefix, sides in keras.pair_directions(keras.find_directions(shapes)):
+            first = sides[0]
+            if first.bias != (2 * first.cell.gates * first.hidden_size,):
+                continue
+            spec = build(
+                cell=first.cell,
+                input_size=first.input_size,
+                hidden_size=first.hidden_size,
+                bidirectional=len(sides) == 2,
+                framework=Framework.TF1_CUDNN,
+            )
+            if spec is None or first.layer_path == "":
+                continue
+            notes = (keras.MERGE_MODE,) if spec.bidirectional else ()
+            names = in_order([n for side in sides for n in side.names], index)
+            out.append(Recognised(prefix, spec, names, notes))
+        out.sort(key=lambda r: index[r.names[0]])
+        return out
 
 
 rnn_cell = RNNCellConvention()
