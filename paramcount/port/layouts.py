@@ -12,6 +12,7 @@ plan. Nothing here touches an array.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -93,9 +94,9 @@ class Side:
         return self.spec.framework
 
     def name(self, tensor: Tensor) -> str:
-        """The tensor's name in the file."""
+        """The tensor's name in the file: as ``names`` pairs it, else the prefix + its name."""
         renamed = dict(self.names)
-        return self.prefix + renamed.get(tensor.name, tensor.name)
+        return renamed.get(tensor.name, self.prefix + tensor.name)
 
 
 @dataclass(frozen=True)
@@ -426,3 +427,62 @@ _WRITERS: dict[Framework, Writer] = {
     Framework.FLAX_NNX: _write_flax,
     Framework.TF1: _write_tf1,
 }
+
+
+_TORCH_KEY = re.compile(r"(?:^|\.)(?P<role>weight_ih|weight_hh|bias_ih|bias_hh|weight_hr)"
+                        r"(?:_l(?P<layer>[0-9]+)(?P<reverse>_reverse)?)?")
+_ONNX_KEY = re.compile(r"(?:^|.*/)layer(?P<layer>[0-9]+)/(?P<role>[WRBP])")
+_FLAX_LAYER = re.compile(r"(?:^|/)layers[_/](?P<layer>[0-9]+)/")
+_TF1_KEY = re.compile(r"(?:^|.*/)(?:lstm_cell|gru_cell|basic_rnn_cell)/(?P<role>.+)")
+_TF1_LAYER = re.compile(r"(?:^|/)cell_(?P<layer>[0-9]+)/")
+
+TensorKey = tuple[int, Direction, str]
+
+
+def key_of(spec: LayerSpec, name: str) -> TensorKey | None:
+    """(layer, direction, role) of a file's tensor name in ``spec``'s convention."""
+    fw = spec.framework
+    forward, backward = Direction.FORWARD, Direction.BACKWARD
+    if fw is Framework.TORCH:
+        m = _TORCH_KEY.search(name)
+        if m is None or m.end() != len(name):
+            return None
+        return (int(m["layer"] or 0), backward if m["reverse"] else forward, m["role"])
+    if fw in (Framework.KERAS, Framework.TF1_CUDNN):
+        parts = name.split("/")
+        layer = 0
+        for part in parts[:-1]:  # a CuDNN stack numbers its layers cu_dnnlstm_1, ...
+            tail = part.rpartition("_")[2]
+            if fw is Framework.TF1_CUDNN and part.startswith(("cu_dnn", "bidirectional")) \
+                    and tail.isdigit():
+                layer = int(tail)
+        side = backward if any(p.startswith("backward_") for p in parts) else forward
+        return (layer, side, parts[-1].partition(":")[0])
+    if fw is Framework.ONNX:
+        m = _ONNX_KEY.fullmatch(name)
+        if m is None:
+            return None
+        return (int(m["layer"]), Direction.BOTH if spec.bidirectional else forward, m["role"])
+    if fw in (Framework.FLAX_LINEN, Framework.FLAX_NNX):
+        found = _FLAX_LAYER.search(name)
+        layer = int(found["layer"]) if found else 0
+        side = backward if "backward_rnn/" in name else forward
+        return (layer, side, "/".join(name.split("/")[-2:]))
+    m = _TF1_KEY.fullmatch(name)
+    if m is None:
+        return None
+    found = _TF1_LAYER.search(name)
+    side = backward if "/bw/" in "/" + name else forward
+    return (int(found["layer"]) if found else 0, side, m["role"])
+
+
+def file_names(spec: LayerSpec, names: tuple[str, ...]) -> tuple[tuple[str, str], ...] | None:
+    """Each of ``spec``'s tensors paired with the file's name for it, or None if one is missing."""
+    by_key = {key_of(spec, name): name for name in names}
+    pairs = []
+    for tensor in conventions.tensors(spec):
+        found = by_key.get((tensor.layer, tensor.direction, tensor.role))
+        if found is None:
+            return None
+        pairs.append((tensor.name, found))
+    return tuple(pairs)

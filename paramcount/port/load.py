@@ -1,0 +1,400 @@
+"""Reading a source file's recurrent weights, safely, with the layers they belong to.
+
+Each format is read by its own library without running anything the file holds: torch files
+with ``torch.load(weights_only=True, mmap=True)`` (tensors stay on disk until used),
+safetensors with ``safe_open``, ``.npz`` with ``numpy.load(allow_pickle=False)``, Keras
+``.keras`` files through their ``config.json`` and ``h5py`` (only the recurrent datasets are
+read), ONNX with ``onnx.load`` and ``numpy_helper``. Tensor names are recognised by
+``paramcount.conventions.recognise``; ONNX and Keras files also say what the names cannot
+(a GRU's ``linear_before_reset``, activations, merge modes), and are read from their structure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import zipfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from paramcount import conventions
+from paramcount.conventions.base import Recognised
+from paramcount.errors import BackendUnavailable, ParamcountError
+from paramcount.port.layouts import Side, file_names
+from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
+
+
+class SourceError(ParamcountError):
+    """A source file that cannot be read or holds no recurrent layer to port."""
+
+
+@dataclass
+class Opened:
+    """An open source: its recurrent modules, and a way to read any tensor's array."""
+
+    path: str
+    format: str
+    modules: list[Side]
+    fetch: Callable[[str], Any]
+    notes: list[str] = field(default_factory=list)
+
+
+TORCH_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt")
+
+
+def _require(module: str, extra: str) -> Any:
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise BackendUnavailable(module, extra,
+                                 f"reading this file requires the {module} package: "
+                                 f"pip install 'paramcount[{extra}]'") from None
+
+
+@contextmanager
+def open_source(path: str, frameworks: tuple[Framework, ...] | None = None) -> Iterator[Opened]:
+    """Open ``path`` and find its recurrent modules (only of ``frameworks`` when given)."""
+    if not os.path.isfile(path):
+        raise SourceError(f"{path}: no such file")
+    suffix = os.path.splitext(path)[1].lower()
+    with contextlib.ExitStack() as stack:
+        try:
+            opened = _open(path, suffix, frameworks, stack)
+        except (ParamcountError, AssertionError):
+            raise
+        except Exception as error:  # a damaged or hostile file: one line, never a traceback
+            text = str(error).strip()
+            first = text.splitlines()[0] if text else ""
+            raise SourceError(f"{path}: cannot read it as {suffix[1:]}: "
+                              f"{type(error).__name__}: {first}"[:300]) from None
+        yield opened
+
+
+def _open(path: str, suffix: str, frameworks: tuple[Framework, ...] | None,
+          stack: contextlib.ExitStack) -> Opened:
+    if suffix == ".onnx":
+        return _onnx(path, frameworks)
+    if suffix == ".keras":
+        return stack.enter_context(_keras(path, frameworks))
+    if suffix == ".safetensors":
+        return _by_names(path, "safetensors", *_safetensors(path), frameworks)
+    if suffix == ".npz":
+        shapes, fetch = stack.enter_context(_npz(path))
+        return _by_names(path, "npz", shapes, fetch, frameworks)
+    if suffix in TORCH_SUFFIXES:
+        return _by_names(path, "torch", *_torch(path), frameworks)
+    raise SourceError(
+        f"{path}: cannot tell the format from '{suffix or 'no suffix'}' (port reads "
+        ".pt, .pth, .bin, .ckpt, .safetensors, .npz, .keras and .onnx files)"
+    )
+
+
+def _by_names(
+    path: str, fmt: str, shapes: dict[str, tuple[int, ...]], fetch: Callable[[str], Any],
+    frameworks: tuple[Framework, ...] | None,
+) -> Opened:
+    found = conventions.recognise(shapes, frameworks)
+    modules = []
+    notes: list[str] = []
+    for recognised in found:
+        modules.append(side_of(recognised))
+        notes += [n for n in recognised.notes if n not in notes]
+    return Opened(path, fmt, modules, fetch, notes)
+
+
+def side_of(recognised: Recognised, **extra: Any) -> Side:
+    """The port's view of a recognised layer: its spec and each tensor's name in the file."""
+    spec = recognised.spec
+    names = file_names(spec, recognised.names)
+    if names is None:
+        raise SourceError(
+            f"cannot place every tensor of {conventions.describe(spec)} under "
+            f"'{recognised.prefix}' (found {', '.join(recognised.names)})"
+        )
+    reset_after = True
+    if spec.cell is Cell.GRU:
+        reset_after = spec.framework is not Framework.TF1 and spec.reset_after is not False
+    return Side(spec, prefix=recognised.prefix, names=names, reset_after=reset_after, **extra)
+
+
+def _numpy_of_torch(tensor: Any) -> Any:
+    import torch
+
+    if tensor.dtype == torch.bfloat16:
+        return tensor.float().numpy()
+    return tensor.numpy()
+
+
+def _torch(path: str) -> tuple[dict[str, tuple[int, ...]], Callable[[str], Any]]:
+    torch = _require("torch", "torch")
+    try:
+        loaded = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
+    except RuntimeError as error:
+        if "mmap" not in str(error):
+            raise
+        # the legacy (pre-zip) format cannot be memory-mapped; read it whole, still safely
+        loaded = torch.load(path, map_location="cpu", weights_only=True)
+    tensors: dict[str, Any] = {}
+
+    def walk(value: Any, prefix: str) -> None:
+        if isinstance(value, torch.Tensor):
+            tensors[prefix.rstrip(".")] = value
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, f"{prefix}{key}.")
+
+    walk(loaded, "")
+    shapes = {name: tuple(int(d) for d in t.shape) for name, t in tensors.items()}
+    return shapes, lambda name: _numpy_of_torch(tensors[name])
+
+
+def _safetensors(path: str) -> tuple[dict[str, tuple[int, ...]], Callable[[str], Any]]:
+    safetensors = _require("safetensors", "safetensors")
+    handle = safetensors.safe_open(path, framework="numpy")
+    shapes = {name: tuple(handle.get_slice(name).get_shape()) for name in handle.keys()}  # noqa: SIM118
+    return shapes, handle.get_tensor
+
+
+@contextmanager
+def _npz(path: str) -> Iterator[tuple[dict[str, tuple[int, ...]], Callable[[str], Any]]]:
+    np = _require("numpy", "onnx")
+    shapes: dict[str, tuple[int, ...]] = {}
+    with zipfile.ZipFile(path) as archive:
+        for entry in archive.namelist():
+            if not entry.endswith(".npy"):
+                continue
+            with archive.open(entry) as member:
+                version = np.lib.format.read_magic(member)
+                shape, _, _ = np.lib.format._read_array_header(member, version)
+            shapes[entry[: -len(".npy")]] = tuple(int(d) for d in shape)
+    with np.load(path, allow_pickle=False) as data:
+        yield shapes, lambda name: data[name]
+
+
+# -- Keras: config.json says which layers are recurrent and how; the weights file has the data.
+
+_KERAS_CELLS = {"LSTM": Cell.LSTM, "GRU": Cell.GRU, "SimpleRNN": Cell.RNN}
+_SNAKE = {Cell.LSTM: "lstm", Cell.GRU: "gru", Cell.RNN: "simple_rnn"}
+_ROLES = ("kernel", "recurrent_kernel", "bias")
+
+
+@contextmanager
+def _keras(path: str, frameworks: tuple[Framework, ...] | None) -> Iterator[Opened]:
+    h5py = _require("h5py", "keras")
+    with zipfile.ZipFile(path) as archive:
+        config = json.loads(archive.read("config.json"))
+        with archive.open("model.weights.h5") as member, h5py.File(member, "r") as weights:
+            modules: list[Side] = []
+            datasets: dict[str, str] = {}
+            notes: list[str] = []
+            for layer in _keras_layers(config):
+                side = _keras_side(layer, weights, datasets, notes)
+                if side is not None:
+                    modules.append(side)
+            if frameworks is not None and Framework.KERAS not in frameworks:
+                modules = []
+            yield Opened(path, "keras", modules, lambda name: weights[datasets[name]][()],
+                         notes)
+
+
+def _keras_layers(config: Any) -> list[dict[str, Any]]:
+    """The layer configs of a Sequential or functional model (nested models are walked)."""
+    found: list[dict[str, Any]] = []
+    layers = config.get("config", {}).get("layers", []) if isinstance(config, dict) else []
+    for layer in layers:
+        if not isinstance(layer, dict):
+            continue
+        inner = layer.get("config", {})
+        if isinstance(inner, dict) and "layers" in inner:
+            found += _keras_layers(layer)
+        else:
+            found.append(layer)
+    return found
+
+
+def _keras_side(layer: dict[str, Any], weights: Any, datasets: dict[str, str],
+                notes: list[str]) -> Side | None:
+    kind = layer.get("class_name")
+    config = layer.get("config", {})
+    name = str(config.get("name"))
+    if not re.fullmatch(r"[A-Za-z0-9_.\-]+", name):
+        return None
+    bidirectional = kind == "Bidirectional"
+    inner = config.get("layer", {}) if bidirectional else layer
+    cell = _KERAS_CELLS.get(inner.get("class_name", ""))
+    if cell is None:
+        return None
+    options = inner.get("config", {})
+    if bidirectional and config.get("backward_layer") is not None:
+        raise SourceError(f"Keras layer {name}: a Bidirectional with its own backward_layer "
+                          "is not ported")
+    if not bidirectional and options.get("go_backwards"):
+        raise SourceError(f"Keras layer {name}: go_backwards=True has no counterpart here")
+    inner_name = str(options.get("name", _SNAKE[cell]))
+    groups = [("forward_layer", f"forward_{inner_name}"), ("backward_layer",
+                                                          f"backward_{inner_name}")] \
+        if bidirectional else [("", "")]
+    shapes = {}
+    for group, label in groups:
+        base = f"layers/{name}/" + (f"{group}/" if group else "") + "cell/vars"
+        if base not in weights:
+            raise SourceError(f"Keras layer {name}: no weights at {base}")
+        for index, role in enumerate(_ROLES):
+            key = f"{base}/{index}"
+            if key in weights:
+                weight_path = f"{name}/" + (f"{label}/" if label else "") + \
+                    f"{_SNAKE[cell]}_cell/{role}"
+                datasets[weight_path] = key
+                shapes[weight_path] = tuple(int(d) for d in weights[key].shape)
+    kernel = shapes[next(iter(shapes))]
+    activation = str(options.get("activation", "tanh"))
+    nonlinearity = None
+    if cell is Cell.RNN:
+        if activation not in ("tanh", "relu"):
+            raise SourceError(f"Keras layer {name}: activation '{activation}' has no "
+                              "counterpart in other frameworks' RNNs (tanh or relu)")
+        nonlinearity = Nonlinearity(activation)
+    elif activation != "tanh":
+        raise SourceError(f"Keras layer {name}: activation '{activation}' (the others use tanh)")
+    merge = config.get("merge_mode", "concat")
+    spec = LayerSpec(
+        cell=cell, input_size=kernel[0], hidden_size=int(options["units"]),
+        bidirectional=bidirectional, bias=bool(options.get("use_bias", True)),
+        framework=Framework.KERAS,
+        merge_modes=(MergeMode(merge or "none"),) if bidirectional else None,
+        reset_after=bool(options.get("reset_after", True)) if cell is Cell.GRU else None,
+        nonlinearity=nonlinearity,
+    )
+    names = file_names(spec, tuple(shapes))
+    if names is None:
+        raise SourceError(f"Keras layer {name}: its weights do not fit {conventions.describe(spec)}")
+    recurrent_activation = str(options.get("recurrent_activation", "sigmoid")) \
+        if cell is not Cell.RNN else "sigmoid"
+    return Side(spec, prefix=f"{name}/", names=names,
+                reset_after=cell is not Cell.GRU or spec.reset_after is not False,
+                recurrent_activation=recurrent_activation)
+
+
+# -- ONNX: each LSTM / GRU / RNN node, chained nodes as one stack.
+
+_OPS = {"LSTM": Cell.LSTM, "GRU": Cell.GRU, "RNN": Cell.RNN}
+_DEFAULT_ACTIVATIONS = {Cell.LSTM: ["Sigmoid", "Tanh", "Tanh"], Cell.GRU: ["Sigmoid", "Tanh"]}
+_PASS_THROUGH = {"Transpose", "Reshape", "Squeeze", "Unsqueeze", "Identity", "Flatten"}
+
+
+def _onnx(path: str, frameworks: tuple[Framework, ...] | None) -> Opened:
+    onnx = _require("onnx", "onnx")
+    from onnx import helper, numpy_helper
+
+    model = onnx.load(path)
+    graph = model.graph
+    arrays: dict[str, Any] = {i.name: i for i in graph.initializer}
+    for node in graph.node:
+        if node.op_type == "Constant" and node.output:
+            for attribute in node.attribute:
+                if attribute.name == "value":
+                    arrays[node.output[0]] = attribute.t
+    producer = {out: node for node in graph.node for out in node.output}
+    stacks: list[list[Any]] = []
+    for node in graph.node:
+        if node.op_type not in _OPS:
+            continue
+        if stacks and _continues(stacks[-1][-1], node, producer, arrays):
+            stacks[-1].append(node)
+        else:
+            stacks.append([node])
+    modules = []
+    for position, nodes in enumerate(stacks):
+        modules.append(_onnx_side(nodes, arrays, helper, len(stacks), position))
+    if frameworks is not None and Framework.ONNX not in frameworks:
+        modules = []
+    return Opened(path, "onnx", modules, lambda name: numpy_helper.to_array(arrays[name]))
+
+
+def _attributes(node: Any, helper: Any) -> dict[str, Any]:
+    return {a.name: helper.get_attribute_value(a) for a in node.attribute}
+
+
+def _continues(previous: Any, node: Any, producer: dict[str, Any], arrays: dict[str, Any]
+               ) -> bool:
+    """Whether ``node`` reads ``previous``'s Y, through reshapes only, with the same op."""
+    if previous.op_type != node.op_type or not previous.output:
+        return False
+    name = node.input[0]
+    for _ in range(8):
+        if name == previous.output[0]:
+            return [a for a in previous.attribute if a.name != "hidden_size"] == \
+                [a for a in node.attribute if a.name != "hidden_size"]
+        source = producer.get(name)
+        if source is None or source.op_type not in _PASS_THROUGH:
+            return False
+        name = source.input[0]
+    return False
+
+
+def _onnx_side(nodes: list[Any], arrays: dict[str, Any], helper: Any, count: int,
+               position: int) -> Side:
+    first = nodes[0]
+    cell = _OPS[first.op_type]
+    attributes = _attributes(first, helper)
+    label = f"ONNX {first.op_type} node {first.name or position}"
+    direction = attributes.get("direction", b"forward")
+    direction = direction.decode() if isinstance(direction, bytes) else str(direction)
+    if direction == "reverse":
+        raise SourceError(f"{label}: direction='reverse' alone has no counterpart elsewhere")
+    if "clip" in attributes:
+        raise SourceError(f"{label}: clip={attributes['clip']} has no counterpart elsewhere")
+    if attributes.get("input_forget", 0):
+        raise SourceError(f"{label}: input_forget=1 has no counterpart elsewhere")
+    d = 2 if direction == "bidirectional" else 1
+    activations = [a.decode() if isinstance(a, bytes) else str(a)
+                   for a in attributes.get("activations", [])]
+    nonlinearity = None
+    if cell is Cell.RNN:
+        kinds = set(activations) or {"Tanh"}
+        if kinds not in ({"Tanh"}, {"Relu"}):
+            raise SourceError(f"{label}: activations {activations} (port maps Tanh or Relu)")
+        nonlinearity = Nonlinearity(kinds.pop().lower())
+    elif activations and activations != _DEFAULT_ACTIVATIONS[cell] * d:
+        raise SourceError(f"{label}: activations {activations} are not the default "
+                          f"{_DEFAULT_ACTIVATIONS[cell]}")
+    names: list[tuple[str, str]] = []
+    biased = peepholes = False
+    shapes: list[tuple[int, ...]] = []
+    for layer, node in enumerate(nodes):
+        inputs = list(node.input) + [""] * 8
+        roles = [("W", 1), ("R", 2), ("B", 3)] + ([("P", 7)] if cell is Cell.LSTM else [])
+        for role, index in roles:
+            name = inputs[index]
+            if not name:
+                continue
+            if name not in arrays:
+                raise SourceError(f"{label}: its {role} input '{name}' is computed, not stored")
+            names.append((f"layer{layer}/{role}", name))
+            if layer == 0:
+                biased |= role == "B"
+                peepholes |= role == "P"
+                shapes.append(tuple(int(x) for x in arrays[name].dims))
+    w = shapes[0]
+    spec = LayerSpec(
+        cell=cell, input_size=w[2], hidden_size=int(attributes["hidden_size"]),
+        num_layers=len(nodes), bidirectional=d == 2, bias=biased,
+        framework=Framework.ONNX, nonlinearity=nonlinearity, peepholes=peepholes,
+    )
+    expected = {t.name: t.shape for t in conventions.tensors(spec)}
+    for conv, name in names:
+        if expected.get(conv) != tuple(int(x) for x in arrays[name].dims):
+            raise SourceError(f"{label}: {conv} is {tuple(arrays[name].dims)}, "
+                              f"{conventions.describe(spec)} needs {expected.get(conv)}")
+    if len(names) != len(expected):
+        raise SourceError(f"{label}: its layers do not all have the same inputs")
+    prefix = "" if count == 1 else f"{re.sub(r'[^A-Za-z0-9_]', '_', first.name or '')}" \
+        f"{'' if first.name else first.op_type.lower() + str(position)}/"
+    return Side(spec, prefix=prefix, names=tuple(names),
+                reset_after=bool(attributes.get("linear_before_reset", 0)) or cell is not Cell.GRU)
