@@ -27,6 +27,7 @@ COMMANDS = {
     "trace": "paramcount.commands.trace:trace",
     "fit": "paramcount.commands.fit:fit_command",
     "check": "paramcount.commands.check:check",
+    "port": "paramcount.commands.port:port",
 }
 
 

@@ -18,7 +18,6 @@ from paramcount.port.expr import (
     Rows,
     Shift,
     Source,
-    Stack,
     Take,
     Transpose,
     Zeros,

@@ -204,7 +204,11 @@ def gates(
     """
     labels = labels or names
     target_labels = target_labels or target_names
-    if names == target_names or isinstance(arg, Zeros):
+    if isinstance(arg, Zeros):
+        return arg
+    if names == target_names:
+        if isinstance(arg, Gates) and arg.target_names != target_labels:
+            return Gates(arg.arg, arg.order, arg.names, target_labels)
         return arg
     order = tuple(names.index(n) for n in target_names)
     if isinstance(arg, Gates):

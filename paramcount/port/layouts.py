@@ -242,7 +242,7 @@ def _flax_gate(side: Side, letter: str) -> str:
 
 
 def _read_flax(side: Side, layer: int, direction: Direction, get: Get, has: Has) -> Canonical:
-    spec, cell, h = side.spec, side.spec.cell, side.spec.hidden_size
+    cell, h = side.spec.cell, side.spec.hidden_size
     nnx = side.framework is Framework.FLAX_NNX
     zeros = Zeros((h,), "zeros (no such bias in Flax)")
     note = "concat gates"
@@ -366,7 +366,7 @@ def _write_onnx(side: Side, tensor: Tensor, all_: dict[Key, Canonical]) -> Expr:
 
 
 def _write_flax(side: Side, tensor: Tensor, all_: dict[Key, Canonical]) -> Expr:
-    spec, cell, h = side.spec, side.spec.cell, side.spec.hidden_size
+    cell, h = side.spec.cell, side.spec.hidden_size
     c = all_[(tensor.layer, tensor.direction)]
     module, _, kind = tensor.role.rpartition("/")
     if cell is Cell.RNN or module.startswith("dense"):

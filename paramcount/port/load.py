@@ -273,7 +273,8 @@ def _keras_side(layer: dict[str, Any], weights: Any, datasets: dict[str, str],
     )
     names = file_names(spec, tuple(shapes))
     if names is None:
-        raise SourceError(f"Keras layer {name}: its weights do not fit {conventions.describe(spec)}")
+        raise SourceError(f"Keras layer {name}: its weights do not fit "
+                          f"{conventions.describe(spec)}")
     recurrent_activation = str(options.get("recurrent_activation", "sigmoid")) \
         if cell is not Cell.RNN else "sigmoid"
     return Side(spec, prefix=f"{name}/", names=names,

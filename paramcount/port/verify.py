@@ -245,7 +245,7 @@ def _flax(side: Side, arrays: Arrays, given: Inputs) -> Run:
 
     from paramcount.verify.flax_backend import _flax
 
-    jax, jnp, linen, nnx = _flax()
+    _, jnp, linen, _ = _flax()
     spec = side.spec
     if side.framework is Framework.FLAX_NNX:
         return _flax_nnx(side, arrays, given)
@@ -300,7 +300,7 @@ def _flax_nnx(side: Side, arrays: Arrays, given: Inputs) -> Run:
 
     from paramcount.verify.flax_backend import _flax
 
-    jax, jnp, linen, nnx = _flax()
+    _, jnp, _, nnx = _flax()
     spec = side.spec
     cell_class = {Cell.RNN: nnx.SimpleCell, Cell.LSTM: nnx.LSTMCell,
                   Cell.GRU: nnx.GRUCell}[spec.cell]

@@ -60,8 +60,10 @@ def write(path: str, plans: list[ModulePlan], arrays: Callable[[], Arrays]) -> N
     suffix = check_destination(path)
     try:
         with _atomic(path) as temporary:
-            {".npz": _npz, ".safetensors": _safetensors, ".pt": _torch,
-             ".onnx": lambda p, a: _onnx(p, plans, a)}[suffix](temporary, arrays())
+            if suffix == ".onnx":
+                _onnx(temporary, plans, arrays())
+            else:
+                _WRITERS[suffix](temporary, arrays())
     except OSError as error:
         raise WriteError(f"--out {path}: {error.strerror or error}") from None
 
@@ -114,6 +116,9 @@ def _torch(path: str, arrays: Arrays) -> None:
     state = {name: torch.from_numpy(array.copy()) for name, array in arrays}
     torch.save(state, path)
 
+
+_WRITERS: dict[str, Callable[[str, Arrays], None]] = {
+    ".npz": _npz, ".safetensors": _safetensors, ".pt": _torch}
 
 OPSET = 22
 _OP = {Cell.RNN: "RNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}
