@@ -90,7 +90,7 @@ def target_side(source: Side, options: TargetOptions) -> Side:
     try:
         return _target_side(source, options)
     except PortRefused as error:
-        raise PortRefused(f"{error}{_exact_targets(source, options.framework)}") from None
+        raise PortRefused(f"{error}{_exact_targets(source)}") from None
 
 
 def _target_side(source: Side, options: TargetOptions) -> Side:
@@ -205,11 +205,11 @@ def _merge_modes(source: Side, options: TargetOptions) -> tuple[MergeMode, ...]:
     return tuple(wanted)
 
 
-def _exact_targets(source: Side, refused: Framework) -> str:
+def _exact_targets(source: Side) -> str:
     """``; exact targets: --to keras --reset-after, ...`` (tried, not guessed)."""
     found = []
     for fw in Framework:
-        if fw is refused or fw is source.framework:
+        if fw is source.framework:
             continue
         variants: list[tuple[str, TargetOptions]] = [("", TargetOptions(fw))]
         if source.spec.cell is Cell.GRU and fw is Framework.KERAS:
