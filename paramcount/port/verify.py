@@ -325,7 +325,7 @@ def _flax_nnx(side: Side, arrays: Arrays, given: Inputs) -> Run:
         flat = dict(nnx.to_flat_state(state))
         for path, variable in flat.items():
             key = prefix + "/".join(str(p) for p in path)
-            variable.value = jnp.asarray(arrays[key])
+            variable.set_value(jnp.asarray(arrays[key]))
         nnx.update(module, nnx.from_flat_state(flat))
 
     def finals(state: Any) -> tuple[Any, Any]:
