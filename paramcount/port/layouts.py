@@ -96,7 +96,11 @@ class Side:
     def name(self, tensor: Tensor) -> str:
         """The tensor's name in the file: as ``names`` pairs it, else the prefix + its name."""
         renamed = dict(self.names)
-        return renamed.get(tensor.name, self.prefix + tensor.name)
+        if tensor.name in renamed:
+            return renamed[tensor.name]
+        if self.framework is Framework.FLAX_LINEN and tensor.name.startswith("params/"):
+            return "params/" + self.prefix + tensor.name[len("params/"):]  # linen's root first
+        return self.prefix + tensor.name
 
 
 @dataclass(frozen=True)

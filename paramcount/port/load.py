@@ -171,7 +171,9 @@ def _npz(path: str) -> Iterator[tuple[dict[str, tuple[int, ...]], Callable[[str]
                 continue
             with archive.open(entry) as member:
                 version = np.lib.format.read_magic(member)
-                shape, _, _ = np.lib.format._read_array_header(member, version)
+                read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+                    np.lib.format.read_array_header_2_0
+                shape, _, _ = read(member)
             shapes[entry[: -len(".npy")]] = tuple(int(d) for d in shape)
     with np.load(path, allow_pickle=False) as data:
         yield shapes, lambda name: data[name]
@@ -193,8 +195,8 @@ def _keras(path: str, frameworks: tuple[Framework, ...] | None) -> Iterator[Open
             modules: list[Side] = []
             datasets: dict[str, str] = {}
             notes: list[str] = []
-            for layer in _keras_layers(config):
-                side = _keras_side(layer, weights, datasets, notes)
+            for layer, group in _keras_layers(config):
+                side = _keras_side(layer, group, weights, datasets)
                 if side is not None:
                     modules.append(side)
             if frameworks is not None and Framework.KERAS not in frameworks:
@@ -203,23 +205,43 @@ def _keras(path: str, frameworks: tuple[Framework, ...] | None) -> Iterator[Open
                          notes)
 
 
-def _keras_layers(config: Any) -> list[dict[str, Any]]:
-    """The layer configs of a Sequential or functional model (nested models are walked)."""
-    found: list[dict[str, Any]] = []
+def _snake(name: str) -> str:
+    """Keras' ``to_snake_case``, which names each layer's group in the weights file."""
+    name = re.sub(r"\W+", "", name)
+    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
+
+
+def _keras_layers(config: Any, base: str = "") -> list[tuple[dict[str, Any], str]]:
+    """Each layer config of a Sequential or functional model (nested models walked) with its
+    group in ``model.weights.h5``: ``layers/lstm_1``, numbered by class as Keras saves them."""
+    found: list[tuple[dict[str, Any], str]] = []
     layers = config.get("config", {}).get("layers", []) if isinstance(config, dict) else []
+    used: dict[str, int] = {}
     for layer in layers:
-        if not isinstance(layer, dict):
+        if not isinstance(layer, dict) or layer.get("class_name") == "InputLayer":
             continue
+        name = _snake(str(layer.get("class_name", "")))
+        used[name] = used.get(name, -1) + 1
+        path = f"{base}layers/{name}" + (f"_{used[name]}" if used[name] else "")
         inner = layer.get("config", {})
         if isinstance(inner, dict) and "layers" in inner:
-            found += _keras_layers(layer)
+            found += _keras_layers(layer, path + "/")
         else:
-            found.append(layer)
+            found.append((layer, path))
     return found
 
 
-def _keras_side(layer: dict[str, Any], weights: Any, datasets: dict[str, str],
-                notes: list[str]) -> Side | None:
+def _essentials(layer: dict[str, Any]) -> tuple[Any, ...]:
+    """What must agree between a Bidirectional's two layers for one spec to describe both."""
+    options = layer.get("config", {})
+    return (layer.get("class_name"),) + tuple(
+        options.get(k) for k in ("units", "activation", "recurrent_activation", "use_bias",
+                                 "reset_after"))
+
+
+def _keras_side(layer: dict[str, Any], group: str, weights: Any,
+                datasets: dict[str, str]) -> Side | None:
     kind = layer.get("class_name")
     config = layer.get("config", {})
     name = str(config.get("name"))
@@ -231,9 +253,10 @@ def _keras_side(layer: dict[str, Any], weights: Any, datasets: dict[str, str],
     if cell is None:
         return None
     options = inner.get("config", {})
-    if bidirectional and config.get("backward_layer") is not None:
-        raise SourceError(f"Keras layer {name}: a Bidirectional with its own backward_layer "
-                          "is not ported")
+    backward = config.get("backward_layer") if bidirectional else None
+    if isinstance(backward, dict) and _essentials(backward) != _essentials(inner):
+        raise SourceError(f"Keras layer {name}: its backward_layer is configured unlike its "
+                          "forward layer")
     if not bidirectional and options.get("go_backwards"):
         raise SourceError(f"Keras layer {name}: go_backwards=True has no counterpart here")
     inner_name = str(options.get("name", _SNAKE[cell]))
@@ -241,8 +264,8 @@ def _keras_side(layer: dict[str, Any], weights: Any, datasets: dict[str, str],
                                                           f"backward_{inner_name}")] \
         if bidirectional else [("", "")]
     shapes = {}
-    for group, label in groups:
-        base = f"layers/{name}/" + (f"{group}/" if group else "") + "cell/vars"
+    for part, label in groups:
+        base = f"{group}/" + (f"{part}/" if part else "") + "cell/vars"
         if base not in weights:
             raise SourceError(f"Keras layer {name}: no weights at {base}")
         for index, role in enumerate(_ROLES):

@@ -114,7 +114,8 @@ def _torch(path: str, arrays: Arrays) -> None:
 
     torch = load()
     state = {name: torch.from_numpy(array.copy()) for name, array in arrays}
-    torch.save(state, path)
+    with open(path, "wb") as handle:  # torch names the archive after the file; keep it valid
+        torch.save(state, handle)
 
 
 _WRITERS: dict[str, Callable[[str, Arrays], None]] = {
