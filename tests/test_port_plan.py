@@ -205,5 +205,6 @@ def test_simplification_keeps_a_copy_a_copy() -> None:
 def test_side_prefix_applies_to_names_not_paired() -> None:
     """A side without file names names its tensors as prefix + the convention's name."""
     side = replace(Side(LayerSpec(Cell.RNN, 2, 2)), prefix="encoder.rnn.")
-    assert [side.name(t) for t in conventions.tensors(side.spec)][0] == \
-        "encoder.rnn.weight_ih_l0"
+    names = [side.name(t) for t in conventions.tensors(side.spec)]
+    assert names == ["encoder.rnn.weight_ih_l0", "encoder.rnn.weight_hh_l0",
+                     "encoder.rnn.bias_ih_l0", "encoder.rnn.bias_hh_l0"]

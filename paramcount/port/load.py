@@ -235,9 +235,8 @@ def _keras_layers(config: Any, base: str = "") -> list[tuple[dict[str, Any], str
 def _essentials(layer: dict[str, Any]) -> tuple[Any, ...]:
     """What must agree between a Bidirectional's two layers for one spec to describe both."""
     options = layer.get("config", {})
-    return (layer.get("class_name"),) + tuple(
-        options.get(k) for k in ("units", "activation", "recurrent_activation", "use_bias",
-                                 "reset_after"))
+    keys = ("units", "activation", "recurrent_activation", "use_bias", "reset_after")
+    return (layer.get("class_name"), *(options.get(k) for k in keys))
 
 
 def _keras_side(layer: dict[str, Any], group: str, weights: Any,
