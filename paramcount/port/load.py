@@ -258,9 +258,9 @@ def _keras_side(layer: dict[str, Any], group: str, weights: Any,
                           "forward layer")
     if not bidirectional and options.get("go_backwards"):
         raise SourceError(f"Keras layer {name}: go_backwards=True has no counterpart here")
-    inner_name = str(options.get("name", _SNAKE[cell]))
-    groups = [("forward_layer", f"forward_{inner_name}"), ("backward_layer",
-                                                          f"backward_{inner_name}")] \
+    base_name = str(options.get("name", _SNAKE[cell])).removeprefix("forward_")
+    groups = [("forward_layer", f"forward_{base_name}"), ("backward_layer",
+                                                         f"backward_{base_name}")] \
         if bidirectional else [("", "")]
     shapes = {}
     for part, label in groups:
