@@ -41,6 +41,9 @@ class Opened:
     modules: list[Side]
     fetch: Callable[[str], Any]
     notes: list[str] = field(default_factory=list)
+    release: Callable[[str], None] = lambda name: None
+    """Let go of a tensor's memory once it is used (a memory-mapped one is read again from
+    disk if it is needed later)."""
 
 
 TORCH_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt")
@@ -88,7 +91,10 @@ def _open(path: str, suffix: str, frameworks: tuple[Framework, ...] | None,
         shapes, fetch = stack.enter_context(_npz(path))
         return _by_names(path, "npz", shapes, fetch, frameworks)
     if suffix in TORCH_SUFFIXES:
-        return _by_names(path, "torch", *_torch(path), frameworks)
+        shapes, fetch, release = _torch(path)
+        opened = _by_names(path, "torch", shapes, fetch, frameworks)
+        opened.release = release
+        return opened
     raise SourceError(
         f"{path}: cannot tell the format from '{suffix or 'no suffix'}' (port reads "
         ".pt, .pth, .bin, .ckpt, .safetensors, .npz, .keras and .onnx files)"
@@ -131,7 +137,8 @@ def _numpy_of_torch(tensor: Any) -> Any:
     return tensor.numpy()
 
 
-def _torch(path: str) -> tuple[dict[str, tuple[int, ...]], Callable[[str], Any]]:
+def _torch(path: str) -> tuple[dict[str, tuple[int, ...]], Callable[[str], Any],
+                               Callable[[str], None]]:
     torch = _require("torch", "torch")
     try:
         loaded = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
@@ -151,7 +158,32 @@ def _torch(path: str) -> tuple[dict[str, tuple[int, ...]], Callable[[str], Any]]
 
     walk(loaded, "")
     shapes = {name: tuple(int(d) for d in t.shape) for name, t in tensors.items()}
-    return shapes, lambda name: _numpy_of_torch(tensors[name])
+
+    def release(name: str) -> None:
+        tensor = tensors[name]
+        _drop_pages(tensor.data_ptr(), tensor.numel() * tensor.element_size())
+
+    return shapes, lambda name: _numpy_of_torch(tensors[name]), release
+
+
+def _drop_pages(address: int, length: int) -> None:
+    """Tell the kernel a memory-mapped range is not needed now (Linux ``MADV_DONTNEED``).
+
+    The file's pages leave this process' resident memory and are read again from the file if
+    touched; without this, every page a port has read stays resident until the file is closed.
+    """
+    import ctypes
+    import mmap
+    import sys
+
+    if not sys.platform.startswith("linux") or length <= 0:
+        return
+    page = mmap.PAGESIZE
+    start = address - address % page
+    end = address + length
+    end += -end % page
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.madvise(ctypes.c_void_p(start), ctypes.c_size_t(end - start), ctypes.c_int(4))
 
 
 def _safetensors(path: str) -> tuple[dict[str, tuple[int, ...]], Callable[[str], Any]]:

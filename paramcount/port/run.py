@@ -122,18 +122,22 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
         if verify:
             comparisons = tuple(_verify(p, fetch, seed) for p in plans)
         if out is not None:
-            write(out, plans, lambda: _arrays(plans, fetch))
+            write(out, plans, lambda: _arrays(plans, fetch, opened.release))
         return Result(path, opened.format, tuple(plans), tuple(opened.notes),
                       out, comparisons)
 
 
-def _arrays(plans: list[ModulePlan], fetch: Any) -> Iterator[tuple[str, Any]]:
+def _arrays(plans: list[ModulePlan], fetch: Any,
+            release: Any = None) -> Iterator[tuple[str, Any]]:
     from paramcount.port.execute import evaluate
 
     for module in plans:
         dtype = _dtype(module, fetch)
         for row in module.rows:
             yield row.name, evaluate(row.expr, fetch, dtype)
+            if release is not None:  # written: its sources' pages can go
+                for name in row.sources:
+                    release(name)
 
 
 def _dtype(module: ModulePlan, fetch: Any) -> Any:

@@ -84,6 +84,8 @@ _SAFETENSORS_DTYPES = {"float16": "F16", "float32": "F32", "float64": "F64",
 
 def _safetensors(path: str, arrays: Arrays) -> None:
     """The safetensors layout (8-byte header size, JSON header, data), written streaming."""
+    import numpy as np
+
     header: dict[str, Any] = {}
     offset = 0
     data_path = path + ".data"
@@ -93,11 +95,13 @@ def _safetensors(path: str, arrays: Arrays) -> None:
                 dtype = _SAFETENSORS_DTYPES.get(array.dtype.name)
                 if dtype is None:
                     raise WriteError(f"{name}: safetensors cannot hold {array.dtype.name}")
-                raw = array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
+                little = np.ascontiguousarray(array.astype(array.dtype.newbyteorder("<"),
+                                                           copy=False))
+                size = little.nbytes
                 header[name] = {"dtype": dtype, "shape": list(array.shape),
-                                "data_offsets": [offset, offset + len(raw)]}
-                data.write(raw)
-                offset += len(raw)
+                                "data_offsets": [offset, offset + size]}
+                data.write(little.data)
+                offset += size
         text = json.dumps(header, separators=(",", ":")).encode()
         text += b" " * (-len(text) % 8)
         with open(path, "wb") as out, open(data_path, "rb") as data:
