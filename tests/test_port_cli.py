@@ -238,7 +238,8 @@ def test_tf1_checkpoint_folds_forget_bias(cli: CLI, tmp_path: Path) -> None:
 @pytest.mark.skipif(not (have("keras") and have("tensorflow") and have("h5py")),
                     reason="needs keras")
 def test_keras_file_to_torch(cli: CLI, tmp_path: Path) -> None:
-    """A saved .keras model's recurrent layers port to torch, proved, each under its name."""
+    """A saved .keras (and legacy .h5) model's recurrent layers port, proved, each under its
+    name; weights without a configuration and hard_sigmoid gates are refused."""
     from paramcount.verify.keras_backend import load
 
     keras = load()
@@ -267,6 +268,15 @@ def test_keras_file_to_torch(cli: CLI, tmp_path: Path) -> None:
     torch.nn.GRU(8, 2).load_state_dict(
         {k.removeprefix("gru."): v for k, v in state.items() if k.startswith("gru.")},
         strict=True)
+    legacy = tmp_path / "tagger.h5"
+    model.save(legacy)
+    result = cli("port", str(legacy), "--to", "onnx", "--verify")
+    assert result.code == 0, result.out + result.err
+    assert result.out.count("equal: keras") == 3
+    weights_only = tmp_path / "tagger.weights.h5"
+    model.save_weights(weights_only)
+    refused = cli("port", str(weights_only), "--to", "torch")
+    assert refused.code == 2 and "holds weights only (model.save_weights)" in refused.err
     hard = keras.Sequential([keras.Input((5, 3)),
                              keras.layers.LSTM(4, recurrent_activation="hard_sigmoid")])
     hard_path = tmp_path / "old.keras"

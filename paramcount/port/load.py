@@ -18,7 +18,7 @@ import re
 import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from paramcount import conventions
@@ -85,6 +85,8 @@ def _open(path: str, suffix: str, frameworks: tuple[Framework, ...] | None,
         return _onnx(path, frameworks)
     if suffix == ".keras":
         return stack.enter_context(_keras(path, frameworks))
+    if suffix in (".h5", ".hdf5"):
+        return _keras_h5(path, frameworks, stack)
     if suffix == ".safetensors":
         return _by_names(path, "safetensors", *_safetensors(path), frameworks)
     if suffix == ".npz":
@@ -97,7 +99,7 @@ def _open(path: str, suffix: str, frameworks: tuple[Framework, ...] | None,
         return opened
     raise SourceError(
         f"{path}: cannot tell the format from '{suffix or 'no suffix'}' (port reads "
-        ".pt, .pth, .bin, .ckpt, .safetensors, .npz, .keras and .onnx files)"
+        ".pt, .pth, .bin, .ckpt, .safetensors, .npz, .keras, .h5 and .onnx files)"
     )
 
 
@@ -307,6 +309,35 @@ def _keras_side(layer: dict[str, Any], group: str, weights: Any,
                 datasets[weight_path] = key
                 shapes[weight_path] = tuple(int(d) for d in weights[key].shape)
     kernel = shapes[next(iter(shapes))]
+    details = _details(name, cell, options, config if bidirectional else None)
+    spec = LayerSpec(
+        cell=cell, input_size=kernel[0], hidden_size=int(options["units"]),
+        bidirectional=bidirectional, bias=bool(options.get("use_bias", True)),
+        framework=Framework.KERAS, merge_modes=details.merge_modes,
+        reset_after=details.reset_after, nonlinearity=details.nonlinearity,
+    )
+    names = file_names(spec, tuple(shapes))
+    if names is None:
+        raise SourceError(f"Keras layer {name}: its weights do not fit "
+                          f"{conventions.describe(spec)}")
+    return Side(spec, prefix=f"{name}/", names=names,
+                reset_after=cell is not Cell.GRU or spec.reset_after is not False,
+                recurrent_activation=details.recurrent_activation)
+
+
+@dataclass(frozen=True)
+class _Details:
+    """What a Keras layer's configuration says that its weights do not."""
+
+    nonlinearity: Nonlinearity | None
+    merge_modes: tuple[MergeMode, ...] | None
+    reset_after: bool | None
+    recurrent_activation: str
+
+
+def _details(name: str, cell: Cell, options: dict[str, Any],
+             wrapper: dict[str, Any] | None, reset_default: bool = True) -> _Details:
+    """Activations, merge mode and reset_after from a layer's config; unported ones refused."""
     activation = str(options.get("activation", "tanh"))
     nonlinearity = None
     if cell is Cell.RNN:
@@ -316,24 +347,66 @@ def _keras_side(layer: dict[str, Any], group: str, weights: Any,
         nonlinearity = Nonlinearity(activation)
     elif activation != "tanh":
         raise SourceError(f"Keras layer {name}: activation '{activation}' (the others use tanh)")
-    merge = config.get("merge_mode", "concat")
-    spec = LayerSpec(
-        cell=cell, input_size=kernel[0], hidden_size=int(options["units"]),
-        bidirectional=bidirectional, bias=bool(options.get("use_bias", True)),
-        framework=Framework.KERAS,
-        merge_modes=(MergeMode(merge or "none"),) if bidirectional else None,
-        reset_after=bool(options.get("reset_after", True)) if cell is Cell.GRU else None,
-        nonlinearity=nonlinearity,
+    merge = wrapper.get("merge_mode", "concat") if wrapper is not None else None
+    return _Details(
+        nonlinearity,
+        (MergeMode(merge or "none"),) if wrapper is not None else None,
+        bool(options.get("reset_after", reset_default)) if cell is Cell.GRU else None,
+        str(options.get("recurrent_activation", "sigmoid")) if cell is not Cell.RNN
+        else "sigmoid",
     )
-    names = file_names(spec, tuple(shapes))
-    if names is None:
-        raise SourceError(f"Keras layer {name}: its weights do not fit "
-                          f"{conventions.describe(spec)}")
-    recurrent_activation = str(options.get("recurrent_activation", "sigmoid")) \
-        if cell is not Cell.RNN else "sigmoid"
-    return Side(spec, prefix=f"{name}/", names=names,
-                reset_after=cell is not Cell.GRU or spec.reset_after is not False,
-                recurrent_activation=recurrent_activation)
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _keras_h5(path: str, frameworks: tuple[Framework, ...] | None,
+              stack: contextlib.ExitStack) -> Opened:
+    """A whole model saved as HDF5 (Keras 2, or Keras 3's legacy ``model.save('m.h5')``)."""
+    h5py = _require("h5py", "keras")
+    handle = stack.enter_context(h5py.File(path, "r"))
+    if "model_weights" not in handle:
+        kind = "weights only (model.save_weights)" if "layers" in handle else "no Keras model"
+        raise SourceError(f"{path}: holds {kind}, without the layers' configuration; port the "
+                          ".keras file or the model saved whole")
+    raw = handle.attrs.get("model_config")
+    config = json.loads(_text(raw)) if raw is not None else {}
+    layers = {str(layer.get("config", {}).get("name")): layer
+              for layer, _ in _keras_layers(config)}
+    group = handle["model_weights"]
+    shapes: dict[str, tuple[int, ...]] = {}
+    datasets: dict[str, str] = {}
+    for layer_name in (_text(n) for n in group.attrs.get("layer_names", list(group))):
+        for weight in (_text(w) for w in group[layer_name].attrs.get("weight_names", [])):
+            parts = weight.split("/")
+            if layer_name in parts:  # Keras 3 puts the model's name first
+                parts = parts[parts.index(layer_name):]
+            shapes["/".join(parts)] = tuple(int(d) for d in group[layer_name][weight].shape)
+            datasets["/".join(parts)] = f"model_weights/{layer_name}/{weight}"
+    modules = []
+    for recognised in conventions.recognise(shapes, (Framework.KERAS,)):
+        side = side_of(recognised)
+        layer = layers.get(recognised.prefix.split("/")[0])
+        if layer is not None:
+            bidirectional = layer.get("class_name") == "Bidirectional"
+            inner = layer.get("config", {}).get("layer", {}) if bidirectional else layer
+            # Keras before 2.3 (and tf.compat.v1) defaulted to reset_after=False
+            details = _details(recognised.prefix.rstrip("/"), side.spec.cell,
+                               inner.get("config", {}),
+                               layer.get("config", {}) if bidirectional else None,
+                               reset_default=False)
+            spec = side.spec
+            if spec.cell is Cell.GRU and not spec.bias:
+                spec = spec.replace(reset_after=details.reset_after)
+            spec = spec.replace(nonlinearity=details.nonlinearity,
+                                merge_modes=details.merge_modes if spec.bidirectional else None)
+            side = replace(side, spec=spec, recurrent_activation=details.recurrent_activation,
+                           reset_after=spec.cell is not Cell.GRU or bool(spec.reset_after))
+        modules.append(side)
+    if frameworks is not None and Framework.KERAS not in frameworks:
+        modules = []
+    return Opened(path, "keras-h5", modules, lambda name: handle[datasets[name]][()])
 
 
 # -- ONNX: each LSTM / GRU / RNN node, chained nodes as one stack.
