@@ -9,6 +9,7 @@ order left alone, a transpose left out) must make them disagree, so the comparis
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -161,3 +162,87 @@ def test_a_dropped_recurrent_bias_is_caught(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(layouts, "_summed", lambda c: c.bx)
     bad = ported(source, Framework.KERAS, seed=5)
     assert bad is not None and bad.largest > 1e-2
+
+
+def tf1_reference(side: Side, arrays: dict[str, Any], given: Any) -> tuple[Any, Any, Any]:
+    """TF 1.15's LSTMCell.call and GRUCell.call, transcribed in numpy, run by dynamic_rnn.
+
+    TensorFlow 1 does not install next to TensorFlow 2, so this stands in for the real cell:
+    it follows rnn_cell_impl.py line by line (kernel on [inputs, state], i, j, f, o split,
+    forget_bias added to f, peepholes w_*_diag, projection after the output gate; GRU gates r, u
+    and a candidate on [inputs, r * state]).
+    """
+    spec = side.spec
+    scope = "rnn/lstm_cell/" if spec.cell is Cell.LSTM else "rnn/gru_cell/"
+
+    def sigmoid(v: Any) -> Any:
+        return 1 / (1 + np.exp(-v))
+
+    outputs = []
+    if spec.cell is Cell.LSTM:
+        c, m = given.c0[0], given.h0[0]
+        for t in range(given.x.shape[1]):
+            matrix = np.concatenate([given.x[:, t], m], 1) @ arrays[scope + "kernel"] + \
+                arrays[scope + "bias"]
+            i, j, f, o = np.split(matrix, 4, axis=1)
+            if spec.peepholes:
+                c = sigmoid(f + side.forget_bias + arrays[scope + "w_f_diag"] * c) * c + \
+                    sigmoid(i + arrays[scope + "w_i_diag"] * c) * np.tanh(j)
+                m = sigmoid(o + arrays[scope + "w_o_diag"] * c) * np.tanh(c)
+            else:
+                c = sigmoid(f + side.forget_bias) * c + sigmoid(i) * np.tanh(j)
+                m = sigmoid(o) * np.tanh(c)
+            if spec.proj_size:
+                m = m @ arrays[scope + "projection/kernel"]
+            outputs.append(m)
+        return np.stack(outputs, 1), m[None], c[None]
+    h = given.h0[0]
+    for t in range(given.x.shape[1]):
+        value = sigmoid(np.concatenate([given.x[:, t], h], 1) @ arrays[scope + "gates/kernel"]
+                        + arrays[scope + "gates/bias"])
+        r, u = np.split(value, 2, axis=1)
+        candidate = np.tanh(np.concatenate([given.x[:, t], r * h], 1)
+                            @ arrays[scope + "candidate/kernel"] + arrays[scope + "candidate/bias"])
+        h = u * h + (1 - u) * candidate
+        outputs.append(h)
+    return np.stack(outputs, 1), h[None], None
+
+
+@pytest.mark.parametrize(
+    ("spec", "target", "options"),
+    [
+        (LayerSpec(Cell.LSTM, 3, 5, framework=Framework.TF1), Framework.TORCH, {}),
+        (LayerSpec(Cell.LSTM, 3, 5, proj_size=2, framework=Framework.TF1), Framework.TORCH, {}),
+        (LayerSpec(Cell.LSTM, 3, 4, peepholes=True, framework=Framework.TF1), Framework.ONNX,
+         {}),
+        (LayerSpec(Cell.GRU, 3, 4, framework=Framework.TF1), Framework.ONNX,
+         {"linear_before_reset": False}),
+    ],
+    ids=["lstm-to-torch", "projected-lstm-to-torch", "peepholes-to-onnx",
+         "gru-to-onnx-linear-before-reset-0"],
+)
+def test_tf1_ports_match_tf1s_own_equations(spec: LayerSpec, target: Framework,
+                                            options: dict[str, Any]) -> None:
+    """TF1 cells (forget_bias 0.7, i,j,f,o gates, peepholes, projection) port exactly to
+    layers that run, judged against TF1's equations."""
+    if not available(target):
+        pytest.skip("needs the target framework")
+    from paramcount.port.verify import inputs, run
+
+    source = Side(spec, reset_after=False, forget_bias=0.7)
+    arrays = random_arrays(source, 6)
+    goal = target_side(source, TargetOptions(target, forget_bias=0.7, **options))
+    made = {row.name: evaluate(row.expr, arrays.__getitem__, np.float32)
+            for row in plan(source, goal).rows}
+    given = inputs(source, seed=6)
+    y, h, c = tf1_reference(source, arrays, given)
+    ran = run(goal, made, given)
+    assert np.max(np.abs(ran.output - y)) < 1e-5
+    assert np.max(np.abs(ran.h - h)) < 1e-5
+    if c is not None:
+        assert np.max(np.abs(ran.c - c)) < 1e-5
+    if spec.cell is Cell.LSTM:  # forgetting forget_bias is caught by the same comparison
+        unfolded = Side(spec, reset_after=False, forget_bias=0.0)
+        wrong = {row.name: evaluate(row.expr, arrays.__getitem__, np.float32)
+                 for row in plan(unfolded, replace(goal, forget_bias=0.0)).rows}
+        assert np.max(np.abs(run(goal, wrong, given).output - y)) > 1e-3

@@ -13,6 +13,7 @@ weights being checked.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -146,7 +147,9 @@ def _torch(side: Side, arrays: Arrays, given: Inputs) -> Run:
                                          **options)
         module.load_state_dict(state, strict=True)
         if spec.cell is Cell.LSTM:
-            y, (h, c) = module(x, (h0, c0))
+            with warnings.catch_warnings():  # torch's note that oneDNN skips projections
+                warnings.filterwarnings("ignore", "LSTM with projections", UserWarning)
+                y, (h, c) = module(x, (h0, c0))
             return Run(y.numpy(), h.numpy(), c.numpy(), f"torch {torch.__version__}")
         y, h = module(x, h0)
         return Run(y.numpy(), h.numpy(), None, f"torch {torch.__version__}")
