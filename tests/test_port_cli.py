@@ -294,3 +294,20 @@ def test_pickle_module_is_never_used_to_load(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(pickle, "load", forbidden)
     path, _ = encoder
     assert cli("port", str(path), "--to", "onnx").code == 0
+
+
+@pytest.mark.parametrize(
+    ("out", "message"),
+    [("x.onnx", "a .onnx file holds ONNX weights; write Keras tensors to .npz or .safetensors"),
+     ("x.h5", "port writes .npz, .safetensors, .pt, .onnx files"),
+     ("missing/x.npz", "no such directory")],
+    ids=["onnx-for-keras", "suffix", "directory"],
+)
+def test_bad_destinations_are_refused_before_reading(
+    cli: CLI, encoder: tuple[Path, Any], tmp_path: Path, out: str, message: str
+) -> None:
+    """--out is checked first: exit 2, one line, nothing written."""
+    path, _ = encoder
+    result = cli("port", str(path), "--to", "keras", "--out", str(tmp_path / out))
+    assert result.code == 2 and message in result.err and result.err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["encoder.pt"]

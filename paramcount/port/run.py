@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from paramcount.errors import ParamcountError
 from paramcount.port.layouts import Side
 from paramcount.port.load import Opened, SourceError, open_source
 from paramcount.port.plan import ModulePlan, PortRefused, TargetOptions, plan, target_side
@@ -113,7 +112,7 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
     from paramcount.port.write import check_destination, write
 
     if out is not None:
-        check_destination(out)
+        check_destination(out, target.framework)
     frameworks = (source.framework,) if source.framework else None
     with open_source(path, frameworks) as opened:
         plans = plans_of(opened, source, target)
@@ -158,7 +157,4 @@ def _verify(module: ModulePlan, fetch: Any, seed: int) -> Comparison:
     made = dict(_arrays([module], fetch))
     prefix = module.target.prefix
     target_arrays = {name[len(prefix):]: array for name, array in made.items()}
-    try:
-        return compare(source, source_arrays, module.target, target_arrays, seed)
-    except ParamcountError:
-        raise
+    return compare(source, source_arrays, module.target, target_arrays, seed)

@@ -18,7 +18,7 @@ from typing import Any
 from paramcount.errors import ParamcountError
 from paramcount.port.layouts import Side
 from paramcount.port.plan import ModulePlan
-from paramcount.spec import Cell
+from paramcount.spec import Cell, Framework
 
 Arrays = Iterable[tuple[str, Any]]
 """(target name, numpy array) pairs, made lazily."""
@@ -30,11 +30,19 @@ class WriteError(ParamcountError):
     """An output that cannot be written."""
 
 
-def check_destination(path: str) -> str:
-    """The suffix of ``path`` if port can write it there, else a WriteError."""
+_OWN = {".pt": Framework.TORCH, ".onnx": Framework.ONNX}
+"""Containers of one framework's own; .npz and .safetensors hold any convention's tensors."""
+
+
+def check_destination(path: str, framework: Framework) -> str:
+    """The suffix of ``path`` if port can write ``framework``'s tensors there, else an error."""
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in SUFFIXES:
         raise WriteError(f"--out {path}: port writes {', '.join(SUFFIXES)} files")
+    own = _OWN.get(suffix)
+    if own is not None and own is not framework:
+        raise WriteError(f"--out {path}: a {suffix} file holds {own.display_name} weights; "
+                         f"write {framework.display_name} tensors to .npz or .safetensors")
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise WriteError(f"--out {path}: no such directory {directory}")
@@ -57,7 +65,7 @@ def _atomic(path: str) -> Iterator[str]:
 
 def write(path: str, plans: list[ModulePlan], arrays: Callable[[], Arrays]) -> None:
     """Write every target tensor to ``path`` in the container its suffix names."""
-    suffix = check_destination(path)
+    suffix = check_destination(path, plans[0].target.framework)
     try:
         with _atomic(path) as temporary:
             if suffix == ".onnx":
