@@ -311,3 +311,18 @@ def test_bad_destinations_are_refused_before_reading(
     result = cli("port", str(path), "--to", "keras", "--out", str(tmp_path / out))
     assert result.code == 2 and message in result.err and result.err.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["encoder.pt"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(["--forget-bias", "nan"], "Invalid value for '--forget-bias': nan is not a finite"),
+     (["--seed", "-1"], "Invalid value for '--seed'"),
+     (["--to", "caffe"], "Invalid value for '--to'")],
+    ids=["forget-bias", "seed", "framework"],
+)
+def test_bad_options_are_one_line(cli: CLI, encoder: tuple[Path, Any], args: list[str],
+                                  message: str) -> None:
+    """Options that make no sense are refused with one line, exit 2."""
+    path, _ = encoder
+    result = cli("port", str(path), *(["--to", "keras"] if "--to" not in args else []), *args)
+    assert result.code == 2 and message in result.err and result.err.count("\n") == 1

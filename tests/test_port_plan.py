@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -208,3 +209,41 @@ def test_side_prefix_applies_to_names_not_paired() -> None:
     names = [side.name(t) for t in conventions.tensors(side.spec)]
     assert names == ["encoder.rnn.weight_ih_l0", "encoder.rnn.weight_hh_l0",
                      "encoder.rnn.bias_ih_l0", "encoder.rnn.bias_hh_l0"]
+
+
+def _loaded(code: str) -> set[str]:
+    """Top-level modules loaded by ``code`` in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    probe = f"{code}\nimport sys\nprint(' '.join(sorted({{m.split('.')[0] for m in sys.modules}})))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True)
+    return set(out.stdout.split("\n")[-2].split())
+
+
+HEAVY = {"torch", "tensorflow", "keras", "jax", "flax", "onnx", "onnxruntime", "h5py"}
+
+
+def test_the_plan_core_imports_no_array_library() -> None:
+    """Planning (expressions, layouts, refusals) needs neither numpy nor any framework."""
+    loaded = _loaded("import paramcount.port.plan, paramcount.commands.port")
+    assert not loaded & {*HEAVY, "numpy", "safetensors"}
+
+
+def test_planning_a_safetensors_file_imports_no_framework(tmp_path: Path) -> None:
+    """Porting a .safetensors file to Keras arrays runs no framework, only numpy and
+    safetensors."""
+    safetensors_numpy = pytest.importorskip("safetensors.numpy")
+    source = tmp_path / "gru.safetensors"
+    spec = LayerSpec(Cell.GRU, 3, 4)
+    safetensors_numpy.save_file(
+        {t.name: np.ones(t.shape, np.float32) for t in conventions.tensors(spec)}, str(source))
+    out = tmp_path / "gru.npz"
+    code = ("import contextlib, io\nfrom paramcount.cli import run\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    assert run(['port', {str(source)!r}, '--to', 'keras', '--out', "
+            f"{str(out)!r}]) == 0")
+    assert not _loaded(code) & HEAVY
+    assert sorted(np.load(out)) == ["gru/gru_cell/bias", "gru/gru_cell/kernel",
+                                    "gru/gru_cell/recurrent_kernel"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import click
@@ -48,7 +49,7 @@ _FRAMEWORKS = click.Choice([f.value for f in Framework])
               help="Target ONNX GRU's linear_before_reset. [default: what is exact]")
 @click.option("--merge-mode", "merge_modes", type=MergeModes(), default=None,
               help="Target Keras Bidirectional merge mode(s). [default: the source's]")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=click.IntRange(0), default=0, show_default=True,
               help="Seed of the random input and states used by --verify.")
 def port(source: str, to: str, from_: str | None, out: str | None, verify: bool,
          as_json: bool, nonlinearity: str | None, forget_bias: float,
@@ -59,6 +60,9 @@ def port(source: str, to: str, from_: str | None, out: str | None, verify: bool,
     from paramcount.port.run import SourceOptions
     from paramcount.port.run import port as run_port
 
+    if not math.isfinite(forget_bias):
+        raise click.BadParameter(f"{forget_bias} is not a finite number",
+                                 param_hint="'--forget-bias'")
     chosen = Nonlinearity(nonlinearity) if nonlinearity else None
     result = run_port(
         source,
