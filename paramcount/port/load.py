@@ -457,13 +457,17 @@ def _continues(previous: Any, node: Any, producer: dict[str, Any], arrays: dict[
     name = node.input[0]
     for _ in range(8):
         if name == previous.output[0]:
-            return [a for a in previous.attribute if a.name != "hidden_size"] == \
-                [a for a in node.attribute if a.name != "hidden_size"]
+            return list(previous.attribute) == list(node.attribute) and \
+                _has_bias(previous) == _has_bias(node)
         source = producer.get(name)
         if source is None or source.op_type not in _PASS_THROUGH:
             return False
         name = source.input[0]
     return False
+
+
+def _has_bias(node: Any) -> bool:
+    return len(node.input) > 3 and bool(node.input[3])
 
 
 def _onnx_side(nodes: list[Any], arrays: dict[str, Any], helper: Any, count: int,
