@@ -245,10 +245,12 @@ def test_keras_file_to_torch(cli: CLI, tmp_path: Path) -> None:
     keras = load()
     model = keras.Sequential([
         keras.Input((5, 3)),
-        keras.layers.Bidirectional(keras.layers.LSTM(4, return_sequences=True)),
-        keras.layers.GRU(2, return_sequences=True),
-        keras.layers.SimpleRNN(3, activation="relu"),
-        keras.layers.Dense(1),
+        # names given: Keras numbers unnamed layers across the whole session
+        keras.layers.Bidirectional(keras.layers.LSTM(4, return_sequences=True, name="lstm"),
+                                   name="bidirectional"),
+        keras.layers.GRU(2, return_sequences=True, name="gru"),
+        keras.layers.SimpleRNN(3, activation="relu", name="simple_rnn"),
+        keras.layers.Dense(1, name="dense"),
     ])
     rng = np.random.default_rng(0)
     model.set_weights([rng.standard_normal(w.shape).astype(np.float32) * 0.5
@@ -278,7 +280,8 @@ def test_keras_file_to_torch(cli: CLI, tmp_path: Path) -> None:
     refused = cli("port", str(weights_only), "--to", "torch")
     assert refused.code == 2 and "holds weights only (model.save_weights)" in refused.err
     hard = keras.Sequential([keras.Input((5, 3)),
-                             keras.layers.LSTM(4, recurrent_activation="hard_sigmoid")])
+                             keras.layers.LSTM(4, recurrent_activation="hard_sigmoid",
+                                               name="old")])
     hard_path = tmp_path / "old.keras"
     hard.save(hard_path)
     refused = cli("port", str(hard_path), "--to", "torch")

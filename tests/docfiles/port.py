@@ -35,9 +35,10 @@ def make_tagger(directory: Path) -> None:
     keras = load()
     model = keras.Sequential([
         keras.Input((None, 8)),
-        keras.layers.Bidirectional(keras.layers.LSTM(16, return_sequences=True)),
-        keras.layers.GRU(16, return_sequences=True),
-        keras.layers.Dense(5),
+        keras.layers.Bidirectional(keras.layers.LSTM(16, return_sequences=True, name="lstm"),
+                                   name="encoder"),
+        keras.layers.GRU(16, return_sequences=True, name="gru"),
+        keras.layers.Dense(5, name="tags"),
     ])
     rng = np.random.default_rng(2)
     model.set_weights([rng.standard_normal(w.shape).astype("float32") * 0.3
