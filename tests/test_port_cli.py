@@ -351,3 +351,22 @@ def test_torch_onnx_export_ports_back_bit_for_bit(cli: CLI, tmp_path: Path) -> N
     state = torch.load(back, weights_only=True)
     assert list(state) == list(gru.state_dict())
     assert all(torch.equal(state[k], v) for k, v in gru.state_dict().items())
+
+
+@pytest.mark.onnx
+def test_onnx_external_data_outside_the_model_is_refused(cli: CLI, tmp_path: Path) -> None:
+    """An ONNX initializer whose data points at an absolute path is refused, not read."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    tensor = numpy_helper.from_array(np.zeros((1, 4, 3), np.float32), "W")
+    tensor.ClearField("raw_data")
+    tensor.data_location = TensorProto.EXTERNAL
+    for key, value in (("location", "/etc/passwd"), ("offset", "0"), ("length", "48")):
+        entry = tensor.external_data.add()
+        entry.key, entry.value = key, value
+    path = tmp_path / "evil.onnx"
+    onnx.save(helper.make_model(helper.make_graph([], "g", [], [], [tensor])), str(path))
+    result = cli("port", str(path), "--to", "torch")
+    assert result.code == 2
+    assert "should be a relative path" in result.err and result.err.count("\n") == 1
