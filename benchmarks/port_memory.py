@@ -3,9 +3,10 @@
 A torch checkpoint of ``nn.LSTM(2048, 2048, num_layers=3, bidirectional=True)`` (268 million
 parameters, 1.07 GB in fp32) is written once. Fresh interpreters then either only import what
 a port needs (torch, numpy and paramcount's port modules: the baseline) or run
-``paramcount port big.pt --to keras --out big.safetensors`` (and ``--out big.npz``), and report
-their peak RSS. For contrast, a naive port is measured too: ``torch.load`` without mmap, every
-tensor converted, all target arrays built before ``numpy.savez``. Reported: each run's peak RSS
+``paramcount port big.pt --to keras --out out.safetensors`` (and ``--out out.npz``, and from
+``big.safetensors``), and report their peak RSS. For contrast, a naive port is measured too:
+``torch.load`` without mmap, every tensor converted, all target arrays built before
+``numpy.savez``. Reported: each run's peak RSS
 beyond the baseline, as a ratio of the checkpoint's size. Goal: at most 1.0 (a port needs no
 more memory than the checkpoint it reads).
 
@@ -31,6 +32,8 @@ torch.manual_seed(0)
 with torch.no_grad():
     lstm = torch.nn.LSTM(2048, 2048, num_layers=3, bidirectional=True)
 torch.save(lstm.state_dict(), sys.argv[1])
+from safetensors.torch import save_file
+save_file(lstm.state_dict(), sys.argv[1].replace(".pt", ".safetensors"))
 """
 
 CHILD = """
@@ -44,6 +47,11 @@ if mode == "port":
     from paramcount.cli import run
     with contextlib.redirect_stdout(io.StringIO()):
         code = run(["port", source, "--to", "keras", "--out", out])
+elif mode == "port-safetensors":
+    from paramcount.cli import run
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = run(["port", source.replace(".pt", ".safetensors"), "--to", "keras",
+                    "--out", out])
 elif mode == "naive":
     state = torch.load(source, map_location="cpu", weights_only=True)
     arrays = {}
@@ -82,16 +90,17 @@ def main() -> int:
         baseline = child("import", source, directory / "unused")
         print(f"baseline (imports only): peak RSS {baseline:,.0f} MB")
         worst = 0.0
-        for mode, out in (("port", "big.safetensors"), ("port", "big.npz"),
-                          ("naive", "naive.npz")):
+        runs = (("port", "out.safetensors", "port big.pt --out out.safetensors"),
+                ("port", "out.npz", "port big.pt --out out.npz"),
+                ("port-safetensors", "out.npz", "port big.safetensors --out out.npz"),
+                ("naive", "naive.npz", "naive torch.load + numpy.savez"))
+        for mode, out, label in runs:
             peak = child(mode, source, directory / out)
             extra = peak - baseline
             ratio = extra / size_mb
-            label = f"paramcount port --out {out}" if mode == "port" else \
-                "naive torch.load + numpy.savez"
             print(f"{label:38} peak RSS {peak:,.0f} MB, beyond baseline {extra:,.0f} MB "
                   f"= {ratio:.2f} × the checkpoint")
-            if mode == "port":
+            if mode != "naive":
                 worst = max(worst, ratio)
             (directory / out).unlink(missing_ok=True)
     verdict = "within" if worst <= GOAL else "OVER"

@@ -178,23 +178,36 @@ def test_hostile_checkpoint_runs_nothing(cli: CLI, tmp_path: Path) -> None:
     assert not marker.exists()
 
 
+def _safetensors(header: dict[str, Any], data: bytes) -> bytes:
+    """A safetensors file's bytes: the header's length, the header, the data."""
+    text = json.dumps(header).encode()
+    return len(text).to_bytes(8, "little") + text + data
+
+
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [
-        ("bad.safetensors", b"\xff" * 20, "cannot read it as safetensors"),
+        ("bad.safetensors", b"\xff" * 20, "not a safetensors file (header length"),
+        ("big.safetensors", _safetensors({"w": {"dtype": "F32", "shape": [1000000],
+                                                "data_offsets": [0, 4000000]}}, b"\0" * 4),
+         "'w' lies outside the file"),
+        ("dtype.safetensors", _safetensors({"w": {"dtype": "PICKLE", "shape": [1],
+                                                  "data_offsets": [0, 4]}}, b"\0" * 4),
+         "'w' is described wrongly"),
+        ("json.safetensors", (4).to_bytes(8, "little") + b"[1,2", "cannot read it as "
+         "safetensors: JSONDecodeError"),
         ("bad.npz", b"not a zip", "cannot read it as npz"),
         ("bad.onnx", b"\x01\x02garbage", "cannot read it as onnx"),
         ("weights.txt", b"", "cannot tell the format from '.txt'"),
     ],
-    ids=["safetensors", "npz", "onnx", "suffix"],
+    ids=["safetensors", "safetensors-range", "safetensors-dtype", "safetensors-json", "npz",
+         "onnx", "suffix"],
 )
 def test_damaged_files_are_one_line(cli: CLI, tmp_path: Path, name: str, content: bytes,
                                     message: str) -> None:
     """Damaged or unknown files: exit 2, one line on stderr, no traceback."""
     if name.endswith(".onnx"):
         pytest.importorskip("onnx")
-    if name.endswith(".safetensors"):
-        pytest.importorskip("safetensors")
     path = tmp_path / name
     path.write_bytes(content)
     result = cli("port", str(path), "--to", "torch")
@@ -370,3 +383,17 @@ def test_onnx_external_data_outside_the_model_is_refused(cli: CLI, tmp_path: Pat
     result = cli("port", str(path), "--to", "torch")
     assert result.code == 2
     assert "should be a relative path" in result.err and result.err.count("\n") == 1
+
+
+def test_bfloat16_safetensors_are_widened_exactly(cli: CLI, tmp_path: Path) -> None:
+    """A bfloat16 checkpoint in safetensors ports with its values widened to float32 exactly."""
+    safetensors_torch = pytest.importorskip("safetensors.torch")
+    torch.manual_seed(0)
+    state = {k: v.to(torch.bfloat16) for k, v in torch.nn.RNN(3, 4).state_dict().items()}
+    path = tmp_path / "rnn.safetensors"
+    safetensors_torch.save_file(state, str(path))
+    out = tmp_path / "rnn.npz"
+    assert cli("port", str(path), "--to", "keras", "--out", str(out)).code == 0
+    kernel = np.load(out)["simple_rnn/simple_rnn_cell/kernel"]
+    assert kernel.dtype == np.float32
+    assert np.array_equal(kernel, state["weight_ih_l0"].float().numpy().T)

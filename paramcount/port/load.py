@@ -1,10 +1,10 @@
 """Reading a source file's recurrent weights, safely, with the layers they belong to.
 
-Each format is read by its own library without running anything the file holds: torch files
-with ``torch.load(weights_only=True, mmap=True)`` (tensors stay on disk until used),
-safetensors with ``safe_open``, ``.npz`` with ``numpy.load(allow_pickle=False)``, Keras
+Nothing a file holds is run: torch files go through ``torch.load(weights_only=True,
+mmap=True)`` (tensors stay on disk until used), safetensors through a checked header and one
+positioned read per tensor, ``.npz`` through ``numpy.load(allow_pickle=False)``, Keras
 ``.keras`` files through their ``config.json`` and ``h5py`` (only the recurrent datasets are
-read), ONNX with ``onnx.load`` and ``numpy_helper``. Tensor names are recognised by
+read), ONNX through ``onnx.load`` and ``numpy_helper``. Tensor names are recognised by
 ``paramcount.conventions.recognise``; ONNX and Keras files also say what the names cannot
 (a GRU's ``linear_before_reset``, activations, merge modes), and are read from their structure.
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import re
 import zipfile
@@ -188,11 +189,61 @@ def _drop_pages(address: int, length: int) -> None:
     libc.madvise(ctypes.c_void_p(start), ctypes.c_size_t(end - start), ctypes.c_int(4))
 
 
+_SAFETENSORS_DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2",
+                       "I64": "<i8", "I32": "<i4", "I16": "<i2", "I8": "i1", "U8": "u1",
+                       "BOOL": "?"}
+_HEADER_LIMIT = 100 * 2**20
+
+
 def _safetensors(path: str) -> tuple[dict[str, tuple[int, ...]], Callable[[str], Any]]:
-    safetensors = _require("safetensors", "safetensors")
-    handle = safetensors.safe_open(path, framework="numpy")
-    shapes = {name: tuple(handle.get_slice(name).get_shape()) for name in handle.keys()}  # noqa: SIM118
-    return shapes, handle.get_tensor
+    """The safetensors layout read by hand: an 8-byte length, a JSON header, then the data.
+
+    The header is checked before use (its length, every dtype, shape and byte range), and each
+    tensor is read with one positioned read when it is needed, so no more than one tensor is
+    in memory (a memory map would keep every page read resident). bfloat16 is widened to
+    float32, exactly.
+    """
+    np = _require("numpy", "port")
+    size = os.path.getsize(path)
+    with open(path, "rb") as handle:
+        length = int.from_bytes(handle.read(8), "little")
+        if size < 8 or not 2 <= length <= min(size - 8, _HEADER_LIMIT):
+            raise SourceError(f"{path}: not a safetensors file (header length {length})")
+        header = json.loads(handle.read(length))
+    if not isinstance(header, dict):
+        raise SourceError(f"{path}: not a safetensors file (its header is not an object)")
+    start = 8 + length
+    entries: dict[str, tuple[str, tuple[int, ...], int, int]] = {}
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        if not isinstance(entry, dict):
+            raise SourceError(f"{path}: tensor {name!r} has no description")
+        dtype, shape, offsets = entry.get("dtype"), entry.get("shape"), \
+            entry.get("data_offsets")
+        if dtype not in _SAFETENSORS_DTYPES or not isinstance(shape, list) or not all(
+                isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape) or \
+                not isinstance(offsets, list) or len(offsets) != 2 or not all(
+                isinstance(o, int) and not isinstance(o, bool) for o in offsets):
+            raise SourceError(f"{path}: tensor {name!r} is described wrongly")
+        begin, end = offsets
+        expected = int(np.dtype(_SAFETENSORS_DTYPES[dtype]).itemsize) * math.prod(shape)
+        if not 0 <= begin <= end or end - begin != expected or start + end > size:
+            raise SourceError(f"{path}: tensor {name!r} lies outside the file or has "
+                              "the wrong size")
+        entries[name] = (dtype, tuple(shape), start + begin, end - begin)
+
+    def fetch(name: str) -> Any:
+        dtype, shape, offset, count = entries[name]
+        with open(path, "rb") as handle:
+            handle.seek(offset)
+            raw = handle.read(count)
+        array = np.frombuffer(raw, dtype=_SAFETENSORS_DTYPES[dtype]).reshape(shape)
+        if dtype == "BF16":
+            return (array.astype(np.uint32) << 16).view(np.float32)
+        return array.astype(array.dtype.newbyteorder("="), copy=False)
+
+    return {name: e[1] for name, e in entries.items()}, fetch
 
 
 @contextmanager
