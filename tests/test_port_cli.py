@@ -397,3 +397,24 @@ def test_bfloat16_safetensors_are_widened_exactly(cli: CLI, tmp_path: Path) -> N
     kernel = np.load(out)["simple_rnn/simple_rnn_cell/kernel"]
     assert kernel.dtype == np.float32
     assert np.array_equal(kernel, state["weight_ih_l0"].float().numpy().T)
+
+
+def test_reset_after_describes_a_keras_source_without_bias(cli: CLI, tmp_path: Path) -> None:
+    """Keras GRU weights without bias do not say reset_after: --no-reset-after tells, and then
+    only ports that reset before the matmul are exact; with a bias the file decides."""
+    rng = np.random.default_rng(0)
+    path = tmp_path / "gru.npz"
+    np.savez(path, **{"gru/gru_cell/kernel": rng.standard_normal((3, 12)).astype(np.float32),
+                      "gru/gru_cell/recurrent_kernel":
+                          rng.standard_normal((4, 12)).astype(np.float32)})
+    assumed = cli("port", str(path), "--to", "torch")
+    assert assumed.code == 0 and "reset_after=True" in assumed.out
+    told = cli("port", str(path), "--to", "torch", "--no-reset-after")
+    assert told.code == 2 and "--to onnx --no-linear-before-reset" in told.err
+    np.savez(path, **{"gru/gru_cell/kernel": np.zeros((3, 12), np.float32),
+                      "gru/gru_cell/recurrent_kernel": np.zeros((4, 12), np.float32),
+                      "gru/gru_cell/bias": np.zeros((2, 12), np.float32)})
+    contradicted = cli("port", str(path), "--to", "onnx", "--no-reset-after")
+    assert (contradicted.code, contradicted.err) == (
+        2, "Error: the file's GRU gru has reset_after=True (its bias says so), not "
+           "--no-reset-after\n")

@@ -44,7 +44,9 @@ _FRAMEWORKS = click.Choice([f.value for f in Framework])
               help="TF1 LSTMCell's forget_bias (not stored in checkpoints), folded into or "
                    "out of the forget-gate bias.")
 @click.option("--reset-after/--no-reset-after", default=None,
-              help="Target Keras GRU's reset_after. [default: what is exact]")
+              help="Keras GRU's reset_after: of the target, or of a Keras source whose "
+                   "GRU has no bias (which the weights cannot tell). [default: what is "
+                   "exact]")
 @click.option("--linear-before-reset/--no-linear-before-reset", default=None,
               help="Target ONNX GRU's linear_before_reset. [default: what is exact]")
 @click.option("--merge-mode", "merge_modes", type=MergeModes(), default=None,

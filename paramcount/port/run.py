@@ -61,7 +61,7 @@ def retarget(prefix: str, framework: Framework) -> str:
     return separator.join(parts) + separator
 
 
-def _source_side(side: Side, options: SourceOptions) -> Side:
+def _source_side(side: Side, options: SourceOptions, target: TargetOptions) -> Side:
     spec = side.spec
     for field_name, wanted in options.expect.items():
         have = getattr(spec, field_name)
@@ -77,6 +77,16 @@ def _source_side(side: Side, options: SourceOptions) -> Side:
         side = replace(side, spec=spec.replace(nonlinearity=options.nonlinearity))
     if side.framework is Framework.TF1 and spec.cell is Cell.LSTM:
         side = replace(side, forget_bias=options.forget_bias)
+    wanted = target.reset_after
+    if side.framework is Framework.KERAS and spec.cell is Cell.GRU and wanted is not None:
+        # the Keras side of the port is the source: the option describes it
+        where = f" {side.prefix.rstrip('./')}" if side.prefix else ""
+        if spec.bias and spec.reset_after != wanted:
+            raise SourceError(
+                f"the file's GRU{where} has reset_after={spec.reset_after} (its "
+                f"bias says so), not {'--reset-after' if wanted else '--no-reset-after'}"
+            )
+        side = replace(side, spec=spec.replace(reset_after=wanted), reset_after=wanted)
     return side
 
 
@@ -88,7 +98,7 @@ def plans_of(opened: Opened, source: SourceOptions, target: TargetOptions) -> li
         raise SourceError(f"{opened.path}: no recurrent layer found{asked}")
     plans = []
     for module in opened.modules:
-        side = _source_side(module, source)
+        side = _source_side(module, source, target)
         try:
             goal = target_side(side, target)
         except PortRefused as error:
