@@ -31,6 +31,7 @@ COMMANDS = {
     "check": "paramcount.commands.check:check",
     "inspect": "paramcount.commands.inspect:inspect",
     "read": "paramcount.commands.read:read_command",
+    "port": "paramcount.commands.port:port",
 }
 
 

@@ -110,7 +110,7 @@ def missing_for(command: str) -> list[str]:
     if "--verify" not in args and args[1:2] != ["trace"]:
         return []
     framework = "torch"
-    for flag in ("--framework", "-f"):
+    for flag in ("--framework", "-f", "--to"):
         if flag in args:
             framework = args[args.index(flag) + 1]
     return [name for name in VERIFY_NEEDS[framework] if not have(name)]

@@ -40,6 +40,8 @@ def bases(command: str, tmp_path: Path) -> list[list[str]]:
 
         make_encoder(tmp_path)
         return [["inspect", str(tmp_path / "encoder.pt")], ["inspect"]]
+    if command == "port":
+        return port_bases(tmp_path)
     if command == "read":
         paste = tmp_path / "question.txt"
         paste.write_text("lstm = nn.LSTM(32, hidden_size, 2, bidirectional=True)\n")
@@ -67,6 +69,32 @@ def bases(command: str, tmp_path: Path) -> list[list[str]]:
     raise AssertionError(f"add invocations of the new command {command!r} to bases()")
 
 
+def port_bases(tmp_path: Path) -> list[list[str]]:
+    """Ports of .npz files named in each convention: a GRU, a 2-layer LSTM (projected where the
+    convention can), a bidirectional RNN."""
+    np = pytest.importorskip("numpy")
+    from paramcount.conventions import tensors
+    from paramcount.spec import Cell, Framework, LayerSpec
+
+    out = []
+    for framework in Framework:
+        for cell in (Cell.GRU, Cell.LSTM, Cell.RNN):
+            layers = 2 if cell is Cell.LSTM else 1
+            proj = 2 if cell is Cell.LSTM and framework in (Framework.TORCH, Framework.TF1) else 0
+            try:
+                spec = LayerSpec(cell, 3, 4, num_layers=layers, bidirectional=cell is Cell.RNN,
+                                 proj_size=proj, framework=framework)
+            except ValueError:
+                continue
+            path = tmp_path / f"{framework.value}-{cell.value}.npz"
+            rng = np.random.default_rng(0)
+            np.savez(path, **{t.name: rng.standard_normal(t.shape).astype("float32")
+                              for t in tensors(spec)})
+            out += [["port", str(path), "--from", framework.value, "--to", target]
+                    for target in ("torch", "keras", "onnx", "tf1")]
+    return out
+
+
 SAMPLES = {
     "input_size": "3", "hidden_size": "4", "num_layers": "2", "proj_size": "2",
     "max_params": "10K", "max_bytes": "40KB", "round_to": "2", "seed": "1", "batch": "2",
@@ -90,6 +118,10 @@ def values(option: click.Option, tmp_path: Path) -> Iterator[str]:
         yield from (str(n) for n in range(int(kind.min), int(kind.max) + 1))
     elif option.name == "plot_path":
         yield str(tmp_path / "depth.svg")
+    elif option.name == "out":
+        yield str(tmp_path / "ported.npz")
+    elif option.name == "forget_bias":
+        yield "0.5"
     elif option.name == "junit_file":
         yield str(tmp_path / "report.xml")
     elif option.name == "error_file":

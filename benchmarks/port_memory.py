@@ -1,0 +1,113 @@
+"""What porting a ~1 GB checkpoint costs in memory, against the checkpoint's size.
+
+A torch checkpoint of ``nn.LSTM(2048, 2048, num_layers=3, bidirectional=True)`` (268 million
+parameters, 1.07 GB in fp32) is written once. Fresh interpreters then either only import what
+a port needs (torch, numpy and paramcount's port modules: the baseline) or run
+``paramcount port big.pt --to keras --out out.safetensors`` (and ``--out out.npz``, and from
+``big.safetensors``), and report their peak RSS. For contrast, a naive port is measured too:
+``torch.load`` without mmap, every tensor converted, all target arrays built before
+``numpy.savez``. Reported: each run's peak RSS
+beyond the baseline, as a ratio of the checkpoint's size. Goal: at most 1.0 (a port needs no
+more memory than the checkpoint it reads).
+
+Run from the repository root: ``PYTHONPATH=. python benchmarks/port_memory.py [--keep DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GOAL = 1.0
+
+MAKE = """
+import sys, torch
+torch.manual_seed(0)
+with torch.no_grad():
+    lstm = torch.nn.LSTM(2048, 2048, num_layers=3, bidirectional=True)
+torch.save(lstm.state_dict(), sys.argv[1])
+from safetensors.torch import save_file
+save_file(lstm.state_dict(), sys.argv[1].replace(".pt", ".safetensors"))
+"""
+
+CHILD = """
+import contextlib, io, json, resource, sys
+mode, source, out = sys.argv[1], sys.argv[2], sys.argv[3]
+import numpy, torch
+import paramcount.port.run, paramcount.port.load, paramcount.port.write
+import paramcount.port.execute, paramcount.commands.port
+code = 0
+if mode == "port":
+    from paramcount.cli import run
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = run(["port", source, "--to", "keras", "--out", out])
+elif mode == "port-safetensors":
+    from paramcount.cli import run
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = run(["port", source.replace(".pt", ".safetensors"), "--to", "keras",
+                    "--out", out])
+elif mode == "naive":
+    state = torch.load(source, map_location="cpu", weights_only=True)
+    arrays = {}
+    for name, tensor in state.items():
+        array = tensor.numpy()
+        arrays[name] = array.T.copy() if array.ndim == 2 else array.copy()
+    numpy.savez(out, **arrays)
+print(json.dumps({"code": code,
+                  "peak_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+
+def child(mode: str, source: Path, out: Path) -> float:
+    """Peak RSS in MB of one fresh interpreter running ``mode``."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", CHILD, mode, str(source), str(out)],
+                          capture_output=True, text=True, env=env, cwd=ROOT, check=True)
+    data = json.loads(done.stdout.strip().splitlines()[-1])
+    assert data["code"] == 0, done
+    return float(data["peak_kb"]) / 1024
+
+
+def main() -> int:
+    """Make the checkpoint, measure each way of porting it, print ratios; exit 1 off goal."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="a directory to write the files in (default: a temporary one)")
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        directory = options.keep or Path(scratch)
+        source = directory / "big.pt"
+        if not source.exists():
+            subprocess.run([sys.executable, "-c", MAKE, str(source)], check=True)
+        size_mb = source.stat().st_size / 2**20
+        print(f"checkpoint: {source.name}, {size_mb:,.0f} MB")
+        baseline = child("import", source, directory / "unused")
+        print(f"baseline (imports only): peak RSS {baseline:,.0f} MB")
+        worst = 0.0
+        runs = (("port", "out.safetensors", "port big.pt --out out.safetensors"),
+                ("port", "out.npz", "port big.pt --out out.npz"),
+                ("port-safetensors", "out.npz", "port big.safetensors --out out.npz"),
+                ("naive", "naive.npz", "naive torch.load + numpy.savez"))
+        for mode, out, label in runs:
+            peak = child(mode, source, directory / out)
+            extra = peak - baseline
+            ratio = extra / size_mb
+            print(f"{label:38} peak RSS {peak:,.0f} MB, beyond baseline {extra:,.0f} MB "
+                  f"= {ratio:.2f} × the checkpoint")
+            if mode != "naive":
+                worst = max(worst, ratio)
+            (directory / out).unlink(missing_ok=True)
+    verdict = "within" if worst <= GOAL else "OVER"
+    print(f"goal: port needs at most {GOAL:.1f} × the checkpoint beyond the baseline: {verdict} "
+          f"({worst:.2f})")
+    return 0 if worst <= GOAL else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

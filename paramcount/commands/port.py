@@ -1,0 +1,90 @@
+"""``paramcount port``: move recurrent weights to another framework's convention, with proof."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import click
+
+from paramcount.options import MergeModes, WholeNumber
+from paramcount.output import show, show_json
+from paramcount.spec import Framework, Nonlinearity
+
+_FRAMEWORKS = click.Choice([f.value for f in Framework])
+
+
+@click.command(name="port")
+@click.argument("source", metavar="SRC", type=click.Path(dir_okay=False))
+@click.option("--to", "to", type=_FRAMEWORKS, required=True,
+              help="The target convention.")
+@click.option("--from", "from_", type=_FRAMEWORKS, default=None,
+              help="The source's convention, when its names could be read several ways.")
+@click.option("--out", "-o", "out", type=click.Path(dir_okay=False), default=None,
+              help="Write the ported tensors: .npz or .safetensors (one array per target "
+                   "tensor), .pt (a torch state dict) or .onnx (a runnable graph).")
+@click.option("--verify", is_flag=True,
+              help="Run the real source and target layers on random input with non-zero "
+                   "initial states; exit 1 if outputs or final states differ by more than "
+                   "1e-5.")
+@click.option("--json", "as_json", is_flag=True, help="The plan as JSON (paramcount.port/1).")
+@click.option("--input", "-i", "input_size", type=WholeNumber(), default=None,
+              help="Check: the source layer's input width.")
+@click.option("--hidden", "--units", "-H", "hidden_size", type=WholeNumber(), default=None,
+              help="Check: the source layer's hidden size.")
+@click.option("--layers", "-L", "num_layers", type=WholeNumber(), default=None,
+              help="Check: the source's stacked layers.")
+@click.option("--bidir/--no-bidir", "bidirectional", default=None,
+              help="Check: whether the source is bidirectional.")
+@click.option("--proj", "proj_size", type=WholeNumber(), default=None,
+              help="Check: the source LSTM's projection size.")
+@click.option("--nonlinearity", type=click.Choice([n.value for n in Nonlinearity]),
+              default=None, help="A plain RNN's activation, which torch files do not store.")
+@click.option("--forget-bias", type=float, default=1.0, show_default=True,
+              help="TF1 LSTMCell's forget_bias (not stored in checkpoints), folded into or "
+                   "out of the forget-gate bias.")
+@click.option("--reset-after/--no-reset-after", default=None,
+              help="Keras GRU's reset_after: of the target, or of a Keras source whose "
+                   "GRU has no bias (which the weights cannot tell). [default: what is "
+                   "exact]")
+@click.option("--linear-before-reset/--no-linear-before-reset", default=None,
+              help="Target ONNX GRU's linear_before_reset. [default: what is exact]")
+@click.option("--merge-mode", "merge_modes", type=MergeModes(), default=None,
+              help="Target Keras Bidirectional merge mode(s). [default: the source's]")
+@click.option("--seed", type=click.IntRange(0), default=0, show_default=True,
+              help="Seed of the random input and states used by --verify.")
+def port(source: str, to: str, from_: str | None, out: str | None, verify: bool,
+         as_json: bool, nonlinearity: str | None, forget_bias: float,
+         reset_after: bool | None, linear_before_reset: bool | None,
+         merge_modes: Any, seed: int, **expect: Any) -> int:
+    """Port the recurrent weights of SRC to another framework, tensor by tensor."""
+    from paramcount.port.plan import TargetOptions
+    from paramcount.port.run import SourceOptions
+    from paramcount.port.run import port as run_port
+
+    if not math.isfinite(forget_bias):
+        raise click.BadParameter(f"{forget_bias} is not a finite number",
+                                 param_hint="'--forget-bias'")
+    chosen = Nonlinearity(nonlinearity) if nonlinearity else None
+    result = run_port(
+        source,
+        SourceOptions(Framework(from_) if from_ else None, chosen, forget_bias, expect),
+        TargetOptions(Framework(to), reset_after, linear_before_reset, merge_modes,
+                      forget_bias, chosen),
+        out=out, verify=verify, seed=seed,
+    )
+    if as_json:
+        from paramcount.render.data import dumps
+        from paramcount.render.port import port_data
+
+        show_json(dumps(port_data(result)))
+    else:
+        from paramcount.render.port import port_document
+
+        show(port_document(result), "table")
+    if not result.ok:
+        worst = max(c.largest for c in result.comparisons or ())
+        click.echo(f"Error: the ported layer computes something else (largest difference "
+                   f"{worst:.1e} > 1e-05)", err=True)
+        return 1
+    return 0

@@ -1,0 +1,170 @@
+"""A port from start to end: open the source, plan each module, write, and verify.
+
+This is what ``paramcount port`` calls; it computes and returns, and prints nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from paramcount.port.layouts import Side
+from paramcount.port.load import Opened, SourceError, open_source
+from paramcount.port.plan import ModulePlan, PortRefused, TargetOptions, plan, target_side
+from paramcount.port.verify import Comparison
+from paramcount.spec import Cell, Framework, Nonlinearity
+
+
+@dataclass(frozen=True)
+class SourceOptions:
+    """What the user says about the source where its tensors cannot."""
+
+    framework: Framework | None = None
+    """``--from``: only this convention's names are recognised."""
+    nonlinearity: Nonlinearity | None = None
+    """A plain RNN's activation (torch files do not store it)."""
+    forget_bias: float = 1.0
+    """A TF1 LSTMCell's forget_bias (not stored in its checkpoint)."""
+    expect: dict[str, Any] = field(default_factory=dict)
+    """LayerSpec fields the recognised layers must have (``--hidden 256``): a check."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """The port of one file: its modules' plans, and what was written and proved."""
+
+    source: str
+    format: str
+    plans: tuple[ModulePlan, ...]
+    notes: tuple[str, ...]
+    written: str | None = None
+    comparisons: tuple[Comparison, ...] | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether every verified module agreed within tolerance (True when none was run)."""
+        return all(c.ok for c in self.comparisons or ())
+
+
+_SEPARATOR = {Framework.TORCH: "."}
+
+
+def retarget(prefix: str, framework: Framework) -> str:
+    """A module prefix spelled with the target's separator: ``encoder.lstm.`` -> ``encoder/lstm/``.
+    """
+    parts = [p for p in re.split(r"[./]", prefix) if p]
+    if not parts:
+        return ""
+    separator = _SEPARATOR.get(framework, "/")
+    return separator.join(parts) + separator
+
+
+def _source_side(side: Side, options: SourceOptions, target: TargetOptions) -> Side:
+    spec = side.spec
+    for field_name, wanted in options.expect.items():
+        have = getattr(spec, field_name)
+        if wanted is not None and have != wanted:
+            from paramcount.options import cli_label
+
+            raise SourceError(
+                f"the file holds {side.prefix or 'a layer'} with {cli_label(field_name, have)}, "
+                f"not {cli_label(field_name, wanted)}"
+            )
+    if spec.cell is Cell.RNN and options.nonlinearity is not None and \
+            side.framework is not Framework.KERAS and side.framework is not Framework.ONNX:
+        side = replace(side, spec=spec.replace(nonlinearity=options.nonlinearity))
+    if side.framework is Framework.TF1 and spec.cell is Cell.LSTM:
+        side = replace(side, forget_bias=options.forget_bias)
+    wanted = target.reset_after
+    if side.framework is Framework.KERAS and spec.cell is Cell.GRU and wanted is not None:
+        # the Keras side of the port is the source: the option describes it
+        where = f" {side.prefix.rstrip('./')}" if side.prefix else ""
+        if spec.bias and spec.reset_after != wanted:
+            raise SourceError(
+                f"the file's GRU{where} has reset_after={spec.reset_after} (its "
+                f"bias says so), not {'--reset-after' if wanted else '--no-reset-after'}"
+            )
+        side = replace(side, spec=spec.replace(reset_after=wanted), reset_after=wanted)
+    return side
+
+
+def plans_of(opened: Opened, source: SourceOptions, target: TargetOptions) -> list[ModulePlan]:
+    """A plan for each recurrent module of ``opened``; PortRefused for the first refused."""
+    if not opened.modules:
+        asked = f" in the {source.framework.display_name} convention" if source.framework \
+            else ""
+        raise SourceError(f"{opened.path}: no recurrent layer found{asked}")
+    plans = []
+    for module in opened.modules:
+        side = _source_side(module, source, target)
+        try:
+            goal = target_side(side, target)
+        except PortRefused as error:
+            where = f"{side.prefix.rstrip('./')}: " if len(opened.modules) > 1 else ""
+            raise PortRefused(f"{where}{error}") from None
+        goal = replace(goal, prefix=_target_prefix(side.prefix, target.framework))
+        plans.append(plan(side, goal))
+    return plans
+
+
+def _target_prefix(prefix: str, framework: Framework) -> str:
+    new = retarget(prefix, framework)
+    if framework is Framework.FLAX_LINEN and new.startswith("params/"):
+        return new[len("params/"):]
+    return new
+
+
+def port(path: str, source: SourceOptions, target: TargetOptions, out: str | None = None,
+         verify: bool = False, seed: int = 0) -> Result:
+    """Port every recurrent module of ``path``; write ``out`` and compare runs when asked."""
+    from paramcount.port.write import check_destination, write
+
+    if out is not None:
+        check_destination(out, target.framework)
+    frameworks = (source.framework,) if source.framework else None
+    with open_source(path, frameworks) as opened:
+        plans = plans_of(opened, source, target)
+        fetch = opened.fetch
+        comparisons = None
+        if verify:
+            comparisons = tuple(_verify(p, fetch, seed) for p in plans)
+        if out is not None:
+            write(out, plans, lambda: _arrays(plans, fetch, opened.release))
+        return Result(path, opened.format, tuple(plans), tuple(opened.notes),
+                      out, comparisons)
+
+
+def _arrays(plans: list[ModulePlan], fetch: Any,
+            release: Any = None) -> Iterator[tuple[str, Any]]:
+    from paramcount.port.execute import evaluate
+
+    for module in plans:
+        dtype = _dtype(module, fetch)
+        for row in module.rows:
+            yield row.name, evaluate(row.expr, fetch, dtype)
+            if release is not None:  # written: its sources' pages can go
+                for name in row.sources:
+                    release(name)
+
+
+def _dtype(module: ModulePlan, fetch: Any) -> Any:
+    for row in module.rows:
+        if row.sources:
+            return fetch(row.sources[0]).dtype
+    import numpy as np
+
+    return np.dtype("float32")
+
+
+def _verify(module: ModulePlan, fetch: Any, seed: int) -> Comparison:
+    from paramcount import conventions
+    from paramcount.port.verify import compare
+
+    source = module.source
+    source_arrays = {t.name: fetch(source.name(t)) for t in conventions.tensors(source.spec)}
+    made = dict(_arrays([module], fetch))
+    prefix = module.target.prefix
+    target_arrays = {name[len(prefix):]: array for name, array in made.items()}
+    return compare(source, source_arrays, module.target, target_arrays, seed)

@@ -1,0 +1,243 @@
+"""Writing the ported tensors in the target's container: .npz, .safetensors, .pt or .onnx.
+
+Arrays come one at a time from an iterator and, for .npz and .safetensors, go to disk one at a
+time, so writing needs about one tensor of memory. Every file is written beside its destination
+and moved into place only when complete: a failure leaves nothing behind and nothing changed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+import zipfile
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from paramcount.errors import ParamcountError
+from paramcount.port.layouts import Side
+from paramcount.port.plan import ModulePlan
+from paramcount.spec import Cell, Framework
+
+Arrays = Iterable[tuple[str, Any]]
+"""(target name, numpy array) pairs, made lazily."""
+
+SUFFIXES = (".npz", ".safetensors", ".pt", ".onnx")
+
+
+class WriteError(ParamcountError):
+    """An output that cannot be written."""
+
+
+_OWN = {".pt": Framework.TORCH, ".onnx": Framework.ONNX}
+"""Containers of one framework's own; .npz and .safetensors hold any convention's tensors."""
+
+
+def check_destination(path: str, framework: Framework) -> str:
+    """The suffix of ``path`` if port can write ``framework``'s tensors there, else an error."""
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in SUFFIXES:
+        raise WriteError(f"--out {path}: port writes {', '.join(SUFFIXES)} files")
+    own = _OWN.get(suffix)
+    if own is not None and own is not framework:
+        raise WriteError(f"--out {path}: a {suffix} file holds {own.display_name} weights; "
+                         f"write {framework.display_name} tensors to .npz or .safetensors")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise WriteError(f"--out {path}: no such directory {directory}")
+    return suffix
+
+
+@contextlib.contextmanager
+def _atomic(path: str) -> Iterator[str]:
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(prefix=".paramcount-", dir=directory)
+    os.close(handle)
+    try:
+        yield temporary
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def write(path: str, plans: list[ModulePlan], arrays: Callable[[], Arrays]) -> None:
+    """Write every target tensor to ``path`` in the container its suffix names."""
+    suffix = check_destination(path, plans[0].target.framework)
+    try:
+        with _atomic(path) as temporary:
+            if suffix == ".onnx":
+                _onnx(temporary, plans, arrays())
+            else:
+                _WRITERS[suffix](temporary, arrays())
+    except OSError as error:
+        raise WriteError(f"--out {path}: {error.strerror or error}") from None
+
+
+def _npz(path: str, arrays: Arrays) -> None:
+    import numpy as np
+
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+        for name, array in arrays:
+            with archive.open(name + ".npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.ascontiguousarray(array),
+                                          allow_pickle=False)
+
+
+_SAFETENSORS_DTYPES = {"float16": "F16", "float32": "F32", "float64": "F64",
+                       "bfloat16": "BF16"}
+
+
+def _safetensors(path: str, arrays: Arrays) -> None:
+    """The safetensors layout (8-byte header size, JSON header, data), written streaming."""
+    import numpy as np
+
+    header: dict[str, Any] = {}
+    offset = 0
+    data_path = path + ".data"
+    try:
+        with open(data_path, "wb") as data:
+            for name, array in arrays:
+                dtype = _SAFETENSORS_DTYPES.get(array.dtype.name)
+                if dtype is None:
+                    raise WriteError(f"{name}: safetensors cannot hold {array.dtype.name}")
+                little = np.ascontiguousarray(array.astype(array.dtype.newbyteorder("<"),
+                                                           copy=False))
+                size = little.nbytes
+                header[name] = {"dtype": dtype, "shape": list(array.shape),
+                                "data_offsets": [offset, offset + size]}
+                data.write(little.data)
+                offset += size
+        text = json.dumps(header, separators=(",", ":")).encode()
+        text += b" " * (-len(text) % 8)
+        with open(path, "wb") as out, open(data_path, "rb") as data:
+            out.write(len(text).to_bytes(8, "little") + text)
+            while chunk := data.read(1 << 24):
+                out.write(chunk)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(data_path)
+
+
+def _torch(path: str, arrays: Arrays) -> None:
+    from paramcount.verify.torch_backend import load
+
+    torch = load()
+    state = {name: torch.from_numpy(array.copy()) for name, array in arrays}
+    with open(path, "wb") as handle:  # torch names the archive after the file; keep it valid
+        torch.save(state, handle)
+
+
+_WRITERS: dict[str, Callable[[str, Arrays], None]] = {
+    ".npz": _npz, ".safetensors": _safetensors, ".pt": _torch}
+
+OPSET = 22
+_OP = {Cell.RNN: "RNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}
+
+
+def onnx_model(
+    modules: list[tuple[Side, dict[str, str]]], arrays: Arrays, states: bool = False
+) -> Any:
+    """A runnable ONNX model: per module, input ``X`` [T, N, I] and one node per layer.
+
+    Outputs are ``Y`` [T, N, D·H] (the last layer's, directions side by side), ``Y_h`` and
+    (LSTM) ``Y_c`` [L·D, N, H] ordered like torch's h_n. With ``states``, each module also takes
+    ``initial_h`` and ``initial_c`` [L·D, N, H] (to verify with non-zero initial states).
+    Several modules take their names' prefix (``encoder/X``). Each module is its side and a
+    map from the convention's names (``layer0/W``) to the arrays' names.
+    """
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    values = dict(arrays)
+    initializers = [numpy_helper.from_array(np.ascontiguousarray(a, dtype=np.float32), n)
+                    for n, a in values.items()]
+    nodes: list[Any] = []
+    inputs: list[Any] = []
+    outputs: list[Any] = []
+    for side, roles in modules:
+        spec, prefix = side.spec, side.prefix
+        d, h, n_layers = spec.directions, spec.hidden_size, spec.num_layers
+        lstm = spec.cell is Cell.LSTM
+
+        def name(text: str, prefix: str = prefix) -> str:
+            return prefix + text
+
+        dtype = TensorProto.FLOAT
+        inputs.append(helper.make_tensor_value_info(name("X"), dtype, ["T", "N",
+                                                                       spec.input_size]))
+        state_names = ["initial_h", "initial_c"] if lstm else ["initial_h"]
+        if states:
+            inputs += [helper.make_tensor_value_info(name(s), dtype, [n_layers * d, "N", h])
+                       for s in state_names]
+        current = name("X")
+        finals: dict[str, list[str]] = {"Y_h": [], "Y_c": []}
+        for layer in range(n_layers):
+            node_inputs = [current, roles[f"layer{layer}/W"], roles[f"layer{layer}/R"],
+                           roles.get(f"layer{layer}/B", ""), ""]
+            if states:
+                for state in state_names:
+                    sliced = name(f"{state}{layer}")
+                    nodes.append(helper.make_node(
+                        "Slice", [name(state), _const(nodes, sliced + "_start", [layer * d]),
+                                  _const(nodes, sliced + "_stop", [(layer + 1) * d]),
+                                  _const(nodes, sliced + "_axis", [0])], [sliced]))
+                    node_inputs.append(sliced)
+            else:
+                node_inputs += [""] * len(state_names)
+            if f"layer{layer}/P" in roles:
+                node_inputs += [roles[f"layer{layer}/P"]] if lstm else []
+            while node_inputs and not node_inputs[-1]:
+                node_inputs.pop()
+            attributes: dict[str, Any] = {"hidden_size": h}
+            if spec.bidirectional:
+                attributes["direction"] = "bidirectional"
+            if spec.cell is Cell.RNN and spec.nonlinearity is not None:
+                attributes["activations"] = [spec.nonlinearity.value.capitalize()] * d
+            if spec.cell is Cell.GRU and side.reset_after:
+                attributes["linear_before_reset"] = 1
+            y = name(f"Y{layer}")
+            node_outputs = [y, name(f"Y_h{layer}")] + ([name(f"Y_c{layer}")] if lstm else [])
+            finals["Y_h"].append(name(f"Y_h{layer}"))
+            if lstm:
+                finals["Y_c"].append(name(f"Y_c{layer}"))
+            nodes.append(helper.make_node(_OP[spec.cell], node_inputs, node_outputs,
+                                          name=name(f"layer{layer}"), **attributes))
+            # Y [T, D, N, H] -> [T, N, D, H] -> [T, N, D·H], what the next layer reads.
+            nodes.append(helper.make_node("Transpose", [y], [y + "t"], perm=[0, 2, 1, 3]))
+            current = name("Y") if layer == n_layers - 1 else name(f"H{layer}")
+            nodes.append(helper.make_node(
+                "Reshape", [y + "t", _const(nodes, name(f"shape{layer}"), [0, 0, -1])],
+                [current]))
+        outputs.append(helper.make_tensor_value_info(current, dtype, ["T", "N", d * h]))
+        for final, parts in finals.items():
+            if parts:
+                nodes.append(helper.make_node("Concat", parts, [name(final)], axis=0))
+                outputs.append(helper.make_tensor_value_info(name(final), dtype,
+                                                             [n_layers * d, "N", h]))
+    graph = helper.make_graph(nodes, "paramcount_port", inputs, outputs, initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = 10
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+def _const(nodes: list[Any], name: str, values: list[int]) -> str:
+    import numpy as np
+    from onnx import helper, numpy_helper
+
+    nodes.append(helper.make_node("Constant", [], [name], value=numpy_helper.from_array(
+        np.array(values, dtype=np.int64), name)))
+    return name
+
+
+def _onnx(path: str, plans: list[ModulePlan], arrays: Arrays) -> None:
+    import onnx
+
+    modules = [(m.target, {r.name[len(m.target.prefix):]: r.name for r in m.rows})
+               for m in plans]
+    model = onnx_model(modules, arrays)
+    onnx.save(model, path)

@@ -1,0 +1,91 @@
+"""A port's plan, what was written and what was proved: as a Document and as JSON data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from paramcount import conventions
+from paramcount.port.plan import ModulePlan
+from paramcount.port.run import Result
+from paramcount.port.verify import TOLERANCE, Comparison
+from paramcount.render.document import Document, Paragraph, Section, Table, shape
+
+SCHEMA = "paramcount.port/1"
+
+
+def _module_title(module: ModulePlan) -> str:
+    name = module.source.prefix.rstrip("./") or "(top level)"
+    return (f"{name}: {conventions.describe(module.source.spec)} → "
+            f"{conventions.describe(module.target.spec)}")
+
+
+def _relative(module: ModulePlan, names: list[str]) -> list[str]:
+    """Source names without the module's prefix (its title names it)."""
+    prefix = module.source.prefix
+    return [n[len(prefix):] if prefix and n.startswith(prefix) else n for n in names]
+
+
+def _difference(value: float) -> str:
+    return f"{value:.1e}"
+
+
+def _comparison_line(comparison: Comparison) -> str:
+    verdict = "equal" if comparison.ok else "DIFFERENT"
+    return (f"{verdict}: {comparison.source} vs {comparison.target}, largest difference "
+            f"{_difference(comparison.output)} in the outputs, "
+            f"{_difference(comparison.states)} in the final states "
+            f"(tolerance {TOLERANCE:.0e})")
+
+
+def port_document(result: Result) -> Document:
+    """The plan, one row per target tensor, then what was written and verified."""
+    target = result.plans[0].target.framework.display_name
+    tensors = sum(len(m.rows) for m in result.plans)
+    modules = len(result.plans)
+    summary = (f"{modules} recurrent module{'s' if modules != 1 else ''}, {tensors} target "
+               f"tensors" + (f", written to {result.written}" if result.written else
+                             " (plan only: --out FILE writes them)"))
+    sections = []
+    for position, module in enumerate(result.plans):
+        rows = tuple(
+            (row.name, shape(row.shape), ", ".join(_relative(module, row.sources)) or "—",
+             "; ".join(row.steps) or "copy")
+            for row in module.rows
+        )
+        blocks: list[Table | Paragraph] = [
+            Table(("target tensor", "shape", "from", "operations"), rows)]
+        if result.comparisons is not None:
+            blocks.append(Paragraph((_comparison_line(result.comparisons[position]),)))
+        sections.append(Section(_module_title(module), tuple(blocks)))
+    if result.notes:
+        sections.append(Section("Notes", (Paragraph(result.notes),)))
+    return Document(f"Port {result.source} ({result.format}) to {target}", summary,
+                    tuple(sections))
+
+
+def port_data(result: Result) -> dict[str, Any]:
+    """The documented ``paramcount.port/1`` JSON object."""
+    modules = []
+    for position, module in enumerate(result.plans):
+        entry: dict[str, Any] = {
+            "prefix": module.source.prefix,
+            "source": {"framework": module.source.framework.value,
+                       "layer": conventions.describe(module.source.spec)},
+            "target": {"framework": module.target.framework.value,
+                       "layer": conventions.describe(module.target.spec),
+                       "prefix": module.target.prefix},
+            "tensors": [
+                {"name": row.name, "shape": list(row.shape), "sources": row.sources,
+                 "operations": row.steps, "exact": row.exact}
+                for row in module.rows
+            ],
+        }
+        if result.comparisons is not None:
+            c = result.comparisons[position]
+            entry["verification"] = {"source": c.source, "target": c.target,
+                                     "output": c.output, "states": c.states,
+                                     "tolerance": TOLERANCE, "ok": c.ok}
+        modules.append(entry)
+    return {"schema": SCHEMA, "source": result.source, "format": result.format,
+            "to": result.plans[0].target.framework.value, "modules": modules,
+            "written": result.written, "notes": list(result.notes)}
