@@ -371,7 +371,7 @@ def _current(source: str, h5: Any, config: dict[str, Any] | None) -> Listing:
     layers = _layers(config)
     tensors: list[tuple[int, NamedTensor]] = []
     notes: list[str] = []
-    unnamed: set[str] = set()
+    seen = _Seen(layers)
     owned: dict[str, list[NamedTensor]] = {}
     top = h5.get("layers")
     if top is not None:
@@ -381,8 +381,8 @@ def _current(source: str, h5: Any, config: dict[str, Any] | None) -> Listing:
             rank = layers.order.get(name, len(layers.order))
             frozen = layers.configs.get(name, {}).get("trainable") is False
             klass = layers.classes.get(name) or _class_of(key)
-            for tensor in _walk(group, key, [name], klass, layers.configs.get(name), frozen,
-                                unnamed, 0):
+            for tensor in _walk(group, [name], klass, layers.configs.get(name), frozen, seen,
+                                0):
                 tensors.append((rank, tensor))
                 owned.setdefault(name, []).append(tensor)
     own = h5.get("vars")
@@ -391,9 +391,10 @@ def _current(source: str, h5: Any, config: dict[str, Any] | None) -> Listing:
         for index, dataset in _datasets(own):
             tensors.append((len(layers.order) + 1, NamedTensor(
                 f"{model}/vars/{index}", tuple(int(d) for d in dataset.shape), _dtype(dataset))))
-    if unnamed:
+    if seen.unnamed:
         notes.append("paramcount does not know the variable names of "
-                     + ", ".join(sorted(unnamed)) + ": shown by position (vars/0, vars/1, ...)")
+                     + ", ".join(sorted(seen.unnamed))
+                     + ": shown by position (vars/0, vars/1, ...)")
     if config is None:
         notes.append("a .weights.h5 file holds no config: layer classes are read from group "
                      "names, layers are listed in the file's (alphabetical) order, and a layer "
@@ -439,33 +440,36 @@ def _roles(klass: str, config: dict[str, Any] | None, count: int) -> tuple[str, 
         scale = (config or {}).get("scale", count in (3, 4) if config is None else True)
         center = (config or {}).get("center", count == 4 if config is None else True)
         names = (("gamma",) if scale else ()) + (("beta",) if center else ())
-        return (*names, "moving_mean", "moving_variance")
+        roles = (*names, "moving_mean", "moving_variance")
+        return roles if len(roles) == count else None
     if snake == "layer_normalization":
-        config = config or {}
-        return (("gamma",) if config.get("scale", True) else ()) + (
-            ("beta",) if config.get("center", True) else ())
-    roles = _ROLES.get(snake)
-    if roles is None:
+        options = config or {}
+        roles = (("gamma",) if options.get("scale", True) else ()) + (
+            ("beta",) if options.get("center", True) else ())
+        return roles if len(roles) == count else None
+    known = _ROLES.get("dense" if snake.endswith("_dense") else snake)
+    if known is None:
         return None
+    roles = known
     if config is not None and config.get("use_bias") is False:
         roles = tuple(r for r in roles if r != "bias")
-    return roles
+    elif config is None and count == len(roles) - 1 and roles[-1] == "bias":
+        roles = roles[:-1]  # use_bias=False: the bias is the last variable, absent
+    return roles if len(roles) == count else None
 
 
-def _walk(group: Any, key: str, names: list[str], klass: str, config: dict[str, Any] | None,
-          frozen: bool, unnamed: set[str], depth: int) -> Iterator[NamedTensor]:
-    """The tensors under one saved object: its own vars, then its children's, forward before
-    backward."""
+def _walk(group: Any, names: list[str], klass: str, config: dict[str, Any] | None,
+          frozen: bool, seen: _Seen, depth: int) -> Iterator[NamedTensor]:
+    """The tensors under one saved object: its own vars, then its children's (nested layers in
+    the config's order, a wrapper's forward layer before its backward one)."""
     if depth > 20:
         return
     own = group.get("vars")
     if own is not None:
         datasets = _datasets(own)
         roles = _roles(klass, config, len(datasets)) if datasets else ()
-        if roles is not None and len(roles) != len(datasets):
-            roles = None
         if roles is None:
-            unnamed.add(f"{'/'.join(names)} ({klass})")
+            seen.unnamed.add(f"{'/'.join(names)} ({klass})")
         for index, dataset in datasets:
             role = roles[index] if roles is not None else f"vars/{index}"
             yield NamedTensor("/".join([*names, role]), tuple(int(d) for d in dataset.shape),
@@ -477,11 +481,15 @@ def _walk(group: Any, key: str, names: list[str], klass: str, config: dict[str, 
             continue
         name = _object_name(item, child)
         if child == "layers":
-            for inner in item:
-                sub = item[inner]
-                inner_name = _object_name(sub, inner)
-                yield from _walk(sub, inner, [*names, inner_name], _class_of(inner), None,
-                                 frozen, unnamed, depth + 1)
+            inner = {key: _object_name(item[key], key) for key in item
+                     if hasattr(item[key], "keys")}
+            for key in sorted(inner, key=lambda k: seen.layers.order.get(inner[k], 1 << 30)):
+                inner_config = seen.layers.configs.get(inner[key])
+                yield from _walk(item[key], [*names, inner[key]],
+                                 seen.layers.classes.get(inner[key]) or _class_of(key),
+                                 inner_config,
+                                 frozen or (inner_config or {}).get("trainable") is False,
+                                 seen, depth + 1)
             continue
         inner_class = _class_of(name) if child == "cell" else _class_of(child)
         inner_config = None
@@ -490,8 +498,17 @@ def _walk(group: Any, key: str, names: list[str], klass: str, config: dict[str, 
             inner_config = layer.get("config") if isinstance(layer, dict) else None
         elif child == "cell" and config is not None:
             inner_config = config
-        yield from _walk(item, child, [*names, name], inner_class, inner_config, frozen,
-                         unnamed, depth + 1)
+        yield from _walk(item, [*names, name], inner_class, inner_config, frozen, seen,
+                         depth + 1)
+
+
+@dataclass
+class _Seen:
+    """What a walk knows and gathers: the config's layers, objects whose variables it cannot
+    name."""
+
+    layers: _Layers
+    unnamed: set[str] = field(default_factory=set)
 
 
 # --- recognition from the config --------------------------------------------------------------
