@@ -172,7 +172,8 @@ def test_config_recognises_recurrent_layers(saved: dict[str, Any]) -> None:
 def test_compressed_archives_read_alike(saved: dict[str, Any], tmp_path: Path,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """The same archive re-zipped with deflate lists the same tensors, whether the weights
-    member is decompressed into memory or, when large, into a temporary file that is removed."""
+    member is decompressed into memory or, when large, into a temporary file that is removed
+    (read_here: the reading itself, which read runs in a child process)."""
     original = saved["dir"] / "classifier.keras"
     deflated = tmp_path / "deflated.keras"
     with zipfile.ZipFile(original) as source, zipfile.ZipFile(
@@ -181,9 +182,10 @@ def test_compressed_archives_read_alike(saved: dict[str, Any], tmp_path: Path,
             target.writestr(info.filename, source.read(info))
     expected = dataclasses.replace(keras_file.read(original), source=str(deflated))
     assert keras_file.read(deflated) == expected
+    assert keras_file.read_here(str(deflated)) == expected
     monkeypatch.setattr(keras_file, "IN_MEMORY", 0)
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
-    assert keras_file.read(deflated) == expected
+    assert keras_file.read_here(str(deflated)) == expected
     assert sorted(p.name for p in tmp_path.iterdir()) == ["deflated.keras"]
 
 
@@ -286,3 +288,45 @@ def test_without_h5py_the_fix_is_named(tmp_path: Path, monkeypatch: pytest.Monke
         keras_file.read(path)
     assert error.value.exit_code == 3
     assert "pip install 'paramcount[h5]'" in str(error.value)
+
+
+def hanging_hdf5(path: Path) -> None:
+    """A legacy-Keras-shaped HDF5 file, written by h5py, whose global heap (where variable-length
+    strings such as ``layer_names`` live) declares a larger size than it has (one flipped byte,
+    as a fuzzer found in a real Keras .h5): reading the attribute makes the HDF5 library loop
+    for ever."""
+    import h5py
+    import numpy as np
+
+    with h5py.File(path, "w") as out:
+        group = out.create_group("model_weights")
+        group.attrs["layer_names"] = ["lstm", "dense"]
+        out.create_dataset("padding", data=np.zeros(100_000, "u1"))
+    data = bytearray(path.read_bytes())
+    heap = data.index(b"GCOL")
+    data[heap + 8: heap + 16] = (0xDE00).to_bytes(8, "little")
+    path.write_bytes(bytes(data))
+
+
+@needs_h5py
+def test_a_hanging_hdf5_file_is_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A damaged HDF5 file that hangs the HDF5 library is stopped after TIMEOUT seconds and
+    refused in one line (the read runs in a child process)."""
+    path = tmp_path / "hang.h5"
+    hanging_hdf5(path)
+    monkeypatch.setattr(keras_file, "TIMEOUT", 3.0)
+    with pytest.raises(ParamcountError, match=r"took over 3 s and was stopped") as error:
+        keras_file.read(path)
+    assert str(error.value).startswith(f"{path}: ") and error.value.exit_code == 2
+
+
+@needs_h5py
+def test_a_crashing_reader_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A child process killed by a signal (as a crash in the HDF5 library would) gives one
+    line, exit 2."""
+    path = tmp_path / "model.h5"
+    path.write_bytes(HDF5_NOISE)
+    monkeypatch.setattr(keras_file, "_CHILD", "import os, signal; os.kill(os.getpid(), "
+                                              "signal.SIGSEGV)")
+    with pytest.raises(ParamcountError, match=r"crashed reading it \(signal 11\)"):
+        keras_file.read(path)

@@ -25,17 +25,22 @@ Reading HDF5 needs h5py (``pip install 'paramcount[h5]'``).
 
 from __future__ import annotations
 
+import dataclasses
+import importlib.util
 import io
 import json
 import os
 import re
 import shutil
 import struct
+import subprocess
+import sys
 import tempfile
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import IO, Any
 
 from paramcount.conventions.base import Recognised
@@ -89,24 +94,135 @@ def read(path: str | os.PathLike[str]) -> Listing:
     """The weights of a ``.keras``, legacy ``.h5`` or ``.weights.h5`` file, and the recurrent
     layers its config describes.
 
+    The file is read in a child process stopped after :data:`TIMEOUT` seconds: the HDF5
+    library is not hardened against hostile files, and a damaged one can hang or crash it.
     Raises ParamcountError (exit 2) with one line naming the file for anything unreadable or
-    not a Keras file, and BackendUnavailable (exit 3) when h5py is missing.
+    not a Keras file (a hang or a crash included), and BackendUnavailable (exit 3) when h5py
+    is missing.
     """
     source = os.fspath(path)
+    _kind(source)
+    if importlib.util.find_spec("h5py") is None:
+        _h5py()
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    try:
+        done = subprocess.run(
+            [sys.executable, "-P", "-c", _CHILD, root, source], stdin=subprocess.DEVNULL,
+            capture_output=True, timeout=TIMEOUT, check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise ParamcountError(
+            f"{source}: reading its HDF5 took over {TIMEOUT:g} s and was stopped (a damaged "
+            "HDF5 file can hang the HDF5 library)"
+        ) from None
+    if done.returncode < 0:
+        raise ParamcountError(
+            f"{source}: the HDF5 library crashed reading it (signal {-done.returncode}): a "
+            "damaged or hostile file"
+        )
+    try:
+        answer = json.loads(done.stdout)
+    except ValueError:
+        last = (done.stderr.decode("utf-8", "replace").strip().splitlines() or ["no output"])
+        raise ParamcountError(f"{source}: reading it failed: {last[-1]}") from None
+    if "error" in answer:
+        if answer.get("exit_code") == BackendUnavailable.exit_code:
+            raise BackendUnavailable("h5py", "h5", answer["error"])
+        raise ParamcountError(answer["error"])
+    return _decode(answer)
+
+
+TIMEOUT = 60.0
+"""Seconds the child process reading a Keras file may take."""
+
+_CHILD = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from paramcount.sources.keras_file import serve; serve(sys.argv[2])"
+)
+
+
+def serve(source: str) -> None:
+    """Read ``source`` here and print the listing, or the error, as one JSON object (the
+    child process of :func:`read`)."""
+    answer: dict[str, Any]
+    try:
+        answer = _encode(read_here(source))
+    except BackendUnavailable as error:
+        answer = {"error": str(error), "exit_code": error.exit_code}
+    except ParamcountError as error:
+        answer = {"error": str(error), "exit_code": error.exit_code}
+    except Exception as error:  # a hostile file can break h5py in any way
+        first = (str(error).splitlines() or [""])[0]
+        answer = {"error": f"{source}: not a readable Keras file ({type(error).__name__}: "
+                           f"{first})", "exit_code": 2}
+    sys.stdout.write(json.dumps(answer))
+
+
+def _encode(listing: Listing) -> dict[str, Any]:
+    """A listing as JSON-ready data."""
+    return {
+        "source": listing.source, "format": listing.format, "notes": list(listing.notes),
+        "tensors": [[t.name, list(t.shape), t.dtype, t.trainable] for t in listing.tensors],
+        "recognised": [
+            {"prefix": r.prefix, "names": list(r.names), "notes": list(r.notes),
+             "spec": {f.name: _plain(getattr(r.spec, f.name))
+                      for f in dataclasses.fields(r.spec)}}
+            for r in listing.recognised
+        ],
+        "config": listing.config,
+    }
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value.value if isinstance(value, Enum) else value
+
+
+def _decode(data: dict[str, Any]) -> Listing:
+    """The listing :func:`_encode` wrote."""
+    recognised = []
+    for r in data["recognised"]:
+        spec = dict(r["spec"])
+        if spec.get("merge_modes") is not None:
+            spec["merge_modes"] = tuple(spec["merge_modes"])
+        recognised.append(Recognised(r["prefix"], LayerSpec(**spec), tuple(r["names"]),
+                                     tuple(r["notes"])))
+    return Listing(
+        data["source"], data["format"],
+        tuple(NamedTensor(name, tuple(shape), dtype, trainable)
+              for name, shape, dtype, trainable in data["tensors"]),
+        tuple(data["notes"]), tuple(recognised), data["config"],
+    )
+
+
+def _kind(source: str) -> str:
+    """``zip`` or ``hdf5`` by the file's first bytes, or a one-line error."""
     try:
         with open(source, "rb") as handle:
             head = handle.read(8)
             if head.startswith(_ZIP_MAGIC):
-                return _archive(source, handle)
+                return "zip"
             if _is_hdf5(handle, head):
-                handle.seek(0)
-                return _hdf5(source, handle, None)
+                return "hdf5"
     except IsADirectoryError:
         raise ParamcountError(f"{source}: is a directory, not a Keras file") from None
     except OSError as error:
         raise ParamcountError(f"{source}: cannot read: {error.strerror or error}") from None
     what = "empty file" if not head else "neither a zip archive (.keras) nor HDF5 (.h5)"
     raise ParamcountError(f"{source}: not a Keras file: {what}")
+
+
+def read_here(source: str) -> Listing:
+    """What :func:`read` does, in this process (no time limit: for the child process)."""
+    kind = _kind(source)
+    try:
+        with open(source, "rb") as handle:
+            if kind == "zip":
+                return _archive(source, handle)
+            return _hdf5(source, handle, None)
+    except OSError as error:
+        raise ParamcountError(f"{source}: cannot read: {error.strerror or error}") from None
 
 
 def _is_hdf5(handle: IO[bytes], head: bytes) -> bool:
@@ -467,8 +583,9 @@ def _walk(group: Any, names: list[str], klass: str, config: dict[str, Any] | Non
     own = group.get("vars")
     if own is not None:
         datasets = _datasets(own)
-        roles = _roles(klass, config, len(datasets)) if datasets else ()
-        if roles is None:
+        in_order = [index for index, _ in datasets] == list(range(len(datasets)))
+        roles = _roles(klass, config, len(datasets)) if in_order else None
+        if roles is None and datasets:
             seen.unnamed.add(f"{'/'.join(names)} ({klass})")
         for index, dataset in datasets:
             role = roles[index] if roles is not None else f"vars/{index}"
