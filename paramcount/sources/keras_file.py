@@ -20,7 +20,9 @@ Weights Keras does not train (BatchNormalization's moving statistics, a layer sa
 ``trainable=False``) are listed with ``trainable=False``; the total is Keras' ``count_params()``.
 With a config, every recurrent layer (SimpleRNN, LSTM, GRU, under Bidirectional with its merge
 mode) is recognised exactly from its class and options; ConvLSTM layers are described in a note.
-Reading HDF5 needs h5py (``pip install 'paramcount[h5]'``).
+Reading HDF5 needs h5py (``pip install 'paramcount[h5]'``). The HDF5 library is not hardened
+against hostile files (one flipped byte can make it loop for ever), so :func:`read` reads in a
+child process stopped after :data:`TIMEOUT` seconds; :func:`read_here` is the reading itself.
 """
 
 from __future__ import annotations
