@@ -293,11 +293,18 @@ def test_hdf5_without_keras_weights(tmp_path: Path) -> None:
         keras_file.read(path)
 
 
-@pytest.mark.parametrize("kind", ["missing", "directory"])
+@pytest.mark.parametrize("kind", ["missing", "directory", "fifo"])
 def test_unreadable_paths(tmp_path: Path, kind: str) -> None:
-    """A missing path and a directory are refused with one line naming them."""
+    """A missing path, a directory and a named pipe (which would block a reader) are refused
+    with one line naming them."""
     path = tmp_path / "absent.keras" if kind == "missing" else tmp_path
-    with pytest.raises(ParamcountError, match=rf"^{path}: (cannot read|is a directory)"):
+    if kind == "fifo":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no named pipes here")
+        path = tmp_path / "pipe.keras"
+        os.mkfifo(path)
+    with pytest.raises(ParamcountError,
+                       match=rf"^{path}: (cannot read|is a directory|not a regular file)"):
         keras_file.read(path)
 
 

@@ -434,11 +434,18 @@ def test_deep_but_allowed_nesting_is_read(tmp_path: Path) -> None:
     assert sorted(listed(path)) == sorted(oracle(path))
 
 
-@pytest.mark.parametrize("kind", ["missing", "directory"])
+@pytest.mark.parametrize("kind", ["missing", "directory", "fifo"])
 def test_unreadable_paths(tmp_path: Path, kind: str) -> None:
-    """A missing path and a directory are refused with one line naming them."""
+    """A missing path, a directory and a named pipe (which would block a reader) are refused
+    with one line naming them."""
     path = tmp_path / "absent.onnx" if kind == "missing" else tmp_path
-    with pytest.raises(ParamcountError, match=rf"^{path}: (cannot read|is a directory)"):
+    if kind == "fifo":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no named pipes here")
+        path = tmp_path / "pipe.onnx"
+        os.mkfifo(path)
+    with pytest.raises(ParamcountError,
+                       match=rf"^{path}: (cannot read|is a directory|not a regular file)"):
         onnx_file.read(path)
 
 

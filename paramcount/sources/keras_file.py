@@ -201,6 +201,8 @@ def _decode(data: dict[str, Any]) -> Listing:
 def _kind(source: str) -> str:
     """``zip`` or ``hdf5`` by the file's first bytes, or a one-line error."""
     try:
+        if os.path.exists(source) and not os.path.isdir(source) and not os.path.isfile(source):
+            raise ParamcountError(f"{source}: not a regular file")
         with open(source, "rb") as handle:
             head = handle.read(8)
             if head.startswith(_ZIP_MAGIC):

@@ -380,6 +380,8 @@ def read(path: str | os.PathLike[str]) -> Listing:
 
 def _walk(source: str) -> _Walker:
     try:
+        if os.path.exists(source) and not os.path.isdir(source) and not os.path.isfile(source):
+            raise ParamcountError(f"{source}: not a regular file")
         with open(source, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             if size == 0:
