@@ -20,7 +20,7 @@ from paramcount import conventions
 from paramcount.errors import BackendUnavailable, ParamcountError
 from paramcount.sources import keras_file
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
-from tests.conftest import have
+from tests.conftest import CLI, have
 
 needs_h5py = pytest.mark.skipif(not have("h5py"), reason="needs h5py")
 
@@ -359,3 +359,13 @@ def test_a_crashing_reader_is_one_line(tmp_path: Path, monkeypatch: pytest.Monke
                                               "signal.SIGSEGV)")
     with pytest.raises(ParamcountError, match=r"crashed reading it \(signal 11\)"):
         keras_file.read(path)
+
+
+def test_the_command_refuses_a_zip_bomb_in_one_line(cli: CLI, tmp_path: Path) -> None:
+    """``paramcount inspect`` on a zip bomb named .keras exits 2 with one ``Error:`` line."""
+    path = tmp_path / "bomb.keras"
+    path.write_bytes(BROKEN["zip-bomb"][0])
+    result = cli("inspect", str(path))
+    assert result.code == 2 and result.out == ""
+    assert result.err.startswith(f"Error: {path}: model.weights.h5 declares 8,388,608 bytes")
+    assert result.err.count("\n") == 1

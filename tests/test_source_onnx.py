@@ -17,6 +17,7 @@ from paramcount import conventions
 from paramcount.errors import ParamcountError
 from paramcount.sources import onnx_file
 from paramcount.spec import Cell, Framework, LayerSpec, Nonlinearity
+from tests.conftest import CLI
 
 onnx = pytest.importorskip("onnx")
 pytestmark = pytest.mark.onnx
@@ -469,3 +470,14 @@ def test_any_bytes_give_a_listing_or_one_error(tmp_path: Path, data: bytes, seed
         except ParamcountError as error:
             assert "\n" not in str(error)
         os.unlink(path)
+
+
+def test_the_command_refuses_a_broken_file_in_one_line(cli: CLI, tmp_path: Path) -> None:
+    """``paramcount inspect`` on a recursion bomb exits 2 with one ``Error:`` line, no
+    traceback."""
+    path = tmp_path / "bomb.onnx"
+    path.write_bytes(recursion_bomb(200))
+    result = cli("inspect", str(path))
+    assert result.code == 2 and result.out == ""
+    assert result.err.startswith(f"Error: {path}: not a valid ONNX model: subgraphs nest")
+    assert result.err.count("\n") == 1
