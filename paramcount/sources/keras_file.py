@@ -106,6 +106,8 @@ def read(path: str | os.PathLike[str]) -> Listing:
     _kind(source)
     if importlib.util.find_spec("h5py") is None:
         _h5py()
+    if not sys.executable:  # embedded without an interpreter to start: read here
+        return read_here(source)
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     try:
         done = subprocess.run(
