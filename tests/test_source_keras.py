@@ -20,7 +20,7 @@ from paramcount import conventions
 from paramcount.errors import BackendUnavailable, ParamcountError
 from paramcount.sources import keras_file
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
-from tests.conftest import have
+from tests.conftest import CLI, have
 
 needs_h5py = pytest.mark.skipif(not have("h5py"), reason="needs h5py")
 
@@ -36,8 +36,10 @@ CLASSIFIER = {
 
 def build_models() -> dict[str, Any]:
     """A Sequential classifier (Embedding, LSTM, Bidirectional GRU summed, BatchNormalization,
-    Bidirectional SimpleRNN with relu, a frozen Dense) and a functional model (ConvLSTM2D and
-    Bidirectional GRU with reset_after=True, concatenated)."""
+    Bidirectional SimpleRNN with relu, a frozen Dense), a functional model (ConvLSTM2D and
+    Bidirectional GRU with reset_after=True, concatenated), and a functional model holding a
+    Sequential (LSTM without bias, LayerNormalization), Conv1D, BatchNormalization without
+    beta, MultiHeadAttention and GRU."""
     import keras
     from keras import layers
 
@@ -59,7 +61,16 @@ def build_models() -> dict[str, Any]:
     text = layers.Bidirectional(layers.GRU(4))(sequence)
     output = layers.Dense(1)(layers.Concatenate()([video, text]))
     functional = keras.Model([frames, sequence], output)
-    return {"classifier": classifier, "functional": functional}
+    inner = keras.Sequential([
+        keras.Input((5, 8)),
+        layers.LSTM(6, return_sequences=True, use_bias=False),
+        layers.LayerNormalization(),
+    ], name="inner")
+    steps = keras.Input((5, 8))
+    hidden = layers.BatchNormalization(center=False)(layers.Conv1D(4, 3)(inner(steps)))
+    hidden = layers.MultiHeadAttention(2, 4)(hidden, hidden)
+    nested = keras.Model(steps, layers.GRU(3, reset_after=False)(hidden))
+    return {"classifier": classifier, "functional": functional, "nested": nested}
 
 
 @pytest.fixture(scope="module")
@@ -87,16 +98,31 @@ def saved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             }
             loaded = keras.models.load_model(directory / f"{name}.keras")
             out[name]["loaded"] = [tuple(w.shape) for w in loaded.weights]
+        # Keras 2's weights-only HDF5 (its model.save_weights("x.h5")), by the writer Keras 3
+        # keeps for it (which fails on the models above: Embedding, InputLayers).
+        import h5py
+        from keras.src.legacy.saving import legacy_h5_format
+
+        layers = keras.layers
+        small = keras.Sequential([
+            keras.Input((5, 3)), layers.GRU(4, return_sequences=True),
+            layers.BatchNormalization(), layers.Bidirectional(layers.LSTM(2)),
+            layers.Dense(2, trainable=False)])
+        with h5py.File(directory / "keras2.h5", "w") as h5:
+            legacy_h5_format.save_weights_to_hdf5_group(h5, small)
+        out["keras2"] = {"h5": [(w.path, tuple(w.shape)) for w in small.weights],
+                         "count": small.count_params(),
+                         "frozen": sum(int(w.numpy().size) for w in small.non_trainable_weights)}
     return out
 
 
 @pytest.mark.keras
 @needs_h5py
 def test_files_list_what_keras_loads(saved: dict[str, Any]) -> None:
-    """Every file lists exactly the model's weights (names, shapes and order; a .weights.h5
-    in its own order), as many as Keras loads back, totalling count_params(), with the
-    non-trainable ones (moving statistics, a frozen layer) marked."""
-    for model in ("classifier", "functional"):
+    """Every file (Keras 2's weights-only .h5 too) lists exactly the model's weights (names,
+    shapes and order; a .weights.h5 in its own order), as many as Keras loads back, totalling
+    count_params(), with the non-trainable ones (moving statistics, a frozen layer) marked."""
+    for model in ("classifier", "functional", "nested"):
         expected = saved[model]
         for suffix, fmt in (("keras", "keras"), ("h5", "keras-h5"),
                             ("weights.h5", "keras-weights-h5")):
@@ -113,10 +139,22 @@ def test_files_list_what_keras_loads(saved: dict[str, Any]) -> None:
                 assert listing.config is None and listing.recognised == ()
             else:
                 assert trainable == expected["trainable"], (model, suffix)
-                assert got == expected[suffix], (model, suffix)
+                if (model, suffix) == ("nested", "keras"):
+                    # MultiHeadAttention's inner layers are saved by attribute name, in
+                    # alphabetical order, not in the order Keras creates them.
+                    assert sorted(got) == sorted(expected[suffix])
+                else:
+                    assert got == expected[suffix], (model, suffix)
                 assert listing.config is not None
             assert sorted(shape for _, shape in got) == sorted(expected["loaded"])
             assert {t.dtype for t in listing.tensors} == {"float32"}
+    expected = saved["keras2"]
+    legacy = keras_file.read(saved["dir"] / "keras2.h5")
+    assert [(t.name, t.shape) for t in legacy.tensors] == expected["h5"]
+    assert (legacy.format, legacy.total, legacy.config) == ("keras-h5", expected["count"], None)
+    # Without a config the frozen Dense is not known; the moving statistics are.
+    assert sum(t.count for t in legacy.tensors if not t.trainable) == 8
+    assert expected["frozen"] == 8 + 4 * 2 + 2  # and the Dense(2) on 4 features
     listing = keras_file.read(saved["dir"] / "classifier.keras")
     frozen = {t.name for t in listing.tensors if not t.trainable}
     assert frozen == {"batch_normalization/moving_mean", "batch_normalization/moving_variance",
@@ -156,7 +194,8 @@ def test_config_recognises_recurrent_layers(saved: dict[str, Any]) -> None:
 def test_compressed_archives_read_alike(saved: dict[str, Any], tmp_path: Path,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """The same archive re-zipped with deflate lists the same tensors, whether the weights
-    member is decompressed into memory or, when large, into a temporary file that is removed."""
+    member is decompressed into memory or, when large, into a temporary file that is removed
+    (read_here: the reading itself, which read runs in a child process)."""
     original = saved["dir"] / "classifier.keras"
     deflated = tmp_path / "deflated.keras"
     with zipfile.ZipFile(original) as source, zipfile.ZipFile(
@@ -165,9 +204,10 @@ def test_compressed_archives_read_alike(saved: dict[str, Any], tmp_path: Path,
             target.writestr(info.filename, source.read(info))
     expected = dataclasses.replace(keras_file.read(original), source=str(deflated))
     assert keras_file.read(deflated) == expected
+    assert keras_file.read_here(str(deflated)) == expected
     monkeypatch.setattr(keras_file, "IN_MEMORY", 0)
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
-    assert keras_file.read(deflated) == expected
+    assert keras_file.read_here(str(deflated)) == expected
     assert sorted(p.name for p in tmp_path.iterdir()) == ["deflated.keras"]
 
 
@@ -253,11 +293,18 @@ def test_hdf5_without_keras_weights(tmp_path: Path) -> None:
         keras_file.read(path)
 
 
-@pytest.mark.parametrize("kind", ["missing", "directory"])
+@pytest.mark.parametrize("kind", ["missing", "directory", "fifo"])
 def test_unreadable_paths(tmp_path: Path, kind: str) -> None:
-    """A missing path and a directory are refused with one line naming them."""
+    """A missing path, a directory and a named pipe (which would block a reader) are refused
+    with one line naming them."""
     path = tmp_path / "absent.keras" if kind == "missing" else tmp_path
-    with pytest.raises(ParamcountError, match=rf"^{path}: (cannot read|is a directory)"):
+    if kind == "fifo":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no named pipes here")
+        path = tmp_path / "pipe.keras"
+        os.mkfifo(path)
+    with pytest.raises(ParamcountError,
+                       match=rf"^{path}: (cannot read|is a directory|not a regular file)"):
         keras_file.read(path)
 
 
@@ -270,3 +317,55 @@ def test_without_h5py_the_fix_is_named(tmp_path: Path, monkeypatch: pytest.Monke
         keras_file.read(path)
     assert error.value.exit_code == 3
     assert "pip install 'paramcount[h5]'" in str(error.value)
+
+
+def hanging_hdf5(path: Path) -> None:
+    """A legacy-Keras-shaped HDF5 file, written by h5py, whose global heap (where variable-length
+    strings such as ``layer_names`` live) declares a larger size than it has (one flipped byte,
+    as a fuzzer found in a real Keras .h5): reading the attribute makes the HDF5 library loop
+    for ever."""
+    import h5py
+    import numpy as np
+
+    with h5py.File(path, "w") as out:
+        group = out.create_group("model_weights")
+        group.attrs["layer_names"] = ["lstm", "dense"]
+        out.create_dataset("padding", data=np.zeros(100_000, "u1"))
+    data = bytearray(path.read_bytes())
+    heap = data.index(b"GCOL")
+    data[heap + 8: heap + 16] = (0xDE00).to_bytes(8, "little")
+    path.write_bytes(bytes(data))
+
+
+@needs_h5py
+def test_a_hanging_hdf5_file_is_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A damaged HDF5 file that hangs the HDF5 library is stopped after TIMEOUT seconds and
+    refused in one line (the read runs in a child process)."""
+    path = tmp_path / "hang.h5"
+    hanging_hdf5(path)
+    monkeypatch.setattr(keras_file, "TIMEOUT", 3.0)
+    with pytest.raises(ParamcountError, match=r"took over 3 s and was stopped") as error:
+        keras_file.read(path)
+    assert str(error.value).startswith(f"{path}: ") and error.value.exit_code == 2
+
+
+@needs_h5py
+def test_a_crashing_reader_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A child process killed by a signal (as a crash in the HDF5 library would) gives one
+    line, exit 2."""
+    path = tmp_path / "model.h5"
+    path.write_bytes(HDF5_NOISE)
+    monkeypatch.setattr(keras_file, "_CHILD", "import os, signal; os.kill(os.getpid(), "
+                                              "signal.SIGSEGV)")
+    with pytest.raises(ParamcountError, match=r"crashed reading it \(signal 11\)"):
+        keras_file.read(path)
+
+
+def test_the_command_refuses_a_zip_bomb_in_one_line(cli: CLI, tmp_path: Path) -> None:
+    """``paramcount inspect`` on a zip bomb named .keras exits 2 with one ``Error:`` line."""
+    path = tmp_path / "bomb.keras"
+    path.write_bytes(BROKEN["zip-bomb"][0])
+    result = cli("inspect", str(path))
+    assert result.code == 2 and result.out == ""
+    assert result.err.startswith(f"Error: {path}: model.weights.h5 declares 8,388,608 bytes")
+    assert result.err.count("\n") == 1

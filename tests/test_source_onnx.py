@@ -17,6 +17,7 @@ from paramcount import conventions
 from paramcount.errors import ParamcountError
 from paramcount.sources import onnx_file
 from paramcount.spec import Cell, Framework, LayerSpec, Nonlinearity
+from tests.conftest import CLI
 
 onnx = pytest.importorskip("onnx")
 pytestmark = pytest.mark.onnx
@@ -434,11 +435,18 @@ def test_deep_but_allowed_nesting_is_read(tmp_path: Path) -> None:
     assert sorted(listed(path)) == sorted(oracle(path))
 
 
-@pytest.mark.parametrize("kind", ["missing", "directory"])
+@pytest.mark.parametrize("kind", ["missing", "directory", "fifo"])
 def test_unreadable_paths(tmp_path: Path, kind: str) -> None:
-    """A missing path and a directory are refused with one line naming them."""
+    """A missing path, a directory and a named pipe (which would block a reader) are refused
+    with one line naming them."""
     path = tmp_path / "absent.onnx" if kind == "missing" else tmp_path
-    with pytest.raises(ParamcountError, match=rf"^{path}: (cannot read|is a directory)"):
+    if kind == "fifo":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no named pipes here")
+        path = tmp_path / "pipe.onnx"
+        os.mkfifo(path)
+    with pytest.raises(ParamcountError,
+                       match=rf"^{path}: (cannot read|is a directory|not a regular file)"):
         onnx_file.read(path)
 
 
@@ -462,3 +470,14 @@ def test_any_bytes_give_a_listing_or_one_error(tmp_path: Path, data: bytes, seed
         except ParamcountError as error:
             assert "\n" not in str(error)
         os.unlink(path)
+
+
+def test_the_command_refuses_a_broken_file_in_one_line(cli: CLI, tmp_path: Path) -> None:
+    """``paramcount inspect`` on a recursion bomb exits 2 with one ``Error:`` line, no
+    traceback."""
+    path = tmp_path / "bomb.onnx"
+    path.write_bytes(recursion_bomb(200))
+    result = cli("inspect", str(path))
+    assert result.code == 2 and result.out == ""
+    assert result.err.startswith(f"Error: {path}: not a valid ONNX model: subgraphs nest")
+    assert result.err.count("\n") == 1

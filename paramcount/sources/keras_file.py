@@ -20,22 +20,29 @@ Weights Keras does not train (BatchNormalization's moving statistics, a layer sa
 ``trainable=False``) are listed with ``trainable=False``; the total is Keras' ``count_params()``.
 With a config, every recurrent layer (SimpleRNN, LSTM, GRU, under Bidirectional with its merge
 mode) is recognised exactly from its class and options; ConvLSTM layers are described in a note.
-Reading HDF5 needs h5py (``pip install 'paramcount[h5]'``).
+Reading HDF5 needs h5py (``pip install 'paramcount[h5]'``). The HDF5 library is not hardened
+against hostile files (one flipped byte can make it loop for ever), so :func:`read` reads in a
+child process stopped after :data:`TIMEOUT` seconds; :func:`read_here` is the reading itself.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import importlib.util
 import io
 import json
 import os
 import re
 import shutil
 import struct
+import subprocess
+import sys
 import tempfile
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import IO, Any
 
 from paramcount.conventions.base import Recognised
@@ -89,24 +96,139 @@ def read(path: str | os.PathLike[str]) -> Listing:
     """The weights of a ``.keras``, legacy ``.h5`` or ``.weights.h5`` file, and the recurrent
     layers its config describes.
 
+    The file is read in a child process stopped after :data:`TIMEOUT` seconds: the HDF5
+    library is not hardened against hostile files, and a damaged one can hang or crash it.
     Raises ParamcountError (exit 2) with one line naming the file for anything unreadable or
-    not a Keras file, and BackendUnavailable (exit 3) when h5py is missing.
+    not a Keras file (a hang or a crash included), and BackendUnavailable (exit 3) when h5py
+    is missing.
     """
     source = os.fspath(path)
+    _kind(source)
+    if importlib.util.find_spec("h5py") is None:
+        _h5py()
+    if not sys.executable:  # embedded without an interpreter to start: read here
+        return read_here(source)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     try:
+        done = subprocess.run(
+            [sys.executable, "-P", "-c", _CHILD, root, source], stdin=subprocess.DEVNULL,
+            capture_output=True, timeout=TIMEOUT, check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise ParamcountError(
+            f"{source}: reading its HDF5 took over {TIMEOUT:g} s and was stopped (a damaged "
+            "HDF5 file can hang the HDF5 library)"
+        ) from None
+    if done.returncode < 0:
+        raise ParamcountError(
+            f"{source}: the HDF5 library crashed reading it (signal {-done.returncode}): a "
+            "damaged or hostile file"
+        )
+    try:
+        answer = json.loads(done.stdout)
+    except ValueError:
+        last = (done.stderr.decode("utf-8", "replace").strip().splitlines() or ["no output"])
+        raise ParamcountError(f"{source}: reading it failed: {last[-1]}") from None
+    if "error" in answer:
+        if answer.get("exit_code") == BackendUnavailable.exit_code:
+            raise BackendUnavailable("h5py", "h5", answer["error"])
+        raise ParamcountError(answer["error"])
+    return _decode(answer)
+
+
+TIMEOUT = 60.0
+"""Seconds the child process reading a Keras file may take."""
+
+_CHILD = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from paramcount.sources.keras_file import serve; serve(sys.argv[2])"
+)
+
+
+def serve(source: str) -> None:
+    """Read ``source`` here and print the listing, or the error, as one JSON object (the
+    child process of :func:`read`)."""
+    answer: dict[str, Any]
+    try:
+        answer = _encode(read_here(source))
+    except BackendUnavailable as error:
+        answer = {"error": str(error), "exit_code": error.exit_code}
+    except ParamcountError as error:
+        answer = {"error": str(error), "exit_code": error.exit_code}
+    except Exception as error:  # a hostile file can break h5py in any way
+        first = (str(error).splitlines() or [""])[0]
+        answer = {"error": f"{source}: not a readable Keras file ({type(error).__name__}: "
+                           f"{first})", "exit_code": 2}
+    sys.stdout.write(json.dumps(answer))
+
+
+def _encode(listing: Listing) -> dict[str, Any]:
+    """A listing as JSON-ready data."""
+    return {
+        "source": listing.source, "format": listing.format, "notes": list(listing.notes),
+        "tensors": [[t.name, list(t.shape), t.dtype, t.trainable] for t in listing.tensors],
+        "recognised": [
+            {"prefix": r.prefix, "names": list(r.names), "notes": list(r.notes),
+             "spec": {f.name: _plain(getattr(r.spec, f.name))
+                      for f in dataclasses.fields(r.spec)}}
+            for r in listing.recognised
+        ],
+        "config": listing.config,
+    }
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value.value if isinstance(value, Enum) else value
+
+
+def _decode(data: dict[str, Any]) -> Listing:
+    """The listing :func:`_encode` wrote."""
+    recognised = []
+    for r in data["recognised"]:
+        spec = dict(r["spec"])
+        if spec.get("merge_modes") is not None:
+            spec["merge_modes"] = tuple(spec["merge_modes"])
+        recognised.append(Recognised(r["prefix"], LayerSpec(**spec), tuple(r["names"]),
+                                     tuple(r["notes"])))
+    return Listing(
+        data["source"], data["format"],
+        tuple(NamedTensor(name, tuple(shape), dtype, trainable)
+              for name, shape, dtype, trainable in data["tensors"]),
+        tuple(data["notes"]), tuple(recognised), data["config"],
+    )
+
+
+def _kind(source: str) -> str:
+    """``zip`` or ``hdf5`` by the file's first bytes, or a one-line error."""
+    try:
+        if os.path.exists(source) and not os.path.isdir(source) and not os.path.isfile(source):
+            raise ParamcountError(f"{source}: not a regular file")
         with open(source, "rb") as handle:
             head = handle.read(8)
             if head.startswith(_ZIP_MAGIC):
-                return _archive(source, handle)
+                return "zip"
             if _is_hdf5(handle, head):
-                handle.seek(0)
-                return _hdf5(source, handle, None)
+                return "hdf5"
     except IsADirectoryError:
         raise ParamcountError(f"{source}: is a directory, not a Keras file") from None
     except OSError as error:
         raise ParamcountError(f"{source}: cannot read: {error.strerror or error}") from None
     what = "empty file" if not head else "neither a zip archive (.keras) nor HDF5 (.h5)"
     raise ParamcountError(f"{source}: not a Keras file: {what}")
+
+
+def read_here(source: str) -> Listing:
+    """What :func:`read` does, in this process (no time limit: for the child process)."""
+    kind = _kind(source)
+    try:
+        with open(source, "rb") as handle:
+            if kind == "zip":
+                return _archive(source, handle)
+            return _hdf5(source, handle, None)
+    except OSError as error:
+        raise ParamcountError(f"{source}: cannot read: {error.strerror or error}") from None
 
 
 def _is_hdf5(handle: IO[bytes], head: bytes) -> bool:
@@ -371,7 +493,7 @@ def _current(source: str, h5: Any, config: dict[str, Any] | None) -> Listing:
     layers = _layers(config)
     tensors: list[tuple[int, NamedTensor]] = []
     notes: list[str] = []
-    unnamed: set[str] = set()
+    seen = _Seen(layers)
     owned: dict[str, list[NamedTensor]] = {}
     top = h5.get("layers")
     if top is not None:
@@ -381,8 +503,8 @@ def _current(source: str, h5: Any, config: dict[str, Any] | None) -> Listing:
             rank = layers.order.get(name, len(layers.order))
             frozen = layers.configs.get(name, {}).get("trainable") is False
             klass = layers.classes.get(name) or _class_of(key)
-            for tensor in _walk(group, key, [name], klass, layers.configs.get(name), frozen,
-                                unnamed, 0):
+            for tensor in _walk(group, [name], klass, layers.configs.get(name), frozen, seen,
+                                0):
                 tensors.append((rank, tensor))
                 owned.setdefault(name, []).append(tensor)
     own = h5.get("vars")
@@ -391,9 +513,10 @@ def _current(source: str, h5: Any, config: dict[str, Any] | None) -> Listing:
         for index, dataset in _datasets(own):
             tensors.append((len(layers.order) + 1, NamedTensor(
                 f"{model}/vars/{index}", tuple(int(d) for d in dataset.shape), _dtype(dataset))))
-    if unnamed:
+    if seen.unnamed:
         notes.append("paramcount does not know the variable names of "
-                     + ", ".join(sorted(unnamed)) + ": shown by position (vars/0, vars/1, ...)")
+                     + ", ".join(sorted(seen.unnamed))
+                     + ": shown by position (vars/0, vars/1, ...)")
     if config is None:
         notes.append("a .weights.h5 file holds no config: layer classes are read from group "
                      "names, layers are listed in the file's (alphabetical) order, and a layer "
@@ -439,33 +562,37 @@ def _roles(klass: str, config: dict[str, Any] | None, count: int) -> tuple[str, 
         scale = (config or {}).get("scale", count in (3, 4) if config is None else True)
         center = (config or {}).get("center", count == 4 if config is None else True)
         names = (("gamma",) if scale else ()) + (("beta",) if center else ())
-        return (*names, "moving_mean", "moving_variance")
+        roles = (*names, "moving_mean", "moving_variance")
+        return roles if len(roles) == count else None
     if snake == "layer_normalization":
-        config = config or {}
-        return (("gamma",) if config.get("scale", True) else ()) + (
-            ("beta",) if config.get("center", True) else ())
-    roles = _ROLES.get(snake)
-    if roles is None:
+        options = config or {}
+        roles = (("gamma",) if options.get("scale", True) else ()) + (
+            ("beta",) if options.get("center", True) else ())
+        return roles if len(roles) == count else None
+    known = _ROLES.get("dense" if snake.endswith("_dense") else snake)
+    if known is None:
         return None
+    roles = known
     if config is not None and config.get("use_bias") is False:
         roles = tuple(r for r in roles if r != "bias")
-    return roles
+    elif config is None and count == len(roles) - 1 and roles[-1] == "bias":
+        roles = roles[:-1]  # use_bias=False: the bias is the last variable, absent
+    return roles if len(roles) == count else None
 
 
-def _walk(group: Any, key: str, names: list[str], klass: str, config: dict[str, Any] | None,
-          frozen: bool, unnamed: set[str], depth: int) -> Iterator[NamedTensor]:
-    """The tensors under one saved object: its own vars, then its children's, forward before
-    backward."""
+def _walk(group: Any, names: list[str], klass: str, config: dict[str, Any] | None,
+          frozen: bool, seen: _Seen, depth: int) -> Iterator[NamedTensor]:
+    """The tensors under one saved object: its own vars, then its children's (nested layers in
+    the config's order, a wrapper's forward layer before its backward one)."""
     if depth > 20:
         return
     own = group.get("vars")
     if own is not None:
         datasets = _datasets(own)
-        roles = _roles(klass, config, len(datasets)) if datasets else ()
-        if roles is not None and len(roles) != len(datasets):
-            roles = None
-        if roles is None:
-            unnamed.add(f"{'/'.join(names)} ({klass})")
+        in_order = [index for index, _ in datasets] == list(range(len(datasets)))
+        roles = _roles(klass, config, len(datasets)) if in_order else None
+        if roles is None and datasets:
+            seen.unnamed.add(f"{'/'.join(names)} ({klass})")
         for index, dataset in datasets:
             role = roles[index] if roles is not None else f"vars/{index}"
             yield NamedTensor("/".join([*names, role]), tuple(int(d) for d in dataset.shape),
@@ -477,11 +604,15 @@ def _walk(group: Any, key: str, names: list[str], klass: str, config: dict[str, 
             continue
         name = _object_name(item, child)
         if child == "layers":
-            for inner in item:
-                sub = item[inner]
-                inner_name = _object_name(sub, inner)
-                yield from _walk(sub, inner, [*names, inner_name], _class_of(inner), None,
-                                 frozen, unnamed, depth + 1)
+            inner = {key: _object_name(item[key], key) for key in item
+                     if hasattr(item[key], "keys")}
+            for key in sorted(inner, key=lambda k: seen.layers.order.get(inner[k], 1 << 30)):
+                inner_config = seen.layers.configs.get(inner[key])
+                yield from _walk(item[key], [*names, inner[key]],
+                                 seen.layers.classes.get(inner[key]) or _class_of(key),
+                                 inner_config,
+                                 frozen or (inner_config or {}).get("trainable") is False,
+                                 seen, depth + 1)
             continue
         inner_class = _class_of(name) if child == "cell" else _class_of(child)
         inner_config = None
@@ -490,8 +621,17 @@ def _walk(group: Any, key: str, names: list[str], klass: str, config: dict[str, 
             inner_config = layer.get("config") if isinstance(layer, dict) else None
         elif child == "cell" and config is not None:
             inner_config = config
-        yield from _walk(item, child, [*names, name], inner_class, inner_config, frozen,
-                         unnamed, depth + 1)
+        yield from _walk(item, [*names, name], inner_class, inner_config, frozen, seen,
+                         depth + 1)
+
+
+@dataclass
+class _Seen:
+    """What a walk knows and gathers: the config's layers, objects whose variables it cannot
+    name."""
+
+    layers: _Layers
+    unnamed: set[str] = field(default_factory=set)
 
 
 # --- recognition from the config --------------------------------------------------------------

@@ -115,8 +115,8 @@ class _Graph:
 class _Wire:
     """Reads protobuf fields from a buffer, checking every length against its message."""
 
-    def __init__(self, data: mmap.mmap | bytes) -> None:
-        self.data = data
+    def __init__(self, data: mmap.mmap | bytes, size: int) -> None:
+        self.data, self.size = data, size
 
     def varint(self, pos: int, end: int) -> tuple[int, int]:
         """The unsigned varint at ``pos`` and the position after it."""
@@ -149,9 +149,10 @@ class _Wire:
             elif wire == 2:
                 length, pos = self.varint(pos, end)
                 if length > end - pos:
+                    where = "the file (truncated?)" if end == self.size else "its message"
                     raise _Invalid(
                         f"field {number} at byte {pos} declares {length:,} bytes, past the end "
-                        f"of its message ({end - pos:,} bytes left)"
+                        f"of {where}: {end - pos:,} bytes left"
                     )
                 yield number, wire, pos, pos + length
                 pos += length
@@ -379,12 +380,14 @@ def read(path: str | os.PathLike[str]) -> Listing:
 
 def _walk(source: str) -> _Walker:
     try:
+        if os.path.exists(source) and not os.path.isdir(source) and not os.path.isfile(source):
+            raise ParamcountError(f"{source}: not a regular file")
         with open(source, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             if size == 0:
                 raise ParamcountError(f"{source}: empty file, not an ONNX model")
             with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                walker = _Walker(_Wire(data))
+                walker = _Walker(_Wire(data, size))
                 try:
                     walker.model(size)
                 except _Invalid as error:
