@@ -8,12 +8,14 @@ every difference named. Pure: no framework, no click, no rich.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from paramcount import conventions
 from paramcount.commandline import command_line
+from paramcount.conventions import pytorch
 from paramcount.conventions.base import Recognised
 from paramcount.errors import SpecError
 from paramcount.sources.base import Listing, NamedTensor
@@ -166,12 +168,16 @@ def inspect(listing: Listing, as_framework: Framework | None = None) -> InspectR
     for tensor in listing.tensors:
         modules.setdefault(module_of(tensor.name), []).append(tensor)
     layers = tuple(_layer(listing, r) for r in recognised(listing))
+    notes = (*listing.notes, *_notes(listing, layers))
+    if _PREFIXES["module."] in notes:  # said once for the file, not again for each layer
+        layers = tuple(dataclasses.replace(layer, notes=tuple(
+            n for n in layer.notes if n != pytorch.DATA_PARALLEL)) for layer in layers)
     report = InspectReport(
         listing,
         tuple(Module(name, tuple(ts)) for name, ts in modules.items()),
         _dtypes(listing.tensors),
         layers,
-        (*listing.notes, *_notes(listing, layers)),
+        notes,
     )
     if as_framework is None:
         return report
