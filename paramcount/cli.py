@@ -70,6 +70,8 @@ def cli() -> None:
 
 
 def _error(message: str, code: int) -> int:
+    # one line, whatever a file name or a pasted value holds
+    message = message.replace("\r", "\\r").replace("\n", "\\n")
     click.echo(f"Error: {message}", err=True)
     return code
 

@@ -122,7 +122,7 @@ def _tensors(
     metadata = header.get("__metadata__") or {}
     if not isinstance(metadata, dict):
         raise ParamcountError(f"{label}: the safetensors __metadata__ must be an object")
-    found: list[tuple[int, NamedTensor]] = []
+    found: list[tuple[int, int, NamedTensor]] = []
     for name, entry in header.items():
         if name == "__metadata__":
             continue
@@ -154,14 +154,14 @@ def _tensors(
                 f"{where}: data_offsets {offsets} end past the file's data ({data_size:,} "
                 "bytes): truncated?"
             )
-        found.append((begin, NamedTensor(name, tuple(shape), numpy_name)))
-    found.sort(key=lambda item: item[0])
+        found.append((begin, end, NamedTensor(name, tuple(shape), numpy_name)))
+    found.sort(key=lambda item: item[:2])  # as the library does: empty tensors first
     position = 0
-    for begin, tensor in found:
+    for begin, _, tensor in found:
         if begin != position:
             raise ParamcountError(
                 f"{label}: tensor {tensor.name!r} starts at byte {begin:,} of the data, "
                 f"where the previous one ends at {position:,} (overlapping or gapped offsets)"
             )
         position = begin + (tensor.count * DTYPES_BITS[tensor.dtype or ""] + 7) // 8
-    return [tensor for _, tensor in found], {str(k): v for k, v in metadata.items()}
+    return [tensor for _, _, tensor in found], {str(k): v for k, v in metadata.items()}
