@@ -204,3 +204,16 @@ def test_empty_tensor_listed_after_one_at_the_same_offset(cli: CLI, tmp_path: Pa
     assert result.code == 0, result
     assert {t["name"]: tuple(t["shape"]) for t in json.loads(result.out)["tensors"]} == {
         k: v.shape for k, v in loaded.items()}
+
+
+def test_one_layer_is_not_plural(cli: CLI, tmp_path: Path) -> None:
+    """A real load error between 1 and 3 layers says `has 1 layer`, not `1 layers`."""
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as error:
+        torch.nn.LSTM(4, 8, num_layers=3).load_state_dict(torch.nn.LSTM(4, 8).state_dict())
+    path = tmp_path / "error.txt"
+    path.write_text(f"RuntimeError: {error.value}\n")
+    result = cli("inspect", "--error", str(path))
+    assert result.code == 0, result
+    assert "has 1 layer;" in result.out and "has 3 layers" in result.out
+    assert "1 layers" not in result.out
