@@ -25,6 +25,7 @@ BITS: dict[str, int] = {
     "bool": 8, "uint8": 8, "int8": 8, "qint8": 8, "quint8": 8, "quint4x2": 8, "quint2x4": 8,
     "float8_e4m3fn": 8, "float8_e5m2": 8, "float8_e4m3fnuz": 8, "float8_e5m2fnuz": 8,
     "float8_e8m0fnu": 8, "float4_e2m1fn_x2": 8, "float6_e2m3fn": 6, "float6_e3m2fn": 6,
+    "float4_e2m1fn": 4, "int4": 4, "uint4": 4, "int2": 2, "uint2": 2,
     "int16": 16, "uint16": 16, "float16": 16, "bfloat16": 16, "complex32": 32,
     "int32": 32, "uint32": 32, "float32": 32, "qint32": 32,
     "int64": 64, "uint64": 64, "float64": 64, "complex64": 64, "complex128": 128,

@@ -217,3 +217,25 @@ def test_one_layer_is_not_plural(cli: CLI, tmp_path: Path) -> None:
     assert result.code == 0, result
     assert "has 1 layer;" in result.out and "has 3 layers" in result.out
     assert "1 layers" not in result.out
+
+
+def test_four_bit_safetensors_take_half_a_byte_each(cli: CLI, tmp_path: Path) -> None:
+    """safetensors F4 holds 4 bits per element: 6 values in 3 bytes, and the bytes say so."""
+    header = json.dumps({"w": {"dtype": "F4", "shape": [2, 3], "data_offsets": [0, 3]}})
+    path = tmp_path / "model.safetensors"
+    path.write_bytes(struct.pack("<Q", len(header)) + header.encode() + b"\0" * 3)
+    result = cli("inspect", "--json", str(path))
+    assert result.code == 0, result
+    data = json.loads(result.out)
+    assert (data["total"], data["bytes"]) == (6, 3)
+
+
+@pytest.mark.parametrize(("dtype", "count", "size"), [
+    ("int4", 5, 3), ("uint4", 4, 2), ("float4_e2m1fn", 3, 2), ("int2", 5, 2), ("uint2", 8, 2),
+])
+def test_sub_byte_onnx_dtypes_have_sizes(dtype: str, count: int, size: int) -> None:
+    """The packed ONNX types the ONNX reader names (INT4, FLOAT4E2M1, INT2) have byte sizes."""
+    from paramcount.inspect import tensor_bytes
+    from paramcount.sources.base import NamedTensor
+
+    assert tensor_bytes(NamedTensor("w", (count,), dtype)) == size

@@ -32,7 +32,7 @@ DTYPES: dict[str, tuple[str, int]] = {
     "F8_E5M2": ("float8_e5m2", 8),
     "F8_E4M3": ("float8_e4m3fn", 8),
     "F8_E8M0": ("float8_e8m0fnu", 8),
-    "F4": ("float4_e2m1fn_x2", 4),
+    "F4": ("float4_e2m1fn", 4),  # one 4-bit value per element (torch's _x2 packs two)
     "F6_E2M3": ("float6_e2m3fn", 6),
     "F6_E3M2": ("float6_e3m2fn", 6),
     "I16": ("int16", 16),
