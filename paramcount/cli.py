@@ -74,11 +74,11 @@ def cli() -> None:
 
 
 def _error(message: str, code: int) -> int:
-    """Print ``message`` as one line on stderr (a value quoted whole is clipped) and return
-    ``code``."""
+    """Print ``message`` as one line on stderr and return ``code``: line breaks (a file name or
+    a pasted value may hold them) are shown escaped, a value quoted whole is clipped."""
     import re
 
-    line = " ".join(part.strip() for part in message.splitlines() if part.strip())
+    line = message.strip().replace("\r", "\\r").replace("\n", "\\n")
     line = re.sub(r"\S{121,}", lambda m: f"{m[0][:60]}… ({len(m[0]):,} characters)", line)
     click.echo(f"Error: {line}", err=True)
     return code

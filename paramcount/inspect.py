@@ -8,12 +8,14 @@ every difference named. Pure: no framework, no click, no rich.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from paramcount import conventions
 from paramcount.commandline import command_line
+from paramcount.conventions import pytorch
 from paramcount.conventions.base import Recognised
 from paramcount.errors import SpecError
 from paramcount.sources.base import Listing, NamedTensor
@@ -23,6 +25,7 @@ BITS: dict[str, int] = {
     "bool": 8, "uint8": 8, "int8": 8, "qint8": 8, "quint8": 8, "quint4x2": 8, "quint2x4": 8,
     "float8_e4m3fn": 8, "float8_e5m2": 8, "float8_e4m3fnuz": 8, "float8_e5m2fnuz": 8,
     "float8_e8m0fnu": 8, "float4_e2m1fn_x2": 8, "float6_e2m3fn": 6, "float6_e3m2fn": 6,
+    "float4_e2m1fn": 4, "int4": 4, "uint4": 4, "int2": 2, "uint2": 2,
     "int16": 16, "uint16": 16, "float16": 16, "bfloat16": 16, "complex32": 32,
     "int32": 32, "uint32": 32, "float32": 32, "qint32": 32,
     "int64": 64, "uint64": 64, "float64": 64, "complex64": 64, "complex128": 128,
@@ -166,12 +169,16 @@ def inspect(listing: Listing, as_framework: Framework | None = None) -> InspectR
     for tensor in listing.tensors:
         modules.setdefault(module_of(tensor.name), []).append(tensor)
     layers = tuple(_layer(listing, r) for r in recognised(listing))
+    notes = (*listing.notes, *_notes(listing, layers))
+    if _PREFIXES["module."] in notes:  # said once for the file, not again for each layer
+        layers = tuple(dataclasses.replace(layer, notes=tuple(
+            n for n in layer.notes if n != pytorch.DATA_PARALLEL)) for layer in layers)
     report = InspectReport(
         listing,
         tuple(Module(name, tuple(ts)) for name, ts in modules.items()),
         _dtypes(listing.tensors),
         layers,
-        (*listing.notes, *_notes(listing, layers)),
+        notes,
     )
     if as_framework is None:
         return report

@@ -83,11 +83,16 @@ def document(report: InspectReport) -> Document:
         commands = Math(tuple(
             f"{layer.name or '(top level)'}: {layer.command}" for layer in report.layers
         ))
+        said: dict[str, list[str]] = {}
+        for layer in report.layers:
+            for note in layer.notes:
+                said.setdefault(note, []).append(layer.name or "(top level)")
         sections.append(Section("Recurrent layers", (
             Table(("module", "layer", "parameters", "engine check"), rows,
                   frozenset({"parameters"})),
             Paragraph(("Each one, explained in full (formula, growth, shapes, memory):",)),
             commands,
+            *(Paragraph((f"- {', '.join(names)}: {note}",)) for note, names in said.items()),
         )))
     checked = _checks_by_name(report)
     rows_list: list[tuple[str, ...]] = []

@@ -85,8 +85,11 @@ def detect(path: Path, head: bytes, size: int) -> str:
 
 
 def _zip_has(path: Path, member: str) -> bool:
-    with zipfile.ZipFile(path) as archive:
-        return member in archive.namelist()
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return member in archive.namelist()
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
+        raise ParamcountError(f"{path}: a damaged zip archive ({error})") from None
 
 
 def _looks_like_onnx(head: bytes) -> bool:

@@ -576,9 +576,9 @@ def _explain(module: str, name: str, theirs: object, ours: object) -> str:
         return (f"the checkpoint's {where} has {has}; your model's has "
                 f"{'biases' if ours else 'none (bias=False)'}")
     phrase = {"input": "reads {} features", "hidden": "has hidden size {}",
-              "proj": "has proj_size {}", "layers": "has {} layers"}[name]
-    return (f"the checkpoint's {where} {phrase.format(theirs)}; your model's "
-            f"{phrase.format(ours)}")
+              "proj": "has proj_size {}", "layers": "has {} layer{}"}[name]
+    return (f"the checkpoint's {where} {phrase.format(theirs, '' if theirs == 1 else 's')}; "
+            f"your model's {phrase.format(ours, '' if ours == 1 else 's')}")
 
 
 _ARGUMENT = {"input": "input_size", "hidden": "hidden_size", "proj": "proj_size",

@@ -32,7 +32,7 @@ DTYPES: dict[str, tuple[str, int]] = {
     "F8_E5M2": ("float8_e5m2", 8),
     "F8_E4M3": ("float8_e4m3fn", 8),
     "F8_E8M0": ("float8_e8m0fnu", 8),
-    "F4": ("float4_e2m1fn_x2", 4),
+    "F4": ("float4_e2m1fn", 4),  # one 4-bit value per element (torch's _x2 packs two)
     "F6_E2M3": ("float6_e2m3fn", 6),
     "F6_E3M2": ("float6_e3m2fn", 6),
     "I16": ("int16", 16),
@@ -122,7 +122,7 @@ def _tensors(
     metadata = header.get("__metadata__") or {}
     if not isinstance(metadata, dict):
         raise ParamcountError(f"{label}: the safetensors __metadata__ must be an object")
-    found: list[tuple[int, NamedTensor]] = []
+    found: list[tuple[int, int, NamedTensor]] = []
     for name, entry in header.items():
         if name == "__metadata__":
             continue
@@ -154,14 +154,14 @@ def _tensors(
                 f"{where}: data_offsets {offsets} end past the file's data ({data_size:,} "
                 "bytes): truncated?"
             )
-        found.append((begin, NamedTensor(name, tuple(shape), numpy_name)))
-    found.sort(key=lambda item: item[0])
+        found.append((begin, end, NamedTensor(name, tuple(shape), numpy_name)))
+    found.sort(key=lambda item: item[:2])  # as the library does: empty tensors first
     position = 0
-    for begin, tensor in found:
+    for begin, _, tensor in found:
         if begin != position:
             raise ParamcountError(
                 f"{label}: tensor {tensor.name!r} starts at byte {begin:,} of the data, "
                 f"where the previous one ends at {position:,} (overlapping or gapped offsets)"
             )
         position = begin + (tensor.count * DTYPES_BITS[tensor.dtype or ""] + 7) // 8
-    return [tensor for _, tensor in found], {str(k): v for k, v in metadata.items()}
+    return [tensor for _, _, tensor in found], {str(k): v for k, v in metadata.items()}

@@ -20,7 +20,7 @@ import io
 import math
 import pickle
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -89,11 +89,19 @@ class Refused(ParamcountError):
     """A pickle that names a global outside the allow-list: nothing of it was run."""
 
 
+def _no_state(self: object, state: object) -> None:
+    """BUILD on an allow-listed global: torch.save never writes it, and it could change the
+    stand-in for every later file, so the pickle is refused."""
+    raise Refused(f"a pickle sets the state of {type(self).__name__}, which torch.save "
+                  "never does")
+
+
 @dataclass(frozen=True)
 class StorageType:
     """A storage class named in a pickle (``torch.FloatStorage``): only its dtype matters."""
 
     dtype: str
+    __setstate__ = _no_state
 
 
 @dataclass(frozen=True)
@@ -101,6 +109,27 @@ class TorchDtype:
     """A ``torch.<dtype>`` global, such as the dtype argument of ``_rebuild_tensor_v3``."""
 
     name: str
+    __setstate__ = _no_state
+
+
+@dataclass(frozen=True)
+class Function:
+    """An allow-listed function a pickle may call but not change (BUILD on it is refused)."""
+
+    call: Callable[..., Any]
+    __setstate__ = _no_state
+
+    def __call__(self, *args: Any) -> Any:
+        """Call the stand-in with the pickle's arguments."""
+        return self.call(*args)
+
+
+class StateDict(collections.OrderedDict[Any, Any]):
+    """``collections.OrderedDict`` as a pickle builds it: the state BUILD gives it (torch's
+    ``_metadata``) is dropped, so a pickle cannot shadow its methods with attributes."""
+
+    def __setstate__(self, state: object) -> None:
+        """Drop the pickled attributes."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +138,8 @@ class Storage:
 
     key: str
     dtype: str
+    numel: int | None = None
+    """The elements of ``dtype`` the pickle says the storage holds (bytes when untyped)."""
 
 
 @dataclass(frozen=True)
@@ -153,14 +184,19 @@ def _opaque_class(qualified: str) -> type[Opaque]:
 
 def _dict_class(qualified: str) -> type[dict[Any, Any]]:
     """A dict subclass standing in for a dict-like class (Lightning's AttributeDict)."""
-    return type("OpaqueDict", (dict,), {"type_name": qualified})
+    def drop(self: dict[Any, Any], state: object) -> None:
+        """Drop the pickled attributes, so none shadows a dict method."""
+
+    return type("OpaqueDict", (dict,), {"type_name": qualified, "__setstate__": drop})
 
 
 def _size(value: object) -> tuple[int, ...]:
     if not isinstance(value, (tuple, list)) or not all(
         isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value
     ):
-        raise ParamcountError(f"a tensor's size {value!r} is not a tuple of whole numbers")
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise ParamcountError(f"a tensor's size {shown} is not a tuple of whole numbers")
     return tuple(value)
 
 
@@ -212,6 +248,17 @@ def _encode(text: object, encoding: object = "utf-8") -> bytes:
     return text.encode(str(encoding))
 
 
+def _bytearray(source: object = b"", encoding: object = None) -> bytearray:
+    """``builtins.bytearray`` as pickles call it, from bytes (or text and its encoding); never
+    from a length, which would allocate whatever the file asks."""
+    if isinstance(source, (bytes, bytearray)) and encoding is None:
+        return bytearray(source)
+    if isinstance(source, str) and encoding in ("latin1", "latin-1", "utf-8", "utf8"):
+        return bytearray(source.encode(str(encoding)))
+    raise ParamcountError(f"bytearray({type(source).__name__}, {encoding!r}) is not the way "
+                          "a pickle spells bytes")
+
+
 def _device(*args: Any) -> Opaque:
     return Opaque("torch.device", args)
 
@@ -222,26 +269,26 @@ def _defaultdict(*args: Any) -> dict[Any, Any]:
 
 # (module, name) -> what find_class returns. Nothing here runs code from the file.
 ALLOWED: dict[tuple[str, str], Any] = {
-    ("collections", "OrderedDict"): collections.OrderedDict,
-    ("collections", "defaultdict"): _defaultdict,
-    ("torch._utils", "_rebuild_tensor"): _rebuild_tensor,
-    ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor,
-    ("torch._utils", "_rebuild_tensor_v3"): _rebuild_tensor_v3,
-    ("torch._utils", "_rebuild_qtensor"): _rebuild_tensor,
-    ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
-    ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter,
-    ("torch._utils", "_rebuild_meta_tensor_no_storage"): _rebuild_meta,
-    ("torch._tensor", "_rebuild_from_type_v2"): _rebuild_from_type,
+    ("collections", "OrderedDict"): StateDict,
+    ("collections", "defaultdict"): Function(_defaultdict),
+    ("torch._utils", "_rebuild_tensor"): Function(_rebuild_tensor),
+    ("torch._utils", "_rebuild_tensor_v2"): Function(_rebuild_tensor),
+    ("torch._utils", "_rebuild_tensor_v3"): Function(_rebuild_tensor_v3),
+    ("torch._utils", "_rebuild_qtensor"): Function(_rebuild_tensor),
+    ("torch._utils", "_rebuild_parameter"): Function(_rebuild_parameter),
+    ("torch._utils", "_rebuild_parameter_with_state"): Function(_rebuild_parameter),
+    ("torch._utils", "_rebuild_meta_tensor_no_storage"): Function(_rebuild_meta),
+    ("torch._tensor", "_rebuild_from_type_v2"): Function(_rebuild_from_type),
     ("torch", "Size"): tuple,
-    ("torch", "device"): _device,
+    ("torch", "device"): Function(_device),
     ("torch.storage", "UntypedStorage"): StorageType("uint8"),
     ("torch", "UntypedStorage"): StorageType("uint8"),
     ("builtins", "set"): set,
     ("builtins", "frozenset"): frozenset,
     ("builtins", "complex"): complex,
     ("builtins", "slice"): slice,
-    ("builtins", "bytearray"): bytearray,
-    ("_codecs", "encode"): _encode,
+    ("builtins", "bytearray"): Function(_bytearray),
+    ("_codecs", "encode"): Function(_encode),
     **{("torch", name): StorageType(dtype) for name, (dtype, _) in STORAGES.items()},
     **{("torch", name): TorchDtype(name) for name in DTYPES},
     **{key: _opaque_class(".".join(key)) for key in (
@@ -307,7 +354,8 @@ class RestrictedUnpickler(pickle.Unpickler):
         if kind != "storage" or len(pid) < 5 or not isinstance(pid[1], StorageType):
             raise ParamcountError(f"{self.label}: unknown persistent id {pid[:2]!r}")
         key = str(pid[2])
-        storage = self.storages.setdefault(key, Storage(key, pid[1].dtype))
+        numel = pid[4] if isinstance(pid[4], int) and not isinstance(pid[4], bool) else None
+        storage = self.storages.setdefault(key, Storage(key, pid[1].dtype, numel))
         return storage
 
 
@@ -337,10 +385,14 @@ def read(path: Path, shown: str | None = None) -> Listing:
     else:
         root = _load_legacy(path, label)
         kind = "torch-legacy"
-    named, notes = model_tensors(root, label)
+    try:
+        named, notes = model_tensors(root, label)
+    except ParamcountError as error:
+        raise ParamcountError(f"{label}: {error}") from None
     tensors = []
     seen: dict[tuple[object, ...], str] = {}
     for name, stub in named:
+        _check_extent(name, stub, label)
         same_as = None
         if stub.storage is not None and 0 not in stub.shape:
             identity = (stub.storage.key, stub.offset, stub.shape, stub.stride, stub.dtype)
@@ -348,6 +400,34 @@ def read(path: Path, shown: str | None = None) -> Listing:
             same_as = None if same_as == name else same_as
         tensors.append(NamedTensor(name, stub.shape, stub.dtype, same_as=same_as))
     return Listing(label, kind, tuple(torch_names(tensors)), tuple(notes))
+
+
+ITEMSIZE = {dtype: size for dtype, size in STORAGES.values()}
+"""Bytes per element of the dtypes that have a storage class (untyped storages count bytes)."""
+
+
+def _check_extent(name: str, stub: TensorStub, label: str) -> None:
+    """Refuse a tensor whose shape, stride and offset reach past its storage, as torch.load
+    would: its count would be a number the file does not hold."""
+    storage = stub.storage
+    if storage is None or storage.numel is None or 0 in stub.shape:
+        return
+    size, unit = ITEMSIZE.get(stub.dtype), ITEMSIZE.get(storage.dtype)
+    if size is None or unit is None:
+        return
+    if (len(stub.stride) != len(stub.shape) or stub.offset < 0
+            or any(not isinstance(s, int) or s < 0 for s in stub.stride)):
+        raise ParamcountError(
+            f"{label}: tensor {name!r} has stride {stub.stride} and offset {stub.offset} for "
+            f"shape {stub.shape}: not a tensor torch.save writes"
+        )
+    need = (stub.offset + sum((d - 1) * s for d, s in zip(stub.shape, stub.stride,
+                                                          strict=True)) + 1) * size
+    if need > storage.numel * unit:
+        raise ParamcountError(
+            f"{label}: tensor {name!r} of shape {stub.shape} needs {need:,} bytes of its "
+            f"storage, which holds {storage.numel * unit:,}: a damaged or forged checkpoint"
+        )
 
 
 def _load_zip(path: Path, label: str) -> Any:
@@ -407,8 +487,10 @@ def _load_legacy(path: Path, label: str) -> Any:
 def _unpickle(stream: IO[bytes], label: str) -> Any:
     try:
         return RestrictedUnpickler(stream, label).load()
-    except ParamcountError:
-        raise
+    except ParamcountError as error:
+        if str(error).startswith(f"{label}: "):
+            raise
+        raise type(error)(f"{label}: {error}") from None
     except RecursionError:
         raise ParamcountError(f"{label}: the pickle nests too deeply") from None
     except Exception as error:  # a damaged pickle raises almost anything; none may escape
@@ -425,23 +507,41 @@ def _is_optimizer(value: object) -> bool:
     return isinstance(value, Mapping) and "state" in value and "param_groups" in value
 
 
-def _walk(value: object, path: str, depth: int = 0,
-          seen: set[int] | None = None) -> Iterator[tuple[str, TensorStub]]:
-    """Every tensor under ``value``, named by its dotted path (dict keys, list positions)."""
-    seen = set() if seen is None else seen
-    if isinstance(value, TensorStub):
-        yield path, value
-        return
-    if depth > 64 or id(value) in seen:
-        return
-    if isinstance(value, Mapping):
-        seen.add(id(value))
-        for key, item in value.items():
-            yield from _walk(item, f"{path}.{key}" if path else str(key), depth + 1, seen)
-    elif isinstance(value, (list, tuple)):
-        seen.add(id(value))
-        for index, item in enumerate(value):
-            yield from _walk(item, f"{path}.{index}" if path else str(index), depth + 1, seen)
+MAX_ITEMS = 5_000_000
+"""The most values a checkpoint's structure is walked through looking for tensors (a real
+one holds a few per tensor); a pickle of millions of empty containers is refused."""
+
+
+def _walk(value: object, path: str) -> Iterator[tuple[str, TensorStub]]:
+    """Every tensor under ``value``, named by its dotted path (dict keys, list positions), in
+    order; each container is entered once and at most 64 deep."""
+    seen: set[int] = set()
+    stack: list[tuple[Iterator[tuple[str, object]], int]] = [(iter([(path, value)]), 0)]
+    visited = 0
+    while stack:
+        entries, depth = stack[-1]
+        entry = next(entries, None)
+        if entry is None:
+            stack.pop()
+            continue
+        visited += 1
+        if visited > MAX_ITEMS:
+            raise ParamcountError(f"its pickle holds over {MAX_ITEMS:,} values: not the "
+                                  "structure of a checkpoint")
+        where, item = entry
+        if isinstance(item, TensorStub):
+            yield where, item
+        elif depth < 64 and id(item) not in seen and isinstance(item, (Mapping, list, tuple)):
+            seen.add(id(item))
+            stack.append((_children(item, where), depth + 1))
+
+
+def _children(item: Mapping[Any, Any] | list[Any] | tuple[Any, ...],
+              where: str) -> Iterator[tuple[str, object]]:
+    """A container's entries, each named by its path under ``where``."""
+    pairs = item.items() if isinstance(item, Mapping) else enumerate(item)
+    for key, child in pairs:
+        yield (f"{where}.{key}" if where else str(key)), child
 
 
 def _plural(count: int, word: str) -> str:
