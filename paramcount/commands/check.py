@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import re
+import shutil
 
 import click
 
@@ -31,6 +32,13 @@ def _annotate_error(message: str, err: bool) -> None:
                               found["message"]), err=err)
     else:
         click.echo(error_annotation(message), err=err)
+
+
+def _terminal_width() -> int | None:
+    """The terminal's width when the table is drawn for one, else None (piped: no limit)."""
+    from paramcount.output import use_rich
+
+    return shutil.get_terminal_size().columns if use_rich() else None
 
 
 def _write_junit(path: str, xml: str) -> None:
@@ -124,6 +132,7 @@ def _check(files: tuple[str, ...], verify: bool, update: bool, details: bool, as
         click.echo(dumps(data), nl=False)
     elif any(r.outcomes for r in results):
         lines = []
+        width = _terminal_width() if details else None
         for result in results:
             for outcome in result.outcomes:
                 line = render.model_line(outcome)
@@ -131,7 +140,7 @@ def _check(files: tuple[str, ...], verify: bool, update: bool, details: bool, as
                              + line[1:])
                 lines += render.grew_lines(outcome)
                 if details:
-                    lines += render.details(outcome)
+                    lines += render.details(outcome, width)
         lines.append(render.summary_all(results))
         click.echo("\n".join(lines))
         if update:
