@@ -28,15 +28,17 @@ _FRAMEWORKS = click.Choice([f.value for f in Framework])
                    "initial states; exit 1 if outputs or final states differ by more than "
                    "1e-5.")
 @click.option("--json", "as_json", is_flag=True, help="The plan as JSON (paramcount.port/1).")
-@click.option("--input", "-i", "input_size", type=WholeNumber(), default=None,
+@click.option("--input", "--input-size", "-i", "input_size", type=WholeNumber(), default=None,
               help="Check: the source layer's input width.")
-@click.option("--hidden", "--units", "-H", "hidden_size", type=WholeNumber(), default=None,
+@click.option("--hidden", "--hidden-size", "--units", "-H", "hidden_size", type=WholeNumber(),
+              default=None,
               help="Check: the source layer's hidden size.")
-@click.option("--layers", "-L", "num_layers", type=WholeNumber(), default=None,
+@click.option("--layers", "--num-layers", "-L", "num_layers", type=WholeNumber(), default=None,
               help="Check: the source's stacked layers.")
-@click.option("--bidir/--no-bidir", "bidirectional", default=None,
+@click.option("--bidir/--no-bidir", "--bidirectional/--no-bidirectional", "bidirectional",
+              default=None,
               help="Check: whether the source is bidirectional.")
-@click.option("--proj", "proj_size", type=WholeNumber(), default=None,
+@click.option("--proj", "--proj-size", "proj_size", type=WholeNumber(), default=None,
               help="Check: the source LSTM's projection size.")
 @click.option("--nonlinearity", type=click.Choice([n.value for n in Nonlinearity]),
               default=None, help="A plain RNN's activation, which torch files do not store.")
