@@ -26,7 +26,7 @@ def _complete(words: str, cword: int) -> list[str]:
     ("words", "cword", "expected"),
     [
         ("paramcount ls", 1, ["lstm"]),
-        ("paramcount co", 1, ["compare", "convlstm"]),
+        ("paramcount co", 1, ["compare", "compute", "convlstm"]),
         ("paramcount lstm --hid", 2, ["--hidden", "--hidden-size"]),
         ("paramcount shapes lstm -f ", 4, ["torch", "keras"]),
         ("paramcount lstm -f torch,k", 3, ["torch,keras"]),
