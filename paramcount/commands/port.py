@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from paramcount.options import MergeModes, WholeNumber
+from paramcount.options import MergeModes, WholeNumber, format_options, resolve_format
 from paramcount.output import show, show_json
 from paramcount.spec import Framework, Nonlinearity
 
@@ -27,7 +27,7 @@ _FRAMEWORKS = click.Choice([f.value for f in Framework])
               help="Run the real source and target layers on random input with non-zero "
                    "initial states; exit 1 if outputs or final states differ by more than "
                    "1e-5.")
-@click.option("--json", "as_json", is_flag=True, help="The plan as JSON (paramcount.port/1).")
+@format_options()
 @click.option("--input", "--input-size", "-i", "input_size", type=WholeNumber(), default=None,
               help="Check: the source layer's input width.")
 @click.option("--hidden", "--hidden-size", "--units", "-H", "hidden_size", type=WholeNumber(),
@@ -56,7 +56,8 @@ _FRAMEWORKS = click.Choice([f.value for f in Framework])
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True,
               help="Seed of the random input and states used by --verify.")
 def port(source: str, to: str, from_: str | None, out: str | None, verify: bool,
-         as_json: bool, nonlinearity: str | None, forget_bias: float,
+         output_format: str | None, as_json: bool, as_markdown: bool,
+         nonlinearity: str | None, forget_bias: float,
          reset_after: bool | None, linear_before_reset: bool | None,
          merge_modes: Any, seed: int, **expect: Any) -> int:
     """Port the recurrent weights of SRC to another framework, tensor by tensor."""
@@ -64,6 +65,7 @@ def port(source: str, to: str, from_: str | None, out: str | None, verify: bool,
     from paramcount.port.run import SourceOptions
     from paramcount.port.run import port as run_port
 
+    fmt = resolve_format(output_format, as_json, as_markdown)
     if not math.isfinite(forget_bias):
         raise click.BadParameter(f"{forget_bias} is not a finite number",
                                  param_hint="'--forget-bias'")
@@ -75,7 +77,7 @@ def port(source: str, to: str, from_: str | None, out: str | None, verify: bool,
                       forget_bias, chosen),
         out=out, verify=verify, seed=seed,
     )
-    if as_json:
+    if fmt == "json":
         from paramcount.render.data import dumps
         from paramcount.render.port import port_data
 
@@ -83,7 +85,7 @@ def port(source: str, to: str, from_: str | None, out: str | None, verify: bool,
     else:
         from paramcount.render.port import port_document
 
-        show(port_document(result), "table")
+        show(port_document(result), fmt)
     if not result.ok:
         worst = max(c.largest for c in result.comparisons or ())
         click.echo(f"Error: the ported layer computes something else (largest difference "

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from paramcount.options import format_options, resolve_format
 from paramcount.output import show, show_json
 from paramcount.read import Unreadable, layer_reports, read
 
@@ -55,25 +56,22 @@ def _text(path: str) -> tuple[str, str]:
 @click.option("--set", "settings", multiple=True, metavar="NAME=N",
               help="Give a size the paste leaves open, e.g. --set hidden_size=256 "
                    "(repeatable).")
-@click.option("--json", "as_json", is_flag=True, help="JSON (schema paramcount.read/1).")
-@click.option("--markdown", "as_markdown", is_flag=True,
-              help="The answer as Markdown, ready to post.")
+@format_options()
 @click.option("--details", is_flag=True, help="Also every tensor and formula.")
-def read_command(path: str, settings: tuple[str, ...], as_json: bool, as_markdown: bool,
-                 details: bool) -> int:
+def read_command(path: str, settings: tuple[str, ...], output_format: str | None,
+                 as_json: bool, as_markdown: bool, details: bool) -> int:
     """Answer a pasted question: count the layers in its code and printouts, nothing run.
 
     Reads Python (torch modules, Keras models, indentation lost or not), Keras 2/3 summaries,
     torchinfo tables, print(model) reprs and named_parameters() dumps; exit 1 when nothing
     countable is found.
     """
-    if as_json and as_markdown:
-        raise click.UsageError("choose one output format: --json or --markdown")
+    fmt = resolve_format(output_format, as_json, as_markdown)
     overrides = _overrides(settings)
     text, source = _text(path)
     answer = read(text, overrides, source)
     reports = layer_reports(answer) if details else None
-    if as_json:
+    if fmt == "json":
         from paramcount.render.data import dumps
         from paramcount.render.read import read_data
 
@@ -81,5 +79,5 @@ def read_command(path: str, settings: tuple[str, ...], as_json: bool, as_markdow
     else:
         from paramcount.render.read import read_document
 
-        show(read_document(answer, reports), "markdown" if as_markdown else "table")
+        show(read_document(answer, reports), fmt)
     return 0
