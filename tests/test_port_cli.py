@@ -434,3 +434,14 @@ def test_checks_take_the_torch_words_as_the_count_commands_do(
     assert long.out == short.out
     wrong = cli("port", str(path), "--to", "keras", "--hidden-size", "7")
     assert wrong.code == 2 and wrong.err.count("\n") == 1
+
+
+def test_framework_names_people_type(cli: CLI, encoder: tuple[Path, Any]) -> None:
+    """--to and --from take pytorch, tensorflow and tf.keras as -f does everywhere."""
+    path, _ = encoder
+    assert cli("port", str(path), "--to", "tensorflow", "--json").out == \
+        cli("port", str(path), "--to", "keras", "--json").out
+    assert cli("port", str(path), "--from", "pytorch", "--to", "tf.keras", "--json").out == \
+        cli("port", str(path), "--from", "torch", "--to", "keras", "--json").out
+    wrong = cli("port", str(path), "--to", "all")
+    assert wrong.code == 2 and wrong.err.count("\n") == 1

@@ -7,11 +7,17 @@ from typing import Any
 
 import click
 
-from paramcount.options import MergeModes, WholeNumber, format_options, resolve_format
+from paramcount.options import (
+    Frameworks,
+    MergeModes,
+    WholeNumber,
+    format_options,
+    resolve_format,
+)
 from paramcount.output import show, show_json
 from paramcount.spec import Framework, Nonlinearity
 
-_FRAMEWORKS = click.Choice([f.value for f in Framework])
+_FRAMEWORKS = Frameworks(several=False)  # pytorch, tensorflow, tf.keras accepted too
 
 
 @click.command(name="port")
@@ -55,7 +61,8 @@ _FRAMEWORKS = click.Choice([f.value for f in Framework])
               help="Target Keras Bidirectional merge mode(s). [default: the source's]")
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True,
               help="Seed of the random input and states used by --verify.")
-def port(source: str, to: str, from_: str | None, out: str | None, verify: bool,
+def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out: str | None,
+         verify: bool,
          output_format: str | None, as_json: bool, as_markdown: bool,
          nonlinearity: str | None, forget_bias: float,
          reset_after: bool | None, linear_before_reset: bool | None,
@@ -72,8 +79,8 @@ def port(source: str, to: str, from_: str | None, out: str | None, verify: bool,
     chosen = Nonlinearity(nonlinearity) if nonlinearity else None
     result = run_port(
         source,
-        SourceOptions(Framework(from_) if from_ else None, chosen, forget_bias, expect),
-        TargetOptions(Framework(to), reset_after, linear_before_reset, merge_modes,
+        SourceOptions(from_[0] if from_ else None, chosen, forget_bias, expect),
+        TargetOptions(to[0], reset_after, linear_before_reset, merge_modes,
                       forget_bias, chosen),
         out=out, verify=verify, seed=seed,
     )
