@@ -299,3 +299,18 @@ def test_unreadable_budget_strings_are_located(cli: CLI, tmp_path: Path) -> None
     assert lines[0].startswith(f"Error: {path}:3:14: models.m.max_params: ")
     assert lines[1].startswith(f"Error: {path}:4:13: models.m.max_bytes: ")
     assert "'1.5B'" in lines[1]
+
+
+def test_long_strings_are_quoted_briefly(cli: CLI, tmp_path: Path) -> None:
+    """A 5,000-character framework, kind or layer name is quoted in a few dozen characters
+    with its length, as the command line's errors quote long values."""
+    path = tmp_path / "long.toml"
+    path.write_text(f'[models.m]\nframework = "{"x" * 5000}"\ninput = 3\n'
+                    f'layers = [{{ kind = "{"y" * 5000}" }}]\n')
+    result = cli("check", str(path))
+    assert result.code == 2
+    lines = result.err.splitlines()
+    assert len(lines) == 2
+    assert "x" * 30 not in result.err and "y" * 30 not in result.err
+    assert all(len(line) < 600 for line in lines), [len(line) for line in lines]
+    assert all("(5,000 characters)" in line for line in lines)

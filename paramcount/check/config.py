@@ -329,7 +329,10 @@ class _Table:
 
 
 def _q(text: str) -> str:
-    """A user's string quoted for a one-line message: ``'enc'``, escaped if unprintable."""
+    """A user's string quoted for a one-line message: ``'enc'``, escaped if unprintable, and
+    at most a few dozen characters of it with its length when long."""
+    if len(text) > 40:
+        return f"{_q(text[:24])}… ({len(text):,} characters)"
     return f"'{text}'" if text.isprintable() and "'" not in text else json.dumps(text)
 
 
