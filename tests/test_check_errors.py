@@ -314,3 +314,16 @@ def test_long_strings_are_quoted_briefly(cli: CLI, tmp_path: Path) -> None:
     assert "x" * 30 not in result.err and "y" * 30 not in result.err
     assert all(len(line) < 600 for line in lines), [len(line) for line in lines]
     assert all("(5,000 characters)" in line for line in lines)
+
+
+def test_long_names_in_a_path_are_shortened(cli: CLI, tmp_path: Path) -> None:
+    """A 5,000-character model name or key is shortened in the error's path, so the line
+    stays short (the file:line:column still points at it)."""
+    path = tmp_path / "long.toml"
+    path.write_text(f'[models.{"n" * 5000}]\n{"k" * 5000} = 1\ninput = 3\n'
+                    f'layers = [{{ kind = "lstm", hidden = 4 }}]\n')
+    result = cli("check", str(path))
+    assert result.code == 2
+    (line,) = result.err.splitlines()
+    assert len(line) < 600, len(line)
+    assert f"{path}:2:1: models." in line and "(5,000 characters)" in line
