@@ -6,6 +6,8 @@ import sys
 
 import click
 
+from paramcount.counts import CountError, parse_int
+from paramcount.errors import quote
 from paramcount.options import format_options, resolve_format
 from paramcount.output import show, show_json
 from paramcount.read import Unreadable, layer_reports, read
@@ -20,13 +22,17 @@ def _overrides(values: tuple[str, ...]) -> dict[str, int]:
     for item in values:
         name, sep, value = item.partition("=")
         name = name.strip()
+        too_large = None
         try:
-            number = int(value.strip().replace("_", ""), 10)
-        except ValueError:
+            number: int | None = parse_int(value)
+        except CountError as error:
+            number, too_large = None, error if "too large" in str(error) else None
+        if not sep or not name or not name.replace(".", "").replace("_", "").isalnum():
             number = None
-        if not sep or not name or number is None or not name.replace(".", "").replace(
-                "_", "").isalnum():
-            raise click.BadParameter(f"{item!r} is not name=N (a whole number), e.g. "
+        elif too_large is not None:
+            raise click.BadParameter(f"{quote(name)}: {too_large}", param_hint="'--set'")
+        if number is None:
+            raise click.BadParameter(f"{quote(item)} is not name=N (a whole number), e.g. "
                                      "hidden_size=256", param_hint="'--set'")
         found[name] = number
     return found
