@@ -288,3 +288,12 @@ def test_set_refuses_huge_values_in_one_short_line(cli: CLI, question: Path,
     assert result.code == 2 and result.out == ""
     assert result.err.count("\n") == 1 and len(result.err) < 300
     assert "too large" in result.err and "--set" in result.err
+
+
+def test_a_set_name_the_paste_never_uses_is_noted(cli: CLI, question: Path) -> None:
+    """--set of a name the paste does not use is said in the notes, not silently ignored;
+    a name it uses is not."""
+    data = json.loads(cli("read", str(question), "--set", "hidden_sise=256", "--json").out)
+    assert any("hidden_sise" in note for note in data["notes"]), data["notes"]
+    used = json.loads(cli("read", str(question), "--set", "hidden_size=256", "--json").out)
+    assert not any("hidden_size" in note for note in used["notes"]), used["notes"]
