@@ -92,3 +92,13 @@ def test_several_frameworks_lead_with_the_totals(cli: CLI) -> None:
         lines = out.splitlines()
         assert lines[3] == "Totals", lines[:5]
         assert out.index("Totals") < out.index("Tensors")
+
+
+def test_brief_with_every_framework_is_refused(cli: CLI) -> None:
+    """--brief promises a dozen lines; -f all would print five answers, so the pair is
+    refused with the way out, rather than printing 50 lines."""
+    result = cli(*Q1, "-f", "all", "--brief")
+    assert result.code == 2
+    assert result.out == ""
+    assert len(result.err.splitlines()) == 1
+    assert "--brief" in result.err and "-f" in result.err

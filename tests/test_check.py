@@ -451,3 +451,38 @@ def test_in_process_runs_leave_nothing_frozen(cli: CLI, tmp_path: Path) -> None:
         assert cli("check", path).code == 0
         assert cli("check", str(write(tmp_path, "models = 3\n", "bad.toml"))).code == 2
     assert gc.get_freeze_count() == before
+
+
+def test_factory_without_its_framework_says_building_not_verifying(
+        cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A factory model without torch installed exits 3, and the line says a factory needs it
+    (no --verify was given, so "verifying" would mislead)."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "torch" else real(name, *a))
+    path = tmp_path / "models.toml"
+    path.write_text('[models.net]\nfactory = "nets:build"\n')
+    result = cli("check", str(path))
+    assert result.code == 3
+    assert result.err == ("Error: building a factory model with torch requires the torch "
+                          "package: pip install 'paramcount[torch]' (in a clone: pip install "
+                          "-e '.[torch]')\n")
+
+
+def test_errors_are_listed_in_reading_order(cli: CLI, tmp_path: Path) -> None:
+    """Several errors in one config are listed by line and column, whichever was found
+    first."""
+    path = tmp_path / "bad.toml"
+    path.write_text('[models.a]\nlayers = [\n  { kind = "lstm", hidden = -3 },\n'
+                    '  { kind = "conv9d", filters = 3 },\n]\ninput = 8\n\n'
+                    '[models.b]\ntotal = "many"\n'
+                    'layers = [{ kind = "gru", hidden = 8, input = 4, bogus = 1 }]\n')
+    result = cli("check", str(path), "--json")
+    assert result.code == 2
+    places = [(e["line"], e["column"]) for e in json.loads(result.out)["errors"]]
+    assert len(places) == 4
+    assert places == sorted(places)
+    lines = result.err.splitlines()
+    assert [line.split(":")[2] for line in lines] == [str(p[0]) for p in places]

@@ -268,3 +268,62 @@ def test_not_utf8(cli: CLI, tmp_path: Path) -> None:
     path.write_bytes(b"[models.a]\ninput = \xff\n")
     result = cli("check", str(path))
     assert (result.code, result.err) == (2, f"Error: {path}:2:9: not UTF-8 text\n")
+
+
+def test_budgets_as_people_write_them(cli: CLI, tmp_path: Path) -> None:
+    """max_params and max_bytes take counts and sizes written as on the command line
+    ("1.5M", "1e6", "16MB", "4MiB"), as fit's --max-params and --max-bytes do."""
+    path = tmp_path / "models.toml"
+    path.write_text('[models.m]\ninput = 32\nmax_params = "1.5M"\nmax_bytes = "4MiB"\n'
+                    'layers = [{ kind = "lstm", hidden = 128 }]\n'
+                    '[models.n]\ninput = 32\nmax_params = "1e4"\nmax_bytes = "16MB"\n'
+                    'layers = [{ kind = "lstm", hidden = 128 }]\n')
+    result = cli("check", str(path), "--json")
+    assert result.code == 1, result.err
+    models = {m["name"]: m for m in json.loads(result.out)["models"]}
+    assert models["m"]["expected"]["max_params"] == 1_500_000
+    assert models["m"]["expected"]["max_bytes"] == 4 * 1024 * 1024
+    assert models["m"]["passed"] and not models["n"]["passed"]
+    assert models["n"]["expected"]["max_params"] == 10_000
+
+
+def test_unreadable_budget_strings_are_located(cli: CLI, tmp_path: Path) -> None:
+    """A budget string that is not a count is one located line, as any other bad value."""
+    path = tmp_path / "models.toml"
+    path.write_text('[models.m]\ninput = 32\nmax_params = "lots"\nmax_bytes = "1.5B"\n'
+                    'layers = [{ kind = "lstm", hidden = 128 }]\n')
+    result = cli("check", str(path))
+    assert result.code == 2
+    lines = result.err.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith(f"Error: {path}:3:14: models.m.max_params: ")
+    assert lines[1].startswith(f"Error: {path}:4:13: models.m.max_bytes: ")
+    assert "'1.5B'" in lines[1]
+
+
+def test_long_strings_are_quoted_briefly(cli: CLI, tmp_path: Path) -> None:
+    """A 5,000-character framework, kind or layer name is quoted in a few dozen characters
+    with its length, as the command line's errors quote long values."""
+    path = tmp_path / "long.toml"
+    path.write_text(f'[models.m]\nframework = "{"x" * 5000}"\ninput = 3\n'
+                    f'layers = [{{ kind = "{"y" * 5000}" }}]\n')
+    result = cli("check", str(path))
+    assert result.code == 2
+    lines = result.err.splitlines()
+    assert len(lines) == 2
+    assert "x" * 30 not in result.err and "y" * 30 not in result.err
+    assert all(len(line) < 600 for line in lines), [len(line) for line in lines]
+    assert all("(5,000 characters)" in line for line in lines)
+
+
+def test_long_names_in_a_path_are_shortened(cli: CLI, tmp_path: Path) -> None:
+    """A 5,000-character model name or key is shortened in the error's path, so the line
+    stays short (the file:line:column still points at it)."""
+    path = tmp_path / "long.toml"
+    path.write_text(f'[models.{"n" * 5000}]\n{"k" * 5000} = 1\ninput = 3\n'
+                    f'layers = [{{ kind = "lstm", hidden = 4 }}]\n')
+    result = cli("check", str(path))
+    assert result.code == 2
+    (line,) = result.err.splitlines()
+    assert len(line) < 600, len(line)
+    assert f"{path}:2:1: models." in line and "(5,000 characters)" in line

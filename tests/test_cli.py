@@ -355,3 +355,19 @@ def test_huge_values_are_one_short_line(cli: CLI, args: list[str], digits: int) 
     assert result.code == 2 and result.out == ""
     assert result.err.startswith("Error: ") and result.err.count("\n") == 1
     assert len(result.err) < 300 and "too large" in result.err
+
+
+def test_every_install_hint_works_from_a_clone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading a file whose library is missing names the extra for an index and for a clone,
+    as --verify does (port's torch reader, the Keras HDF5 reader)."""
+    from paramcount.errors import BackendUnavailable, install_hint
+    from paramcount.port.load import _require
+    from paramcount.sources import keras_file
+
+    with pytest.raises(BackendUnavailable) as torch_missing:
+        _require("paramcount_surely_not_installed", "torch")
+    assert str(torch_missing.value).endswith(install_hint("torch"))
+    monkeypatch.setitem(sys.modules, "h5py", None)
+    with pytest.raises(BackendUnavailable) as h5_missing:
+        keras_file._h5py()
+    assert str(h5_missing.value).endswith(install_hint("h5"))

@@ -199,3 +199,14 @@ def test_convlstm_command_imports_no_framework() -> None:
         f"with contextlib.redirect_stdout(io.StringIO()): assert run({args!r}) == 0"
     )
     assert not loaded_after(code) & {*HEAVY, "rich"}
+
+
+def test_keras_and_shared_words_are_aliases(cli: CLI) -> None:
+    """Keras' own names (--kernel-size, --use-bias) and the count commands' --bidirectional
+    give the same answer as -k, --bias and --bidir."""
+    short = cli("convlstm", "--rank", "2", "-C", "3", "-F", "5", "-k", "3x3", "--bidir",
+                "--no-bias", "--json")
+    long = cli("convlstm", "--rank", "2", "--input-channels", "3", "--filters", "5",
+               "--kernel-size", "3x3", "--bidirectional", "--no-use-bias", "--json")
+    assert short.code == long.code == 0, long.err
+    assert long.out == short.out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -165,3 +166,41 @@ def test_markdown_and_json_everywhere(cli: CLI, args: list[str]) -> None:
     both = cli(*args, "--json", "--markdown")
     assert both.code == 2
     assert "choose one output format" in both.err
+
+
+@pytest.mark.parametrize(
+    ("args", "formats"),
+    [(["read", "examples/pastes/bilstm-question.txt"], ("table", "json", "markdown")),
+     (["check", "examples/text_classifier.toml"], ("table", "json"))],
+    ids=["read", "check"],
+)
+def test_format_option_on_read_and_check(cli: CLI, args: list[str],
+                                         formats: tuple[str, ...]) -> None:
+    """read and check take --format as every other command does, equal to its shorthands;
+    a format the command cannot give is refused."""
+    for fmt in formats:
+        long = cli(*args, "--format", fmt)
+        assert long.code == 0, long.err
+        if fmt != "table":
+            assert cli(*args, f"--{fmt}").out == long.out
+    assert json.loads(cli(*args, "--format", "json").out)["schema"].startswith("paramcount.")
+    if "markdown" not in formats:
+        refused = cli(*args, "--format", "markdown")
+        assert refused.code == 2 and refused.err.count("\n") == 1
+    both = cli(*args, "--format", "table", "--json")
+    assert both.code == 2 and "choose one output format" in both.err
+
+
+@TORCH
+def test_format_option_on_port(cli: CLI, tmp_path: Path) -> None:
+    """port takes --format table|json|markdown: the plan as the other commands give it."""
+    import torch
+
+    path = tmp_path / "decoder.pt"
+    torch.save(torch.nn.GRU(8, 16).state_dict(), path)
+    args = ["port", str(path), "--to", "keras"]
+    assert cli(*args, "--format", "json").out == cli(*args, "--json").out
+    markdown = cli(*args, "--markdown")
+    assert markdown.code == 0, markdown.err
+    assert markdown.out.startswith("**") and "gru/gru_cell/kernel" in markdown.out
+    assert cli(*args, "--format", "table").out == cli(*args).out

@@ -122,3 +122,15 @@ def test_error_text_without_an_error_exits_2(cli: CLI, tmp_path: Path) -> None:
     assert result.code == 2 and result.out == "" and len(result.err.splitlines()) == 1
     missing = cli("inspect", "--error", str(tmp_path / "absent.txt"))
     assert missing.code == 2 and "absent.txt" in missing.err
+
+
+def test_as_takes_the_names_people_type(cli: CLI, tmp_path: Path) -> None:
+    """--as pytorch / tensorflow / tf.keras are --as torch / keras, as -f takes them."""
+    pytest.importorskip("torch")
+    makers.make_checkpoint(tmp_path)
+    path = str(tmp_path / "checkpoint.pt")
+    assert cli("inspect", path, "--json", "--as", "tensorflow").out == \
+        cli("inspect", path, "--json", "--as", "keras").out
+    result = cli("inspect", path, "--json", "--as", "pytorch")
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["as"]["framework"] == "torch"

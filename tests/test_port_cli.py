@@ -418,3 +418,30 @@ def test_reset_after_describes_a_keras_source_without_bias(cli: CLI, tmp_path: P
     assert (contradicted.code, contradicted.err) == (
         2, "Error: the file's GRU gru has reset_after=True (its bias says so), not "
            "--no-reset-after\n")
+
+
+def test_checks_take_the_torch_words_as_the_count_commands_do(
+    cli: CLI, encoder: tuple[Path, Any]
+) -> None:
+    """--input-size, --hidden-size, --num-layers, --bidirectional and --proj-size are the
+    same checks as -i, -H, -L, --bidir and --proj, as on lstm/gru/rnn."""
+    path, _ = encoder
+    short = cli("port", str(path), "--to", "keras", "-i", "6", "-H", "5", "-L", "2",
+                "--bidir", "--proj", "0", "--json")
+    long = cli("port", str(path), "--to", "keras", "--input-size", "6", "--hidden-size", "5",
+               "--num-layers", "2", "--bidirectional", "--proj-size", "0", "--json")
+    assert short.code == long.code == 0, long.err
+    assert long.out == short.out
+    wrong = cli("port", str(path), "--to", "keras", "--hidden-size", "7")
+    assert wrong.code == 2 and wrong.err.count("\n") == 1
+
+
+def test_framework_names_people_type(cli: CLI, encoder: tuple[Path, Any]) -> None:
+    """--to and --from take pytorch, tensorflow and tf.keras as -f does everywhere."""
+    path, _ = encoder
+    assert cli("port", str(path), "--to", "tensorflow", "--json").out == \
+        cli("port", str(path), "--to", "keras", "--json").out
+    assert cli("port", str(path), "--from", "pytorch", "--to", "tf.keras", "--json").out == \
+        cli("port", str(path), "--from", "torch", "--to", "keras", "--json").out
+    wrong = cli("port", str(path), "--to", "all")
+    assert wrong.code == 2 and wrong.err.count("\n") == 1

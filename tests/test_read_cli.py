@@ -271,3 +271,29 @@ def test_constructor_text_reads_back_to_its_spec(
     [(_, layer)] = answer.recurrent
     assert layer.spec == spec
     assert layer.params == conventions.total(spec)
+
+
+def test_set_takes_counts_as_people_write_them(cli: CLI, question: Path) -> None:
+    """--set hidden_size=1.5K is --set hidden_size=1500, as every count option reads it."""
+    assert cli("read", str(question), "--set", "hidden_size=1.5K", "--json").out == \
+        cli("read", str(question), "--set", "hidden_size=1500", "--json").out
+
+
+@pytest.mark.parametrize("value", ["9" * 5000, "9" * 4000, "9223372036854775808"])
+def test_set_refuses_huge_values_in_one_short_line(cli: CLI, question: Path,
+                                                   value: str) -> None:
+    """A --set value above 2^63 − 1 is refused in one short line (not quoted in full, not
+    silently left unresolved)."""
+    result = cli("read", str(question), "--set", f"hidden_size={value}")
+    assert result.code == 2 and result.out == ""
+    assert result.err.count("\n") == 1 and len(result.err) < 300
+    assert "too large" in result.err and "--set" in result.err
+
+
+def test_a_set_name_the_paste_never_uses_is_noted(cli: CLI, question: Path) -> None:
+    """--set of a name the paste does not use is said in the notes, not silently ignored;
+    a name it uses is not."""
+    data = json.loads(cli("read", str(question), "--set", "hidden_sise=256", "--json").out)
+    assert any("hidden_sise" in note for note in data["notes"]), data["notes"]
+    used = json.loads(cli("read", str(question), "--set", "hidden_size=256", "--json").out)
+    assert not any("hidden_size" in note for note in used["notes"]), used["notes"]

@@ -75,3 +75,27 @@ def test_optional_columns_go_first_named_first() -> None:
     assert fitted(table, 80).headers == table.headers
     assert fitted(table, 70).headers == ("layer", "tensor", "count")
     assert fitted(table, 40).headers == ("tensor", "count")
+
+
+def test_check_details_fit_80_columns(cli: CLI, monkeypatch: pytest.MonkeyPatch,
+                                      terminal: None) -> None:
+    """check --details on an 80-column terminal wraps the type column at spaces instead of
+    drawing a wider table; every module name and count stays whole on its line."""
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    result = cli("check", "examples/convlstm.toml", "--details")
+    assert result.code == 0, result.err
+    lines = ESCAPE.sub("", result.out).splitlines()
+    assert max(len(line) for line in lines) <= 80, max(lines, key=len)
+    rows = [line.split() for line in lines]
+    for name, count in (("layers[4]", "361"), ("layers[8]", "102,464"),
+                        ("layers[12]", "1,000"), ("total", "291,451")):
+        assert any(row[:1] == [name] and count in row for row in rows), name
+    words = {word for row in rows for word in row}
+    assert {"Conv2D(1,", "padding='same',", "activation='sigmoid')"} <= words
+
+
+def test_check_details_unchanged_when_piped(cli: CLI) -> None:
+    """Piped (no terminal), check --details keeps one row per module, however wide."""
+    result = cli("check", "examples/convlstm.toml", "--details")
+    assert any("Conv2D(1, (3, 3), padding='same', activation='sigmoid')" in line
+               and "361" in line for line in result.out.splitlines())

@@ -14,20 +14,26 @@ from collections.abc import Sequence
 from typing import Any
 
 from paramcount.check.config import Layer, Model
-from paramcount.errors import BackendUnavailable
+from paramcount.errors import BackendUnavailable, install_hint
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode
 
 
-def require(frameworks: Sequence[Framework]) -> None:
-    """Raise BackendUnavailable (exit 3) for the first framework that is not installed."""
+def require(frameworks: Sequence[Framework], doing: str = "verifying") -> None:
+    """Raise BackendUnavailable (exit 3) for the first framework that is not installed; the
+    message says what needs it (``doing``, e.g. "building a factory model")."""
     for framework in dict.fromkeys(frameworks):
+        missing = None
         if framework is Framework.TORCH and importlib.util.find_spec("torch") is None:
-            raise BackendUnavailable("torch", "torch")
+            missing = "torch"
         if framework is Framework.KERAS and (
             importlib.util.find_spec("keras") is None
             or importlib.util.find_spec("tensorflow") is None
         ):
-            raise BackendUnavailable("keras", "keras")
+            missing = "keras"
+        if missing is not None:
+            raise BackendUnavailable(missing, missing,
+                                     f"{doing} with {missing} requires the {missing} package: "
+                                     + install_hint(missing))
 
 
 def build(model: Model) -> list[int]:

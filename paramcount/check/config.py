@@ -254,6 +254,19 @@ class _Table:
                                   f"got {_int(value)}")
         return value
 
+    def budget(self, key: str, what: str, unit: str) -> int | None:
+        """A budget: a whole number, or a string as the command line takes it ("1.5M",
+        "1e6" for parameters; "16MB", "4MiB" for bytes)."""
+        value = self.data.get(key)
+        if not isinstance(value, str):
+            return self.integer(key, what=what)
+        from paramcount.counts import CountError, parse_bytes, parse_count
+
+        try:
+            return parse_bytes(value) if unit == "bytes" else parse_count(value)
+        except CountError as error:
+            raise self.error(key, f"expected {what}, but {error}") from None
+
     def required_int(self, key: str, what: str = "a positive whole number") -> int:
         value = self.integer(key, what=what, required=True)
         assert value is not None
@@ -316,7 +329,10 @@ class _Table:
 
 
 def _q(text: str) -> str:
-    """A user's string quoted for a one-line message: ``'enc'``, escaped if unprintable."""
+    """A user's string quoted for a one-line message: ``'enc'``, escaped if unprintable, and
+    at most a few dozen characters of it with its length when long."""
+    if len(text) > 40:
+        return f"{_q(text[:24])}… ({len(text):,} characters)"
     return f"'{text}'" if text.isprintable() and "'" not in text else json.dumps(text)
 
 
@@ -444,10 +460,10 @@ def _model(source: Source, name: str, data: object, framework: Framework,
     total = _attempt(errors, lambda: table.integer(
         "total", minimum=0, what="a whole number of parameters (the exact total expected)"),
         None)
-    max_params = _attempt(errors, lambda: table.integer(
-        "max_params", what="a budget, a positive whole number of parameters"), None)
-    max_bytes = _attempt(errors, lambda: table.integer(
-        "max_bytes", what="a budget, a positive whole number of bytes"), None)
+    max_params = _attempt(errors, lambda: table.budget(
+        "max_params", "a budget, a positive whole number of parameters", "parameters"), None)
+    max_bytes = _attempt(errors, lambda: table.budget(
+        "max_bytes", "a budget, a positive whole number of bytes", "bytes"), None)
     description = _attempt(errors, lambda: table.text("description"), None)
     given = [key for key in SOURCES if key in table]
     if not given:

@@ -32,14 +32,19 @@ class Span:
     """Whether the entry is a TOML table declared by a ``[header]`` line."""
 
 
-def path_text(path: Path) -> str:
-    """A path as a user reads it: ``models.tagger.layers[1].hidden``."""
+def path_text(path: Path, brief: bool = False) -> str:
+    """A path as a user reads it: ``models.tagger.layers[1].hidden``; ``brief`` (for error
+    lines) shortens a name of more than 40 characters to its start and its length."""
     out = ""
     for part in path:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            name = part if re.fullmatch(r"[A-Za-z0-9_-]+", part) else json.dumps(part)
+            long = brief and len(part) > 40
+            start = part[:24] if long else part
+            name = start if re.fullmatch(r"[A-Za-z0-9_-]+", start) else json.dumps(start)
+            if long:
+                name += f"…({len(part):,} characters)"
             out += f".{name}" if out else name
     return out
 
@@ -280,7 +285,7 @@ class DuplicateKey(ValueError):
     def __init__(self, path: Path, offset: int) -> None:
         self.path = path
         self.offset = offset
-        super().__init__(f"duplicate key {path_text(path)}")
+        super().__init__(f"duplicate key {path_text(path, brief=True)}")
 
 
 def json_spans(text: str) -> dict[Path, Span]:

@@ -181,6 +181,7 @@ def require(models: Sequence[Model]) -> None:
     """Raise BackendUnavailable (exit 3) when a factory's framework is not installed."""
     from paramcount.check.build import require as require_frameworks
 
-    require_frameworks([m.framework for m in models if m.factory is not None])
+    require_frameworks([m.framework for m in models if m.factory is not None],
+                       "building a factory model")
 
 

@@ -76,7 +76,8 @@ def _position(error: ConfigError) -> tuple[int, int]:
 
 
 def _errors(error: ConfigError) -> list[ConfigError]:
-    return list(error.errors) if isinstance(error, ConfigErrors) else [error]
+    """A config's errors in reading order (line, then column)."""
+    return sorted(error.errors, key=_position) if isinstance(error, ConfigErrors) else [error]
 
 
 def check_file(file: str | None, *, verify: bool = False, update: bool = False) -> FileResult:

@@ -82,7 +82,7 @@ class Source:
     def error(self, path: Path, message: str, at: str = "value") -> ConfigError:
         """A ConfigError reading ``file:line:column: key: message``."""
         line, column = self.where(path, at)
-        key = path_text((*self.root, *path)) or "(top level)"
+        key = path_text((*self.root, *path), brief=True) or "(top level)"
         return ConfigError(f"{self.name}:{line}:{column}: {key}: {message}")
 
 
@@ -122,8 +122,8 @@ def _toml_error(name: str, text: str, error: tomllib.TOMLDecodeError) -> ConfigE
             path, offset = duplicate
             line, column = positions.line_col(offset)
             return ConfigError(
-                f"{name}:{line}:{column}: {path_text(path)}: declared twice (a model name or "
-                "key must be unique)"
+                f"{name}:{line}:{column}: {path_text(path, brief=True)}: declared twice (a model "
+                "name or key must be unique)"
             )
     return ConfigError(f"{name}:{line}:{column}: invalid TOML: {message[:1].lower()}{message[1:]}")
 
@@ -177,8 +177,8 @@ def parse(name: str, text: str, format: str) -> Any:
     except DuplicateKey as duplicate:
         line, column = Positions(text).line_col(duplicate.offset)
         raise ConfigError(
-            f"{name}:{line}:{column}: {path_text(duplicate.path)}: declared twice (a model "
-            "name or key must be unique)"
+            f"{name}:{line}:{column}: {path_text(duplicate.path, brief=True)}: declared twice "
+            "(a model name or key must be unique)"
         ) from None
     return data
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import gc
 import os
 import re
+import shutil
 
 import click
 
 from paramcount.check.session import FileResult, check_file, expand, inputs
 from paramcount.errors import ConfigError
+from paramcount.options import resolve_format
 
 _LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)$")
 
@@ -31,6 +33,13 @@ def _annotate_error(message: str, err: bool) -> None:
                               found["message"]), err=err)
     else:
         click.echo(error_annotation(message), err=err)
+
+
+def _terminal_width() -> int | None:
+    """The terminal's width when the table is drawn for one, else None (piped: no limit)."""
+    from paramcount.output import use_rich
+
+    return shutil.get_terminal_size().columns if use_rich() else None
 
 
 def _write_junit(path: str, xml: str) -> None:
@@ -67,12 +76,15 @@ def _refuse_junit_over_input(junit_file: str, names: list[str]) -> None:
                    "modules), keeping comments and layout.")
 @click.option("--details", is_flag=True,
               help="Show every model's whole table: module, type, output, parameters, share.")
+@click.option("--format", "output_format", type=click.Choice(("table", "json")), default=None,
+              help="Output format. [default: table]")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print the results as JSON (errors too, as {\"errors\": [...]}).")
+              help="Shorthand for --format json: the results as JSON (errors too, as "
+                   "{\"errors\": [...]}).")
 @click.option("--junit", "junit_file", metavar="FILE", default=None,
               help="Also write JUnit XML results to FILE.")
-def check(files: tuple[str, ...], verify: bool, update: bool, details: bool, as_json: bool,
-          junit_file: str | None) -> int:
+def check(files: tuple[str, ...], verify: bool, update: bool, details: bool,
+          output_format: str | None, as_json: bool, junit_file: str | None) -> int:
     """Check the parameter counts of the models in each FILE (.toml or .json; quoted globs
     such as 'configs/*.toml' are expanded) against their expectations; without FILE, read
     [tool.paramcount] from ./pyproject.toml. Models are hand-written layers, a factory in
@@ -83,6 +95,7 @@ def check(files: tuple[str, ...], verify: bool, update: bool, details: bool, as_
     """
     # The parsed documents live to the end: spare the collector walking them, then thaw what
     # was frozen so that in-process runs (tests, library use) do not pile up frozen objects.
+    as_json = resolve_format(output_format, as_json, False) == "json"
     thaw = gc.get_freeze_count() == 0  # never thaw what the host program froze itself
     try:
         return _check(files, verify, update, details, as_json, junit_file)
@@ -124,6 +137,7 @@ def _check(files: tuple[str, ...], verify: bool, update: bool, details: bool, as
         click.echo(dumps(data), nl=False)
     elif any(r.outcomes for r in results):
         lines = []
+        width = _terminal_width() if details else None
         for result in results:
             for outcome in result.outcomes:
                 line = render.model_line(outcome)
@@ -131,7 +145,7 @@ def _check(files: tuple[str, ...], verify: bool, update: bool, details: bool, as
                              + line[1:])
                 lines += render.grew_lines(outcome)
                 if details:
-                    lines += render.details(outcome)
+                    lines += render.details(outcome, width)
         lines.append(render.summary_all(results))
         click.echo("\n".join(lines))
         if update:

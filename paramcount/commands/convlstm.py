@@ -30,13 +30,15 @@ from paramcount.spec import DType, Framework
               help="Channels of the input frames (C).")
 @click.option("--filters", "-F", type=WholeNumber(), required=True,
               help="Filters (F): the channels of each direction's output.")
-@click.option("--kernel", "-k", required=True,
+@click.option("--kernel", "--kernel-size", "-k", "kernel", required=True,
               help="Kernel size, one per spatial axis joined by x (3x3), or one size for all.")
 @click.option("--layers", "-L", "num_layers", type=WholeNumber(), default=1, show_default=True,
               help="Stacked layers (L).")
-@click.option("--bidir/--no-bidir", "bidirectional", default=False,
+@click.option("--bidir/--no-bidir", "--bidirectional/--no-bidirectional", "bidirectional",
+              default=False,
               help="Wrap every layer in Bidirectional (concat merge).")
-@click.option("--bias/--no-bias", default=True, show_default=True, help="use_bias.")
+@click.option("--bias/--no-bias", "--use-bias/--no-use-bias", "bias", default=True,
+              show_default=True, help="use_bias.")
 @click.option("--data-format", type=click.Choice([d.value for d in DataFormat]),
               default="channels_last", show_default=True,
               help="Keras data_format; channels_first changes what a Bidirectional stack reads.")

@@ -37,7 +37,13 @@ def explain(cell: str, output_format: str | None, as_json: bool, as_markdown: bo
         raise click.BadParameter(
             f"{str(plot_path)!r} must end in .png or .svg", param_hint="'--plot'"
         )
-    reports = [build_report(spec, DType(dtype)) for spec in specs_of(cell, options)]
+    specs = specs_of(cell, options)
+    if brief and len(specs) > 1:
+        raise click.UsageError(
+            f"--brief answers for one framework in at most a dozen lines; -f all gives "
+            f"{len(specs)}: choose one with -f, or drop --brief"
+        )
+    reports = [build_report(spec, DType(dtype)) for spec in specs]
     outcomes = None
     if verify:
         from paramcount.verify import verify_reports

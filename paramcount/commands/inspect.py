@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from paramcount.options import resolve_format
+from paramcount.options import Frameworks, resolve_format
 from paramcount.output import show, show_json
 from paramcount.spec import Framework
 
@@ -17,7 +17,8 @@ AS_CHOICES = ("torch", "keras", "onnx")
 @click.command(name="inspect")
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path, dir_okay=True,
                                                      allow_dash=False))
-@click.option("--as", "as_framework", type=click.Choice(AS_CHOICES), default=None,
+@click.option("--as", "as_framework", default=None,
+              type=Frameworks(tuple(Framework(f) for f in AS_CHOICES), several=False),
               help="Also give the count in this framework's convention, every difference "
                    "named (biases, tied and duplicated weights, buffers).")
 @click.option("--error", "error_file", type=click.Path(path_type=Path, allow_dash=True,
@@ -28,7 +29,7 @@ AS_CHOICES = ("torch", "keras", "onnx")
               default=None, help="Output format. [default: table]")
 @click.option("--json", "as_json", is_flag=True, help="Shorthand for --format json.")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Shorthand for --format markdown.")
-def inspect(files: tuple[Path, ...], as_framework: str | None, error_file: Path | None,
+def inspect(files: tuple[Path, ...], as_framework: tuple[Framework] | None, error_file: Path | None,
             output_format: str | None, as_json: bool, as_markdown: bool) -> None:
     """Count and explain model files and checkpoints, reading headers only.
 
@@ -48,7 +49,7 @@ def inspect(files: tuple[Path, ...], as_framework: str | None, error_file: Path 
     from paramcount.inspect import inspect as inspect_listing
     from paramcount.sources.files import read_file
 
-    target = Framework(as_framework) if as_framework else None
+    target = as_framework[0] if as_framework else None
     reports = [inspect_listing(read_file(path), target) for path in files]
     if fmt == "json":
         from paramcount.render.data import dumps

@@ -7,11 +7,17 @@ from typing import Any
 
 import click
 
-from paramcount.options import MergeModes, WholeNumber
+from paramcount.options import (
+    Frameworks,
+    MergeModes,
+    WholeNumber,
+    format_options,
+    resolve_format,
+)
 from paramcount.output import show, show_json
 from paramcount.spec import Framework, Nonlinearity
 
-_FRAMEWORKS = click.Choice([f.value for f in Framework])
+_FRAMEWORKS = Frameworks(several=False)  # pytorch, tensorflow, tf.keras accepted too
 
 
 @click.command(name="port")
@@ -27,16 +33,18 @@ _FRAMEWORKS = click.Choice([f.value for f in Framework])
               help="Run the real source and target layers on random input with non-zero "
                    "initial states; exit 1 if outputs or final states differ by more than "
                    "1e-5.")
-@click.option("--json", "as_json", is_flag=True, help="The plan as JSON (paramcount.port/1).")
-@click.option("--input", "-i", "input_size", type=WholeNumber(), default=None,
+@format_options()
+@click.option("--input", "--input-size", "-i", "input_size", type=WholeNumber(), default=None,
               help="Check: the source layer's input width.")
-@click.option("--hidden", "--units", "-H", "hidden_size", type=WholeNumber(), default=None,
+@click.option("--hidden", "--hidden-size", "--units", "-H", "hidden_size", type=WholeNumber(),
+              default=None,
               help="Check: the source layer's hidden size.")
-@click.option("--layers", "-L", "num_layers", type=WholeNumber(), default=None,
+@click.option("--layers", "--num-layers", "-L", "num_layers", type=WholeNumber(), default=None,
               help="Check: the source's stacked layers.")
-@click.option("--bidir/--no-bidir", "bidirectional", default=None,
+@click.option("--bidir/--no-bidir", "--bidirectional/--no-bidirectional", "bidirectional",
+              default=None,
               help="Check: whether the source is bidirectional.")
-@click.option("--proj", "proj_size", type=WholeNumber(), default=None,
+@click.option("--proj", "--proj-size", "proj_size", type=WholeNumber(), default=None,
               help="Check: the source LSTM's projection size.")
 @click.option("--nonlinearity", type=click.Choice([n.value for n in Nonlinearity]),
               default=None, help="A plain RNN's activation, which torch files do not store.")
@@ -53,8 +61,10 @@ _FRAMEWORKS = click.Choice([f.value for f in Framework])
               help="Target Keras Bidirectional merge mode(s). [default: the source's]")
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True,
               help="Seed of the random input and states used by --verify.")
-def port(source: str, to: str, from_: str | None, out: str | None, verify: bool,
-         as_json: bool, nonlinearity: str | None, forget_bias: float,
+def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out: str | None,
+         verify: bool,
+         output_format: str | None, as_json: bool, as_markdown: bool,
+         nonlinearity: str | None, forget_bias: float,
          reset_after: bool | None, linear_before_reset: bool | None,
          merge_modes: Any, seed: int, **expect: Any) -> int:
     """Port the recurrent weights of SRC to another framework, tensor by tensor."""
@@ -62,18 +72,19 @@ def port(source: str, to: str, from_: str | None, out: str | None, verify: bool,
     from paramcount.port.run import SourceOptions
     from paramcount.port.run import port as run_port
 
+    fmt = resolve_format(output_format, as_json, as_markdown)
     if not math.isfinite(forget_bias):
         raise click.BadParameter(f"{forget_bias} is not a finite number",
                                  param_hint="'--forget-bias'")
     chosen = Nonlinearity(nonlinearity) if nonlinearity else None
     result = run_port(
         source,
-        SourceOptions(Framework(from_) if from_ else None, chosen, forget_bias, expect),
-        TargetOptions(Framework(to), reset_after, linear_before_reset, merge_modes,
+        SourceOptions(from_[0] if from_ else None, chosen, forget_bias, expect),
+        TargetOptions(to[0], reset_after, linear_before_reset, merge_modes,
                       forget_bias, chosen),
         out=out, verify=verify, seed=seed,
     )
-    if as_json:
+    if fmt == "json":
         from paramcount.render.data import dumps
         from paramcount.render.port import port_data
 
@@ -81,7 +92,7 @@ def port(source: str, to: str, from_: str | None, out: str | None, verify: bool,
     else:
         from paramcount.render.port import port_document
 
-        show(port_document(result), "table")
+        show(port_document(result), fmt)
     if not result.ok:
         worst = max(c.largest for c in result.comparisons or ())
         click.echo(f"Error: the ported layer computes something else (largest difference "

@@ -6,6 +6,9 @@ import sys
 
 import click
 
+from paramcount.counts import CountError, parse_int
+from paramcount.errors import quote
+from paramcount.options import format_options, resolve_format
 from paramcount.output import show, show_json
 from paramcount.read import Unreadable, layer_reports, read
 
@@ -19,13 +22,17 @@ def _overrides(values: tuple[str, ...]) -> dict[str, int]:
     for item in values:
         name, sep, value = item.partition("=")
         name = name.strip()
+        too_large = None
         try:
-            number = int(value.strip().replace("_", ""), 10)
-        except ValueError:
+            number: int | None = parse_int(value)
+        except CountError as error:
+            number, too_large = None, error if "too large" in str(error) else None
+        if not sep or not name or not name.replace(".", "").replace("_", "").isalnum():
             number = None
-        if not sep or not name or number is None or not name.replace(".", "").replace(
-                "_", "").isalnum():
-            raise click.BadParameter(f"{item!r} is not name=N (a whole number), e.g. "
+        elif too_large is not None:
+            raise click.BadParameter(f"{quote(name)}: {too_large}", param_hint="'--set'")
+        if number is None:
+            raise click.BadParameter(f"{quote(item)} is not name=N (a whole number), e.g. "
                                      "hidden_size=256", param_hint="'--set'")
         found[name] = number
     return found
@@ -55,25 +62,22 @@ def _text(path: str) -> tuple[str, str]:
 @click.option("--set", "settings", multiple=True, metavar="NAME=N",
               help="Give a size the paste leaves open, e.g. --set hidden_size=256 "
                    "(repeatable).")
-@click.option("--json", "as_json", is_flag=True, help="JSON (schema paramcount.read/1).")
-@click.option("--markdown", "as_markdown", is_flag=True,
-              help="The answer as Markdown, ready to post.")
+@format_options()
 @click.option("--details", is_flag=True, help="Also every tensor and formula.")
-def read_command(path: str, settings: tuple[str, ...], as_json: bool, as_markdown: bool,
-                 details: bool) -> int:
+def read_command(path: str, settings: tuple[str, ...], output_format: str | None,
+                 as_json: bool, as_markdown: bool, details: bool) -> int:
     """Answer a pasted question: count the layers in its code and printouts, nothing run.
 
     Reads Python (torch modules, Keras models, indentation lost or not), Keras 2/3 summaries,
     torchinfo tables, print(model) reprs and named_parameters() dumps; exit 1 when nothing
     countable is found.
     """
-    if as_json and as_markdown:
-        raise click.UsageError("choose one output format: --json or --markdown")
+    fmt = resolve_format(output_format, as_json, as_markdown)
     overrides = _overrides(settings)
     text, source = _text(path)
     answer = read(text, overrides, source)
     reports = layer_reports(answer) if details else None
-    if as_json:
+    if fmt == "json":
         from paramcount.render.data import dumps
         from paramcount.render.read import read_data
 
@@ -81,5 +85,5 @@ def read_command(path: str, settings: tuple[str, ...], as_json: bool, as_markdow
     else:
         from paramcount.render.read import read_document
 
-        show(read_document(answer, reports), "markdown" if as_markdown else "table")
+        show(read_document(answer, reports), fmt)
     return 0

@@ -24,7 +24,7 @@ from typing import Any
 
 from paramcount import conventions
 from paramcount.conventions.base import Recognised
-from paramcount.errors import BackendUnavailable, ParamcountError
+from paramcount.errors import BackendUnavailable, ParamcountError, install_hint
 from paramcount.port.layouts import Side, file_names
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
 
@@ -58,7 +58,7 @@ def _require(module: str, extra: str) -> Any:
     except ImportError:
         raise BackendUnavailable(module, extra,
                                  f"reading this file requires the {module} package: "
-                                 f"pip install 'paramcount[{extra}]'") from None
+                                 + install_hint(extra)) from None
 
 
 @contextmanager

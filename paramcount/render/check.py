@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from paramcount import __version__
@@ -59,9 +60,11 @@ def grew_lines(outcome: Outcome) -> list[str]:
     return [f"    {text}" for text in outcome.grew]
 
 
-def details(outcome: Outcome) -> list[str]:
+def details(outcome: Outcome, width: int | None = None) -> list[str]:
     """The whole-model table: module, type, output, parameters, share; recurrent rows marked
-    with a footnote giving the ``paramcount explain`` command for their count."""
+    with a footnote giving the ``paramcount explain`` command for their count. Within
+    ``width`` columns (a terminal's), a long type wraps at spaces and, if need be, the share
+    column goes; module names and counts are never cut."""
     measured = outcome.table
     total = measured.total
     header = ("module", "type", "output", "params", "share")
@@ -78,16 +81,32 @@ def details(outcome: Outcome) -> list[str]:
         share = f"{100 * row.params / total:.1f}%" if total else "-"
         rows.append((row.name, kind, row.output or "-", f"{row.params:,}", share))
     rows.append(("total", measured.origin, "", f"{total:,}", "100.0%" if total else "-"))
-    widths = [max(len(r[i]) for r in (header, *rows)) for i in range(5)]
-    right = (False, False, False, True, True)
+    columns = 5
+    widths = [max(len(r[i]) for r in (header, *rows)) for i in range(columns)]
+    if width is not None and _line_width(widths) > width:
+        least = max(len(word) for r in (header, *rows) for word in r[1].split())
+        if _line_width([*widths[:1], least, *widths[2:]]) > width:
+            columns = 4  # the share goes before a type is cut
+            widths = widths[:4]
+        widths[1] = max(least, widths[1] - (_line_width(widths) - width))
+    right = (False, False, False, True, True)[:columns]
 
-    def fmt(cells: tuple[str, ...]) -> str:
-        return "  " + "  ".join(c.rjust(w) if r else c.ljust(w)
-                                for c, w, r in zip(cells, widths, right, strict=True)).rstrip()
+    def fmt(cells: tuple[str, ...]) -> list[str]:
+        kinds = textwrap.wrap(cells[1], widths[1], break_long_words=False,
+                              break_on_hyphens=False) or [""]
+        out = []
+        for k, kind in enumerate(kinds):
+            line = (cells[0], kind, *cells[2:columns]) if k == 0 else \
+                ("", kind, *("",) * (columns - 2))
+            out.append("  " + "  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r
+                                        in zip(line, widths, right, strict=True)).rstrip())
+        return out
 
-    lines = [fmt(header), "  " + "  ".join("-" * w for w in widths)]
-    lines += [fmt(r) for r in rows[:-1]]
-    lines += ["  " + "  ".join("-" * w for w in widths), fmt(rows[-1])]
+    rule = "  " + "  ".join("-" * w for w in widths)
+    lines = [*fmt(header), rule]
+    for r in rows[:-1]:
+        lines += fmt(r)
+    lines += [rule, *fmt(rows[-1])]
     frozen = [f"{row.name} {row.non_trainable:,}" for row in measured.rows if row.non_trainable]
     if frozen:
         lines.append(f"  non-trainable, of the above: {', '.join(frozen)}")
@@ -95,6 +114,11 @@ def details(outcome: Outcome) -> list[str]:
         lines.append(f"  + {measured.buffers:,} buffer values (running statistics), not "
                      "parameters")
     return lines + [f"  {note}" for note in notes]
+
+
+def _line_width(widths: list[int]) -> int:
+    """The width of a details line: an indent of 2 and 2 between columns."""
+    return 2 + sum(widths) + 2 * (len(widths) - 1)
 
 
 def where(config: Config, outcome: Outcome) -> list[tuple[int, int, str]]:

@@ -46,7 +46,7 @@ from enum import Enum
 from typing import IO, Any
 
 from paramcount.conventions.base import Recognised
-from paramcount.errors import BackendUnavailable, ParamcountError, SpecError
+from paramcount.errors import BackendUnavailable, ParamcountError, SpecError, install_hint
 from paramcount.sources.base import Listing, NamedTensor
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
 
@@ -87,7 +87,7 @@ def _h5py() -> Any:
     except ImportError:
         raise BackendUnavailable(
             "h5py", "h5",
-            "reading Keras HDF5 weights requires the h5py package: pip install 'paramcount[h5]'",
+            "reading Keras HDF5 weights requires the h5py package: " + install_hint("h5"),
         ) from None
     return h5py
 

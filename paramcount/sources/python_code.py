@@ -152,6 +152,7 @@ class _Reader:
 
     def __init__(self, overrides: Mapping[str, Any]) -> None:
         self.overrides = dict(overrides)
+        self.used: set[str] = set()  # the overrides the code asked for
         self.aliases: dict[str, str] = {}
         self.classes: dict[str, _Class] = {}
         self.blocks: list[Block] = []
@@ -201,6 +202,7 @@ class _Reader:
         """A name's value: an override, then the scope, else Unknown."""
         for key in (name, name.removeprefix("self."), name.rsplit(".", 1)[-1]):
             if key in self.overrides:
+                self.used.add(key)
                 return self.overrides[key]
         if name in env:
             return env[name]
@@ -812,6 +814,8 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
             "line " + ", ".join(map(str, loops)) + ": a loop whose body the lost indentation "
             "hides; its layers were read once, and no total is given")
     notes = list(reader.notes)
+    notes += [f"--set {name}: the paste never uses {name}, so it changed nothing"
+              for name in reader.overrides if name not in reader.used]
     if mode == "reindented":
         notes.insert(0, "the paste lost its indentation: it was re-indented from its class "
                         "and def lines (loops and branches read as if they ran once)")
