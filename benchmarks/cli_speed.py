@@ -3,10 +3,11 @@ baselines timed in this run.
 
     python benchmarks/cli_speed.py [--runs 30] [--no-torch]
 
-The repository is installed as a user would have it — a regular (non-editable) install, made
-with ``pip install --no-deps --target`` into a temporary directory, byte-compiled — and run
-through its console script with this interpreter, whose own site-packages provide click and
-rich. Baselines: a bare interpreter (``python -c pass``) and counting the same layer with torch.
+The repository is installed as a user would have it: a regular (non-editable) ``pip install``
+into a fresh virtual environment holding only paramcount, click and rich, run through its
+console script. Baselines: that environment's bare interpreter (``python -c pass``; a busy
+environment's many ``.pth`` files slow a bare start and would flatter the ratios) and counting
+the same layer with torch in this interpreter.
 Goals (issue 15): table output ≤ 6× bare start, --json ≤ 4×; ≥ 15× faster than torch.
 Runs are interleaved and the median is reported, because machines are noisy.
 """
@@ -30,21 +31,19 @@ TORCH = (
 )
 
 
-def install(target: Path) -> tuple[list[str], dict[str, str]]:
-    """Install the repository into ``target`` (no dependencies); its command and environment."""
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--target", str(target), str(REPO)],
-        check=True,
-    )
-    env = {**os.environ, "PYTHONPATH": str(target)}
+def install(root: Path) -> tuple[list[str], str]:
+    """A fresh virtual environment at ``root`` with the repository installed; its console
+    script and its interpreter."""
+    subprocess.run([sys.executable, "-m", "venv", str(root)], check=True)
+    python = str(root / "bin" / "python")
+    subprocess.run([python, "-m", "pip", "install", "--quiet", str(REPO)], check=True)
     where = subprocess.run(
-        [sys.executable, "-c", "import paramcount; print(paramcount.__file__)"],
-        env=env, capture_output=True, text=True, check=True, cwd=target,
+        [python, "-c", "import paramcount; print(paramcount.__file__)"],
+        capture_output=True, text=True, check=True, cwd=root,
     ).stdout.strip()
-    if not where.startswith(str(target)):
+    if not where.startswith(str(root)):
         raise SystemExit(f"the installed copy is not the one imported: {where}")
-    return [sys.executable, str(target / "bin" / "paramcount")], env
+    return [str(root / "bin" / "paramcount")], python
 
 
 def main() -> None:
@@ -56,9 +55,10 @@ def main() -> None:
 
     # Every command runs outside the repository, so that the installed copy is imported.
     with tempfile.TemporaryDirectory() as tmp:
-        pc, env = install(Path(tmp) / "site")
+        pc, python = install(Path(tmp) / "venv")
+        env = dict(os.environ)
         cases: dict[str, tuple[list[str], dict[str, str]]] = {
-            "python -c pass": ([sys.executable, "-c", "pass"], {}),
+            "python -c pass": ([python, "-c", "pass"], {}),
             "paramcount (table, piped)": ([*pc, *LAYER], env),
             "paramcount (table, terminal/rich)": ([*pc, *LAYER], {**env, "FORCE_COLOR": "1"}),
             "paramcount --json": ([*pc, *LAYER, "--json"], env),
@@ -76,8 +76,7 @@ def main() -> None:
                 times[name].append(time.perf_counter() - start)
     median = {name: statistics.median(values) for name, values in times.items()}
     bare = median["python -c pass"]
-    print(f"regular install (pip --target, console script); {args.runs} interleaved runs, "
-          "medians")
+    print(f"regular install (fresh venv, console script); {args.runs} interleaved runs, medians")
     for name, value in median.items():
         print(f"  {name:36s} {value * 1000:8.1f} ms  {value / bare:6.2f}× bare")
     print("goals:")
