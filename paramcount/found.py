@@ -147,7 +147,9 @@ def _block_framework(block: Block, imported: frozenset[str]) -> str | None:
 def _missing(argument: str, value: object, call: Call, attribute: str) -> list[Missing]:
     """What to tell the user about a value a layer needs."""
     if isinstance(value, Unknown):
-        return [Missing(name, line, f"pass --set {name.rsplit('.', 1)[-1]}=N")
+        return [Missing(name, line, f"pass --set {name.rsplit('.', 1)[-1]}=N"
+                        if re.fullmatch(r"[A-Za-z_][\w.]*", name) else
+                        "not evaluated: a call paramcount never makes, or a number too large")
                 for name, line in value.names]
     if value is None:
         return [Missing(f"{argument} of {attribute or call.name}", call.line,

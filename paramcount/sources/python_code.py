@@ -30,6 +30,9 @@ MAX_REPEAT = 1_000
 """The most iterations of a ``for _ in range(n)`` loop that are unrolled."""
 MAX_NODES = 2_000_000
 """The most syntax-tree nodes evaluated in one paste (bounds the work of hostile input)."""
+MAX_BITS = 256
+"""The widest whole number arithmetic may produce: a bigger product or power is Unknown (so
+``a = a * a`` repeated cannot eat the memory; no layer size comes near it)."""
 
 
 @dataclass(frozen=True)
@@ -295,8 +298,15 @@ class _Reader:
             return missing
         operation = type(node.op)
         if isinstance(left, list) and isinstance(right, int) and operation is ast.Mult:
-            return left * min(max(right, 0), MAX_REPEAT)
+            if len(left) * max(right, 0) > MAX_REPEAT:
+                return Unknown(((_text(node), line),))
+            return left * max(right, 0)
         if not (_number(left) and _number(right)):
+            return Unknown(((_text(node), line),))
+        if isinstance(left, int) and isinstance(right, int) and (
+                (operation is ast.Mult and left.bit_length() + right.bit_length() > MAX_BITS)
+                or (operation is ast.Pow and right > 0
+                    and left.bit_length() * right > MAX_BITS)):
             return Unknown(((_text(node), line),))
         try:
             if operation is ast.Div:
