@@ -162,7 +162,7 @@ def _torch_layer(call: Call, attribute: str) -> Layer:
     """A torch module call, counted."""
     name, kind = call.name, call.path
     if name not in TORCH_SIGNATURES and name not in KNOWN and not name.endswith(
-            ("Dropout", "Pool1d", "Pool2d")):
+            ("Dropout", "Pool1d", "Pool2d", "Loss")):
         return Layer(attribute, kind, Framework.TORCH, call.line,
                      missing=(Missing(f"{name} ({attribute or 'layer'})", call.line,
                                       f"{name} is not a layer paramcount knows"),))

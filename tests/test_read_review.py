@@ -25,3 +25,36 @@ def test_list_repetition_is_bounded_not_truncated() -> None:
             "net = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 4))\n")
     answer = read(many)
     assert all(len(m.layers) != MAX_REPEAT for m in answer.models)
+
+
+def test_layers_the_reader_cannot_count_are_never_dropped() -> None:
+    """A ModuleList of unknown length, ``Sequential(*layers)`` and a torch.nn class paramcount
+    does not know: the first two are read (or the model marked incomplete), the last listed
+    as unresolved, and no total is given without them."""
+    text = """\
+import torch.nn as nn
+class Deep(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.LSTM(16, 16) for _ in range(cfg.n_layers)])
+        self.fc = nn.Linear(16, 2)
+class Attn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        layers = [nn.LSTM(8, 8), nn.LSTM(8, 8)]
+        self.stack = nn.Sequential(*layers)
+        self.attn = nn.MultiheadAttention(8, 2)
+        self.loss = nn.CrossEntropyLoss()
+"""
+    deep, attn = read(text).models
+    assert deep.total is None and any("cfg.n_layers" in note for note in deep.notes)
+    assert [layer.name for layer in attn.layers] == ["stack.0", "stack.1", "attn", "loss"]
+    assert attn.layers[1].params == 576 and attn.layers[3].params == 0
+    assert attn.total is None and attn.layers[2].missing
+
+
+def test_layer_norm_over_a_list_of_axes() -> None:
+    """``nn.LayerNorm([64])`` (a list, as people write it) counts like ``nn.LayerNorm(64)``."""
+    answer = read("import torch.nn as nn\nnorm = nn.LayerNorm([2 * 32])\n"
+                  "norm2 = nn.LayerNorm([4, 8], bias=False)\n")
+    assert [m.total for m in answer.models] == [128, 32]

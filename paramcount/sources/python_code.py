@@ -358,18 +358,34 @@ class _Reader:
         if path is None:
             return Unknown(((_text(node), line),))
         name = path.rsplit(".", 1)[-1]
-        args = tuple(self.value(a, env) for a in node.args
-                     if not isinstance(a, ast.Starred))
+        args = tuple(self.arguments(node.args, env))
         if name in ("int", "min", "max", "len", "abs", "round") and path == name:
             return _builtin(name, args, _text(node), line)
         if name in ("OrderedDict", "dict") and args and isinstance(args[0], list):
             return {k: v for k, v in (a for a in args[0] if isinstance(a, tuple) and len(a) == 2)
                     if isinstance(k, str)}
-        if name in KNOWN or name in self.classes or name.endswith(("LSTM", "GRU", "RNN")):
+        if name in KNOWN or name in self.classes or name.endswith(("LSTM", "GRU", "RNN")) or (
+                name[:1].isupper() and _framework_class(self.qualify(path))):
             kwargs = tuple((k.arg, self.value(k.value, env)) for k in node.keywords
                            if k.arg is not None)
             return Call(path, self.qualify(path), args, kwargs, line)
         return Unknown(((_text(node.func) + "(...)", line),))
+
+    def arguments(self, nodes: Iterable[ast.expr], env: Mapping[str, Any]) -> list[Any]:
+        """Positional arguments evaluated, ``*items`` spread where the items are known (an
+        Unknown in their place otherwise, so no layer is dropped unnoticed)."""
+        values: list[Any] = []
+        for node in nodes:
+            if isinstance(node, ast.Starred):
+                inner = self.value(node.value, env)
+                if isinstance(inner, (tuple, list)):
+                    values.extend(inner)
+                else:
+                    values.append(inner if isinstance(inner, Unknown) else Unknown(
+                        ((_text(node), getattr(node, "lineno", 0)),)))
+                continue
+            values.append(self.value(node, env))
+        return values
 
     # -- statements -------------------------------------------------------------------------
 
@@ -534,8 +550,7 @@ class _Reader:
     def sequential(self, name: str, node: ast.Call, scope: _Scope) -> None:
         """``Sequential([...])`` (Keras) or ``nn.Sequential(a, b, ...)`` (torch)."""
         items: list[Any] = []
-        for arg in node.args:
-            value = self.value(arg, scope.env)
+        for value in self.arguments(node.args, scope.env):
             if isinstance(value, list):
                 items += value
             elif isinstance(value, dict):
@@ -710,11 +725,17 @@ class _Reader:
                 self.init_body(node.body, scope, steps, prefix)
 
     def attach(self, attribute: str, value: Any, scope: _Scope, steps: list[Step],
-               prefix: str) -> None:
+               prefix: str, contained: bool = False) -> None:
         """A value assigned to ``self.attribute``: a layer, a container, or a submodule."""
         if isinstance(value, list):
             for index, item in enumerate(value):
-                self.attach(f"{attribute}.{index}", item, scope, steps, prefix)
+                self.attach(f"{attribute}.{index}", item, scope, steps, prefix, contained=True)
+            return
+        if isinstance(value, Unknown) and contained:
+            line = value.names[0][1] if value.names else 0
+            scope.notes.append(f"line {line}: a layer of {attribute.rsplit('.', 1)[0]} is not "
+                               f"known ({', '.join(n for n, _ in value.names)})")
+            scope.incomplete = True
             return
         if isinstance(value, dict):
             for key, item in value.items():
@@ -730,7 +751,7 @@ class _Reader:
             for index, item in enumerate(items):
                 key, layer = item if isinstance(item, tuple) and len(item) == 2 and isinstance(
                     item[0], str) else (str(index), item)
-                self.attach(f"{attribute}.{key}", layer, scope, steps, prefix)
+                self.attach(f"{attribute}.{key}", layer, scope, steps, prefix, contained=True)
             return
         if value.name in self.classes:
             inner, notes, complete = self.instance(
@@ -796,6 +817,14 @@ def _builtin(name: str, args: tuple[Any, ...], text: str, line: int) -> Any:
     except (ValueError, OverflowError):
         pass
     return Unknown(((text, line),))
+
+
+def _framework_class(qualified: str) -> bool:
+    """Whether a qualified callee is a class of torch.nn or of Keras' layers (one paramcount
+    may not know: it is kept as a layer, so the model's total is not given without it)."""
+    module, _, _ = qualified.rpartition(".")
+    return module in ("torch.nn", "tf.keras.layers", "keras.layers", "tensorflow.keras.layers",
+                      "tf_keras.layers", "keras.src.layers")
 
 
 def _is_model_class(node: ast.ClassDef) -> bool:
