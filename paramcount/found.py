@@ -390,8 +390,9 @@ def keras_name(call: Call, seen: dict[str, int]) -> str:
     given = call.keywords.get("name")
     if isinstance(given, str):
         return given
+    # keras.src.utils.naming.to_snake_case, as Keras 3 (and tf.keras 2) write it
     snake = re.sub(r"([a-z])([A-Z])", r"\1_\2",
-                   re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", call.name)).lower()
+                   re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", call.name)).lower()
     count = seen.get(snake, 0)
     seen[snake] = count + 1
     return f"{snake}_{count}" if count else snake

@@ -58,3 +58,13 @@ def test_layer_norm_over_a_list_of_axes() -> None:
     answer = read("import torch.nn as nn\nnorm = nn.LayerNorm([2 * 32])\n"
                   "norm2 = nn.LayerNorm([4, 8], bias=False)\n")
     assert [m.total for m in answer.models] == [128, 32]
+
+
+def test_keras_names_convlstm_as_keras_does() -> None:
+    """Keras names a ConvLSTM2D ``conv_lstm2d``, the name its summary prints and the code is
+    matched by (not ``conv_lst_m2d``)."""
+    answer = read("from keras import layers\nimport keras\nmodel = keras.Sequential([\n"
+                  "    keras.Input(shape=(4, 8, 8, 1)), layers.ConvLSTM2D(2, 3),\n"
+                  "    layers.ConvLSTM2D(2, 3)])\n")
+    assert [layer.name for layer in answer.models[0].layers] == [
+        "conv_lstm2d", "conv_lstm2d_1"]
