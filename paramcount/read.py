@@ -445,7 +445,9 @@ def headline(answer: Answer) -> tuple[str, str]:
         return title, f"{formula.symbolic} = {formula.substituted} = {_number(formula.total)}."
     if answer.unresolved:
         return title, "Some sizes are not in the paste: give them with --set (see below)."
-    return title, "Counts as printed."
+    if any(model.source != "code" for model in answer.models):
+        return title, "Counts as printed."
+    return title, "The sum of its layers' counts, read from the code (--details shows each)."
 
 
 def _number(value: int) -> str:

@@ -68,3 +68,11 @@ def test_keras_names_convlstm_as_keras_does() -> None:
                   "    layers.ConvLSTM2D(2, 3)])\n")
     assert [layer.name for layer in answer.models[0].layers] == [
         "conv_lstm2d", "conv_lstm2d_1"]
+
+
+def test_a_model_from_code_alone_is_not_said_to_be_printed() -> None:
+    """A paste of code without a recurrent layer or printout does not claim its counts were
+    printed."""
+    answer = read("import torch.nn as nn\nnet = nn.Sequential(nn.Linear(4, 2), nn.ReLU())\n")
+    assert answer.title == "net: 10 parameters"
+    assert "printed" not in answer.reason
