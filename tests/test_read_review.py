@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from paramcount.read import read
-from paramcount.sources.python_code import MAX_REPEAT
+from paramcount.sources.python_code import MAX_CODE_LINES, MAX_REPEAT
 
 
 def test_repeated_squaring_stays_small() -> None:
@@ -76,3 +76,14 @@ def test_a_model_from_code_alone_is_not_said_to_be_printed() -> None:
     answer = read("import torch.nn as nn\nnet = nn.Sequential(nn.Linear(4, 2), nn.ReLU())\n")
     assert answer.title == "net: 10 parameters"
     assert "printed" not in answer.reason
+
+
+def test_code_past_the_line_limit_is_not_parsed() -> None:
+    """Python's syntax tree of a million short statements takes gigabytes: code past
+    MAX_CODE_LINES is not parsed, the models read are marked incomplete, and a note says so."""
+    text = ("import torch.nn as nn\nlstm = nn.LSTM(4, 8)\n" + "a = 1\n" * MAX_CODE_LINES
+            + "gru = nn.GRU(4, 8)\n")
+    answer = read(text)
+    assert [m.name for m in answer.models] == ["lstm"]
+    assert answer.models[0].total is None
+    assert any(f"longer than {MAX_CODE_LINES:,} lines" in note for note in answer.notes)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paramcount.layers import CONTAINERS, KNOWN
-from paramcount.sources.recovery import binary, parse
+from paramcount.sources.recovery import binary, is_prose, parse
 
 MAX_TEXT = 10_000_000
 """The most characters read (10 MB); a longer paste is refused."""
@@ -30,6 +30,9 @@ MAX_REPEAT = 1_000
 """The most iterations of a ``for _ in range(n)`` loop that are unrolled."""
 MAX_NODES = 2_000_000
 """The most syntax-tree nodes evaluated in one paste (bounds the work of hostile input)."""
+MAX_CODE_LINES = 100_000
+"""The most lines of code parsed (Python's own syntax tree of a million short statements takes
+gigabytes); sentences and blank lines are not counted."""
 MAX_BITS = 256
 """The widest whole number arithmetic may produce: a bigger product or power is Unknown (so
 ``a = a * a`` repeated cannot eat the memory; no layer size comes near it)."""
@@ -838,6 +841,7 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
     if binary(text):
         return CodeReading((), "none", ("the input looks like binary data, not text: no code "
                                         "was read from it",))
+    text, cut = _first_code_lines(text)
     tree, mode, loops = parse(text)
     try:
         reader.module(tree, text)
@@ -845,6 +849,10 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
         reader.notes.append("the code is too large or too deeply nested to read in full; "
                             "what was read before the limit is shown")
     blocks = reader.blocks
+    if cut:
+        blocks = [dataclasses.replace(b, complete=False) for b in blocks]
+        reader.notes.append(f"the code is longer than {MAX_CODE_LINES:,} lines: only the lines "
+                            f"up to line {cut:,} were read, and no total is given")
     if loops:
         blocks = [dataclasses.replace(b, complete=False) for b in blocks]
         reader.notes.append(
@@ -858,6 +866,21 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
         notes.insert(0, "the code does not parse as a whole: it was read one statement at "
                         "a time")
     return CodeReading(tuple(blocks), mode, tuple(notes), frozenset(reader.frameworks))
+
+
+def _first_code_lines(text: str) -> tuple[str, int]:
+    """``text`` up to its ``MAX_CODE_LINES``-th line of code (sentences and blank lines do not
+    count), and the last line kept where more code followed (else 0)."""
+    lines = text.split("\n")
+    if len(lines) <= MAX_CODE_LINES:
+        return text, 0
+    code = 0
+    for number, line in enumerate(lines, 1):
+        if line.strip() and not is_prose(line):
+            code += 1
+            if code > MAX_CODE_LINES:
+                return "\n".join(lines[:number - 1]), number - 1
+    return text, 0
 
 
 def layer_call(text: str, line: int) -> Call | None:
