@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from paramcount.read import read
 from paramcount.sources.python_code import MAX_CODE_LINES, MAX_REPEAT
+from tests.conftest import CLI
 
 
 def test_repeated_squaring_stays_small() -> None:
@@ -87,3 +91,13 @@ def test_code_past_the_line_limit_is_not_parsed() -> None:
     assert [m.name for m in answer.models] == ["lstm"]
     assert answer.models[0].total is None
     assert any(f"longer than {MAX_CODE_LINES:,} lines" in note for note in answer.notes)
+
+
+def test_a_latin1_paste_is_read(cli: CLI, tmp_path: Path) -> None:
+    """A short paste saved as Latin-1 (its accents are not UTF-8) is text, not binary."""
+    path = tmp_path / "question.txt"
+    path.write_bytes("import torch.nn as nn\nlstm = nn.LSTM(4, 8)  # état caché\n"
+                     .encode("latin-1"))
+    result = cli("read", str(path), "--json")
+    assert result.code == 0
+    assert json.loads(result.out)["recurrent"][0]["params"] == 4 * 8 * (4 + 8 + 2)
