@@ -96,7 +96,7 @@ def test_code_past_the_line_limit_is_not_parsed() -> None:
 def test_a_latin1_paste_is_read(cli: CLI, tmp_path: Path) -> None:
     """A short paste saved as Latin-1 (its accents are not UTF-8) is text, not binary."""
     path = tmp_path / "question.txt"
-    path.write_bytes("import torch.nn as nn\nlstm = nn.LSTM(4, 8)  # état caché\n"
+    path.write_bytes("import torch.nn as nn\nlstm = nn.LSTM(4, 8)  # réglé à 8 unités cachées\n"
                      .encode("latin-1"))
     result = cli("read", str(path), "--json")
     assert result.code == 0
