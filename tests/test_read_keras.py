@@ -230,3 +230,25 @@ def test_flattened_function_in_a_fence_beside_its_summary(keras_module: Any) -> 
     first, second = (x.count_params() for x in real.layers if type(x).__name__ ==
                      "Bidirectional")
     assert answer.title.endswith(f": {first + second:,} parameters")
+
+
+def test_details_name_each_tensor_as_keras_does(keras_module: Any) -> None:
+    """--details names a Keras layer's tensors under that layer's name, exactly as the real
+    model's weight paths (not the first layer's ``bidirectional/...`` for every layer)."""
+    from paramcount.read import layer_reports
+
+    code = """
+        import keras
+        from keras import layers
+        inputs = keras.Input(shape=(7, 5))
+        x = layers.Bidirectional(layers.LSTM(4, return_sequences=True), name="enc_1")(inputs)
+        x = layers.Bidirectional(layers.GRU(3, return_sequences=True), name="enc_2")(x)
+        outputs = layers.LSTM(2, name="top")(x)
+        model = keras.Model(inputs, outputs)
+    """
+    answer = read(textwrap.dedent(code))
+    reports = layer_reports(answer)
+    named = [(t.name, t.shape) for layer in code_model(answer).layers
+             for t in reports[id(layer)].tensors]
+    real = build(code)
+    assert named == [(w.path, tuple(w.shape)) for w in real.weights]
