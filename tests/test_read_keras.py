@@ -24,6 +24,13 @@ pytestmark = [pytest.mark.keras,
 PASTES = Path(__file__).parent / "data" / "pastes"
 
 SNIPPETS: dict[str, str] = {
+    "functional-inline": """
+        from keras import layers, Input, Model
+        inp = Input(shape=(20, 8))
+        x = layers.Dense(4)(layers.GRU(8, return_sequences=True)(
+            layers.LSTM(16, return_sequences=True)(inp)))
+        model = Model(inputs=inp, outputs=layers.Dense(3, activation="softmax")(x))
+    """,
     "sequential-list": """
         from tensorflow import keras
         from tensorflow.keras import layers
@@ -246,6 +253,7 @@ def test_details_name_each_tensor_as_keras_does(keras_module: Any) -> None:
         outputs = layers.LSTM(2, name="top")(x)
         model = keras.Model(inputs, outputs)
     """
+    keras_module.backend.clear_session()  # inner layers are numbered across a session
     answer = read(textwrap.dedent(code))
     reports = layer_reports(answer)
     named = [(t.name, t.shape) for layer in code_model(answer).layers

@@ -19,7 +19,7 @@ import re
 from collections import ChainMap, Counter
 from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from paramcount.layers import CONTAINERS, KNOWN
 from paramcount.sources.recovery import binary, is_prose, parse
@@ -607,6 +607,9 @@ class _Reader:
         if callee is not None and callee in scope.loose:
             scope.used.add(callee)
         source = dotted(node.args[0]) if node.args else None
+        if node.args and _applied(node.args[0]):  # Dense(3)(GRU(8)(x)): the inner one first
+            source = f"{name}<{node.args[0].lineno}:{node.args[0].col_offset}>"
+            self.functional(source, node.args[0], scope)
         if not isinstance(layer, Call):
             scope.notes.append(f"line {node.lineno}: the layer applied to "
                                f"{source or 'a tensor'} is not known")
@@ -621,9 +624,17 @@ class _Reader:
     def model(self, name: str, node: ast.Call, scope: _Scope) -> None:
         """``Model(inputs, outputs)`` names the graph its inputs start."""
         arguments = list(node.args)
+        outputs = arguments[1:2]
         for keyword in node.keywords:
             if keyword.arg in ("inputs", "input"):
                 arguments.insert(0, keyword.value)
+            elif keyword.arg in ("outputs", "output"):
+                outputs = [keyword.value]
+        for output in outputs:  # Model(x, Dense(3)(x)): layers applied in the call itself
+            for index, element in enumerate(output.elts if isinstance(
+                    output, (ast.List, ast.Tuple)) else [output]):
+                if _applied(element):
+                    self.functional(f"{name}<output{index}>", element, scope)
         if arguments:
             first = arguments[0]
             names = [dotted(e) for e in first.elts] if isinstance(
@@ -776,6 +787,11 @@ def dotted(node: ast.AST) -> str | None:
         parts.append(node.id)
         return ".".join(reversed(parts))
     return None
+
+
+def _applied(node: ast.AST) -> TypeGuard[ast.Call]:
+    """Whether ``node`` applies a layer to a tensor: ``layers.Dense(3)(x)``."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Call)
 
 
 def _text(node: ast.AST) -> str:
