@@ -34,7 +34,7 @@ from paramcount.layers import (
     torch_count,
 )
 from paramcount.sources.printout import Printout
-from paramcount.sources.python_code import Block, Call, CodeReading, Unknown
+from paramcount.sources.python_code import SPREAD, Block, Call, CodeReading, Unknown
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity, coerce
 
 
@@ -158,9 +158,25 @@ def _missing(argument: str, value: object, call: Call, attribute: str) -> list[M
                     f"{argument}={value!r} is not a size paramcount can count")]
 
 
+def _spread(call: Call) -> Unknown | None:
+    """The ``**options`` a call (or a layer it wraps) could not spread, if any."""
+    for value in (call, *call.args, *(v for _, v in call.kwargs)):
+        if isinstance(value, Call) and isinstance(spread := value.keywords.get(SPREAD), Unknown):
+            return spread
+    return None
+
+
+def _unspread(spread: Unknown) -> tuple[Missing, ...]:
+    """What to tell the user about ``**options`` the paste does not define."""
+    return tuple(Missing(f"**{name}", line, "the options it spreads are not in the paste: paste "
+                         "where they are defined") for name, line in spread.names)
+
+
 def _torch_layer(call: Call, attribute: str) -> Layer:
     """A torch module call, counted."""
     name, kind = call.name, call.path
+    if (spread := _spread(call)) is not None:
+        return Layer(attribute, kind, Framework.TORCH, call.line, missing=_unspread(spread))
     if name not in TORCH_SIGNATURES and name not in KNOWN and not name.endswith(
             ("Dropout", "Pool1d", "Pool2d", "Loss")):
         return Layer(attribute, kind, Framework.TORCH, call.line,
@@ -246,6 +262,9 @@ def _recurrent(call: Call, attribute: str, framework: Framework, bound: Mapping[
 def _keras_layer(call: Call, attribute: str, width: int | None) -> tuple[Layer, int | None]:
     """A Keras layer reading ``width`` features, counted, and the width it outputs."""
     name = call.name
+    if (spread := _spread(call)) is not None:
+        return Layer(attribute, call.path, Framework.KERAS, call.line,
+                     missing=_unspread(spread)), None
     bound = bind(KERAS_SIGNATURES.get(name, ()), call.args, call.keywords, KERAS_DEFAULTS)
     if width is None:
         width = _declared_width(bound)

@@ -101,3 +101,16 @@ def test_a_latin1_paste_is_read(cli: CLI, tmp_path: Path) -> None:
     result = cli("read", str(path), "--json")
     assert result.code == 0
     assert json.loads(result.out)["recurrent"][0]["params"] == 4 * 8 * (4 + 8 + 2)
+
+
+def test_keyword_spreads_are_applied_or_block_the_count() -> None:
+    """``nn.LSTM(32, 64, **extra)`` spreads a dict the paste defines; ``**config`` it does not
+    define leaves the layer uncounted (it was counted as if the options were absent)."""
+    answer = read("import torch.nn as nn\nextra = dict(num_layers=2, bidirectional=True)\n"
+                  "lstm = nn.LSTM(32, 64, **extra)\ngru = nn.GRU(32, 64, **config)\n"
+                  "from keras import layers\nbi = layers.Bidirectional(layers.LSTM(8, **kw),"
+                  " input_shape=(5, 4))\n")
+    lstm, gru, bi = (m.layers[0] for m in answer.models)
+    assert lstm.spec is not None and (lstm.spec.num_layers, lstm.spec.bidirectional) == (2, True)
+    assert gru.params is None and bi.params is None
+    assert [m.name for m in answer.unresolved] == ["**config", "**kw"]

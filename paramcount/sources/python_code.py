@@ -30,6 +30,8 @@ MAX_REPEAT = 1_000
 """The most iterations of a ``for _ in range(n)`` loop that are unrolled."""
 MAX_NODES = 2_000_000
 """The most syntax-tree nodes evaluated in one paste (bounds the work of hostile input)."""
+SPREAD = "**"
+"""The keyword under which a call keeps a ``**options`` it could not spread."""
 MAX_CODE_LINES = 100_000
 """The most lines of code parsed (Python's own syntax tree of a million short statements takes
 gigabytes); sentences and blank lines are not counted."""
@@ -367,12 +369,30 @@ class _Reader:
         if name in ("OrderedDict", "dict") and args and isinstance(args[0], list):
             return {k: v for k, v in (a for a in args[0] if isinstance(a, tuple) and len(a) == 2)
                     if isinstance(k, str)}
+        if path == "dict" and not args:
+            keywords = self.keywords(node.keywords, env)
+            if not any(k == SPREAD for k, _ in keywords):
+                return dict(keywords)
         if name in KNOWN or name in self.classes or name.endswith(("LSTM", "GRU", "RNN")) or (
                 name[:1].isupper() and _framework_class(self.qualify(path))):
-            kwargs = tuple((k.arg, self.value(k.value, env)) for k in node.keywords
-                           if k.arg is not None)
-            return Call(path, self.qualify(path), args, kwargs, line)
+            return Call(path, self.qualify(path), args, self.keywords(node.keywords, env), line)
         return Unknown(((_text(node.func) + "(...)", line),))
+
+    def keywords(self, nodes: Iterable[ast.keyword], env: Mapping[str, Any]
+                 ) -> tuple[tuple[str, Any], ...]:
+        """Keyword arguments evaluated, ``**options`` spread where it is a known dict (an
+        Unknown under :data:`SPREAD` otherwise, so the layer cannot be counted without it)."""
+        values: list[tuple[str, Any]] = []
+        for node in nodes:
+            value = self.value(node.value, env)
+            if node.arg is not None:
+                values.append((node.arg, value))
+            elif isinstance(value, dict) and all(isinstance(k, str) for k in value):
+                values += value.items()
+            else:
+                values.append((SPREAD, value if isinstance(value, Unknown) else Unknown(
+                    ((_text(node.value), node.value.lineno),))))
+        return tuple(values)
 
     def arguments(self, nodes: Iterable[ast.expr], env: Mapping[str, Any]) -> list[Any]:
         """Positional arguments evaluated, ``*items`` spread where the items are known (an
