@@ -114,3 +114,45 @@ def test_keyword_spreads_are_applied_or_block_the_count() -> None:
     assert lstm.spec is not None and (lstm.spec.num_layers, lstm.spec.bidirectional) == (2, True)
     assert gru.params is None and bi.params is None
     assert [m.name for m in answer.unresolved] == ["**config", "**kw"]
+
+
+def test_base_classes_and_conditional_layers() -> None:
+    """A subclass counts the layers its base's ``__init__`` builds (with the arguments of
+    ``super().__init__``, or through the base when it has no ``__init__``); a layer chosen by
+    an unknown condition leaves the model without a total instead of being dropped."""
+    text = """\
+import torch.nn as nn
+class Base(nn.Module):
+    def __init__(self, hidden=32):
+        super().__init__()
+        self.lstm = nn.LSTM(16, hidden)
+class Child(Base):
+    def __init__(self):
+        super().__init__(hidden=64)
+        self.fc = nn.Linear(64, 2)
+class Explicit(Base):
+    def __init__(self):
+        Base.__init__(self, 8)
+class Same(Base):
+    pass
+class Other(nn.Module):
+    def __init__(self, cell):
+        super().__init__()
+        self.rnn = nn.LSTM(8, 8) if cell == "lstm" else nn.GRU(8, 8)
+        self.fc = nn.Linear(8, 1)
+"""
+    totals = {m.name: m.total for m in read(text).models}
+    assert totals == {"Base": 6_400, "Child": 4 * 64 * (16 + 64 + 2) + 130,
+                      "Explicit": 4 * 8 * (16 + 8 + 2), "Same": 6_400, "Other": None}
+
+
+def test_a_class_that_builds_itself_is_read_once() -> None:
+    """``self.a = A()`` inside ``A.__init__`` (twice) stops at once with a note, instead of
+    reading a million nested instances."""
+    text = ("import torch.nn as nn\nclass A(nn.Module):\n    def __init__(self):\n"
+            "        super().__init__()\n        self.a = A()\n        self.b = A()\n"
+            "        self.l = nn.LSTM(2, 2)\nm = A()\n")
+    (model,) = read(text).models
+    assert model.total is None
+    assert [layer.params for layer in model.layers] == [4 * 2 * (2 + 2 + 2)]
+    assert model.notes == ("line 2: A builds itself; read once",)

@@ -35,6 +35,9 @@ SPREAD = "**"
 MAX_CODE_LINES = 100_000
 """The most lines of code parsed (Python's own syntax tree of a million short statements takes
 gigabytes); sentences and blank lines are not counted."""
+MAX_INSTANCES = 10_000
+"""The most instances of the paste's own classes read in one paste (a class that builds two
+of another, nested twenty deep, is a million)."""
 MAX_BITS = 256
 """The widest whole number arithmetic may produce: a bigger product or power is Unknown (so
 ``a = a * a`` repeated cannot eat the memory; no layer size comes near it)."""
@@ -144,6 +147,8 @@ class _Scope:
     used: set[str] = field(default_factory=set)
     incomplete: bool = False
     notes: list[str] = field(default_factory=list)
+    bases: tuple[_Class, ...] = ()
+    """The classes of the paste the class being read derives from (for ``super().__init__``)."""
 
 
 _ARITH: dict[type[ast.operator], Any] = {
@@ -168,6 +173,9 @@ class _Reader:
         self.frameworks: set[str] = set()
         self.depth = 0
         self.module_env: MutableMapping[str, Any] = {}
+        self.building: list[_Class] = []
+        """The classes whose ``__init__`` is being read, innermost last."""
+        self.instances = 0
 
     # -- names ------------------------------------------------------------------------------
 
@@ -696,17 +704,35 @@ class _Reader:
     def instance(self, cls: _Class, args: tuple[Any, ...], kwargs: tuple[tuple[str, Any], ...],
                  module_env: Mapping[str, Any], prefix: str
                  ) -> tuple[list[Step], list[str], bool]:
-        """The layers ``cls.__init__`` assigns to ``self``, in order, with arguments bound."""
-        if cls.init is None or self.depth > 20:
+        """The layers ``cls.__init__`` assigns to ``self``, in order, with arguments bound (a
+        class without its own ``__init__`` is read through its base in the paste)."""
+        bases = tuple(self.classes[b] for b in ((dotted(n) or "").rsplit(".", 1)[-1]
+                                                for n in cls.node.bases)
+                      if b in self.classes and self.classes[b] is not cls)
+        if cls in self.building:
+            return [], [f"line {cls.node.lineno}: {cls.node.name} builds itself; read once"], False
+        self.instances += 1
+        if self.instances > MAX_INSTANCES:
+            raise _Budget
+        if self.depth > 20:
             return [], [], True
+        if cls.init is None:
+            if not bases:
+                return [], [], True
+            self.depth += 1
+            found = self.instance(bases[0], args, kwargs, module_env, prefix)
+            self.depth -= 1
+            return found
         self.depth += 1
         env: MutableMapping[str, Any] = ChainMap(self.parameters(cls.init, args, kwargs),
                                                  dict(module_env))
         steps: list[Step] = []
-        scope = _Scope(env, prefix)
+        scope = _Scope(env, prefix, bases=bases)
+        self.building.append(cls)
         self.init_body(cls.init.body, scope, steps, prefix)
+        self.building.pop()
         self.depth -= 1
-        return steps, scope.notes, not scope.incomplete
+        return steps, list(dict.fromkeys(scope.notes)), not scope.incomplete
 
     def init_body(self, body: Iterable[ast.stmt], scope: _Scope, steps: list[Step],
                   prefix: str) -> None:
@@ -726,8 +752,24 @@ class _Reader:
                     if name is None:
                         continue
                     scope.env[name] = value
-                    if name.startswith("self."):
+                    if name.startswith("self.") and isinstance(value, Unknown) and (
+                            self.mentions_layer(node.value)):
+                        scope.notes.append(f"line {node.lineno}: self.{name[5:]} is a layer "
+                                           f"that depends on {_text(node.value)}")
+                        scope.incomplete = True
+                    elif name.startswith("self."):
                         self.attach(name.removeprefix("self."), value, scope, steps, prefix)
+            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and (
+                    base := self.base_init(node.value, scope)) is not None:
+                args = self.arguments(node.value.args, scope.env)
+                if dotted(node.value.func) is not None:
+                    args = args[1:]  # Base.__init__(self, ...), not super().__init__(...)
+                inner, notes, complete = self.instance(
+                    base, tuple(args), self.keywords(node.value.keywords, scope.env),
+                    self.module_env, "")
+                steps += [Step(s.call, prefix + s.attribute) for s in inner]
+                scope.notes += notes
+                scope.incomplete |= not complete
             elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
                 callee = dotted(node.value.func) or ""
                 if callee.startswith("self.") and callee.endswith((".append", ".add_module")) \
@@ -757,6 +799,23 @@ class _Reader:
                     self.init_body(node.body, scope, steps, prefix)
             elif isinstance(node, (ast.With, ast.Try)):
                 self.init_body(node.body, scope, steps, prefix)
+
+    def base_init(self, call: ast.Call, scope: _Scope) -> _Class | None:
+        """The class of the paste whose ``__init__`` this call runs: ``super().__init__(...)``
+        or ``Base.__init__(self, ...)``."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "__init__"):
+            return None
+        if isinstance(func.value, ast.Call) and dotted(func.value.func) == "super":
+            return scope.bases[0] if scope.bases else None
+        name = dotted(func.value)
+        return next((b for b in scope.bases if b.node.name == name), None)
+
+    def mentions_layer(self, node: ast.AST) -> bool:
+        """Whether an expression calls a layer class (``nn.LSTM(...) if c else nn.GRU(...)``)."""
+        return any(isinstance(n, ast.Call) and (
+            (dotted(n.func) or "").rsplit(".", 1)[-1] in KNOWN | self.classes.keys())
+            for n in ast.walk(node))
 
     def attach(self, attribute: str, value: Any, scope: _Scope, steps: list[Step],
                prefix: str, contained: bool = False) -> None:
