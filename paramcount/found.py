@@ -8,6 +8,7 @@ Layers, with what their counts imply. Pure: no framework is imported.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -497,6 +498,7 @@ def _torchinfo_model(printout: Printout) -> Model:
 
 
 def _shapes_model(printout: Printout) -> Model:
+    printout = _unique_names(printout)
     shapes = {t.name: t.shape for t in printout.tensors}
     lines = dict(zip((t.name for t in printout.tensors), printout.tensor_lines, strict=True))
     found = conventions.recognise(shapes)
@@ -523,6 +525,19 @@ def _shapes_model(printout: Printout) -> Model:
                  tuple(layer for _, layer in entries),
                  printed_total=sum(_count(t.shape) for t in printout.tensors),
                  tensors=tuple((t.name, t.shape, lines[t.name]) for t in printout.tensors))
+
+
+def _unique_names(printout: Printout) -> Printout:
+    """A dump whose names repeat (Keras 3's ``w.name`` is ``kernel`` for every layer) with the
+    repeats numbered, ``kernel (2)``, so that no tensor is lost from the counts."""
+    seen: dict[str, int] = {}
+    tensors = []
+    for tensor in printout.tensors:
+        seen[tensor.name] = seen.get(tensor.name, 0) + 1
+        count = seen[tensor.name]
+        tensors.append(tensor if count == 1 else dataclasses.replace(
+            tensor, name=f"{tensor.name} ({count})"))
+    return dataclasses.replace(printout, tensors=tuple(tensors))
 
 
 def _count(shape: tuple[int, ...]) -> int:

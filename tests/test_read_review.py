@@ -156,3 +156,13 @@ def test_a_class_that_builds_itself_is_read_once() -> None:
     assert model.total is None
     assert [layer.params for layer in model.layers] == [4 * 2 * (2 + 2 + 2)]
     assert model.notes == ("line 2: A builds itself; read once",)
+
+
+def test_a_dump_whose_names_repeat_loses_no_tensor() -> None:
+    """Keras 3's ``for w in model.weights: print(w.name, w.shape)`` prints ``kernel`` for every
+    layer: the dump's total is still every tensor's (it counted each name once)."""
+    dump = ("kernel (12, 64)\nrecurrent_kernel (16, 64)\nbias (64,)\n"
+            "kernel (12, 64)\nrecurrent_kernel (16, 64)\nbias (64,)\n"
+            "kernel (8, 2)\nbias (2,)\n")
+    (model,) = read(dump).models
+    assert model.printed_total == model.total == 2 * (12 * 64 + 16 * 64 + 64) + 8 * 2 + 2
