@@ -166,3 +166,23 @@ def test_a_dump_whose_names_repeat_loses_no_tensor() -> None:
             "kernel (8, 2)\nbias (2,)\n")
     (model,) = read(dump).models
     assert model.printed_total == model.total == 2 * (12 * 64 + 16 * 64 + 64) + 8 * 2 + 2
+
+
+def test_a_repr_with_modules_paramcount_cannot_count_has_no_total() -> None:
+    """``print(model)`` of a model with a MultiheadAttention (whose in_proj parameters the
+    repr does not show) and an unknown leaf class: listed, and no total (592 of 880 was)."""
+    text = """\
+M(
+  (lstm): LSTM(8, 8)
+  (attn): MultiheadAttention(
+    (out_proj): NonDynamicallyQuantizableLinear(in_features=8, out_features=8, bias=True)
+  )
+  (norm): LayerNorm((8,), eps=1e-05, elementwise_affine=True, bias=True)
+  (pe): PositionalEncoding()
+)
+"""
+    answer = read(text)
+    (model,) = answer.models
+    assert model.total is None
+    assert {m.name for m in answer.unresolved} >= {"MultiheadAttention (attn)",
+                                                   "PositionalEncoding (pe)"}
