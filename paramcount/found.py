@@ -26,6 +26,7 @@ from paramcount.layers import (
     RECURRENT_TORCH,
     TORCH,
     TORCH_DEFAULTS,
+    TORCH_FREE,
     TORCH_ONLY,
     TORCH_SIGNATURES,
     Counted,
@@ -121,6 +122,8 @@ def framework_of(call: Call, hint: str | None) -> str | None:
         return TORCH
     if "keras" in qualified or path.startswith(("layers.", "tf.", "keras.", "tfkl.", "kl.")):
         return KERAS
+    if qualified != path:  # imported from elsewhere (from .modules import Attention)
+        return hint
     if call.name in TORCH_ONLY:
         return TORCH
     if call.name in KERAS_ONLY:
@@ -178,7 +181,7 @@ def _torch_layer(call: Call, attribute: str) -> Layer:
     name, kind = call.name, call.path
     if (spread := _spread(call)) is not None:
         return Layer(attribute, kind, Framework.TORCH, call.line, missing=_unspread(spread))
-    if name not in TORCH_SIGNATURES and name not in KNOWN and not name.endswith(
+    if name not in TORCH_SIGNATURES and name not in TORCH_FREE and not name.endswith(
             ("Dropout", "Pool1d", "Pool2d", "Loss")):
         return Layer(attribute, kind, Framework.TORCH, call.line,
                      missing=(Missing(f"{name} ({attribute or 'layer'})", call.line,

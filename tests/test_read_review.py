@@ -186,3 +186,30 @@ M(
     assert model.total is None
     assert {m.name for m in answer.unresolved} >= {"MultiheadAttention (attn)",
                                                    "PositionalEncoding (pe)"}
+
+
+def test_a_submodule_the_paste_does_not_define_leaves_no_total() -> None:
+    """``self.attn = Attention(hidden)`` imported from the asker's own code (a name Keras also
+    has) or ``self.pe = PositionalEncoding(...)``: listed or noted, and no total is given
+    (Attention was counted as a weightless Keras layer, PositionalEncoding dropped)."""
+    text = """\
+import torch
+import torch.nn as nn
+from .modules import Attention
+class Net(nn.Module):
+    def __init__(self, hidden=32):
+        super().__init__()
+        self.lstm = nn.LSTM(16, hidden, batch_first=True)
+        self.attn = Attention(hidden)
+        self.device = torch.device("cpu")
+        self.fc = nn.Linear(hidden, 2)
+class Other(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pe = PositionalEncoding(16)
+        self.fc = nn.Linear(16, 2)
+"""
+    answer = read(text)
+    net, other = answer.models
+    assert net.total is None and [m.name for m in answer.unresolved] == ["Attention (attn)"]
+    assert other.total is None and any("PositionalEncoding" in note for note in other.notes)

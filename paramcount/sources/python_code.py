@@ -757,6 +757,12 @@ class _Reader:
                         scope.notes.append(f"line {node.lineno}: self.{name[5:]} is a layer "
                                            f"that depends on {_text(node.value)}")
                         scope.incomplete = True
+                    elif name.startswith("self.") and isinstance(value, Unknown) and (
+                            klass := _class_called(node.value)):
+                        scope.notes.append(f"line {node.lineno}: self.{name[5:]} is a {klass}, "
+                                           "which the paste does not define: its parameters "
+                                           "are not counted")
+                        scope.incomplete = True
                     elif name.startswith("self."):
                         self.attach(name.removeprefix("self."), value, scope, steps, prefix)
             elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and (
@@ -866,6 +872,14 @@ def dotted(node: ast.AST) -> str | None:
         parts.append(node.id)
         return ".".join(reversed(parts))
     return None
+
+
+def _class_called(node: ast.AST) -> str | None:
+    """The class a call instantiates (``Attention(hidden)``), by its capital; else None."""
+    if not isinstance(node, ast.Call):
+        return None
+    name = (dotted(node.func) or "").rsplit(".", 1)[-1]
+    return name if name[:1].isupper() else None
 
 
 def _applied(node: ast.AST) -> TypeGuard[ast.Call]:
