@@ -137,7 +137,6 @@ class _Scope:
     prefix: str
     sequentials: dict[str, list[Step]] = field(default_factory=dict)
     seq_lines: dict[str, int] = field(default_factory=dict)
-    seq_kind: dict[str, str] = field(default_factory=dict)
     graph_steps: list[Step] = field(default_factory=list)
     roots: dict[str, str] = field(default_factory=dict)
     """Functional tensors: variable -> the Input variable it descends from."""
@@ -594,7 +593,6 @@ class _Reader:
                 items += value if isinstance(value, list) else [value]
         scope.sequentials[name] = []
         scope.seq_lines[name] = node.lineno
-        scope.seq_kind[name] = dotted(node.func) or "Sequential"
         for index, item in enumerate(items):
             self.append(name, item, str(index), scope)
         scope.env[name] = Call(dotted(node.func) or "Sequential", "Sequential", (), (),
