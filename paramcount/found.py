@@ -8,6 +8,7 @@ Layers, with what their counts imply. Pure: no framework is imported.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from paramcount.layers import (
     RECURRENT_TORCH,
     TORCH,
     TORCH_DEFAULTS,
+    TORCH_FREE,
     TORCH_ONLY,
     TORCH_SIGNATURES,
     Counted,
@@ -34,7 +36,7 @@ from paramcount.layers import (
     torch_count,
 )
 from paramcount.sources.printout import Printout
-from paramcount.sources.python_code import Block, Call, CodeReading, Unknown
+from paramcount.sources.python_code import SPREAD, Block, Call, CodeReading, Unknown
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity, coerce
 
 
@@ -120,6 +122,8 @@ def framework_of(call: Call, hint: str | None) -> str | None:
         return TORCH
     if "keras" in qualified or path.startswith(("layers.", "tf.", "keras.", "tfkl.", "kl.")):
         return KERAS
+    if qualified != path:  # imported from elsewhere (from .modules import Attention)
+        return hint
     if call.name in TORCH_ONLY:
         return TORCH
     if call.name in KERAS_ONLY:
@@ -147,7 +151,9 @@ def _block_framework(block: Block, imported: frozenset[str]) -> str | None:
 def _missing(argument: str, value: object, call: Call, attribute: str) -> list[Missing]:
     """What to tell the user about a value a layer needs."""
     if isinstance(value, Unknown):
-        return [Missing(name, line, f"pass --set {name.rsplit('.', 1)[-1]}=N")
+        return [Missing(name, line, f"pass --set {name.rsplit('.', 1)[-1]}=N"
+                        if re.fullmatch(r"[A-Za-z_][\w.]*", name) else
+                        "not evaluated: a call paramcount never makes, or a number too large")
                 for name, line in value.names]
     if value is None:
         return [Missing(f"{argument} of {attribute or call.name}", call.line,
@@ -156,11 +162,27 @@ def _missing(argument: str, value: object, call: Call, attribute: str) -> list[M
                     f"{argument}={value!r} is not a size paramcount can count")]
 
 
+def _spread(call: Call) -> Unknown | None:
+    """The ``**options`` a call (or a layer it wraps) could not spread, if any."""
+    for value in (call, *call.args, *(v for _, v in call.kwargs)):
+        if isinstance(value, Call) and isinstance(spread := value.keywords.get(SPREAD), Unknown):
+            return spread
+    return None
+
+
+def _unspread(spread: Unknown) -> tuple[Missing, ...]:
+    """What to tell the user about ``**options`` the paste does not define."""
+    return tuple(Missing(f"**{name}", line, "the options it spreads are not in the paste: paste "
+                         "where they are defined") for name, line in spread.names)
+
+
 def _torch_layer(call: Call, attribute: str) -> Layer:
     """A torch module call, counted."""
     name, kind = call.name, call.path
-    if name not in TORCH_SIGNATURES and name not in KNOWN and not name.endswith(
-            ("Dropout", "Pool1d", "Pool2d")):
+    if (spread := _spread(call)) is not None:
+        return Layer(attribute, kind, Framework.TORCH, call.line, missing=_unspread(spread))
+    if name not in TORCH_SIGNATURES and name not in TORCH_FREE and not name.endswith(
+            ("Dropout", "Pool1d", "Pool2d", "Loss")):
         return Layer(attribute, kind, Framework.TORCH, call.line,
                      missing=(Missing(f"{name} ({attribute or 'layer'})", call.line,
                                       f"{name} is not a layer paramcount knows"),))
@@ -244,6 +266,9 @@ def _recurrent(call: Call, attribute: str, framework: Framework, bound: Mapping[
 def _keras_layer(call: Call, attribute: str, width: int | None) -> tuple[Layer, int | None]:
     """A Keras layer reading ``width`` features, counted, and the width it outputs."""
     name = call.name
+    if (spread := _spread(call)) is not None:
+        return Layer(attribute, call.path, Framework.KERAS, call.line,
+                     missing=_unspread(spread)), None
     bound = bind(KERAS_SIGNATURES.get(name, ()), call.args, call.keywords, KERAS_DEFAULTS)
     if width is None:
         width = _declared_width(bound)
@@ -388,8 +413,9 @@ def keras_name(call: Call, seen: dict[str, int]) -> str:
     given = call.keywords.get("name")
     if isinstance(given, str):
         return given
+    # keras.src.utils.naming.to_snake_case, as Keras 3 (and tf.keras 2) write it
     snake = re.sub(r"([a-z])([A-Z])", r"\1_\2",
-                   re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", call.name)).lower()
+                   re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", call.name)).lower()
     count = seen.get(snake, 0)
     seen[snake] = count + 1
     return f"{snake}_{count}" if count else snake
@@ -475,6 +501,7 @@ def _torchinfo_model(printout: Printout) -> Model:
 
 
 def _shapes_model(printout: Printout) -> Model:
+    printout = _unique_names(printout)
     shapes = {t.name: t.shape for t in printout.tensors}
     lines = dict(zip((t.name for t in printout.tensors), printout.tensor_lines, strict=True))
     found = conventions.recognise(shapes)
@@ -501,6 +528,19 @@ def _shapes_model(printout: Printout) -> Model:
                  tuple(layer for _, layer in entries),
                  printed_total=sum(_count(t.shape) for t in printout.tensors),
                  tensors=tuple((t.name, t.shape, lines[t.name]) for t in printout.tensors))
+
+
+def _unique_names(printout: Printout) -> Printout:
+    """A dump whose names repeat (Keras 3's ``w.name`` is ``kernel`` for every layer) with the
+    repeats numbered, ``kernel (2)``, so that no tensor is lost from the counts."""
+    seen: dict[str, int] = {}
+    tensors = []
+    for tensor in printout.tensors:
+        seen[tensor.name] = seen.get(tensor.name, 0) + 1
+        count = seen[tensor.name]
+        tensors.append(tensor if count == 1 else dataclasses.replace(
+            tensor, name=f"{tensor.name} ({count})"))
+    return dataclasses.replace(printout, tensors=tuple(tensors))
 
 
 def _count(shape: tuple[int, ...]) -> int:

@@ -181,7 +181,7 @@ class Counted:
 
 def torch_count(name: str, bound: Mapping[str, Any]) -> Counted:
     """The parameters of a non-recurrent torch module (``Unbound`` if a size is missing)."""
-    if name in TORCH_FREE:
+    if name in TORCH_FREE or name.endswith(("Dropout", "Pool1d", "Pool2d", "Loss")):
         return Counted(0, "0", None)
     if name == "Linear":
         i, o, b = whole(bound, "in_features"), whole(bound, "out_features"), flag(bound, "bias")
@@ -201,7 +201,8 @@ def torch_count(name: str, bound: Mapping[str, Any]) -> Counted:
         return Counted(weights + o * b, f"{o}·{group}·{kernel}" + (f" + {o}" if b else ""), o)
     if name == "LayerNorm":
         shape = bound.get("normalized_shape")
-        dims = (shape,) if isinstance(shape, int) else shape
+        dims = (shape,) if isinstance(shape, int) else tuple(shape) if isinstance(
+            shape, list) else shape
         if not (isinstance(dims, tuple) and dims
                 and all(isinstance(d, int) and not isinstance(d, bool) and d > 0
                         for d in dims)):

@@ -146,8 +146,21 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
 def layer_reports(answer: Answer) -> dict[int, Report]:
     """The full report of every recurrent layer the answer counted, by ``id`` of the layer
     (what ``--details`` shows)."""
-    return {id(layer): build_report(layer.spec)
+    return {id(layer): _named(build_report(layer.spec), layer)
             for model in answer.models for layer in model.layers if layer.spec is not None}
+
+
+def _named(report: Report, layer: Layer) -> Report:
+    """A Keras layer's report with its tensors under the layer's own name, as Keras writes
+    them (``bidirectional_1/forward_lstm/lstm_cell/kernel``, not the first layer's
+    ``bidirectional/...`` the convention gives a lone layer)."""
+    spec = report.spec
+    if (spec.framework is not Framework.KERAS or spec.num_layers != 1 or spec.single_cell
+            or not layer.name or "/" in layer.name):
+        return report
+    tensors = tuple(dataclasses.replace(t, name=layer.name + t.name[t.name.index("/"):])
+                    if "/" in t.name else t for t in report.tensors)
+    return dataclasses.replace(report, tensors=tensors)
 
 
 def _unresolved(models: Sequence[Model]) -> list[Missing]:
@@ -445,7 +458,9 @@ def headline(answer: Answer) -> tuple[str, str]:
         return title, f"{formula.symbolic} = {formula.substituted} = {_number(formula.total)}."
     if answer.unresolved:
         return title, "Some sizes are not in the paste: give them with --set (see below)."
-    return title, "Counts as printed."
+    if any(model.source != "code" for model in answer.models):
+        return title, "Counts as printed."
+    return title, "The sum of its layers' counts, read from the code (--details shows each)."
 
 
 def _number(value: int) -> str:

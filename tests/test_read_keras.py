@@ -24,6 +24,13 @@ pytestmark = [pytest.mark.keras,
 PASTES = Path(__file__).parent / "data" / "pastes"
 
 SNIPPETS: dict[str, str] = {
+    "functional-inline": """
+        from keras import layers, Input, Model
+        inp = Input(shape=(20, 8))
+        x = layers.Dense(4)(layers.GRU(8, return_sequences=True)(
+            layers.LSTM(16, return_sequences=True)(inp)))
+        model = Model(inputs=inp, outputs=layers.Dense(3, activation="softmax")(x))
+    """,
     "sequential-list": """
         from tensorflow import keras
         from tensorflow.keras import layers
@@ -230,3 +237,26 @@ def test_flattened_function_in_a_fence_beside_its_summary(keras_module: Any) -> 
     first, second = (x.count_params() for x in real.layers if type(x).__name__ ==
                      "Bidirectional")
     assert answer.title.endswith(f": {first + second:,} parameters")
+
+
+def test_details_name_each_tensor_as_keras_does(keras_module: Any) -> None:
+    """--details names a Keras layer's tensors under that layer's name, exactly as the real
+    model's weight paths (not the first layer's ``bidirectional/...`` for every layer)."""
+    from paramcount.read import layer_reports
+
+    code = """
+        import keras
+        from keras import layers
+        inputs = keras.Input(shape=(7, 5))
+        x = layers.Bidirectional(layers.LSTM(4, return_sequences=True), name="enc_1")(inputs)
+        x = layers.Bidirectional(layers.GRU(3, return_sequences=True), name="enc_2")(x)
+        outputs = layers.LSTM(2, name="top")(x)
+        model = keras.Model(inputs, outputs)
+    """
+    keras_module.backend.clear_session()  # inner layers are numbered across a session
+    answer = read(textwrap.dedent(code))
+    reports = layer_reports(answer)
+    named = [(t.name, t.shape) for layer in code_model(answer).layers
+             for t in reports[id(layer)].tensors]
+    real = build(code)
+    assert named == [(w.path, tuple(w.shape)) for w in real.weights]

@@ -242,17 +242,30 @@ def _repr(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         path = [(i, a) for i, a in path if i < indent]
         attribute = ".".join([a for _, a in path] + [match.group("attr")])
         rest = match.group("rest")
+        cls = match.group("cls")
         if rest == "":
             path.append((indent, match.group("attr")))
+            if cls in _OWN_PARAMETERS:
+                steps.append(Step(_unknown(cls, index + 1), attribute))
         else:
-            call = _call(f"{match.group('cls')}({rest}", index + 1)
-            if call is not None:
-                steps.append(Step(call, attribute))
+            call = _call(f"{cls}({rest}", index + 1)
+            # a class paramcount cannot count is kept, so the model gets no total without it
+            steps.append(Step(call if call is not None else _unknown(cls, index + 1),
+                              attribute))
         index += 1
     if not steps:
         return None
     block = Block(head.group(1), "repr", start + 1, tuple(steps))
     return Printout("repr", head.group(1), start + 1, index, block=block), index
+
+
+_OWN_PARAMETERS = frozenset({"MultiheadAttention"})
+"""torch containers that hold parameters of their own, which ``print(model)`` does not show."""
+
+
+def _unknown(cls: str, line: int) -> Call:
+    """A repr line's module that cannot be read or counted, as a bare call of its class."""
+    return Call(f"nn.{cls}", f"torch.nn.{cls}", (), (), line)
 
 
 def _call(text: str, line: int) -> Call | None:

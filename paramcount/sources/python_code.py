@@ -19,10 +19,10 @@ import re
 from collections import ChainMap, Counter
 from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from paramcount.layers import CONTAINERS, KNOWN
-from paramcount.sources.recovery import binary, parse
+from paramcount.sources.recovery import binary, is_prose, parse
 
 MAX_TEXT = 10_000_000
 """The most characters read (10 MB); a longer paste is refused."""
@@ -30,6 +30,17 @@ MAX_REPEAT = 1_000
 """The most iterations of a ``for _ in range(n)`` loop that are unrolled."""
 MAX_NODES = 2_000_000
 """The most syntax-tree nodes evaluated in one paste (bounds the work of hostile input)."""
+SPREAD = "**"
+"""The keyword under which a call keeps a ``**options`` it could not spread."""
+MAX_CODE_LINES = 100_000
+"""The most lines of code parsed (Python's own syntax tree of a million short statements takes
+gigabytes); sentences and blank lines are not counted."""
+MAX_INSTANCES = 10_000
+"""The most instances of the paste's own classes read in one paste (a class that builds two
+of another, nested twenty deep, is a million)."""
+MAX_BITS = 256
+"""The widest whole number arithmetic may produce: a bigger product or power is Unknown (so
+``a = a * a`` repeated cannot eat the memory; no layer size comes near it)."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +137,6 @@ class _Scope:
     prefix: str
     sequentials: dict[str, list[Step]] = field(default_factory=dict)
     seq_lines: dict[str, int] = field(default_factory=dict)
-    seq_kind: dict[str, str] = field(default_factory=dict)
     graph_steps: list[Step] = field(default_factory=list)
     roots: dict[str, str] = field(default_factory=dict)
     """Functional tensors: variable -> the Input variable it descends from."""
@@ -136,6 +146,8 @@ class _Scope:
     used: set[str] = field(default_factory=set)
     incomplete: bool = False
     notes: list[str] = field(default_factory=list)
+    bases: tuple[_Class, ...] = ()
+    """The classes of the paste the class being read derives from (for ``super().__init__``)."""
 
 
 _ARITH: dict[type[ast.operator], Any] = {
@@ -161,6 +173,9 @@ class _Reader:
         self.frameworks: set[str] = set()
         self.depth = 0
         self.module_env: MutableMapping[str, Any] = {}
+        self.building: list[_Class] = []
+        """The classes whose ``__init__`` is being read, innermost last."""
+        self.instances = 0
 
     # -- names ------------------------------------------------------------------------------
 
@@ -297,8 +312,15 @@ class _Reader:
             return missing
         operation = type(node.op)
         if isinstance(left, list) and isinstance(right, int) and operation is ast.Mult:
-            return left * min(max(right, 0), MAX_REPEAT)
+            if len(left) * max(right, 0) > MAX_REPEAT:
+                return Unknown(((_text(node), line),))
+            return left * max(right, 0)
         if not (_number(left) and _number(right)):
+            return Unknown(((_text(node), line),))
+        if isinstance(left, int) and isinstance(right, int) and (
+                (operation is ast.Mult and left.bit_length() + right.bit_length() > MAX_BITS)
+                or (operation is ast.Pow and right > 0
+                    and left.bit_length() * right > MAX_BITS)):
             return Unknown(((_text(node), line),))
         try:
             if operation is ast.Div:
@@ -350,18 +372,52 @@ class _Reader:
         if path is None:
             return Unknown(((_text(node), line),))
         name = path.rsplit(".", 1)[-1]
-        args = tuple(self.value(a, env) for a in node.args
-                     if not isinstance(a, ast.Starred))
+        args = tuple(self.arguments(node.args, env))
         if name in ("int", "min", "max", "len", "abs", "round") and path == name:
             return _builtin(name, args, _text(node), line)
         if name in ("OrderedDict", "dict") and args and isinstance(args[0], list):
             return {k: v for k, v in (a for a in args[0] if isinstance(a, tuple) and len(a) == 2)
                     if isinstance(k, str)}
-        if name in KNOWN or name in self.classes or name.endswith(("LSTM", "GRU", "RNN")):
-            kwargs = tuple((k.arg, self.value(k.value, env)) for k in node.keywords
-                           if k.arg is not None)
-            return Call(path, self.qualify(path), args, kwargs, line)
+        if path == "dict" and not args:
+            keywords = self.keywords(node.keywords, env)
+            if not any(k == SPREAD for k, _ in keywords):
+                return dict(keywords)
+        if name in KNOWN or name in self.classes or name.endswith(("LSTM", "GRU", "RNN")) or (
+                name[:1].isupper() and _framework_class(self.qualify(path))):
+            return Call(path, self.qualify(path), args, self.keywords(node.keywords, env), line)
         return Unknown(((_text(node.func) + "(...)", line),))
+
+    def keywords(self, nodes: Iterable[ast.keyword], env: Mapping[str, Any]
+                 ) -> tuple[tuple[str, Any], ...]:
+        """Keyword arguments evaluated, ``**options`` spread where it is a known dict (an
+        Unknown under :data:`SPREAD` otherwise, so the layer cannot be counted without it)."""
+        values: list[tuple[str, Any]] = []
+        for node in nodes:
+            value = self.value(node.value, env)
+            if node.arg is not None:
+                values.append((node.arg, value))
+            elif isinstance(value, dict) and all(isinstance(k, str) for k in value):
+                values += value.items()
+            else:
+                values.append((SPREAD, value if isinstance(value, Unknown) else Unknown(
+                    ((_text(node.value), node.value.lineno),))))
+        return tuple(values)
+
+    def arguments(self, nodes: Iterable[ast.expr], env: Mapping[str, Any]) -> list[Any]:
+        """Positional arguments evaluated, ``*items`` spread where the items are known (an
+        Unknown in their place otherwise, so no layer is dropped unnoticed)."""
+        values: list[Any] = []
+        for node in nodes:
+            if isinstance(node, ast.Starred):
+                inner = self.value(node.value, env)
+                if isinstance(inner, (tuple, list)):
+                    values.extend(inner)
+                else:
+                    values.append(inner if isinstance(inner, Unknown) else Unknown(
+                        ((_text(node), getattr(node, "lineno", 0)),)))
+                continue
+            values.append(self.value(node, env))
+        return values
 
     # -- statements -------------------------------------------------------------------------
 
@@ -526,8 +582,7 @@ class _Reader:
     def sequential(self, name: str, node: ast.Call, scope: _Scope) -> None:
         """``Sequential([...])`` (Keras) or ``nn.Sequential(a, b, ...)`` (torch)."""
         items: list[Any] = []
-        for arg in node.args:
-            value = self.value(arg, scope.env)
+        for value in self.arguments(node.args, scope.env):
             if isinstance(value, list):
                 items += value
             elif isinstance(value, dict):
@@ -540,7 +595,6 @@ class _Reader:
                 items += value if isinstance(value, list) else [value]
         scope.sequentials[name] = []
         scope.seq_lines[name] = node.lineno
-        scope.seq_kind[name] = dotted(node.func) or "Sequential"
         for index, item in enumerate(items):
             self.append(name, item, str(index), scope)
         scope.env[name] = Call(dotted(node.func) or "Sequential", "Sequential", (), (),
@@ -581,6 +635,9 @@ class _Reader:
         if callee is not None and callee in scope.loose:
             scope.used.add(callee)
         source = dotted(node.args[0]) if node.args else None
+        if node.args and _applied(node.args[0]):  # Dense(3)(GRU(8)(x)): the inner one first
+            source = f"{name}<{node.args[0].lineno}:{node.args[0].col_offset}>"
+            self.functional(source, node.args[0], scope)
         if not isinstance(layer, Call):
             scope.notes.append(f"line {node.lineno}: the layer applied to "
                                f"{source or 'a tensor'} is not known")
@@ -595,9 +652,17 @@ class _Reader:
     def model(self, name: str, node: ast.Call, scope: _Scope) -> None:
         """``Model(inputs, outputs)`` names the graph its inputs start."""
         arguments = list(node.args)
+        outputs = arguments[1:2]
         for keyword in node.keywords:
             if keyword.arg in ("inputs", "input"):
                 arguments.insert(0, keyword.value)
+            elif keyword.arg in ("outputs", "output"):
+                outputs = [keyword.value]
+        for output in outputs:  # Model(x, Dense(3)(x)): layers applied in the call itself
+            for index, element in enumerate(output.elts if isinstance(
+                    output, (ast.List, ast.Tuple)) else [output]):
+                if _applied(element):
+                    self.functional(f"{name}<output{index}>", element, scope)
         if arguments:
             first = arguments[0]
             names = [dotted(e) for e in first.elts] if isinstance(
@@ -639,17 +704,35 @@ class _Reader:
     def instance(self, cls: _Class, args: tuple[Any, ...], kwargs: tuple[tuple[str, Any], ...],
                  module_env: Mapping[str, Any], prefix: str
                  ) -> tuple[list[Step], list[str], bool]:
-        """The layers ``cls.__init__`` assigns to ``self``, in order, with arguments bound."""
-        if cls.init is None or self.depth > 20:
+        """The layers ``cls.__init__`` assigns to ``self``, in order, with arguments bound (a
+        class without its own ``__init__`` is read through its base in the paste)."""
+        bases = tuple(self.classes[b] for b in ((dotted(n) or "").rsplit(".", 1)[-1]
+                                                for n in cls.node.bases)
+                      if b in self.classes and self.classes[b] is not cls)
+        if cls in self.building:
+            return [], [f"line {cls.node.lineno}: {cls.node.name} builds itself; read once"], False
+        self.instances += 1
+        if self.instances > MAX_INSTANCES:
+            raise _Budget
+        if self.depth > 20:
             return [], [], True
+        if cls.init is None:
+            if not bases:
+                return [], [], True
+            self.depth += 1
+            found = self.instance(bases[0], args, kwargs, module_env, prefix)
+            self.depth -= 1
+            return found
         self.depth += 1
         env: MutableMapping[str, Any] = ChainMap(self.parameters(cls.init, args, kwargs),
                                                  dict(module_env))
         steps: list[Step] = []
-        scope = _Scope(env, prefix)
+        scope = _Scope(env, prefix, bases=bases)
+        self.building.append(cls)
         self.init_body(cls.init.body, scope, steps, prefix)
+        self.building.pop()
         self.depth -= 1
-        return steps, scope.notes, not scope.incomplete
+        return steps, list(dict.fromkeys(scope.notes)), not scope.incomplete
 
     def init_body(self, body: Iterable[ast.stmt], scope: _Scope, steps: list[Step],
                   prefix: str) -> None:
@@ -669,8 +752,30 @@ class _Reader:
                     if name is None:
                         continue
                     scope.env[name] = value
-                    if name.startswith("self."):
+                    if name.startswith("self.") and isinstance(value, Unknown) and (
+                            self.mentions_layer(node.value)):
+                        scope.notes.append(f"line {node.lineno}: self.{name[5:]} is a layer "
+                                           f"that depends on {_text(node.value)}")
+                        scope.incomplete = True
+                    elif name.startswith("self.") and isinstance(value, Unknown) and (
+                            klass := _class_called(node.value)):
+                        scope.notes.append(f"line {node.lineno}: self.{name[5:]} is a {klass}, "
+                                           "which the paste does not define: its parameters "
+                                           "are not counted")
+                        scope.incomplete = True
+                    elif name.startswith("self."):
                         self.attach(name.removeprefix("self."), value, scope, steps, prefix)
+            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and (
+                    base := self.base_init(node.value, scope)) is not None:
+                args = self.arguments(node.value.args, scope.env)
+                if dotted(node.value.func) is not None:
+                    args = args[1:]  # Base.__init__(self, ...), not super().__init__(...)
+                inner, notes, complete = self.instance(
+                    base, tuple(args), self.keywords(node.value.keywords, scope.env),
+                    self.module_env, "")
+                steps += [Step(s.call, prefix + s.attribute) for s in inner]
+                scope.notes += notes
+                scope.incomplete |= not complete
             elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
                 callee = dotted(node.value.func) or ""
                 if callee.startswith("self.") and callee.endswith((".append", ".add_module")) \
@@ -701,12 +806,35 @@ class _Reader:
             elif isinstance(node, (ast.With, ast.Try)):
                 self.init_body(node.body, scope, steps, prefix)
 
+    def base_init(self, call: ast.Call, scope: _Scope) -> _Class | None:
+        """The class of the paste whose ``__init__`` this call runs: ``super().__init__(...)``
+        or ``Base.__init__(self, ...)``."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "__init__"):
+            return None
+        if isinstance(func.value, ast.Call) and dotted(func.value.func) == "super":
+            return scope.bases[0] if scope.bases else None
+        name = dotted(func.value)
+        return next((b for b in scope.bases if b.node.name == name), None)
+
+    def mentions_layer(self, node: ast.AST) -> bool:
+        """Whether an expression calls a layer class (``nn.LSTM(...) if c else nn.GRU(...)``)."""
+        return any(isinstance(n, ast.Call) and (
+            (dotted(n.func) or "").rsplit(".", 1)[-1] in KNOWN | self.classes.keys())
+            for n in ast.walk(node))
+
     def attach(self, attribute: str, value: Any, scope: _Scope, steps: list[Step],
-               prefix: str) -> None:
+               prefix: str, contained: bool = False) -> None:
         """A value assigned to ``self.attribute``: a layer, a container, or a submodule."""
         if isinstance(value, list):
             for index, item in enumerate(value):
-                self.attach(f"{attribute}.{index}", item, scope, steps, prefix)
+                self.attach(f"{attribute}.{index}", item, scope, steps, prefix, contained=True)
+            return
+        if isinstance(value, Unknown) and contained:
+            line = value.names[0][1] if value.names else 0
+            scope.notes.append(f"line {line}: a layer of {attribute.rsplit('.', 1)[0]} is not "
+                               f"known ({', '.join(n for n, _ in value.names)})")
+            scope.incomplete = True
             return
         if isinstance(value, dict):
             for key, item in value.items():
@@ -722,7 +850,7 @@ class _Reader:
             for index, item in enumerate(items):
                 key, layer = item if isinstance(item, tuple) and len(item) == 2 and isinstance(
                     item[0], str) else (str(index), item)
-                self.attach(f"{attribute}.{key}", layer, scope, steps, prefix)
+                self.attach(f"{attribute}.{key}", layer, scope, steps, prefix, contained=True)
             return
         if value.name in self.classes:
             inner, notes, complete = self.instance(
@@ -744,6 +872,19 @@ def dotted(node: ast.AST) -> str | None:
         parts.append(node.id)
         return ".".join(reversed(parts))
     return None
+
+
+def _class_called(node: ast.AST) -> str | None:
+    """The class a call instantiates (``Attention(hidden)``), by its capital; else None."""
+    if not isinstance(node, ast.Call):
+        return None
+    name = (dotted(node.func) or "").rsplit(".", 1)[-1]
+    return name if name[:1].isupper() else None
+
+
+def _applied(node: ast.AST) -> TypeGuard[ast.Call]:
+    """Whether ``node`` applies a layer to a tensor: ``layers.Dense(3)(x)``."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Call)
 
 
 def _text(node: ast.AST) -> str:
@@ -790,6 +931,14 @@ def _builtin(name: str, args: tuple[Any, ...], text: str, line: int) -> Any:
     return Unknown(((text, line),))
 
 
+def _framework_class(qualified: str) -> bool:
+    """Whether a qualified callee is a class of torch.nn or of Keras' layers (one paramcount
+    may not know: it is kept as a layer, so the model's total is not given without it)."""
+    module, _, _ = qualified.rpartition(".")
+    return module in ("torch.nn", "tf.keras.layers", "keras.layers", "tensorflow.keras.layers",
+                      "tf_keras.layers", "keras.src.layers")
+
+
 def _is_model_class(node: ast.ClassDef) -> bool:
     return any((dotted(b) or "").rsplit(".", 1)[-1] in ("Module", "Model", "Layer",
                                                        "LightningModule") for b in node.bases)
@@ -801,6 +950,7 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
     if binary(text):
         return CodeReading((), "none", ("the input looks like binary data, not text: no code "
                                         "was read from it",))
+    text, cut = _first_code_lines(text)
     tree, mode, loops = parse(text)
     try:
         reader.module(tree, text)
@@ -808,6 +958,10 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
         reader.notes.append("the code is too large or too deeply nested to read in full; "
                             "what was read before the limit is shown")
     blocks = reader.blocks
+    if cut:
+        blocks = [dataclasses.replace(b, complete=False) for b in blocks]
+        reader.notes.append(f"the code is longer than {MAX_CODE_LINES:,} lines: only the lines "
+                            f"up to line {cut:,} were read, and no total is given")
     if loops:
         blocks = [dataclasses.replace(b, complete=False) for b in blocks]
         reader.notes.append(
@@ -823,6 +977,21 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
         notes.insert(0, "the code does not parse as a whole: it was read one statement at "
                         "a time")
     return CodeReading(tuple(blocks), mode, tuple(notes), frozenset(reader.frameworks))
+
+
+def _first_code_lines(text: str) -> tuple[str, int]:
+    """``text`` up to its ``MAX_CODE_LINES``-th line of code (sentences and blank lines do not
+    count), and the last line kept where more code followed (else 0)."""
+    lines = text.split("\n")
+    if len(lines) <= MAX_CODE_LINES:
+        return text, 0
+    code = 0
+    for number, line in enumerate(lines, 1):
+        if line.strip() and not is_prose(line):
+            code += 1
+            if code > MAX_CODE_LINES:
+                return "\n".join(lines[:number - 1]), number - 1
+    return text, 0
 
 
 def layer_call(text: str, line: int) -> Call | None:

@@ -239,7 +239,9 @@ def _is_code(line: str) -> bool:
 
 
 def binary(text: str) -> bool:
-    """Whether more than 5% of a sample is control or replacement characters."""
+    """Whether more than 5% of a sample is control characters, or a third replacement
+    characters (a Latin-1 paste's accents are replaced too, but are not that many)."""
     sample = text[:100_000]
-    odd = sum(1 for c in sample if c == "\ufffd" or (ord(c) < 32 and c not in "\n\r\t\f"))
-    return odd * 20 > len(sample) > 0
+    control = sum(1 for c in sample if ord(c) < 32 and c not in "\n\r\t\f")
+    replaced = sample.count("\ufffd")
+    return control * 20 > len(sample) > 0 or replaced * 3 > len(sample) > 0
