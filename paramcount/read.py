@@ -23,10 +23,10 @@ from paramcount.report import growth as growth_of
 from paramcount.sources.printout import find_printouts
 from paramcount.sources.python_code import MAX_TEXT, read_code
 from paramcount.sources.recovery import is_prose
-from paramcount.spec import Cell, Framework, LayerSpec, MergeMode
+from paramcount.spec import Cell, Framework, LayerSpec
 
 __all__ = ["Answer", "Disagreement", "Layer", "Missing", "Model", "NothingFound", "Unreadable",
-           "command", "read"]
+           "read"]
 
 SCHEMA = "paramcount.read/1"
 
@@ -78,35 +78,6 @@ class Answer:
     def recurrent(self) -> list[tuple[Model, Layer]]:
         """Every recurrent layer with the model it belongs to."""
         return [(m, layer) for m in self.models for layer in m.layers if layer.recurrent]
-
-
-# -- the reproducing command ----------------------------------------------------------------
-
-def command(spec: LayerSpec) -> str:
-    """The ``paramcount`` command line that counts ``spec``."""
-    parts = ["paramcount", spec.cell.value, "-i", str(spec.input_size), "-H",
-             str(spec.hidden_size)]
-    if spec.num_layers != 1:
-        parts += ["-L", str(spec.num_layers)]
-    if spec.bidirectional:
-        parts.append("--bidir")
-    if not spec.bias:
-        parts.append("--no-bias")
-    if spec.proj_size:
-        parts += ["--proj", str(spec.proj_size)]
-    if spec.single_cell:
-        parts.append("--cell")
-    if spec.framework is not Framework.TORCH:
-        parts += ["-f", spec.framework.value]
-    if spec.merge_modes and any(m is not MergeMode.CONCAT for m in spec.merge_modes):
-        modes = set(spec.merge_modes)
-        parts += ["--merge-mode", spec.merge_modes[0].value if len(modes) == 1
-                  else ",".join(m.value for m in spec.merge_modes)]
-    if spec.reset_after is False:
-        parts.append("--no-reset-after")
-    if spec.nonlinearity is not None and spec.nonlinearity.value != "tanh":
-        parts += ["--nonlinearity", spec.nonlinearity.value]
-    return " ".join(parts)
 
 
 # -- the whole paste --------------------------------------------------------------------------

@@ -9,8 +9,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from paramcount import __version__, conventions
+from paramcount.commandline import command_line as command
 from paramcount.found import cell_of
-from paramcount.read import SCHEMA, Answer, Layer, Model, command
+from paramcount.read import SCHEMA, Answer, Layer, Model
 from paramcount.render.document import Block, Document, Math, Paragraph, Section, Table, number
 from paramcount.report import Report
 
