@@ -73,11 +73,27 @@ def open_source(path: str, frameworks: tuple[Framework, ...] | None = None) -> I
         except (ParamcountError, AssertionError):
             raise
         except Exception as error:  # a damaged or hostile file: one line, never a traceback
-            text = str(error).strip()
-            first = text.splitlines()[0] if text else ""
-            raise SourceError(f"{path}: cannot read it as {suffix[1:]}: "
-                              f"{type(error).__name__}: {first}"[:300]) from None
+            raise _unreadable(path, suffix, error) from None
+        fetch = opened.fetch
+
+        def guarded(name: str) -> Any:
+            # a tensor's data is read only now, and may be what is damaged
+            try:
+                return fetch(name)
+            except (ParamcountError, AssertionError):
+                raise
+            except Exception as error:
+                raise _unreadable(path, suffix, error) from None
+
+        opened.fetch = guarded
         yield opened
+
+
+def _unreadable(path: str, suffix: str, error: Exception) -> SourceError:
+    text = str(error).strip()
+    first = text.splitlines()[0] if text else ""
+    return SourceError(f"{path}: cannot read it as {suffix[1:]}: "
+                       f"{type(error).__name__}: {first}"[:300])
 
 
 def _open(path: str, suffix: str, frameworks: tuple[Framework, ...] | None,
@@ -258,8 +274,12 @@ def _npz(path: str) -> Iterator[tuple[dict[str, tuple[int, ...]], Callable[[str]
                 version = np.lib.format.read_magic(member)
                 read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
                     np.lib.format.read_array_header_2_0
-                shape, _, _ = read(member)
-            shapes[entry[: -len(".npy")]] = tuple(int(d) for d in shape)
+                shape, _, dtype = read(member)
+            name = entry[: -len(".npy")]
+            if dtype.hasobject:  # allow_pickle stays False: say so before any data is read
+                raise SourceError(f"{path}: {name} is an array of Python objects, which only "
+                                  "unpickling could read (refused)")
+            shapes[name] = tuple(int(d) for d in shape)
     with np.load(path, allow_pickle=False) as data:
         yield shapes, lambda name: data[name]
 

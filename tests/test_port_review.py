@@ -1,0 +1,56 @@
+"""Review of ``paramcount port``: hostile and careless inputs found by trying them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CLI
+
+np = pytest.importorskip("numpy")
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture
+def lstm_pt(tmp_path: Path) -> Path:
+    """A small torch LSTM state dict on disk."""
+    torch.manual_seed(0)
+    path = tmp_path / "lstm.pt"
+    torch.save(torch.nn.LSTM(4, 8).state_dict(), path)
+    return path
+
+
+def test_npz_with_an_object_array_is_one_line_and_never_unpickled(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """An .npz whose tensor is an object array is refused in one line, not a traceback."""
+    path = tmp_path / "objects.npz"
+    objects = np.empty((32, 4), dtype=object)
+    objects[:] = 1
+    np.savez(path, weight_ih_l0=objects, weight_hh_l0=np.zeros((32, 8), np.float32),
+             bias_ih_l0=np.zeros(32, np.float32), bias_hh_l0=np.zeros(32, np.float32))
+    out = tmp_path / "out.npz"
+    result = cli("port", str(path), "--to", "keras", "--out", str(out))
+    assert result.code == 2
+    assert result.err.startswith(f"Error: {path}: ")
+    assert "weight_ih_l0" in result.err and "object" in result.err
+    assert result.err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_a_tensor_that_fails_to_read_later_is_one_line(cli: CLI, tmp_path: Path) -> None:
+    """A member whose data is damaged (found only when read) is one line, exit 2."""
+    path = tmp_path / "damaged.npz"
+    state = torch.nn.LSTM(64, 64).state_dict()  # members larger than zipfile's read-ahead
+    np.savez(path, **{k: v.numpy() for k, v in state.items()})
+    raw = bytearray(path.read_bytes())
+    header = raw.find(b"weight_ih_l0.npy")
+    end = raw.find(b"\x93NUMPY", header)
+    end = raw.find(b"\n", end) + 1  # the array's header line ends here; its data follows
+    raw[end:end + 16] = b"\xff" * 16  # the zip's CRC no longer matches
+    path.write_bytes(bytes(raw))
+    result = cli("port", str(path), "--to", "keras", "--out", str(tmp_path / "o.npz"))
+    assert result.code == 2, result.err
+    assert result.err.startswith(f"Error: {path}: ")
+    assert result.err.count("\n") == 1
