@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -54,3 +55,27 @@ def test_a_tensor_that_fails_to_read_later_is_one_line(cli: CLI, tmp_path: Path)
     assert result.code == 2, result.err
     assert result.err.startswith(f"Error: {path}: ")
     assert result.err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("suffix", "to"), [(".safetensors", "keras"), (".npz", "onnx")])
+def test_out_over_the_source_is_refused_and_the_source_is_untouched(
+    cli: CLI, tmp_path: Path, lstm_pt: Path, suffix: str, to: str
+) -> None:
+    """--out naming the source file itself (directly or by a link) exits 2 and changes nothing."""
+    state = torch.load(lstm_pt, weights_only=True)
+    path = tmp_path / f"lstm{suffix}"
+    if suffix == ".npz":
+        np.savez(path, **{k: v.numpy() for k, v in state.items()})
+    else:
+        safetensors_torch = pytest.importorskip("safetensors.torch")
+        safetensors_torch.save_file(state, path)
+    before = path.read_bytes()
+    link = tmp_path / f"link{suffix}"
+    link.symlink_to(path)
+    for out in (path, link, Path(os.path.relpath(path))):
+        result = cli("port", str(path), "--to", to, "--out", str(out))
+        assert result.code == 2, (out, result.err)
+        assert "is the source" in result.err
+        assert result.err.count("\n") == 1
+        assert path.read_bytes() == before
+    assert link.is_symlink()

@@ -119,10 +119,11 @@ def _target_prefix(prefix: str, framework: Framework) -> str:
 def port(path: str, source: SourceOptions, target: TargetOptions, out: str | None = None,
          verify: bool = False, seed: int = 0) -> Result:
     """Port every recurrent module of ``path``; write ``out`` and compare runs when asked."""
-    from paramcount.port.write import check_destination, write
+    from paramcount.port.write import check_destination, check_not_source, write
 
     if out is not None:
         check_destination(out, target.framework)
+        check_not_source(out, path)
     frameworks = (source.framework,) if source.framework else None
     with open_source(path, frameworks) as opened:
         plans = plans_of(opened, source, target)

@@ -49,6 +49,12 @@ def check_destination(path: str, framework: Framework) -> str:
     return suffix
 
 
+def check_not_source(path: str, source: str) -> None:
+    """Refuse to write over ``source`` (by its name, a link or another path to it)."""
+    if os.path.exists(path) and os.path.exists(source) and os.path.samefile(path, source):
+        raise WriteError(f"--out {path} is the source file; write the port to another file")
+
+
 @contextlib.contextmanager
 def _atomic(path: str) -> Iterator[str]:
     directory = os.path.dirname(os.path.abspath(path))
