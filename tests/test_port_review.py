@@ -79,3 +79,16 @@ def test_out_over_the_source_is_refused_and_the_source_is_untouched(
         assert result.err.count("\n") == 1
         assert path.read_bytes() == before
     assert link.is_symlink()
+
+
+def test_a_whole_pickled_model_is_refused_without_advice_to_unpickle_it(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """torch.save(model) is refused, and the message does not suggest weights_only=False."""
+    path = tmp_path / "whole.pt"
+    torch.save(torch.nn.LSTM(4, 8), path)
+    result = cli("port", str(path), "--to", "keras")
+    assert result.code == 2
+    assert "weights_only" not in result.err
+    assert "state_dict" in result.err
+    assert result.err.count("\n") == 1

@@ -158,14 +158,24 @@ def _numpy_of_torch(tensor: Any) -> Any:
 
 def _torch(path: str) -> tuple[dict[str, tuple[int, ...]], Callable[[str], Any],
                                Callable[[str], None]]:
+    import pickle
+
     torch = _require("torch", "torch")
     try:
-        loaded = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
-    except RuntimeError as error:
-        if "mmap" not in str(error):
-            raise
-        # the legacy (pre-zip) format cannot be memory-mapped; read it whole, still safely
-        loaded = torch.load(path, map_location="cpu", weights_only=True)
+        try:
+            loaded = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
+        except RuntimeError as error:
+            if "mmap" not in str(error):
+                raise
+            # the legacy (pre-zip) format cannot be memory-mapped; read it whole, still safely
+            loaded = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as error:  # torch's text advises weights_only=False: not here
+        named = re.search(r"GLOBAL ([\w.]+)", str(error))
+        raise SourceError(
+            f"{path}: it holds Python objects besides tensors"
+            + (f" ({named[1]})" if named else "") + ", which only an unpickling that can run "
+            "code would read (refused); save the model's state_dict() and port that file"
+        ) from None
     tensors: dict[str, Any] = {}
 
     def walk(value: Any, prefix: str) -> None:
