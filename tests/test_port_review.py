@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,22 @@ def test_a_whole_pickled_model_is_refused_without_advice_to_unpickle_it(
     assert "weights_only" not in result.err
     assert "state_dict" in result.err
     assert result.err.count("\n") == 1
+
+
+def test_written_files_have_the_usual_permissions(
+    cli: CLI, tmp_path: Path, lstm_pt: Path
+) -> None:
+    """A new output gets the umask's permissions; a replaced one keeps its own."""
+    fresh = tmp_path / "fresh.npz"
+    old = os.umask(0o022)
+    try:
+        assert cli("port", str(lstm_pt), "--to", "keras", "--out", str(fresh)).code == 0
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o644
+    existing = tmp_path / "shared.npz"
+    existing.write_bytes(b"old")
+    existing.chmod(0o664)
+    assert cli("port", str(lstm_pt), "--to", "keras", "--out", str(existing)).code == 0
+    assert stat.S_IMODE(existing.stat().st_mode) == 0o664
+    assert existing.read_bytes() != b"old"
