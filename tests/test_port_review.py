@@ -112,3 +112,23 @@ def test_written_files_have_the_usual_permissions(
     assert cli("port", str(lstm_pt), "--to", "keras", "--out", str(existing)).code == 0
     assert stat.S_IMODE(existing.stat().st_mode) == 0o664
     assert existing.read_bytes() != b"old"
+
+
+@pytest.mark.onnx
+@pytest.mark.parametrize("modules", [("encoder",), ("encoder", "decoder")])
+def test_torch_to_onnx_and_back_keeps_the_module_names(
+    cli: CLI, tmp_path: Path, modules: tuple[str, ...]
+) -> None:
+    """torch → .onnx → torch gives back the same state-dict keys, bit for bit."""
+    pytest.importorskip("onnx")
+    torch.manual_seed(1)
+    model = torch.nn.ModuleDict({name: torch.nn.LSTM(4, 8, num_layers=2, bidirectional=True)
+                                 for name in modules})
+    source, graph, back = tmp_path / "m.pt", tmp_path / "m.onnx", tmp_path / "back.pt"
+    torch.save(model.state_dict(), source)
+    assert cli("port", str(source), "--to", "onnx", "--out", str(graph)).code == 0
+    result = cli("port", str(graph), "--to", "torch", "--out", str(back))
+    assert result.code == 0, result.err
+    state = torch.load(back, weights_only=True)
+    assert sorted(state) == sorted(model.state_dict())
+    assert all(torch.equal(state[k], v) for k, v in model.state_dict().items())

@@ -607,7 +607,23 @@ def _onnx_side(nodes: list[Any], arrays: dict[str, Any], helper: Any, count: int
                               f"{conventions.describe(spec)} needs {expected.get(conv)}")
     if len(names) != len(expected):
         raise SourceError(f"{label}: its layers do not all have the same inputs")
-    prefix = "" if count == 1 else f"{re.sub(r'[^A-Za-z0-9_]', '_', first.name or '')}" \
-        f"{'' if first.name else first.op_type.lower() + str(position)}/"
-    return Side(spec, prefix=prefix, names=tuple(names),
+    return Side(spec, prefix=_onnx_prefix(first, count, position), names=tuple(names),
                 reset_after=bool(attributes.get("linear_before_reset", 0)) or cell is not Cell.GRU)
+
+
+def _onnx_prefix(node: Any, count: int, position: int) -> str:
+    """The module prefix of a stack whose first node is ``node``.
+
+    A module path in the node's name is kept even for a single module: paramcount's own
+    ``encoder/layer0`` and torch.onnx.export's ``/encoder/LSTM`` give ``encoder/`` (so a
+    port back to torch has the original state-dict keys); other names only tell several
+    stacks apart.
+    """
+    name = node.name or ""
+    path = re.fullmatch(r"(.+)/layer0", name) or \
+        re.fullmatch(rf"/(.+)/{node.op_type}(?:_\d+)?", name)
+    if path:
+        return re.sub(r"[^A-Za-z0-9_/]", "_", path[1]).strip("/") + "/"
+    if count == 1:
+        return ""
+    return f"{re.sub(r'[^A-Za-z0-9_]', '_', name) or node.op_type.lower() + str(position)}/"
