@@ -132,3 +132,17 @@ def test_torch_to_onnx_and_back_keeps_the_module_names(
     state = torch.load(back, weights_only=True)
     assert sorted(state) == sorted(model.state_dict())
     assert all(torch.equal(state[k], v) for k, v in model.state_dict().items())
+
+
+def test_a_keras_archive_with_a_zip_bomb_config_is_refused(cli: CLI, tmp_path: Path) -> None:
+    """A .keras whose config.json inflates more than 100:1 is refused as inspect refuses it."""
+    import zipfile
+
+    path = tmp_path / "bomb.keras"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("config.json", "{}" + " " * 4 * 2**20)
+        archive.writestr("model.weights.h5", b"")
+    result = cli("port", str(path), "--to", "torch")
+    assert result.code == 2
+    assert "zip bomb" in result.err
+    assert result.err.count("\n") == 1

@@ -303,10 +303,17 @@ _ROLES = ("kernel", "recurrent_kernel", "bias")
 
 @contextmanager
 def _keras(path: str, frameworks: tuple[Framework, ...] | None) -> Iterator[Opened]:
+    # inspect's reader checks the members (zip bombs, sizes) and reads a stored weights file
+    # in place, without decompressing or copying it
+    from paramcount.sources.keras_file import _check_member, _config, _member
+
     h5py = _require("h5py", "keras")
-    with zipfile.ZipFile(path) as archive:
-        config = json.loads(archive.read("config.json"))
-        with archive.open("model.weights.h5") as member, h5py.File(member, "r") as weights:
+    with open(path, "rb") as handle, zipfile.ZipFile(handle) as archive:
+        config = _config(path, archive, archive.getinfo("config.json"))
+        info = archive.getinfo("model.weights.h5")
+        _check_member(path, info)
+        with _member(path, archive, handle, info) as member, \
+                h5py.File(member, "r") as weights:
             modules: list[Side] = []
             datasets: dict[str, str] = {}
             notes: list[str] = []
