@@ -146,3 +146,17 @@ def test_a_keras_archive_with_a_zip_bomb_config_is_refused(cli: CLI, tmp_path: P
     assert result.code == 2
     assert "zip bomb" in result.err
     assert result.err.count("\n") == 1
+
+
+@pytest.mark.onnx
+def test_verify_from_safetensors_prints_no_warning(
+    cli: CLI, tmp_path: Path, lstm_pt: Path
+) -> None:
+    """--verify on a .safetensors source (read-only arrays) warns about nothing."""
+    pytest.importorskip("onnx")
+    safetensors_torch = pytest.importorskip("safetensors.torch")
+    path = tmp_path / "lstm.safetensors"
+    safetensors_torch.save_file(torch.load(lstm_pt, weights_only=True), path)
+    result = cli("port", str(path), "--to", "onnx", "--verify")
+    assert result.code == 0, result.err
+    assert result.err == ""
