@@ -160,3 +160,18 @@ def test_verify_from_safetensors_prints_no_warning(
     result = cli("port", str(path), "--to", "onnx", "--verify")
     assert result.code == 0, result.err
     assert result.err == ""
+
+
+def test_an_rnn_nonlinearity_note_says_what_the_port_assumed(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """The note on a torch RNN says it is ported as tanh and how to say relu, not a count."""
+    path = tmp_path / "rnn.pt"
+    torch.save(torch.nn.RNN(4, 8, nonlinearity="relu").state_dict(), path)
+    assumed = cli("port", str(path), "--to", "onnx")
+    assert assumed.code == 0, assumed.err
+    assert "ported as tanh" in assumed.out and "--nonlinearity relu" in assumed.out
+    assert "the count" not in assumed.out
+    told = cli("port", str(path), "--to", "onnx", "--nonlinearity", "relu")
+    assert told.code == 0, told.err
+    assert "Notes" not in told.out and "activations=['Relu']" in told.out

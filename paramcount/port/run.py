@@ -133,8 +133,23 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
             comparisons = tuple(_verify(p, fetch, seed) for p in plans)
         if out is not None:
             write(out, plans, lambda: _arrays(plans, fetch, opened.release))
-        return Result(path, opened.format, tuple(plans), tuple(opened.notes),
+        return Result(path, opened.format, tuple(plans), _notes(opened.notes, source),
                       out, comparisons)
+
+
+_ASSUMED_TANH = ("a plain RNN's nonlinearity is not stored in its weights: ported as tanh; "
+                 "give --nonlinearity relu if it is relu")
+
+
+def _notes(notes: list[str], source: SourceOptions) -> tuple[str, ...]:
+    """The reader's notes, said for a port: what was assumed, and how to say otherwise."""
+    from paramcount.conventions.recognition import RNN_NONLINEARITY
+
+    if RNN_NONLINEARITY not in notes:
+        return tuple(notes)
+    told = source.nonlinearity is not None
+    return tuple(n for n in ((_ASSUMED_TANH if n == RNN_NONLINEARITY else n) for n in notes)
+                 if not (told and n == _ASSUMED_TANH))
 
 
 def _arrays(plans: list[ModulePlan], fetch: Any,
