@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CLI
+from tests.conftest import CLI, have
 
 np = pytest.importorskip("numpy")
 torch = pytest.importorskip("torch")
@@ -175,3 +175,23 @@ def test_an_rnn_nonlinearity_note_says_what_the_port_assumed(
     told = cli("port", str(path), "--to", "onnx", "--nonlinearity", "relu")
     assert told.code == 0, told.err
     assert "Notes" not in told.out and "activations=['Relu']" in told.out
+
+
+@pytest.mark.keras
+@pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")
+@pytest.mark.skipif(not (have("keras") and have("tensorflow") and have("h5py")),
+                    reason="needs keras")
+def test_a_keras_merge_the_target_lacks_is_noted(cli: CLI, tmp_path: Path) -> None:
+    """A Bidirectional(merge_mode='sum') ported to torch says that the sum is the user's."""
+    from paramcount.verify.keras_backend import load
+
+    keras = load()
+    inputs = keras.Input((None, 4))
+    layer = keras.layers.Bidirectional(keras.layers.GRU(8, name="gru"), merge_mode="sum",
+                                       name="enc")
+    path = tmp_path / "summed.keras"
+    keras.Model(inputs, layer(inputs)).save(path)
+    result = cli("port", str(path), "--to", "torch")
+    assert result.code == 0, result.err
+    assert "enc: Keras adds its two directions' outputs (merge_mode='sum'); PyTorch " \
+        "returns them side by side" in " ".join(result.out.split())

@@ -14,7 +14,7 @@ from paramcount.port.layouts import Side
 from paramcount.port.load import Opened, SourceError, open_source
 from paramcount.port.plan import ModulePlan, PortRefused, TargetOptions, plan, target_side
 from paramcount.port.verify import Comparison
-from paramcount.spec import Cell, Framework, Nonlinearity
+from paramcount.spec import Cell, Framework, MergeMode, Nonlinearity
 
 
 @dataclass(frozen=True)
@@ -133,8 +133,27 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
             comparisons = tuple(_verify(p, fetch, seed) for p in plans)
         if out is not None:
             write(out, plans, lambda: _arrays(plans, fetch, opened.release))
-        return Result(path, opened.format, tuple(plans), _notes(opened.notes, source),
-                      out, comparisons)
+        notes = _notes(opened.notes, source) + tuple(_merges(plans))
+        return Result(path, opened.format, tuple(plans), notes, out, comparisons)
+
+
+_MERGED = {MergeMode.SUM: "adds", MergeMode.MUL: "multiplies", MergeMode.AVE: "averages",
+           MergeMode.NONE: "returns separately"}
+
+
+def _merges(plans: list[ModulePlan]) -> Iterator[str]:
+    """A note for each source whose last Bidirectional merges directions the target does not.
+
+    The merge follows the layer, so the weights are the same; the user's code must do it.
+    """
+    for module in plans:
+        modes, target = module.source.spec.merge_modes, module.target
+        if not modes or modes[-1] is MergeMode.CONCAT or target.spec.merge_modes:
+            continue
+        where = f"{module.source.prefix.rstrip('./')}: " if module.source.prefix else ""
+        yield (f"{where}Keras {_MERGED[modes[-1]]} its two directions' outputs "
+               f"(merge_mode='{modes[-1].value}'); {target.framework.display_name} returns "
+               "them side by side [..., 2·H]: do the same after it")
 
 
 _ASSUMED_TANH = ("a plain RNN's nonlinearity is not stored in its weights: ported as tanh; "
