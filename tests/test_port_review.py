@@ -195,3 +195,19 @@ def test_a_keras_merge_the_target_lacks_is_noted(cli: CLI, tmp_path: Path) -> No
     assert result.code == 0, result.err
     assert "enc: Keras adds its two directions' outputs (merge_mode='sum'); PyTorch " \
         "returns them side by side" in " ".join(result.out.split())
+
+
+def test_a_stacked_cudnn_lstm_reads_its_second_layer(cli: CLI, tmp_path: Path) -> None:
+    """The second Bidirectional(CuDNNLSTM) of a stack (forward_cu_dnnlstm_1) ports back."""
+    torch.manual_seed(3)
+    lstm = torch.nn.LSTM(4, 8, num_layers=2, bidirectional=True)
+    source, arrays, back = tmp_path / "m.pt", tmp_path / "m.npz", tmp_path / "back.pt"
+    torch.save(lstm.state_dict(), source)
+    assert cli("port", str(source), "--to", "tf1-cudnn", "--out", str(arrays)).code == 0
+    result = cli("port", str(arrays), "--from", "tf1-cudnn", "--to", "torch",
+                 "--out", str(back))
+    assert result.code == 0, result.err
+    state = torch.load(back, weights_only=True)
+    for key, value in lstm.state_dict().items():  # each Keras layer is its own module
+        layer = "bidirectional_1" if "_l1" in key else "bidirectional"
+        assert torch.equal(state[f"{layer}.{key.replace('_l1', '_l0')}"], value), key

@@ -136,7 +136,12 @@ def _by_names(
 def side_of(recognised: Recognised, **extra: Any) -> Side:
     """The port's view of a recognised layer: its spec and each tensor's name in the file."""
     spec = recognised.spec
-    names = file_names(spec, recognised.names)
+    # names are read below the module's prefix: a prefix such as bidirectional_1/ (one
+    # layer of a Keras or CuDNN stack) is not a layer number of this module
+    prefix = recognised.prefix
+    local = {n[len(prefix):] if n.startswith(prefix) else n: n for n in recognised.names}
+    found = file_names(spec, tuple(local))
+    names = None if found is None else tuple((t, local[f]) for t, f in found)
     if names is None:
         raise SourceError(
             f"cannot place every tensor of {conventions.describe(spec)} under "
