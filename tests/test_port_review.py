@@ -197,6 +197,24 @@ def test_a_keras_merge_the_target_lacks_is_noted(cli: CLI, tmp_path: Path) -> No
         "returns them side by side" in " ".join(result.out.split())
 
 
+def test_a_stacked_lstm_through_flax_linen_and_back_keeps_its_names(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """torch → flax-linen .npz → torch gives back the original keys (weights bit for bit)."""
+    torch.manual_seed(2)
+    model = torch.nn.ModuleDict({"encoder": torch.nn.LSTM(4, 8, num_layers=2,
+                                                          bidirectional=True)})
+    source, arrays, back = tmp_path / "m.pt", tmp_path / "m.npz", tmp_path / "back.pt"
+    torch.save(model.state_dict(), source)
+    assert cli("port", str(source), "--to", "flax-linen", "--out", str(arrays)).code == 0
+    result = cli("port", str(arrays), "--from", "flax-linen", "--to", "torch",
+                 "--out", str(back))
+    assert result.code == 0, result.err
+    state, original = torch.load(back, weights_only=True), model.state_dict()
+    assert sorted(state) == sorted(original)
+    assert all(torch.equal(state[k], v) for k, v in original.items() if "weight" in k)
+
+
 def test_a_stacked_cudnn_lstm_reads_its_second_layer(cli: CLI, tmp_path: Path) -> None:
     """The second Bidirectional(CuDNNLSTM) of a stack (forward_cu_dnnlstm_1) ports back."""
     torch.manual_seed(3)

@@ -104,9 +104,16 @@ def plans_of(opened: Opened, source: SourceOptions, target: TargetOptions) -> li
         except PortRefused as error:
             where = f"{side.prefix.rstrip('./')}: " if len(opened.modules) > 1 else ""
             raise PortRefused(f"{where}{error}") from None
-        goal = replace(goal, prefix=_target_prefix(side.prefix, target.framework))
+        goal = replace(goal, prefix=_target_prefix(_module_path(side), target.framework))
         plans.append(plan(side, goal))
     return plans
+
+
+def _module_path(side: Side) -> str:
+    """The source's module prefix without a Flax linen ``params/`` (a collection, no module)."""
+    if side.framework is Framework.FLAX_LINEN and side.prefix.startswith("params/"):
+        return side.prefix[len("params/"):]
+    return side.prefix
 
 
 def _target_prefix(prefix: str, framework: Framework) -> str:
