@@ -229,3 +229,19 @@ def test_a_stacked_cudnn_lstm_reads_its_second_layer(cli: CLI, tmp_path: Path) -
     for key, value in lstm.state_dict().items():  # each Keras layer is its own module
         layer = "bidirectional_1" if "_l1" in key else "bidirectional"
         assert torch.equal(state[f"{layer}.{key.replace('_l1', '_l0')}"], value), key
+
+
+@pytest.mark.parametrize(("module", "name"), [("numpy", "w.npz"), ("h5py", "m.keras"),
+                                              ("h5py", "m.h5")])
+def test_a_missing_reader_names_the_port_extra(
+    cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, name: str
+) -> None:
+    """Without numpy or h5py, port exits 3 and names the extra that installs them."""
+    import sys
+
+    path = tmp_path / name
+    path.write_bytes(b"")
+    monkeypatch.setitem(sys.modules, module, None)  # importing it now raises ImportError
+    result = cli("port", str(path), "--to", "torch")
+    assert result.code == 3, result.err
+    assert "pip install 'paramcount[port]'" in result.err

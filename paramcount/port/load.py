@@ -279,7 +279,7 @@ def _safetensors(path: str) -> tuple[dict[str, tuple[int, ...]], Callable[[str],
 
 @contextmanager
 def _npz(path: str) -> Iterator[tuple[dict[str, tuple[int, ...]], Callable[[str], Any]]]:
-    np = _require("numpy", "onnx")
+    np = _require("numpy", "port")
     shapes: dict[str, tuple[int, ...]] = {}
     with zipfile.ZipFile(path) as archive:
         for entry in archive.namelist():
@@ -312,7 +312,7 @@ def _keras(path: str, frameworks: tuple[Framework, ...] | None) -> Iterator[Open
     # in place, without decompressing or copying it
     from paramcount.sources.keras_file import _check_member, _config, _member
 
-    h5py = _require("h5py", "keras")
+    h5py = _require("h5py", "port")
     with open(path, "rb") as handle, zipfile.ZipFile(handle) as archive:
         config = _config(path, archive, archive.getinfo("config.json"))
         info = archive.getinfo("model.weights.h5")
@@ -457,7 +457,7 @@ def _text(value: Any) -> str:
 def _keras_h5(path: str, frameworks: tuple[Framework, ...] | None,
               stack: contextlib.ExitStack) -> Opened:
     """A whole model saved as HDF5 (Keras 2, or Keras 3's legacy ``model.save('m.h5')``)."""
-    h5py = _require("h5py", "keras")
+    h5py = _require("h5py", "port")
     handle = stack.enter_context(h5py.File(path, "r"))
     if "model_weights" not in handle:
         kind = "weights only (model.save_weights)" if "layers" in handle else "no Keras model"
