@@ -245,3 +245,21 @@ def test_a_missing_reader_names_the_port_extra(
     result = cli("port", str(path), "--to", "torch")
     assert result.code == 3, result.err
     assert "pip install 'paramcount[port]'" in result.err
+
+
+@pytest.mark.onnx
+def test_a_port_verify_disproves_is_not_written(
+    cli: CLI, tmp_path: Path, lstm_pt: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With --verify and --out, a port whose outputs differ exits 1 and writes nothing."""
+    pytest.importorskip("onnx")
+    from paramcount.port import layouts
+    from paramcount.spec import Cell
+
+    monkeypatch.setitem(layouts._ONNX, Cell.LSTM, layouts.CANONICAL[Cell.LSTM])
+    out = tmp_path / "wrong.onnx"
+    result = cli("port", str(lstm_pt), "--to", "onnx", "--out", str(out), "--verify")
+    assert result.code == 1
+    assert not out.exists()
+    assert "not written" in result.out
+    assert result.err.rstrip().endswith("; nothing written")

@@ -138,10 +138,12 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
         comparisons = None
         if verify:
             comparisons = tuple(_verify(p, fetch, seed) for p in plans)
-        if out is not None:
+        proved = all(c.ok for c in comparisons or ())
+        if out is not None and proved:  # a port --verify disproved is not written
             write(out, plans, lambda: _arrays(plans, fetch, opened.release))
         notes = _notes(opened.notes, source) + tuple(_merges(plans))
-        return Result(path, opened.format, tuple(plans), notes, out, comparisons)
+        return Result(path, opened.format, tuple(plans), notes, out if proved else None,
+                      comparisons)
 
 
 _MERGED = {MergeMode.SUM: "adds", MergeMode.MUL: "multiplies", MergeMode.AVE: "averages",
