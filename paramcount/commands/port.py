@@ -96,6 +96,6 @@ def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out:
     if not result.ok:
         worst = max(c.largest for c in result.comparisons or ())
         click.echo(f"Error: the ported layer computes something else (largest difference "
-                   f"{worst:.1e} > 1e-05)", err=True)
+                   f"{worst:.1e} > 1e-05)" + ("; nothing written" if out else ""), err=True)
         return 1
     return 0

@@ -73,11 +73,27 @@ def open_source(path: str, frameworks: tuple[Framework, ...] | None = None) -> I
         except (ParamcountError, AssertionError):
             raise
         except Exception as error:  # a damaged or hostile file: one line, never a traceback
-            text = str(error).strip()
-            first = text.splitlines()[0] if text else ""
-            raise SourceError(f"{path}: cannot read it as {suffix[1:]}: "
-                              f"{type(error).__name__}: {first}"[:300]) from None
+            raise _unreadable(path, suffix, error) from None
+        fetch = opened.fetch
+
+        def guarded(name: str) -> Any:
+            # a tensor's data is read only now, and may be what is damaged
+            try:
+                return fetch(name)
+            except (ParamcountError, AssertionError):
+                raise
+            except Exception as error:
+                raise _unreadable(path, suffix, error) from None
+
+        opened.fetch = guarded
         yield opened
+
+
+def _unreadable(path: str, suffix: str, error: Exception) -> SourceError:
+    text = str(error).strip()
+    first = text.splitlines()[0] if text else ""
+    return SourceError(f"{path}: cannot read it as {suffix[1:]}: "
+                       f"{type(error).__name__}: {first}"[:300])
 
 
 def _open(path: str, suffix: str, frameworks: tuple[Framework, ...] | None,
@@ -120,7 +136,12 @@ def _by_names(
 def side_of(recognised: Recognised, **extra: Any) -> Side:
     """The port's view of a recognised layer: its spec and each tensor's name in the file."""
     spec = recognised.spec
-    names = file_names(spec, recognised.names)
+    # names are read below the module's prefix: a prefix such as bidirectional_1/ (one
+    # layer of a Keras or CuDNN stack) is not a layer number of this module
+    prefix = recognised.prefix
+    local = {n[len(prefix):] if n.startswith(prefix) else n: n for n in recognised.names}
+    found = file_names(spec, tuple(local))
+    names = None if found is None else tuple((t, local[f]) for t, f in found)
     if names is None:
         raise SourceError(
             f"cannot place every tensor of {conventions.describe(spec)} under "
@@ -142,14 +163,24 @@ def _numpy_of_torch(tensor: Any) -> Any:
 
 def _torch(path: str) -> tuple[dict[str, tuple[int, ...]], Callable[[str], Any],
                                Callable[[str], None]]:
+    import pickle
+
     torch = _require("torch", "torch")
     try:
-        loaded = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
-    except RuntimeError as error:
-        if "mmap" not in str(error):
-            raise
-        # the legacy (pre-zip) format cannot be memory-mapped; read it whole, still safely
-        loaded = torch.load(path, map_location="cpu", weights_only=True)
+        try:
+            loaded = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
+        except RuntimeError as error:
+            if "mmap" not in str(error):
+                raise
+            # the legacy (pre-zip) format cannot be memory-mapped; read it whole, still safely
+            loaded = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as error:  # torch's text advises weights_only=False: not here
+        named = re.search(r"GLOBAL ([\w.]+)", str(error))
+        raise SourceError(
+            f"{path}: it holds Python objects besides tensors"
+            + (f" ({named[1]})" if named else "") + ", which only an unpickling that can run "
+            "code would read (refused); save the model's state_dict() and port that file"
+        ) from None
     tensors: dict[str, Any] = {}
 
     def walk(value: Any, prefix: str) -> None:
@@ -248,7 +279,7 @@ def _safetensors(path: str) -> tuple[dict[str, tuple[int, ...]], Callable[[str],
 
 @contextmanager
 def _npz(path: str) -> Iterator[tuple[dict[str, tuple[int, ...]], Callable[[str], Any]]]:
-    np = _require("numpy", "onnx")
+    np = _require("numpy", "port")
     shapes: dict[str, tuple[int, ...]] = {}
     with zipfile.ZipFile(path) as archive:
         for entry in archive.namelist():
@@ -258,8 +289,12 @@ def _npz(path: str) -> Iterator[tuple[dict[str, tuple[int, ...]], Callable[[str]
                 version = np.lib.format.read_magic(member)
                 read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
                     np.lib.format.read_array_header_2_0
-                shape, _, _ = read(member)
-            shapes[entry[: -len(".npy")]] = tuple(int(d) for d in shape)
+                shape, _, dtype = read(member)
+            name = entry[: -len(".npy")]
+            if dtype.hasobject:  # allow_pickle stays False: say so before any data is read
+                raise SourceError(f"{path}: {name} is an array of Python objects, which only "
+                                  "unpickling could read (refused)")
+            shapes[name] = tuple(int(d) for d in shape)
     with np.load(path, allow_pickle=False) as data:
         yield shapes, lambda name: data[name]
 
@@ -273,10 +308,17 @@ _ROLES = ("kernel", "recurrent_kernel", "bias")
 
 @contextmanager
 def _keras(path: str, frameworks: tuple[Framework, ...] | None) -> Iterator[Opened]:
-    h5py = _require("h5py", "keras")
-    with zipfile.ZipFile(path) as archive:
-        config = json.loads(archive.read("config.json"))
-        with archive.open("model.weights.h5") as member, h5py.File(member, "r") as weights:
+    # inspect's reader checks the members (zip bombs, sizes) and reads a stored weights file
+    # in place, without decompressing or copying it
+    from paramcount.sources.keras_file import _check_member, _config, _member
+
+    h5py = _require("h5py", "port")
+    with open(path, "rb") as handle, zipfile.ZipFile(handle) as archive:
+        config = _config(path, archive, archive.getinfo("config.json"))
+        info = archive.getinfo("model.weights.h5")
+        _check_member(path, info)
+        with _member(path, archive, handle, info) as member, \
+                h5py.File(member, "r") as weights:
             modules: list[Side] = []
             datasets: dict[str, str] = {}
             notes: list[str] = []
@@ -415,7 +457,7 @@ def _text(value: Any) -> str:
 def _keras_h5(path: str, frameworks: tuple[Framework, ...] | None,
               stack: contextlib.ExitStack) -> Opened:
     """A whole model saved as HDF5 (Keras 2, or Keras 3's legacy ``model.save('m.h5')``)."""
-    h5py = _require("h5py", "keras")
+    h5py = _require("h5py", "port")
     handle = stack.enter_context(h5py.File(path, "r"))
     if "model_weights" not in handle:
         kind = "weights only (model.save_weights)" if "layers" in handle else "no Keras model"
@@ -577,7 +619,23 @@ def _onnx_side(nodes: list[Any], arrays: dict[str, Any], helper: Any, count: int
                               f"{conventions.describe(spec)} needs {expected.get(conv)}")
     if len(names) != len(expected):
         raise SourceError(f"{label}: its layers do not all have the same inputs")
-    prefix = "" if count == 1 else f"{re.sub(r'[^A-Za-z0-9_]', '_', first.name or '')}" \
-        f"{'' if first.name else first.op_type.lower() + str(position)}/"
-    return Side(spec, prefix=prefix, names=tuple(names),
+    return Side(spec, prefix=_onnx_prefix(first, count, position), names=tuple(names),
                 reset_after=bool(attributes.get("linear_before_reset", 0)) or cell is not Cell.GRU)
+
+
+def _onnx_prefix(node: Any, count: int, position: int) -> str:
+    """The module prefix of a stack whose first node is ``node``.
+
+    A module path in the node's name is kept even for a single module: paramcount's own
+    ``encoder/layer0`` and torch.onnx.export's ``/encoder/LSTM`` give ``encoder/`` (so a
+    port back to torch has the original state-dict keys); other names only tell several
+    stacks apart.
+    """
+    name = node.name or ""
+    path = re.fullmatch(r"(.+)/layer0", name) or \
+        re.fullmatch(rf"/(.+)/{node.op_type}(?:_\d+)?", name)
+    if path:
+        return re.sub(r"[^A-Za-z0-9_/]", "_", path[1]).strip("/") + "/"
+    if count == 1:
+        return ""
+    return f"{re.sub(r'[^A-Za-z0-9_]', '_', name) or node.op_type.lower() + str(position)}/"

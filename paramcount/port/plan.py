@@ -76,15 +76,6 @@ _PEEPHOLES = (Framework.ONNX, Framework.TF1)
 _MERGING = (Framework.KERAS, Framework.TF1_CUDNN)
 
 
-def gru_resets_after(framework: Framework, spec: LayerSpec, linear_before_reset: bool) -> bool:
-    """Whether a GRU of ``framework`` applies its reset gate after the recurrent matmul."""
-    if framework is Framework.KERAS:
-        return bool(spec.reset_after)
-    if framework is Framework.ONNX:
-        return linear_before_reset
-    return framework is not Framework.TF1
-
-
 def target_side(source: Side, options: TargetOptions) -> Side:
     """The target's configuration, or PortRefused naming the targets that would be exact."""
     try:

@@ -14,7 +14,7 @@ from paramcount.port.layouts import Side
 from paramcount.port.load import Opened, SourceError, open_source
 from paramcount.port.plan import ModulePlan, PortRefused, TargetOptions, plan, target_side
 from paramcount.port.verify import Comparison
-from paramcount.spec import Cell, Framework, Nonlinearity
+from paramcount.spec import Cell, Framework, MergeMode, Nonlinearity
 
 
 @dataclass(frozen=True)
@@ -104,9 +104,16 @@ def plans_of(opened: Opened, source: SourceOptions, target: TargetOptions) -> li
         except PortRefused as error:
             where = f"{side.prefix.rstrip('./')}: " if len(opened.modules) > 1 else ""
             raise PortRefused(f"{where}{error}") from None
-        goal = replace(goal, prefix=_target_prefix(side.prefix, target.framework))
+        goal = replace(goal, prefix=_target_prefix(_module_path(side), target.framework))
         plans.append(plan(side, goal))
     return plans
+
+
+def _module_path(side: Side) -> str:
+    """The source's module prefix without a Flax linen ``params/`` (a collection, no module)."""
+    if side.framework is Framework.FLAX_LINEN and side.prefix.startswith("params/"):
+        return side.prefix[len("params/"):]
+    return side.prefix
 
 
 def _target_prefix(prefix: str, framework: Framework) -> str:
@@ -119,10 +126,11 @@ def _target_prefix(prefix: str, framework: Framework) -> str:
 def port(path: str, source: SourceOptions, target: TargetOptions, out: str | None = None,
          verify: bool = False, seed: int = 0) -> Result:
     """Port every recurrent module of ``path``; write ``out`` and compare runs when asked."""
-    from paramcount.port.write import check_destination, write
+    from paramcount.port.write import check_destination, check_not_source, write
 
     if out is not None:
         check_destination(out, target.framework)
+        check_not_source(out, path)
     frameworks = (source.framework,) if source.framework else None
     with open_source(path, frameworks) as opened:
         plans = plans_of(opened, source, target)
@@ -130,10 +138,46 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
         comparisons = None
         if verify:
             comparisons = tuple(_verify(p, fetch, seed) for p in plans)
-        if out is not None:
+        proved = all(c.ok for c in comparisons or ())
+        if out is not None and proved:  # a port --verify disproved is not written
             write(out, plans, lambda: _arrays(plans, fetch, opened.release))
-        return Result(path, opened.format, tuple(plans), tuple(opened.notes),
-                      out, comparisons)
+        notes = _notes(opened.notes, source) + tuple(_merges(plans))
+        return Result(path, opened.format, tuple(plans), notes, out if proved else None,
+                      comparisons)
+
+
+_MERGED = {MergeMode.SUM: "adds", MergeMode.MUL: "multiplies", MergeMode.AVE: "averages",
+           MergeMode.NONE: "returns separately"}
+
+
+def _merges(plans: list[ModulePlan]) -> Iterator[str]:
+    """A note for each source whose last Bidirectional merges directions the target does not.
+
+    The merge follows the layer, so the weights are the same; the user's code must do it.
+    """
+    for module in plans:
+        modes, target = module.source.spec.merge_modes, module.target
+        if not modes or modes[-1] is MergeMode.CONCAT or target.spec.merge_modes:
+            continue
+        where = f"{module.source.prefix.rstrip('./')}: " if module.source.prefix else ""
+        yield (f"{where}Keras {_MERGED[modes[-1]]} its two directions' outputs "
+               f"(merge_mode='{modes[-1].value}'); {target.framework.display_name} returns "
+               "them side by side [..., 2·H]: do the same after it")
+
+
+_ASSUMED_TANH = ("a plain RNN's nonlinearity is not stored in its weights: ported as tanh; "
+                 "give --nonlinearity relu if it is relu")
+
+
+def _notes(notes: list[str], source: SourceOptions) -> tuple[str, ...]:
+    """The reader's notes, said for a port: what was assumed, and how to say otherwise."""
+    from paramcount.conventions.recognition import RNN_NONLINEARITY
+
+    if RNN_NONLINEARITY not in notes:
+        return tuple(notes)
+    told = source.nonlinearity is not None
+    return tuple(n for n in ((_ASSUMED_TANH if n == RNN_NONLINEARITY else n) for n in notes)
+                 if not (told and n == _ASSUMED_TANH))
 
 
 def _arrays(plans: list[ModulePlan], fetch: Any,

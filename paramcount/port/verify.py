@@ -126,7 +126,7 @@ def _torch(side: Side, arrays: Arrays, given: Inputs) -> Run:
     options: dict[str, Any] = {"bias": spec.bias}
     if spec.cell is Cell.RNN and spec.nonlinearity is not None:
         options["nonlinearity"] = spec.nonlinearity.value
-    state = {k: torch.from_numpy(v) for k, v in arrays.items()}
+    state = {k: torch.from_numpy(v.copy()) for k, v in arrays.items()}  # may be read-only
     x, h0, c0 = (torch.from_numpy(a) for a in (given.x, given.h0, given.c0))
     with torch.no_grad():
         if spec.single_cell:

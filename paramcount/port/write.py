@@ -49,6 +49,12 @@ def check_destination(path: str, framework: Framework) -> str:
     return suffix
 
 
+def check_not_source(path: str, source: str) -> None:
+    """Refuse to write over ``source`` (by its name, a link or another path to it)."""
+    if os.path.exists(path) and os.path.exists(source) and os.path.samefile(path, source):
+        raise WriteError(f"--out {path} is the source file; write the port to another file")
+
+
 @contextlib.contextmanager
 def _atomic(path: str) -> Iterator[str]:
     directory = os.path.dirname(os.path.abspath(path))
@@ -56,11 +62,22 @@ def _atomic(path: str) -> Iterator[str]:
     os.close(handle)
     try:
         yield temporary
+        os.chmod(temporary, _mode(path))
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def _mode(path: str) -> int:
+    """The permissions ``path`` keeps when replaced, or a new file's (mkstemp's are 0600)."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def write(path: str, plans: list[ModulePlan], arrays: Callable[[], Arrays]) -> None:

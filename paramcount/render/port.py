@@ -44,7 +44,8 @@ def port_document(result: Result) -> Document:
     modules = len(result.plans)
     summary = (f"{modules} recurrent module{'s' if modules != 1 else ''}, {tensors} target "
                f"tensors" + (f", written to {result.written}" if result.written else
-                             " (plan only: --out FILE writes them)"))
+                             " (not written: --verify found a difference)" if not result.ok
+                             else " (plan only: --out FILE writes them)"))
     sections = []
     for position, module in enumerate(result.plans):
         rows = tuple(
