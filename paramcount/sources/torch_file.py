@@ -366,9 +366,9 @@ def _refusal(label: str, module: str, name: str) -> str:
     ):
         return (
             f"{label}: refusing to unpickle {qualified}: the file pickles a whole object, not "
-            "tensors; paramcount never runs code from a file. If you trust it, re-save its "
-            "weights: torch.save(torch.load(path, weights_only=False).state_dict(), "
-            "'state.pt')"
+            "tensors; paramcount never runs code from a file. If you trust it, load it in "
+            "Python yourself and save the model's state_dict() with torch.save, then inspect "
+            "that"
         )
     return (
         f"{label}: refusing to unpickle {qualified}: not a tensor, storage or plain-data "
