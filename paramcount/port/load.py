@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 import re
 import zipfile
@@ -223,46 +222,26 @@ def _drop_pages(address: int, length: int) -> None:
 _SAFETENSORS_DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2",
                        "I64": "<i8", "I32": "<i4", "I16": "<i2", "I8": "i1", "U8": "u1",
                        "BOOL": "?"}
-_HEADER_LIMIT = 100 * 2**20
 
 
 def _safetensors(path: str) -> tuple[dict[str, tuple[int, ...]], Callable[[str], Any]]:
-    """The safetensors layout read by hand: an 8-byte length, a JSON header, then the data.
-
-    The header is checked before use (its length, every dtype, shape and byte range), and each
-    tensor is read with one positioned read when it is needed, so no more than one tensor is
-    in memory (a memory map would keep every page read resident). bfloat16 is widened to
-    float32, exactly.
+    """A safetensors file: its header read and checked by ``paramcount.sources`` (the reader
+    ``paramcount inspect`` uses), then each tensor read with one positioned read when it is
+    needed, so no more than one tensor is in memory (a memory map would keep every page read
+    resident). bfloat16 is widened to float32, exactly.
     """
+    from pathlib import Path
+
+    from paramcount.sources.safetensors_file import entries as header_entries
+
     np = _require("numpy", "port")
-    size = os.path.getsize(path)
-    with open(path, "rb") as handle:
-        length = int.from_bytes(handle.read(8), "little")
-        if size < 8 or not 2 <= length <= min(size - 8, _HEADER_LIMIT):
-            raise SourceError(f"{path}: not a safetensors file (header length {length})")
-        header = json.loads(handle.read(length))
-    if not isinstance(header, dict):
-        raise SourceError(f"{path}: not a safetensors file (its header is not an object)")
-    start = 8 + length
-    entries: dict[str, tuple[str, tuple[int, ...], int, int]] = {}
-    for name, entry in header.items():
-        if name == "__metadata__":
-            continue
-        if not isinstance(entry, dict):
-            raise SourceError(f"{path}: tensor {name!r} has no description")
-        dtype, shape, offsets = entry.get("dtype"), entry.get("shape"), \
-            entry.get("data_offsets")
-        if dtype not in _SAFETENSORS_DTYPES or not isinstance(shape, list) or not all(
-                isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape) or \
-                not isinstance(offsets, list) or len(offsets) != 2 or not all(
-                isinstance(o, int) and not isinstance(o, bool) for o in offsets):
-            raise SourceError(f"{path}: tensor {name!r} is described wrongly")
-        begin, end = offsets
-        expected = int(np.dtype(_SAFETENSORS_DTYPES[dtype]).itemsize) * math.prod(shape)
-        if not 0 <= begin <= end or end - begin != expected or start + end > size:
-            raise SourceError(f"{path}: tensor {name!r} lies outside the file or has "
-                              "the wrong size")
-        entries[name] = (dtype, tuple(shape), start + begin, end - begin)
+    found, _ = header_entries(Path(path), path)
+    for entry in found:
+        if entry.dtype not in _SAFETENSORS_DTYPES:
+            raise SourceError(f"{path}: tensor {entry.tensor.name!r} is {entry.dtype}, which "
+                              "paramcount port does not read (floating and integer tensors "
+                              "of 8 to 64 bits)")
+    entries = {e.tensor.name: (e.dtype, e.tensor.shape, e.offset, e.size) for e in found}
 
     def fetch(name: str) -> Any:
         dtype, shape, offset, count = entries[name]

@@ -14,6 +14,7 @@ import json
 import math
 import os
 import struct
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,6 @@ DTYPES: dict[str, tuple[str, int]] = {
     "U64": ("uint64", 64),
 }
 
-DTYPES_BITS = {numpy_name: bits for numpy_name, bits in DTYPES.values()}
 
 MAGIC_HINT = b"{"
 """The first byte of a safetensors header after its length (a JSON object)."""
@@ -62,9 +62,36 @@ def looks_like(head: bytes, file_size: int) -> bool:
     return 2 <= length <= file_size - 8 and head[8:9] == MAGIC_HINT
 
 
+@dataclass(frozen=True)
+class Entry:
+    """One tensor of a safetensors file: its description and where its bytes lie."""
+
+    tensor: NamedTensor
+    dtype: str
+    """The safetensors dtype code: ``F32``, ``BF16``, ..."""
+    offset: int
+    """The position of its first byte in the file."""
+    size: int
+    """Its bytes."""
+
+
 def read(path: Path, shown: str | None = None) -> Listing:
     """The tensors of one safetensors file, from its header; never reads their data."""
     label = shown or str(path)
+    found, metadata = entries(path, label)
+    notes = []
+    if metadata:
+        shown_meta = ", ".join(f"{k}={v}" for k, v in sorted(metadata.items()))
+        if len(shown_meta) > 200:
+            shown_meta = shown_meta[:197] + "..."
+        notes.append(f"metadata: {shown_meta}")
+    tensors = [entry.tensor for entry in found]
+    return Listing(label, "safetensors", tuple(torch_names(tensors)), tuple(notes))
+
+
+def entries(path: Path, label: str) -> tuple[list[Entry], dict[str, Any]]:
+    """Every tensor of a safetensors file in the order of its data, validated, and the
+    metadata; reads the header only."""
     with path.open("rb") as stream:
         file_size = os.fstat(stream.fileno()).st_size
         prefix = stream.read(8)
@@ -86,14 +113,7 @@ def read(path: Path, shown: str | None = None) -> Listing:
             )
         raw = stream.read(length)
     header = _parse(raw, label)
-    tensors, metadata = _tensors(header, file_size - 8 - length, label)
-    notes = []
-    if metadata:
-        shown_meta = ", ".join(f"{k}={v}" for k, v in sorted(metadata.items()))
-        if len(shown_meta) > 200:
-            shown_meta = shown_meta[:197] + "..."
-        notes.append(f"metadata: {shown_meta}")
-    return Listing(label, "safetensors", tuple(torch_names(tensors)), tuple(notes))
+    return _tensors(header, 8 + length, file_size - 8 - length, label)
 
 
 def _parse(raw: bytes, label: str) -> dict[str, Any]:
@@ -116,13 +136,13 @@ def _whole(value: object) -> bool:
 
 
 def _tensors(
-    header: dict[str, Any], data_size: int, label: str
-) -> tuple[list[NamedTensor], dict[str, Any]]:
+    header: dict[str, Any], data_start: int, data_size: int, label: str
+) -> tuple[list[Entry], dict[str, Any]]:
     """Validated tensors in the order of their data, and the metadata."""
     metadata = header.get("__metadata__") or {}
     if not isinstance(metadata, dict):
         raise ParamcountError(f"{label}: the safetensors __metadata__ must be an object")
-    found: list[tuple[int, int, NamedTensor]] = []
+    found: list[tuple[int, int, Entry]] = []
     for name, entry in header.items():
         if name == "__metadata__":
             continue
@@ -154,14 +174,15 @@ def _tensors(
                 f"{where}: data_offsets {offsets} end past the file's data ({data_size:,} "
                 "bytes): truncated?"
             )
-        found.append((begin, end, NamedTensor(name, tuple(shape), numpy_name)))
+        tensor = NamedTensor(name, tuple(shape), numpy_name)
+        found.append((begin, end, Entry(tensor, dtype, data_start + begin, end - begin)))
     found.sort(key=lambda item: item[:2])  # as the library does: empty tensors first
     position = 0
-    for begin, _, tensor in found:
+    for begin, end, entry in found:
         if begin != position:
             raise ParamcountError(
-                f"{label}: tensor {tensor.name!r} starts at byte {begin:,} of the data, "
+                f"{label}: tensor {entry.tensor.name!r} starts at byte {begin:,} of the data, "
                 f"where the previous one ends at {position:,} (overlapping or gapped offsets)"
             )
-        position = begin + (tensor.count * DTYPES_BITS[tensor.dtype or ""] + 7) // 8
-    return [tensor for _, _, tensor in found], {str(k): v for k, v in metadata.items()}
+        position = end
+    return [entry for _, _, entry in found], {str(k): v for k, v in metadata.items()}
