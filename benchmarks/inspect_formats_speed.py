@@ -15,30 +15,11 @@ of peak RSS during the read. The files are deleted afterwards.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-
-# Each probe prints: seconds of the read, peak RSS before it (KiB), peak RSS after it (KiB).
-PROBE = """
-import sys, time
-def peak():
-    with open("/proc/self/status") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM"))
-path = sys.argv[1]
-{imports}
-before = peak()
-start = time.perf_counter()
-{read}
-elapsed = time.perf_counter() - start
-after = peak()
-print(elapsed, before, after)
-"""
+from probe import probe
 
 READERS = {
     "paramcount onnx": ("from paramcount.sources import onnx_file",
@@ -107,17 +88,11 @@ def make_keras(directory: Path) -> dict[str, Path]:
 
 def measure(reader: str, path: Path, runs: int) -> tuple[float, int]:
     """Median seconds of the read and the largest peak-RSS growth (KiB) over ``runs``."""
-    imports, read = READERS[reader]
-    code = PROBE.format(imports=imports, read=read)
     times, growth = [], 0
     for _ in range(runs):
-        result = subprocess.run(
-            [sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"},
-        )
-        seconds, before, after = result.stdout.split()[-3:]
-        times.append(float(seconds))
-        growth = max(growth, int(after) - int(before))
+        seconds, before, after = probe(*READERS[reader], path)
+        times.append(seconds)
+        growth = max(growth, after - before)
     return statistics.median(times), growth
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import struct
 import subprocess
@@ -23,24 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-
-# Each reader prints: seconds of the read, peak RSS before it (KiB), peak RSS after it (KiB).
-# The peak is the process's own VmHWM (ru_maxrss would inherit the parent's across exec).
-PROBE = """
-import sys, time
-def peak():
-    with open("/proc/self/status") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM"))
-path = sys.argv[1]
-{imports}
-before = peak()
-start = time.perf_counter()
-{read}
-elapsed = time.perf_counter() - start
-after = peak()
-print(elapsed, before, after)
-"""
+from probe import probe
 
 READERS = {
     "paramcount": (
@@ -68,14 +50,9 @@ READERS = {
 
 def run(reader: str, path: Path, runs: int) -> tuple[float, int, int]:
     """Median seconds, peak RSS and its growth (MiB) over ``runs`` fresh processes."""
-    imports, read = READERS[reader]
-    code = PROBE.format(imports=imports, read=read)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     times, peaks, growths = [], [], []
     for _ in range(runs):
-        out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
-                             text=True, check=True, env=env).stdout.split()
-        elapsed, before, after = float(out[0]), int(out[1]), int(out[2])
+        elapsed, before, after = probe(*READERS[reader], path)
         times.append(elapsed)
         peaks.append(after // 1024)
         growths.append((after - before) // 1024)
