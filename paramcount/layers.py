@@ -252,8 +252,12 @@ def keras_count(name: str, bound: Mapping[str, Any], width: int | None) -> Count
         rank = 1 if name == "ConvLSTM1D" else 2
         f, k, b = whole(bound, "filters"), sizes(bound, "kernel_size", rank), flag(
             bound, "use_bias")
+        from paramcount.conventions import convlstm
+        from paramcount.convlstm import ConvLSTMSpec
+
+        spec = ConvLSTMSpec(rank, width, f, k, bias=bool(b))
         kernel = "·".join(str(x) for x in k)
-        return Counted(4 * f * math.prod(k) * (width + f) + 4 * f * b,
+        return Counted(sum(t.count for t in convlstm.tensors(spec)),
                        f"4·{f}·{kernel}·({width} + {f})" + (f" + 4·{f}" if b else ""), f)
     if name == "LayerNormalization":
         vectors = flag(bound, "center") + flag(bound, "scale")
