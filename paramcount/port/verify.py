@@ -246,9 +246,9 @@ def _onnx(side: Side, arrays: Arrays, given: Inputs) -> Run:
 def _flax(side: Side, arrays: Arrays, given: Inputs) -> Run:
     import numpy as np
 
-    from paramcount.verify.flax_backend import _flax
+    from paramcount.verify.flax_backend import load_flax
 
-    _, jnp, linen, _ = _flax()
+    _, jnp, linen, _ = load_flax()
     spec = side.spec
     if side.framework is Framework.FLAX_NNX:
         return _flax_nnx(side, arrays, given)
@@ -301,9 +301,9 @@ def _flax(side: Side, arrays: Arrays, given: Inputs) -> Run:
 def _flax_nnx(side: Side, arrays: Arrays, given: Inputs) -> Run:
     import numpy as np
 
-    from paramcount.verify.flax_backend import _flax
+    from paramcount.verify.flax_backend import load_flax
 
-    _, jnp, _, nnx = _flax()
+    _, jnp, _, nnx = load_flax()
     spec = side.spec
     cell_class = {Cell.RNN: nnx.SimpleCell, Cell.LSTM: nnx.LSTMCell,
                   Cell.GRU: nnx.GRUCell}[spec.cell]

@@ -25,7 +25,8 @@ Named = list[tuple[str, tuple[int, ...]]]
 _CELL = {Cell.RNN: "SimpleCell", Cell.LSTM: "LSTMCell", Cell.GRU: "GRUCell"}
 
 
-def _flax() -> tuple[Any, Any, Any, Any]:
+def load_flax() -> tuple[Any, Any, Any, Any]:
+    """jax, jax.numpy, flax.linen and flax.nnx, or BackendUnavailable naming the extra."""
     try:
         import jax
         import jax.numpy as jnp
@@ -61,7 +62,7 @@ def linen_tensors(spec: LayerSpec, optimized: bool = False) -> Named:
 
     ``optimized`` builds LSTMs from OptimizedLSTMCell (same names and shapes in linen).
     """
-    jax, jnp, nn, _ = _flax()
+    jax, jnp, nn, _ = load_flax()
     cell_class = getattr(nn, _cell_name(spec, optimized))
     options = _activation(spec, nn)
 
@@ -96,7 +97,7 @@ def nnx_tensors(spec: LayerSpec, optimized: bool = False) -> Named:
 
     ``optimized`` builds LSTMs from OptimizedLSTMCell (fused ``dense_i`` / ``dense_h`` in NNX).
     """
-    _, _, _, nnx = _flax()
+    _, _, _, nnx = load_flax()
     cell_class = getattr(nnx, _cell_name(spec, optimized))
     options = _activation(spec, nnx)
 
@@ -135,7 +136,7 @@ def real_tensors(spec: LayerSpec) -> Named:
 
 def version() -> str:
     """The installed flax version, e.g. ``0.12.8``."""
-    _flax()
+    load_flax()
     import flax
 
     return str(flax.__version__)
