@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from paramcount import conventions
 from paramcount.errors import ParamcountError
 from paramcount.found import Layer, Missing, Model, code_models, printout_models
+from paramcount.record import replace
 from paramcount.report import Report, build_report
 from paramcount.report import growth as growth_of
 from paramcount.sources.printout import find_printouts
@@ -129,9 +130,9 @@ def _named(report: Report, layer: Layer) -> Report:
     if (spec.framework is not Framework.KERAS or spec.num_layers != 1 or spec.single_cell
             or not layer.name or "/" in layer.name):
         return report
-    tensors = tuple(dataclasses.replace(t, name=layer.name + t.name[t.name.index("/"):])
+    tensors = tuple(replace(t, name=layer.name + t.name[t.name.index("/"):])
                     if "/" in t.name else t for t in report.tensors)
-    return dataclasses.replace(report, tensors=tensors)
+    return replace(report, tensors=tensors)
 
 
 def _unresolved(models: Sequence[Model]) -> list[Missing]:

@@ -5,14 +5,13 @@ Everything here is derived from the tensor lists the conventions produce; nothin
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from paramcount import conventions
 from paramcount.conventions import Direction, Formula, Tensor
+from paramcount.record import record
 from paramcount.spec import MAX_LAYERS, DType, LayerSpec, MergeMode
 
 
-@dataclass(frozen=True)
+@record
 class LayerTotal:
     """One layer's parameters, per direction."""
 
@@ -27,7 +26,7 @@ class LayerTotal:
         return sum(self.by_direction)
 
 
-@dataclass(frozen=True)
+@record
 class GrowthRow:
     """One layer's share of the gap between the naive guess and the real total.
 
@@ -52,7 +51,7 @@ class GrowthRow:
         return self.directions * self.gate_rows * self.extra_columns
 
 
-@dataclass(frozen=True)
+@record
 class Growth:
     """Why the total is not the naive multiple: the guess, the truth, and who adds the gap."""
 
@@ -75,7 +74,7 @@ class Growth:
         return self.actual - self.naive
 
 
-@dataclass(frozen=True)
+@record
 class DepthRow:
     """Unidirectional and bidirectional totals of the same stack at one depth."""
 
@@ -89,7 +88,7 @@ class DepthRow:
         return self.bidirectional / self.unidirectional
 
 
-@dataclass(frozen=True)
+@record
 class Report:
     """Everything paramcount knows about one layer spec's parameters."""
 

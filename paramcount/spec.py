@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
 from enum import Enum, StrEnum
 from typing import Any, TypeVar
 
 from paramcount.errors import SpecError
+from paramcount.record import record, replace
 
 
 class Cell(StrEnum):
@@ -148,7 +147,7 @@ def at_most(field: str, value: int) -> None:
         )
 
 
-@dataclass(frozen=True)
+@record
 class LayerSpec:
     """One recurrent layer stack (or single-step cell) in one framework's convention.
 
@@ -248,7 +247,7 @@ class LayerSpec:
         if ("num_layers" in changes and "merge_modes" not in changes and modes
                 and len(set(modes)) == 1):
             changes["merge_modes"] = modes[:1]
-        return dataclasses.replace(self, **changes)
+        return replace(self, **changes)
 
 
 E = TypeVar("E", bound=Enum)

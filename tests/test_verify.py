@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -21,6 +20,7 @@ from hypothesis import strategies as st
 
 from paramcount import conventions
 from paramcount.conventions import Tensor
+from paramcount.record import replace
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
 from paramcount.verify import Unverified, backend, compare, exit_code, verify
 from paramcount.verify.compare import refused

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 from paramcount import conventions
+from paramcount.record import replace
 from paramcount.spec import Cell, Framework, LayerSpec
 from tests.conftest import CLI
 from tests.strategies_more import more_specs
@@ -48,14 +48,13 @@ def test_torch_export_has_the_engine_shapes(spec: LayerSpec) -> None:
 )
 def test_a_wrong_shape_is_caught(monkeypatch: pytest.MonkeyPatch, cell: Cell, wrong: str) -> None:
     """The reference run rejects a tensor one column too wide: the check has teeth."""
-    import dataclasses
 
     spec = LayerSpec(cell, 3, 4, num_layers=2, framework=Framework.ONNX)
     real = conventions.tensors
 
     def widened(s: LayerSpec) -> list[conventions.Tensor]:
         return [
-            dataclasses.replace(t, shape=(*t.shape[:-1], t.shape[-1] + 1))
+            replace(t, shape=(*t.shape[:-1], t.shape[-1] + 1))
             if t.role == wrong and t.layer == 1 else t
             for t in real(s)
         ]
@@ -87,7 +86,7 @@ def _drop_b(tensors: list[Any]) -> list[Any]:
 
 
 def _rename_w(tensors: list[Any]) -> list[Any]:
-    return [dataclasses.replace(t, name=t.name.replace("/W", "/X")) for t in tensors]
+    return [replace(t, name=t.name.replace("/W", "/X")) for t in tensors]
 
 
 def _swap_first_two(tensors: list[Any]) -> list[Any]:

@@ -7,7 +7,6 @@ module whose old count one changed setting explains says which: ``was hidden 256
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +14,7 @@ from paramcount.check.config import Model, recurrent_count
 from paramcount.check.explain import short
 from paramcount.check.measure import Measured, Row
 from paramcount.errors import SpecError
+from paramcount.record import replace
 from paramcount.spec import LayerSpec
 
 LARGEST = 3
@@ -23,7 +23,7 @@ LARGEST = 3
 
 def _count(spec: LayerSpec, **change: Any) -> int | None:
     try:
-        return recurrent_count(dataclasses.replace(spec, **change))
+        return recurrent_count(replace(spec, **change))
     except (SpecError, ValueError, TypeError):
         return None
 

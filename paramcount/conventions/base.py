@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
+from paramcount.record import record
 from paramcount.spec import LayerSpec
 
 
@@ -20,7 +20,7 @@ class Direction(StrEnum):
     """One tensor holding both directions, stacked on a leading axis (ONNX's [D, ...])."""
 
 
-@dataclass(frozen=True)
+@record
 class Tensor:
     """One parameter tensor, named and shaped exactly as its framework reports it."""
 
@@ -39,7 +39,7 @@ class Tensor:
         return math.prod(self.shape)
 
 
-@dataclass(frozen=True)
+@record
 class Symbol:
     """A letter of a formula, its value and what it stands for."""
 
@@ -48,7 +48,7 @@ class Symbol:
     meaning: str
 
 
-@dataclass(frozen=True)
+@record
 class Formula:
     """A closed-form total, with its symbols and the same expression with numbers filled in.
 
@@ -72,7 +72,7 @@ class Formula:
         return " + ".join(text for text, _ in self.terms)
 
 
-@dataclass(frozen=True)
+@record
 class Recognised:
     """A recurrent layer found among named tensors: the inverse of ``tensors(spec)``.
 

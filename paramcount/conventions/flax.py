@@ -37,9 +37,7 @@ an LSTMCell (the same parameters), with a note.
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from dataclasses import dataclass
 
 from paramcount.conventions.base import Direction, Formula, Recognised, Symbol, Tensor
 from paramcount.conventions.recognition import (
@@ -51,6 +49,7 @@ from paramcount.conventions.recognition import (
     index_of,
     is_shape,
 )
+from paramcount.record import record, replace
 from paramcount.spec import Cell, Framework, LayerSpec
 
 _CELL = {Cell.RNN: "SimpleCell", Cell.LSTM: "LSTMCell", Cell.GRU: "GRUCell"}
@@ -88,7 +87,7 @@ def _nnx_cell(cell: Cell, width: int, h: int) -> CellShapes:
     return [("dense_h/kernel", (h, gh)), ("dense_i/bias", (gh,)), ("dense_i/kernel", (width, gh))]
 
 
-@dataclass(frozen=True)
+@record
 class FlaxConvention:
     """One of Flax's two APIs: linen (``params/…`` trees) or NNX (``nnx.state`` paths)."""
 
@@ -236,7 +235,7 @@ class FlaxConvention:
             own = prefix
             if layer is not None:
                 own += f"layers_{layer}/" if self.api == "linen" else f"layers/{layer}/"
-            moved = [dataclasses.replace(m, prefix=own, layer=None) for m in group]
+            moved = [replace(m, prefix=own, layer=None) for m in group]
             found = self._exact(own, moved, sum(len(m.group) for m in group))
             if found is not None:
                 out.append(found)
@@ -325,7 +324,7 @@ def _cell_sizes(
     return cell, kernel[0], recurrent[0], False
 
 
-@dataclass(frozen=True)
+@record
 class _FlaxCell:
     """One cell found in a parameter tree, and where it sits."""
 

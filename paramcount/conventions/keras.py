@@ -30,7 +30,6 @@ a GRU with reset_after=True, (G·H,) one with reset_after=False. Decisions:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from paramcount.conventions.base import Direction, Formula, Recognised, Symbol, Tensor
 from paramcount.conventions.recognition import (
@@ -42,6 +41,7 @@ from paramcount.conventions.recognition import (
     index_of,
     is_shape,
 )
+from paramcount.record import record
 from paramcount.spec import Cell, Framework, LayerSpec
 
 _CLASS = {Cell.RNN: "SimpleRNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}
@@ -188,7 +188,7 @@ RESET_AFTER = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class Found:
     """One direction of a Keras-style recurrent layer: its weights and what they say."""
 

@@ -33,7 +33,6 @@ Keras layer, merge mode noted as unknown. BasicRNNCell's activation is not in th
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from paramcount.conventions import keras
 from paramcount.conventions.base import Direction, Formula, Recognised, Symbol, Tensor
@@ -46,6 +45,7 @@ from paramcount.conventions.recognition import (
     is_shape,
     matches,
 )
+from paramcount.record import record
 from paramcount.spec import Cell, Framework, LayerSpec
 
 _TF1_CELL = {Cell.RNN: "BasicRNNCell", Cell.LSTM: "LSTMCell", Cell.GRU: "GRUCell"}
@@ -53,7 +53,7 @@ _TF1_SCOPE = {Cell.RNN: "basic_rnn_cell", Cell.LSTM: "lstm_cell", Cell.GRU: "gru
 _CUDNN = {Cell.LSTM: "CuDNNLSTM", Cell.GRU: "CuDNNGRU"}
 
 
-@dataclass(frozen=True)
+@record
 class RNNCellConvention:
     """``tf.compat.v1.nn.rnn_cell`` cells under dynamic_rnn and its bidirectional variants."""
 
@@ -244,7 +244,7 @@ def _placement(outer: str) -> tuple[str, str, int]:
     return outer, "cell", 0
 
 
-@dataclass(frozen=True)
+@record
 class CuDNNConvention:
     """``CuDNNLSTM`` / ``CuDNNGRU``: Keras layouts with cuDNN's two biases per gate."""
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from paramcount.record import record
 
 
-@dataclass(frozen=True)
+@record
 class Table:
     """Rows of cells under headers; columns named in ``numeric`` are right-aligned."""
 
@@ -19,14 +19,14 @@ class Table:
     repeated elsewhere, e.g. the layer and direction are in every tensor's name)."""
 
 
-@dataclass(frozen=True)
+@record
 class Paragraph:
     """Prose, one line per string."""
 
     lines: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Math:
     """Formula lines, shown verbatim (a code block in Markdown)."""
 
@@ -36,7 +36,7 @@ class Math:
 Block = Table | Paragraph | Math
 
 
-@dataclass(frozen=True)
+@record
 class Section:
     """A titled group of blocks."""
 
@@ -44,13 +44,13 @@ class Section:
     blocks: tuple[Block, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Document:
     """What one command shows: a headline, a summary line, and sections."""
 
     title: str
     summary: str
-    sections: tuple[Section, ...] = field(default=())
+    sections: tuple[Section, ...] = ()
 
 
 def aligned(lines: list[tuple[str, str]]) -> Math:

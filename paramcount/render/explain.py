@@ -7,10 +7,10 @@ characters in a Math block, so it looks the same in plain text, rich and Markdow
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from paramcount.pitfalls import Pitfall, pitfalls
+from paramcount.record import replace
 from paramcount.render.breakdown import (
     AXES,
     depth_section,
@@ -37,7 +37,7 @@ def with_depth(report: Report, up_to: int = DEPTH) -> Report:
     """``report`` with its depth table extended to 1…``up_to`` layers (uni and bi)."""
     if report.spec.single_cell:
         return report
-    return dataclasses.replace(
+    return replace(
         report, depth=depth_table(report.spec, up_to), depth_limit=depth_limit(report.spec)
     )
 
@@ -134,7 +134,7 @@ def explain(report: Report, verification: Outcome | None = None,
     if report.depth:
         depth = depth_section(report)
         constant = all(r.ratio == 2 for r in report.depth)
-        sections.append(dataclasses.replace(
+        sections.append(replace(
             depth,
             title=f"Bidirectional ÷ unidirectional, 1 to {len(report.depth)} layers",
             blocks=(*(depth.blocks[:1] if constant else depth.blocks), depth_answer(report),
@@ -156,7 +156,7 @@ def _brief_sentences(report: Report, growth: Growth) -> list[str]:
     groups: dict[GrowthRow, list[int]] = {}  # layers that add the same, keyed by layer 0
     for row in growth.rows:
         if row.extra_columns:
-            groups.setdefault(dataclasses.replace(row, layer=0), []).append(row.layer)
+            groups.setdefault(replace(row, layer=0), []).append(row.layer)
     gate_axis, input_axis = AXES[report.spec.framework]
     sentences = []
     for row, layers in list(groups.items())[:BRIEF_GROUPS]:

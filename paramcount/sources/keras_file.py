@@ -27,7 +27,6 @@ child process stopped after :data:`TIMEOUT` seconds; :func:`read_here` is the re
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import io
 import json
@@ -47,6 +46,7 @@ from typing import IO, Any
 
 from paramcount.conventions.base import Recognised
 from paramcount.errors import BackendUnavailable, ParamcountError, SpecError, install_hint
+from paramcount.record import fields as record_fields
 from paramcount.sources.base import Listing, NamedTensor
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
 
@@ -169,8 +169,7 @@ def _encode(listing: Listing) -> dict[str, Any]:
         "tensors": [[t.name, list(t.shape), t.dtype, t.trainable] for t in listing.tensors],
         "recognised": [
             {"prefix": r.prefix, "names": list(r.names), "notes": list(r.notes),
-             "spec": {f.name: _plain(getattr(r.spec, f.name))
-                      for f in dataclasses.fields(r.spec)}}
+             "spec": {name: _plain(getattr(r.spec, name)) for name in record_fields(r.spec)}}
             for r in listing.recognised
         ],
         "config": listing.config,

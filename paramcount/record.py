@@ -1,0 +1,128 @@
+"""``@record``: the frozen dataclass of the values every count is made of, loaded in no time.
+
+``import dataclasses`` loads ``inspect`` (``ast``, ``dis``, ``tokenize``...) and generates each
+class's methods by compiling source: together about as long as starting Python itself, which
+the count commands cannot afford (issue 15's start-up goal, ``benchmarks/cli_speed.py``). A
+record is what ``@dataclass(frozen=True)`` makes, for the subset used here:
+
+- fields are the class's annotations, in order, each with an optional default (no
+  ``field()``, no ``ClassVar``, no inheritance of fields);
+- ``__init__`` takes them by position or keyword and then calls ``__post_init__`` if defined;
+- instances are immutable, compare equal field by field within one class, hash and print
+  (``repr``) as a dataclass's do;
+- :func:`replace` and :func:`fields` stand for ``dataclasses.replace`` and ``fields``.
+
+Type checkers read ``@record`` as a frozen dataclass (PEP 681's ``dataclass_transform``);
+``tests/test_record.py`` holds it to ``dataclasses``' behaviour.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+
+TYPE_CHECKING = False  # typing itself takes a while to load; only a type checker needs it
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar, dataclass_transform
+
+    T = TypeVar("T")
+else:
+    def dataclass_transform(**_: object) -> object:
+        """What type checkers read; nothing at run time."""
+        return lambda function: function
+
+
+class FrozenRecordError(AttributeError):
+    """An attempt to change a record (as ``dataclasses.FrozenInstanceError``)."""
+
+
+@dataclass_transform(frozen_default=True)
+def record(cls: type[T]) -> type[T]:
+    """Make ``cls`` a frozen record of its annotated fields (see the module's docstring)."""
+    annotations = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 (inspect is slow)
+    if any(str(kind).startswith(("ClassVar", "InitVar")) for kind in annotations.values()) or any(
+            hasattr(base, "__record_fields__") for base in cls.__mro__[1:]):
+        raise TypeError(f"{cls.__name__}: a record has plain fields only (no ClassVar, "
+                        "InitVar or inherited fields); use a dataclass")
+    names = tuple(annotations)
+    defaults = {name: cls.__dict__[name] for name in names if name in cls.__dict__}
+    post_init = cls.__dict__.get("__post_init__")
+    allowed = frozenset(names)
+    key = _key(names)
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if kwargs or len(args) != len(names):
+            self.__dict__.update(_bound(cls.__name__, names, allowed, defaults, args, kwargs))
+        else:  # every field by position: the common case, kept fast
+            self.__dict__.update(zip(names, args, strict=True))
+        if post_init is not None:
+            post_init(self)
+
+    def __repr__(self: Any) -> str:
+        inner = ", ".join(f"{name}={self.__dict__[name]!r}" for name in names)
+        return f"{cls.__qualname__}({inner})"
+
+    def __eq__(self: Any, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(key(self) == key(other))
+
+    def __hash__(self: Any) -> int:
+        return hash(key(self))
+
+    def __setattr__(self: Any, name: str, value: object) -> None:
+        raise FrozenRecordError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self: Any, name: str) -> None:
+        raise FrozenRecordError(f"cannot delete field {name!r}")
+
+    for method in (__init__, __repr__, __eq__, __hash__, __setattr__, __delattr__):
+        method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
+        setattr(cls, method.__name__, method)
+    cls.__record_fields__ = names  # type: ignore[attr-defined]
+    return cls
+
+
+def _key(names: tuple[str, ...]) -> Callable[[object], object]:
+    """A function giving a record's field values, for equality and hashing."""
+    if len(names) > 1:
+        return attrgetter(*names)
+    if names:
+        get = attrgetter(names[0])
+        return lambda value: (get(value),)
+    return lambda value: ()
+
+
+def _bound(name: str, names: tuple[str, ...], allowed: frozenset[str], defaults: dict[str, Any],
+           args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The field values of ``name(*args, **kwargs)``, or the TypeError a dataclass raises."""
+    if len(args) > len(names):
+        raise TypeError(f"{name}() takes {len(names)} arguments, {len(args)} were given")
+    values = dict(zip(names, args, strict=False))
+    if kwargs:
+        if not allowed.issuperset(kwargs):
+            unknown = sorted(kwargs.keys() - allowed)[0]
+            raise TypeError(f"{name}() got an unexpected keyword argument {unknown!r}")
+        if not values.keys().isdisjoint(kwargs):
+            twice = sorted(values.keys() & kwargs.keys())[0]
+            raise TypeError(f"{name}() got several values for {twice!r}")
+        values.update(kwargs)
+    if len(values) < len(names):
+        for field, default in defaults.items():
+            values.setdefault(field, default)
+        if len(values) < len(names):
+            missing = next(field for field in names if field not in values)
+            raise TypeError(f"{name}() missing required argument {missing!r}")
+    return values
+
+
+def fields(value: object) -> tuple[str, ...]:
+    """The field names of a record (or record class), in order."""
+    names: tuple[str, ...] = value.__record_fields__  # type: ignore[attr-defined]
+    return names
+
+
+def replace(value: T, /, **changes: Any) -> T:
+    """A copy of the record ``value`` with ``changes``, built (and so validated) anew."""
+    current = {name: value.__dict__[name] for name in fields(value)}
+    return type(value)(**{**current, **changes})
