@@ -131,15 +131,15 @@ def torch_flow(spec: LayerSpec, batch: int, seq_len: int, batch_first: bool = Fa
                 "backward columns at step 0: the backward direction ends at t = 0",
             ),
         )
-    inputs = [f"layer 0 reads the input, {spec.input_size} wide"]
+    inputs = [f"layer 0 reads the input, {spec.input_size:,} wide"]
     for layer in range(1, n_layers):
         if d == 2:
             inputs.append(
                 f"layer {layer} (both directions) reads concat(forward, backward) output of "
-                f"layer {layer - 1} at the same time step, {d * hr} wide"
+                f"layer {layer - 1} at the same time step, {d * hr:,} wide"
             )
         else:
-            inputs.append(f"layer {layer} reads layer {layer - 1}'s output, {hr} wide")
+            inputs.append(f"layer {layer} reads layer {layer - 1}'s output, {hr:,} wide")
     return Flow(spec, batch, seq_len, batch_first, tuple(shapes), slots, slices, tuple(inputs))
 
 
@@ -201,15 +201,15 @@ def keras_flow(spec: LayerSpec, batch: int, seq_len: int) -> Flow:
             SliceClaim(0, 0, None, "backward_h", -1, "output[1][:, 0, :] == backward_h",
                        "the backward outputs' step 0 is the backward final state"),
         )
-    inputs = [f"layer 0 reads the input, {spec.input_size} wide"]
+    inputs = [f"layer 0 reads the input, {spec.input_size:,} wide"]
     for layer in range(1, spec.num_layers):
         mode = modes[layer - 1] if modes else None
         if mode is MergeMode.CONCAT:
-            what = f"concat(forward, backward) output of layer {layer - 1}, {2 * h} wide"
+            what = f"concat(forward, backward) output of layer {layer - 1}, {2 * h:,} wide"
         elif mode is not None:
-            what = f"the {mode.value} of both directions' outputs of layer {layer - 1}, {h} wide"
+            what = f"the {mode.value} of both directions' outputs of layer {layer - 1}, {h:,} wide"
         else:
-            what = f"layer {layer - 1}'s output, {h} wide"
+            what = f"layer {layer - 1}'s output, {h:,} wide"
         inputs.append(f"layer {layer} reads {what}")
     return Flow(spec, batch, seq_len, True, tuple(shapes), slots, slices, tuple(inputs))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from enum import StrEnum
 from typing import Protocol
@@ -68,8 +69,12 @@ class Formula:
 
     @property
     def substituted(self) -> str:
-        """The terms joined: ``2·[512·(32 + 128 + 2)] + 2·[512·(256 + 128 + 2)]``."""
-        return " + ".join(text for text, _ in self.terms)
+        """The terms joined, numbers of four digits or more with thousands separators:
+        ``2·[5,120·(3,200 + 1,280 + 2)] + 2·[512·(256 + 128 + 2)]``."""
+        return _THOUSANDS.sub(lambda m: f"{int(m[0]):,}", " + ".join(t for t, _ in self.terms))
+
+
+_THOUSANDS = re.compile(r"(?<![\w.])\d{4,}(?![\w.])")
 
 
 @record

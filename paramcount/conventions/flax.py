@@ -176,7 +176,7 @@ class FlaxConvention:
                 text = f"{m}.Bidirectional(fwd, bwd) of {text}"
             if spec.num_layers > 1:
                 text = f"{m}.Sequential of {spec.num_layers} × {text}"
-        return f"{text} on {spec.input_size} features"
+        return f"{text} on {spec.input_size:,} features"
 
 
     def recognise(self, shapes: Shapes) -> list[Recognised]:

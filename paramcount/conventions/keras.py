@@ -150,7 +150,7 @@ def describe(spec: LayerSpec) -> str:
         options.append("reset_after=False")
     if spec.single_cell:
         args = ", ".join([str(spec.hidden_size), *options])
-        return f"{name}Cell({args}) on {spec.input_size} features"
+        return f"{name}Cell({args}) on {spec.input_size:,} features"
     return describe_stack(spec, name, options)
 
 
@@ -171,7 +171,7 @@ def describe_stack(spec: LayerSpec, name: str, options: list[str]) -> str:
             )
             text = f"Bidirectional({text}{merge})"
         layers.append(text)
-    return " → ".join(layers) + f" on {spec.input_size} features"
+    return " → ".join(layers) + f" on {spec.input_size:,} features"
 
 
 _WEIGHT = re.compile(r"(?:(?P<dir>.*)/)?(?P<role>kernel|recurrent_kernel|bias)(?::[0-9]+)?")

@@ -104,7 +104,7 @@ def describe(spec: LayerSpec) -> str:
     inputs = ("" if spec.bias else " without B") + (" with P" if spec.peepholes else "")
     node = f"ONNX {_OP[spec.cell]}({', '.join(attributes)}){inputs}"
     count = f"{spec.num_layers} × " if spec.num_layers > 1 else ""
-    return f"{count}{node} on {spec.input_size} inputs"
+    return f"{count}{node} on {spec.input_size:,} inputs"
 
 
 _NAME = re.compile(r"(?P<prefix>(?:.*/)?)layer(?P<layer>0|[1-9][0-9]*)/(?P<role>[WRBP])")

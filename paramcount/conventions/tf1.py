@@ -162,7 +162,7 @@ class RNNCellConvention:
             text = f"tf.compat.v1.nn.dynamic_rnn(MultiRNNCell([{cell}] × {n}))"
         else:
             text = f"tf.compat.v1.nn.dynamic_rnn({cell})"
-        return f"{text} on {spec.input_size} inputs"
+        return f"{text} on {spec.input_size:,} inputs"
 
 
     def recognise(self, shapes: Shapes) -> list[Recognised]:

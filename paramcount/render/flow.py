@@ -43,7 +43,7 @@ def shapes_document(flow: Flow, checks: dict[str, Check] | None = None) -> Docum
     t = flow.seq_len
     layout = "batch_first=True" if torch and flow.batch_first else (
         "time-major (batch_first=False)" if torch else "batch-first")
-    title = f"{description} on a batch of N = {flow.batch} sequences of T = {t} steps, {layout}"
+    title = f"{description} on a batch of N = {flow.batch:,} sequences of T = {t:,} steps, {layout}"
     if not torch:
         title += "; the last layer called with return_sequences=True and return_state=True"
 

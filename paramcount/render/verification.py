@@ -154,7 +154,7 @@ def flop_verdict(outcome: FlopOutcome) -> str:
     if check.scaled:
         ops = ", ".join(check.by_op) or "no operator"
         measured = (
-            f" (measured over N = {check.measured_batch}, T = {check.measured_seq_len}: "
+            f" (measured over N = {check.measured_batch:,}, T = {check.measured_seq_len:,}: "
             f"{number(check.measured)} FLOPs in {ops}, scaled by {number(check.steps)} / "
             f"{number(check.measured_steps)} sample-steps)"
         )

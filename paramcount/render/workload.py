@@ -150,10 +150,11 @@ def compute_section(compute: Compute, suffix: str = "",
             f"{number(compute.steps)} sample-steps, not the padded {n} × {t} = {number(n * t)}."
             if compute.packed else
             f"Lengths {lengths}: Keras masks the padded steps but still computes them, so "
-            f"each direction computes N × T = {n} × {t} = {number(compute.steps)} sample-steps."
+            f"each direction computes N × T = {n:,} × {t:,} = {number(compute.steps)} sample-steps."
         )
     else:
-        steps = f"Each direction computes N × T = {n} × {t} = {number(compute.steps)} sample-steps."
+        steps = (f"Each direction computes N × T = {n:,} × {t:,} = {number(compute.steps)} "
+                 "sample-steps.")
     blocks: list[Block] = [
         Paragraph((steps,)),
         table,
@@ -180,7 +181,7 @@ def compute_section(compute: Compute, suffix: str = "",
         from paramcount.render.verification import flop_verdict
 
         blocks.append(Paragraph((flop_verdict(flops),)))
-    title = f"Compute: one forward pass, N = {n}, T = {t}"
+    title = f"Compute: one forward pass, N = {n:,}, T = {t:,}"
     return Section(title + suffix, tuple(blocks))
 
 
@@ -292,7 +293,7 @@ def compute_document(report: Report, compute: Compute | None,
     """``paramcount compute``: the MACs and FLOPs first, then where they come from."""
     assert compute is not None
     summary = (f"{_both(compute.macs, 'MACs')}, {_both(compute.flops, 'FLOPs')} for one "
-               f"forward pass, N = {compute.batch}, T = {compute.seq_len}")
+               f"forward pass, N = {compute.batch:,}, T = {compute.seq_len:,}")
     section = compute_section(compute, "", flops)
     sections = [section]
     if verification is not None:
