@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from paramcount import flags
 from paramcount.counts import CountError, parse_bytes, parse_count, parse_int
-from paramcount.errors import SpecError, quote
+from paramcount.errors import quote
+from paramcount.flags import FORMATS, FRAMEWORK_ALIASES, framework_named
 from paramcount.spec import Cell, DType, Framework, LayerSpec, MergeMode
 
 if TYPE_CHECKING:
@@ -20,7 +22,6 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-FORMATS = ("table", "json", "markdown")
 FRAMEWORK_CHOICES = (*(f.value for f in Framework), "all")
 
 # How each LayerSpec field is spelled on the command line, for error messages.
@@ -108,28 +109,12 @@ class ByteSize(click.ParamType):  # type: ignore[type-arg]
             self.fail(str(error), param, ctx)
 
 
-FRAMEWORK_ALIASES = {"pytorch": Framework.TORCH, "tensorflow": Framework.KERAS,
-                     "tf.keras": Framework.KERAS, "tf-keras": Framework.KERAS}
-"""Other names people give the frameworks: PyTorch's own, TensorFlow's Keras."""
-
-
 def name_option_once(error: click.BadParameter) -> click.BadParameter:
     """``error``, naming its option by its first long name only (not every alias)."""
     if isinstance(error.param, click.Option) and error.param_hint is None:
         names = [o for o in error.param.opts if o.startswith("--")] or error.param.opts
         error.param_hint = f"'{names[0]}'"
     return error
-
-
-def framework_named(name: str) -> Framework | None:
-    """The framework called ``name`` (its value or an alias, any case), or None."""
-    name = name.strip().lower()
-    if name in FRAMEWORK_ALIASES:
-        return FRAMEWORK_ALIASES[name]
-    try:
-        return Framework(name)
-    except ValueError:
-        return None
 
 
 class Frameworks(click.ParamType):  # type: ignore[type-arg]
@@ -211,11 +196,11 @@ class MergeModes(click.ParamType):  # type: ignore[type-arg]
             return value
         modes = []
         for part in str(value).split(","):
-            try:
-                modes.append(MergeMode(part.strip().lower()))
-            except ValueError:
+            mode = flags.merge_mode_named(part)
+            if mode is None:
                 choices = "|".join(m.value for m in MergeMode)
                 self.fail(f"{quote(part.strip())} is not a merge mode ({choices})", param, ctx)
+            modes.append(mode)
         return tuple(modes)
 
 
@@ -269,56 +254,56 @@ def layer_options_for(
     default = frameworks[0] if Framework.TORCH not in frameworks else Framework.TORCH
     where = set(frameworks)
     decorators: list[Callable[[F], F]] = [
-        click.option("--input", "--input-size", "-i", "input_size", type=WholeNumber(),
+        click.option(*flags.INPUT, "input_size", type=WholeNumber(),
                      required=True, help="Input features per time step (I; torch input_size)."),
     ]
     if hidden:
         decorators.append(
-            click.option("--hidden", "--hidden-size", "--units", "-H", "hidden_size",
+            click.option(*flags.HIDDEN, "hidden_size",
                          type=WholeNumber(), required=True,
                          help="Hidden size (H; torch hidden_size, Keras units)."))
     decorators += [
-        click.option("--layers", "--num-layers", "-L", "num_layers", type=WholeNumber(),
+        click.option(*flags.LAYERS, "num_layers", type=WholeNumber(),
                      default=1, show_default=True, help="Stacked layers (L; torch num_layers)."),
-        click.option("--bidir/--no-bidir", "--bidirectional/--no-bidirectional",
-                     "bidirectional", default=False,
+        click.option(*flags.switch(flags.BIDIRECTIONAL), "bidirectional", default=False,
                      help="Bidirectional: a forward and a backward direction per layer."),
     ]
     if where - {Framework.FLAX_LINEN, Framework.FLAX_NNX, Framework.TF1, Framework.TF1_CUDNN}:
         decorators.append(
-            click.option("--bias/--no-bias", "--use-bias/--no-use-bias", default=True,
+            click.option(*flags.switch(flags.BIAS), "bias", default=True,
                          show_default=True,
                          help="Bias vectors (torch bias: bias_ih and bias_hh; Keras use_bias)."))
     if Cell.LSTM in cells and where & _PROJECTING:
         decorators.append(
-            click.option("--proj", "--proj-size", "proj_size", type=WholeNumber(), default=0,
+            click.option(*flags.PROJ, "proj_size", type=WholeNumber(), default=0,
                          help="LSTM projection size P (torch proj_size"
                          + (", tf1 num_proj" if Framework.TF1 in where else "") + "); 0 = none."))
     decorators.append(
-        click.option("--framework", "-f", type=Frameworks(frameworks, several, why_not),
+        click.option(*flags.FRAMEWORK, "framework", type=Frameworks(frameworks, several, why_not),
                      default=default.value, show_default=True,
                      help=_framework_help(frameworks, several)))
     decorators.append(
-        click.option("--merge-mode", "merge_modes", type=MergeModes(), default=None,
+        click.option(*flags.MERGE_MODE, "merge_modes", type=MergeModes(), default=None,
                      help="Keras Bidirectional merge_mode: concat|sum|mul|ave|none, or a comma "
                           "list, one per layer; the other frameworks always concatenate "
                           "(concat). [default: concat]"))
     if Cell.GRU in cells and where & _RESETTING:
         decorators.append(
-            click.option("--reset-after/--no-reset-after", default=None,
+            click.option(*flags.switch(flags.RESET_AFTER), "reset_after", default=None,
                          help="Keras GRU reset_after (two bias rows when on; torch always "
                               "does it). [default: on]"))
     if Cell.RNN in cells:
         decorators.append(
-            click.option("--nonlinearity", type=click.Choice(["tanh", "relu"]), default=None,
+            click.option(*flags.NONLINEARITY, "nonlinearity",
+                         type=click.Choice(flags.NONLINEARITIES), default=None,
                          help="RNN activation (does not change the count). [default: tanh]"))
     if single_cell and where & _CELL_CLASSES:
         decorators.append(
-            click.option("--cell", "single_cell", is_flag=True, default=False,
+            click.option(*flags.SINGLE_CELL, "single_cell", is_flag=True, default=False,
                          help="The single-step cell class (nn.LSTMCell, keras LSTMCell)."))
     if Cell.LSTM in cells and where & _PEEPHOLES:
         decorators.append(
-            click.option("--peepholes", is_flag=True, default=False,
+            click.option(*flags.PEEPHOLES, "peepholes", is_flag=True, default=False,
                          help="LSTM peephole weights (ONNX input P, tf1 LSTMCell "
                               "use_peepholes)."))
 
@@ -361,14 +346,14 @@ def format_options(*formats: str) -> Callable[[F], F]:
 
     def decorate(function: F) -> F:
         decorators: list[Any] = [
-            click.option("--format", "output_format", type=click.Choice(chosen), default=None,
+            click.option(*flags.FORMAT, "output_format", type=click.Choice(chosen), default=None,
                          help="Output format. [default: table]"),
         ]
         if "json" in chosen:
-            decorators.append(click.option("--json", "as_json", is_flag=True,
+            decorators.append(click.option(*flags.JSON, "as_json", is_flag=True,
                                            help="Shorthand for --format json (docs/json.md)."))
         if "markdown" in chosen:
-            decorators.append(click.option("--markdown", "as_markdown", is_flag=True,
+            decorators.append(click.option(*flags.MARKDOWN, "as_markdown", is_flag=True,
                                            help="Shorthand for --format markdown."))
         return _apply(decorators, function)
 
@@ -378,7 +363,7 @@ def format_options(*formats: str) -> Callable[[F], F]:
 def output_options(function: F) -> F:
     """--format, its --json / --markdown shorthands, and --dtype."""
     function = click.option(
-        "--dtype", type=click.Choice([d.value for d in DType]), default="fp32",
+        *flags.DTYPE, "dtype", type=click.Choice([d.value for d in DType]), default="fp32",
         show_default=True, help="Parameter storage type, for the size in bytes.",
     )(function)
     return format_options()(function)
@@ -413,38 +398,7 @@ def layer_specs(cell: Cell, options: dict[str, Any]) -> list[LayerSpec]:
     framework = options["framework"]
     if isinstance(framework, str):
         framework = Frameworks().convert(framework, None, None)
-    frameworks = list(framework)
-    return [_layer_spec(cell, options, f, several=len(frameworks) > 1) for f in frameworks]
-
-
-def _layer_spec(
-    cell: Cell, options: dict[str, Any], framework: Framework, several: bool
-) -> LayerSpec:
-    """One framework's LayerSpec; with several frameworks an error names the one refusing."""
-    try:
-        return LayerSpec(
-            cell=cell,
-            input_size=options["input_size"],
-            hidden_size=options["hidden_size"],
-            num_layers=options["num_layers"],
-            bidirectional=options["bidirectional"],
-            bias=options.get("bias", True),
-            proj_size=options.get("proj_size", 0),
-            framework=framework,
-            merge_modes=options.get("merge_modes"),
-            reset_after=options.get("reset_after"),
-            nonlinearity=options.get("nonlinearity"),
-            single_cell=options.get("single_cell", False),
-            peepholes=options.get("peepholes", False),
-        )
-    except SpecError as error:
-        if not several:
-            raise
-        raise SpecError(
-            error.template + f" [{framework.value} refuses it; pick frameworks with a comma "
-            "list, e.g. --framework torch,keras]",
-            **error.values,
-        ) from None
+    return flags.layer_specs(cell, options, tuple(framework))
 
 
 _CLASSES = {"rnn": "nn.RNN", "lstm": "nn.LSTM", "gru": "nn.GRU"}

@@ -1,40 +1,121 @@
-"""Printing a Document in the format the user chose: rich on a terminal, plain when piped."""
+"""Printing an answer in the format the user chose: styled on a terminal, plain when piped.
+
+click is not loaded here unless it changes what is printed, so that the quick path
+(:mod:`paramcount.quick`) prints exactly what the click commands print, without loading click.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import click
-
 if TYPE_CHECKING:  # the JSON path never needs the document model
+    from paramcount.compute import Compute
+    from paramcount.memory import Memory
     from paramcount.render.document import Document
+    from paramcount.report import Report
+    from paramcount.verify import Outcome
+    from paramcount.verify.flops import FlopOutcome
+
+Extras = tuple[str, "Memory | None", "Compute | None"]
+"""A report's framework name, training memory and forward compute (None when not asked)."""
 
 
-def use_rich() -> bool:
-    """Whether stdout is a terminal (or the user forces one with FORCE_COLOR / TTY_COMPATIBLE)."""
-    forced = os.environ.get("TTY_COMPATIBLE") == "1" or bool(os.environ.get("FORCE_COLOR"))
-    return forced or sys.stdout.isatty()
+def on_terminal() -> bool:
+    """Whether to draw for a terminal: stdout is one that takes escape codes (not
+    ``TERM=dumb``), or the user forces it with ``FORCE_COLOR`` / ``TTY_COMPATIBLE=1``."""
+    if os.environ.get("TTY_COMPATIBLE") == "1" or os.environ.get("FORCE_COLOR"):
+        return True
+    if sys.stdout is None or not sys.stdout.isatty():
+        return False
+    return os.environ.get("TERM") not in ("dumb", "unknown") and _takes_escape_codes()
+
+
+def _takes_escape_codes() -> bool:
+    """Whether the terminal reads escape codes: always, but on Windows only once the console
+    is switched to them (Windows 10 and later); a console that cannot be gets plain text."""
+    if sys.platform != "win32":
+        return True
+    import ctypes
+
+    kernel32 = ctypes.windll.kernel32
+    handle = kernel32.GetStdHandle(-11)  # the standard output
+    mode = ctypes.c_uint32()
+    if not kernel32.GetConsoleMode(handle, ctypes.byref(mode)):
+        return False
+    return bool(kernel32.SetConsoleMode(handle, mode.value | 0x0004))  # virtual terminal
 
 
 def show(document: Document, output_format: str) -> None:
-    """Print ``document`` as a table (rich or plain) or as Markdown."""
+    """Print ``document`` as a table (for a terminal, or plain) or as Markdown."""
     if output_format == "markdown":
         from paramcount.render.markdown import to_markdown
 
-        click.echo(to_markdown(document), nl=False)
-    elif use_rich():
-        from paramcount.render.terminal import console, to_renderable
+        echo(to_markdown(document))
+    elif on_terminal():
+        from paramcount.render.terminal import to_terminal
 
-        terminal = console()
-        terminal.print(to_renderable(document, terminal.width))
+        write(to_terminal(document))
     else:
         from paramcount.render.plain import to_text
 
-        click.echo(to_text(document), nl=False)
+        echo(to_text(document))
 
 
 def show_json(text: str) -> None:
     """Print JSON text as it is."""
-    click.echo(text, nl=False)
+    echo(text)
+
+
+def echo(text: str) -> None:
+    """Print ``text`` (no newline added) as ``click.echo`` does: click is loaded only where it
+    changes something, escape codes to strip from piped output or a stream that is not UTF-8."""
+    encoding = getattr(sys.stdout, "encoding", None)
+    if "\x1b" in text or (encoding and encoding.lower().replace("-", "") != "utf8"):
+        import click
+
+        click.echo(text, nl=False)
+    else:
+        write(text)
+
+
+def write(text: str) -> None:
+    """Write ``text`` to stdout as it is (escape codes and all) and flush."""
+    if sys.stdout is not None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+def show_reports(
+    reports: Sequence[Report],
+    output_format: str,
+    extras: Sequence[Extras] | None = None,
+    outcomes: Sequence[Outcome] | None = None,
+    flops: Sequence[FlopOutcome | None] | None = None,
+) -> None:
+    """Print the count commands' answer: one report's breakdown, or several side by side,
+    with training memory and compute when asked for and verification when run."""
+    if output_format == "json":
+        from paramcount.render.data import dumps, report_data, workload_data
+
+        data = [
+            {**report_data(r, outcomes[i] if outcomes else None),
+             **workload_data(*(extras[i][1:] if extras else (None, None)),
+                             flops[i] if flops else None)}
+            for i, r in enumerate(reports)
+        ]
+        show_json(dumps(data[0] if len(data) == 1 else {"reports": data}))
+        return
+    from paramcount.render.breakdown import breakdown, side_by_side
+
+    document = (
+        breakdown(reports[0], outcomes[0] if outcomes else None) if len(reports) == 1
+        else side_by_side(reports, outcomes)
+    )
+    if extras and any(m or c for _, m, c in extras):
+        from paramcount.render.workload import append_sections
+
+        document = append_sections(document, extras, flops)
+    show(document, output_format)

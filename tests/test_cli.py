@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paramcount.cli import COMMANDS, cli
+from paramcount.commands import COMMANDS, cli
 from tests.conftest import CLI
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -257,13 +257,13 @@ def test_piped_table_is_plain(cli: CLI) -> None:
 def test_terminal_table_honours_no_color(
     cli: CLI, monkeypatch: pytest.MonkeyPatch, env: dict[str, str], colour: bool
 ) -> None:
-    """On a terminal the table is drawn by rich, without colour when NO_COLOR is set."""
+    """On a terminal the table is styled, without colour when NO_COLOR is set."""
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     out = cli("lstm", "-i", "32", "-H", "128", "-L", "2", "--bidir").out
     assert "561,152" in out and "weight_ih_l1_reverse" in out
-    assert "\x1b[1m" in out  # bold: rich is drawing
-    assert "2·[512·(32 + 128 + 2)]" in out  # brackets are text, not rich markup
+    assert "\x1b[1m" in out  # bold: drawn for a terminal
+    assert "2·[512·(32 + 128 + 2)]" in out  # brackets are text, not markup
     assert bool(re.search(r"\x1b\[[0-9;]*(3[0-8]|9[0-7])[;m]", out)) is colour
 
 

@@ -1,6 +1,6 @@
 """Help shows what a command accepts, and nothing else: every option and choice is walked.
 
-For every command in ``paramcount.cli.COMMANDS`` and every option its help lists (each name,
+For every command in ``paramcount.commands.COMMANDS`` and every option its help lists (each name,
 each ``--no-`` form, each choice), the test finds at least one valid invocation that uses it
 and exits 0. An option listed for a command that then refuses it in every context ("does not
 apply", "is a Keras option", ...) fails the test. A new option needs a sample value in
@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 import pytest
 
-from paramcount.cli import COMMANDS, cli
+from paramcount.commands import COMMANDS, cli
 from paramcount.options import Frameworks, MergeModes
 from paramcount.spec import MergeMode
 from tests.conftest import CLI

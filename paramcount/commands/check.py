@@ -37,9 +37,9 @@ def _annotate_error(message: str, err: bool) -> None:
 
 def _terminal_width() -> int | None:
     """The terminal's width when the table is drawn for one, else None (piped: no limit)."""
-    from paramcount.output import use_rich
+    from paramcount.output import on_terminal
 
-    return shutil.get_terminal_size().columns if use_rich() else None
+    return shutil.get_terminal_size().columns if on_terminal() else None
 
 
 def _write_junit(path: str, xml: str) -> None:

@@ -15,7 +15,7 @@ from paramcount.options import (
     resolve_format,
     verify_option,
 )
-from paramcount.output import show, show_json
+from paramcount.output import show_reports
 from paramcount.report import build_report
 from paramcount.spec import Cell, DType
 from paramcount.workload_options import pop_workload, workload_options
@@ -63,27 +63,7 @@ def make_command(cell: Cell) -> click.Command:
 
             outcomes = verify_reports(reports, skip_missing=len(reports) > 1)
             flops = check_flops([c for _, _, c in extras], skip_missing=len(reports) > 1)
-        if fmt == "json":
-            from paramcount.render.data import dumps, report_data, workload_data
-
-            data = [
-                {**report_data(r, outcomes[i] if outcomes else None),
-                 **workload_data(m, c, flops[i] if flops else None)}
-                for i, (r, (_, m, c)) in enumerate(zip(reports, extras, strict=True))
-            ]
-            show_json(dumps(data[0] if len(data) == 1 else {"reports": data}))
-        else:
-            from paramcount.render.breakdown import breakdown, side_by_side
-
-            document = (
-                breakdown(reports[0], outcomes[0] if outcomes else None) if len(reports) == 1
-                else side_by_side(reports, outcomes)
-            )
-            if any(m or c for _, m, c in extras):
-                from paramcount.render.workload import append_sections
-
-                document = append_sections(document, extras, flops)
-            show(document, fmt)
+        show_reports(reports, fmt, extras, outcomes, flops)
         if outcomes is None:
             return 0
         return verdict_code(outcomes, flops)

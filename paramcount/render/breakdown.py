@@ -202,7 +202,7 @@ def breakdown(report: Report, verification: Outcome | None = None) -> Document:
 
 
 def side_by_side(
-    reports: list[Report], verifications: list[Outcome] | None = None
+    reports: Sequence[Report], verifications: Sequence[Outcome] | None = None
 ) -> Document:
     """Several conventions of the same configuration, each in full, then their totals."""
     documents = [
@@ -238,7 +238,7 @@ def combined(
     documents: list[Document],
     reports: Sequence[Report | ConvReport],
     title: str,
-    verifications: list[Outcome] | None = None,
+    verifications: Sequence[Outcome] | None = None,
 ) -> Document:
     """The totals of several breakdowns first, then each breakdown in full."""
     sections = [Section("Totals", (totals_table(reports, verifications),))]

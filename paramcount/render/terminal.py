@@ -1,24 +1,19 @@
-"""Documents as rich renderables on a terminal: the only module that imports rich.
+"""Documents on a terminal: the plain layout fitted to the terminal's width, in bold and colour.
 
-rich honours NO_COLOR and the terminal's width by itself.
+No tensor name or count is ever cut: a table too wide loses its optional columns, then wraps
+its long cells at spaces, then stands each row's name on a line of its own (issue 15). rich's
+``Style`` turns the styles into the terminal's escape codes, and ``NO_COLOR`` drops the colours
+(bold and underline stay), as rich's console does; the console itself, whose import alone takes
+five times as long as starting Python, is not loaded (``benchmarks/cli_speed.py``).
 """
 
 from __future__ import annotations
 
-from rich import box
-from rich.console import Console, Group, RenderableType
-from rich.padding import Padding
-from rich.table import Table as RichTable
-from rich.text import Text
+import os
+import shutil
+import textwrap
 
 from paramcount.render.document import Document, Math, Paragraph, Table
-
-
-def console(stderr: bool = False) -> Console:
-    """The console every paramcount command prints through."""
-    # markup=False: tensor names and formulas contain [brackets] that are not rich markup.
-    return Console(stderr=stderr, highlight=False, markup=False, emoji=False)
-
 
 _INDENT = 2
 _SHORT = 12
@@ -81,40 +76,75 @@ def _fits(table: Table, width: int) -> bool:
     return _width(_least_widths(fitted(table, width))) <= width
 
 
-def _table(table: Table, width: int | None = None) -> RichTable:
-    widths: list[int | None] = [None] * len(table.headers)
-    if width is not None:
-        table = fitted(table, width)
-        if _width(_least_widths(table)) <= width:
-            widths = list(_widths(table, width))
-    out = RichTable(box=box.SIMPLE_HEAD, show_footer=table.footer is not None, pad_edge=False,
-                    show_edge=False)
-    for i, header in enumerate(table.headers):
-        out.add_column(
-            header,
-            justify="right" if header in table.numeric else "left",
-            footer=table.footer[i] if table.footer else "",
-            footer_style="bold",
-            # Nothing is cut: what does not fit wraps onto the next line.
-            overflow="fold",
-            width=widths[i],
-        )
+_VISIBLE = {code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F) if code != 0x0A}
+
+
+class Painter:
+    """Styles (``"bold cyan"``) as escape codes, without colours under ``NO_COLOR``."""
+
+    def __init__(self, colour: bool) -> None:
+        from rich.color import ColorSystem
+        from rich.style import Style
+
+        self._system = ColorSystem.STANDARD
+        self._styles: dict[str, Style] = {}
+        self._parse = Style.parse
+        self._colour = colour
+
+    def __call__(self, text: str, style: str = "") -> str:
+        """``text`` in ``style``, its control characters shown as escapes (a name read from a
+        file cannot move the cursor or retitle the terminal)."""
+        text = text.translate(_VISIBLE)
+        if not style:
+            return text
+        if style not in self._styles:
+            parsed = self._parse(style)
+            self._styles[style] = parsed if self._colour else parsed.without_color
+        return self._styles[style].render(text, color_system=self._system)
+
+
+def _wrapped(cell: str, width: int) -> list[str]:
+    """``cell`` on lines of at most ``width``, broken at spaces only (a word is never cut)."""
+    if len(cell) <= width:
+        return [cell]
+    return textwrap.wrap(cell, width, break_long_words=False, break_on_hyphens=False) or [""]
+
+
+def _table_lines(table: Table, widths: list[int], indent: str, paint: Painter) -> list[str]:
+    """``table`` drawn in columns of ``widths``: bold headers and footer under and over rules,
+    long cells wrapped onto further lines of their row."""
+
+    def lines(cells: tuple[str, ...], style: str = "") -> list[str]:
+        parts = [_wrapped(cell, w) for cell, w in zip(cells, widths, strict=True)]
+        out = []
+        for k in range(max(len(p) for p in parts)):
+            text = indent + "  ".join(
+                (p[k] if k < len(p) else "").rjust(w) if header in table.numeric
+                else (p[k] if k < len(p) else "").ljust(w)
+                for p, w, header in zip(parts, widths, table.headers, strict=True)).rstrip()
+            out.append(paint(text, style))
+        return out
+
+    rule = indent + "  ".join("─" * w for w in widths)
+    out = [*lines(table.headers, "bold"), rule]
     for row in table.rows:
-        out.add_row(*row)
+        out += lines(row)
+    if table.footer:
+        out += [rule, *lines(table.footer, "bold")]
     return out
 
 
-def _placed(table: Table, width: int | None) -> RenderableType:
+def _placed(table: Table, width: int, paint: Painter) -> list[str]:
     """``table`` indented, or unindented when only that fits, or stacked when nothing fits."""
-    if width is None or _fits(table, width - _INDENT):
-        return Padding(_table(table, None if width is None else width - _INDENT),
-                       (0, 0, 0, _INDENT))
-    if _fits(table, width):
-        return _table(table, width)
-    return _stacked(table, width)
+    for indent in (_INDENT, 0):
+        room = width - indent
+        if _fits(table, room):
+            table = fitted(table, room)
+            return _table_lines(table, _widths(table, room), " " * indent, paint)
+    return _stacked(table, width, paint)
 
 
-def _stacked(table: Table, width: int) -> RenderableType:
+def _stacked(table: Table, width: int, paint: Painter) -> list[str]:
     """Each row's widest text cell (a long tensor name) on a line of its own, whole, and the
     other cells aligned on the line below it."""
     least = _least_widths(table)
@@ -130,31 +160,65 @@ def _stacked(table: Table, width: int) -> RenderableType:
             cell.rjust(w) if header in rest.numeric else cell.ljust(w)
             for cell, w, header in zip(cells, widths, rest.headers, strict=True)).rstrip()
 
+    if _width(widths) > width - 2 * _INDENT:
+        return _records(table, wide, paint)
     rule = " " * 2 * _INDENT + "  ".join("─" * w for w in widths)
-    lines = [Text(" " * _INDENT + table.headers[wide], style="bold"),
-             Text(line(rest.headers), style="bold"), Text(rule)]
+    lines = [paint(" " * _INDENT + table.headers[wide], "bold"),
+             paint(line(rest.headers), "bold"), rule]
     for row in table.rows:
         indent = max(0, min(_INDENT, width - len(row[wide])))  # an 80-character name at 0
-        lines += [Text(" " * indent + row[wide]), Text(line(tuple(row[i] for i in keep)))]
+        lines += [paint(" " * indent + row[wide]), paint(line(tuple(row[i] for i in keep)))]
     if table.footer:
-        lines += [Text(rule), Text(" " * _INDENT + table.footer[wide], style="bold"),
-                  Text(line(tuple(table.footer[i] for i in keep)), style="bold")]
-    return Group(*lines)
+        lines += [rule, paint(" " * _INDENT + table.footer[wide], "bold"),
+                  paint(line(tuple(table.footer[i] for i in keep)), "bold")]
+    return lines
 
 
-def to_renderable(document: Document, width: int | None = None) -> RenderableType:
-    """The whole document as one rich renderable; tables fit ``width`` columns if given."""
-    parts: list[RenderableType] = [
-        Text(document.title, style="bold"),
-        Text(document.summary, style="bold cyan"),
-    ]
+def _records(table: Table, wide: int, paint: Painter) -> list[str]:
+    """Each row as a record, for a terminal too narrow for any columns: its ``wide`` cell on a
+    line of its own, then one ``header  value`` line per other cell."""
+    others = [i for i in range(len(table.headers)) if i != wide]
+    label = max(len(table.headers[i]) for i in others)
+    rows = [*table.rows, *([table.footer] if table.footer else [])]
+    value = max(len(row[i]) for row in rows for i in others if table.headers[i] in table.numeric)
+    lines = []
+    for row in rows:
+        title = row[wide] if row is table.footer else f"{table.headers[wide]} {row[wide]}"
+        lines.append(paint(" " * _INDENT + title, "bold"))
+        lines += [paint(" " * 2 * _INDENT + table.headers[i].ljust(label) + "  " + (
+                      row[i].rjust(value) if table.headers[i] in table.numeric else row[i]),
+                        "bold" if row is table.footer else "")
+                  for i in others if row[i]]
+    return lines
+
+
+def _prose(lines: tuple[str, ...], width: int) -> list[str]:
+    """Lines of prose or formulas, indented and wrapped at spaces within ``width``."""
+    room = max(width - _INDENT, 20)
+    return [" " * _INDENT + part for line in lines for part in _wrapped(line, room)]
+
+
+def terminal_width() -> int:
+    """The terminal's width in columns (``COLUMNS`` if set; 80 when it cannot be told)."""
+    return shutil.get_terminal_size((80, 25)).columns
+
+
+def to_terminal(document: Document, width: int | None = None,
+                colour: bool | None = None) -> str:
+    """The whole document for a terminal ``width`` columns wide (the terminal's own by default),
+    ending in a newline; without colours if ``colour`` is false (by default, if ``NO_COLOR``
+    is set)."""
+    width = terminal_width() if width is None else width
+    paint = Painter(not os.environ.get("NO_COLOR") if colour is None else colour)
+    out = [*(paint(line, "bold") for line in _wrapped(document.title, width)),
+           *(paint(line, "bold cyan") for line in _wrapped(document.summary, width))]
     for section in document.sections:
-        parts.append(Text("\n" + section.title, style="bold underline"))
+        out += ["", *(paint(line, "bold underline") for line in _wrapped(section.title, width))]
         for block in section.blocks:
             if isinstance(block, Table):
-                parts.append(_placed(block, width))
+                out += _placed(block, width, paint)
             elif isinstance(block, Math):
-                parts.append(Padding(Text("\n".join(block.lines), style="green"), (0, 0, 0, 2)))
+                out += [paint(line, "green") for line in _prose(block.lines, width)]
             elif isinstance(block, Paragraph):
-                parts.append(Padding(Text("\n".join(block.lines)), (0, 0, 0, 2)))
-    return Group(*parts)
+                out += [paint(line) for line in _prose(block.lines, width)]
+    return "\n".join(out) + "\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from paramcount.compute import Compute, StepCost
@@ -186,8 +187,8 @@ def compute_section(compute: Compute, suffix: str = "",
 
 
 def append_sections(
-    document: Document, extras: list[tuple[str, Memory | None, Compute | None]],
-    flops: list[FlopOutcome | None] | None = None,
+    document: Document, extras: Sequence[tuple[str, Memory | None, Compute | None]],
+    flops: Sequence[FlopOutcome | None] | None = None,
 ) -> Document:
     """``document`` with memory and compute sections per (framework title, memory, compute),
     each compute section with its FLOP measurement when ``flops`` are given."""

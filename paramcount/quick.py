@@ -1,0 +1,178 @@
+"""The quick path of ``paramcount rnn|lstm|gru``: the everyday command lines, read without click.
+
+Loading click takes longer than counting a layer, and the count commands are what people run
+most, in loops and in CI (start-up is measured by ``benchmarks/cli_speed.py``). So
+:func:`paramcount.cli.run` offers the command line here first. This module answers only what it
+is sure of: a count command, options that command offers (spelled as in
+:mod:`paramcount.flags`, each given once, as ``--name value`` or ``--name=value``), valid values
+and a layer the spec accepts. For anything else (help, a mistake, ``--verify``, training memory
+or compute, other commands) it answers None and click reads the command line, so that every
+message comes from one place. ``tests/test_quick.py`` checks that both paths print the same
+bytes and exit codes for generated command lines, and offer the same options.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from paramcount import flags
+from paramcount.counts import CountError, parse_int
+from paramcount.errors import ParamcountError
+from paramcount.spec import Cell, DType, Framework
+
+_COMMANDS = frozenset(cell.value for cell in Cell)
+
+_COMMON: dict[str, str] = {
+    **dict.fromkeys(flags.INPUT, "input_size"),
+    **dict.fromkeys(flags.HIDDEN, "hidden_size"),
+    **dict.fromkeys(flags.LAYERS, "num_layers"),
+    **dict.fromkeys(flags.FRAMEWORK, "framework"),
+    **dict.fromkeys(flags.MERGE_MODE, "merge_modes"),
+    **dict.fromkeys(flags.DTYPE, "dtype"),
+    **dict.fromkeys(flags.FORMAT, "output_format"),
+}
+"""Options that take a value, on every count command: name -> destination."""
+
+_BY_CELL: dict[Cell, dict[str, str]] = {
+    Cell.LSTM: dict.fromkeys(flags.PROJ, "proj_size"),
+    Cell.GRU: {},
+    Cell.RNN: dict.fromkeys(flags.NONLINEARITY, "nonlinearity"),
+}
+"""Options that take a value, on one count command only."""
+
+
+def _switches(pairs: tuple[tuple[str, str], ...], destination: str) -> dict[str, tuple[str, bool]]:
+    return {name: (destination, on) for pair in pairs for name, on in zip(pair, (True, False),
+                                                                          strict=True)}
+
+
+_COMMON_FLAGS: dict[str, tuple[str, bool]] = {
+    **_switches(flags.BIDIRECTIONAL, "bidirectional"),
+    **_switches(flags.BIAS, "bias"),
+    **dict.fromkeys(flags.SINGLE_CELL, ("single_cell", True)),
+    **dict.fromkeys(flags.JSON, ("as_json", True)),
+    **dict.fromkeys(flags.MARKDOWN, ("as_markdown", True)),
+}
+"""Options that take no value, on every count command: name -> (destination, value)."""
+
+_FLAGS_BY_CELL: dict[Cell, dict[str, tuple[str, bool]]] = {
+    Cell.LSTM: dict.fromkeys(flags.PEEPHOLES, ("peepholes", True)),
+    Cell.GRU: _switches(flags.RESET_AFTER, "reset_after"),
+    Cell.RNN: {},
+}
+
+_DEFAULTS: dict[str, Any] = {
+    "num_layers": 1, "bidirectional": False, "bias": True, "proj_size": 0,
+    "framework": (Framework.TORCH,), "merge_modes": None, "reset_after": None,
+    "nonlinearity": None, "single_cell": False, "peepholes": False, "dtype": DType.FP32.value,
+    "output_format": None, "as_json": False, "as_markdown": False,
+}
+
+
+def offered(cell: Cell) -> tuple[set[str], set[str]]:
+    """The option names the quick path reads for ``cell``'s command: (with a value, without)."""
+    return set(_COMMON) | set(_BY_CELL[cell]), set(_COMMON_FLAGS) | set(_FLAGS_BY_CELL[cell])
+
+
+def answer(argv: Sequence[str]) -> int | None:
+    """Print the answer to ``argv`` and return the exit code, or None for click to handle."""
+    if not argv or argv[0] not in _COMMANDS or "_PARAMCOUNT_COMPLETE" in os.environ:
+        return None
+    cell = Cell(argv[0])
+    options = _read(cell, argv[1:])
+    if options is None:
+        return None
+    output_format = _format(options)
+    if output_format is None:
+        return None
+    from paramcount.report import build_report
+
+    try:
+        reports = [build_report(spec, DType(options["dtype"]))
+                   for spec in flags.layer_specs(cell, options, options["framework"])]
+    except ParamcountError:
+        return None  # click says why, in the words the click path uses
+    from paramcount.output import show_reports
+
+    show_reports(reports, output_format)
+    return 0
+
+
+def _read(cell: Cell, args: Sequence[str]) -> dict[str, Any] | None:
+    """The options in ``args``, converted, or None if any is not one this path is sure of."""
+    valued = {**_COMMON, **_BY_CELL[cell]}
+    switches = {**_COMMON_FLAGS, **_FLAGS_BY_CELL[cell]}
+    given: dict[str, Any] = {}
+    position = 0
+    while position < len(args):
+        token = args[position]
+        name, equals, attached = token.partition("=") if token.startswith("--") else (token, "",
+                                                                                      "")
+        if name in switches and not equals:
+            destination, value = switches[name]
+        elif name in valued:
+            if not equals:
+                position += 1
+                if position == len(args):
+                    return None
+                attached = args[position]
+            destination = valued[name]
+            if attached.startswith("-"):
+                return None
+            value = _value(destination, attached)
+            if value is None:
+                return None
+        else:
+            return None
+        if destination in given:
+            return None
+        given[destination] = value
+        position += 1
+    if "input_size" not in given or "hidden_size" not in given:
+        return None
+    return {**_DEFAULTS, **given}
+
+
+def _value(destination: str, text: str) -> Any:
+    """``text`` converted for ``destination``, or None if it is not certainly valid."""
+    if destination in ("input_size", "hidden_size", "num_layers", "proj_size"):
+        try:
+            return parse_int(text)
+        except CountError:
+            return None
+    if destination == "framework":
+        return _frameworks(text)
+    if destination == "merge_modes":
+        modes = tuple(flags.merge_mode_named(part) for part in text.split(","))
+        return None if None in modes else modes
+    choices = {"dtype": [d.value for d in DType], "output_format": flags.FORMATS,
+               "nonlinearity": flags.NONLINEARITIES}[destination]
+    return text if text in choices else None
+
+
+def _frameworks(text: str) -> tuple[Framework, ...] | None:
+    """``all``, one framework or a comma list of them, as the count commands read it."""
+    chosen: list[Framework] = []
+    for part in text.split(","):
+        if part.strip().lower() == "all":
+            named: tuple[Framework, ...] = Framework.current()
+        else:
+            framework = flags.framework_named(part)
+            if framework is None:
+                return None
+            named = (framework,)
+        chosen += [f for f in named if f not in chosen]
+    return tuple(chosen)
+
+
+def _format(options: dict[str, Any]) -> str | None:
+    """The one output format asked for, or None if two were (click names them)."""
+    asked = {f for f, on in (("json", options["as_json"]),
+                             ("markdown", options["as_markdown"])) if on}
+    if options["output_format"]:
+        asked.add(options["output_format"])
+    if len(asked) > 1:
+        return None
+    return asked.pop() if asked else "table"
