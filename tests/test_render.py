@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,38 @@ def test_size_in_decimal_units(value: int, text: str) -> None:
 def test_signed_uses_a_real_minus() -> None:
     """Differences carry their sign, with a typographic minus."""
     assert (signed(5), signed(-1024), signed(0)) == ("+5", "−1,024", "0")
+
+
+CODE = [re.compile(pattern) for pattern in (
+    r"[\w.]+\((?:[^()]|\([^()]*\))*\)",  # a call: nn.LSTM(3200, 1280), LSTM(1280, ...)
+    r"\([\d, ]+\)",  # a shape: (5120, 3200)
+    r"\[[^\]]*\]",  # a slice: output[-1, :, :1280]
+    r"\S*=\d+",  # a keyword: hidden_size=1280
+    r"-[\w-]+ [\d.]+\w?",  # a flag in a command line: -i 3200
+)]
+"""Where a number is code, spelled as the framework or the shell spells it."""
+
+
+@pytest.mark.parametrize("command", [
+    "lstm -i 3200 -H 1280 -L 2 --bidir -f all",
+    "gru -i 3200 -H 1280 -L 2 --bidir -f all --markdown",
+    "explain lstm -i 3200 -H 1280 -L 2 --bidir",
+    "compute lstm -i 3200 -H 1280 -L 2 --bidir -T 1000 -N 2000",
+    "memory gru -i 3200 -H 1280 --optimizer adam",
+    "shapes lstm -i 3200 -H 1280 -L 2 --bidir",
+    "lstm -i 3200 -H 1280 -L 2 --bidir -f tf1 --proj 1100 --peepholes",
+    "convlstm --rank 2 -C 3000 -F 1280 -k 3x3 -f all",
+])
+def test_numbers_in_prose_have_thousands_separators(cli: CLI, command: str) -> None:
+    """Every number of four digits or more outside code (calls, shapes, slices, keywords,
+    command lines) is written with thousands separators: 3,200 features, 2,560 wide, T = 1,000,
+    2·[5,120·(3,200 + 1,280 + 2)]."""
+    result = cli(*command.split())
+    assert result.code == 0, result.err
+    bare = []
+    for line in result.out.splitlines():
+        prose = line
+        for pattern in CODE:
+            prose = pattern.sub(" ", prose)
+        bare += [line for _ in re.findall(r"(?<![\d,.])\d{4,}(?![\d,.])", prose)]
+    assert not bare, bare

@@ -124,7 +124,7 @@ def describe(spec: ConvLSTMSpec) -> str:
             text = f"nn.Bidirectional(fwd, bwd) of {text}"
         if spec.num_layers > 1:
             text = f"nn.Sequential of {spec.num_layers} × {text}"
-        return f"{text} on {spec.input_channels} channels"
+        return f"{text} on {spec.input_channels:,} channels"
     layers = []
     for layer in range(spec.num_layers):
         args = [str(spec.filters), kernel]
@@ -136,4 +136,4 @@ def describe(spec: ConvLSTMSpec) -> str:
             args.append("return_sequences=True")
         text = f"ConvLSTM{spec.rank}D({', '.join(args)})"
         layers.append(f"Bidirectional({text})" if spec.bidirectional else text)
-    return " → ".join(layers) + f" on {spec.input_channels} channels"
+    return " → ".join(layers) + f" on {spec.input_channels:,} channels"
