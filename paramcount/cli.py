@@ -33,7 +33,10 @@ def run(argv: Sequence[str] | None = None) -> int:
     from paramcount.quick import answer
 
     args = list(sys.argv[1:] if argv is None else argv)
-    code = answer(args)
+    try:
+        code = answer(args)
+    except ParamcountError as error:  # the quick path's answer could not be written
+        return _error(str(error), error.exit_code)
     return _run_click(args) if code is None else code
 
 
@@ -86,4 +89,11 @@ def main() -> None:
         # The reader went away (``paramcount ... | head``): not an error of ours.
         sys.stderr.close()
         code = 0
+    except OSError as error:
+        # Output that click printed could not be written (a full disk): one line, exit 2.
+        from paramcount.output import discard_stdout
+
+        discard_stdout()
+        where = f"{error.filename}: " if error.filename else "cannot write the output: "
+        code = _error(where + (error.strerror or str(error)), 2)
     sys.exit(code)

@@ -6,10 +6,14 @@ click is not loaded here unless it changes what is printed, so that the quick pa
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
+
+from paramcount.errors import OutputError
 
 if TYPE_CHECKING:  # the JSON path never needs the document model
     from paramcount.compute import Compute
@@ -76,7 +80,8 @@ def echo(text: str) -> None:
     if "\x1b" in text or (encoding and encoding.lower().replace("-", "") != "utf8"):
         import click
 
-        click.echo(text, nl=False)
+        with _writing():
+            click.echo(text, nl=False)
     else:
         write(text)
 
@@ -84,8 +89,29 @@ def echo(text: str) -> None:
 def write(text: str) -> None:
     """Write ``text`` to stdout as it is (escape codes and all) and flush."""
     if sys.stdout is not None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        with _writing():
+            sys.stdout.write(text)
+            sys.stdout.flush()
+
+
+@contextmanager
+def _writing() -> Iterator[None]:
+    """Turn a failed write (a full disk) into an OutputError; what is left unwritten goes to
+    the null device, so that the interpreter's own flush at exit fails no more. A reader that
+    went away (BrokenPipeError) is left to the entry point."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        discard_stdout()
+        raise OutputError(f"cannot write the output: {error.strerror or error}") from None
+
+
+def discard_stdout() -> None:
+    """Send what is left for stdout to the null device, after a write to it failed."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def show_reports(

@@ -299,6 +299,24 @@ def test_console_script_and_broken_pipe() -> None:
     assert version.returncode == 0 and "paramcount" in version.stdout
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [
+    ["lstm", "-i", "32", "-H", "128", "--json"],  # the quick path
+    ["lstm", "-i", "32", "-H", "128"],
+    ["explain", "lstm", "-i", "32", "-H", "128", "--markdown"],  # click, through output.py
+    ["check", "examples/convlstm.toml"],  # click.echo
+    ["--help"],  # click's own help
+])
+def test_a_full_disk_is_one_line_not_a_traceback(args: list[str]) -> None:
+    """Output that cannot be written (a full disk) is one error line, exit 2."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "paramcount", *args], stdout=full,
+                              stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    assert done.returncode == 2
+    assert done.stderr == "Error: cannot write the output: No space left on device\n"
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.one_of(st.integers(-3, 40), st.integers(10_001, 10**30)), st.booleans())
 def test_any_layer_count_is_counted_or_refused_in_one_line(layers: int, bidir: bool) -> None:
