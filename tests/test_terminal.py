@@ -191,3 +191,22 @@ def test_a_real_terminal_is_styled_unless_dumb(term: str, styled: bool) -> None:
     out = b"".join(chunks).decode()
     assert "weight_ih_l0" in out
     assert ("\x1b[1m" in out) is styled
+
+
+@pytest.mark.parametrize("width", [40, 60])
+@pytest.mark.parametrize("args", [
+    ["shapes", "rnn", "-i", "25", "-H", "50", "-L", "4", "--bidir", "--batch", "3"],
+    ["lstm", "-i", "28", "-H", "128", "--bidir", "-f", "all"],
+    ["gru", "-i", "13", "-H", "20", "-f", "flax-linen,flax-nnx"],
+    ["explain", "gru", "-i", "32", "-H", "128", "-L", "2", "--bidir", "-f", "keras"],
+], ids=lambda a: " ".join(a[:2]) if isinstance(a, list) else str(a))
+def test_narrow_terminals(cli: CLI, monkeypatch: pytest.MonkeyPatch, width: int,
+                          args: list[str]) -> None:
+    """On a terminal 40 or 60 columns wide every line that can wrap (it has a space) fits:
+    tables become stacked rows or records, whose long values wrap too."""
+    monkeypatch.setenv("COLUMNS", str(width))
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    result = cli(*args)
+    assert result.code == 0, result.err
+    lines = ESCAPE.sub("", result.out).splitlines()
+    assert [line for line in lines if len(line) > width and " " in line.strip()] == []

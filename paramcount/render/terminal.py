@@ -161,34 +161,41 @@ def _stacked(table: Table, width: int, paint: Painter) -> list[str]:
             for cell, w, header in zip(cells, widths, rest.headers, strict=True)).rstrip()
 
     if _width(widths) > width - 2 * _INDENT:
-        return _records(table, wide, paint)
+        return _records(table, wide, width, paint)
     rule = " " * 2 * _INDENT + "  ".join("─" * w for w in widths)
     lines = [paint(" " * _INDENT + table.headers[wide], "bold"),
              paint(line(rest.headers), "bold"), rule]
     for row in table.rows:
         indent = max(0, min(_INDENT, width - len(row[wide])))  # an 80-character name at 0
-        lines += [paint(" " * indent + row[wide]), paint(line(tuple(row[i] for i in keep)))]
+        lines += [*(paint(" " * indent + part) for part in _wrapped(row[wide], width - indent)),
+                  paint(line(tuple(row[i] for i in keep)))]
     if table.footer:
-        lines += [rule, paint(" " * _INDENT + table.footer[wide], "bold"),
+        lines += [rule, *(paint(" " * _INDENT + part, "bold")
+                          for part in _wrapped(table.footer[wide], width - _INDENT)),
                   paint(line(tuple(table.footer[i] for i in keep)), "bold")]
     return lines
 
 
-def _records(table: Table, wide: int, paint: Painter) -> list[str]:
+def _records(table: Table, wide: int, width: int, paint: Painter) -> list[str]:
     """Each row as a record, for a terminal too narrow for any columns: its ``wide`` cell on a
-    line of its own, then one ``header  value`` line per other cell."""
+    line of its own, then one ``header  value`` line per other cell, long values wrapped."""
     others = [i for i in range(len(table.headers)) if i != wide]
-    label = max(len(table.headers[i]) for i in others)
+    label = max((len(table.headers[i]) for i in others), default=0)
     rows = [*table.rows, *([table.footer] if table.footer else [])]
-    value = max(len(row[i]) for row in rows for i in others if table.headers[i] in table.numeric)
+    value = max((len(row[i]) for row in rows for i in others
+                 if table.headers[i] in table.numeric), default=0)
     lines = []
     for row in rows:
+        style = "bold" if row is table.footer else ""
         title = row[wide] if row is table.footer else f"{table.headers[wide]} {row[wide]}"
-        lines.append(paint(" " * _INDENT + title, "bold"))
-        lines += [paint(" " * 2 * _INDENT + table.headers[i].ljust(label) + "  " + (
-                      row[i].rjust(value) if table.headers[i] in table.numeric else row[i]),
-                        "bold" if row is table.footer else "")
-                  for i in others if row[i]]
+        lines += [paint(" " * _INDENT + part, "bold")
+                  for part in _wrapped(title, width - _INDENT)]
+        for i in (i for i in others if row[i]):
+            head = " " * 2 * _INDENT + table.headers[i].ljust(label) + "  "
+            text = row[i].rjust(value) if table.headers[i] in table.numeric else row[i]
+            first, *more = _wrapped(text, max(width - len(head), _SHORT))
+            lines += [paint(head + first, style), *(paint(" " * len(head) + part, style)
+                                                    for part in more)]
     return lines
 
 
