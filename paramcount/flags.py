@@ -34,6 +34,15 @@ NONLINEARITIES = ("tanh", "relu")
 FORMATS = ("table", "json", "markdown")
 
 
+def formats_asked(output_format: str | None, as_json: bool, as_markdown: bool) -> list[str]:
+    """Every output format the options ask for (--format, --json, --markdown), sorted: one is
+    an answer, two are an error."""
+    asked = {f for f, on in (("json", as_json), ("markdown", as_markdown)) if on}
+    if output_format:
+        asked.add(output_format)
+    return sorted(asked)
+
+
 def switch(pairs: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
     """A switch's names as click declares them: ``('--bidir/--no-bidir', ...)``."""
     return tuple(f"{on}/{off}" for on, off in pairs)

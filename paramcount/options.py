@@ -383,14 +383,12 @@ def verify_option(help_text: str = VERIFY_HELP) -> Callable[[F], F]:
 
 def resolve_format(output_format: str | None, as_json: bool, as_markdown: bool) -> str:
     """The one format asked for; two different ones are an error."""
-    asked = {f for f, on in (("json", as_json), ("markdown", as_markdown)) if on}
-    if output_format:
-        asked.add(output_format)
+    asked = flags.formats_asked(output_format, as_json, as_markdown)
     if len(asked) > 1:
         raise click.UsageError(
-            "choose one output format: " + " and ".join(sorted(asked)) + " were both given"
+            "choose one output format: " + " and ".join(asked) + " were both given"
         )
-    return asked.pop() if asked else "table"
+    return asked[0] if asked else "table"
 
 
 def layer_specs(cell: Cell, options: dict[str, Any]) -> list[LayerSpec]:

@@ -169,10 +169,8 @@ def _frameworks(text: str) -> tuple[Framework, ...] | None:
 
 def _format(options: dict[str, Any]) -> str | None:
     """The one output format asked for, or None if two were (click names them)."""
-    asked = {f for f, on in (("json", options["as_json"]),
-                             ("markdown", options["as_markdown"])) if on}
-    if options["output_format"]:
-        asked.add(options["output_format"])
+    asked = flags.formats_asked(options["output_format"], options["as_json"],
+                                options["as_markdown"])
     if len(asked) > 1:
         return None
-    return asked.pop() if asked else "table"
+    return asked[0] if asked else "table"
