@@ -3,29 +3,52 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 
 from paramcount.render.document import Document, Paragraph, Table
 
 WIDTH = 92
 """Where plain prose wraps."""
 
+Paint = Callable[[str, str], str]
+"""``paint(line, style)``: a line in a style such as ``"bold"`` (for a terminal)."""
 
-def table_lines(table: Table, indent: str = "  ") -> list[str]:
-    """A table as aligned text lines."""
-    rows = [table.headers, *table.rows] + ([table.footer] if table.footer else [])
-    widths = [max(len(row[i]) for row in rows) for i in range(len(table.headers))]
 
-    def line(row: tuple[str, ...]) -> str:
-        cells = [
-            cell.rjust(w) if header in table.numeric else cell.ljust(w)
-            for cell, w, header in zip(row, widths, table.headers, strict=True)
-        ]
-        return (indent + "  ".join(cells)).rstrip()
+def unstyled(line: str, style: str) -> str:
+    """A line as it is: plain text has no styles."""
+    return line
 
-    rule = indent + "  ".join("─" * w for w in widths)
-    out = [line(table.headers), rule, *(line(r) for r in table.rows)]
+
+def wrapped(cell: str, width: int) -> list[str]:
+    """``cell`` on lines of at most ``width``, broken at spaces only (a word is never cut)."""
+    if len(cell) <= width:
+        return [cell]
+    return textwrap.wrap(cell, width, break_long_words=False, break_on_hyphens=False) or [""]
+
+
+def table_lines(table: Table, indent: str = "  ", widths: list[int] | None = None,
+                paint: Paint = unstyled) -> list[str]:
+    """A table as aligned text lines: headers over a rule, rows, a rule and the footer, in
+    columns of ``widths`` (each column's widest cell by default; a longer cell wraps at spaces
+    onto further lines of its row), headers and footer painted ``"bold"``."""
+    if widths is None:
+        rows = [table.headers, *table.rows] + ([table.footer] if table.footer else [])
+        widths = [max(len(row[i]) for row in rows) for i in range(len(table.headers))]
+
+    def lines(cells: tuple[str, ...], style: str = "") -> list[str]:
+        parts = [wrapped(cell, w) for cell, w in zip(cells, widths, strict=True)]
+        return [paint(indent + "  ".join(
+            (p[k] if k < len(p) else "").rjust(w) if header in table.numeric
+            else (p[k] if k < len(p) else "").ljust(w)
+            for p, w, header in zip(parts, widths, table.headers, strict=True)).rstrip(), style)
+            for k in range(max(len(p) for p in parts))]
+
+    rule = paint(indent + "  ".join("─" * w for w in widths), "")
+    out = [*lines(table.headers, "bold"), rule]
+    for row in table.rows:
+        out += lines(row)
     if table.footer:
-        out += [rule, line(table.footer)]
+        out += [rule, *lines(table.footer, "bold")]
     return out
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 import shutil
-import textwrap
 
 from paramcount.render.document import Document, Math, Paragraph, Table
+from paramcount.render.plain import table_lines, wrapped
 
 _INDENT = 2
 _SHORT = 12
@@ -103,44 +103,13 @@ class Painter:
         return self._styles[style].render(text, color_system=self._system)
 
 
-def _wrapped(cell: str, width: int) -> list[str]:
-    """``cell`` on lines of at most ``width``, broken at spaces only (a word is never cut)."""
-    if len(cell) <= width:
-        return [cell]
-    return textwrap.wrap(cell, width, break_long_words=False, break_on_hyphens=False) or [""]
-
-
-def _table_lines(table: Table, widths: list[int], indent: str, paint: Painter) -> list[str]:
-    """``table`` drawn in columns of ``widths``: bold headers and footer under and over rules,
-    long cells wrapped onto further lines of their row."""
-
-    def lines(cells: tuple[str, ...], style: str = "") -> list[str]:
-        parts = [_wrapped(cell, w) for cell, w in zip(cells, widths, strict=True)]
-        out = []
-        for k in range(max(len(p) for p in parts)):
-            text = indent + "  ".join(
-                (p[k] if k < len(p) else "").rjust(w) if header in table.numeric
-                else (p[k] if k < len(p) else "").ljust(w)
-                for p, w, header in zip(parts, widths, table.headers, strict=True)).rstrip()
-            out.append(paint(text, style))
-        return out
-
-    rule = indent + "  ".join("─" * w for w in widths)
-    out = [*lines(table.headers, "bold"), rule]
-    for row in table.rows:
-        out += lines(row)
-    if table.footer:
-        out += [rule, *lines(table.footer, "bold")]
-    return out
-
-
 def _placed(table: Table, width: int, paint: Painter) -> list[str]:
     """``table`` indented, or unindented when only that fits, or stacked when nothing fits."""
     for indent in (_INDENT, 0):
         room = width - indent
         if _fits(table, room):
             table = fitted(table, room)
-            return _table_lines(table, _widths(table, room), " " * indent, paint)
+            return table_lines(table, " " * indent, _widths(table, room), paint)
     return _stacked(table, width, paint)
 
 
@@ -167,11 +136,11 @@ def _stacked(table: Table, width: int, paint: Painter) -> list[str]:
              paint(line(rest.headers), "bold"), rule]
     for row in table.rows:
         indent = max(0, min(_INDENT, width - len(row[wide])))  # an 80-character name at 0
-        lines += [*(paint(" " * indent + part) for part in _wrapped(row[wide], width - indent)),
+        lines += [*(paint(" " * indent + part) for part in wrapped(row[wide], width - indent)),
                   paint(line(tuple(row[i] for i in keep)))]
     if table.footer:
         lines += [rule, *(paint(" " * _INDENT + part, "bold")
-                          for part in _wrapped(table.footer[wide], width - _INDENT)),
+                          for part in wrapped(table.footer[wide], width - _INDENT)),
                   paint(line(tuple(table.footer[i] for i in keep)), "bold")]
     return lines
 
@@ -189,11 +158,11 @@ def _records(table: Table, wide: int, width: int, paint: Painter) -> list[str]:
         style = "bold" if row is table.footer else ""
         title = row[wide] if row is table.footer else f"{table.headers[wide]} {row[wide]}"
         lines += [paint(" " * _INDENT + part, "bold")
-                  for part in _wrapped(title, width - _INDENT)]
+                  for part in wrapped(title, width - _INDENT)]
         for i in (i for i in others if row[i]):
             head = " " * 2 * _INDENT + table.headers[i].ljust(label) + "  "
             text = row[i].rjust(value) if table.headers[i] in table.numeric else row[i]
-            first, *more = _wrapped(text, max(width - len(head), _SHORT))
+            first, *more = wrapped(text, max(width - len(head), _SHORT))
             lines += [paint(head + first, style), *(paint(" " * len(head) + part, style)
                                                     for part in more)]
     return lines
@@ -202,7 +171,7 @@ def _records(table: Table, wide: int, width: int, paint: Painter) -> list[str]:
 def _prose(lines: tuple[str, ...], width: int) -> list[str]:
     """Lines of prose or formulas, indented and wrapped at spaces within ``width``."""
     room = max(width - _INDENT, 20)
-    return [" " * _INDENT + part for line in lines for part in _wrapped(line, room)]
+    return [" " * _INDENT + part for line in lines for part in wrapped(line, room)]
 
 
 def terminal_width() -> int:
@@ -217,10 +186,10 @@ def to_terminal(document: Document, width: int | None = None,
     is set)."""
     width = terminal_width() if width is None else width
     paint = Painter(not os.environ.get("NO_COLOR") if colour is None else colour)
-    out = [*(paint(line, "bold") for line in _wrapped(document.title, width)),
-           *(paint(line, "bold cyan") for line in _wrapped(document.summary, width))]
+    out = [*(paint(line, "bold") for line in wrapped(document.title, width)),
+           *(paint(line, "bold cyan") for line in wrapped(document.summary, width))]
     for section in document.sections:
-        out += ["", *(paint(line, "bold underline") for line in _wrapped(section.title, width))]
+        out += ["", *(paint(line, "bold underline") for line in wrapped(section.title, width))]
         for block in section.blocks:
             if isinstance(block, Table):
                 out += _placed(block, width, paint)
