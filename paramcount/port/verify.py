@@ -21,7 +21,7 @@ from typing import Any
 from paramcount import conventions
 from paramcount.errors import BackendUnavailable
 from paramcount.port.layouts import Side
-from paramcount.spec import Cell, Framework
+from paramcount.spec import Cell, Framework, LayerSpec
 
 TOLERANCE = 1e-5
 """The largest difference accepted in fp32."""
@@ -244,40 +244,20 @@ def _onnx(side: Side, arrays: Arrays, given: Inputs) -> Run:
 
 
 def _flax(side: Side, arrays: Arrays, given: Inputs) -> Run:
-    import numpy as np
 
     from paramcount.verify.flax_backend import load_flax
 
     _, jnp, linen, _ = load_flax()
     spec = side.spec
-    if side.framework is Framework.FLAX_NNX:
-        return _flax_nnx(side, arrays, given)
-    cell_class = {Cell.RNN: linen.SimpleCell, Cell.LSTM: linen.LSTMCell,
-                  Cell.GRU: linen.GRUCell}[spec.cell]
-    options: dict[str, Any] = {}
-    if spec.cell is Cell.RNN and spec.nonlinearity is not None:
-        options["activation_fn"] = getattr(linen, spec.nonlinearity.value)
-    lstm = spec.cell is Cell.LSTM
-    d = spec.directions
+    cell_class, options = _flax_cell(spec, linen)
+    carry = _flax_carry(spec, given, jnp)
     tree = _tree(arrays)["params"]
-
-    def carry(layer: int, direction: int) -> Any:
-        index = layer * d + direction
-        h = jnp.asarray(given.h0[index])
-        return (jnp.asarray(given.c0[index]), h) if lstm else h
-
-    def finals(state: Any) -> tuple[Any, Any]:
-        return (np.asarray(state[1]), np.asarray(state[0])) if lstm else (np.asarray(state),
-                                                                          None)
-
-    version = f"flax {__import__('flax').__version__}"
     if spec.single_cell:
         cell = cell_class(spec.hidden_size, **options)
         state, y = cell.apply({"params": tree}, carry(0, 0), jnp.asarray(given.x[:, 0]))
-        h, c = finals(state)
-        return Run(np.asarray(y)[:, None], h[None], None if c is None else c[None], version)
+        return _flax_run(spec, y[:, None], [state])
     x: Any = jnp.asarray(given.x)
-    hs, cs = [], []
+    states: list[Any] = []
     for layer in range(spec.num_layers):
         params = tree[f"layers_{layer}"] if spec.num_layers > 1 else tree
         if spec.bidirectional:
@@ -286,42 +266,26 @@ def _flax(side: Side, arrays: Arrays, given: Inputs) -> Run:
                                          return_carry=True)
             (forward, backward), x = module.apply(
                 {"params": params}, x, initial_carry=(carry(layer, 0), carry(layer, 1)))
-            states = [forward, backward]
+            states += [forward, backward]
         else:
             module = linen.RNN(cell_class(spec.hidden_size, **options), return_carry=True)
             state, x = module.apply({"params": params}, x, initial_carry=carry(layer, 0))
-            states = [state]
-        for state in states:
-            h, c = finals(state)
-            hs.append(h)
-            cs.append(c)
-    return Run(np.asarray(x), np.stack(hs), np.stack(cs) if lstm else None, version)
+            states.append(state)
+    return _flax_run(spec, x, states)
 
 
 def _flax_nnx(side: Side, arrays: Arrays, given: Inputs) -> Run:
-    import numpy as np
 
     from paramcount.verify.flax_backend import load_flax
 
     _, jnp, _, nnx = load_flax()
     spec = side.spec
-    cell_class = {Cell.RNN: nnx.SimpleCell, Cell.LSTM: nnx.LSTMCell,
-                  Cell.GRU: nnx.GRUCell}[spec.cell]
-    options: dict[str, Any] = {}
-    if spec.cell is Cell.RNN and spec.nonlinearity is not None:
-        options["activation_fn"] = getattr(nnx, spec.nonlinearity.value)
-    lstm = spec.cell is Cell.LSTM
-    d = spec.directions
+    cell_class, options = _flax_cell(spec, nnx)
+    carry = _flax_carry(spec, given, jnp)
     widths = conventions.input_widths(spec)
-    version = f"flax {__import__('flax').__version__}"
 
     def cell(layer: int) -> Any:
         return cell_class(widths[layer], spec.hidden_size, rngs=nnx.Rngs(0), **options)
-
-    def carry(layer: int, direction: int) -> Any:
-        index = layer * d + direction
-        h = jnp.asarray(given.h0[index])
-        return (jnp.asarray(given.c0[index]), h) if lstm else h
 
     def load(module: Any, prefix: str) -> None:
         state = nnx.state(module, nnx.Param)
@@ -331,21 +295,15 @@ def _flax_nnx(side: Side, arrays: Arrays, given: Inputs) -> Run:
             variable.set_value(jnp.asarray(arrays[key]))
         nnx.update(module, nnx.from_flat_state(flat))
 
-    def finals(state: Any) -> tuple[Any, Any]:
-        return (np.asarray(state[1]), np.asarray(state[0])) if lstm else (np.asarray(state),
-                                                                          None)
-
     if spec.single_cell:
         one = cell(0)
         load(one, "")
         state, y = one(carry(0, 0), jnp.asarray(given.x[:, 0]))
-        h, c = finals(state)
-        return Run(np.asarray(y)[:, None], h[None], None if c is None else c[None], version)
+        return _flax_run(spec, y[:, None], [state])
     x: Any = jnp.asarray(given.x)
-    hs, cs = [], []
+    states: list[Any] = []
     for layer in range(spec.num_layers):
         root = f"layers/{layer}/" if spec.num_layers > 1 else ""
-        states = []
         if spec.bidirectional:
             forward = nnx.RNN(cell(layer), return_carry=True)
             backward = nnx.RNN(cell(layer), return_carry=True, reverse=True, keep_order=True)
@@ -354,17 +312,44 @@ def _flax_nnx(side: Side, arrays: Arrays, given: Inputs) -> Run:
             f_state, f_y = forward(x, initial_carry=carry(layer, 0))
             b_state, b_y = backward(x, initial_carry=carry(layer, 1))
             x = jnp.concatenate([f_y, b_y], axis=-1)
-            states = [f_state, b_state]
+            states += [f_state, b_state]
         else:
             rnn = nnx.RNN(cell(layer), return_carry=True)
             load(rnn, root)
             state, x = rnn(x, initial_carry=carry(layer, 0))
-            states = [state]
-        for state in states:
-            h, c = finals(state)
-            hs.append(h)
-            cs.append(c)
-    return Run(np.asarray(x), np.stack(hs), np.stack(cs) if lstm else None, version)
+            states.append(state)
+    return _flax_run(spec, x, states)
+
+
+def _flax_cell(spec: LayerSpec, api: Any) -> tuple[Any, dict[str, Any]]:
+    """The Flax cell class of ``spec`` in ``api`` (linen or nnx), and its options."""
+    cell_class = {Cell.RNN: api.SimpleCell, Cell.LSTM: api.LSTMCell,
+                  Cell.GRU: api.GRUCell}[spec.cell]
+    options: dict[str, Any] = {}
+    if spec.cell is Cell.RNN and spec.nonlinearity is not None:
+        options["activation_fn"] = getattr(api, spec.nonlinearity.value)
+    return cell_class, options
+
+
+def _flax_carry(spec: LayerSpec, given: Inputs, jnp: Any) -> Callable[[int, int], Any]:
+    """The initial carry of one layer's direction, in Flax's order: (c, h) for an LSTM."""
+
+    def carry(layer: int, direction: int) -> Any:
+        index = layer * spec.directions + direction
+        h = jnp.asarray(given.h0[index])
+        return (jnp.asarray(given.c0[index]), h) if spec.cell is Cell.LSTM else h
+
+    return carry
+
+
+def _flax_run(spec: LayerSpec, y: Any, states: list[Any]) -> Run:
+    """A Flax run: the output and each layer's directions' final carries, as torch orders them."""
+    import numpy as np
+
+    lstm = spec.cell is Cell.LSTM
+    h = np.stack([np.asarray(s[1] if lstm else s) for s in states])
+    c = np.stack([np.asarray(s[0]) for s in states]) if lstm else None
+    return Run(np.asarray(y), h, c, f"flax {__import__('flax').__version__}")
 
 
 def _tree(arrays: Arrays) -> dict[str, Any]:
