@@ -264,20 +264,15 @@ def _load_state_dict(
             return None
         return modules.setdefault(match["prefix"].removesuffix("."), (_Side(), _Side()))
 
-    for name in unexpected:
-        pair = sides(name)
-        if pair is None:
-            other.append(f"`{name}` is in the checkpoint only")
-        else:
-            pair[0].names.add(name)
-            pair[1].lacks.add(name)
-    for name in missing:
-        pair = sides(name)
-        if pair is None:
-            other.append(f"`{name}` is in the model only")
-        else:
-            pair[1].names.add(name)
-            pair[0].lacks.add(name)
+    # Side 0 is the checkpoint, side 1 the model: a name only one holds, the other lacks.
+    for keys, holder, where in ((unexpected, 0, "checkpoint"), (missing, 1, "model")):
+        for name in keys:
+            pair = sides(name)
+            if pair is None:
+                other.append(f"`{name}` is in the {where} only")
+            else:
+                pair[holder].names.add(name)
+                pair[1 - holder].lacks.add(name)
     for name, (stored, wanted) in mismatched.items():
         pair = sides(name)
         if pair is None:
