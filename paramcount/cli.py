@@ -33,10 +33,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     from paramcount.quick import answer
 
     args = list(sys.argv[1:] if argv is None else argv)
-    try:
-        code = answer(args)
-    except ParamcountError as error:  # the quick path's answer could not be written
-        return _error(str(error), error.exit_code)
+    code = answer(args)
     return _run_click(args) if code is None else code
 
 
@@ -90,7 +87,8 @@ def main() -> None:
         sys.stderr.close()
         code = 0
     except OSError as error:
-        # Output that click printed could not be written (a full disk): one line, exit 2.
+        # The answer could not be written (a full disk): one line, exit 2. Commands turn the
+        # errors of files they read or write into messages of their own.
         from paramcount.output import discard_stdout
 
         discard_stdout()

@@ -131,10 +131,6 @@ class BackendUnavailable(ParamcountError, ImportError):
         )
 
 
-class OutputError(ParamcountError):
-    """The answer could not be written (a full disk, a closed file); exit 2 with one line."""
-
-
 class Mismatch(ParamcountError):
     """The formula engine and a real framework disagree, or a budget is exceeded."""
 

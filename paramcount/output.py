@@ -9,11 +9,8 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
-
-from paramcount.errors import OutputError
 
 if TYPE_CHECKING:  # the JSON path never needs the document model
     from paramcount.compute import Compute
@@ -80,8 +77,7 @@ def echo(text: str) -> None:
     if "\x1b" in text or (encoding and encoding.lower().replace("-", "") != "utf8"):
         import click
 
-        with _writing():
-            click.echo(text, nl=False)
+        click.echo(text, nl=False)
     else:
         write(text)
 
@@ -89,27 +85,13 @@ def echo(text: str) -> None:
 def write(text: str) -> None:
     """Write ``text`` to stdout as it is (escape codes and all) and flush."""
     if sys.stdout is not None:
-        with _writing():
-            sys.stdout.write(text)
-            sys.stdout.flush()
-
-
-@contextmanager
-def _writing() -> Iterator[None]:
-    """Turn a failed write (a full disk) into an OutputError; what is left unwritten goes to
-    the null device, so that the interpreter's own flush at exit fails no more. A reader that
-    went away (BrokenPipeError) is left to the entry point."""
-    try:
-        yield
-    except BrokenPipeError:
-        raise
-    except OSError as error:
-        discard_stdout()
-        raise OutputError(f"cannot write the output: {error.strerror or error}") from None
+        sys.stdout.write(text)
+        sys.stdout.flush()
 
 
 def discard_stdout() -> None:
-    """Send what is left for stdout to the null device, after a write to it failed."""
+    """Send what is left for stdout to the null device after a write to it failed (a full
+    disk), so that the interpreter's own flush at exit fails no more."""
     with contextlib.suppress(AttributeError, OSError, ValueError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
