@@ -64,6 +64,24 @@ def framework_named(name: str) -> Framework | None:
         return None
 
 
+def frameworks_named(text: str, allowed: tuple[Framework, ...] = tuple(Framework),
+                     take_all: bool = True) -> tuple[Framework, ...] | str:
+    """The frameworks ``text`` names: ``all`` (each current one in ``allowed``, if
+    ``take_all``), one framework or a comma list, without repeats; or the first part that
+    names none of ``allowed``, for the error."""
+    chosen: list[Framework] = []
+    for part in text.split(","):
+        if take_all and part.strip().lower() == "all":
+            named = tuple(f for f in Framework.current() if f in allowed)
+        else:
+            framework = framework_named(part)
+            if framework is None or framework not in allowed:
+                return part
+            named = (framework,)
+        chosen += [f for f in named if f not in chosen]
+    return tuple(chosen)
+
+
 def merge_mode_named(name: str) -> MergeMode | None:
     """The merge mode called ``name`` (any case, spaces around it ignored), or None."""
     try:

@@ -153,20 +153,14 @@ class Frameworks(click.ParamType):  # type: ignore[type-arg]
         if not self.several and (len(parts) > 1 or str(value).strip().lower() == "all"):
             self.fail(f"{quote(str(value))}: this command answers for one framework at a time; "
                       f"give one of {', '.join(self.choices)}", param, ctx)
-        chosen: list[Framework] = []
-        for part in parts:
-            if part.strip().lower() == "all" and "all" in self.choices:
-                frameworks = tuple(f for f in Framework.current() if f in self.allowed)
-            else:
-                framework = framework_named(part)
-                if framework is None or framework not in self.allowed:
-                    hint = (f" ({self.why_not[framework]})" if framework in self.why_not
-                            else _framework_hint(part, framework, self.allowed))
-                    self.fail(f"{quote(part.strip())} is not one of "
-                              f"{', '.join(self.choices)}{hint}", param, ctx)
-                frameworks = (framework,)
-            chosen += [f for f in frameworks if f not in chosen]
-        return tuple(chosen)
+        chosen = flags.frameworks_named(str(value), self.allowed, "all" in self.choices)
+        if isinstance(chosen, str):
+            framework = framework_named(chosen)
+            hint = (f" ({self.why_not[framework]})" if framework in self.why_not
+                    else _framework_hint(chosen, framework, self.allowed))
+            self.fail(f"{quote(chosen.strip())} is not one of {', '.join(self.choices)}{hint}",
+                      param, ctx)
+        return chosen
 
 
 def _framework_hint(part: str, framework: Framework | None,

@@ -143,28 +143,14 @@ def _value(destination: str, text: str) -> Any:
         except CountError:
             return None
     if destination == "framework":
-        return _frameworks(text)
+        named = flags.frameworks_named(text)
+        return None if isinstance(named, str) else named
     if destination == "merge_modes":
         modes = tuple(flags.merge_mode_named(part) for part in text.split(","))
         return None if None in modes else modes
     choices = {"dtype": [d.value for d in DType], "output_format": flags.FORMATS,
                "nonlinearity": flags.NONLINEARITIES}[destination]
     return text if text in choices else None
-
-
-def _frameworks(text: str) -> tuple[Framework, ...] | None:
-    """``all``, one framework or a comma list of them, as the count commands read it."""
-    chosen: list[Framework] = []
-    for part in text.split(","):
-        if part.strip().lower() == "all":
-            named: tuple[Framework, ...] = Framework.current()
-        else:
-            framework = flags.framework_named(part)
-            if framework is None:
-                return None
-            named = (framework,)
-        chosen += [f for f in named if f not in chosen]
-    return tuple(chosen)
 
 
 def _format(options: dict[str, Any]) -> str | None:
