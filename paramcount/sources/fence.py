@@ -6,8 +6,9 @@ A factory is the user's code: it may print ("loading config... done"), loop fore
 None of that may reach ``check``'s own output or exit code, so each factory runs in a fresh
 ``python -m paramcount.sources.fence`` (:func:`main`), in a session of its own:
 
-- its stdout and stderr go to a scratch file, copied to our stderr when it is done, so
-  ``check --json`` stays one JSON document;
+- what it prints (``sys.stdout`` and ``sys.stderr``) goes to a scratch file, copied to our
+  stderr when it is done, so ``check --json`` stays one JSON document (what a framework's C++
+  core writes to the process's stderr goes straight to ours, as it always did);
 - past ``timeout`` seconds it is killed, with anything it started, and the model gets a
   located error; so does a process that ends without an answer or is killed by a signal;
 - the answer comes back as JSON (never a pickle) in a file, not a pipe, so a process the
@@ -123,7 +124,7 @@ def _run(request: dict[str, Any], output: Any, timeout: float, target: str) -> i
         [package_root] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     process = subprocess.Popen(
         [sys.executable, "-m", "paramcount.sources.fence"], stdin=subprocess.PIPE,
-        stdout=output, stderr=output, start_new_session=True, env=env)
+        stdout=output, start_new_session=True, env=env)
     try:
         assert process.stdin is not None
         with contextlib.suppress(BrokenPipeError):
@@ -214,6 +215,8 @@ def main() -> None:
     """The child: read the request on stdin, build the model, write the answer, exit."""
     request = json.loads(sys.stdin.read())
     target = request["target"]
+    printed = open(os.dup(1), "w", encoding="utf-8", errors="replace", buffering=1)  # noqa: SIM115
+    sys.stdout = sys.stderr = printed
     try:
         built = build_here(target, request["kwargs"], Framework(request["framework"]),
                            request["folders"])
