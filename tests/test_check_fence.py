@@ -237,17 +237,19 @@ def test_a_bad_factory_timeout_is_one_line_exit_2(cli: CLI, tmp_path: Path, valu
 
 def test_junit_onto_a_link_or_a_folder_is_refused_before_any_work(cli: CLI,
                                                                   tmp_path: Path) -> None:
-    """--junit never writes through a symlink, and a folder is refused: exit 2, no JSON that
-    says everything passed, the link's target untouched."""
+    """--junit never writes through a symlink, and a folder is refused: exit 2 before any
+    work, the JSON carrying the error (never a pass), the link's target untouched."""
     path = project(tmp_path)
     target = tmp_path / "precious.txt"
     target.write_text("keep me")
     link = tmp_path / "report.xml"
     link.symlink_to(target)
     for junit, said in ((link, "is a symbolic link"), (tmp_path, "is a folder")):
-        result = cli("check", "--json", str(path), "--junit", str(junit))
-        assert result.code == 2 and result.out == ""
-        assert said in result.err
+        code, data, err = run_json(cli, str(path), "--junit", str(junit))
+        assert code == 2 and data["models"] == []
+        (error,) = data["errors"]  # type: ignore[misc]
+        assert error["message"].startswith(f"--junit {junit} {said}")
+        assert err == f"Error: {error['text']}\n"
     assert target.read_text() == "keep me" and link.is_symlink()
 
 

@@ -43,14 +43,20 @@ def _terminal_width() -> int | None:
     return shutil.get_terminal_size().columns if on_terminal() else None
 
 
-def _junit_target(path: str) -> None:
-    """Refuse, before any work, a --junit path that is a link or a folder (exit 2)."""
+def _junit_refused(path: str, inputs: list[str]) -> ConfigError | None:
+    """Why the report cannot go to ``path``: a link (never written through), a folder, or a
+    file this run reads; None when it can."""
     if os.path.islink(path):
-        raise click.BadParameter(f"{path} is a symbolic link: the report is never written "
-                                 "through a link; name a plain file", param_hint="--junit")
+        return ConfigError(f"--junit {path} is a symbolic link: the report is never written "
+                           "through a link; name a plain file")
     if os.path.isdir(path):
-        raise click.BadParameter(f"{path} is a folder: name the report's file, e.g. "
-                                 f"{os.path.join(path, 'paramcount.xml')}", param_hint="--junit")
+        return ConfigError(f"--junit {path} is a folder: name the report's file, e.g. "
+                           f"{os.path.join(path, 'paramcount.xml')}")
+    for name in inputs:
+        if _same_file(path, name):
+            return ConfigError(f"--junit {path} is an input of this run ({name}): give the "
+                               "report another name")
+    return None
 
 
 def _write_junit(path: str, xml: str) -> ConfigError | None:
@@ -73,14 +79,6 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.samefile(a, b)
     except OSError:
         return os.path.realpath(a) == os.path.realpath(b)
-
-
-def _refuse_junit_over_input(junit_file: str, names: list[str]) -> None:
-    """Never write the report over a file this run reads (exit 2, the file untouched)."""
-    for name in names:
-        if _same_file(junit_file, name):
-            raise click.BadParameter(f"{junit_file} is an input of this run ({name}): "
-                                     "give the report another name", param_hint="--junit")
 
 
 @click.command(name="check")
@@ -146,17 +144,17 @@ def _check(files: tuple[str, ...], verify: bool, update: bool, details: bool, as
         names = expand(files)
     except ConfigError as error:
         return _fail([FileResult(files[0] if files else "", errors=[error])], as_json,
-                     junit_file)
-    if junit_file:
-        _junit_target(junit_file)
-        _refuse_junit_over_input(junit_file, [n or "pyproject.toml" for n in names])
+                     junit_file if junit_file and not _junit_refused(junit_file, []) else None)
+    refused = junit_file and _junit_refused(junit_file, [n or "pyproject.toml" for n in names])
+    if refused:  # before any work: a report that cannot be written is no report
+        return _fail([FileResult(str(junit_file), errors=[refused])], as_json, None)
     results = []
     for name in names:
         results.append(check_file(name, verify=verify, update=update, factories=factories))
         gc.freeze()
     if junit_file:
-        _refuse_junit_over_input(junit_file, [f for r in results for f in inputs(r)])
-        failed = _write_junit(junit_file, render.junit_all(results))
+        failed = _junit_refused(junit_file, [f for r in results for f in inputs(r)]) or \
+            _write_junit(junit_file, render.junit_all(results))
         if failed is not None:  # said in the answer too, so --json never reads as a pass
             results.append(FileResult(junit_file, errors=[failed]))
     for result in results:
@@ -206,9 +204,14 @@ def _check(files: tuple[str, ...], verify: bool, update: bool, details: bool, as
 
 
 def _fail(results: list[FileResult], as_json: bool, junit_file: str | None) -> int:
-    """Report errors found before any file was read (a glob matching nothing)."""
+    """Report errors found before any file was read (a glob matching nothing, a --junit path
+    that cannot take the report)."""
     from paramcount.render import check as render
 
+    if junit_file:
+        failed = _write_junit(junit_file, render.junit_all(results))
+        if failed is not None:
+            results = [*results, FileResult(junit_file, errors=[failed])]
     for result in results:
         for error in result.errors:
             click.echo(f"Error: {error}", err=True)
@@ -217,6 +220,4 @@ def _fail(results: list[FileResult], as_json: bool, junit_file: str | None) -> i
         from paramcount.render.data import dumps
 
         click.echo(dumps(render.data_all(results)), nl=False)
-    if junit_file and not os.path.islink(junit_file) and not os.path.isdir(junit_file):
-        _write_junit(junit_file, render.junit_all(results))
     return 2
