@@ -99,7 +99,7 @@ SAMPLES = {
     "input_size": "3", "hidden_size": "4", "num_layers": "2", "proj_size": "2",
     "max_params": "10K", "max_bytes": "40KB", "round_to": "2", "seed": "1", "batch": "2",
     "seq_len": "3", "lengths": "3,2", "kernel": "3", "input_channels": "2", "filters": "2",
-    "rank": "2", "settings": "hidden_size=128",
+    "rank": "2", "settings": "hidden_size=128", "factory_timeout": "30",
 }
 """A valid value for each option that takes one and is not a choice."""
 

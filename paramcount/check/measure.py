@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from paramcount.check.config import Config, Layer, Model, recurrent_count
 from paramcount.check.explain import convlstm_command, explain_command
 from paramcount.errors import ConfigError
+from paramcount.sources.fence import RUN_FACTORIES, FactoryPolicy
 from paramcount.spec import LayerSpec
 
 
@@ -94,22 +95,27 @@ def from_layers(model: Model) -> Measured:
                     sum(r.non_trainable for r in rows), sum(r.buffers for r in rows))
 
 
-def measure(model: Model, config: Config) -> Measured | None:
+def measure(model: Model, config: Config,
+            factories: FactoryPolicy = RUN_FACTORIES) -> Measured | None:
     """What a factory or file ``model`` holds (None for hand-written layers, which the formula
     engine counted already); one that cannot be read is a located ConfigError."""
     if model.factory is not None:
-        return _factory(model, config)
+        return _factory(model, config, factories)
     if model.file is not None:
         return _file(model, config)
     return None
 
 
-def _factory(model: Model, config: Config) -> Measured:
-    from paramcount.sources.factory import FactoryError, build
+def _factory(model: Model, config: Config, factories: FactoryPolicy) -> Measured:
+    from paramcount.sources.factory import FactoryError
+    from paramcount.sources.fence import build, refusal
 
     assert model.factory is not None
+    if not factories.allowed:
+        raise config.source.error((*model.path, "factory"), refusal(factories))
     try:
-        built = build(model.factory, model.kwargs, model.framework, folders(config))
+        built = build(model.factory, model.kwargs, model.framework, folders(config),
+                      factories.timeout)
     except FactoryError as error:
         raise config.source.error((*model.path, error.key), str(error)) from None
     rows = tuple(
@@ -164,24 +170,27 @@ def _file(model: Model, config: Config) -> Measured:
                     sum(r.non_trainable for r in rows), sum(r.buffers for r in rows))
 
 
-def measure_all(config: Config) -> tuple[list[Measured | None], list[ConfigError]]:
+def measure_all(config: Config, factories: FactoryPolicy = RUN_FACTORIES
+                ) -> tuple[list[Measured | None], list[ConfigError]]:
     """Every model measured, with the errors of those that could not be (each located)."""
     out: list[Measured | None] = []
     errors: list[ConfigError] = []
     for model in config.models:
         try:
-            out.append(measure(model, config))
+            out.append(measure(model, config, factories))
         except ConfigError as error:
             out.append(None)
             errors.append(error)
     return out, errors
 
 
-def require(models: Sequence[Model]) -> None:
-    """Raise BackendUnavailable (exit 3) when a factory's framework is not installed."""
+def require(models: Sequence[Model], factories: FactoryPolicy = RUN_FACTORIES) -> None:
+    """Raise BackendUnavailable (exit 3) when a factory's framework is not installed (none is
+    needed when factories are refused)."""
     from paramcount.check.build import require as require_frameworks
 
-    require_frameworks([m.framework for m in models if m.factory is not None],
-                       "building a factory model")
+    if factories.allowed:
+        require_frameworks([m.framework for m in models if m.factory is not None],
+                           "building a factory model")
 
 

@@ -15,6 +15,7 @@ from paramcount.check.evaluate import Outcome, evaluate_all
 from paramcount.check.measure import Measured, measure_all
 from paramcount.check.source import Source, load, parse
 from paramcount.errors import BackendUnavailable, ConfigError
+from paramcount.sources.fence import RUN_FACTORIES, FactoryPolicy
 
 _GLOB = set("*?[")
 
@@ -80,8 +81,12 @@ def _errors(error: ConfigError) -> list[ConfigError]:
     return sorted(error.errors, key=_position) if isinstance(error, ConfigErrors) else [error]
 
 
-def check_file(file: str | None, *, verify: bool = False, update: bool = False) -> FileResult:
-    """Load, measure and evaluate one config (and with ``update`` write it back)."""
+def check_file(file: str | None, *, verify: bool = False, update: bool = False,
+               factories: FactoryPolicy = RUN_FACTORIES) -> FileResult:
+    """Load, measure and evaluate one config (and with ``update`` write it back).
+
+    A model that cannot be measured (a factory that fails, a file that cannot be read) is a
+    located error; the others are still evaluated, and nothing is written back."""
     result = FileResult(file or "pyproject.toml")
     try:
         source = load(file)
@@ -91,18 +96,22 @@ def check_file(file: str | None, *, verify: bool = False, update: bool = False) 
         partial = getattr(error, "partial", None)
         if partial is not None and any(m.kind != "layers" for m in partial.models):
             with contextlib.suppress(BackendUnavailable):  # said once the config is valid
-                result.errors = sorted(result.errors + measure_all(partial)[1], key=_position)
+                result.errors = sorted(result.errors + measure_all(partial, factories)[1],
+                                       key=_position)
         return result
     result.config = config
     from paramcount.check.measure import require
 
-    require(config.models)
-    measured, errors = measure_all(config)
+    require(config.models, factories)
+    measured, errors = measure_all(config, factories)
+    verified = _verify(config) if verify else None
+    outcomes = evaluate_all(config, verified, measured)
     if errors:
         result.errors = errors
+        result.outcomes = [o for o, m in zip(outcomes, measured, strict=True)
+                           if m is not None or o.model.kind == "layers"]
         return result
-    verified = _verify(config) if verify else None
-    result.outcomes = evaluate_all(config, verified, measured)
+    result.outcomes = outcomes
     if update:
         _update(result, verified, measured)
     return result

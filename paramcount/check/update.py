@@ -9,14 +9,11 @@ user's decisions and are never rewritten.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
-import signal
 import stat
-import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from paramcount.check.config import Config, Model
@@ -215,57 +212,29 @@ def _insert(text: str, config: Config, model: Model, keys: Sequence[tuple[str, s
 
 TEMPORARY_SUFFIX = ".paramcount-update.tmp"
 """The temporary file ``--update`` writes beside a config before replacing it: one fixed name,
-``.models.toml.paramcount-update.tmp``, reused by the next run and safe to delete any time."""
-
-
-def temporary_path(target: str) -> str:
-    """Where the new text of ``target`` is written before it replaces the file."""
-    folder, name = os.path.split(target)
-    return os.path.join(folder, f".{name}{TEMPORARY_SUFFIX}")
+``.models.toml.paramcount-update.tmp``, replaced by the next run and safe to delete any time."""
 
 
 def write(source: Source, text: str) -> None:
-    """Replace the config file atomically: a temporary file beside it, then ``os.replace``.
+    """Replace the config file atomically (:func:`paramcount.atomic.replacing`).
 
     The file keeps its permission bits, a symlink keeps pointing at the updated file, a
-    read-only file is refused, and the temporary file is removed on any error, on Ctrl-C and
-    on SIGTERM (killed harder, it stays under its one fixed, obviously disposable name).
+    read-only file is refused, and the temporary file is created exclusively, flushed to disk
+    before the rename, and removed on any error, on Ctrl-C and on SIGTERM (killed harder, it
+    stays under its one fixed, obviously disposable name, which the next run replaces).
     """
+    from paramcount.atomic import replacing
+
     target = os.path.realpath(source.path)
     try:
         info = os.stat(target)
         if not os.access(target, os.W_OK) or not info.st_mode & stat.S_IWUSR:
             raise ConfigError(f"{source.name}: read-only, not updated (make it writable to "
                               "let --update rewrite it)")
-        temporary = temporary_path(target)
-        with _terminate_as_exit():
-            try:
-                descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC
-                                     | getattr(os, "O_NOFOLLOW", 0), 0o600)
-                with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as file:
-                    file.write(("\ufeff" if source.bom else "") + text)
-                os.chmod(temporary, stat.S_IMODE(info.st_mode))
-                os.replace(temporary, target)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(temporary)
-                raise
+        with replacing(target, "update") as temporary:
+            descriptor = os.open(temporary, os.O_WRONLY | os.O_TRUNC
+                                 | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as file:
+                file.write(("\ufeff" if source.bom else "") + text)
     except OSError as error:
         raise ConfigError(f"{source.name}: cannot write: {error.strerror or error}") from None
-
-
-@contextlib.contextmanager
-def _terminate_as_exit() -> Iterator[None]:
-    """Turn SIGTERM into SystemExit for the duration (main thread only), so cleanup runs."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(signum: int, frame: object) -> None:
-        raise SystemExit(128 + signum)
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)

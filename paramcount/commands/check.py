@@ -12,6 +12,7 @@ import click
 from paramcount.check.session import FileResult, check_file, expand, inputs
 from paramcount.errors import ConfigError
 from paramcount.options import resolve_format
+from paramcount.sources.fence import FactoryPolicy
 
 _LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)$")
 
@@ -42,13 +43,35 @@ def _terminal_width() -> int | None:
     return shutil.get_terminal_size().columns if on_terminal() else None
 
 
-def _write_junit(path: str, xml: str) -> None:
+def _junit_refused(path: str, inputs: list[str]) -> ConfigError | None:
+    """Why the report cannot go to ``path``: a link (never written through), a folder, or a
+    file this run reads; None when it can."""
+    if os.path.islink(path):
+        return ConfigError(f"--junit {path} is a symbolic link: the report is never written "
+                           "through a link; name a plain file")
+    if os.path.isdir(path):
+        return ConfigError(f"--junit {path} is a folder: name the report's file, e.g. "
+                           f"{os.path.join(path, 'paramcount.xml')}")
+    for name in inputs:
+        if _same_file(path, name):
+            return ConfigError(f"--junit {path} is an input of this run ({name}): give the "
+                               "report another name")
+    return None
+
+
+def _write_junit(path: str, xml: str) -> ConfigError | None:
+    """Write the report in place of ``path`` (atomically, never through a link); the error
+    when it cannot be written."""
+    from paramcount.atomic import replacing
+
     try:
-        with open(path, "w", encoding="utf-8") as out:
+        with replacing(path, "junit") as temporary, open(temporary, "w",
+                                                         encoding="utf-8") as out:
             out.write(xml)
     except OSError as error:
-        raise click.BadParameter(f"cannot write {path}: {error.strerror}",
-                                 param_hint="--junit") from None
+        return ConfigError(f"--junit {path}: cannot write the report: "
+                           f"{error.strerror or error}")
+    return None
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -56,14 +79,6 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.samefile(a, b)
     except OSError:
         return os.path.realpath(a) == os.path.realpath(b)
-
-
-def _refuse_junit_over_input(junit_file: str, names: list[str]) -> None:
-    """Never write the report over a file this run reads (exit 2, the file untouched)."""
-    for name in names:
-        if _same_file(junit_file, name):
-            raise click.BadParameter(f"{junit_file} is an input of this run ({name}): "
-                                     "give the report another name", param_hint="--junit")
 
 
 @click.command(name="check")
@@ -83,44 +98,65 @@ def _refuse_junit_over_input(junit_file: str, names: list[str]) -> None:
                    "{\"errors\": [...]}).")
 @click.option("--junit", "junit_file", metavar="FILE", default=None,
               help="Also write JUnit XML results to FILE.")
+@click.option("--no-factories", is_flag=True,
+              help="Refuse every factory model (run no code a config names) and still check "
+                   "layers and file models: for configs from untrusted pull requests. "
+                   "Also PARAMCOUNT_NO_FACTORIES=1.")
+@click.option("--factory-timeout", metavar="SECONDS", default=None,
+              help="Stop a factory that has not returned its model after SECONDS (each runs in "
+                   "a child process). Also PARAMCOUNT_FACTORY_TIMEOUT. [default: 120]")
 def check(files: tuple[str, ...], verify: bool, update: bool, details: bool,
-          output_format: str | None, as_json: bool, junit_file: str | None) -> int:
+          output_format: str | None, as_json: bool, junit_file: str | None,
+          no_factories: bool, factory_timeout: str | None) -> int:
     """Check the parameter counts of the models in each FILE (.toml or .json; quoted globs
     such as 'configs/*.toml' are expanded) against their expectations; without FILE, read
     [tool.paramcount] from ./pyproject.toml. Models are hand-written layers, a factory in
     your code (factory = "pkg.module:function") or a model file (file = "model.pt").
 
-    Exit codes: 0 all pass, 1 a mismatch or budget exceeded, 2 an invalid config,
-    3 a framework missing for --verify or a factory.
+    Exit codes: 0 all pass, 1 a mismatch or budget exceeded, 2 an invalid config (or a
+    factory that fails, exits or runs out of time), 3 a framework missing for --verify or a
+    factory.
     """
+    from paramcount.sources.fence import parse_timeout, policy_from
+
+    try:
+        timeout = (None if factory_timeout is None
+                   else parse_timeout(factory_timeout, "--factory-timeout"))
+        factories = policy_from(no_factories, timeout)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
     # The parsed documents live to the end: spare the collector walking them, then thaw what
     # was frozen so that in-process runs (tests, library use) do not pile up frozen objects.
     as_json = resolve_format(output_format, as_json, False) == "json"
     thaw = gc.get_freeze_count() == 0  # never thaw what the host program froze itself
     try:
-        return _check(files, verify, update, details, as_json, junit_file)
+        return _check(files, verify, update, details, as_json, junit_file, factories)
     finally:
         if thaw:
             gc.unfreeze()
 
 
 def _check(files: tuple[str, ...], verify: bool, update: bool, details: bool, as_json: bool,
-           junit_file: str | None) -> int:
+           junit_file: str | None, factories: FactoryPolicy) -> int:
     from paramcount.render import check as render
 
     try:
         names = expand(files)
     except ConfigError as error:
         return _fail([FileResult(files[0] if files else "", errors=[error])], as_json,
-                     junit_file)
-    if junit_file:
-        _refuse_junit_over_input(junit_file, [n or "pyproject.toml" for n in names])
+                     junit_file if junit_file and not _junit_refused(junit_file, []) else None)
+    refused = junit_file and _junit_refused(junit_file, [n or "pyproject.toml" for n in names])
+    if refused:  # before any work: a report that cannot be written is no report
+        return _fail([FileResult(str(junit_file), errors=[refused])], as_json, None)
     results = []
     for name in names:
-        results.append(check_file(name, verify=verify, update=update))
+        results.append(check_file(name, verify=verify, update=update, factories=factories))
         gc.freeze()
     if junit_file:
-        _refuse_junit_over_input(junit_file, [f for r in results for f in inputs(r)])
+        failed = _junit_refused(junit_file, [f for r in results for f in inputs(r)]) or \
+            _write_junit(junit_file, render.junit_all(results))
+        if failed is not None:  # said in the answer too, so --json never reads as a pass
+            results.append(FileResult(junit_file, errors=[failed]))
     for result in results:
         for problem in result.errors:
             click.echo(f"Error: {problem}", err=True)
@@ -157,8 +193,6 @@ def _check(files: tuple[str, ...], verify: bool, update: bool, details: bool, as
                            else f"{name} not updated: " + "; ".join(result.changes)
                            if result.changes
                            else f"{name} is up to date: no expectation changed")
-    if junit_file:
-        _write_junit(junit_file, render.junit_all(results))
     if _github():  # on stderr under --json, so stdout stays one JSON document
         for result in results:
             if result.config is not None:
@@ -170,9 +204,14 @@ def _check(files: tuple[str, ...], verify: bool, update: bool, details: bool, as
 
 
 def _fail(results: list[FileResult], as_json: bool, junit_file: str | None) -> int:
-    """Report errors found before any file was read (a glob matching nothing)."""
+    """Report errors found before any file was read (a glob matching nothing, a --junit path
+    that cannot take the report)."""
     from paramcount.render import check as render
 
+    if junit_file:
+        failed = _write_junit(junit_file, render.junit_all(results))
+        if failed is not None:
+            results = [*results, FileResult(junit_file, errors=[failed])]
     for result in results:
         for error in result.errors:
             click.echo(f"Error: {error}", err=True)
@@ -181,6 +220,4 @@ def _fail(results: list[FileResult], as_json: bool, junit_file: str | None) -> i
         from paramcount.render.data import dumps
 
         click.echo(dumps(render.data_all(results)), nl=False)
-    if junit_file:
-        _write_junit(junit_file, render.junit_all(results))
     return 2

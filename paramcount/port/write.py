@@ -10,11 +10,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 import zipfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from paramcount.atomic import replacing
 from paramcount.errors import ParamcountError
 from paramcount.port.layouts import Side
 from paramcount.port.plan import ModulePlan
@@ -55,36 +55,11 @@ def check_not_source(path: str, source: str) -> None:
         raise WriteError(f"--out {path} is the source file; write the port to another file")
 
 
-@contextlib.contextmanager
-def _atomic(path: str) -> Iterator[str]:
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=".paramcount-", dir=directory)
-    os.close(handle)
-    try:
-        yield temporary
-        os.chmod(temporary, _mode(path))
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-
-
-def _mode(path: str) -> int:
-    """The permissions ``path`` keeps when replaced, or a new file's (mkstemp's are 0600)."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
 def write(path: str, plans: list[ModulePlan], arrays: Callable[[], Arrays]) -> None:
     """Write every target tensor to ``path`` in the container its suffix names."""
     suffix = check_destination(path, plans[0].target.framework)
     try:
-        with _atomic(path) as temporary:
+        with replacing(path, "port", companions=(".data",)) as temporary:
             if suffix == ".onnx":
                 _onnx(temporary, plans, arrays())
             else:

@@ -86,7 +86,12 @@ def import_path(folders: Sequence[str]) -> Iterator[None]:
 
 
 def resolve(target: str, folders: Sequence[str]) -> Callable[..., Any]:
-    """The callable named ``module:attribute`` (imported with ``folders`` on the path)."""
+    """The function or class named ``module:name`` (imported with ``folders`` on the path).
+
+    It must be defined in that module's own source (``Model.create`` on a class defined there
+    too): an attribute the module merely holds (``os:system``, ``mod:os.system``, a name it
+    imports from elsewhere) is refused, so a config names the code it runs where it is written.
+    """
     module_name, _, attribute = target.partition(":")
     with import_path(folders):
         try:
@@ -105,10 +110,29 @@ def resolve(target: str, folders: Sequence[str]) -> Callable[..., Any]:
             hint = f". Did you mean '{close[0]}'?" if close else ""
             raise FactoryError(f"{module_name} has no attribute {attribute!r}{hint}")
         obj = getattr(obj, part)
+        _defined_in(obj, module_name, target)
     if not callable(obj):
         raise FactoryError(f"{target} is not callable (a {type(obj).__name__})")
     result: Callable[..., Any] = obj
     return result
+
+
+def _defined_in(obj: Any, module_name: str, target: str) -> None:
+    """Refuse what ``module_name``'s own source does not define: a module, a builtin, an
+    object, or a function or class written elsewhere (named where it is written instead)."""
+    import types
+
+    if isinstance(obj, types.MethodType):  # a classmethod, reached through its class
+        obj = obj.__func__
+    if not isinstance(obj, (type, types.FunctionType)):
+        raise FactoryError(f"{target} is a {type(obj).__name__}, not a function or class "
+                           f"defined in {module_name}: name a function or class written there")
+    home = getattr(obj, "__module__", None)
+    if home != module_name:
+        where = f'"{home}:{obj.__qualname__}"' if isinstance(home, str) else "its own module"
+        raise FactoryError(f"{target} is defined in {home or 'no module'}, not in "
+                           f"{module_name}: a factory is named where it is written "
+                           f"(factory = {where})")
 
 
 def _call(factory: Callable[..., Any], target: str, kwargs: Mapping[str, Any]) -> Any:
@@ -120,9 +144,10 @@ def _call(factory: Callable[..., Any], target: str, kwargs: Mapping[str, Any]) -
         raise FactoryError(f"{target}(...) raised {one_line(error)}") from None
 
 
-def build(target: str, kwargs: Mapping[str, Any], framework: Framework,
-          folders: Sequence[str]) -> Built:
-    """Call the factory ``target`` with ``kwargs`` and count the model it returns."""
+def build_here(target: str, kwargs: Mapping[str, Any], framework: Framework,
+               folders: Sequence[str]) -> Built:
+    """Call the factory ``target`` with ``kwargs`` in this process and count the model it
+    returns (``check`` calls it inside :mod:`paramcount.sources.fence`'s child process)."""
     factory = resolve(target, folders)
     with import_path(folders):  # a factory may import its own modules lazily
         if framework is Framework.KERAS:

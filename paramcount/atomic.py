@@ -1,0 +1,106 @@
+"""Replacing a file atomically: a temporary file beside it, under one fixed name, then a rename.
+
+Every file paramcount writes for the user (``check --update``, ``check --junit``, ``port --out``)
+goes through :func:`replacing`, so that a reader never sees half a file, a failure or a kill
+changes nothing, and nothing piles up:
+
+- the temporary file has one fixed, obviously disposable name per target and purpose
+  (``.models.toml.paramcount-update.tmp``), so a run killed hard leaves at most one, which the
+  next run removes;
+- it is created exclusively (``O_EXCL``, after removing a stale one, never following a link),
+  so a link planted at its name is replaced, never written through;
+- it is flushed to disk (``fsync``) before the rename, and removed on any error, on Ctrl-C and
+  on SIGTERM.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import stat
+import threading
+from collections.abc import Iterator, Sequence
+
+
+def temporary_path(target: str, purpose: str) -> str:
+    """Where the new content of ``target`` is written first: ``.NAME.paramcount-PURPOSE.tmp``
+    beside it.
+
+    >>> temporary_path("configs/models.toml", "update")
+    'configs/.models.toml.paramcount-update.tmp'
+    """
+    folder, name = os.path.split(target)
+    return os.path.join(folder, f".{name}.paramcount-{purpose}.tmp")
+
+
+@contextlib.contextmanager
+def terminate_as_exit() -> Iterator[None]:
+    """Turn SIGTERM into SystemExit for the duration (main thread only), so cleanup runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+
+
+def new_file_mode() -> int:
+    """The permissions a new file gets from the process's umask (0666 less the umask)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def mode_of(path: str) -> int:
+    """The permission bits ``path`` keeps when it is replaced, or a new file's."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return new_file_mode()
+
+
+@contextlib.contextmanager
+def replacing(target: str, purpose: str, mode: int | None = None,
+              companions: Sequence[str] = ()) -> Iterator[str]:
+    """Yield a fresh, empty temporary file's path beside ``target``; when the block ends,
+    flush it to disk, give it ``mode`` (default: the target's, or a new file's) and rename it
+    onto ``target``.
+
+    ``companions`` are suffixes of side files a writer makes next to the temporary file
+    (``.data``): stale ones are removed first, and they are removed with it on failure. OSError
+    is the caller's to report.
+    """
+    temporary = temporary_path(target, purpose)
+    extras = [temporary + suffix for suffix in companions]
+    keep = mode_of(target) if mode is None else mode
+    with terminate_as_exit():
+        for stale in (temporary, *extras):
+            _remove(stale)
+        try:
+            os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL
+                             | getattr(os, "O_NOFOLLOW", 0), 0o600))
+            yield temporary
+            descriptor = os.open(temporary, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            try:
+                os.fsync(descriptor)
+            finally:
+                os.close(descriptor)
+            os.chmod(temporary, keep)
+            os.replace(temporary, target)
+        except BaseException:
+            for leftover in (temporary, *extras):
+                with contextlib.suppress(OSError):
+                    _remove(leftover)
+            raise
