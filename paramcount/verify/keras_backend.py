@@ -5,15 +5,19 @@ shapes but no values, and a stack is chained on a symbolic input so that Keras i
 what each layer reads. Names are those of a fresh session (``keras.backend.clear_session()``
 first), so they match the engine's ``bidirectional_1/forward_lstm_1/lstm_cell/kernel``.
 ``KERAS_BACKEND`` is respected; Keras defaults to tensorflow. keras is imported only when a
-function here is called, with TensorFlow's C++ logging and oneDNN notices silenced.
+function here is called, with TensorFlow's C++ logging and oneDNN notices silenced (and, during
+the import itself, whatever its C++ core writes to stderr before it reads its log level: the
+GPU build's "Could not find cuda drivers" line on a machine without a GPU).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
 import warnings
+from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
@@ -27,16 +31,39 @@ _CLASS = {Cell.RNN: "SimpleRNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}
 _QUIET = {"TF_CPP_MIN_LOG_LEVEL": "3", "TF_ENABLE_ONEDNN_OPTS": "0"}
 
 
+@contextlib.contextmanager
+def _native_stderr_silenced() -> Iterator[None]:
+    """Point file descriptor 2 at the null device for the duration (Python's own ``sys.stderr``
+    object is untouched, so exceptions and warnings are unaffected)."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):  # no descriptor 2 to silence
+        yield
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
+
+
 def load() -> ModuleType:
     """Import keras (and its backend) quietly, or raise BackendUnavailable."""
     for name, value in _QUIET.items():
         os.environ.setdefault(name, value)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _native_stderr_silenced():
         warnings.simplefilter("ignore")
         try:
             import keras
         except ImportError:
             raise BackendUnavailable("keras", "keras") from None
+        if "tensorflow" not in sys.modules:  # another backend: Keras still imports it lazily
+            with contextlib.suppress(ImportError):
+                import tensorflow  # noqa: F401
     for logger in ("tensorflow", "absl", "keras"):
         logging.getLogger(logger).setLevel(logging.ERROR)
     module: ModuleType = keras
