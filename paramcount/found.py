@@ -16,6 +16,7 @@ from typing import Any
 
 from paramcount import conventions
 from paramcount.errors import SpecError
+from paramcount.keras_version import RESET_AFTER_FACTS, KerasVersion, summary_version
 from paramcount.layers import (
     KERAS,
     KERAS_DEFAULTS,
@@ -35,7 +36,8 @@ from paramcount.layers import (
     keras_count,
     torch_count,
 )
-from paramcount.sources.printout import Printout
+from paramcount.solve import Clues, Solution, solve
+from paramcount.sources.printout import Printout, Row
 from paramcount.sources.python_code import SPREAD, Block, Call, CodeReading, Unknown
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity, coerce
 
@@ -69,6 +71,8 @@ class Layer:
     printed: int | None = None
     """What a printout says this layer holds, where one does."""
     notes: tuple[str, ...] = ()
+    solution: Solution | None = None
+    """A printed recurrent layer: every configuration that fits its count (:mod:`solve`)."""
 
     @property
     def recurrent(self) -> bool:
@@ -94,6 +98,8 @@ class Model:
     stacks: tuple[LayerSpec, ...] = ()
     """Keras: runs of alike recurrent layers, each feeding the next, as one stacked spec (its
     count is the sum of theirs), so the growth analysis can explain the stack."""
+    keras: KerasVersion | None = None
+    """The Keras whose defaults it follows, where the paste says (:mod:`keras_version`)."""
 
     @property
     def total(self) -> int | None:
@@ -436,15 +442,17 @@ def _kind(spec: LayerSpec) -> str:
     return f"Bidirectional({name})" if spec.bidirectional else name
 
 
-def printout_models(printouts: Sequence[Printout]) -> list[Model]:
-    """Every printout as a Model: its rows or tensors, with what they imply."""
+def printout_models(printouts: Sequence[Printout], lines: Sequence[str] = ()) -> list[Model]:
+    """Every printout as a Model: its rows or tensors, with what they imply (``lines``, the
+    paste, tells which Keras drew a summary)."""
     models = []
     for printout in printouts:
         if printout.kind == "repr" and printout.block is not None:
             reading = CodeReading((printout.block,), "parsed", (), frozenset({TORCH}))
             models += [Model(m.name, "repr", m.line, m.layers) for m in code_models(reading)]
         elif printout.kind == "keras-summary":
-            models.append(_keras_summary_model(printout))
+            models.append(_keras_summary_model(
+                printout, summary_version(lines[printout.first - 1:printout.last])))
         elif printout.kind == "torchinfo":
             models.append(_torchinfo_model(printout))
         elif printout.kind == "shapes":
@@ -452,28 +460,52 @@ def printout_models(printouts: Sequence[Printout]) -> list[Model]:
     return models
 
 
-def _keras_summary_model(printout: Printout) -> Model:
-    from paramcount.sources.printout import infer_keras
+def solved_layer(row: Row, clues: Clues, kind: str) -> Layer:
+    """A printed recurrent row as a Layer: sized where its count allows exactly one
+    configuration, with how that was derived (or every configuration that fits)."""
+    solution = solve(clues)
+    spec = solution.spec
+    notes = [solution.how]
+    if solution.apart:
+        notes.append(f"what would tell them apart: {solution.apart}")
+    if spec is not None and spec.framework is Framework.KERAS and spec.cell is Cell.GRU and (
+            spec.reset_after is False and clues.keras is not KerasVersion.LEGACY):
+        notes.append(reset_after_note(spec))
+    return Layer(row.name or row.type, _kind(spec) if spec is not None else kind,
+                 clues.framework, row.line, spec=spec, params=row.params, printed=row.params,
+                 notes=tuple(notes), solution=solution)
 
+
+def reset_after_note(spec: LayerSpec) -> str:
+    """Why a Keras GRU holds the count of reset_after=False, with what Keras 3 gives."""
+    today = conventions.total(spec.replace(reset_after=True))
+    return (f"reset_after=False: {RESET_AFTER_FACTS}; Keras 3 builds {today:,} for this "
+            "layer")
+
+
+def _keras_summary_model(printout: Printout, keras: KerasVersion | None) -> Model:
     layers = []
     width: int | None = None
+    before = ""
     for row in printout.rows:
         out = row.shape[-1] if row.shape else None
         if row.type == "InputLayer":
-            width = out
+            width, before = out, "the Input row"
             continue
-        if row.type in ("Bidirectional", *RECURRENT_KERAS):
-            inferred = infer_keras(row, width)
-            spec = inferred.spec
-            kind = _kind(spec) if spec is not None else row.type
-            layers.append(Layer(row.name, kind, Framework.KERAS, row.line, spec=spec,
-                                params=row.params, printed=row.params, notes=(inferred.note,)))
+        cell = cell_of(row.type)
+        if row.params is not None and (row.type == "Bidirectional" or (
+                cell is not None and row.type in RECURRENT_KERAS)):
+            framework = Framework.TF1_CUDNN if row.type.startswith("CuDNN") else Framework.KERAS
+            cells = (cell,) if cell is not None else (Cell.LSTM, Cell.GRU, Cell.RNN)
+            clues = Clues(row.params, framework, cells, out, width, before,
+                          row.type == "Bidirectional", keras)
+            layers.append(solved_layer(row, clues, row.type))
         else:
             layers.append(Layer(row.name, row.type, Framework.KERAS, row.line,
                                 params=row.params, printed=row.params))
-        width = out
+        width, before = out, f"the layer before, {row.name}"
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
-                 printed_total=printout.total)
+                 printed_total=printout.total, keras=keras)
 
 
 def _torchinfo_model(printout: Printout) -> Model:
@@ -481,21 +513,28 @@ def _torchinfo_model(printout: Printout) -> Model:
 
     layers = []
     rows = printout.rows
+    width: int | None = None
+    before = ""
     for index, row in enumerate(rows):
         if index + 1 < len(rows) and rows[index + 1].depth > row.depth:
             continue  # a container: its children are listed
-        spec = None
-        notes: tuple[str, ...] = ()
-        if cell_of(row.type) is not None:
-            shapes = torch_shapes(row)
-            found = conventions.recognise(shapes, [Framework.TORCH]) if shapes else []
-            if found:
-                spec = found[0].spec
-            else:
-                notes = ("torchinfo shows this layer's count, not its sizes: paste the code, "
-                         "print(model), or summary(model, verbose=2)",)
-        layers.append(Layer(row.name or row.type, f"nn.{row.type}", Framework.TORCH, row.line,
-                            spec=spec, params=row.params, printed=row.params, notes=notes))
+        out = row.shape[-1] if row.shape else None
+        cell = cell_of(row.type)
+        shapes = torch_shapes(row) if cell is not None else {}
+        found = conventions.recognise(shapes, [Framework.TORCH]) if shapes else []
+        if found:
+            layers.append(Layer(row.name or row.type, f"nn.{row.type}", Framework.TORCH,
+                                row.line, spec=found[0].spec, params=row.params,
+                                printed=row.params))
+        elif cell is not None and row.params:
+            single = row.type.endswith("Cell")
+            clues = Clues(row.params, Framework.TORCH, (cell,), out, width, before,
+                          False if single else None, single_cell=single)
+            layers.append(solved_layer(row, clues, f"nn.{row.type}"))
+        else:
+            layers.append(Layer(row.name or row.type, f"nn.{row.type}", Framework.TORCH,
+                                row.line, params=row.params, printed=row.params))
+        width, before = out, f"the layer before, {row.name or row.type}"
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
                  printed_total=printout.total)
 

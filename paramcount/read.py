@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from paramcount import conventions
 from paramcount.errors import ParamcountError
 from paramcount.found import Layer, Missing, Model, code_models, printout_models
+from paramcount.pairing import expected_shapes, layer_pairs, pair
 from paramcount.record import replace
 from paramcount.report import Report, build_report
 from paramcount.report import growth as growth_of
@@ -95,14 +96,14 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     code_lines = ["" if number in claimed else line for number, line in enumerate(lines, 1)]
     reading = read_code("\n".join(code_lines), overrides or {})
     from_code = code_models(reading)
-    from_printouts = printout_models(printouts)
+    from_printouts = printout_models(printouts, lines)
     models = [*from_code, *from_printouts]
     kinds = tuple(dict.fromkeys(
         [*(["code"] if from_code else []), *(p.kind for p in printouts)]))
     unresolved = _unresolved(models)
     built = [*from_code, *(m for m in from_printouts if m.source == "repr")]
     shown = [m for m in from_printouts if m.source != "repr"]
-    disagreements = compare(built, shown)
+    disagreements, pairing = compare(built, shown)
     disagreements += stated_counts(lines, claimed, built, disagreements)
     if not any(layer.params is not None or layer.printed is not None or layer.missing
                for m in models for layer in m.layers):
@@ -110,7 +111,7 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
                            "embedding or convolution layer in code, summary, repr or shape "
                            "dump")
     answer = Answer(source, kinds, tuple(models), tuple(unresolved), tuple(disagreements),
-                    reading.notes, tuple(sorted((overrides or {}).items())))
+                    (*reading.notes, *pairing), tuple(sorted((overrides or {}).items())))
     title, reason = headline(answer)
     return dataclasses.replace(answer, title=title, reason=reason)
 
@@ -215,9 +216,9 @@ def explain_difference(computed: Layer, printed: int) -> str:
         for value, reason in alternatives(computed.spec, printed=True):
             if value == printed:
                 return reason
-        from paramcount.sources.printout import solve_input
+        from paramcount.solve import widths as solved_widths
 
-        widths = solve_input(printed, computed.spec)
+        widths = solved_widths(printed, computed.spec)
         if widths:
             return (f"the printed count fits an input width of {widths[0]}, but the code "
                     f"gives it {computed.spec.input_size}")
@@ -226,44 +227,36 @@ def explain_difference(computed: Layer, printed: int) -> str:
     return "the code builds a different layer than the one printed"
 
 
-def compare(code: Sequence[Model], printed: Sequence[Model]) -> list[Disagreement]:
-    """Printed counts (and shapes) that differ from the code's, layer by matched layer."""
-    found = []
+def compare(code: Sequence[Model], printed: Sequence[Model]
+            ) -> tuple[list[Disagreement], list[str]]:
+    """Printed counts (and shapes) that differ from the code's, layer by paired layer; and, for
+    each printout no code model can be paired with for certain, why it was compared with none."""
+    found: list[Disagreement] = []
+    notes: list[str] = []
     for model in printed:
-        match = model_match(model, code)
+        match, doubt = pair(model, code)
+        if doubt is not None:
+            notes.append(doubt)
         if match is None:
             continue
+        mine: list[Disagreement] = []
         if model.tensors:
-            found += shape_disagreements(model, match)
-        flagged = {d.layer for d in found}
-        for layer, computed in pairs(model, match):
+            mine += shape_disagreements(model, match)
+        flagged = {d.layer for d in mine}
+        for layer, computed in layer_pairs(model, match):
             if layer.printed is None or computed.params is None or layer.name in flagged:
                 continue
             if layer.printed != computed.params:
-                found.append(Disagreement(layer.line, layer.name or computed.name, layer.printed,
-                                          computed.params,
-                                          explain_difference(computed, layer.printed)))
+                mine.append(Disagreement(layer.line, layer.name or computed.name, layer.printed,
+                                         computed.params,
+                                         explain_difference(computed, layer.printed)))
         total = match.total
         if model.printed_total is not None and total is not None and (
-                model.printed_total != total) and not found:
-            found.append(Disagreement(model.line, model.name, model.printed_total, total,
-                                      "the printed total differs from the code's layers"))
-    return found
-
-
-def expected_shapes(code: Model) -> dict[str, tuple[tuple[int, ...], Layer]]:
-    """The tensors the code's recurrent layers hold, by the names a dump would print: with the
-    attribute prefix (a whole model's dump), and bare for a model that is one layer."""
-    expected: dict[str, tuple[tuple[int, ...], Layer]] = {}
-    recurrent = [layer for layer in code.layers if layer.spec is not None]
-    for layer in recurrent:
-        assert layer.spec is not None
-        for tensor in conventions.tensors(layer.spec):
-            if layer.spec.framework is Framework.TORCH and layer.name:
-                expected[f"{layer.name}.{tensor.name}"] = (tensor.shape, layer)
-            if len(recurrent) == 1:
-                expected.setdefault(tensor.name, (tensor.shape, layer))
-    return expected
+                model.printed_total != total) and not mine:
+            mine.append(Disagreement(model.line, model.name, model.printed_total, total,
+                                     "the printed total differs from the code's layers"))
+        found += mine
+    return found, notes
 
 
 def shape_disagreements(printed: Model, code: Model) -> list[Disagreement]:
@@ -287,50 +280,6 @@ def shape_disagreements(printed: Model, code: Model) -> list[Disagreement]:
 
 def _shape_text(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
-
-
-def _counted(model: Model) -> list[Layer]:
-    return [layer for layer in model.layers if layer.params != 0 and layer.printed != 0]
-
-
-def model_match(printed: Model, code: Sequence[Model]) -> Model | None:
-    """The code model a printout shows: by layer names, else by the sequence of classes."""
-    names = {layer.name for layer in _counted(printed)}
-    for model in code:
-        if names and names <= {layer.name for layer in model.layers}:
-            return model
-        if printed.tensors and any(name in expected_shapes(model)
-                                   for name, _, _ in printed.tensors):
-            return model
-    shown = [_base(layer.kind) for layer in _counted(printed)]
-    for model in code:
-        if [_base(layer.kind) for layer in _counted(model)] == shown:
-            return model
-    recurrent = [_base(layer.kind) for layer in _counted(printed) if layer.recurrent]
-    for model in code:
-        if recurrent and [_base(layer.kind) for layer in _counted(model)
-                          if layer.recurrent] == recurrent:
-            return model
-    return None
-
-
-def _base(kind: str) -> str:
-    """``nn.LSTM`` -> ``lstm``; ``Bidirectional(LSTM)`` -> ``bidirectional``."""
-    name = kind.split("(")[0].rsplit(".", 1)[-1].lower()
-    return name.removeprefix("cudnn")
-
-
-def pairs(printed: Model, code: Model) -> list[tuple[Layer, Layer]]:
-    """Printed layers paired with the code's: by name, else in order (only the recurrent
-    ones where the other layers do not line up)."""
-    names = {layer.name: layer for layer in code.layers}
-    shown, built = _counted(printed), _counted(code)
-    if shown and all(layer.name in names for layer in shown):
-        return [(layer, names[layer.name]) for layer in shown]
-    if [_base(x.kind) for x in shown] == [_base(x.kind) for x in built]:
-        return list(zip(shown, built, strict=True))
-    return list(zip([x for x in shown if x.recurrent], [x for x in built if x.recurrent],
-                    strict=False))
 
 
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d{3,})(?![\w.,]\d)")
