@@ -16,7 +16,13 @@ from typing import Any
 
 from paramcount import conventions
 from paramcount.errors import SpecError
-from paramcount.keras_version import RESET_AFTER_FACTS, KerasVersion, summary_version
+from paramcount.keras_version import (
+    RESET_AFTER_FACTS,
+    KerasVersion,
+    call_version,
+    old_gru_default,
+    summary_version,
+)
 from paramcount.layers import (
     KERAS,
     KERAS_DEFAULTS,
@@ -73,6 +79,8 @@ class Layer:
     notes: tuple[str, ...] = ()
     solution: Solution | None = None
     """A printed recurrent layer: every configuration that fits its count (:mod:`solve`)."""
+    defaults: tuple[str, ...] = ()
+    """Options the code leaves to a default that changed between Keras versions."""
 
     @property
     def recurrent(self) -> bool:
@@ -265,8 +273,32 @@ def _recurrent(call: Call, attribute: str, framework: Framework, bound: Mapping[
     except (SpecError, ValueError) as error:
         return Layer(attribute, kind, framework, call.line,
                      missing=(Missing(attribute or name, call.line, str(error)),))
+    notes: tuple[str, ...] = ()
+    defaults: tuple[str, ...] = ()
+    if spec.framework is Framework.KERAS and spec.cell is Cell.GRU and not _given(
+            call, "reset_after"):
+        defaults = ("reset_after",)
+        if old_gru_default(call.qualified):
+            notes = (f"reset_after is not given: {call.qualified.rpartition('.')[0]}'s GRU "
+                     f"defaults to False. {reset_after_note(spec)}",)
     return Layer(attribute, kind, framework, call.line, spec=spec,
-                 params=conventions.total(spec))
+                 params=conventions.total(spec), notes=notes, defaults=defaults)
+
+
+def _given(call: Call, argument: str) -> bool:
+    """Whether the call itself passes ``argument`` (by keyword, or by position in Keras'
+    signature), rather than leaving it to the default."""
+    signature = KERAS_SIGNATURES.get(call.name, ())
+    return argument in call.keywords or (
+        argument in signature and signature.index(argument) < len(call.args))
+
+
+def _keras_defaults(call: Call) -> Mapping[str, Any]:
+    """Keras' defaults for ``call``: those of Keras 3, but reset_after=False for the GRU of
+    ``keras.layers.recurrent`` and ``tf.compat.v1`` (:mod:`paramcount.keras_version`)."""
+    if old_gru_default(call.qualified):
+        return {**KERAS_DEFAULTS, "reset_after": False}
+    return KERAS_DEFAULTS
 
 
 def _keras_layer(call: Call, attribute: str, width: int | None) -> tuple[Layer, int | None]:
@@ -275,7 +307,8 @@ def _keras_layer(call: Call, attribute: str, width: int | None) -> tuple[Layer, 
     if (spread := _spread(call)) is not None:
         return Layer(attribute, call.path, Framework.KERAS, call.line,
                      missing=_unspread(spread)), None
-    bound = bind(KERAS_SIGNATURES.get(name, ()), call.args, call.keywords, KERAS_DEFAULTS)
+    bound = bind(KERAS_SIGNATURES.get(name, ()), call.args, call.keywords,
+                 _keras_defaults(call))
     if width is None:
         width = _declared_width(bound)
     if name == "Bidirectional" or (name == "RNN" and isinstance(bound.get("cell"), Call)):
@@ -288,13 +321,14 @@ def _keras_layer(call: Call, attribute: str, width: int | None) -> tuple[Layer, 
                 Missing(f"{name} ({attribute or 'layer'})", call.line,
                         "wraps a layer that is not a recurrent layer paramcount knows"),)), None
         inner_bound = bind(KERAS_SIGNATURES.get(inner.name, ()), inner.args, inner.keywords,
-                           KERAS_DEFAULTS)
+                           _keras_defaults(inner))
         if width is None:
             width = _declared_width(inner_bound)
         merge = bound.get("merge_mode", "concat")
         framework = Framework.TF1_CUDNN if inner.name.startswith("CuDNN") else Framework.KERAS
         cell_name = inner.name.removesuffix("Cell")
-        fake = Call(cell_name, cell_name, inner.args, inner.kwargs, call.line)
+        fake = Call(cell_name, inner.qualified.removesuffix("Cell"), inner.args, inner.kwargs,
+                    call.line)
         layer = _recurrent(fake, attribute, framework, inner_bound, width,
                            bidirectional=name == "Bidirectional", merge=merge,
                            kind=f"{name}({inner.name})")
@@ -376,10 +410,24 @@ def code_models(reading: CodeReading) -> list[Model]:
                             "cannot tell whether this is torch or Keras: add the import"),))
             layers.append(layer)
         if layers:
+            keras = code_version(block)
+            notes = block.notes
+            if keras is not None:
+                notes = (*notes, f"written for {keras[0].words}: {keras[1]}")
             models.append(Model(block.name, "code", block.line, tuple(layers),
-                                complete=block.complete, notes=block.notes,
-                                stacks=tuple(stacks(layers))))
+                                complete=block.complete, notes=notes,
+                                stacks=tuple(stacks(layers)),
+                                keras=keras[0] if keras else None))
     return models
+
+
+def code_version(block: Block) -> tuple[KerasVersion, str] | None:
+    """The Keras a block's layer calls were written for, and the sign of it (the most telling
+    one: an import of Keras 2.0–2.3's modules before a Keras 2 style)."""
+    found = [version for step in block.steps
+             if (version := call_version(step.call.qualified, step.call.keywords)) is not None]
+    found.sort(key=lambda version: version[0] is not KerasVersion.LEGACY)
+    return found[0] if found else None
 
 
 def stacks(layers: Sequence[Layer]) -> list[LayerSpec]:
@@ -479,8 +527,7 @@ def solved_layer(row: Row, clues: Clues, kind: str) -> Layer:
 def reset_after_note(spec: LayerSpec) -> str:
     """Why a Keras GRU holds the count of reset_after=False, with what Keras 3 gives."""
     today = conventions.total(spec.replace(reset_after=True))
-    return (f"reset_after=False: {RESET_AFTER_FACTS}; Keras 3 builds {today:,} for this "
-            "layer")
+    return f"{RESET_AFTER_FACTS}; Keras 3 builds {today:,} for this layer"
 
 
 def _keras_summary_model(printout: Printout, keras: KerasVersion | None) -> Model:

@@ -17,7 +17,16 @@ from dataclasses import dataclass, field
 
 from paramcount import conventions
 from paramcount.errors import ParamcountError
-from paramcount.found import Layer, Missing, Model, code_models, printout_models
+from paramcount.found import (
+    Layer,
+    Missing,
+    Model,
+    code_models,
+    printout_models,
+    reset_after_note,
+    stacks,
+)
+from paramcount.keras_version import KerasVersion
 from paramcount.pairing import expected_shapes, layer_pairs, pair
 from paramcount.record import replace
 from paramcount.report import Report, build_report
@@ -52,7 +61,9 @@ class Disagreement:
     line: int | None
     layer: str
     printed: int
-    computed: int
+    computed: int | None
+    """What the code builds; None where no code is paired (a printed count that fits no
+    configuration of its layer)."""
     reason: str
     source: str = "printout"
     """``printout`` (a printed count or shape) or ``question`` (a number stated in prose)."""
@@ -95,8 +106,8 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     printouts, claimed = find_printouts(lines)
     code_lines = ["" if number in claimed else line for number, line in enumerate(lines, 1)]
     reading = read_code("\n".join(code_lines), overrides or {})
-    from_code = code_models(reading)
     from_printouts = printout_models(printouts, lines)
+    from_code, versions = follow_printed_keras(code_models(reading), from_printouts)
     models = [*from_code, *from_printouts]
     kinds = tuple(dict.fromkeys(
         [*(["code"] if from_code else []), *(p.kind for p in printouts)]))
@@ -105,6 +116,7 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     shown = [m for m in from_printouts if m.source != "repr"]
     disagreements, pairing = compare(built, shown)
     disagreements += stated_counts(lines, claimed, built, disagreements)
+    disagreements += unsolvable(shown, disagreements)
     if not any(layer.params is not None or layer.printed is not None or layer.missing
                for m in models for layer in m.layers):
         raise NothingFound(f"nothing countable found in {source}: no recurrent, linear, "
@@ -113,6 +125,23 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     answer = Answer(source, kinds, tuple(models), tuple(unresolved), tuple(disagreements),
                     (*reading.notes, *pairing), tuple(sorted((overrides or {}).items())))
     title, reason = headline(answer)
+    versions += [
+        f"Code for {KerasVersion.LEGACY.words}: its GRU {layer.name} defaults to "
+        f"reset_after=False, which gives {layer.params:,}; Keras 3 (and tf.keras of TensorFlow "
+        f"2.x) build {conventions.total(layer.spec.replace(reset_after=True)):,}."
+        for model in from_code if model.keras is KerasVersion.LEGACY
+        for layer in model.layers if layer.spec is not None and layer.params is not None
+        and "reset_after" in layer.defaults and layer.spec.reset_after is False]
+    versions += [
+        f"A {model.keras.words if model.keras else 'Keras'} summary: its {layer.name} prints "
+        f"{layer.printed:,}, which only reset_after=False gives, the GRU default of "
+        f"{KerasVersion.LEGACY.words}; Keras 3 (and tf.keras of TensorFlow 2.x) build "
+        f"{conventions.total(layer.spec.replace(reset_after=True)):,} for it."
+        for model in from_printouts if model.source == "keras-summary"
+        for layer in model.layers if layer.spec is not None and layer.printed is not None
+        and layer.solution is not None and layer.spec.reset_after is False]
+    if versions and not disagreements:
+        reason = versions[0]
     return dataclasses.replace(answer, title=title, reason=reason)
 
 
@@ -146,6 +175,44 @@ def _unresolved(models: Sequence[Model]) -> list[Missing]:
 
 
 # -- comparisons ------------------------------------------------------------------------------
+
+def follow_printed_keras(code: Sequence[Model], printed: Sequence[Model]
+                         ) -> tuple[list[Model], list[str]]:
+    """The code models, each Keras GRU that leaves reset_after to the default counted with
+    False where the Keras 2 summary it is paired with prints the count only that gives (the
+    summary was made by a Keras whose default was False); and what that says, in words."""
+    adopted: dict[int, Layer] = {}
+    said: list[str] = []
+    for shown in printed:
+        if shown.source != "keras-summary" or shown.keras is KerasVersion.KERAS3:
+            continue
+        match, _ = pair(shown, code)
+        for layer, built in layer_pairs(shown, match) if match is not None else ():
+            spec = built.spec
+            if spec is None or "reset_after" not in built.defaults or not spec.reset_after:
+                continue
+            old = spec.replace(reset_after=False)
+            if layer.printed == conventions.total(old) != built.params:
+                note = (f"counted with reset_after=False, as the summary at line {layer.line} "
+                        f"was: it prints {layer.printed:,}, which only that gives. "
+                        + reset_after_note(old))
+                adopted[id(built)] = dataclasses.replace(
+                    built, spec=old, params=conventions.total(old),
+                    notes=(*built.notes, note), defaults=())
+                said.append(
+                    f"A Keras 2 summary: its {layer.name} prints {layer.printed:,}, which only "
+                    f"reset_after=False gives, the GRU default of {KerasVersion.LEGACY.words}; "
+                    f"Keras 3 (and tf.keras of TensorFlow 2.x) build {built.params:,} from the "
+                    "same code, so the code is counted with reset_after=False.")
+    if not adopted:
+        return list(code), said
+    models = []
+    for model in code:
+        layers = [adopted.get(id(layer), layer) for layer in model.layers]
+        models.append(dataclasses.replace(model, layers=tuple(layers),
+                                          stacks=tuple(stacks(layers))))
+    return models, said
+
 
 def growth_reason(spec: LayerSpec) -> str | None:
     """The one-sentence reason a stack is not the naive multiple, from the report's growth
@@ -189,12 +256,11 @@ def alternatives(spec: LayerSpec, printed: bool = False) -> list[tuple[int, str]
     if spec.framework is Framework.KERAS and spec.cell is Cell.GRU:
         other = spec.replace(reset_after=not spec.reset_after)
         found.append((conventions.total(other), (
-            "Keras before 2.3 (and tf.compat.v1) defaulted GRU to reset_after=False: one bias "
-            f"({spec.gate_rows},) per direction instead of Keras 3's "
-            f"(2, {spec.gate_rows})"
+            f"reset_after=False, the GRU default of {KerasVersion.LEGACY.words}: one bias "
+            f"({spec.gate_rows},) per direction instead of Keras 3's (2, {spec.gate_rows})"
             if spec.reset_after else
-            "Keras 2.3+ and Keras 3 default GRU to reset_after=True: two bias rows "
-            f"(2, {spec.gate_rows}) per direction")))
+            "reset_after=True, the GRU default of tf.keras in TensorFlow 2.x and of Keras 3: "
+            f"two bias rows (2, {spec.gate_rows}) per direction")))
     if printed:
         return found
     if spec.framework is Framework.TORCH and spec.bias:
@@ -225,6 +291,18 @@ def explain_difference(computed: Layer, printed: int) -> str:
         if computed.spec.bias and conventions.total(computed.spec.replace(bias=False)) == printed:
             return "the printed count is the layer without biases (bias=False / use_bias=False)"
     return "the code builds a different layer than the one printed"
+
+
+def unsolvable(printed: Sequence[Model], already: Sequence[Disagreement]
+               ) -> list[Disagreement]:
+    """Printed recurrent counts that fit no configuration of their layer with the widths the
+    printout shows (not already explained against code)."""
+    flagged = {d.line for d in already}
+    return [Disagreement(layer.line, layer.name, layer.printed, None, layer.solution.how)
+            for model in printed for layer in model.layers
+            if layer.solution is not None and layer.printed is not None
+            and not layer.solution.fits and layer.line not in flagged
+            and (layer.solution.clues.input or layer.solution.clues.output)]
 
 
 def compare(code: Sequence[Model], printed: Sequence[Model]
@@ -364,6 +442,8 @@ def headline(answer: Answer) -> tuple[str, str]:
             if sentence:
                 return title, sentence[0].upper() + sentence[1:] + "."
         where = f"line {d.line}" if d.line else d.layer
+        if d.computed is None:
+            return title, f"{_number(d.printed)} ({where}): {d.reason}."
         reason = (f"{_number(d.printed)} ({where}) vs {_number(d.computed)} computed from the "
                   f"code: {d.reason}.")
         return title, reason
@@ -379,6 +459,10 @@ def headline(answer: Answer) -> tuple[str, str]:
         return title, f"{formula.symbolic} = {formula.substituted} = {_number(formula.total)}."
     if answer.unresolved:
         return title, "Some sizes are not in the paste: give them with --set (see below)."
+    for layer in recurrent:
+        if layer.solution is not None and layer.solution.ambiguous:
+            return title, (f"{layer.name}: {layer.solution.how}; what would tell them apart: "
+                           f"{layer.solution.apart}.")
     if any(model.source != "code" for model in answer.models):
         return title, "Counts as printed."
     return title, "The sum of its layers' counts, read from the code (--details shows each)."

@@ -87,7 +87,13 @@ class Solution:
     @property
     def ambiguous(self) -> bool:
         """Whether several configurations fit equally well."""
-        return self.spec is None and len(self.fits) > 1
+        return self.spec is None and len(self.choices) > 1
+
+    @property
+    def choices(self) -> list[Fit]:
+        """The distinct configurations that fit: one per set of tensors (Bidirectional's merge
+        modes sum, mul and ave hold the same ones)."""
+        return [group[0] for group in _groups(self.fits)]
 
 
 # -- the arithmetic ----------------------------------------------------------------------------
