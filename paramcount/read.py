@@ -301,8 +301,8 @@ def unsolvable(printed: Sequence[Model], already: Sequence[Disagreement]
     return [Disagreement(layer.line, layer.name, layer.printed, None, layer.solution.how)
             for model in printed for layer in model.layers
             if layer.solution is not None and layer.printed is not None
-            and not layer.solution.fits and layer.line not in flagged
-            and (layer.solution.clues.input or layer.solution.clues.output)]
+            and not layer.solution.fits and layer.solution.complete
+            and layer.line not in flagged]
 
 
 def compare(code: Sequence[Model], printed: Sequence[Model]

@@ -85,6 +85,17 @@ class Solution:
     """Several fits: what in the paste would tell them apart."""
 
     @property
+    def complete(self) -> bool:
+        """Whether every configuration of the cell was searched (so that no fit means the count
+        is wrong): not so for a torch LSTM whose projection the widths shown cannot pin, nor
+        where neither width is shown."""
+        clues = self.clues
+        if clues.input is None and clues.output is None:
+            return False
+        return not (clues.framework is Framework.TORCH and Cell.LSTM in clues.cells
+                    and not clues.single_cell and None in (clues.input, clues.output))
+
+    @property
     def ambiguous(self) -> bool:
         """Whether several configurations fit equally well."""
         return self.spec is None and len(self.choices) > 1
@@ -99,15 +110,23 @@ class Solution:
 # -- the arithmetic ----------------------------------------------------------------------------
 
 def integer_roots(total: Callable[[int], int | None], count: int, start: int) -> list[int]:
-    """Every whole x ≥ ``start`` with ``total(x) == count``, for a total at most quadratic in x.
-
-    Newton's forward form through x0, x0+1, x0+2: total(x0 + k) = t0 + k·d1 + k(k−1)/2·d2, so
-    d2·k² + (2·d1 − d2)·k + 2·(t0 − count) = 0; each whole root is checked with ``total``.
-    """
+    """Every whole x ≥ ``start`` with ``total(x) == count``, for a total at most quadratic in x
+    that grows with x (as a count grows with every size); each root checked with ``total``."""
     points = [total(start + k) for k in range(3)]
     if any(p is None for p in points):
         return []
-    t0, t1, t2 = (int(p or 0) for p in points)
+    return [x for x in candidates([int(p or 0) for p in points], count, start)
+            if total(x) == count]
+
+
+def candidates(points: Sequence[int], count: int, start: int) -> list[int]:
+    """The whole x ≥ ``start`` where the quadratic through ``points`` (its values at start,
+    start + 1, start + 2) equals ``count``, unchecked.
+
+    Newton's forward form: total(x0 + k) = t0 + k·d1 + k(k−1)/2·d2, so
+    d2·k² + (2·d1 − d2)·k + 2·(t0 − count) = 0.
+    """
+    t0, t1, t2 = points
     d1, d2 = t1 - t0, t2 - 2 * t1 + t0
     a, b, c = d2, 2 * d1 - d2, 2 * (t0 - count)
     steps: list[int] = []
@@ -119,7 +138,7 @@ def integer_roots(total: Callable[[int], int | None], count: int, start: int) ->
         if disc >= 0 and isqrt(disc) ** 2 == disc:
             root = isqrt(disc)
             steps += [(-b + s) // (2 * a) for s in {root, -root} if (-b + s) % (2 * a) == 0]
-    return sorted({start + k for k in steps if k >= 0 and total(start + k) == count})
+    return sorted({start + k for k in steps if k >= 0})
 
 
 def _total(spec: LayerSpec, **changes: int) -> int | None:
@@ -131,8 +150,8 @@ def _total(spec: LayerSpec, **changes: int) -> int | None:
         return None
 
 
-def _hidden_total(spec: LayerSpec, hidden: int) -> int | None:
-    return _total(spec, hidden_size=hidden)
+def _depth_total(spec: LayerSpec, layers: int) -> int | None:
+    return _total(spec, num_layers=layers)
 
 
 def widths(count: int, spec: LayerSpec) -> list[int]:
@@ -193,32 +212,47 @@ def _hidden(spec: LayerSpec, output: int | None) -> list[tuple[int, int]]:
 
 def _sizes(spec: LayerSpec, clues: Clues) -> Iterator[LayerSpec]:
     """Every completion of ``spec``'s sizes (input, hidden, layers) that totals the count."""
-    deep = spec.framework is Framework.TORCH and not spec.single_cell
     for hidden, proj in _hidden(spec, clues.output):
         base = spec.replace(hidden_size=max(hidden, proj + 1), proj_size=proj)
-        for layers in range(1, (MAX_LAYERS_SEARCHED if deep else 1) + 1):
-            if clues.input is None and hidden and not proj:
-                stack = base.replace(num_layers=layers)
-                if (_total(stack, input_size=1) or 0) > clues.count:
-                    break
-                for width in widths(clues.count, stack):
-                    yield stack.replace(input_size=width)
-            elif clues.input is not None:
-                stack = base.replace(num_layers=layers, input_size=clues.input)
-                if hidden and not proj:
-                    if (_total(stack) or 0) > clues.count:
-                        break
-                    if conventions.total(stack) == clues.count:
-                        yield stack
-                    continue
-                smallest = proj + 1
-                if (_total(stack, hidden_size=smallest) or 0) > clues.count:
-                    break
-                for size in integer_roots(partial(_hidden_total, stack), clues.count,
-                                          smallest):
-                    yield stack.replace(hidden_size=size)
-            else:
-                return  # neither the input nor the hidden size: too many to list
+        if clues.input is not None:
+            base = base.replace(input_size=clues.input)
+        if hidden and not proj:
+            unknown = "num_layers" if clues.input is not None else "input_size"
+        elif clues.input is not None:
+            unknown = "hidden_size"
+        else:
+            continue  # neither the input nor the hidden size: too many to list
+        yield from _stacks(base, unknown, proj + 1 if unknown == "hidden_size" else 1,
+                           clues.count)
+
+
+def _stacks(base: LayerSpec, unknown: str, start: int, count: int) -> Iterator[LayerSpec]:
+    """``base`` at every depth with ``unknown`` solved from the count.
+
+    A torch stack's total is linear in its depth (the first layer, then alike layers), so
+    the totals at depths 1 and 2 give every depth's without building it; each fit is checked.
+    """
+    deep = base.framework is Framework.TORCH and not base.single_cell
+    if unknown == "num_layers":
+        if deep:
+            yield from (base.replace(num_layers=n) for n in integer_roots(
+                partial(_depth_total, base), count, 1))
+        elif _total(base) == count:
+            yield base
+        return
+    one = [_total(base, **{unknown: start + k}) for k in range(3)]
+    two = [_total(base, num_layers=2, **{unknown: start + k}) for k in range(3)] if deep else []
+    if None in one or None in two:
+        return
+    for layers in range(1, (MAX_LAYERS_SEARCHED if deep else 1) + 1):
+        points = [int(a or 0) + (layers - 1) * (int(b or 0) - int(a or 0))
+                  for a, b in zip(one, two or one, strict=True)]
+        if points[0] > count:
+            break
+        for value in candidates(points, count, start):
+            fit = base.replace(num_layers=layers, **{unknown: value})
+            if _total(fit) == count:
+                yield fit
 
 
 def solve(clues: Clues) -> Solution:
@@ -237,7 +271,14 @@ def solve(clues: Clues) -> Solution:
 
 def _decide(clues: Clues, fits: list[Fit]) -> Solution:
     if not fits:
-        return Solution(clues, (), None, _none(clues))
+        solution = Solution(clues, (), None, _none(clues))
+        if solution.complete:
+            return solution
+        return Solution(clues, (), None, (
+            f"no configuration without proj_size gives {clues.count:,}; one with proj_size "
+            "may, but the printout shows too little to search them (its input and output "
+            "widths)" if clues.input is not None or clues.output is not None else
+            _none(clues)))
     usual = _groups([fit for fit in fits if not fit.assumes])
     groups = usual or _groups(fits)
     if len(groups) == 1:
