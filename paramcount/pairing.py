@@ -4,8 +4,9 @@ where the two sit in the paste.
 A printout is paired with a code model when the evidence singles it out: its layer names are
 the model's, or its printed tensors are the model's, or its sequence of layer classes (all of
 them, else the recurrent ones) is the model's. Where several code models fit that alike, the
-one whose counts all agree with the printout is taken; where still none or several remain, no
-pairing is certain and nothing is compared (the answer says so). Pure.
+one with which most of its counts agree is taken (so one altered count is still found against
+the right model); where none or several remain, no pairing is certain and nothing is compared
+(the answer says so). Pure.
 """
 
 from __future__ import annotations
@@ -83,13 +84,14 @@ def layer_pairs(printed: Model, code: Model) -> list[tuple[Layer, Layer]]:
                     strict=False))
 
 
-def agrees(printed: Model, code: Model) -> bool:
-    """Whether every count the printout shows is the code's, for the layers they share."""
+def agreement(printed: Model, code: Model) -> tuple[int, int]:
+    """How many of the counts the printout shows for the layers it shares with the code (and
+    its total) are the code's, and how many it shows."""
     compared = [(layer.printed, built.params) for layer, built in layer_pairs(printed, code)
                 if layer.printed is not None and built.params is not None]
     if printed.printed_total is not None and code.total is not None:
         compared.append((printed.printed_total, code.total))
-    return bool(compared) and all(shown == built for shown, built in compared)
+    return sum(shown == built for shown, built in compared), len(compared)
 
 
 def _same(models: Sequence[Model]) -> bool:
@@ -106,12 +108,13 @@ def pair(printed: Model, code: Sequence[Model]) -> tuple[Model | None, str | Non
             continue
         if len(fits) == 1 or _same(fits):
             return fits[0], None
-        agreeing = [model for model in fits if agrees(printed, model)]
-        if len(agreeing) == 1 or (agreeing and _same(agreeing)):
-            return agreeing[0], None
+        scores = [agreement(printed, model)[0] for model in fits]
+        best = [model for model, score in zip(fits, scores, strict=True) if score == max(scores)]
+        if max(scores) and (len(best) == 1 or _same(best)):
+            return best[0], None
         names = ", ".join(f"{model.name} (line {model.line})" for model in fits)
         where = f" at line {printed.line}" if printed.line else ""
-        return None, (f"the {printed.source} printout{where} could show any of {names}: "
-                      f"{'none' if not agreeing else 'several'} of them agree with all of its "
-                      "counts, so it is compared with none")
+        return None, (f"the {printed.source} printout{where} could show {names} alike (their "
+                      "layers are of the same classes, and its counts agree with no one of "
+                      "them more than with the others), so it is compared with none")
     return None, None

@@ -364,7 +364,8 @@ def _none(clues: Clues) -> str:
     if clues.input is not None:
         shown.append(f"reading {clues.input:,} features")
     if clues.output is None and clues.input is None:
-        return (f"the printout shows neither the input nor the output width of this {cells}: "
-                "too many configurations give its count")
+        return (f"the printout shows neither the input nor the output width of this {cells}, "
+                "so its count alone cannot be solved: paste the code, print(model), or a table "
+                "with output shapes or per-tensor rows (torchinfo's input_size=, verbose=2)")
     return (f"no {clues.framework.display_name} {cells} layer with {' and '.join(shown)} "
             f"holds {clues.count:,} parameters, in any configuration")
