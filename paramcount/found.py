@@ -517,7 +517,7 @@ def solved_layer(row: Row, clues: Clues, kind: str) -> Layer:
     if solution.apart:
         notes.append(f"what would tell them apart: {solution.apart}")
     if spec is not None and spec.framework is Framework.KERAS and spec.cell is Cell.GRU and (
-            spec.reset_after is False and clues.keras is not KerasVersion.LEGACY):
+            spec.reset_after is False and clues.keras in (KerasVersion.KERAS2, None)):
         notes.append(reset_after_note(spec))
     return Layer(row.name or row.type, _kind(spec) if spec is not None else kind,
                  clues.framework, row.line, spec=spec, params=row.params, printed=row.params,

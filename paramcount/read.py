@@ -125,24 +125,35 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     answer = Answer(source, kinds, tuple(models), tuple(unresolved), tuple(disagreements),
                     (*reading.notes, *pairing), tuple(sorted((overrides or {}).items())))
     title, reason = headline(answer)
-    versions += [
-        f"Code for {KerasVersion.LEGACY.words}: its GRU {layer.name} defaults to "
-        f"reset_after=False, which gives {layer.params:,}; Keras 3 (and tf.keras of TensorFlow "
-        f"2.x) build {conventions.total(layer.spec.replace(reset_after=True)):,}."
-        for model in from_code if model.keras is KerasVersion.LEGACY
-        for layer in model.layers if layer.spec is not None and layer.params is not None
-        and "reset_after" in layer.defaults and layer.spec.reset_after is False]
-    versions += [
-        f"A {model.keras.words if model.keras else 'Keras'} summary: its {layer.name} prints "
-        f"{layer.printed:,}, which only reset_after=False gives, the GRU default of "
-        f"{KerasVersion.LEGACY.words}; Keras 3 (and tf.keras of TensorFlow 2.x) build "
-        f"{conventions.total(layer.spec.replace(reset_after=True)):,} for it."
-        for model in from_printouts if model.source == "keras-summary"
-        for layer in model.layers if layer.spec is not None and layer.printed is not None
-        and layer.solution is not None and layer.spec.reset_after is False]
+    versions += old_defaults(from_code, from_printouts)
     if versions and not disagreements:
         reason = versions[0]
     return dataclasses.replace(answer, title=title, reason=reason)
+
+
+def old_defaults(code: Sequence[Model], printed: Sequence[Model]) -> list[str]:
+    """What the paste says of its Keras, in words: each GRU counted with reset_after=False
+    because its code's import says so, or because its Keras 2 summary's count does."""
+    said = []
+    for model in [*code, *printed]:
+        legacy_code = model.source == "code" and model.keras is KerasVersion.LEGACY
+        old_table = model.source == "keras-summary" and model.keras is not KerasVersion.KERAS3
+        for layer in model.layers:
+            spec = layer.spec
+            if spec is None or spec.reset_after is not False or layer.params is None:
+                continue
+            today = conventions.total(spec.replace(reset_after=True))
+            if legacy_code and "reset_after" in layer.defaults:
+                said.append(f"Code for {KerasVersion.LEGACY.words}: its GRU {layer.name} "
+                            f"defaults to reset_after=False, which gives {layer.params:,}; "
+                            f"Keras 3 (and tf.keras of TensorFlow 2.x) build {today:,}.")
+            elif old_table and layer.solution is not None:
+                kind = model.keras.words if model.keras else "Keras"
+                said.append(f"A {kind} summary: its {layer.name} prints {layer.params:,}, "
+                            "which only reset_after=False gives, the GRU default of "
+                            f"{KerasVersion.LEGACY.words}; Keras 3 (and tf.keras of "
+                            f"TensorFlow 2.x) build {today:,} for it.")
+    return said
 
 
 def layer_reports(answer: Answer) -> dict[int, Report]:
