@@ -9,17 +9,27 @@ import os
 from pathlib import Path
 
 
-def _torch_model() -> object:
+def tagger(cell: str, vocab: int, classes: int) -> object:
+    """A tagger: an embedding of width 64, a 2-layer bidirectional ``cell`` of 128 (its
+    attribute named after it, ``lstm`` or ``gru``) and a head of ``classes``."""
     import torch.nn as nn
 
     class Tagger(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.embedding = nn.Embedding(5000, 64)
-            self.lstm = nn.LSTM(64, 128, num_layers=2, batch_first=True, bidirectional=True)
-            self.head = nn.Linear(256, 9)
+            self.embedding = nn.Embedding(vocab, 64)
+            self.add_module(cell.lower(), getattr(nn, cell)(
+                64, 128, num_layers=2, batch_first=True, bidirectional=True))
+            self.head = nn.Linear(256, classes)
+
+        def forward(self, x: object) -> object:
+            return self.head(getattr(self, cell.lower())(self.embedding(x))[0])
 
     return Tagger()
+
+
+def _torch_model() -> object:
+    return tagger("LSTM", 5000, 9)
 
 
 def make_torchinfo(directory: Path) -> None:
@@ -56,19 +66,7 @@ def make_keras_summary(directory: Path) -> None:
 def gru_tagger() -> object:
     """The issue's torchinfo example: an embedding of width 64 before a 2-layer bidirectional
     GRU(64, 128) and a head."""
-    import torch.nn as nn
-
-    class Tagger(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.embedding = nn.Embedding(1000, 64)
-            self.gru = nn.GRU(64, 128, num_layers=2, batch_first=True, bidirectional=True)
-            self.head = nn.Linear(256, 10)
-
-        def forward(self, x: object) -> object:
-            return self.head(self.gru(self.embedding(x))[0])
-
-    return Tagger()
+    return tagger("GRU", 1000, 10)
 
 
 def torchinfo_table(model: object, **options: object) -> str:
