@@ -20,7 +20,7 @@ Pure: integer arithmetic, no framework imported.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from functools import partial
+from functools import lru_cache, partial
 from math import isqrt
 
 from paramcount import conventions
@@ -255,8 +255,10 @@ def _stacks(base: LayerSpec, unknown: str, start: int, count: int) -> Iterator[L
                 yield fit
 
 
+@lru_cache(maxsize=4096)
 def solve(clues: Clues) -> Solution:
-    """Every configuration of the printed layer that fits its count, and the answer."""
+    """Every configuration of the printed layer that fits its count, and the answer (the same
+    row printed many times, as in a deep summary, is solved once)."""
     fits = [Fit(spec, assumes) for option, assumes in _options(clues)
             for spec in _sizes(option, clues)]
     if not fits and clues.input is not None:
