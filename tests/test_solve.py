@@ -257,3 +257,95 @@ def test_torchinfo_gru_without_its_neighbours_lists_every_fit() -> None:
     assert LayerSpec(Cell.GRU, 64, 128, num_layers=2, bidirectional=True) in [
         fit.spec for fit in layer.solution.choices]
 
+
+
+# -- round trips through the real printers ------------------------------------------------------
+
+@st.composite
+def torch_layers(draw: st.DrawFn) -> dict[str, Any]:
+    """A torch recurrent layer's arguments, as a model after an embedding would take them."""
+    cell = draw(st.sampled_from(["RNN", "GRU", "LSTM"]))
+    hidden = draw(st.integers(2, 24))
+    options: dict[str, Any] = {
+        "cell": cell, "input_size": draw(st.integers(1, 24)), "hidden_size": hidden,
+        "num_layers": draw(st.integers(1, 3)), "bidirectional": draw(st.booleans()),
+        "bias": draw(st.booleans())}
+    if cell == "LSTM" and draw(st.booleans()):
+        options["proj_size"] = draw(st.integers(1, hidden - 1))
+    return options
+
+
+@pytest.mark.torch
+@needs_torchinfo
+@settings(max_examples=12, deadline=None)
+@given(torch_layers())
+def test_torchinfo_round_trip(options: dict[str, Any]) -> None:
+    """A random recurrent layer after an embedding, printed by torchinfo with output shapes:
+    the real configuration is among the fits, the answer (where one) is it or says what it
+    assumed, every printed count is true, and nothing is flagged."""
+    import torch.nn as nn
+
+    cell = options["cell"]
+    sizes = {key: value for key, value in options.items() if key != "cell"}
+
+    class Model(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.embedding = nn.Embedding(50, sizes["input_size"])
+            self.rnn = getattr(nn, cell)(batch_first=True, **sizes)
+
+        def forward(self, x: Any) -> Any:
+            return self.rnn(self.embedding(x))[0]
+
+    module = Model()
+    answer = read(torchinfo_table(module))
+    [(_, layer)] = answer.recurrent
+    real = LayerSpec(Cell(cell.lower()), **sizes)
+    assert layer.printed == sum(p.numel() for p in module.rnn.parameters())
+    assert layer.solution is not None and real in [fit.spec for fit in layer.solution.fits]
+    assert layer.spec in (None, real) or not real.bias
+    assert not answer.disagreements
+
+
+@st.composite
+def keras_layers(draw: st.DrawFn) -> dict[str, Any]:
+    """A Keras recurrent layer (perhaps wrapped in Bidirectional) and its input width."""
+    cell = draw(st.sampled_from(["SimpleRNN", "GRU", "LSTM"]))
+    options: dict[str, Any] = {"units": draw(st.integers(1, 24)),
+                               "use_bias": draw(st.booleans())}
+    if cell == "GRU":
+        options["reset_after"] = draw(st.booleans())
+    merge = draw(st.sampled_from([None, "concat", "sum", "mul", "ave"]))
+    return {"cell": cell, "options": options, "merge": merge,
+            "width": draw(st.integers(1, 24))}
+
+
+@pytest.mark.keras
+@needs_tf_keras
+@settings(max_examples=12, deadline=None)
+@given(keras_layers())
+def test_keras2_round_trip(tf_keras: Any, layer: dict[str, Any]) -> None:
+    """A random Keras layer printed by Keras 2's summary after its Input row: the real
+    configuration is among the fits, the answer is it unless it needs a non-default option
+    (then listed beside it), and the printed count is the real one."""
+    inner = getattr(tf_keras.layers, layer["cell"])(**layer["options"])
+    wrapped = inner if layer["merge"] is None else tf_keras.layers.Bidirectional(
+        inner, merge_mode=layer["merge"])
+    inputs = tf_keras.Input(shape=(7, layer["width"]))
+    model = tf_keras.Model(inputs, wrapped(inputs))
+    answer = read(keras2_summary(model))
+    [(_, found)] = answer.recurrent
+    options = layer["options"]
+    real = LayerSpec(Cell({"SimpleRNN": "rnn"}.get(layer["cell"], layer["cell"].lower())),
+                     layer["width"], options["units"], bidirectional=layer["merge"] is not None,
+                     bias=options["use_bias"], framework=Framework.KERAS,
+                     merge_modes=(MergeMode(layer["merge"]),) if layer["merge"] else None,
+                     reset_after=options.get("reset_after"))
+    assert found.printed == wrapped.count_params()
+    assert found.solution is not None
+    fits = [fit.spec for fit in found.solution.fits]
+    assert real in fits
+    if found.spec is not None and found.spec != real:
+        assert not real.bias or (found.spec.merge_modes or ()) != real.merge_modes
+        assert conventions.tensors(found.spec) == conventions.tensors(real) or not real.bias
+    assert not answer.disagreements

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import warnings
 from pathlib import Path
 
 
@@ -74,7 +75,9 @@ def torchinfo_table(model: object, **options: object) -> str:
     import torch
     import torchinfo
 
-    with contextlib.redirect_stdout(io.StringIO()):
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        # torch on CPU says once that oneDNN has no projected LSTM; the run is the same
+        warnings.filterwarnings("ignore", "LSTM with projections", UserWarning)
         table = torchinfo.summary(model, input_data=torch.zeros(2, 30, dtype=torch.long),
                                   **options)
     return f"{table}\n"
