@@ -576,7 +576,7 @@ def _torchinfo_model(printout: Printout) -> Model:
         elif cell is not None and row.params:
             single = row.type.endswith("Cell")
             clues = Clues(row.params, Framework.TORCH, (cell,), out, width, before,
-                          False if single else None, single_cell=single)
+                          False if single else None, single_cell=single, guessed=True)
             layers.append(solved_layer(row, clues, f"nn.{row.type}"))
         else:
             layers.append(Layer(row.name or row.type, f"nn.{row.type}", Framework.TORCH,

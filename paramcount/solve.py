@@ -60,6 +60,9 @@ class Clues:
     """The Keras whose summary printed it, where the table style says."""
     single_cell: bool = False
     """The single-step cell class (``nn.LSTMCell``): one layer, one direction."""
+    guessed: bool = False
+    """Whether the input width is a guess (the row above in a torch table, which need not be
+    what the layer reads), so that a fit only an unusual option allows is not trusted."""
 
 
 @record
@@ -261,13 +264,22 @@ def solve(clues: Clues) -> Solution:
     row printed many times, as in a deep summary, is solved once)."""
     fits = [Fit(spec, assumes) for option, assumes in _options(clues)
             for spec in _sizes(option, clues)]
-    if not fits and clues.input is not None:
+    if clues.input is not None and (not fits or (clues.guessed and all(
+            fit.assumes for fit in fits))):
+        # the width read from around the row fits only with an unusual option, or not at all:
+        # what the count alone fits is as likely (the width may not be what the layer reads)
         free = solve(replace(clues, input=None, input_from=""))
-        if free.fits:
-            shown = _listed(_groups(free.fits))
-            how = (f"{clues.count:,} does not fit reading {clues.input:,} features "
-                   f"({clues.input_from or 'the width shown'}); it fits " + shown)
+        usual = [fit for fit in free.fits if not fit.assumes]
+        where = f"{clues.input:,} features ({clues.input_from or 'the width shown'})"
+        if not fits and free.fits:
+            how = (f"{clues.count:,} does not fit reading {where}; it fits "
+                   + _listed(_groups(free.fits)))
             return Solution(clues, free.fits, free.spec, how, free.apart)
+        if fits and usual:
+            both = [*fits, *usual]
+            how = (f"reading {where}, {clues.count:,} needs {', '.join(fits[0].assumes)}; "
+                   f"{len(_groups(both))} configurations give it: {_listed(_groups(both))}")
+            return Solution(clues, tuple(both), None, how, _apart(clues, _groups(both)))
     return _decide(clues, fits)
 
 

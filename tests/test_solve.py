@@ -349,3 +349,18 @@ def test_keras2_round_trip(tf_keras: Any, layer: dict[str, Any]) -> None:
         assert not real.bias or (found.spec.merge_modes or ()) != real.merge_modes
         assert conventions.tensors(found.spec) == conventions.tensors(real) or not real.bias
     assert not answer.disagreements
+
+
+def test_a_guessed_width_that_needs_an_unusual_option_is_not_trusted() -> None:
+    """The row above a torch GRU reads 12, and 12 fits only without biases: what the count
+    fits with biases on another width is as likely, so both are listed, none chosen."""
+    count = conventions.total(LayerSpec(Cell.GRU, 10, 8))
+    solution = solve(Clues(count, Framework.TORCH, (Cell.GRU,), 8, 12, "the layer before, x",
+                           guessed=True))
+    assert solution.spec is None and solution.ambiguous
+    choices = [fit.spec for fit in solution.choices]
+    assert LayerSpec(Cell.GRU, 10, 8) in choices
+    assert LayerSpec(Cell.GRU, 12, 8, bias=False) in choices
+    certain = solve(Clues(count, Framework.TORCH, (Cell.GRU,), 8, 12, "the Input row"))
+    assert certain.spec == LayerSpec(Cell.GRU, 12, 8, bias=False)
+    assert certain.how.endswith("with bias=False")
