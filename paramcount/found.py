@@ -16,6 +16,13 @@ from typing import Any
 
 from paramcount import conventions
 from paramcount.errors import SpecError
+from paramcount.keras_version import (
+    RESET_AFTER_FACTS,
+    KerasVersion,
+    call_version,
+    old_gru_default,
+    summary_version,
+)
 from paramcount.layers import (
     KERAS,
     KERAS_DEFAULTS,
@@ -35,7 +42,8 @@ from paramcount.layers import (
     keras_count,
     torch_count,
 )
-from paramcount.sources.printout import Printout
+from paramcount.solve import Clues, Solution, solve
+from paramcount.sources.printout import Printout, Row
 from paramcount.sources.python_code import SPREAD, Block, Call, CodeReading, Unknown
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity, coerce
 
@@ -69,6 +77,10 @@ class Layer:
     printed: int | None = None
     """What a printout says this layer holds, where one does."""
     notes: tuple[str, ...] = ()
+    solution: Solution | None = None
+    """A printed recurrent layer: every configuration that fits its count (:mod:`solve`)."""
+    defaults: tuple[str, ...] = ()
+    """Options the code leaves to a default that changed between Keras versions."""
 
     @property
     def recurrent(self) -> bool:
@@ -94,6 +106,8 @@ class Model:
     stacks: tuple[LayerSpec, ...] = ()
     """Keras: runs of alike recurrent layers, each feeding the next, as one stacked spec (its
     count is the sum of theirs), so the growth analysis can explain the stack."""
+    keras: KerasVersion | None = None
+    """The Keras whose defaults it follows, where the paste says (:mod:`keras_version`)."""
 
     @property
     def total(self) -> int | None:
@@ -259,8 +273,32 @@ def _recurrent(call: Call, attribute: str, framework: Framework, bound: Mapping[
     except (SpecError, ValueError) as error:
         return Layer(attribute, kind, framework, call.line,
                      missing=(Missing(attribute or name, call.line, str(error)),))
+    notes: tuple[str, ...] = ()
+    defaults: tuple[str, ...] = ()
+    if spec.framework is Framework.KERAS and spec.cell is Cell.GRU and not _given(
+            call, "reset_after"):
+        defaults = ("reset_after",)
+        if old_gru_default(call.qualified):
+            notes = (f"reset_after is not given: {call.qualified.rpartition('.')[0]}'s GRU "
+                     f"defaults to False. {reset_after_note(spec)}",)
     return Layer(attribute, kind, framework, call.line, spec=spec,
-                 params=conventions.total(spec))
+                 params=conventions.total(spec), notes=notes, defaults=defaults)
+
+
+def _given(call: Call, argument: str) -> bool:
+    """Whether the call itself passes ``argument`` (by keyword, or by position in Keras'
+    signature), rather than leaving it to the default."""
+    signature = KERAS_SIGNATURES.get(call.name, ())
+    return argument in call.keywords or (
+        argument in signature and signature.index(argument) < len(call.args))
+
+
+def _keras_defaults(call: Call) -> Mapping[str, Any]:
+    """Keras' defaults for ``call``: those of Keras 3, but reset_after=False for the GRU of
+    ``keras.layers.recurrent`` and ``tf.compat.v1`` (:mod:`paramcount.keras_version`)."""
+    if old_gru_default(call.qualified):
+        return {**KERAS_DEFAULTS, "reset_after": False}
+    return KERAS_DEFAULTS
 
 
 def _keras_layer(call: Call, attribute: str, width: int | None) -> tuple[Layer, int | None]:
@@ -269,7 +307,8 @@ def _keras_layer(call: Call, attribute: str, width: int | None) -> tuple[Layer, 
     if (spread := _spread(call)) is not None:
         return Layer(attribute, call.path, Framework.KERAS, call.line,
                      missing=_unspread(spread)), None
-    bound = bind(KERAS_SIGNATURES.get(name, ()), call.args, call.keywords, KERAS_DEFAULTS)
+    bound = bind(KERAS_SIGNATURES.get(name, ()), call.args, call.keywords,
+                 _keras_defaults(call))
     if width is None:
         width = _declared_width(bound)
     if name == "Bidirectional" or (name == "RNN" and isinstance(bound.get("cell"), Call)):
@@ -282,13 +321,14 @@ def _keras_layer(call: Call, attribute: str, width: int | None) -> tuple[Layer, 
                 Missing(f"{name} ({attribute or 'layer'})", call.line,
                         "wraps a layer that is not a recurrent layer paramcount knows"),)), None
         inner_bound = bind(KERAS_SIGNATURES.get(inner.name, ()), inner.args, inner.keywords,
-                           KERAS_DEFAULTS)
+                           _keras_defaults(inner))
         if width is None:
             width = _declared_width(inner_bound)
         merge = bound.get("merge_mode", "concat")
         framework = Framework.TF1_CUDNN if inner.name.startswith("CuDNN") else Framework.KERAS
         cell_name = inner.name.removesuffix("Cell")
-        fake = Call(cell_name, cell_name, inner.args, inner.kwargs, call.line)
+        fake = Call(cell_name, inner.qualified.removesuffix("Cell"), inner.args, inner.kwargs,
+                    call.line)
         layer = _recurrent(fake, attribute, framework, inner_bound, width,
                            bidirectional=name == "Bidirectional", merge=merge,
                            kind=f"{name}({inner.name})")
@@ -370,10 +410,24 @@ def code_models(reading: CodeReading) -> list[Model]:
                             "cannot tell whether this is torch or Keras: add the import"),))
             layers.append(layer)
         if layers:
+            keras = code_version(block)
+            notes = block.notes
+            if keras is not None:
+                notes = (*notes, f"written for {keras[0].words}: {keras[1]}")
             models.append(Model(block.name, "code", block.line, tuple(layers),
-                                complete=block.complete, notes=block.notes,
-                                stacks=tuple(stacks(layers))))
+                                complete=block.complete, notes=notes,
+                                stacks=tuple(stacks(layers)),
+                                keras=keras[0] if keras else None))
     return models
+
+
+def code_version(block: Block) -> tuple[KerasVersion, str] | None:
+    """The Keras a block's layer calls were written for, and the sign of it (the most telling
+    one: an import of Keras 2.0–2.3's modules before a Keras 2 style)."""
+    found = [version for step in block.steps
+             if (version := call_version(step.call.qualified, step.call.keywords)) is not None]
+    found.sort(key=lambda version: version[0] is not KerasVersion.LEGACY)
+    return found[0] if found else None
 
 
 def stacks(layers: Sequence[Layer]) -> list[LayerSpec]:
@@ -436,15 +490,17 @@ def _kind(spec: LayerSpec) -> str:
     return f"Bidirectional({name})" if spec.bidirectional else name
 
 
-def printout_models(printouts: Sequence[Printout]) -> list[Model]:
-    """Every printout as a Model: its rows or tensors, with what they imply."""
+def printout_models(printouts: Sequence[Printout], lines: Sequence[str] = ()) -> list[Model]:
+    """Every printout as a Model: its rows or tensors, with what they imply (``lines``, the
+    paste, tells which Keras drew a summary)."""
     models = []
     for printout in printouts:
         if printout.kind == "repr" and printout.block is not None:
             reading = CodeReading((printout.block,), "parsed", (), frozenset({TORCH}))
             models += [Model(m.name, "repr", m.line, m.layers) for m in code_models(reading)]
         elif printout.kind == "keras-summary":
-            models.append(_keras_summary_model(printout))
+            models.append(_keras_summary_model(
+                printout, summary_version(lines[printout.first - 1:printout.last])))
         elif printout.kind == "torchinfo":
             models.append(_torchinfo_model(printout))
         elif printout.kind == "shapes":
@@ -452,28 +508,51 @@ def printout_models(printouts: Sequence[Printout]) -> list[Model]:
     return models
 
 
-def _keras_summary_model(printout: Printout) -> Model:
-    from paramcount.sources.printout import infer_keras
+def solved_layer(row: Row, clues: Clues, kind: str) -> Layer:
+    """A printed recurrent row as a Layer: sized where its count allows exactly one
+    configuration, with how that was derived (or every configuration that fits)."""
+    solution = solve(clues)
+    spec = solution.spec
+    notes = [solution.how]
+    if solution.apart:
+        notes.append(f"what would tell them apart: {solution.apart}")
+    if spec is not None and spec.framework is Framework.KERAS and spec.cell is Cell.GRU and (
+            spec.reset_after is False and clues.keras in (KerasVersion.KERAS2, None)):
+        notes.append(reset_after_note(spec))
+    return Layer(row.name or row.type, _kind(spec) if spec is not None else kind,
+                 clues.framework, row.line, spec=spec, params=row.params, printed=row.params,
+                 notes=tuple(notes), solution=solution)
 
+
+def reset_after_note(spec: LayerSpec) -> str:
+    """Why a Keras GRU holds the count of reset_after=False, with what Keras 3 gives."""
+    today = conventions.total(spec.replace(reset_after=True))
+    return f"{RESET_AFTER_FACTS}; Keras 3 builds {today:,} for this layer"
+
+
+def _keras_summary_model(printout: Printout, keras: KerasVersion | None) -> Model:
     layers = []
     width: int | None = None
+    before = ""
     for row in printout.rows:
         out = row.shape[-1] if row.shape else None
         if row.type == "InputLayer":
-            width = out
+            width, before = out, "the Input row"
             continue
-        if row.type in ("Bidirectional", *RECURRENT_KERAS):
-            inferred = infer_keras(row, width)
-            spec = inferred.spec
-            kind = _kind(spec) if spec is not None else row.type
-            layers.append(Layer(row.name, kind, Framework.KERAS, row.line, spec=spec,
-                                params=row.params, printed=row.params, notes=(inferred.note,)))
+        cell = cell_of(row.type)
+        if row.params is not None and (row.type == "Bidirectional" or (
+                cell is not None and row.type in RECURRENT_KERAS)):
+            framework = Framework.TF1_CUDNN if row.type.startswith("CuDNN") else Framework.KERAS
+            cells = (cell,) if cell is not None else (Cell.LSTM, Cell.GRU, Cell.RNN)
+            clues = Clues(row.params, framework, cells, out, width, before,
+                          row.type == "Bidirectional", keras)
+            layers.append(solved_layer(row, clues, row.type))
         else:
             layers.append(Layer(row.name, row.type, Framework.KERAS, row.line,
                                 params=row.params, printed=row.params))
-        width = out
+        width, before = out, f"the layer before, {row.name}"
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
-                 printed_total=printout.total)
+                 printed_total=printout.total, keras=keras)
 
 
 def _torchinfo_model(printout: Printout) -> Model:
@@ -481,21 +560,28 @@ def _torchinfo_model(printout: Printout) -> Model:
 
     layers = []
     rows = printout.rows
+    width: int | None = None
+    before = ""
     for index, row in enumerate(rows):
         if index + 1 < len(rows) and rows[index + 1].depth > row.depth:
             continue  # a container: its children are listed
-        spec = None
-        notes: tuple[str, ...] = ()
-        if cell_of(row.type) is not None:
-            shapes = torch_shapes(row)
-            found = conventions.recognise(shapes, [Framework.TORCH]) if shapes else []
-            if found:
-                spec = found[0].spec
-            else:
-                notes = ("torchinfo shows this layer's count, not its sizes: paste the code, "
-                         "print(model), or summary(model, verbose=2)",)
-        layers.append(Layer(row.name or row.type, f"nn.{row.type}", Framework.TORCH, row.line,
-                            spec=spec, params=row.params, printed=row.params, notes=notes))
+        out = row.shape[-1] if row.shape else None
+        cell = cell_of(row.type)
+        shapes = torch_shapes(row) if cell is not None else {}
+        found = conventions.recognise(shapes, [Framework.TORCH]) if shapes else []
+        if found:
+            layers.append(Layer(row.name or row.type, f"nn.{row.type}", Framework.TORCH,
+                                row.line, spec=found[0].spec, params=row.params,
+                                printed=row.params))
+        elif cell is not None and row.params:
+            single = row.type.endswith("Cell")
+            clues = Clues(row.params, Framework.TORCH, (cell,), out, width, before,
+                          False if single else None, single_cell=single, guessed=True)
+            layers.append(solved_layer(row, clues, f"nn.{row.type}"))
+        else:
+            layers.append(Layer(row.name or row.type, f"nn.{row.type}", Framework.TORCH,
+                                row.line, params=row.params, printed=row.params))
+        width, before = out, f"the layer before, {row.name or row.type}"
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
                  printed_total=printout.total)
 

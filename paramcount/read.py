@@ -17,7 +17,17 @@ from dataclasses import dataclass, field
 
 from paramcount import conventions
 from paramcount.errors import ParamcountError
-from paramcount.found import Layer, Missing, Model, code_models, printout_models
+from paramcount.found import (
+    Layer,
+    Missing,
+    Model,
+    code_models,
+    printout_models,
+    reset_after_note,
+    stacks,
+)
+from paramcount.keras_version import KerasVersion
+from paramcount.pairing import expected_shapes, layer_pairs, pair
 from paramcount.record import replace
 from paramcount.report import Report, build_report
 from paramcount.report import growth as growth_of
@@ -51,7 +61,9 @@ class Disagreement:
     line: int | None
     layer: str
     printed: int
-    computed: int
+    computed: int | None
+    """What the code builds; None where no code is paired (a printed count that fits no
+    configuration of its layer)."""
     reason: str
     source: str = "printout"
     """``printout`` (a printed count or shape) or ``question`` (a number stated in prose)."""
@@ -94,25 +106,54 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     printouts, claimed = find_printouts(lines)
     code_lines = ["" if number in claimed else line for number, line in enumerate(lines, 1)]
     reading = read_code("\n".join(code_lines), overrides or {})
-    from_code = code_models(reading)
-    from_printouts = printout_models(printouts)
+    from_printouts = printout_models(printouts, lines)
+    from_code, versions = follow_printed_keras(code_models(reading), from_printouts)
     models = [*from_code, *from_printouts]
     kinds = tuple(dict.fromkeys(
         [*(["code"] if from_code else []), *(p.kind for p in printouts)]))
     unresolved = _unresolved(models)
     built = [*from_code, *(m for m in from_printouts if m.source == "repr")]
     shown = [m for m in from_printouts if m.source != "repr"]
-    disagreements = compare(built, shown)
+    disagreements, pairing = compare(built, shown)
     disagreements += stated_counts(lines, claimed, built, disagreements)
+    disagreements += unsolvable(shown, disagreements)
     if not any(layer.params is not None or layer.printed is not None or layer.missing
                for m in models for layer in m.layers):
         raise NothingFound(f"nothing countable found in {source}: no recurrent, linear, "
                            "embedding or convolution layer in code, summary, repr or shape "
                            "dump")
     answer = Answer(source, kinds, tuple(models), tuple(unresolved), tuple(disagreements),
-                    reading.notes, tuple(sorted((overrides or {}).items())))
+                    (*reading.notes, *pairing), tuple(sorted((overrides or {}).items())))
     title, reason = headline(answer)
+    versions += old_defaults(from_code, from_printouts)
+    if versions and not disagreements:
+        reason = versions[0]
     return dataclasses.replace(answer, title=title, reason=reason)
+
+
+def old_defaults(code: Sequence[Model], printed: Sequence[Model]) -> list[str]:
+    """What the paste says of its Keras, in words: each GRU counted with reset_after=False
+    because its code's import says so, or because its Keras 2 summary's count does."""
+    said = []
+    for model in [*code, *printed]:
+        legacy_code = model.source == "code" and model.keras is KerasVersion.LEGACY
+        old_table = model.source == "keras-summary" and model.keras is not KerasVersion.KERAS3
+        for layer in model.layers:
+            spec = layer.spec
+            if spec is None or spec.reset_after is not False or layer.params is None:
+                continue
+            today = conventions.total(spec.replace(reset_after=True))
+            if legacy_code and "reset_after" in layer.defaults:
+                said.append(f"Code for {KerasVersion.LEGACY.words}: its GRU {layer.name} "
+                            f"defaults to reset_after=False, which gives {layer.params:,}; "
+                            f"Keras 3 (and tf.keras of TensorFlow 2.x) build {today:,}.")
+            elif old_table and layer.solution is not None:
+                kind = model.keras.words if model.keras else "Keras"
+                said.append(f"A {kind} summary: its {layer.name} prints {layer.params:,}, "
+                            "which only reset_after=False gives, the GRU default of "
+                            f"{KerasVersion.LEGACY.words}; Keras 3 (and tf.keras of "
+                            f"TensorFlow 2.x) build {today:,} for it.")
+    return said
 
 
 def layer_reports(answer: Answer) -> dict[int, Report]:
@@ -145,6 +186,44 @@ def _unresolved(models: Sequence[Model]) -> list[Missing]:
 
 
 # -- comparisons ------------------------------------------------------------------------------
+
+def follow_printed_keras(code: Sequence[Model], printed: Sequence[Model]
+                         ) -> tuple[list[Model], list[str]]:
+    """The code models, each Keras GRU that leaves reset_after to the default counted with
+    False where the Keras 2 summary it is paired with prints the count only that gives (the
+    summary was made by a Keras whose default was False); and what that says, in words."""
+    adopted: dict[int, Layer] = {}
+    said: list[str] = []
+    for shown in printed:
+        if shown.source != "keras-summary" or shown.keras is KerasVersion.KERAS3:
+            continue
+        match, _ = pair(shown, code)
+        for layer, built in layer_pairs(shown, match) if match is not None else ():
+            spec = built.spec
+            if spec is None or "reset_after" not in built.defaults or not spec.reset_after:
+                continue
+            old = spec.replace(reset_after=False)
+            if layer.printed == conventions.total(old) != built.params:
+                note = (f"counted with reset_after=False, as the summary at line {layer.line} "
+                        f"was: it prints {layer.printed:,}, which only that gives. "
+                        + reset_after_note(old))
+                adopted[id(built)] = dataclasses.replace(
+                    built, spec=old, params=conventions.total(old),
+                    notes=(*built.notes, note), defaults=())
+                said.append(
+                    f"A Keras 2 summary: its {layer.name} prints {layer.printed:,}, which only "
+                    f"reset_after=False gives, the GRU default of {KerasVersion.LEGACY.words}; "
+                    f"Keras 3 (and tf.keras of TensorFlow 2.x) build {built.params:,} from the "
+                    "same code, so the code is counted with reset_after=False.")
+    if not adopted:
+        return list(code), said
+    models = []
+    for model in code:
+        layers = [adopted.get(id(layer), layer) for layer in model.layers]
+        models.append(dataclasses.replace(model, layers=tuple(layers),
+                                          stacks=tuple(stacks(layers))))
+    return models, said
+
 
 def growth_reason(spec: LayerSpec) -> str | None:
     """The one-sentence reason a stack is not the naive multiple, from the report's growth
@@ -188,12 +267,11 @@ def alternatives(spec: LayerSpec, printed: bool = False) -> list[tuple[int, str]
     if spec.framework is Framework.KERAS and spec.cell is Cell.GRU:
         other = spec.replace(reset_after=not spec.reset_after)
         found.append((conventions.total(other), (
-            "Keras before 2.3 (and tf.compat.v1) defaulted GRU to reset_after=False: one bias "
-            f"({spec.gate_rows},) per direction instead of Keras 3's "
-            f"(2, {spec.gate_rows})"
+            f"reset_after=False, the GRU default of {KerasVersion.LEGACY.words}: one bias "
+            f"({spec.gate_rows},) per direction instead of Keras 3's (2, {spec.gate_rows})"
             if spec.reset_after else
-            "Keras 2.3+ and Keras 3 default GRU to reset_after=True: two bias rows "
-            f"(2, {spec.gate_rows}) per direction")))
+            "reset_after=True, the GRU default of tf.keras in TensorFlow 2.x and of Keras 3: "
+            f"two bias rows (2, {spec.gate_rows}) per direction")))
     if printed:
         return found
     if spec.framework is Framework.TORCH and spec.bias:
@@ -215,9 +293,9 @@ def explain_difference(computed: Layer, printed: int) -> str:
         for value, reason in alternatives(computed.spec, printed=True):
             if value == printed:
                 return reason
-        from paramcount.sources.printout import solve_input
+        from paramcount.solve import widths as solved_widths
 
-        widths = solve_input(printed, computed.spec)
+        widths = solved_widths(printed, computed.spec)
         if widths:
             return (f"the printed count fits an input width of {widths[0]}, but the code "
                     f"gives it {computed.spec.input_size}")
@@ -226,44 +304,48 @@ def explain_difference(computed: Layer, printed: int) -> str:
     return "the code builds a different layer than the one printed"
 
 
-def compare(code: Sequence[Model], printed: Sequence[Model]) -> list[Disagreement]:
-    """Printed counts (and shapes) that differ from the code's, layer by matched layer."""
-    found = []
+def unsolvable(printed: Sequence[Model], already: Sequence[Disagreement]
+               ) -> list[Disagreement]:
+    """Printed recurrent counts that fit no configuration of their layer with the widths the
+    printout shows (not already explained against code)."""
+    flagged = {d.line for d in already}
+    return [Disagreement(layer.line, layer.name, layer.printed, None, layer.solution.how)
+            for model in printed for layer in model.layers
+            if layer.solution is not None and layer.printed is not None
+            and not layer.solution.fits and layer.solution.complete
+            and layer.line not in flagged]
+
+
+def compare(code: Sequence[Model], printed: Sequence[Model]
+            ) -> tuple[list[Disagreement], list[str]]:
+    """Printed counts (and shapes) that differ from the code's, layer by paired layer; and, for
+    each printout no code model can be paired with for certain, why it was compared with none."""
+    found: list[Disagreement] = []
+    notes: list[str] = []
     for model in printed:
-        match = model_match(model, code)
+        match, doubt = pair(model, code)
+        if doubt is not None:
+            notes.append(doubt)
         if match is None:
             continue
+        mine: list[Disagreement] = []
         if model.tensors:
-            found += shape_disagreements(model, match)
-        flagged = {d.layer for d in found}
-        for layer, computed in pairs(model, match):
+            mine += shape_disagreements(model, match)
+        flagged = {d.layer for d in mine}
+        for layer, computed in layer_pairs(model, match):
             if layer.printed is None or computed.params is None or layer.name in flagged:
                 continue
             if layer.printed != computed.params:
-                found.append(Disagreement(layer.line, layer.name or computed.name, layer.printed,
-                                          computed.params,
-                                          explain_difference(computed, layer.printed)))
+                mine.append(Disagreement(layer.line, layer.name or computed.name, layer.printed,
+                                         computed.params,
+                                         explain_difference(computed, layer.printed)))
         total = match.total
         if model.printed_total is not None and total is not None and (
-                model.printed_total != total) and not found:
-            found.append(Disagreement(model.line, model.name, model.printed_total, total,
-                                      "the printed total differs from the code's layers"))
-    return found
-
-
-def expected_shapes(code: Model) -> dict[str, tuple[tuple[int, ...], Layer]]:
-    """The tensors the code's recurrent layers hold, by the names a dump would print: with the
-    attribute prefix (a whole model's dump), and bare for a model that is one layer."""
-    expected: dict[str, tuple[tuple[int, ...], Layer]] = {}
-    recurrent = [layer for layer in code.layers if layer.spec is not None]
-    for layer in recurrent:
-        assert layer.spec is not None
-        for tensor in conventions.tensors(layer.spec):
-            if layer.spec.framework is Framework.TORCH and layer.name:
-                expected[f"{layer.name}.{tensor.name}"] = (tensor.shape, layer)
-            if len(recurrent) == 1:
-                expected.setdefault(tensor.name, (tensor.shape, layer))
-    return expected
+                model.printed_total != total) and not mine:
+            mine.append(Disagreement(model.line, model.name, model.printed_total, total,
+                                     "the printed total differs from the code's layers"))
+        found += mine
+    return found, notes
 
 
 def shape_disagreements(printed: Model, code: Model) -> list[Disagreement]:
@@ -287,50 +369,6 @@ def shape_disagreements(printed: Model, code: Model) -> list[Disagreement]:
 
 def _shape_text(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
-
-
-def _counted(model: Model) -> list[Layer]:
-    return [layer for layer in model.layers if layer.params != 0 and layer.printed != 0]
-
-
-def model_match(printed: Model, code: Sequence[Model]) -> Model | None:
-    """The code model a printout shows: by layer names, else by the sequence of classes."""
-    names = {layer.name for layer in _counted(printed)}
-    for model in code:
-        if names and names <= {layer.name for layer in model.layers}:
-            return model
-        if printed.tensors and any(name in expected_shapes(model)
-                                   for name, _, _ in printed.tensors):
-            return model
-    shown = [_base(layer.kind) for layer in _counted(printed)]
-    for model in code:
-        if [_base(layer.kind) for layer in _counted(model)] == shown:
-            return model
-    recurrent = [_base(layer.kind) for layer in _counted(printed) if layer.recurrent]
-    for model in code:
-        if recurrent and [_base(layer.kind) for layer in _counted(model)
-                          if layer.recurrent] == recurrent:
-            return model
-    return None
-
-
-def _base(kind: str) -> str:
-    """``nn.LSTM`` -> ``lstm``; ``Bidirectional(LSTM)`` -> ``bidirectional``."""
-    name = kind.split("(")[0].rsplit(".", 1)[-1].lower()
-    return name.removeprefix("cudnn")
-
-
-def pairs(printed: Model, code: Model) -> list[tuple[Layer, Layer]]:
-    """Printed layers paired with the code's: by name, else in order (only the recurrent
-    ones where the other layers do not line up)."""
-    names = {layer.name: layer for layer in code.layers}
-    shown, built = _counted(printed), _counted(code)
-    if shown and all(layer.name in names for layer in shown):
-        return [(layer, names[layer.name]) for layer in shown]
-    if [_base(x.kind) for x in shown] == [_base(x.kind) for x in built]:
-        return list(zip(shown, built, strict=True))
-    return list(zip([x for x in shown if x.recurrent], [x for x in built if x.recurrent],
-                    strict=False))
 
 
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d{3,})(?![\w.,]\d)")
@@ -415,6 +453,8 @@ def headline(answer: Answer) -> tuple[str, str]:
             if sentence:
                 return title, sentence[0].upper() + sentence[1:] + "."
         where = f"line {d.line}" if d.line else d.layer
+        if d.computed is None:
+            return title, f"{_number(d.printed)} ({where}): {d.reason}."
         reason = (f"{_number(d.printed)} ({where}) vs {_number(d.computed)} computed from the "
                   f"code: {d.reason}.")
         return title, reason
@@ -430,6 +470,10 @@ def headline(answer: Answer) -> tuple[str, str]:
         return title, f"{formula.symbolic} = {formula.substituted} = {_number(formula.total)}."
     if answer.unresolved:
         return title, "Some sizes are not in the paste: give them with --set (see below)."
+    for layer in recurrent:
+        if layer.solution is not None and layer.solution.ambiguous:
+            return title, (f"{layer.name}: {layer.solution.how}; what would tell them apart: "
+                           f"{layer.solution.apart}.")
     if any(model.source != "code" for model in answer.models):
         return title, "Counts as printed."
     return title, "The sum of its layers' counts, read from the code (--details shows each)."

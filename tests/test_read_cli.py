@@ -208,13 +208,16 @@ def produced_keys(data: object, prefix: str = "") -> set[str]:
 
 
 def test_documented_json_keys_are_the_produced_keys(cli: CLI, question: Path) -> None:
-    """docs/read.md documents exactly the keys ``--json --details`` produces."""
+    """docs/read.md documents exactly the keys ``--json --details`` produces (for the question,
+    and for a summary whose rows are solved from their counts)."""
     result = cli("read", str(question), "--json", "--details")
     assert result.code == 0
     data = json.loads(result.out)
     assert data["schema"] == "paramcount.read/1"
     assert data["disagreements"] and data["unresolved"] and data["recurrent"]
-    assert produced_keys(data) == documented_keys()
+    summary = json.loads(cli("read", str(ROOT / "examples" / "pastes" / "keras2-gru.txt"),
+                             "--json").out)
+    assert produced_keys(data) | produced_keys(summary) == documented_keys()
 
 
 def test_help_documents_the_command(cli: CLI) -> None:

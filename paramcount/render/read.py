@@ -37,6 +37,17 @@ def read_document(answer: Answer, reports: Mapping[int, Report] | None = None) -
         sections.append(Section("Recurrent layers", (Table(
             ("model", "layer", "line", "configuration", "parameters", "reproduce"),
             tuple(rows), numeric=frozenset({"line", "parameters"})),)))
+    fitting = [(model, layer, fit) for model, layer in answer.recurrent
+               if layer.solution is not None and layer.solution.spec is None
+               for fit in layer.solution.choices]
+    if fitting:
+        sections.append(Section("Configurations that fit the printed counts", (Table(
+            ("model", "layer", "line", "configuration", "parameters", "needs", "reproduce"),
+            tuple((model.name, layer.name or "·", str(layer.line or ""),
+                   conventions.describe(fit.spec), number(conventions.total(fit.spec)),
+                   ", ".join(fit.assumes), command(fit.spec))
+                  for model, layer, fit in fitting),
+            numeric=frozenset({"line", "parameters"})),)))
     sections.append(Section("Models", (Table(
         ("model", "from", "line", "total", "printed total"),
         tuple((m.name, m.source, str(m.line or ""), _count(m.total),
@@ -46,7 +57,7 @@ def read_document(answer: Answer, reports: Mapping[int, Report] | None = None) -
     if answer.disagreements:
         sections.append(Section("Disagreements", (Table(
             ("line", "layer", "printed", "computed", "reason"),
-            tuple((str(d.line or ""), d.layer, number(d.printed), number(d.computed), d.reason)
+            tuple((str(d.line or ""), d.layer, number(d.printed), _count(d.computed), d.reason)
                   for d in answer.disagreements),
             numeric=frozenset({"line", "printed", "computed"})),)))
     if answer.unresolved:
@@ -125,6 +136,13 @@ def recurrent_data(model: Model, layer: Layer,
         "line": layer.line,
         "command": command(spec) if spec else None,
         "notes": list(layer.notes),
+        "solved": None if layer.solution is None else {
+            "how": layer.solution.how,
+            "apart": layer.solution.apart or None,
+            "fits": [{"configuration": conventions.describe(fit.spec),
+                      "params": conventions.total(fit.spec), "needs": list(fit.assumes),
+                      "command": command(fit.spec)} for fit in layer.solution.choices],
+        },
     }
     if reports is not None:
         report = reports.get(id(layer))

@@ -4,9 +4,8 @@ Each is found by its own landmarks (``Layer (type)`` and ``Param #`` headers, ``
 params:``, ``(name): Class(...)`` lines, ``torch.Size([...])``) and read into rows or named
 tensors; the lines it spans are claimed, so the code reader does not see them. Keras 2 rows
 (``lstm (LSTM)  (None, 64)  16896``, long names wrapped onto the next line) and Keras 3 rows
-(box-drawing cells) are read alike. What a printout hides is inferred from its counts: the
-input width of a Keras recurrent layer (solving the count formula for I in whole numbers),
-whether an old Keras GRU had ``reset_after=False``, the cell a ``Bidirectional`` row wraps.
+(box-drawing cells) are read alike. What a printout hides (a recurrent row's sizes) is solved
+from its counts by :mod:`paramcount.solve`.
 """
 
 from __future__ import annotations
@@ -15,11 +14,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from paramcount import conventions
-from paramcount.errors import SpecError
 from paramcount.sources.base import NamedTensor
 from paramcount.sources.python_code import Block, Call, Step, layer_call
-from paramcount.spec import Cell, Framework, LayerSpec, MergeMode
 
 
 @dataclass(frozen=True)
@@ -424,86 +420,7 @@ def _single_repr(line: str, index: int) -> tuple[Printout, int] | None:
     return Printout("repr", match.group(1), index + 1, index + 1, block=block), index + 1
 
 
-# -- inference --------------------------------------------------------------------------------
-
-def solve_input(printed: int, spec: LayerSpec) -> list[int]:
-    """The input width I for which ``spec`` holds exactly ``printed`` parameters, if any.
-
-    Only the first layer's input weights depend on I, so the count is linear in it:
-    count(I) = count(1) + (I − 1)·slope, with slope = count(2) − count(1) (D·G·H).
-    """
-    one = conventions.total(spec.replace(input_size=1))
-    slope = conventions.total(spec.replace(input_size=2)) - one
-    if slope <= 0 or (printed - one) % slope:
-        return []
-    width = 1 + (printed - one) // slope
-    return [width] if width > 0 else []
-
-
-_KERAS_CELLS = {"LSTM": Cell.LSTM, "GRU": Cell.GRU, "SimpleRNN": Cell.RNN,
-                "CuDNNLSTM": Cell.LSTM, "CuDNNGRU": Cell.GRU}
-
-
-@dataclass(frozen=True)
-class Inferred:
-    """A Keras recurrent row's configuration, solved from its printed count."""
-
-    spec: LayerSpec | None
-    note: str
-    candidates: tuple[LayerSpec, ...] = ()
-
-
-def infer_keras(row: Row, width: int | None) -> Inferred:
-    """The spec a Keras summary row implies, given the previous row's output width."""
-    out = row.shape[-1] if row.shape else None
-    if row.params is None or out is None:
-        return Inferred(None, "the row shows no output width or count")
-    if row.type in _KERAS_CELLS:
-        cells = [_KERAS_CELLS[row.type]]
-        options: list[tuple[bool, MergeMode | None, int]] = [(False, None, out)]
-    elif row.type == "Bidirectional":
-        cells = [Cell.LSTM, Cell.GRU, Cell.RNN]
-        options = [(True, MergeMode.CONCAT, out // 2)] if out % 2 == 0 else []
-        options += [(True, MergeMode.SUM, out)]
-    else:
-        return Inferred(None, "not a recurrent row")
-    framework = Framework.TF1_CUDNN if row.type.startswith("CuDNN") else Framework.KERAS
-    candidates: list[LayerSpec] = []
-    for cell in cells:
-        for bidirectional, merge, hidden in options:
-            for reset_after in ((True, False) if cell is Cell.GRU and framework is
-                                Framework.KERAS else (None,)):
-                for bias in (True, False):
-                    try:
-                        trial = LayerSpec(cell, 1, hidden, bidirectional=bidirectional,
-                                          bias=bias, framework=framework,
-                                          merge_modes=(merge,) if merge else None,
-                                          reset_after=reset_after)
-                    except SpecError:
-                        continue
-                    for solved in solve_input(row.params, trial):
-                        if width is None or solved == width:
-                            candidates.append(trial.replace(input_size=solved))
-    if width is not None:
-        # The usual configuration first: biases on, today's GRU default, concat.
-        candidates.sort(key=lambda s: (not s.bias, s.reset_after is False))
-        candidates = [c for c in candidates if c.bias] or candidates
-    if not candidates:
-        return Inferred(None, f"no recurrent layer with {out} outputs holds {row.params:,} "
-                              f"parameters" + (f" reading {width} features" if width else ""))
-    if len(candidates) == 1 or (width is not None and len({
-            (c.cell, c.merge_modes) for c in candidates}) == 1):
-        spec = candidates[0]
-        note = f"input width {spec.input_size} solved from the count"
-        if spec.cell is Cell.GRU and spec.reset_after is False:
-            note += ("; reset_after=False (Keras before 2.3 or tf.compat.v1): one bias of "
-                     f"{spec.gate_rows} per direction")
-        return Inferred(spec, note, tuple(candidates))
-    described = ", ".join(f"{c.cell.value.upper()} on {c.input_size}"
-                          for c in candidates if c.bias)
-    return Inferred(None, f"the table does not show what it wraps or reads: {described}",
-                    tuple(candidates))
-
+# -- what a row shows ----------------------------------------------------------------------
 
 def torch_shapes(row: Row) -> dict[str, tuple[int, ...]]:
     """A torchinfo row's per-tensor counts as shapes, where a torch RNN's names tell them."""

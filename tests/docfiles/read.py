@@ -1,24 +1,36 @@
-"""Printouts for docs/read.md, made by the real libraries: torchinfo, Keras 3, torch."""
+"""Printouts for docs/read.md, made by the real libraries: torchinfo, Keras 3, Keras 2
+(tf-keras), torch."""
 
 from __future__ import annotations
 
 import contextlib
 import io
 import os
+import warnings
 from pathlib import Path
 
 
-def _torch_model() -> object:
+def tagger(cell: str, vocab: int, classes: int) -> object:
+    """A tagger: an embedding of width 64, a 2-layer bidirectional ``cell`` of 128 (its
+    attribute named after it, ``lstm`` or ``gru``) and a head of ``classes``."""
     import torch.nn as nn
 
     class Tagger(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.embedding = nn.Embedding(5000, 64)
-            self.lstm = nn.LSTM(64, 128, num_layers=2, batch_first=True, bidirectional=True)
-            self.head = nn.Linear(256, 9)
+            self.embedding = nn.Embedding(vocab, 64)
+            self.add_module(cell.lower(), getattr(nn, cell)(
+                64, 128, num_layers=2, batch_first=True, bidirectional=True))
+            self.head = nn.Linear(256, classes)
+
+        def forward(self, x: object) -> object:
+            return self.head(getattr(self, cell.lower())(self.embedding(x))[0])
 
     return Tagger()
+
+
+def _torch_model() -> object:
+    return tagger("LSTM", 5000, 9)
 
 
 def make_torchinfo(directory: Path) -> None:
@@ -52,7 +64,66 @@ def make_keras_summary(directory: Path) -> None:
     (directory / "keras3-summary.txt").write_text("\n".join(lines) + "\n")
 
 
+def gru_tagger() -> object:
+    """The issue's torchinfo example: an embedding of width 64 before a 2-layer bidirectional
+    GRU(64, 128) and a head."""
+    return tagger("GRU", 1000, 10)
+
+
+def torchinfo_table(model: object, **options: object) -> str:
+    """What ``print(torchinfo.summary(model, ...))`` prints for a batch of 2 × 30 tokens."""
+    import torch
+    import torchinfo
+
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        # torch on CPU says once that oneDNN has no projected LSTM; the run is the same
+        warnings.filterwarnings("ignore", "LSTM with projections", UserWarning)
+        table = torchinfo.summary(model, input_data=torch.zeros(2, 30, dtype=torch.long),
+                                  **options)
+    return f"{table}\n"
+
+
+def make_torchinfo_gru(directory: Path) -> None:
+    """torchinfo's default table of the GRU tagger: counts and output shapes, no sizes."""
+    (directory / "torchinfo-gru.txt").write_text(torchinfo_table(gru_tagger()))
+
+
+def keras2_summary(model: object) -> str:
+    """What Keras 2's (tf-keras') ``model.summary()`` prints."""
+    lines: list[str] = []
+    model.summary(print_fn=lambda text, *_, **__: lines.append(text))  # type: ignore[attr-defined]
+    return "\n".join(lines) + "\n"
+
+
+def keras2_gru(functional: bool) -> object:
+    """The issue's Keras 2 example: a GRU(16) with reset_after=False on 15 features, built by
+    tf-keras (Keras 2); a functional model's summary shows its Input row, a Sequential's not."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import tf_keras
+
+    tf_keras.backend.clear_session()
+    gru = tf_keras.layers.GRU(16, return_sequences=True, reset_after=False)
+    if not functional:
+        return tf_keras.Sequential([tf_keras.layers.InputLayer(input_shape=(64, 15)), gru,
+                                    tf_keras.layers.Dense(1)])
+    inputs = tf_keras.Input(shape=(64, 15))
+    return tf_keras.Model(inputs, tf_keras.layers.Dense(1)(gru(inputs)))
+
+
+def make_keras2_gru(directory: Path) -> None:
+    """The functional model's Keras 2 summary: the Input row gives the width."""
+    (directory / "keras2-gru-summary.txt").write_text(keras2_summary(keras2_gru(True)))
+
+
+def make_keras2_gru_sequential(directory: Path) -> None:
+    """The Sequential model's Keras 2 summary: no row gives the width."""
+    (directory / "keras2-gru-sequential.txt").write_text(keras2_summary(keras2_gru(False)))
+
+
 FILES = {
+    "torchinfo-gru.txt": (("torch", "torchinfo"), make_torchinfo_gru),
+    "keras2-gru-summary.txt": (("tf_keras", "tensorflow"), make_keras2_gru),
+    "keras2-gru-sequential.txt": (("tf_keras", "tensorflow"), make_keras2_gru_sequential),
     "torchinfo.txt": (("torch", "torchinfo"), make_torchinfo),
     "named-parameters.txt": (("torch",), make_named_parameters),
     "keras3-summary.txt": (("keras", "tensorflow"), make_keras_summary),
