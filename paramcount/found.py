@@ -36,7 +36,7 @@ from paramcount.layers import (
     torch_count,
 )
 from paramcount.sources.printout import Printout
-from paramcount.sources.python_code import SPREAD, Block, Call, CodeReading, Unknown
+from paramcount.sources.python_code import SPREAD, Block, Call, CodeReading, Unknown, setting
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity, coerce
 
 
@@ -151,8 +151,7 @@ def _block_framework(block: Block, imported: frozenset[str]) -> str | None:
 def _missing(argument: str, value: object, call: Call, attribute: str) -> list[Missing]:
     """What to tell the user about a value a layer needs."""
     if isinstance(value, Unknown):
-        return [Missing(name, line, f"pass --set {name.rsplit('.', 1)[-1]}=N"
-                        if re.fullmatch(r"[A-Za-z_][\w.]*", name) else
+        return [Missing(name, line, f"pass --set {key}=N" if (key := setting(name)) else
                         "not evaluated: a call paramcount never makes, or a number too large")
                 for name, line in value.names]
     if value is None:
@@ -263,6 +262,19 @@ def _recurrent(call: Call, attribute: str, framework: Framework, bound: Mapping[
                  params=conventions.total(spec))
 
 
+def _unknown_class(call: Call, attribute: str, framework: str | None) -> Layer:
+    """A layer whose class the paste leaves open (``getattr(nn, cell)(16, 32)``), named with
+    what decides it."""
+    assert call.unresolved is not None
+    return Layer(attribute, call.path, _FRAMEWORKS.get(framework or ""), call.line, missing=tuple(
+        Missing(name, line, f"decides the class of {attribute or 'a layer'} ({call.path}): "
+                "paste where it is set")
+        for name, line in call.unresolved.names))
+
+
+_FRAMEWORKS = {TORCH: Framework.TORCH, KERAS: Framework.KERAS}
+
+
 def _keras_layer(call: Call, attribute: str, width: int | None) -> tuple[Layer, int | None]:
     """A Keras layer reading ``width`` features, counted, and the width it outputs."""
     name = call.name
@@ -350,6 +362,10 @@ def code_models(reading: CodeReading) -> list[Model]:
         for step in block.steps:
             call = step.call
             framework = framework_of(call, None) or _guess(call) or hint
+            if call.unresolved is not None:
+                layers.append(_unknown_class(call, step.attribute, framework))
+                width = None
+                continue
             if framework == KERAS:
                 reads = widths.get(step.source or "") if block.kind == "functional" else width
                 if call.name in ("Input", "InputLayer"):

@@ -1,0 +1,324 @@
+"""``paramcount read`` follows what model code commonly does, and answers all it can.
+
+Each snippet is trusted test code: the test runs it with the real framework to get the truth,
+and compares what ``read`` found statically (nothing imported or run) with the real model.
+Where the paste leaves a value open, only the layers that depend on it are unresolved (named
+with their line); every other layer is counted, and checked against the framework.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from typing import Any
+
+import pytest
+
+from paramcount.read import Answer, Model, read
+from tests.conftest import have
+
+torch_only = [pytest.mark.torch, pytest.mark.skipif(not have("torch"), reason="needs torch")]
+
+# id -> (code, the expression that builds the model)
+FOLLOWED: dict[str, tuple[str, str]] = {
+    "factory-last-line": ("""
+        import torch.nn as nn
+        class Tagger(nn.Module):
+            def __init__(self, vocab=1000, emb=64, hidden=128, tags=10):
+                super().__init__()
+                self.emb = nn.Embedding(vocab, emb)
+                self.lstm = nn.LSTM(emb, hidden, batch_first=True, bidirectional=True)
+                self.out = nn.Linear(2 * hidden, tags)
+        def build(**kw): return Tagger(**kw)
+        """, "build()"),
+    "factory-with-arguments": ("""
+        import torch.nn as nn
+        class Tagger(nn.Module):
+            def __init__(self, hidden=128, layers=1):
+                super().__init__()
+                self.gru = nn.GRU(32, hidden, layers)
+        def make_model():
+            return Tagger(hidden=96, layers=3).to("cpu")
+        """, "make_model()"),
+    "argparse-defaults": ("""
+        import argparse
+        import torch.nn as nn
+        parser = argparse.ArgumentParser()
+        parser.add_argument('--hidden', type=int, default=256)
+        parser.add_argument('--num-layers', type=int, default='2')
+        parser.add_argument('-i', '--input_size', dest='features', type=int, default=40)
+        parser.add_argument('--bidir', action='store_true')
+        args = parser.parse_args()
+        model = nn.LSTM(args.features, args.hidden, num_layers=args.num_layers,
+                        bidirectional=args.bidir)
+        """, "model"),
+    "argparse-in-a-function": ("""
+        import argparse
+        import torch
+        from torch import nn
+        def get_args():
+            p = argparse.ArgumentParser()
+            p.add_argument("--emb", type=int, default=50)
+            p.add_argument("--hid", type=int, default=70)
+            return p.parse_args()
+        class Net(nn.Module):
+            def __init__(self, args):
+                super().__init__()
+                self.rnn = nn.GRU(args.emb, args.hid, batch_first=True)
+                self.fc = nn.Linear(args.hid, 2)
+        if __name__ == "__main__":
+            args = get_args()
+            model = Net(args).to(torch.device("cpu"))
+        """, "model"),
+    "dict-config": ("""
+        import torch.nn as nn
+        config = {"input": 24, "hidden": 48}
+        config["layers"] = 2
+        config.update(dropout=0.1)
+        class Net(nn.Module):
+            def __init__(self, cfg):
+                super().__init__()
+                self.rnn = nn.LSTM(cfg["input"], cfg["hidden"], cfg.get("layers", 1),
+                                   dropout=cfg["dropout"], bidirectional=cfg.get("bidir", False))
+                self.fc = nn.Linear(cfg.get("hidden", 8), cfg.get("classes", 5))
+        net = Net(config)
+        """, "net"),
+    "dataclass-config": ("""
+        from dataclasses import dataclass, field
+        import torch.nn as nn
+        @dataclass
+        class Config:
+            input_size: int
+            hidden: int = 64
+            layers: int = field(default=2)
+        class Net(nn.Module):
+            def __init__(self, config: Config):
+                super().__init__()
+                self.config = config
+                self.rnn = nn.LSTM(config.input_size, config.hidden, config.layers)
+                self.head = nn.Linear(self.config.hidden, 3)
+        model = Net(Config(12, hidden=100))
+        """, "model"),
+    "config-classes": ("""
+        import torch.nn as nn
+        class HParams:
+            def __init__(self, hidden=40, layers=2):
+                self.hidden = hidden
+                self.layers = layers
+                self.width = hidden * 2
+        class Sizes:
+            VOCAB = 500
+            EMB = 16
+        class Net(nn.Module):
+            def __init__(self, hp=HParams(layers=3)):
+                super().__init__()
+                self.emb = nn.Embedding(Sizes.VOCAB, Sizes.EMB)
+                self.rnn = nn.GRU(Sizes.EMB, hp.hidden, hp.layers, bidirectional=True)
+                self.out = nn.Linear(hp.width, Sizes.VOCAB)
+        """, "Net()"),
+    "modulelist-comprehension": ("""
+        import torch.nn as nn
+        class Stack(nn.Module):
+            def __init__(self, n=3, features=10, hidden=20):
+                super().__init__()
+                self.rnns = nn.ModuleList([
+                    nn.LSTM(features if i == 0 else hidden, hidden, batch_first=True)
+                    for i in range(n)])
+                self.norms = nn.ModuleList([nn.LayerNorm(hidden) for _ in range(n)])
+        """, "Stack()"),
+    "sequential-of-a-built-list": ("""
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self, depth=3, width=16):
+                super().__init__()
+                layers = []
+                for i in range(depth):
+                    layers.append(nn.Linear(width * 2 if i == 0 else width, width))
+                    layers.append(nn.ReLU())
+                layers.extend([nn.Linear(width, 1)])
+                layers += [nn.Sigmoid()]
+                self.mlp = nn.Sequential(*layers)
+                blocks = [nn.GRU(width, width)]
+                blocks.insert(0, nn.Linear(4, width))
+                self.blocks = nn.ModuleList(blocks)
+        """, "Net()"),
+    "functools-partial-and-getattr": ("""
+        import functools
+        from functools import partial
+        import torch.nn as nn
+        RNN = functools.partial(nn.LSTM, batch_first=True, num_layers=2)
+        CELLS = {"lstm": nn.LSTM, "gru": nn.GRU}
+        class Net(nn.Module):
+            def __init__(self, cell="GRU", kind="lstm", hidden=32):
+                super().__init__()
+                self.a = RNN(16, hidden)
+                self.b = getattr(nn, cell)(hidden, hidden)
+                make = partial(nn.GRU, bidirectional=True)
+                self.c = make(8, 8, num_layers=3)
+                self.d = CELLS[kind](hidden, 4)
+                rnn_class = nn.RNN if hidden > 64 else nn.GRU
+                self.e = rnn_class(4, 4)
+        """, "Net()"),
+    "super-init-arguments": ("""
+        import torch.nn as nn
+        class Base(nn.Module):
+            def __init__(self, input_size, hidden, bidirectional=False):
+                super().__init__()
+                self.rnn = nn.GRU(input_size, hidden, batch_first=True,
+                                  bidirectional=bidirectional)
+                self.proj = nn.Linear(hidden * (2 if bidirectional else 1), hidden)
+        class Child(Base):
+            def __init__(self, hidden=40):
+                super().__init__(20, hidden, bidirectional=True)
+                self.fc = nn.Linear(hidden, 2)
+        """, "Child()"),
+}
+
+
+def build(code: str, expression: str) -> Any:
+    """Run the trusted snippet with torch (as a script without arguments) and evaluate
+    ``expression`` in it."""
+    namespace: dict[str, Any] = {"__name__": "__main__"}
+    argv = sys.argv
+    sys.argv = ["model.py"]
+    try:
+        exec(textwrap.dedent(code), namespace)
+        return eval(expression, namespace)
+    finally:
+        sys.argv = argv
+
+
+def code_models(answer: Answer) -> list[Model]:
+    """The models the answer read from code."""
+    return [m for m in answer.models if m.source == "code"]
+
+
+def check_against(model: Model, module: Any) -> None:
+    """Every counted layer and the total agree with the real module."""
+    assert model.total == sum(p.numel() for p in module.parameters())
+    for layer in model.layers:
+        sub = module if layer.name == model.name else module.get_submodule(layer.name)
+        assert layer.params == sum(p.numel() for p in sub.parameters()), layer.name
+
+
+@pytest.mark.parametrize("case", FOLLOWED, ids=list(FOLLOWED))
+@pytest.mark.parametrize("mark", [pytest.param(None, marks=torch_only)], ids=["torch"])
+def test_common_model_code_is_followed(case: str, mark: None) -> None:
+    """Read statically, each construct gives the real torch module's layers and total."""
+    code, expression = FOLLOWED[case]
+    answer = read(textwrap.dedent(code))
+    assert not answer.unresolved
+    [model] = code_models(answer)
+    check_against(model, build(code, expression))
+
+
+def test_a_factory_line_changes_nothing() -> None:
+    """``def build(**kw): return Tagger(**kw)`` as the last line: the same answer as without
+    it (it answered nothing before)."""
+    code = textwrap.dedent(FOLLOWED["factory-last-line"][0])
+    without = read(code.replace("def build(**kw): return Tagger(**kw)\n", ""))
+    with_factory = read(code)
+    assert [(m.name, m.total) for m in code_models(with_factory)] == [
+        (m.name, m.total) for m in code_models(without)] == [("Tagger", 265_226)]
+
+
+# id -> (code, what is unresolved: (name, line), the layers counted: name -> how torch builds it)
+PARTIAL: dict[str, tuple[str, set[tuple[str, int]], dict[str, str]]] = {
+    "spread-of-an-unknown-config": ("""
+        import yaml
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self, vocab=1000, hidden=64, classes=3):
+                super().__init__()
+                self.emb = nn.Embedding(vocab, 32)
+                self.rnn = nn.LSTM(32, hidden)
+                self.fc = nn.Linear(12, classes)
+                self.norm = nn.LayerNorm(32)
+        cfg = yaml.safe_load(open("config.yaml"))
+        model = Net(vocab=500, **cfg)
+        """, {("cfg['hidden']", 12), ("cfg['classes']", 12)},
+        {"emb": "nn.Embedding(500, 32)", "norm": "nn.LayerNorm(32)"}),
+    "getattr-of-an-unknown-name": ("""
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self, cell, hidden=32):
+                super().__init__()
+                self.emb = nn.Embedding(100, 16)
+                self.rnn = getattr(nn, cell)(16, hidden)
+                self.fc = nn.Linear(hidden, 4)
+        """, {("cell", 4)}, {"emb": "nn.Embedding(100, 16)", "fc": "nn.Linear(32, 4)"}),
+    "config-from-another-file": ("""
+        import torch.nn as nn
+        from config import cfg, CLASSES
+        from utils import vocab_size
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(vocab_size(), 64)
+                self.rnn = nn.GRU(64, cfg.hidden, num_layers=2)
+                self.out = nn.Linear(64, CLASSES)
+                self.gate = nn.Linear(64, 64)
+        """, {("vocab_size(...)", 8), ("cfg.hidden", 9), ("CLASSES", 10)},
+        {"gate": "nn.Linear(64, 64)"}),
+    "a-class-passed-in": ("""
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self, rnn_class, layers=2):
+                super().__init__()
+                self.rnns = nn.ModuleList([rnn_class(8, 8) for _ in range(layers)])
+                self.fc = nn.Linear(8, 1)
+        """, {("rnn_class", 4)}, {"fc": "nn.Linear(8, 1)"}),
+    "an-argparse-option-without-default": ("""
+        import argparse
+        import torch.nn as nn
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--hidden", type=int, required=True)
+        parser.add_argument("--emb", type=int, default=30)
+        args = parser.parse_args()
+        emb = nn.Embedding(200, args.emb)
+        rnn = nn.LSTM(args.emb, args.hidden)
+        """, {("args.hidden", 5)}, {"emb": "nn.Embedding(200, 30)"}),
+}
+
+
+@pytest.mark.parametrize("case", PARTIAL, ids=list(PARTIAL))
+@pytest.mark.parametrize("mark", [pytest.param(None, marks=torch_only)], ids=["torch"])
+def test_only_what_depends_on_an_unknown_is_unresolved(case: str, mark: None) -> None:
+    """What cannot be evaluated is named with its line; every layer that does not depend on
+    it is counted exactly as torch builds it, and no total is claimed."""
+    import torch.nn as nn
+
+    code, unresolved, counted = PARTIAL[case]
+    answer = read(textwrap.dedent(code))
+    assert {(m.name, m.line) for m in answer.unresolved} == unresolved
+    layers = {layer.name: layer for model in code_models(answer) for layer in model.layers}
+    for name, layer in layers.items():
+        if name in counted:
+            real = eval(counted[name], {"nn": nn})
+            assert layer.params == sum(p.numel() for p in real.parameters()), name
+        else:
+            assert layer.params is None, name
+    assert set(counted) <= set(layers)
+    assert all(m.total is None for m in code_models(answer)
+               if any(layer.params is None for layer in m.layers))
+
+
+def test_set_gives_what_a_spread_config_leaves_open() -> None:
+    """``--set hidden=N`` answers a value that ``**cfg`` left open, and the total follows."""
+    code = textwrap.dedent(PARTIAL["spread-of-an-unknown-config"][0])
+    answer = read(code, {"hidden": 16, "classes": 2})
+    assert not answer.unresolved
+    [model] = code_models(answer)
+    assert model.total == 500 * 32 + 4 * 16 * (32 + 16 + 2) + 12 * 2 + 2 + 2 * 32
+    hints = {m.name: m.hint for m in read(code).unresolved}
+    assert hints["cfg['hidden']"] == "pass --set hidden=N"
+
+
+def test_a_base_class_needing_arguments_is_not_a_model_of_its_own() -> None:
+    """A base whose ``__init__`` needs arguments its subclass gives is read through the
+    subclass only, not listed with unresolved sizes beside it."""
+    code = textwrap.dedent(FOLLOWED["super-init-arguments"][0]).replace(
+        "def __init__(self, hidden=40)", "def __init__(self, hidden=40, *rest, **options)")
+    answer = read(code)
+    assert [m.name for m in code_models(answer)] == ["Child"]
+    assert not answer.unresolved
