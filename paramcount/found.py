@@ -337,6 +337,20 @@ def _keras_layer(call: Call, attribute: str, width: int | None) -> tuple[Layer, 
                  formula=counted.formula), counted.output_width
 
 
+def merged_width(call: Call, widths: Sequence[int | None]) -> int | None:
+    """The width a Keras merge of tensors of ``widths`` outputs: their sum for a concatenation
+    on the last axis, the common width for an elementwise merge; None where not known."""
+    if not widths or any(w is None for w in widths):
+        return None
+    known = [w for w in widths if w is not None]
+    if call.name == "Concatenate":
+        axis = call.keywords.get("axis", -1)
+        return sum(known) if axis == -1 else None
+    if call.name in ("Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum"):
+        return known[0] if len(set(known)) == 1 else None
+    return None
+
+
 def _declared_width(bound: Mapping[str, Any]) -> int | None:
     """The input width a first layer declares: input_shape, batch_input_shape, input_dim,
     shape (Input)."""
@@ -359,6 +373,7 @@ def code_models(reading: CodeReading) -> list[Model]:
         widths: dict[str, int | None] = {}
         width: int | None = None
         seen: dict[str, int] = {}
+        applied: dict[int, int | None] = {}
         for step in block.steps:
             call = step.call
             framework = framework_of(call, None) or _guess(call) or hint
@@ -373,11 +388,22 @@ def code_models(reading: CodeReading) -> list[Model]:
                     width = _declared_width(bound)
                     widths[step.target or ""] = width
                     continue
+                if id(call) in applied:  # a shared layer applied again: its weights are there
+                    widths[step.target or ""] = applied[id(call)]
+                    continue
                 attribute = step.attribute
                 if block.kind in ("sequential", "functional"):
+                    for inner in (*call.args, *(v for _, v in call.kwargs)):
+                        if isinstance(inner, Call):  # a wrapped layer takes a name too
+                            keras_name(inner, seen)
                     attribute = keras_name(call, seen)
                 layer, width = _keras_layer(call, attribute, reads)
+                if step.sources:
+                    width = merged_width(call, [widths.get(s) for s in step.sources])
+                applied[id(call)] = width
                 widths[step.target or ""] = width
+                for state in step.states:
+                    widths[state] = layer.spec.hidden_size if layer.spec else None
             elif framework == TORCH:
                 layer = _torch_layer(call, step.attribute)
             else:

@@ -322,3 +322,76 @@ def test_a_base_class_needing_arguments_is_not_a_model_of_its_own() -> None:
     answer = read(code)
     assert [m.name for m in code_models(answer)] == ["Child"]
     assert not answer.unresolved
+
+
+keras_only = [pytest.mark.keras, pytest.mark.skipif(
+    not (have("keras") and have("tensorflow")), reason="needs keras and tensorflow")]
+
+# id -> code building ``model`` with Keras
+GRAPHS: dict[str, str] = {
+    "several-inputs-and-outputs": """
+        from tensorflow import keras
+        from tensorflow.keras import layers
+        a = keras.Input(shape=(10, 8))
+        b = keras.Input(shape=(5, 4))
+        x = layers.LSTM(16)(a)
+        y = layers.GRU(12)(b)
+        z = layers.concatenate([x, y])
+        c = layers.Dense(3)(z)
+        d = layers.Dense(2)(y)
+        model = keras.Model(inputs=[a, b], outputs=[c, d])
+        """,
+    "encoder-decoder-passing-states": """
+        import keras
+        from keras.layers import Input, LSTM, Dense, Embedding
+        enc_in = Input(shape=(None,))
+        enc_emb = Embedding(300, 32)(enc_in)
+        enc_out, state_h, state_c = LSTM(64, return_state=True)(enc_emb)
+        dec_in = Input(shape=(None, 20))
+        decoder_lstm = LSTM(64, return_sequences=True, return_state=True)
+        dec_out, _, _ = decoder_lstm(dec_in, initial_state=[state_h, state_c])
+        dec_out = Dense(20, activation="softmax")(dec_out)
+        model = keras.Model([enc_in, dec_in], dec_out)
+        """,
+    "bidirectional-states-and-a-shared-layer": """
+        import keras
+        from keras import layers
+        x = keras.Input(shape=(7, 6))
+        out, fh, fc, bh, bc = layers.Bidirectional(layers.LSTM(8, return_state=True))(x)
+        h = layers.Concatenate()([fh, bh])
+        c = layers.Concatenate()([fc, bc])
+        q = keras.Input(shape=(3, 5))
+        seq = layers.LSTM(16, return_sequences=True)(q, initial_state=[h, c])
+        shared = layers.Dense(4)
+        left = shared(out)
+        right = shared(h)
+        both = layers.add([left, right])
+        model = keras.Model(inputs=[x, q], outputs=[seq, layers.Dense(1)(both)])
+        """,
+}
+
+
+@pytest.mark.parametrize("case", GRAPHS, ids=list(GRAPHS))
+@pytest.mark.parametrize("mark", [pytest.param(None, marks=keras_only)], ids=["keras"])
+def test_functional_graphs_with_several_inputs_and_outputs(case: str, mark: None) -> None:
+    """A functional model with several inputs and outputs, merges, passed states and a shared
+    layer is one model, each layer counted as Keras builds it (a shared layer once)."""
+    import os
+    import warnings
+
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    keras = pytest.importorskip("keras")
+    code = textwrap.dedent(GRAPHS[case])
+    answer = read(code)
+    assert not answer.unresolved
+    [model] = code_models(answer)
+    namespace: dict[str, Any] = {}
+    keras.backend.clear_session()  # layer names as in a fresh session, as the reader gives
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning)
+        exec(code, namespace)
+    real = namespace["model"]
+    assert model.total == real.count_params()
+    weighted = [layer for layer in real.layers if layer.count_params()]
+    assert sorted((layer.name, layer.params) for layer in model.layers if layer.params) == (
+        sorted((layer.name, layer.count_params()) for layer in weighted))

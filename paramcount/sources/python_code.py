@@ -127,6 +127,10 @@ class Step:
     """Functional Keras: the variable the layer is applied to."""
     target: str | None = None
     """Functional Keras: the variable the result is assigned to."""
+    sources: tuple[str, ...] = ()
+    """Functional Keras: every variable a layer applied to a list reads (a merge)."""
+    states: tuple[str, ...] = ()
+    """Functional Keras: the variables a ``return_state=True`` layer's states go to."""
 
 
 @dataclass(frozen=True)
@@ -191,6 +195,11 @@ class _Scope:
     returns: list[tuple[Call, int]] = field(default_factory=list)
     """Instances of the paste's classes a function returns, with the line."""
 
+
+_MERGES = {"concatenate": "Concatenate", "add": "Add", "subtract": "Subtract",
+           "multiply": "Multiply", "average": "Average", "maximum": "Maximum",
+           "minimum": "Minimum", "dot": "Dot"}
+"""Keras' merge functions and the layer each one applies."""
 
 _SAME_MODULE = frozenset({"cuda", "cpu", "float", "double", "half", "bfloat16", "eval", "train",
                           "requires_grad_", "share_memory"})
@@ -789,6 +798,12 @@ class _Reader:
 
     def assign(self, target: ast.expr, value_node: ast.expr, scope: _Scope) -> None:
         """``name = ...``: a model, a layer, a functional step, an Input, or a value."""
+        if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value_node, ast.Call) and (
+                _applied(value_node) or (dotted(value_node.func) or "") in scope.loose) and (
+                names := [dotted(e) for e in target.elts]) and all(names):
+            self.functional(names[0] or "", value_node, scope,  # out, h, c = LSTM(...)(x)
+                            tuple(n or "" for n in names[1:]))
+            return
         if isinstance(target, (ast.Tuple, ast.List)):
             values = self.value(value_node, scope.env)
             if isinstance(values, (tuple, list)) and len(values) == len(target.elts):
@@ -821,6 +836,10 @@ class _Reader:
             if isinstance(value_node.func, ast.Call) or (
                     callee is not None and callee in scope.loose):
                 self.functional(name, value_node, scope)
+                return
+            if short in _MERGES and callee is not None and self.qualify(callee).startswith(
+                    _KERAS_MODULES):
+                self.merge(name, value_node, scope)
                 return
         value = self.value(value_node, scope.env)
         self.assign_value(name, value, scope)
@@ -936,26 +955,61 @@ class _Reader:
         self.options[dest] = Unknown(((f"args.{dest}", node.lineno),)) if default is None else (
             default)
 
-    def functional(self, name: str, node: ast.Call, scope: _Scope) -> None:
-        """``x = layers.LSTM(64)(x)``: a layer applied to a tensor of a functional graph."""
+    def functional(self, name: str, node: ast.Call, scope: _Scope,
+                   states: tuple[str, ...] = ()) -> None:
+        """``x = layers.LSTM(64)(x)``: a layer applied to a tensor of a functional graph (or to
+        several: ``Concatenate()([x, y])``, ``lstm(x, initial_state=[h, c])``); ``states``
+        name the state outputs of ``x, h, c = LSTM(8, return_state=True)(x)``."""
         layer = self.value(node.func, scope.env)
         callee = dotted(node.func)
         if callee is not None and callee in scope.loose:
             scope.used.add(callee)
-        source = dotted(node.args[0]) if node.args else None
-        if node.args and _applied(node.args[0]):  # Dense(3)(GRU(8)(x)): the inner one first
-            source = f"{name}<{node.args[0].lineno}:{node.args[0].col_offset}>"
-            self.functional(source, node.args[0], scope)
+        first = node.args[0] if node.args else None
+        sources: list[str | None] = [dotted(e) for e in first.elts] if isinstance(
+            first, (ast.List, ast.Tuple)) else [dotted(first) if first is not None else None]
+        if first is not None and _applied(first):  # Dense(3)(GRU(8)(x)): the inner one first
+            sources = [f"{name}<{first.lineno}:{first.col_offset}>"]
+            self.functional(sources[0] or "", first, scope)
         if not isinstance(layer, Call):
             scope.notes.append(f"line {node.lineno}: the layer applied to "
-                               f"{source or 'a tensor'} is not known")
+                               f"{sources[0] or 'a tensor'} is not known")
             scope.incomplete = True
             return
-        root = scope.roots.get(source or "")
-        if root is None:
-            root = f"<{source or 'tensor'}>"
-        scope.roots[name] = root
-        scope.graph_steps.append(Step(layer, name, source, name))
+        self.connect(Step(layer, name, sources[0], name,
+                          tuple(s or "" for s in sources) if isinstance(
+                              first, (ast.List, ast.Tuple)) else (), states),
+                     [*node.args[1:], *(k.value for k in node.keywords)], scope)
+
+    def merge(self, name: str, node: ast.Call, scope: _Scope) -> None:
+        """``x = layers.concatenate([a, b])``: Keras' merge functions, as their layer."""
+        short = (dotted(node.func) or "").rsplit(".", 1)[-1]
+        first = node.args[0] if node.args else None
+        elements = first.elts if isinstance(first, (ast.List, ast.Tuple)) else []
+        sources = tuple(dotted(e) or "" for e in elements)
+        keywords = self.keywords(node.keywords, scope.env)
+        layer = Call(_MERGES[short], _MERGES[short], (), keywords, node.lineno)
+        self.connect(Step(layer, name, sources[0] if sources else None, name, sources), [],
+                     scope)
+
+    def connect(self, step: Step, others: list[ast.expr], scope: _Scope) -> None:
+        """Add a step to the graph: its tensors descend from the inputs of what it reads
+        (graphs that meet, through a merge or an ``initial_state``, become one)."""
+        names = [*(step.sources or (step.source,))]
+        for node in others:
+            elements = node.elts if isinstance(node, (ast.List, ast.Tuple)) else [node]
+            names += [dotted(e) for e in elements]
+        roots = list(dict.fromkeys(scope.roots[n] for n in names if n in scope.roots))
+        root = roots[0] if roots else f"<{step.source or 'tensor'}>"
+        if len(roots) > 1:
+            for variable, other in list(scope.roots.items()):
+                if other in roots:
+                    scope.roots[variable] = root
+            for other in roots[1:]:
+                if other in scope.models:
+                    scope.models.setdefault(root, scope.models.pop(other))
+        for target in (step.target or "", *step.states):
+            scope.roots[target] = root
+        scope.graph_steps.append(step)
 
     def model(self, name: str, node: ast.Call, scope: _Scope) -> None:
         """``Model(inputs, outputs)`` names the graph its inputs start."""
@@ -993,15 +1047,16 @@ class _Reader:
         for name, steps in scope.sequentials.items():
             self.blocks.append(Block(scope.prefix + name, "sequential", scope.seq_lines[name],
                                      tuple(steps), tuple(scope.notes), not scope.incomplete))
-        graphs: dict[str, list[Step]] = {}
-        for step in scope.graph_steps:
+        graphs: dict[tuple[str, int], list[Step]] = {}
+        for step in scope.graph_steps:  # one model for all the inputs Model(...) names
             root = scope.roots.get(step.target or "", step.target or "")
-            graphs.setdefault(root, []).append(step)
-        for root, steps in graphs.items():
+            key = scope.models.get(root, (root.strip("<>"), -1))
+            graphs.setdefault(key, []).append(step)
+        for (name, line), steps in graphs.items():
             if len(steps) == 1 and steps[0].call.name == "Input":
                 continue
-            name, line = scope.models.get(root, (root.strip("<>"), steps[0].call.line))
-            self.blocks.append(Block((scope.prefix + name).strip("."), "functional", line,
+            self.blocks.append(Block((scope.prefix + name).strip("."), "functional",
+                                     steps[0].call.line if line < 0 else line,
                                      tuple(steps), tuple(scope.notes), not scope.incomplete))
         for name, call in scope.loose.items():
             if name in scope.used or call.name in ("Input", "InputLayer"):
@@ -1266,12 +1321,15 @@ def _builtin(name: str, args: tuple[Any, ...], text: str, line: int) -> Any:
     return Unknown(((text, line),))
 
 
+_KERAS_MODULES = ("tf.keras.layers", "keras.layers", "tensorflow.keras.layers",
+                  "tf_keras.layers", "keras.src.layers")
+
+
 def _framework_class(qualified: str) -> bool:
     """Whether a qualified callee is a class of torch.nn or of Keras' layers (one paramcount
     may not know: it is kept as a layer, so the model's total is not given without it)."""
     module, _, _ = qualified.rpartition(".")
-    return module in ("torch.nn", "tf.keras.layers", "keras.layers", "tensorflow.keras.layers",
-                      "tf_keras.layers", "keras.src.layers")
+    return module == "torch.nn" or module in _KERAS_MODULES
 
 
 def _holds_settings(node: ast.ClassDef, defined: set[str]) -> bool:
