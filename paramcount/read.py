@@ -33,9 +33,9 @@ SCHEMA = "paramcount.read/1"
 
 
 class NothingFound(ParamcountError):
-    """The paste holds nothing paramcount can count."""
+    """The paste holds nothing paramcount can count: bad input, like a paste it cannot read."""
 
-    exit_code = 1
+    exit_code = 2
 
 
 class Unreadable(ParamcountError):

@@ -89,12 +89,12 @@ def test_stdin(cli: CLI, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize(
     ("content", "code", "message"),
     [
-        (b"", 1, "Error: nothing countable found in"),
-        (b"Hello, why is my model so big? Thanks!\n", 1, "Error: nothing countable found in"),
-        (bytes(range(256)) * 64, 1, "Error: nothing countable found in"),
-        (b"x = " + b"(" * 5000 + b"1" + b")" * 5000, 1, "Error: nothing countable found in"),
-        (b"x = " + b"+".join([b"1"] * 20000), 1, "Error: nothing countable found in"),
-        (b"lstm = nn.LSTM(" * 3000, 1, "Error: nothing countable found in"),
+        (b"", 2, "Error: nothing countable found in"),
+        (b"Hello, why is my model so big? Thanks!\n", 2, "Error: nothing countable found in"),
+        (bytes(range(256)) * 64, 2, "Error: nothing countable found in"),
+        (b"x = " + b"(" * 5000 + b"1" + b")" * 5000, 2, "Error: nothing countable found in"),
+        (b"x = " + b"+".join([b"1"] * 20000), 2, "Error: nothing countable found in"),
+        (b"lstm = nn.LSTM(" * 3000, 2, "Error: nothing countable found in"),
     ],
     ids=["empty", "prose", "binary", "deep-parentheses", "deep-sum", "unclosed-calls"],
 )
