@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from paramcount import conventions
@@ -69,6 +69,8 @@ class Layer:
     printed: int | None = None
     """What a printout says this layer holds, where one does."""
     notes: tuple[str, ...] = ()
+    call: Call | None = field(default=None, compare=False, repr=False)
+    """Code: the call that builds it (its options, such as ``batch_first``)."""
 
     @property
     def recurrent(self) -> bool:
@@ -410,7 +412,7 @@ def code_models(reading: CodeReading) -> list[Model]:
                 layer = Layer(step.attribute, call.path, None, call.line, missing=(
                     Missing(f"{call.name} ({step.attribute or 'layer'})", call.line,
                             "cannot tell whether this is torch or Keras: add the import"),))
-            layers.append(layer)
+            layers.append(dataclasses.replace(layer, call=call))
         if layers:
             models.append(Model(block.name, "code", block.line, tuple(layers),
                                 complete=block.complete, notes=block.notes,

@@ -214,7 +214,8 @@ def test_documented_json_keys_are_the_produced_keys(cli: CLI, question: Path) ->
     data = json.loads(result.out)
     assert data["schema"] == "paramcount.read/1"
     assert data["disagreements"] and data["unresolved"] and data["recurrent"]
-    assert produced_keys(data) == documented_keys()
+    # errors[] is checked with a real torch error, in test_read_runtime_errors.py
+    assert produced_keys(data) == {k for k in documented_keys() if not k.startswith("errors[]")}
 
 
 def test_help_documents_the_command(cli: CLI) -> None:
