@@ -16,6 +16,7 @@ import pytest
 
 from paramcount.read import Answer, Model, read
 from tests.conftest import have
+from tests.test_read_torch import check_against
 
 torch_only = [pytest.mark.torch, pytest.mark.skipif(not have("torch"), reason="needs torch")]
 
@@ -191,14 +192,6 @@ def build(code: str, expression: str) -> Any:
 def code_models(answer: Answer) -> list[Model]:
     """The models the answer read from code."""
     return [m for m in answer.models if m.source == "code"]
-
-
-def check_against(model: Model, module: Any) -> None:
-    """Every counted layer and the total agree with the real module."""
-    assert model.total == sum(p.numel() for p in module.parameters())
-    for layer in model.layers:
-        sub = module if layer.name == model.name else module.get_submodule(layer.name)
-        assert layer.params == sum(p.numel() for p in sub.parameters()), layer.name
 
 
 @pytest.mark.parametrize("case", FOLLOWED, ids=list(FOLLOWED))

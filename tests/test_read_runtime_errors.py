@@ -32,20 +32,17 @@ TORCH: dict[str, tuple[str, str, str, str, str, tuple[str, str]]] = {
         import torch
         import torch.nn as nn
         class Net(nn.Module):
-            def __init__(self, input_size=20, hidden_size=20, num_layers=2):
+            def __init__(self, features=20, hidden=20, depth=3):
                 super().__init__()
-                self.num_layers = num_layers
-                self.hidden_size = hidden_size
-                self.lstm = nn.LSTM(input_size, hidden_size, num_layers, batch_first=True,
-                                    bidirectional=True)
+                self.depth, self.hidden = depth, hidden
+                self.gru = nn.GRU(features, hidden, depth, batch_first=True, bidirectional=True)
             def forward(self, x):
-                h0 = torch.zeros(self.num_layers, x.size(0), self.hidden_size)
-                c0 = torch.zeros(self.num_layers, x.size(0), self.hidden_size)
-                return self.lstm(x, (h0, c0))
-        """, "Net()(torch.zeros(3, 5, 20))", "lstm",
+                state = torch.randn(self.depth, x.size(0), self.hidden)
+                return self.gru(x, state)
+        """, "Net()(torch.zeros(3, 5, 20))", "gru",
         "h_0's first dimension (num_layers * num_directions)",
-        "build h_0 with num_layers * 2 (built at line 12)",
-        ("self.num_layers, x.size(0)", "self.num_layers * 2, x.size(0)")),
+        "(3 * 2, batch, 20), so its first dimension is 6, not 3; bidirectional=True doubles it",
+        ("torch.randn(self.depth, x", "torch.randn(self.depth * 2, x")),
     "batch-first-missing": ("""
         import torch
         from torch import nn

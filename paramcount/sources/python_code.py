@@ -962,9 +962,12 @@ class _Reader:
         name the state outputs of ``x, h, c = LSTM(8, return_state=True)(x)``."""
         layer = self.value(node.func, scope.env)
         callee = dotted(node.func)
+        first = node.args[0] if node.args else None
+        if isinstance(layer, Call) and (layer.name in self.classes or layer.qualified.startswith(
+                "torch")) and (dotted(first) if first is not None else None) not in scope.roots:
+            return  # out = Net()(x), out = model(x): a torch forward pass, not a Keras graph
         if callee is not None and callee in scope.loose:
             scope.used.add(callee)
-        first = node.args[0] if node.args else None
         sources: list[str | None] = [dotted(e) for e in first.elts] if isinstance(
             first, (ast.List, ast.Tuple)) else [dotted(first) if first is not None else None]
         if first is not None and _applied(first):  # Dense(3)(GRU(8)(x)): the inner one first

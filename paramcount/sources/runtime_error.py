@@ -216,14 +216,9 @@ def _input(number: int, message: str, expected: int, got: int,
             f"{before.name} (nn.Conv1d) outputs (batch, {expected} channels, time), and "
             f"{layer.name} reads features last: transpose between them, x.transpose(1, 2) "
             "(with batch_first=True)"))
-    if before is not None and _width(before) == got:
-        return RuntimeFinding(number, "torch", message, layer.name, "input_size", (
-            f"{before.name} outputs {got} features{_doubled(before)}: build {layer.name} "
-            f"with input_size={got}, not {expected}"))
-    return RuntimeFinding(number, "torch", message, layer.name, "input_size", (
-        f"{layer.name} reads {expected} features and its input's last dimension is {got}: "
-        f"build it with input_size={got}, or feed (..., {expected}) inputs; if {got} is the "
-        "sequence length, the input is (batch, features, time): x.transpose(1, 2)"))
+    return _fed(number, message, layer, before, "input_size", expected, got, (
+        f", or feed (..., {expected}) inputs; if {got} is the sequence length, the input is "
+        "(batch, features, time): x.transpose(1, 2)"))
 
 
 def _matmul(number: int, match: re.Match[str], models: Sequence[Sequence[Built]]
@@ -248,13 +243,21 @@ def _matmul(number: int, match: re.Match[str], models: Sequence[Sequence[Built]]
             f"every layer's and direction's final state; take the last layer's: h_n[-1]"
             + (" (both directions: torch.cat((h_n[-2], h_n[-1]), dim=1))"
                if spec.bidirectional else "")))
-    if before is not None and _width(before) == wide:
-        return RuntimeFinding(number, "torch", message, layer.name, "in_features", (
-            f"{before.name} outputs {wide} features{_doubled(before)}: build {layer.name} with "
-            f"in_features={wide}, not {expected}"))
-    return RuntimeFinding(number, "torch", message, layer.name, "in_features", (
-        f"{layer.name} reads {expected} features and receives {wide}: build it with "
-        f"in_features={wide}, the width of what feeds it"))
+    return _fed(number, message, layer, before, "in_features", expected, wide,
+                ", the width of what feeds it")
+
+
+def _fed(number: int, message: str, layer: Built, before: Built | None, argument: str,
+         expected: int, got: int, otherwise: str) -> RuntimeFinding:
+    """A torch layer built for ``expected`` features and fed ``got``: the layer before gives
+    that width (the fix is the argument), or the input does (``otherwise`` says more)."""
+    if before is not None and _width(before) == got:
+        return RuntimeFinding(number, "torch", message, layer.name, argument, (
+            f"{before.name} outputs {got} features{_doubled(before)}: build {layer.name} with "
+            f"{argument}={got}, not {expected}"))
+    return RuntimeFinding(number, "torch", message, layer.name, argument, (
+        f"{layer.name} reads {expected} features and receives {got}: build it with "
+        f"{argument}={got}{otherwise}"))
 
 
 # -- Keras ------------------------------------------------------------------------------------
