@@ -13,6 +13,8 @@ import textwrap
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from paramcount.read import Answer, Model, read
 from tests.conftest import have
@@ -388,3 +390,43 @@ def test_functional_graphs_with_several_inputs_and_outputs(case: str, mark: None
     weighted = [layer for layer in real.layers if layer.count_params()]
     assert sorted((layer.name, layer.params) for layer in model.layers if layer.params) == (
         sorted((layer.name, layer.count_params()) for layer in weighted))
+
+
+# How model code carries four sizes to nn.LSTM; each gives the same layer as the literal call.
+CARRIERS: dict[str, str] = {
+    "literal": "m = nn.LSTM({i}, {h}, {n}, bidirectional={b})",
+    "argparse": ("import argparse\np = argparse.ArgumentParser()\n"
+                 "p.add_argument('--input-size', type=int, default={i})\n"
+                 "p.add_argument('--hidden', type=int, default='{h}')\n"
+                 "p.add_argument('--layers', dest='n', type=int, default={n})\n"
+                 "p.add_argument('--bidir', action='{action}')\na = p.parse_args()\n"
+                 "m = nn.LSTM(a.input_size, a.hidden, a.n, bidirectional=a.bidir)"),
+    "dict": ("cfg = dict(i={i}, h={h})\ncfg['n'] = {n}\ncfg.update(b={b})\n"
+             "m = nn.LSTM(cfg['i'], cfg.get('h', 1), cfg.get('n'), bidirectional=cfg['b'])"),
+    "dataclass": ("from dataclasses import dataclass\n@dataclass\nclass C:\n    i: int\n"
+                  "    h: int = 1\n    n: int = 1\n    b: bool = False\n"
+                  "c = C({i}, n={n}, b={b}, h={h})\nm = nn.LSTM(c.i, c.h, c.n, bidirectional=c.b)"),
+    "partial-spread": ("import functools\nopts = dict(num_layers={n}, bidirectional={b})\n"
+                       "make = functools.partial(nn.LSTM, {i})\nm = make({h}, **opts)"),
+    "factory": ("class Net(nn.Module):\n    def __init__(self, i={i}, h={h}, n={n}, b={b}):\n"
+                "        super().__init__()\n        self.rnn = getattr(nn, 'LSTM')(i, h, n, "
+                "bidirectional=b)\ndef build(**kw): return Net(**kw)"),
+}
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(sorted(CARRIERS)), st.integers(1, 4096), st.integers(1, 4096),
+       st.integers(1, 6), st.booleans())
+def test_every_carrier_gives_the_literal_layer(carrier: str, i: int, h: int, n: int,
+                                               b: bool) -> None:
+    """Sizes carried by argparse, a dict, a dataclass, functools.partial with a spread, or a
+    factory of a class are read as the literal ``nn.LSTM(i, h, n, bidirectional=b)`` is."""
+    def layer(code: str) -> Any:
+        text = "import torch.nn as nn\n" + code.format(
+            i=i, h=h, n=n, b=b, action="store_true" if not b else "store_false")
+        [found] = [x for model in code_models(read(text)) for x in model.layers]
+        return found
+
+    got, literal = layer(CARRIERS[carrier]), layer(CARRIERS["literal"])
+    assert got.spec is not None and literal.spec is not None
+    assert (got.spec, got.params) == (literal.spec, literal.params)
