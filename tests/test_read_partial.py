@@ -43,6 +43,32 @@ FOLLOWED: dict[str, tuple[str, str]] = {
         def make_model():
             return Tagger(hidden=96, layers=3).to("cpu")
         """, "make_model()"),
+    "factory-called": ("""
+        import torch.nn as nn
+        class Tagger(nn.Module):
+            def __init__(self, hidden=128, layers=1):
+                super().__init__()
+                self.gru = nn.GRU(32, hidden, layers, bidirectional=layers > 1)
+        def build(**overrides):
+            options = dict(hidden=64)
+            options.update(overrides)
+            return Tagger(**options)
+        model = build(layers=2).cuda() if False else build(layers=2)
+        """, "model"),
+    "conditions-on-settings": ("""
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self, cell="gru", norm=None, hidden=None, heads=("a", "b")):
+                super().__init__()
+                hidden = hidden or 32
+                self.rnn = nn.LSTM(8, hidden) if cell == "lstm" else nn.GRU(8, hidden)
+                if norm is not None:
+                    self.norm = nn.LayerNorm(hidden)
+                if cell in ("gru", "rnn") and not norm:
+                    self.extra = nn.Linear(hidden, 2)
+                if "b" in heads:
+                    self.b = nn.Linear(hidden, 1)
+        """, "Net()"),
     "argparse-defaults": ("""
         import argparse
         import torch.nn as nn

@@ -240,6 +240,8 @@ class _Reader:
         """The paste's classes read as part of a model."""
         self.quiet = 0
         """Above 0 while a function of the paste is evaluated for its value: no models made."""
+        self.called: set[str] = set()
+        """The names the text calls (``Name(``): classes instantiated, functions used."""
 
     # -- names ------------------------------------------------------------------------------
 
@@ -354,29 +356,30 @@ class _Reader:
                 return -operand
             if isinstance(node.op, ast.UAdd) and _number(operand):
                 return operand
-            if isinstance(node.op, ast.Not) and isinstance(operand, bool):
-                return not operand
+            if isinstance(node.op, ast.Not) and (truth := _truth(operand)) is not None:
+                return not truth
             return Unknown(((_text(node), line),))
         if isinstance(node, ast.BinOp):
             return self.binop(node, env)
-        if isinstance(node, ast.BoolOp):
+        if isinstance(node, ast.BoolOp):  # as Python: `hidden or 128` is 128 for None
             values = [self.value(v, env) for v in node.values]
-            if all(isinstance(v, bool) for v in values):
-                return all(values) if isinstance(node.op, ast.And) else any(values)
-            return _unknowns(values) or Unknown(((_text(node), line),))
+            for value in values[:-1]:
+                truth = _truth(value)
+                if truth is None:
+                    return _unknowns(values) or Unknown(((_text(node), line),))
+                if truth is not isinstance(node.op, ast.And):
+                    return value
+            return values[-1]
         if isinstance(node, ast.Compare) and len(node.ops) == 1:
             left, right = self.value(node.left, env), self.value(node.comparators[0], env)
-            if _number(left) and _number(right):
-                compare = {ast.Lt: left < right, ast.LtE: left <= right, ast.Gt: left > right,
-                           ast.GtE: left >= right, ast.Eq: left == right,
-                           ast.NotEq: left != right}
-                if type(node.ops[0]) in compare:
-                    return compare[type(node.ops[0])]
+            compared = _compare(node.ops[0], left, right)
+            if compared is not None:
+                return compared
             return _unknowns([left, right]) or Unknown(((_text(node), line),))
         if isinstance(node, ast.IfExp):
             test = self.value(node.test, env)
-            if isinstance(test, bool):
-                return self.value(node.body if test else node.orelse, env)
+            if (truth := _truth(test)) is not None:
+                return self.value(node.body if truth else node.orelse, env)
             return test if isinstance(test, Unknown) else Unknown(((_text(node.test), line),))
         if isinstance(node, ast.Call):
             return self.call(node, env)
@@ -509,6 +512,12 @@ class _Reader:
             return keywords.get("default", Unknown(((_text(node), line),)))
         if name in ("parse_args", "parse_known_args") and "." in path:
             namespace = Record("argparse", tuple(self.options.items()))
+            defaults = ", ".join(f"--{k} {v}" for k, v in self.options.items()
+                                 if not isinstance(v, Unknown))
+            note = (f"line {line}: argparse options are read at their defaults ({defaults}); "
+                    "--set NAME=N gives a value passed on the command line")
+            if defaults and note not in self.notes:
+                self.notes.append(note)
             return namespace if name == "parse_args" else (namespace, [])
         if name == "get" and "." in path and 1 <= len(args) <= 2:
             owner = self.value(func.value, env) if isinstance(func, ast.Attribute) else None
@@ -583,8 +592,9 @@ class _Reader:
         """Read a whole module: classes, functions and top-level statements."""
         self.imports(tree.body)
         calls = Counter(re.findall(r"(\w+)\s*\(", text))
-        calls.subtract(re.findall(r"\bclass\s+(\w+)\s*\(", text))
+        calls.subtract(re.findall(r"\b(?:class|def)\s+(\w+)\s*\(", text))
         instantiated = {name for name, count in calls.items() if count > 0}
+        self.called = instantiated
         defined = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
@@ -773,8 +783,8 @@ class _Reader:
                 scope.returns.append((value, node.lineno))
         elif isinstance(node, ast.If):
             test = self.value(node.test, scope.env)
-            if isinstance(test, bool):
-                self.body(node.body if test else node.orelse, scope)
+            if (truth := _truth(test)) is not None:
+                self.body(node.body if truth else node.orelse, scope)
             else:
                 scope.notes.append(
                     f"line {node.lineno}: `if {_text(node.test)}` is not known; read its first "
@@ -1040,7 +1050,8 @@ class _Reader:
         """Turn what a scope built into blocks."""
         if self.quiet:
             return
-        for call, line in scope.returns:  # def build(**kw): return Tagger(**kw)
+        for call, line in scope.returns if scope.prefix.rstrip(".") not in self.called else ():
+            # def build(**kw): return Tagger(**kw), a factory the paste never calls
             steps, notes, complete = self.instance(
                 self.classes[call.name], call.args, call.kwargs, scope.env, "")
             self.blocks.append(Block(call.name, "module", self.classes[call.name].node.lineno,
@@ -1174,8 +1185,8 @@ class _Reader:
                     self.init_body(node.body, scope, steps, prefix)
             elif isinstance(node, ast.If):
                 test = self.value(node.test, scope.env)
-                if isinstance(test, bool):
-                    self.init_body(node.body if test else node.orelse, scope, steps, prefix)
+                if (truth := _truth(test)) is not None:
+                    self.init_body(node.body if truth else node.orelse, scope, steps, prefix)
                 else:
                     scope.notes.append(f"line {node.lineno}: `if {_text(node.test)}` is not "
                                        "known; read its first branch")
@@ -1292,6 +1303,37 @@ def _number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _truth(value: object) -> bool | None:
+    """Whether a known value is true in a test (None where it is not known)."""
+    if isinstance(value, (bool, int, float, str, tuple, list, dict)) or value is None:
+        return bool(value)
+    if isinstance(value, (Call, Factory, Record)):
+        return True
+    return None
+
+
+_PLAIN = (int, float, str, bool, type(None))
+
+
+def _compare(operator: ast.cmpop, left: object, right: object) -> bool | None:
+    """A comparison of known plain values (numbers ordered, strings and None compared, ``in``
+    a known list), else None."""
+    if _number(left) and _number(right) and isinstance(operator, (ast.Lt, ast.LtE, ast.Gt,
+                                                                  ast.GtE)):
+        assert isinstance(left, (int, float)) and isinstance(right, (int, float))
+        return {ast.Lt: left < right, ast.LtE: left <= right, ast.Gt: left > right,
+                ast.GtE: left >= right}[type(operator)]
+    if isinstance(left, _PLAIN) and isinstance(right, _PLAIN):
+        if isinstance(operator, (ast.Eq, ast.NotEq)):
+            return (left == right) is isinstance(operator, ast.Eq)
+        if isinstance(operator, (ast.Is, ast.IsNot)) and (left is None or right is None):
+            return (left is right) is isinstance(operator, ast.Is)
+    if isinstance(operator, (ast.In, ast.NotIn)) and isinstance(left, _PLAIN) and isinstance(
+            right, (list, tuple, dict)) and all(isinstance(x, _PLAIN) for x in right):
+        return (left in right) is isinstance(operator, ast.In)
+    return None
+
+
 def _unknowns(values: Iterable[object]) -> Unknown | None:
     found = [v for v in values if isinstance(v, Unknown)]
     if not found:
@@ -1341,13 +1383,11 @@ def _holds_settings(node: ast.ClassDef, defined: set[str]) -> bool:
     decorators = {(dotted(d.func if isinstance(d, ast.Call) else d) or "").rsplit(".", 1)[-1]
                   for d in node.decorator_list}
     bases = {(dotted(b) or "").rsplit(".", 1)[-1] for b in node.bases}
-    if decorators & {"dataclass", "define", "frozen", "s", "attrs"} or bases & {
-            "NamedTuple", "BaseModel", "BaseSettings", "PretrainedConfig", "Namespace"}:
-        return True
-    if bases - {"object"}:
-        return False
-    return not any(isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in (
+    builds = any(isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in (
         KNOWN | defined) for n in ast.walk(node))
+    settings = decorators & {"dataclass", "define", "frozen", "s", "attrs"} or bases & {
+        "NamedTuple", "BaseModel", "BaseSettings", "PretrainedConfig", "Namespace"}
+    return not builds and bool(settings or not bases - {"object"})
 
 
 def _required(cls: _Class) -> bool:
