@@ -285,3 +285,35 @@ def test_docstring_examples() -> None:
     for module in ("paramcount.sources.runtime_error", "paramcount.sources.python_code"):
         result = doctest.testmod(importlib.import_module(module))
         assert result.failed == 0 and result.attempted > 0, module
+
+
+# id -> (the Input's shape, the data's shape, the argument, text in the fix, the data fixed);
+# Keras 2 says "expected ndim=3" of the LSTM for data without a time axis, which also fits a
+# recurrent layer before it without return_sequences: both causes are given.
+DATA: dict[str, tuple[tuple[int | None, ...], tuple[int, ...], set[str], str, str]] = {
+    "features": ((10, 8), (4, 10, 16), {"the input's features"}, "or feed 8", "x[:, :, :8]"),
+    "no-time-axis": ((None, 8), (4, 8), {"a time axis", "return_sequences or a time axis"},
+                     "time axis", "x[:, None, :]"),
+}
+
+
+@pytest.mark.parametrize("case", DATA, ids=list(DATA))
+@pytest.mark.parametrize("module", [pytest.param("keras", marks=keras_only),
+                                    pytest.param("tf_keras", marks=keras_only)],
+                         ids=["keras3", "keras2"])
+def test_keras_data_that_does_not_fit_the_input(case: str, module: str) -> None:
+    """Data fed to a model whose Input declares another shape (Keras 3's and Keras 2's
+    wording): the features or the time axis at fault; the data changed as the fix says fits."""
+    import numpy as np
+
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    keras = pytest.importorskip(module)
+    shape, data, argument, fix, fixed = DATA[case]
+    model = keras.Sequential([keras.Input(shape=shape), keras.layers.LSTM(4)])
+    x = np.zeros(data, dtype="float32")
+    with pytest.raises(ValueError) as raised:
+        model.predict(x, verbose=0)
+    [finding] = read(f"Traceback (most recent call last):\n{raised.value}\n").errors
+    assert finding.framework == "keras" and finding.argument in argument
+    assert fix in finding.fix
+    model.predict(eval(fixed, {"x": x}), verbose=0)

@@ -1,6 +1,6 @@
 """Runtime errors people paste, read beside their code: which argument is wrong, and the fix.
 
-Three kinds of message are read, from anywhere in a paste (a whole traceback is fine):
+Four kinds of message are read, from anywhere in a paste (a whole traceback is fine):
 
 - torch's size checks of ``nn.RNN``/``nn.LSTM``/``nn.GRU``, as
   :func:`paramcount.sources.load_error.runtime` reads them: ``Expected hidden[0] size (4, 3, 20),
@@ -8,7 +8,9 @@ Three kinds of message are read, from anywhere in a paste (a whole traceback is 
 - torch's ``mat1 and mat2 shapes cannot be multiplied (4x256 and 128x10)``: an ``nn.Linear``
   reading another width than the layer before it gives;
 - Keras' ``Input 0 of layer "lstm_1" is incompatible with the layer: expected ndim=3, found
-  ndim=2. Full shape received: (None, 16)`` (Keras 2's wording and Keras 3's).
+  ndim=2. Full shape received: (None, 16)`` (Keras 2's wording and Keras 3's), and data that
+  does not fit the model's input (``expected shape=(None, 10, 8), found shape=(None, 10, 16)``,
+  Keras 3's ``Expected shape (None, 10, 8), but input has incompatible shape (4, 16)``).
 
 With the layers the paste's code builds, each message is tied to the layer it is about (the
 one whose sizes it prints) and to the layer that feeds it, and the fix names the argument:
@@ -25,6 +27,7 @@ directions (num_layers * 2)
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -82,6 +85,11 @@ _NDIM = re.compile(
     r"Input \d+(?: with name '[^']*')? of layer [\"']?([\w./-]+?)[\"']? is incompatible with "
     r"the layer: expected (?:min_)?ndim=(\d+), found ndim=(\d+)"
     r"(?:\.\s*Full shape received: [(\[]([^)\]]*)[)\]])?")
+_DATA = re.compile(
+    r"(?:expected shape=\(([^)]*)\), found shape=\(([^)]*)\)"
+    r"|Expected shape \(([^)]*)\), but input has incompatible shape \(([^)]*)\))")
+_KERNEL = re.compile(
+    r"Dimensions must be equal, but are (\d+) and (\d+) for '\{\{node ([^}']+)\}\}")
 _STATE_BUILT = re.compile(
     r"^\s*(?:self\.)?(\w+)\s*=.*(?:torch\.(?:zeros|ones|randn|rand|empty)|\.new_zeros)\(")
 
@@ -99,6 +107,10 @@ def runtime_errors(lines: Sequence[str], models: Sequence[Sequence[Built]],
             found.append(_matmul(number, match, models))
         for match in _NDIM.finditer(text):
             found.append(_ndim(number, match, models))
+        for match in _DATA.finditer(text):
+            found.append(_data(number, match))
+        for match in _KERNEL.finditer(text):
+            found.append(_kernel(number, match))
     unique = []
     for finding in found:
         if finding.message + finding.argument not in seen:
@@ -305,6 +317,51 @@ def _ndim(number: int, match: re.Match[str], models: Sequence[Sequence[Built]]
         f"{before.name} outputs {shape}, no time axis; {name} reads (batch, timesteps, "
         "features): put layers.RepeatVector(timesteps) or layers.Reshape((timesteps, "
         f"features)) between them"))
+
+
+def _data(number: int, match: re.Match[str]) -> RuntimeFinding:
+    """Data whose shape is not the one the Keras model's input declares."""
+    expected, got = (tuple(None if d.strip() == "None" else d.strip()
+                           for d in text.split(",") if d.strip())
+                     for text in (match.group(1) or match.group(3), match.group(2)
+                                  or match.group(4)))
+    declared, given = _shape_text(expected), _shape_text(got)
+    message = match.group(0)
+    if len(got) == len(expected) and got[-1] != expected[-1] and all(
+            e is None or g is None or e == g for e, g in zip(expected[1:-1], got[1:-1],
+                                                             strict=True)):
+        return RuntimeFinding(number, "keras", message, None, "the input's features", (
+            f"the model's input is declared {declared} and the data is {given}: the data has "
+            f"{got[-1]} features, the model reads {expected[-1]}; declare "
+            f"Input(shape=(..., {got[-1]})) (or the first layer's input_shape), or feed "
+            f"{expected[-1]} features"))
+    if len(got) == len(expected) - 1:
+        return RuntimeFinding(number, "keras", message, None, "a time axis", (
+            f"the model reads {declared}, (batch, timesteps, features), and the data {given} "
+            f"has no time axis: reshape it to (batch, {expected[1] or 'timesteps'}, "
+            f"{expected[-1]}), or x[:, None, :] for sequences of one step"))
+    return RuntimeFinding(number, "keras", message, None, "the data's shape", (
+        f"the model's input is declared {declared}; the data is {given}: reshape the data, or "
+        "declare the Input with the data's shape"))
+
+
+def _kernel(number: int, match: re.Match[str]) -> RuntimeFinding:
+    """TensorFlow refusing a layer's kernel product (Keras 3 on data with another width than
+    the layer was built for): the layer from the node's path, and the widths."""
+    got, built = int(match.group(1)), int(match.group(2))
+    parts = match.group(3).split("/")
+    layer = next((p for p, after in itertools.pairwise(parts)
+                  if "_cell" in after or after in ("MatMul", "BiasAdd")), None)
+    layer = layer if layer is not None else parts[-2] if len(parts) > 1 else None
+    return RuntimeFinding(number, "keras", match.group(0), layer, "the input's features", (
+        f"{layer or 'the layer'} was built for {built} features and receives {got}: the "
+        f"data (or the layer before) gives {got} features; declare the model's "
+        f"Input(shape=(..., {got})) (or the first layer's input_shape), or feed {built}"))
+
+
+def _shape_text(shape: tuple[str | None, ...]) -> str:
+    """``(None, 10, 8)``."""
+    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 # -- helpers ----------------------------------------------------------------------------------
