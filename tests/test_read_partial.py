@@ -69,6 +69,20 @@ FOLLOWED: dict[str, tuple[str, str]] = {
                 if "b" in heads:
                     self.b = nn.Linear(hidden, 1)
         """, "Net()"),
+    "loops-over-known-values": ("""
+        import torch.nn as nn
+        class MLPTagger(nn.Module):
+            def __init__(self, sizes=(64, 48, 32), kinds=("lstm", "gru", "skip")):
+                super().__init__()
+                self.mlp = nn.Sequential(*[nn.Linear(a, b) for a, b in zip(sizes, sizes[1:])])
+                self.heads = nn.ModuleDict({k: nn.Linear(32, n) for k, n in [("a", 2)]})
+                self.rnns = nn.ModuleList([nn.LSTM(32, 8) if kind == "lstm" else nn.GRU(32, 8)
+                                           for kind in kinds if kind != "skip"])
+                self.norms = nn.ModuleList()
+                for i, width in enumerate(sizes[:-1]):
+                    self.norms.append(nn.LayerNorm(width + i))
+                self.out = nn.ModuleDict({"tags": nn.Linear(8, 5), "spans": nn.Linear(8, 2)})
+        """, "MLPTagger()"),
     "argparse-defaults": ("""
         import argparse
         import torch.nn as nn
@@ -456,3 +470,20 @@ def test_every_carrier_gives_the_literal_layer(carrier: str, i: int, h: int, n: 
     got, literal = layer(CARRIERS[carrier]), layer(CARRIERS["literal"])
     assert got.spec is not None and literal.spec is not None
     assert (got.spec, got.params) == (literal.spec, literal.params)
+
+
+def test_lightning_hyperparameters_are_the_init_arguments() -> None:
+    """``self.save_hyperparameters()`` then ``self.hparams.hidden`` / ``self.hparams["layers"]``
+    (a LightningModule) reads the ``__init__`` arguments, as the literal layer."""
+    code = textwrap.dedent("""
+        import torch.nn as nn
+        import pytorch_lightning as pl
+        class Model(pl.LightningModule):
+            def __init__(self, hidden=40, layers=2):
+                super().__init__()
+                self.save_hyperparameters()
+                self.lstm = nn.LSTM(16, self.hparams.hidden, self.hparams["layers"])
+        """)
+    [model] = code_models(read(code))
+    [literal] = code_models(read("import torch.nn as nn\nlstm = nn.LSTM(16, 40, 2)\n"))
+    assert (model.layers[0].spec, model.total) == (literal.layers[0].spec, literal.total)

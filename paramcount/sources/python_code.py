@@ -389,6 +389,11 @@ class _Reader:
             if isinstance(base, (tuple, list)) and isinstance(index, int) and (
                     -len(base) <= index < len(base)):
                 return base[index]
+            if isinstance(base, (tuple, list)) and isinstance(index, slice):
+                return base[index]
+            if isinstance(base, Record) and isinstance(index, str) and (
+                    found := base.get(index)) is not MISSING:
+                return found
             if isinstance(base, dict) and isinstance(index, str) and index in base:
                 return base[index]
             if isinstance(index, str) and index in self.overrides:
@@ -399,8 +404,15 @@ class _Reader:
             keys = [self.value(k, env) if k is not None else None for k in node.keys]
             values = [self.value(v, env) for v in node.values]
             return {k: v for k, v in zip(keys, values, strict=True) if isinstance(k, str)}
-        if isinstance(node, ast.ListComp):
+        if isinstance(node, (ast.ListComp, ast.DictComp)):
             return self.comprehension(node, env)
+        if isinstance(node, ast.Slice):
+            bounds = [None if part is None else self.value(part, env)
+                      for part in (node.lower, node.upper, node.step)]
+            if all(b is None or (isinstance(b, int) and not isinstance(b, bool))
+                   for b in bounds):
+                return slice(*bounds)
+            return _unknowns(bounds) or Unknown(((_text(node), line),))
         return Unknown(((_text(node), line),))
 
     def binop(self, node: ast.BinOp, env: Mapping[str, Any]) -> Any:
@@ -440,10 +452,11 @@ class _Reader:
             pass
         return Unknown(((_text(node), line),))
 
-    def comprehension(self, node: ast.ListComp, env: Mapping[str, Any]) -> Any:
-        """``[nn.LSTM(...) for _ in range(n)]`` with n known: the element n times."""
+    def comprehension(self, node: ast.ListComp | ast.DictComp, env: Mapping[str, Any]) -> Any:
+        """``[nn.LSTM(...) for _ in range(n)]``, ``[nn.Linear(a, b) for a, b in zip(d, d[1:])]``
+        over known values (with known ``if`` conditions): the elements."""
         line = node.lineno
-        if len(node.generators) != 1 or node.generators[0].ifs:
+        if len(node.generators) != 1:
             return Unknown(((_text(node), line),))
         generator = node.generators[0]
         count = self.range_of(generator.iter, env)
@@ -452,11 +465,19 @@ class _Reader:
         items = []
         for index in count:
             scope = ChainMap(_targets(generator.target, index), dict(env))
-            items.append(self.value(node.elt, scope))
+            tests = [_truth(self.value(test, scope)) for test in generator.ifs]
+            if None in tests:
+                return Unknown(((_text(node), line),))
+            if all(tests):
+                items.append(self.value(node.elt, scope) if isinstance(node, ast.ListComp)
+                             else (self.value(node.key, scope), self.value(node.value, scope)))
+        if isinstance(node, ast.DictComp):
+            return {k: v for k, v in items if isinstance(k, str)}
         return items
 
-    def range_of(self, node: ast.AST, env: Mapping[str, Any]) -> range | Unknown:
-        """The range a ``range(...)`` call or a literal list iterates, or Unknown."""
+    def range_of(self, node: ast.AST, env: Mapping[str, Any]) -> range | list[Any] | Unknown:
+        """What a loop iterates: ``range(...)``, a known list or tuple, ``zip`` and
+        ``enumerate`` of them; or Unknown."""
         if isinstance(node, ast.Call) and dotted(node.func) == "range" and not node.keywords:
             bounds = [self.value(a, env) for a in node.args]
             if missing := _unknowns(bounds):
@@ -465,6 +486,22 @@ class _Reader:
                 steps = range(*bounds[:3])
                 if len(steps) <= MAX_REPEAT:
                     return steps
+        elif isinstance(node, ast.Call) and dotted(node.func) in ("zip", "enumerate") and (
+                node.args) and not node.keywords:
+            parts = [self.range_of(a, env) for a in node.args]
+            if missing := _unknowns(parts):
+                return missing
+            known = [list(p) for p in parts if not isinstance(p, Unknown)]
+            if dotted(node.func) == "zip":
+                return list(zip(*known, strict=False))
+            return list(enumerate(known[0])) if len(known) == 1 else Unknown(
+                ((_text(node), node.lineno),))
+        else:
+            value = self.value(node, env)
+            if isinstance(value, (list, tuple)) and len(value) <= MAX_REPEAT:
+                return list(value)
+            if isinstance(value, Unknown):
+                return value
         return Unknown(((_text(node), getattr(node, "lineno", 0)),))
 
     def call(self, node: ast.Call, env: Mapping[str, Any]) -> Any:
@@ -1164,6 +1201,10 @@ class _Reader:
                 scope.incomplete |= not complete
             elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
                 callee = dotted(node.value.func) or ""
+                if callee == "self.save_hyperparameters" and isinstance(scope.env, ChainMap):
+                    scope.env["self.hparams"] = Record("hparams", tuple(  # Lightning
+                        (k, v) for k, v in scope.env.maps[0].items() if "." not in k))
+                    continue
                 if self.mutate(node.value, scope.env):
                     continue
                 if callee.startswith("self.") and callee.endswith((".append", ".add_module")) \
@@ -1230,7 +1271,7 @@ class _Reader:
             return
         if not isinstance(value, Call):
             return
-        if value.name in ("Sequential", "ModuleList"):
+        if value.name in ("Sequential", "ModuleList", "ModuleDict"):
             items: list[Any] = []
             for arg in value.args:
                 items += arg if isinstance(arg, list) else list(arg.items()) if isinstance(
@@ -1345,6 +1386,15 @@ def _unknowns(values: Iterable[object]) -> Unknown | None:
 
 
 def _targets(target: ast.AST, value: Any) -> dict[str, Any]:
+    """The names a loop's target binds: ``i``, or ``a, b`` from a pair."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        if not isinstance(value, (tuple, list)) or len(value) != len(target.elts):
+            return {n: Unknown(((n, getattr(target, "lineno", 0)),)) for element in target.elts
+                    if (n := dotted(element)) is not None}
+        found: dict[str, Any] = {}
+        for element, item in zip(target.elts, value, strict=True):
+            found.update(_targets(element, item))
+        return found
     name = dotted(target)
     return {name: value} if name else {}
 
