@@ -487,3 +487,17 @@ def test_lightning_hyperparameters_are_the_init_arguments() -> None:
     [model] = code_models(read(code))
     [literal] = code_models(read("import torch.nn as nn\nlstm = nn.LSTM(16, 40, 2)\n"))
     assert (model.layers[0].spec, model.total) == (literal.layers[0].spec, literal.total)
+
+
+@pytest.mark.parametrize("code", [
+    "def f(n=1):\n    return [f() for _ in range(1000)]\ny = f()\n",
+    "import torch.nn as nn\nxs = []\nfor i in range(1000):\n    for j in range(1000):\n"
+    "        xs.append(nn.Linear(2, 2))\nm = nn.Sequential(*xs)\n",
+], ids=["recursive-function", "a-million-appends"])
+def test_evaluating_the_paste_is_bounded(code: str) -> None:
+    """A function that calls itself a thousand times per call, or a list appended to a million
+    times, stops at the reader's limits with a note, instead of running for minutes."""
+    from paramcount.sources.python_code import read_code
+
+    notes = read_code(code).notes
+    assert any("too large or too deeply nested" in n or "is not known" in n for n in notes)

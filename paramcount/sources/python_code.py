@@ -19,7 +19,7 @@ import re
 from collections import ChainMap, Counter
 from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, cast
 
 from paramcount.layers import CONTAINERS, KNOWN
 from paramcount.sources.recovery import binary, is_prose, parse
@@ -464,7 +464,7 @@ class _Reader:
             return count
         items = []
         for index in count:
-            scope = ChainMap(_targets(generator.target, index), dict(env))
+            scope = ChainMap(_targets(generator.target, index), cast(MutableMapping[str, Any], env))
             tests = [_truth(self.value(test, scope)) for test in generator.ifs]
             if None in tests:
                 return Unknown(((_text(node), line),))
@@ -777,6 +777,9 @@ class _Reader:
                  kwargs: tuple[tuple[str, Any], ...], line: int) -> Any:
         """What a function of the paste returns for these arguments (its body read, nothing
         run), or Unknown."""
+        self.instances += 1  # calls are bounded with the instances of classes
+        if self.instances > MAX_INSTANCES:
+            raise _Budget
         if self.depth > 20:
             return Unknown(((f"{node.name}(...)", line),))
         env: MutableMapping[str, Any] = ChainMap(self.parameters(node, args, kwargs),
@@ -966,9 +969,13 @@ class _Reader:
             self.add_option(node, env)
             return True
         current = env.get(owner) if owner else None
+        if not isinstance(current, (list, dict)):
+            return False
         args = self.arguments(node.args, env)
         if isinstance(current, list) and method in ("append", "extend", "insert"):
-            if method == "append" and len(args) == 1:
+            if len(current) >= MAX_REPEAT:  # bounds the work of hostile input
+                env[owner] = Unknown(((_text(node), node.lineno),))
+            elif method == "append" and len(args) == 1:
                 env[owner] = [*current, args[0]]
             elif method == "extend" and len(args) == 1 and isinstance(args[0], (list, tuple)):
                 env[owner] = [*current, *args[0]]
