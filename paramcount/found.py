@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from paramcount import conventions
@@ -44,7 +44,7 @@ from paramcount.layers import (
 )
 from paramcount.solve import Clues, Solution, solve
 from paramcount.sources.printout import Printout, Row
-from paramcount.sources.python_code import SPREAD, Block, Call, CodeReading, Unknown
+from paramcount.sources.python_code import SPREAD, Block, Call, CodeReading, Unknown, setting
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity, coerce
 
 
@@ -81,6 +81,8 @@ class Layer:
     """A printed recurrent layer: every configuration that fits its count (:mod:`solve`)."""
     defaults: tuple[str, ...] = ()
     """Options the code leaves to a default that changed between Keras versions."""
+    call: Call | None = field(default=None, compare=False, repr=False)
+    """Code: the call that builds it (its options, such as ``batch_first``)."""
 
     @property
     def recurrent(self) -> bool:
@@ -165,8 +167,7 @@ def _block_framework(block: Block, imported: frozenset[str]) -> str | None:
 def _missing(argument: str, value: object, call: Call, attribute: str) -> list[Missing]:
     """What to tell the user about a value a layer needs."""
     if isinstance(value, Unknown):
-        return [Missing(name, line, f"pass --set {name.rsplit('.', 1)[-1]}=N"
-                        if re.fullmatch(r"[A-Za-z_][\w.]*", name) else
+        return [Missing(name, line, f"pass --set {key}=N" if (key := setting(name)) else
                         "not evaluated: a call paramcount never makes, or a number too large")
                 for name, line in value.names]
     if value is None:
@@ -301,6 +302,19 @@ def _keras_defaults(call: Call) -> Mapping[str, Any]:
     return KERAS_DEFAULTS
 
 
+def _unknown_class(call: Call, attribute: str, framework: str | None) -> Layer:
+    """A layer whose class the paste leaves open (``getattr(nn, cell)(16, 32)``), named with
+    what decides it."""
+    assert call.unresolved is not None
+    return Layer(attribute, call.path, _FRAMEWORKS.get(framework or ""), call.line, missing=tuple(
+        Missing(name, line, f"decides the class of {attribute or 'a layer'} ({call.path}): "
+                "paste where it is set")
+        for name, line in call.unresolved.names))
+
+
+_FRAMEWORKS = {TORCH: Framework.TORCH, KERAS: Framework.KERAS}
+
+
 def _keras_layer(call: Call, attribute: str, width: int | None) -> tuple[Layer, int | None]:
     """A Keras layer reading ``width`` features, counted, and the width it outputs."""
     name = call.name
@@ -365,6 +379,20 @@ def _keras_layer(call: Call, attribute: str, width: int | None) -> tuple[Layer, 
                  formula=counted.formula), counted.output_width
 
 
+def merged_width(call: Call, widths: Sequence[int | None]) -> int | None:
+    """The width a Keras merge of tensors of ``widths`` outputs: their sum for a concatenation
+    on the last axis, the common width for an elementwise merge; None where not known."""
+    if not widths or any(w is None for w in widths):
+        return None
+    known = [w for w in widths if w is not None]
+    if call.name == "Concatenate":
+        axis = call.keywords.get("axis", -1)
+        return sum(known) if axis == -1 else None
+    if call.name in ("Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum"):
+        return known[0] if len(set(known)) == 1 else None
+    return None
+
+
 def _declared_width(bound: Mapping[str, Any]) -> int | None:
     """The input width a first layer declares: input_shape, batch_input_shape, input_dim,
     shape (Input)."""
@@ -387,9 +415,14 @@ def code_models(reading: CodeReading) -> list[Model]:
         widths: dict[str, int | None] = {}
         width: int | None = None
         seen: dict[str, int] = {}
+        applied: dict[int, int | None] = {}
         for step in block.steps:
             call = step.call
             framework = framework_of(call, None) or _guess(call) or hint
+            if call.unresolved is not None:
+                layers.append(_unknown_class(call, step.attribute, framework))
+                width = None
+                continue
             if framework == KERAS:
                 reads = widths.get(step.source or "") if block.kind == "functional" else width
                 if call.name in ("Input", "InputLayer"):
@@ -397,18 +430,29 @@ def code_models(reading: CodeReading) -> list[Model]:
                     width = _declared_width(bound)
                     widths[step.target or ""] = width
                     continue
+                if id(call) in applied:  # a shared layer applied again: its weights are there
+                    widths[step.target or ""] = applied[id(call)]
+                    continue
                 attribute = step.attribute
                 if block.kind in ("sequential", "functional"):
+                    for inner in (*call.args, *(v for _, v in call.kwargs)):
+                        if isinstance(inner, Call):  # a wrapped layer takes a name too
+                            keras_name(inner, seen)
                     attribute = keras_name(call, seen)
                 layer, width = _keras_layer(call, attribute, reads)
+                if step.sources:
+                    width = merged_width(call, [widths.get(s) for s in step.sources])
+                applied[id(call)] = width
                 widths[step.target or ""] = width
+                for state in step.states:
+                    widths[state] = layer.spec.hidden_size if layer.spec else None
             elif framework == TORCH:
                 layer = _torch_layer(call, step.attribute)
             else:
                 layer = Layer(step.attribute, call.path, None, call.line, missing=(
                     Missing(f"{call.name} ({step.attribute or 'layer'})", call.line,
                             "cannot tell whether this is torch or Keras: add the import"),))
-            layers.append(layer)
+            layers.append(dataclasses.replace(layer, call=call))
         if layers:
             keras = code_version(block)
             notes = block.notes

@@ -101,7 +101,8 @@ KERAS_KEEP_WIDTH = frozenset({
 """Keras layers without weights whose output keeps the input's last dimension."""
 
 KERAS_FREE_RESHAPING = frozenset({"Flatten", "Reshape", "Permute", "Concatenate", "Add",
-                                  "Multiply", "Average", "Lambda", "Attention"})
+                                  "Multiply", "Average", "Lambda", "Attention", "Subtract",
+                                  "Maximum", "Minimum", "Dot"})
 """Keras layers without weights whose output width the code alone may not tell."""
 
 RECURRENT_TORCH = frozenset({"LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell"})

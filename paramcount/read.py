@@ -34,6 +34,7 @@ from paramcount.report import growth as growth_of
 from paramcount.sources.printout import find_printouts
 from paramcount.sources.python_code import MAX_TEXT, read_code
 from paramcount.sources.recovery import is_prose
+from paramcount.sources.runtime_error import RuntimeFinding, runtime_errors
 from paramcount.spec import Cell, Framework, LayerSpec
 
 __all__ = ["Answer", "Disagreement", "Layer", "Missing", "Model", "NothingFound", "Unreadable",
@@ -43,9 +44,9 @@ SCHEMA = "paramcount.read/1"
 
 
 class NothingFound(ParamcountError):
-    """The paste holds nothing paramcount can count."""
+    """The paste holds nothing paramcount can count: bad input, like a paste it cannot read."""
 
-    exit_code = 1
+    exit_code = 2
 
 
 class Unreadable(ParamcountError):
@@ -82,6 +83,8 @@ class Answer:
     disagreements: tuple[Disagreement, ...]
     notes: tuple[str, ...] = ()
     overrides: tuple[tuple[str, int], ...] = field(default=())
+    errors: tuple[RuntimeFinding, ...] = ()
+    """Runtime errors the paste shows, each with the argument at fault and the fix."""
     title: str = ""
     """The numbers: ``nn.LSTM(32, 128, ...): 561,152 parameters``."""
     reason: str = ""
@@ -117,13 +120,17 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     disagreements, pairing = compare(built, shown)
     disagreements += stated_counts(lines, claimed, built, disagreements)
     disagreements += unsolvable(shown, disagreements)
-    if not any(layer.params is not None or layer.printed is not None or layer.missing
-               for m in models for layer in m.layers):
+    errors = runtime_errors(lines, [m.layers for m in from_code], overrides)
+    if not errors and not any(layer.params is not None or layer.printed is not None
+                              or layer.missing for m in models for layer in m.layers):
         raise NothingFound(f"nothing countable found in {source}: no recurrent, linear, "
                            "embedding or convolution layer in code, summary, repr or shape "
                            "dump")
+    if errors:
+        kinds = (*kinds, "runtime-error")
     answer = Answer(source, kinds, tuple(models), tuple(unresolved), tuple(disagreements),
-                    (*reading.notes, *pairing), tuple(sorted((overrides or {}).items())))
+                    (*reading.notes, *pairing), tuple(sorted((overrides or {}).items())),
+                    tuple(errors))
     title, reason = headline(answer)
     versions += old_defaults(from_code, from_printouts)
     if versions and not disagreements:
@@ -418,6 +425,8 @@ def stated_counts(lines: Sequence[str], claimed: set[int], code: Sequence[Model]
 def headline(answer: Answer) -> tuple[str, str]:
     """The answer's title (the numbers) and its one-sentence reason: the growth analysis of the
     first stack, the first disagreement, or the formula with its numbers."""
+    if answer.errors:
+        return _error_headline(answer)
     found = answer.recurrent
     if any(model.source == "code" for model, _ in found):
         found = [(model, layer) for model, layer in found if model.source == "code"]
@@ -477,6 +486,14 @@ def headline(answer: Answer) -> tuple[str, str]:
     if any(model.source != "code" for model in answer.models):
         return title, "Counts as printed."
     return title, "The sum of its layers' counts, read from the code (--details shows each)."
+
+
+def _error_headline(answer: Answer) -> tuple[str, str]:
+    """A pasted runtime error first: what is at fault, and the fix."""
+    error = answer.errors[0]
+    where = f" of {error.layer}" if error.layer else ""
+    title = f"{error.framework} runtime error: {error.argument}{where}"
+    return title, f"Line {error.line}: {error.fix}."
 
 
 def _number(value: int) -> str:

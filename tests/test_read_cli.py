@@ -89,12 +89,12 @@ def test_stdin(cli: CLI, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize(
     ("content", "code", "message"),
     [
-        (b"", 1, "Error: nothing countable found in"),
-        (b"Hello, why is my model so big? Thanks!\n", 1, "Error: nothing countable found in"),
-        (bytes(range(256)) * 64, 1, "Error: nothing countable found in"),
-        (b"x = " + b"(" * 5000 + b"1" + b")" * 5000, 1, "Error: nothing countable found in"),
-        (b"x = " + b"+".join([b"1"] * 20000), 1, "Error: nothing countable found in"),
-        (b"lstm = nn.LSTM(" * 3000, 1, "Error: nothing countable found in"),
+        (b"", 2, "Error: nothing countable found in"),
+        (b"Hello, why is my model so big? Thanks!\n", 2, "Error: nothing countable found in"),
+        (bytes(range(256)) * 64, 2, "Error: nothing countable found in"),
+        (b"x = " + b"(" * 5000 + b"1" + b")" * 5000, 2, "Error: nothing countable found in"),
+        (b"x = " + b"+".join([b"1"] * 20000), 2, "Error: nothing countable found in"),
+        (b"lstm = nn.LSTM(" * 3000, 2, "Error: nothing countable found in"),
     ],
     ids=["empty", "prose", "binary", "deep-parentheses", "deep-sum", "unclosed-calls"],
 )
@@ -217,7 +217,9 @@ def test_documented_json_keys_are_the_produced_keys(cli: CLI, question: Path) ->
     assert data["disagreements"] and data["unresolved"] and data["recurrent"]
     summary = json.loads(cli("read", str(ROOT / "examples" / "pastes" / "keras2-gru.txt"),
                              "--json").out)
-    assert produced_keys(data) | produced_keys(summary) == documented_keys()
+    # errors[] is checked with a real torch error, in test_read_runtime_errors.py
+    assert produced_keys(data) | produced_keys(summary) == {
+        k for k in documented_keys() if not k.startswith("errors[]")}
 
 
 def test_help_documents_the_command(cli: CLI) -> None:

@@ -26,6 +26,11 @@ def read_document(answer: Answer, reports: Mapping[int, Report] | None = None) -
     every tensor."""
     title, reason = answer.title, answer.reason
     sections: list[Section] = []
+    if answer.errors:
+        sections.append(Section("Runtime errors", (Table(
+            ("line", "layer", "at fault", "fix"),
+            tuple((str(e.line), e.layer or "·", e.argument, e.fix) for e in answer.errors),
+            numeric=frozenset({"line"})),)))
     rows = []
     for model, layer in answer.recurrent:
         rows.append((
@@ -48,12 +53,13 @@ def read_document(answer: Answer, reports: Mapping[int, Report] | None = None) -
                    ", ".join(fit.assumes), command(fit.spec))
                   for model, layer, fit in fitting),
             numeric=frozenset({"line", "parameters"})),)))
-    sections.append(Section("Models", (Table(
-        ("model", "from", "line", "total", "printed total"),
-        tuple((m.name, m.source, str(m.line or ""), _count(m.total),
-               "" if m.printed_total is None else number(m.printed_total))
-              for m in answer.models),
-        numeric=frozenset({"line", "total", "printed total"})),)))
+    if answer.models:
+        sections.append(Section("Models", (Table(
+            ("model", "from", "line", "total", "printed total"),
+            tuple((m.name, m.source, str(m.line or ""), _count(m.total),
+                   "" if m.printed_total is None else number(m.printed_total))
+                  for m in answer.models),
+            numeric=frozenset({"line", "total", "printed total"})),)))
     if answer.disagreements:
         sections.append(Section("Disagreements", (Table(
             ("line", "layer", "printed", "computed", "reason"),
@@ -182,6 +188,11 @@ def read_data(answer: Answer, reports: Mapping[int, Report] | None = None) -> di
             {"line": d.line, "layer": d.layer, "printed": d.printed, "computed": d.computed,
              "reason": d.reason, "source": d.source}
             for d in answer.disagreements
+        ],
+        "errors": [
+            {"line": e.line, "framework": e.framework, "message": e.message, "layer": e.layer,
+             "argument": e.argument, "fix": e.fix}
+            for e in answer.errors
         ],
         "notes": list(answer.notes),
         "overrides": dict(answer.overrides),

@@ -223,14 +223,14 @@ def analyse(text: str) -> LoadErrorAnalysis:
     header = _HEADER.search(text)
     if header or missing or unexpected or mismatched:
         return _load_state_dict(header[1] if header else None, missing, unexpected, mismatched)
-    runtime = _runtime(text)
-    if runtime is None:
+    found = runtime(text)
+    if found is None:
         raise NoLoadError(
             "no load_state_dict error (`Error(s) in loading state_dict`, missing, unexpected "
             "or size-mismatched keys) and no recurrent-layer size error (`Expected hidden "
             "size`, `input.size(-1) must be equal to input_size`) in the text"
         )
-    return runtime
+    return found
 
 
 # ---------------------------------------------------------------------------- load_state_dict
@@ -633,8 +633,9 @@ def _asked(name: str, value: object) -> str:
 # ---------------------------------------------------------------------------- runtime errors
 
 
-def _runtime(text: str) -> LoadErrorAnalysis | None:
-    """An RNN's size check failing on its input or initial state, or None."""
+def runtime(text: str) -> LoadErrorAnalysis | None:
+    """What torch's size checks of an RNN's input or initial state say (``Expected hidden[0]
+    size ...``, ``input.size(-1) must be equal to input_size ...``) in ``text``, or None."""
     differences: list[Difference] = []
     fixes: list[str] = []
     notes: list[str] = []

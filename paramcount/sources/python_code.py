@@ -19,7 +19,7 @@ import re
 from collections import ChainMap, Counter
 from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, cast
 
 from paramcount.layers import CONTAINERS, KNOWN
 from paramcount.sources.recovery import binary, is_prose, parse
@@ -66,6 +66,9 @@ class Call:
     args: tuple[Any, ...]
     kwargs: tuple[tuple[str, Any], ...]
     line: int
+    unresolved: Unknown | None = None
+    """Set where the class itself is not known (``getattr(nn, name)(...)`` with ``name`` open,
+    a class passed in as an argument): what decides it."""
 
     @property
     def name(self) -> str:
@@ -79,6 +82,41 @@ class Call:
 
 
 @dataclass(frozen=True)
+class Factory:
+    """A layer class used as a value (``cell = nn.LSTM``), or ``functools.partial`` of one:
+    calling it makes a :class:`Call` with these arguments first."""
+
+    path: str
+    qualified: str
+    args: tuple[Any, ...] = ()
+    kwargs: tuple[tuple[str, Any], ...] = ()
+
+    def call(self, args: tuple[Any, ...], kwargs: tuple[tuple[str, Any], ...], line: int
+             ) -> Call:
+        """The layer this class makes with ``args`` and ``kwargs`` (theirs override its own)."""
+        given = {k for k, _ in kwargs}
+        return Call(self.path, self.qualified, self.args + args,
+                    tuple((k, v) for k, v in self.kwargs if k not in given) + kwargs, line)
+
+
+@dataclass(frozen=True)
+class Record:
+    """An object whose attributes are known: an ``argparse`` namespace, a config instance."""
+
+    kind: str
+    """What made it: ``argparse``, or the config class's name."""
+    fields: tuple[tuple[str, Any], ...]
+
+    def get(self, name: str) -> Any:
+        """The attribute ``name``, or :data:`MISSING`."""
+        return dict(self.fields).get(name, MISSING)
+
+
+MISSING = object()
+"""An attribute or key that is not there."""
+
+
+@dataclass(frozen=True)
 class Step:
     """One layer of a model, where it sits and (in a functional graph) what it reads."""
 
@@ -89,6 +127,10 @@ class Step:
     """Functional Keras: the variable the layer is applied to."""
     target: str | None = None
     """Functional Keras: the variable the result is assigned to."""
+    sources: tuple[str, ...] = ()
+    """Functional Keras: every variable a layer applied to a list reads (a merge)."""
+    states: tuple[str, ...] = ()
+    """Functional Keras: the variables a ``return_state=True`` layer's states go to."""
 
 
 @dataclass(frozen=True)
@@ -148,7 +190,20 @@ class _Scope:
     notes: list[str] = field(default_factory=list)
     bases: tuple[_Class, ...] = ()
     """The classes of the paste the class being read derives from (for ``super().__init__``)."""
+    returned: Any = MISSING
+    """What a function's ``return`` gives (its first one read)."""
+    returns: list[tuple[Call, int]] = field(default_factory=list)
+    """Instances of the paste's classes a function returns, with the line."""
 
+
+_MERGES = {"concatenate": "Concatenate", "add": "Add", "subtract": "Subtract",
+           "multiply": "Multiply", "average": "Average", "maximum": "Maximum",
+           "minimum": "Minimum", "dot": "Dot"}
+"""Keras' merge functions and the layer each one applies."""
+
+_SAME_MODULE = frozenset({"cuda", "cpu", "float", "double", "half", "bfloat16", "eval", "train",
+                          "requires_grad_", "share_memory"})
+"""Methods of a torch module that return the module itself: ``Net().cuda()`` is ``Net()``."""
 
 _ARITH: dict[type[ast.operator], Any] = {
     ast.Add: lambda a, b: a + b,
@@ -176,6 +231,17 @@ class _Reader:
         self.building: list[_Class] = []
         """The classes whose ``__init__`` is being read, innermost last."""
         self.instances = 0
+        self.configs: dict[str, _Class] = {}
+        """Classes of the paste that hold settings, not layers (dataclasses and the like)."""
+        self.functions: dict[str, ast.FunctionDef] = {}
+        self.options: dict[str, Any] = {}
+        """``argparse`` options added so far, by destination, with their defaults."""
+        self.built: set[str] = set()
+        """The paste's classes read as part of a model."""
+        self.quiet = 0
+        """Above 0 while a function of the paste is evaluated for its value: no models made."""
+        self.called: set[str] = set()
+        """The names the text calls (``Name(``): classes instantiated, functions used."""
 
     # -- names ------------------------------------------------------------------------------
 
@@ -214,14 +280,43 @@ class _Reader:
         return f"{full}.{rest}" if rest else full
 
     def lookup(self, name: str, env: Mapping[str, Any], line: int) -> Any:
-        """A name's value: an override, then the scope, else Unknown."""
+        """A name's value: an override, then the scope (attributes of a known object followed:
+        ``args.hidden``, ``self.config.layers``), then a layer class (``nn.LSTM`` as a value),
+        else Unknown."""
         for key in (name, name.removeprefix("self."), name.rsplit(".", 1)[-1]):
             if key in self.overrides:
                 self.used.add(key)
                 return self.overrides[key]
         if name in env:
             return env[name]
+        parts = name.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            head = ".".join(parts[:cut])
+            if head not in env and not (cut == 1 and head in self.configs):
+                continue
+            value = env[head] if head in env else self.config_class(head)
+            for part in parts[cut:]:
+                value = value.get(part) if isinstance(value, Record) else MISSING
+            return Unknown(((name, line),)) if value is MISSING else value
+        short = parts[-1]
+        if short[:1].isupper() and (short in KNOWN or short in self.classes
+                                    or _framework_class(self.qualify(name))):
+            return Factory(name, self.qualify(name))
         return Unknown(((name, line),))
+
+    def config_class(self, name: str) -> Record:
+        """A config class's own attributes (``Config.hidden`` without an instance)."""
+        node = self.configs[name].node
+        env: dict[str, Any] = {}
+        for statement in node.body:
+            if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value:
+                targets = (statement.targets if isinstance(statement, ast.Assign)
+                           else [statement.target])
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        env[target.id] = self.value(statement.value, ChainMap(
+                            env, self.module_env))
+        return Record(name, tuple(env.items()))
 
     # -- expressions ------------------------------------------------------------------------
 
@@ -261,29 +356,30 @@ class _Reader:
                 return -operand
             if isinstance(node.op, ast.UAdd) and _number(operand):
                 return operand
-            if isinstance(node.op, ast.Not) and isinstance(operand, bool):
-                return not operand
+            if isinstance(node.op, ast.Not) and (truth := _truth(operand)) is not None:
+                return not truth
             return Unknown(((_text(node), line),))
         if isinstance(node, ast.BinOp):
             return self.binop(node, env)
-        if isinstance(node, ast.BoolOp):
+        if isinstance(node, ast.BoolOp):  # as Python: `hidden or 128` is 128 for None
             values = [self.value(v, env) for v in node.values]
-            if all(isinstance(v, bool) for v in values):
-                return all(values) if isinstance(node.op, ast.And) else any(values)
-            return _unknowns(values) or Unknown(((_text(node), line),))
+            for value in values[:-1]:
+                truth = _truth(value)
+                if truth is None:
+                    return _unknowns(values) or Unknown(((_text(node), line),))
+                if truth is not isinstance(node.op, ast.And):
+                    return value
+            return values[-1]
         if isinstance(node, ast.Compare) and len(node.ops) == 1:
             left, right = self.value(node.left, env), self.value(node.comparators[0], env)
-            if _number(left) and _number(right):
-                compare = {ast.Lt: left < right, ast.LtE: left <= right, ast.Gt: left > right,
-                           ast.GtE: left >= right, ast.Eq: left == right,
-                           ast.NotEq: left != right}
-                if type(node.ops[0]) in compare:
-                    return compare[type(node.ops[0])]
+            compared = _compare(node.ops[0], left, right)
+            if compared is not None:
+                return compared
             return _unknowns([left, right]) or Unknown(((_text(node), line),))
         if isinstance(node, ast.IfExp):
             test = self.value(node.test, env)
-            if isinstance(test, bool):
-                return self.value(node.body if test else node.orelse, env)
+            if (truth := _truth(test)) is not None:
+                return self.value(node.body if truth else node.orelse, env)
             return test if isinstance(test, Unknown) else Unknown(((_text(node.test), line),))
         if isinstance(node, ast.Call):
             return self.call(node, env)
@@ -293,15 +389,30 @@ class _Reader:
             if isinstance(base, (tuple, list)) and isinstance(index, int) and (
                     -len(base) <= index < len(base)):
                 return base[index]
+            if isinstance(base, (tuple, list)) and isinstance(index, slice):
+                return base[index]
+            if isinstance(base, Record) and isinstance(index, str) and (
+                    found := base.get(index)) is not MISSING:
+                return found
             if isinstance(base, dict) and isinstance(index, str) and index in base:
                 return base[index]
+            if isinstance(index, str) and index in self.overrides:
+                self.used.add(index)
+                return self.overrides[index]
             return Unknown(((_text(node), line),))
         if isinstance(node, ast.Dict):
             keys = [self.value(k, env) if k is not None else None for k in node.keys]
             values = [self.value(v, env) for v in node.values]
             return {k: v for k, v in zip(keys, values, strict=True) if isinstance(k, str)}
-        if isinstance(node, ast.ListComp):
+        if isinstance(node, (ast.ListComp, ast.DictComp)):
             return self.comprehension(node, env)
+        if isinstance(node, ast.Slice):
+            bounds = [None if part is None else self.value(part, env)
+                      for part in (node.lower, node.upper, node.step)]
+            if all(b is None or (isinstance(b, int) and not isinstance(b, bool))
+                   for b in bounds):
+                return slice(*bounds)
+            return _unknowns(bounds) or Unknown(((_text(node), line),))
         return Unknown(((_text(node), line),))
 
     def binop(self, node: ast.BinOp, env: Mapping[str, Any]) -> Any:
@@ -311,6 +422,10 @@ class _Reader:
         if missing := _unknowns([left, right]):
             return missing
         operation = type(node.op)
+        if isinstance(left, list) and isinstance(right, list) and operation is ast.Add:
+            if len(left) + len(right) > MAX_REPEAT:
+                return Unknown(((_text(node), line),))
+            return left + right
         if isinstance(left, list) and isinstance(right, int) and operation is ast.Mult:
             if len(left) * max(right, 0) > MAX_REPEAT:
                 return Unknown(((_text(node), line),))
@@ -337,10 +452,11 @@ class _Reader:
             pass
         return Unknown(((_text(node), line),))
 
-    def comprehension(self, node: ast.ListComp, env: Mapping[str, Any]) -> Any:
-        """``[nn.LSTM(...) for _ in range(n)]`` with n known: the element n times."""
+    def comprehension(self, node: ast.ListComp | ast.DictComp, env: Mapping[str, Any]) -> Any:
+        """``[nn.LSTM(...) for _ in range(n)]``, ``[nn.Linear(a, b) for a, b in zip(d, d[1:])]``
+        over known values (with known ``if`` conditions): the elements."""
         line = node.lineno
-        if len(node.generators) != 1 or node.generators[0].ifs:
+        if len(node.generators) != 1:
             return Unknown(((_text(node), line),))
         generator = node.generators[0]
         count = self.range_of(generator.iter, env)
@@ -348,12 +464,20 @@ class _Reader:
             return count
         items = []
         for index in count:
-            scope = ChainMap(_targets(generator.target, index), dict(env))
-            items.append(self.value(node.elt, scope))
+            scope = ChainMap(_targets(generator.target, index), cast(MutableMapping[str, Any], env))
+            tests = [_truth(self.value(test, scope)) for test in generator.ifs]
+            if None in tests:
+                return Unknown(((_text(node), line),))
+            if all(tests):
+                items.append(self.value(node.elt, scope) if isinstance(node, ast.ListComp)
+                             else (self.value(node.key, scope), self.value(node.value, scope)))
+        if isinstance(node, ast.DictComp):
+            return {k: v for k, v in items if isinstance(k, str)}
         return items
 
-    def range_of(self, node: ast.AST, env: Mapping[str, Any]) -> range | Unknown:
-        """The range a ``range(...)`` call or a literal list iterates, or Unknown."""
+    def range_of(self, node: ast.AST, env: Mapping[str, Any]) -> range | list[Any] | Unknown:
+        """What a loop iterates: ``range(...)``, a known list or tuple, ``zip`` and
+        ``enumerate`` of them; or Unknown."""
         if isinstance(node, ast.Call) and dotted(node.func) == "range" and not node.keywords:
             bounds = [self.value(a, env) for a in node.args]
             if missing := _unknowns(bounds):
@@ -362,30 +486,111 @@ class _Reader:
                 steps = range(*bounds[:3])
                 if len(steps) <= MAX_REPEAT:
                     return steps
+        elif isinstance(node, ast.Call) and dotted(node.func) in ("zip", "enumerate") and (
+                node.args) and not node.keywords:
+            parts = [self.range_of(a, env) for a in node.args]
+            if missing := _unknowns(parts):
+                return missing
+            known = [list(p) for p in parts if not isinstance(p, Unknown)]
+            if dotted(node.func) == "zip":
+                return list(zip(*known, strict=False))
+            return list(enumerate(known[0])) if len(known) == 1 else Unknown(
+                ((_text(node), node.lineno),))
+        else:
+            value = self.value(node, env)
+            if isinstance(value, (list, tuple)) and len(value) <= MAX_REPEAT:
+                return list(value)
+            if isinstance(value, Unknown):
+                return value
         return Unknown(((_text(node), getattr(node, "lineno", 0)),))
 
     def call(self, node: ast.Call, env: Mapping[str, Any]) -> Any:
-        """A layer call becomes a Call; int(), min(), max() and len() of literals are done;
+        """A layer call becomes a Call; int(), min(), max() and len() of literals are done,
+        config classes, ``argparse`` namespaces and the paste's own functions evaluated;
         anything else is Unknown (and never called)."""
         line = node.lineno
-        path = dotted(node.func)
+        func = node.func
+        if isinstance(func, ast.Attribute) and (
+                func.attr == "to" or (func.attr in _SAME_MODULE and not node.args)):
+            inner = self.value(func.value, env)  # Net().to(device), Net().cuda(), .eval()
+            if isinstance(inner, Call):
+                return inner
+        path = dotted(func)
+        args = tuple(self.arguments(node.args, env))
         if path is None:
+            callee = self.value(func, env)  # getattr(nn, name)(...), RNNS[kind](...)
+            if isinstance(callee, Factory):
+                return callee.call(args, self.keywords(node.keywords, env), line)
+            if isinstance(callee, Unknown) and not _applied(func):
+                return Call(_text(func), "", args, self.keywords(node.keywords, env), line,
+                            unresolved=callee)
             return Unknown(((_text(node), line),))
         name = path.rsplit(".", 1)[-1]
-        args = tuple(self.arguments(node.args, env))
+        if path in env:
+            callee = env[path]
+            if isinstance(callee, Factory):
+                return callee.call(args, self.keywords(node.keywords, env), line)
+            if isinstance(callee, Unknown):  # a class passed in: cell(16, 32)
+                return Call(path, "", args, self.keywords(node.keywords, env), line,
+                            unresolved=callee)
+            return Unknown(((_text(node), line),))
         if name in ("int", "min", "max", "len", "abs", "round") and path == name:
             return _builtin(name, args, _text(node), line)
+        if path == "getattr" and len(args) in (2, 3):
+            return self.attribute(node, args, env)
+        if self.qualify(path) == "functools.partial" and args:
+            first = args[0]
+            if isinstance(first, Factory):
+                return Factory(first.path, first.qualified, first.args + args[1:],
+                               first.kwargs + self.keywords(node.keywords, env))
+            return first if isinstance(first, Unknown) else Unknown(((_text(node), line),))
+        if name in ("field", "Field") and not args:  # dataclasses.field(default=...)
+            keywords = dict(self.keywords(node.keywords, env))
+            return keywords.get("default", Unknown(((_text(node), line),)))
+        if name in ("parse_args", "parse_known_args") and "." in path:
+            namespace = Record("argparse", tuple(self.options.items()))
+            defaults = ", ".join(f"--{k} {v}" for k, v in self.options.items()
+                                 if not isinstance(v, Unknown))
+            note = (f"line {line}: argparse options are read at their defaults ({defaults}); "
+                    "--set NAME=N gives a value passed on the command line")
+            if defaults and note not in self.notes:
+                self.notes.append(note)
+            return namespace if name == "parse_args" else (namespace, [])
+        if name == "get" and "." in path and 1 <= len(args) <= 2:
+            owner = self.value(func.value, env) if isinstance(func, ast.Attribute) else None
+            options: Any = owner
+            if isinstance(options, dict) and isinstance(args[0], str):
+                return options.get(args[0], args[1] if len(args) == 2 else None)
+            if isinstance(owner, Unknown) and isinstance(args[0], str):
+                return Unknown(((f"{path.rsplit('.', 1)[0]}[{args[0]!r}]", line),))
         if name in ("OrderedDict", "dict") and args and isinstance(args[0], list):
             return {k: v for k, v in (a for a in args[0] if isinstance(a, tuple) and len(a) == 2)
                     if isinstance(k, str)}
         if path == "dict" and not args:
-            keywords = self.keywords(node.keywords, env)
-            if not any(k == SPREAD for k, _ in keywords):
-                return dict(keywords)
+            spread = self.keywords(node.keywords, env)
+            if not any(k == SPREAD for k, _ in spread):
+                return dict(spread)
+        if name in self.configs and path == name:
+            return self.config(self.configs[name], args, self.keywords(node.keywords, env))
+        if name in self.functions and path == name:
+            return self.evaluate(self.functions[name], args, self.keywords(node.keywords, env),
+                                 line)
         if name in KNOWN or name in self.classes or name.endswith(("LSTM", "GRU", "RNN")) or (
                 name[:1].isupper() and _framework_class(self.qualify(path))):
             return Call(path, self.qualify(path), args, self.keywords(node.keywords, env), line)
         return Unknown(((_text(node.func) + "(...)", line),))
+
+    def attribute(self, node: ast.Call, args: tuple[Any, ...], env: Mapping[str, Any]) -> Any:
+        """``getattr(nn, "LSTM")`` (a layer class), ``getattr(config, "hidden", 64)``."""
+        owner, name = dotted(node.args[0]), args[1]
+        if isinstance(name, Unknown):
+            return name
+        if owner is None or not isinstance(name, str):
+            return Unknown(((_text(node), node.lineno),))
+        value = self.lookup(f"{owner}.{name}", env, node.lineno)
+        if isinstance(value, Unknown) and len(args) == 3 and isinstance(args[0], Record):
+            return args[2]
+        return value
 
     def keywords(self, nodes: Iterable[ast.keyword], env: Mapping[str, Any]
                  ) -> tuple[tuple[str, Any], ...]:
@@ -399,8 +604,7 @@ class _Reader:
             elif isinstance(value, dict) and all(isinstance(k, str) for k in value):
                 values += value.items()
             else:
-                values.append((SPREAD, value if isinstance(value, Unknown) else Unknown(
-                    ((_text(node.value), node.value.lineno),))))
+                values.append((SPREAD, Unknown(((_text(node.value), node.value.lineno),))))
         return tuple(values)
 
     def arguments(self, nodes: Iterable[ast.expr], env: Mapping[str, Any]) -> list[Any]:
@@ -425,25 +629,48 @@ class _Reader:
         """Read a whole module: classes, functions and top-level statements."""
         self.imports(tree.body)
         calls = Counter(re.findall(r"(\w+)\s*\(", text))
-        calls.subtract(re.findall(r"\bclass\s+(\w+)\s*\(", text))
+        calls.subtract(re.findall(r"\b(?:class|def)\s+(\w+)\s*\(", text))
         instantiated = {name for name, count in calls.items() if count > 0}
+        self.called = instantiated
+        defined = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 init = next((n for n in node.body if isinstance(n, ast.FunctionDef)
                              and n.name == "__init__"), None)
-                self.classes[node.name] = _Class(node, init)
-        scope = _Scope({}, "")
+                target = self.configs if _holds_settings(node, defined) else self.classes
+                target[node.name] = _Class(node, init)
+            elif isinstance(node, ast.FunctionDef):
+                self.functions[node.name] = node
+        scope = _Scope({"__name__": "__main__"}, "")
         self.module_env = scope.env
         self.body(tree.body, scope, top=True)
         self.finish(scope)
+        derived = {base.node.name for cls in self.classes.values() for base in self.bases(cls)}
         for name, cls in self.classes.items():
-            if name in instantiated:
+            if name in instantiated or (name in derived and _required(cls)):
                 continue
-            steps, notes, complete = self.instance(cls, (), (), scope.env, "")
-            if steps or (cls.init is not None and _is_model_class(cls.node)):
-                self.blocks.append(Block(name, "module", cls.node.lineno, tuple(steps),
-                                         tuple(notes), complete))
+            self.standalone(cls, scope)
+        for cls in self.classes.values():
+            if cls.node.name in self.built or cls.node.name not in instantiated:
+                continue  # built as part of a model, or read on its own above
+            if cls.node.name in derived and _required(cls):
+                continue  # a base whose arguments only its subclasses give
+            self.standalone(cls, scope)
         self.blocks.sort(key=lambda b: b.line)
+
+    def standalone(self, cls: _Class, scope: _Scope) -> None:
+        """A class of the paste read on its own, as ``Cls()`` with its defaults."""
+        name = cls.node.name
+        steps, notes, complete = self.instance(cls, (), (), scope.env, "")
+        if steps or (cls.init is not None and _is_model_class(cls.node)):
+            self.blocks.append(Block(name, "module", cls.node.lineno, tuple(steps),
+                                     tuple(notes), complete))
+
+    def bases(self, cls: _Class) -> tuple[_Class, ...]:
+        """The classes of the paste ``cls`` derives from."""
+        return tuple(self.classes[b] for b in ((dotted(n) or "").rsplit(".", 1)[-1]
+                                               for n in cls.node.bases)
+                     if b in self.classes and self.classes[b] is not cls)
 
     def body(self, statements: Iterable[ast.stmt], scope: _Scope, top: bool = False) -> None:
         """Read statements in order into ``scope``."""
@@ -458,6 +685,8 @@ class _Reader:
 
     def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, outer: _Scope) -> None:
         """A function that builds a model: its parameters' defaults are known values."""
+        if self.quiet:
+            return
         env: MutableMapping[str, Any] = ChainMap(self.parameters(node, (), ()), outer.env)
         scope = _Scope(env, f"{node.name}.")
         self.depth += 1
@@ -468,7 +697,10 @@ class _Reader:
 
     def parameters(self, node: ast.FunctionDef | ast.AsyncFunctionDef, args: tuple[Any, ...],
                    kwargs: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
-        """A function's parameters bound: call arguments, else defaults, else Unknown."""
+        """A function's parameters bound: call arguments, else defaults, else Unknown; its
+        ``*args`` and ``**kw`` get what is left over (nothing when called without). Options
+        spread from an unknown ``**cfg`` leave unknown every parameter not given otherwise
+        (``cfg['hidden']``), not its default."""
         params = [*node.args.posonlyargs, *node.args.args]
         names = [p.arg for p in params]
         if names and names[0] in ("self", "cls"):
@@ -485,9 +717,82 @@ class _Reader:
         bound: dict[str, Any] = {}
         for param in params:
             bound[param.arg] = defaults.get(param.arg, Unknown(((param.arg, param.lineno),)))
+        given = set(names[:len(args)])
         bound.update(zip(names, args, strict=False))
-        bound.update((k, v) for k, v in kwargs if k in bound)
+        spread = next((v for k, v in kwargs if k == SPREAD), None)
+        extra: dict[str, Any] = {}
+        for key, value in kwargs:
+            if key in bound:
+                bound[key] = value
+                given.add(key)
+            elif key != SPREAD:
+                extra[key] = value
+        if isinstance(spread, Unknown):
+            source = spread.names[0][0] if spread.names else "kwargs"
+            line = spread.names[0][1] if spread.names else 0
+            for param in params:
+                if param.arg not in given:
+                    bound[param.arg] = Unknown(((f"{source}[{param.arg!r}]", line),))
+        if node.args.vararg is not None:
+            bound[node.args.vararg.arg] = tuple(args[len(names):])
+        if node.args.kwarg is not None:
+            bound[node.args.kwarg.arg] = spread if isinstance(spread, Unknown) else extra
         return bound
+
+    def config(self, cls: _Class, args: tuple[Any, ...], kwargs: tuple[tuple[str, Any], ...]
+               ) -> Any:
+        """An instance of a config class: its class-level values (a dataclass's fields, bound
+        to the call's arguments in order) and what its ``__init__`` assigns to ``self``."""
+        fields = dict(self.config_class(cls.node.name).fields)
+        if cls.init is None:
+            annotated = [s.target.id for s in cls.node.body
+                         if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+            for name, value in zip(annotated, args, strict=False):
+                fields[name] = value
+            for key, value in kwargs:
+                if key == SPREAD:
+                    fields = {k: Unknown(((f"{cls.node.name}.{k}", cls.node.lineno),))
+                              for k in fields}
+                else:
+                    fields[key] = value
+            for name in annotated:
+                fields.setdefault(name, Unknown(((f"{cls.node.name}.{name}",
+                                                  cls.node.lineno),)))
+            return Record(cls.node.name, tuple(fields.items()))
+        if self.depth > 20:
+            return Unknown(((cls.node.name, cls.node.lineno),))
+        self.depth += 1
+        self.quiet += 1
+        own = self.parameters(cls.init, args, kwargs)
+        scope = _Scope(ChainMap(own, dict(self.module_env)), "")
+        self.init_body(cls.init.body, scope, [], "")
+        self.quiet -= 1
+        self.depth -= 1
+        for key, value in own.items():
+            if key.startswith("self.") and "." not in key[5:]:
+                fields[key[5:]] = value
+        return Record(cls.node.name, tuple(fields.items()))
+
+    def evaluate(self, node: ast.FunctionDef, args: tuple[Any, ...],
+                 kwargs: tuple[tuple[str, Any], ...], line: int) -> Any:
+        """What a function of the paste returns for these arguments (its body read, nothing
+        run), or Unknown."""
+        self.instances += 1  # calls are bounded with the instances of classes
+        if self.instances > MAX_INSTANCES:
+            raise _Budget
+        if self.depth > 20:
+            return Unknown(((f"{node.name}(...)", line),))
+        env: MutableMapping[str, Any] = ChainMap(self.parameters(node, args, kwargs),
+                                                 self.module_env)
+        scope = _Scope(env, "")
+        self.depth += 1
+        self.quiet += 1
+        self.body(node.body, scope)
+        self.quiet -= 1
+        self.depth -= 1
+        if scope.returned is MISSING:
+            return Unknown(((f"{node.name}(...)", line),))
+        return scope.returned
 
     def statement(self, node: ast.stmt, scope: _Scope) -> None:
         """One statement: assignments, ``model.add(...)``, loops and branches."""
@@ -510,10 +815,16 @@ class _Reader:
         elif isinstance(node, ast.Return) and isinstance(node.value, ast.Call) and (
                 (dotted(node.value.func) or "").rsplit(".", 1)[-1] in ("Model", "Functional")):
             self.model("", node.value, scope)
+        elif isinstance(node, ast.Return) and node.value is not None:
+            value = self.value(node.value, scope.env)
+            if scope.returned is MISSING:
+                scope.returned = value
+            if isinstance(value, Call) and value.name in self.classes:
+                scope.returns.append((value, node.lineno))
         elif isinstance(node, ast.If):
             test = self.value(node.test, scope.env)
-            if isinstance(test, bool):
-                self.body(node.body if test else node.orelse, scope)
+            if (truth := _truth(test)) is not None:
+                self.body(node.body if truth else node.orelse, scope)
             else:
                 scope.notes.append(
                     f"line {node.lineno}: `if {_text(node.test)}` is not known; read its first "
@@ -537,6 +848,12 @@ class _Reader:
 
     def assign(self, target: ast.expr, value_node: ast.expr, scope: _Scope) -> None:
         """``name = ...``: a model, a layer, a functional step, an Input, or a value."""
+        if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value_node, ast.Call) and (
+                _applied(value_node) or (dotted(value_node.func) or "") in scope.loose) and (
+                names := [dotted(e) for e in target.elts]) and all(names):
+            self.functional(names[0] or "", value_node, scope,  # out, h, c = LSTM(...)(x)
+                            tuple(n or "" for n in names[1:]))
+            return
         if isinstance(target, (ast.Tuple, ast.List)):
             values = self.value(value_node, scope.env)
             if isinstance(values, (tuple, list)) and len(values) == len(target.elts):
@@ -547,6 +864,7 @@ class _Reader:
             return
         name = dotted(target)
         if name is None:
+            self.store_item(target, self.value(value_node, scope.env), scope.env)
             return
         if isinstance(value_node, ast.Call):
             callee = dotted(value_node.func)
@@ -569,8 +887,20 @@ class _Reader:
                     callee is not None and callee in scope.loose):
                 self.functional(name, value_node, scope)
                 return
+            if short in _MERGES and callee is not None and self.qualify(callee).startswith(
+                    _KERAS_MODULES):
+                self.merge(name, value_node, scope)
+                return
         value = self.value(value_node, scope.env)
         self.assign_value(name, value, scope)
+
+    def store_item(self, target: ast.expr, value: Any, env: MutableMapping[str, Any]) -> None:
+        """``cfg["hidden"] = 512`` on a dict the paste defines."""
+        if not isinstance(target, ast.Subscript) or (owner := dotted(target.value)) is None:
+            return
+        current, key = env.get(owner), self.value(target.slice, env)
+        if isinstance(current, dict) and isinstance(key, str):
+            env[owner] = {**current, key: value}
 
     def assign_value(self, name: str, value: Any, scope: _Scope) -> None:
         """Bind a name; a layer bound to a name is a model of its own unless used later."""
@@ -627,27 +957,116 @@ class _Reader:
         if method == "add" and owner in scope.sequentials and node.args:
             self.append(owner, self.value(node.args[0], scope.env),
                         str(len(scope.sequentials[owner])), scope)
+        else:
+            self.mutate(node, scope.env)
 
-    def functional(self, name: str, node: ast.Call, scope: _Scope) -> None:
-        """``x = layers.LSTM(64)(x)``: a layer applied to a tensor of a functional graph."""
+    def mutate(self, node: ast.Call, env: MutableMapping[str, Any]) -> bool:
+        """A method call that changes a known value: ``layers.append(...)`` / ``.extend`` /
+        ``.insert`` on a list, ``cfg.update(...)`` on a dict, ``parser.add_argument(...)``."""
+        callee = dotted(node.func) or ""
+        owner, _, method = callee.rpartition(".")
+        if method == "add_argument":
+            self.add_option(node, env)
+            return True
+        current = env.get(owner) if owner else None
+        if not isinstance(current, (list, dict)):
+            return False
+        args = self.arguments(node.args, env)
+        if isinstance(current, list) and method in ("append", "extend", "insert"):
+            if len(current) >= MAX_REPEAT:  # bounds the work of hostile input
+                env[owner] = Unknown(((_text(node), node.lineno),))
+            elif method == "append" and len(args) == 1:
+                env[owner] = [*current, args[0]]
+            elif method == "extend" and len(args) == 1 and isinstance(args[0], (list, tuple)):
+                env[owner] = [*current, *args[0]]
+            elif method == "insert" and len(args) == 2 and isinstance(args[0], int):
+                env[owner] = [*current[:args[0]], args[1], *current[args[0]:]]
+            else:
+                env[owner] = [*current, Unknown(((_text(node), node.lineno),))]
+            return True
+        if isinstance(current, dict) and method == "update":
+            env[owner] = {**current, **dict(self.keywords(node.keywords, env)),
+                          **(args[0] if args and isinstance(args[0], dict) else {})}
+            return True
+        return False
+
+    def add_option(self, node: ast.Call, env: Mapping[str, Any]) -> None:
+        """``parser.add_argument('--hidden-size', type=int, default=256)``: the option's
+        destination (``hidden_size``) and its default (None without one, as argparse gives)."""
+        flags = [self.value(a, env) for a in node.args]
+        keywords = dict(self.keywords(node.keywords, env))
+        names = [f for f in flags if isinstance(f, str)]
+        long = next((f for f in names if f.startswith("--")), names[0] if names else None)
+        dest = keywords.get("dest", long.lstrip("-").replace("-", "_") if long else None)
+        if not isinstance(dest, str):
+            return
+        action = keywords.get("action")
+        default = keywords.get("default", False if action == "store_true" else True
+                               if action == "store_false" else None)
+        kind = next((k.value for k in node.keywords if k.arg == "type"), None)
+        if isinstance(default, str) and isinstance(kind, ast.Name) and kind.id == "int":
+            default = _builtin("int", (default,), default, node.lineno)
+        self.options[dest] = Unknown(((f"args.{dest}", node.lineno),)) if default is None else (
+            default)
+
+    def functional(self, name: str, node: ast.Call, scope: _Scope,
+                   states: tuple[str, ...] = ()) -> None:
+        """``x = layers.LSTM(64)(x)``: a layer applied to a tensor of a functional graph (or to
+        several: ``Concatenate()([x, y])``, ``lstm(x, initial_state=[h, c])``); ``states``
+        name the state outputs of ``x, h, c = LSTM(8, return_state=True)(x)``."""
         layer = self.value(node.func, scope.env)
         callee = dotted(node.func)
+        first = node.args[0] if node.args else None
+        if isinstance(layer, Call) and (layer.name in self.classes or layer.qualified.startswith(
+                "torch")) and (dotted(first) if first is not None else None) not in scope.roots:
+            return  # out = Net()(x), out = model(x): a torch forward pass, not a Keras graph
         if callee is not None and callee in scope.loose:
             scope.used.add(callee)
-        source = dotted(node.args[0]) if node.args else None
-        if node.args and _applied(node.args[0]):  # Dense(3)(GRU(8)(x)): the inner one first
-            source = f"{name}<{node.args[0].lineno}:{node.args[0].col_offset}>"
-            self.functional(source, node.args[0], scope)
+        sources: list[str | None] = [dotted(e) for e in first.elts] if isinstance(
+            first, (ast.List, ast.Tuple)) else [dotted(first) if first is not None else None]
+        if first is not None and _applied(first):  # Dense(3)(GRU(8)(x)): the inner one first
+            sources = [f"{name}<{first.lineno}:{first.col_offset}>"]
+            self.functional(sources[0] or "", first, scope)
         if not isinstance(layer, Call):
             scope.notes.append(f"line {node.lineno}: the layer applied to "
-                               f"{source or 'a tensor'} is not known")
+                               f"{sources[0] or 'a tensor'} is not known")
             scope.incomplete = True
             return
-        root = scope.roots.get(source or "")
-        if root is None:
-            root = f"<{source or 'tensor'}>"
-        scope.roots[name] = root
-        scope.graph_steps.append(Step(layer, name, source, name))
+        self.connect(Step(layer, name, sources[0], name,
+                          tuple(s or "" for s in sources) if isinstance(
+                              first, (ast.List, ast.Tuple)) else (), states),
+                     [*node.args[1:], *(k.value for k in node.keywords)], scope)
+
+    def merge(self, name: str, node: ast.Call, scope: _Scope) -> None:
+        """``x = layers.concatenate([a, b])``: Keras' merge functions, as their layer."""
+        short = (dotted(node.func) or "").rsplit(".", 1)[-1]
+        first = node.args[0] if node.args else None
+        elements = first.elts if isinstance(first, (ast.List, ast.Tuple)) else []
+        sources = tuple(dotted(e) or "" for e in elements)
+        keywords = self.keywords(node.keywords, scope.env)
+        layer = Call(_MERGES[short], _MERGES[short], (), keywords, node.lineno)
+        self.connect(Step(layer, name, sources[0] if sources else None, name, sources), [],
+                     scope)
+
+    def connect(self, step: Step, others: list[ast.expr], scope: _Scope) -> None:
+        """Add a step to the graph: its tensors descend from the inputs of what it reads
+        (graphs that meet, through a merge or an ``initial_state``, become one)."""
+        names = [*(step.sources or (step.source,))]
+        for node in others:
+            elements = node.elts if isinstance(node, (ast.List, ast.Tuple)) else [node]
+            names += [dotted(e) for e in elements]
+        roots = list(dict.fromkeys(scope.roots[n] for n in names if n in scope.roots))
+        root = roots[0] if roots else f"<{step.source or 'tensor'}>"
+        if len(roots) > 1:
+            for variable, other in list(scope.roots.items()):
+                if other in roots:
+                    scope.roots[variable] = root
+            for other in roots[1:]:
+                if other in scope.models:
+                    scope.models.setdefault(root, scope.models.pop(other))
+        for target in (step.target or "", *step.states):
+            scope.roots[target] = root
+        scope.graph_steps.append(step)
 
     def model(self, name: str, node: ast.Call, scope: _Scope) -> None:
         """``Model(inputs, outputs)`` names the graph its inputs start."""
@@ -673,18 +1092,29 @@ class _Reader:
 
     def finish(self, scope: _Scope) -> None:
         """Turn what a scope built into blocks."""
+        if self.quiet:
+            return
+        for call, line in scope.returns if scope.prefix.rstrip(".") not in self.called else ():
+            # def build(**kw): return Tagger(**kw), a factory the paste never calls
+            steps, notes, complete = self.instance(
+                self.classes[call.name], call.args, call.kwargs, scope.env, "")
+            self.blocks.append(Block(call.name, "module", self.classes[call.name].node.lineno,
+                                     tuple(steps), (
+                f"line {line}: {scope.prefix.rstrip('.')}() returns {call.name}(...)",
+                *notes), complete))
         for name, steps in scope.sequentials.items():
             self.blocks.append(Block(scope.prefix + name, "sequential", scope.seq_lines[name],
                                      tuple(steps), tuple(scope.notes), not scope.incomplete))
-        graphs: dict[str, list[Step]] = {}
-        for step in scope.graph_steps:
+        graphs: dict[tuple[str, int], list[Step]] = {}
+        for step in scope.graph_steps:  # one model for all the inputs Model(...) names
             root = scope.roots.get(step.target or "", step.target or "")
-            graphs.setdefault(root, []).append(step)
-        for root, steps in graphs.items():
+            key = scope.models.get(root, (root.strip("<>"), -1))
+            graphs.setdefault(key, []).append(step)
+        for (name, line), steps in graphs.items():
             if len(steps) == 1 and steps[0].call.name == "Input":
                 continue
-            name, line = scope.models.get(root, (root.strip("<>"), steps[0].call.line))
-            self.blocks.append(Block((scope.prefix + name).strip("."), "functional", line,
+            self.blocks.append(Block((scope.prefix + name).strip("."), "functional",
+                                     steps[0].call.line if line < 0 else line,
                                      tuple(steps), tuple(scope.notes), not scope.incomplete))
         for name, call in scope.loose.items():
             if name in scope.used or call.name in ("Input", "InputLayer"):
@@ -706,9 +1136,8 @@ class _Reader:
                  ) -> tuple[list[Step], list[str], bool]:
         """The layers ``cls.__init__`` assigns to ``self``, in order, with arguments bound (a
         class without its own ``__init__`` is read through its base in the paste)."""
-        bases = tuple(self.classes[b] for b in ((dotted(n) or "").rsplit(".", 1)[-1]
-                                                for n in cls.node.bases)
-                      if b in self.classes and self.classes[b] is not cls)
+        bases = self.bases(cls)
+        self.built.add(cls.node.name)
         if cls in self.building:
             return [], [f"line {cls.node.lineno}: {cls.node.name} builds itself; read once"], False
         self.instances += 1
@@ -750,6 +1179,7 @@ class _Reader:
                                 scope.env[element_name] = item
                         continue
                     if name is None:
+                        self.store_item(target, value, scope.env)
                         continue
                     scope.env[name] = value
                     if name.startswith("self.") and isinstance(value, Unknown) and (
@@ -778,6 +1208,12 @@ class _Reader:
                 scope.incomplete |= not complete
             elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
                 callee = dotted(node.value.func) or ""
+                if callee == "self.save_hyperparameters" and isinstance(scope.env, ChainMap):
+                    scope.env["self.hparams"] = Record("hparams", tuple(  # Lightning
+                        (k, v) for k, v in scope.env.maps[0].items() if "." not in k))
+                    continue
+                if self.mutate(node.value, scope.env):
+                    continue
                 if callee.startswith("self.") and callee.endswith((".append", ".add_module")) \
                         and node.value.args:
                     owner = callee.removeprefix("self.").rsplit(".", 1)[0]
@@ -797,8 +1233,8 @@ class _Reader:
                     self.init_body(node.body, scope, steps, prefix)
             elif isinstance(node, ast.If):
                 test = self.value(node.test, scope.env)
-                if isinstance(test, bool):
-                    self.init_body(node.body if test else node.orelse, scope, steps, prefix)
+                if (truth := _truth(test)) is not None:
+                    self.init_body(node.body if truth else node.orelse, scope, steps, prefix)
                 else:
                     scope.notes.append(f"line {node.lineno}: `if {_text(node.test)}` is not "
                                        "known; read its first branch")
@@ -842,7 +1278,7 @@ class _Reader:
             return
         if not isinstance(value, Call):
             return
-        if value.name in ("Sequential", "ModuleList"):
+        if value.name in ("Sequential", "ModuleList", "ModuleDict"):
             items: list[Any] = []
             for arg in value.args:
                 items += arg if isinstance(arg, list) else list(arg.items()) if isinstance(
@@ -874,6 +1310,22 @@ def dotted(node: ast.AST) -> str | None:
     return None
 
 
+_SETTING = re.compile(r"[A-Za-z_][\w.]*(?:\[['\"](?P<key>\w+)['\"]\])?")
+
+
+def setting(name: str) -> str | None:
+    """The ``--set`` name that gives an unresolved value: ``hidden`` for ``hidden``,
+    ``args.hidden`` or ``cfg['hidden']``; None for an expression (a call never made).
+
+    >>> setting("config.layers"), setting("cfg['hidden']"), setting("load(...)")
+    ('layers', 'hidden', None)
+    """
+    match = _SETTING.fullmatch(name)
+    if match is None:
+        return None
+    return match["key"] or name.rsplit(".", 1)[-1]
+
+
 def _class_called(node: ast.AST) -> str | None:
     """The class a call instantiates (``Attention(hidden)``), by its capital; else None."""
     if not isinstance(node, ast.Call):
@@ -899,6 +1351,37 @@ def _number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _truth(value: object) -> bool | None:
+    """Whether a known value is true in a test (None where it is not known)."""
+    if isinstance(value, (bool, int, float, str, tuple, list, dict)) or value is None:
+        return bool(value)
+    if isinstance(value, (Call, Factory, Record)):
+        return True
+    return None
+
+
+_PLAIN = (int, float, str, bool, type(None))
+
+
+def _compare(operator: ast.cmpop, left: object, right: object) -> bool | None:
+    """A comparison of known plain values (numbers ordered, strings and None compared, ``in``
+    a known list), else None."""
+    if _number(left) and _number(right) and isinstance(operator, (ast.Lt, ast.LtE, ast.Gt,
+                                                                  ast.GtE)):
+        assert isinstance(left, (int, float)) and isinstance(right, (int, float))
+        return {ast.Lt: left < right, ast.LtE: left <= right, ast.Gt: left > right,
+                ast.GtE: left >= right}[type(operator)]
+    if isinstance(left, _PLAIN) and isinstance(right, _PLAIN):
+        if isinstance(operator, (ast.Eq, ast.NotEq)):
+            return (left == right) is isinstance(operator, ast.Eq)
+        if isinstance(operator, (ast.Is, ast.IsNot)) and (left is None or right is None):
+            return (left is right) is isinstance(operator, ast.Is)
+    if isinstance(operator, (ast.In, ast.NotIn)) and isinstance(left, _PLAIN) and isinstance(
+            right, (list, tuple, dict)) and all(isinstance(x, _PLAIN) for x in right):
+        return (left in right) is isinstance(operator, ast.In)
+    return None
+
+
 def _unknowns(values: Iterable[object]) -> Unknown | None:
     found = [v for v in values if isinstance(v, Unknown)]
     if not found:
@@ -910,6 +1393,15 @@ def _unknowns(values: Iterable[object]) -> Unknown | None:
 
 
 def _targets(target: ast.AST, value: Any) -> dict[str, Any]:
+    """The names a loop's target binds: ``i``, or ``a, b`` from a pair."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        if not isinstance(value, (tuple, list)) or len(value) != len(target.elts):
+            return {n: Unknown(((n, getattr(target, "lineno", 0)),)) for element in target.elts
+                    if (n := dotted(element)) is not None}
+        found: dict[str, Any] = {}
+        for element, item in zip(target.elts, value, strict=True):
+            found.update(_targets(element, item))
+        return found
     name = dotted(target)
     return {name: value} if name else {}
 
@@ -931,12 +1423,38 @@ def _builtin(name: str, args: tuple[Any, ...], text: str, line: int) -> Any:
     return Unknown(((text, line),))
 
 
+_KERAS_MODULES = ("tf.keras.layers", "keras.layers", "tensorflow.keras.layers",
+                  "tf_keras.layers", "keras.src.layers")
+
+
 def _framework_class(qualified: str) -> bool:
     """Whether a qualified callee is a class of torch.nn or of Keras' layers (one paramcount
     may not know: it is kept as a layer, so the model's total is not given without it)."""
     module, _, _ = qualified.rpartition(".")
-    return module in ("torch.nn", "tf.keras.layers", "keras.layers", "tensorflow.keras.layers",
-                      "tf_keras.layers", "keras.src.layers")
+    return module == "torch.nn" or module in _KERAS_MODULES
+
+
+def _holds_settings(node: ast.ClassDef, defined: set[str]) -> bool:
+    """Whether a class holds settings rather than layers: a dataclass, a NamedTuple, a pydantic
+    or transformers config, or a plain class that builds no layer (of ``defined`` either)."""
+    decorators = {(dotted(d.func if isinstance(d, ast.Call) else d) or "").rsplit(".", 1)[-1]
+                  for d in node.decorator_list}
+    bases = {(dotted(b) or "").rsplit(".", 1)[-1] for b in node.bases}
+    builds = any(isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in (
+        KNOWN | defined) for n in ast.walk(node))
+    settings = decorators & {"dataclass", "define", "frozen", "s", "attrs"} or bases & {
+        "NamedTuple", "BaseModel", "BaseSettings", "PretrainedConfig", "Namespace"}
+    return not builds and bool(settings or not bases - {"object"})
+
+
+def _required(cls: _Class) -> bool:
+    """Whether a class's ``__init__`` has a parameter without a default."""
+    init = cls.init
+    if init is None:
+        return False
+    positional = [*init.args.posonlyargs, *init.args.args][1:]
+    return len(positional) > len(init.args.defaults) or any(
+        d is None for d in init.args.kw_defaults)
 
 
 def _is_model_class(node: ast.ClassDef) -> bool:

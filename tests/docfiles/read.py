@@ -120,7 +120,42 @@ def make_keras2_gru_sequential(directory: Path) -> None:
     (directory / "keras2-gru-sequential.txt").write_text(keras2_summary(keras2_gru(False)))
 
 
+H0_QUESTION = """\
+Why does my LSTM fail?
+
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self, input_size=20, hidden_size=64, num_layers=2):
+        super().__init__()
+        self.num_layers, self.hidden_size = num_layers, hidden_size
+        self.lstm = nn.LSTM(input_size, hidden_size, num_layers, batch_first=True,
+                            bidirectional=True)
+
+    def forward(self, x):
+        h0 = torch.zeros(self.num_layers, x.size(0), self.hidden_size)
+        c0 = torch.zeros(self.num_layers, x.size(0), self.hidden_size)
+        return self.lstm(x, (h0, c0))
+
+out = Net()(torch.randn(8, 30, 20))
+"""
+
+
+def make_runtime_error(directory: Path) -> None:
+    """The question's code, then the error torch raises running it (as a traceback ends)."""
+    namespace: dict[str, object] = {}
+    try:
+        exec(H0_QUESTION.split("\n\n", 1)[1], namespace)
+    except RuntimeError as error:
+        message = f"RuntimeError: {error}"
+    else:
+        raise AssertionError("the question's code ran without the error it asks about")
+    (directory / "h0-error.txt").write_text(f"{H0_QUESTION}\n{message}\n")
+
+
 FILES = {
+    "h0-error.txt": (("torch",), make_runtime_error),
     "torchinfo-gru.txt": (("torch", "torchinfo"), make_torchinfo_gru),
     "keras2-gru-summary.txt": (("tf_keras", "tensorflow"), make_keras2_gru),
     "keras2-gru-sequential.txt": (("tf_keras", "tensorflow"), make_keras2_gru_sequential),
