@@ -165,8 +165,9 @@ def _size(dims: tuple[int, ...]) -> int:
 
 
 def listed(path: Path) -> list[tuple[str, tuple[int, ...], str]]:
-    """The reader's tensors as (name, shape, dtype)."""
-    return [(t.name, t.shape, t.dtype or "") for t in onnx_file.read(path).tensors]
+    """The reader's tensors and constants as (name, shape, dtype)."""
+    listing = onnx_file.read(path)
+    return [(t.name, t.shape, t.dtype or "") for t in listing.tensors + listing.constants]
 
 
 @pytest.fixture(scope="module")
@@ -196,8 +197,9 @@ def test_notes_say_what_was_skipped_and_where(everything: Path) -> None:
     assert "inside If 'branching' then_branch" in notes
     assert "inside Loop 'looping' body > If 'inner_if' then_branch" in notes
     assert "not counted: 1 int64 initializer (3 values" in notes
-    h0 = next(t for t in listing.tensors if t.name == "h0")
-    assert not h0.trainable and listing.format == "onnx" and listing.source == str(everything)
+    assert [t.name for t in listing.constants] == ["h0"]
+    assert "h0" not in {t.name for t in listing.tensors}
+    assert listing.format == "onnx" and listing.source == str(everything)
 
 
 def test_recurrent_nodes_are_recognised(everything: Path) -> None:
@@ -481,3 +483,27 @@ def test_the_command_refuses_a_broken_file_in_one_line(cli: CLI, tmp_path: Path)
     assert result.code == 2 and result.out == ""
     assert result.err.startswith(f"Error: {path}: not a valid ONNX model: subgraphs nest")
     assert result.err.count("\n") == 1
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("layer", ["lstm-bidir-2", "gru"])
+def test_exported_initial_states_are_constants_not_parameters(cli: CLI, tmp_path: Path,
+                                                              layer: str) -> None:
+    """torch.onnx.export writes zero initial states as Constants feeding initial_h/initial_c:
+    inspect's total is the module's own count, the zeros listed apart as constants."""
+    import json
+
+    torch = pytest.importorskip("torch")
+    module, inputs = {
+        "lstm-bidir-2": (torch.nn.LSTM(12, 20, num_layers=2, bidirectional=True), 12),
+        "gru": (torch.nn.GRU(4, 15), 4),
+    }[layer]
+    path = tmp_path / f"{layer}.onnx"
+    export(module.eval(), (torch.zeros(5, 1, inputs),), path, False)
+    result = cli("inspect", str(path), "--json")
+    report = json.loads(result.out)
+    expected = sum(p.numel() for p in module.parameters())
+    assert report["total"] == report["trainable"] == expected
+    assert report["constants"] and all(c["name"] not in {t["name"] for t in report["tensors"]}
+                                       for c in report["constants"])
+    assert report["recurrent"][0]["params"] == expected

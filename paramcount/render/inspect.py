@@ -117,6 +117,13 @@ def document(report: InspectReport) -> Document:
         frozenset({"count"}),
         footer=("", "total", "", "", number(report.total), ""),
     ),)))
+    if report.listing.constants:
+        sections.append(Section("Constants (not parameters, not in the total)", (Table(
+            ("tensor", "shape", "dtype", "count"),
+            tuple((t.name, shape(t.shape), t.dtype or "?", number(t.count))
+                  for t in report.listing.constants),
+            frozenset({"count"}),
+        ),)))
     dtype_rows = tuple(
         (d.dtype or "unknown", number(d.tensors), number(d.params),
          number(d.bytes) if d.bytes is not None else "?")
@@ -202,6 +209,10 @@ def data(report: InspectReport) -> dict[str, Any]:
              "dtype": t.dtype, "count": t.count, "bytes": tensor_bytes(t),
              "trainable": t.trainable, "same_as": t.same_as}
             for t in report.listing.tensors
+        ],
+        "constants": [
+            {"name": t.name, "shape": list(t.shape), "dtype": t.dtype, "count": t.count}
+            for t in report.listing.constants
         ],
         "recurrent": [layer_data(layer) for layer in report.layers],
         "notes": list(report.notes),

@@ -12,8 +12,9 @@ What is counted: every floating initializer (main graph and subgraphs, sparse on
 stored values) and every floating ``Constant`` node holding more than one element (exporters
 inline weights that way, inside subgraphs too); integer initializers only where they are the
 weights of a quantized operator (``DequantizeLinear``, ``MatMulInteger``, ``QLinearConv``, ...).
-Initializers fed to a recurrent operator's ``initial_h`` / ``initial_c`` are listed as not
-trainable: a stored initial state, not a weight. ``LSTM`` / ``GRU`` / ``RNN`` nodes are
+Initializers and Constants fed to a recurrent operator's ``initial_h`` / ``initial_c`` are
+stored initial states (an exporter's zeros), no parameter in any framework: they are listed
+apart as the listing's ``constants``, outside the total. ``LSTM`` / ``GRU`` / ``RNN`` nodes are
 recognised from their W, R, B and P inputs and attributes; a chain of them joined by reshapes
 (as exporters write a stacked layer) becomes one multi-layer spec in the ONNX convention.
 """
@@ -430,31 +431,37 @@ def _listing(source: str, walker: _Walker) -> Listing:
     }
     external: dict[str, int] = {}
     in_subgraphs: dict[str, list[int]] = {}
+    constants: list[NamedTensor] = []
     for graph in graphs:
-        for tensor, shape, trainable in _weights(graph, quantized, states, skipped, found.notes):
-            found.tensors.append(NamedTensor(tensor.name, shape, DTYPES.get(tensor.data_type),
-                                             trainable))
+        for tensor, shape, weight in _weights(graph, quantized, states, skipped, found.notes):
+            named = NamedTensor(tensor.name, shape, DTYPES.get(tensor.data_type))
             found.shapes.setdefault(tensor.name, shape)
+            if not weight:
+                constants.append(named)
+                continue
+            found.tensors.append(named)
             if tensor.external is not None:
                 external[tensor.external] = external.get(tensor.external, 0) + 1
             if graph.where:
                 tally = in_subgraphs.setdefault(graph.where, [0, 0])
                 tally[0] += 1
                 tally[1] += found.tensors[-1].count
-    fixed = [t for t in found.tensors if not t.trainable]
-    if fixed:
-        found.notes.append(
-            f"{_plural(len(fixed), 'tensor')} ({sum(t.count for t in fixed):,} values) "
-            + ("feeds" if len(fixed) == 1 else "feed")
-            + " a recurrent node's initial_h or initial_c: a stored initial state, listed as "
-            "not trainable"
-        )
-    constants = [t for t in found.tensors if t.name in constant_names and t.trainable]
     if constants:
+        values = sum(t.count for t in constants)
         found.notes.append(
-            f"{_plural(len(constants), 'floating Constant node')} counted "
-            f"({sum(t.count for t in constants):,} values): exporters inline weights as "
-            "Constants, though a Constant may also be a fixed input such as a zero state"
+            f"{_plural(len(constants), 'tensor')} ({values:,} values) "
+            + ("feeds" if len(constants) == 1 else "feed")
+            + " a recurrent node's initial_h or initial_c: a stored initial state (an "
+            "exporter's zeros), no parameter in any framework, listed apart as a constant and "
+            f"left out of the total (a model that learns its initial state has {values:,} "
+            "more)"
+        )
+    inlined = [t for t in found.tensors if t.name in constant_names]
+    if inlined:
+        found.notes.append(
+            f"{_plural(len(inlined), 'floating Constant node')} counted "
+            f"({sum(t.count for t in inlined):,} values): exporters inline weights as "
+            "Constants, though a Constant may also be a fixed input"
         )
     for where, (number, values) in in_subgraphs.items():
         found.notes.append(f"{_plural(number, 'tensor')} ({values:,} values) inside {where}")
@@ -472,7 +479,8 @@ def _listing(source: str, walker: _Walker) -> Listing:
             "shapes, indices and other non-weights)"
         )
     recognised = _recognise(walker, found)
-    return Listing(source, "onnx", tuple(found.tensors), tuple(found.notes), tuple(recognised))
+    return Listing(source, "onnx", tuple(found.tensors), tuple(found.notes), tuple(recognised),
+                   constants=tuple(constants))
 
 
 def _initial_states(graphs: list[_Graph]) -> set[str]:
