@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from paramcount import conventions
+from paramcount import conventions, loose_names
 from paramcount.commandline import command_line
 from paramcount.conventions import pytorch
 from paramcount.conventions.base import Recognised
@@ -191,6 +191,8 @@ def recognised(listing: Listing) -> list[Recognised]:
     claimed = {name for r in listing.recognised for name in r.names}
     shapes = {t.name: t.shape for t in listing.tensors if t.name not in claimed}
     found = list(listing.recognised) + conventions.recognise(shapes)
+    claimed.update(name for r in found for name in r.names)
+    found += loose_names.recognise({n: s for n, s in shapes.items() if n not in claimed})
     order = {t.name: k for k, t in enumerate(listing.tensors)}
     return sorted(found, key=lambda r: min((order.get(n, len(order)) for n in r.names),
                                            default=len(order)))
@@ -232,7 +234,7 @@ def _layer(listing: Listing, found: Recognised) -> Layer:
                             pick.shape if pick else None))
     checks += [Check("", (), t.name, t.shape) for t in unused]
     return Layer(
-        name=found.prefix.rstrip("./"),
+        name=found.prefix.rstrip("./_-:"),
         spec=found.spec,
         description=conventions.describe(found.spec),
         params=conventions.total(found.spec),

@@ -34,6 +34,8 @@ FORMAT_NAMES = {
     "keras": "Keras model (.keras)",
     "keras-h5": "Keras model (HDF5)",
     "keras-weights-h5": "Keras weights (.weights.h5)",
+    "npz": "numpy archive (.npz)",
+    "npy": "numpy array (.npy)",
 }
 
 

@@ -23,12 +23,14 @@ READERS: dict[str, tuple[str, str]] = {
     "torch": ("paramcount.sources.torch_file", "PyTorch .pt/.pth/.bin/.ckpt"),
     "onnx": ("paramcount.sources.onnx_file", "ONNX .onnx"),
     "keras": ("paramcount.sources.keras_file", "Keras .keras/.h5/.weights.h5"),
+    "numpy": ("paramcount.sources.numpy_file", "numpy .npz/.npy"),
 }
 KNOWN = ("safetensors, sharded *.index.json, PyTorch .pt/.pth/.bin/.ckpt, ONNX .onnx, "
-         "Keras .keras/.h5/.weights.h5")
+         "Keras .keras/.h5/.weights.h5, numpy .npz/.npy")
 
 ZIP = b"PK\x03\x04"
 HDF5 = b"\x89HDF\r\n\x1a\n"
+NUMPY = b"\x93NUMPY"
 MAX_INDEX = 100_000_000
 """The largest ``*.index.json`` read (real ones are a few hundred kilobytes)."""
 
@@ -68,7 +70,14 @@ def detect(path: Path, head: bytes, size: int) -> str:
     if head.startswith(ZIP):
         if not zipfile.is_zipfile(path):
             raise ParamcountError(f"{path}: a truncated or damaged zip archive")
-        return "keras" if name.endswith(".keras") or _zip_has(path, "config.json") else "torch"
+        members = _zip_names(path)
+        if name.endswith(".keras") or "config.json" in members:
+            return "keras"
+        if name.endswith(".npz") or (members and all(m.endswith(".npy") for m in members)):
+            return "numpy"
+        return "torch"
+    if head.startswith(NUMPY):
+        return "numpy"
     if head.startswith(HDF5):
         return "keras"
     if looks_like(head, size):
@@ -84,10 +93,10 @@ def detect(path: Path, head: bytes, size: int) -> str:
     raise ParamcountError(f"{path}: not a model file paramcount reads (it reads {KNOWN})")
 
 
-def _zip_has(path: Path, member: str) -> bool:
+def _zip_names(path: Path) -> set[str]:
     try:
         with zipfile.ZipFile(path) as archive:
-            return member in archive.namelist()
+            return set(archive.namelist())
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
         raise ParamcountError(f"{path}: a damaged zip archive ({error})") from None
 
