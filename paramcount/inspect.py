@@ -80,11 +80,15 @@ class Check:
     expected_shape: tuple[int, ...]
     name: str | None
     shape: tuple[int, ...] | None
+    part: bool | None = None
+    """For one of the tensors the expected one is computed from (an ONNX node's B joined
+    from two biases): whether together they hold its values; None for a tensor stored whole."""
 
     @property
     def match(self) -> bool:
-        """Whether the file holds a tensor of exactly the expected shape here."""
-        return self.shape == self.expected_shape
+        """Whether the file holds a tensor of exactly the expected shape here (or, for a
+        part, whether the parts together hold the expected tensor's values)."""
+        return self.part if self.part is not None else self.shape == self.expected_shape
 
 
 @dataclass(frozen=True)
@@ -220,7 +224,15 @@ def _layer(listing: Listing, found: Recognised) -> Layer:
     mine = [by_name[n] for n in found.names if n in by_name]
     unused = list(mine)
     checks = []
-    for expected in conventions.tensors(found.spec):
+    if found.composed:
+        for expected, parts in zip(conventions.tensors(found.spec), found.composed,
+                                   strict=False):
+            held = sum(by_name[n].count for n in parts if n in by_name)
+            checks += [Check(found.prefix + expected.name, expected.shape, n, by_name[n].shape,
+                             held == expected.count)
+                       for n in dict.fromkeys(parts) if n in by_name]
+        unused = []
+    for expected in conventions.tensors(found.spec)[len(found.composed):]:
         full = found.prefix + expected.name
         pick = next((t for t in unused if t.name == full), None)
         if pick is None:

@@ -507,3 +507,95 @@ def test_exported_initial_states_are_constants_not_parameters(cli: CLI, tmp_path
     assert report["constants"] and all(c["name"] not in {t["name"] for t in report["tensors"]}
                                        for c in report["constants"])
     assert report["recurrent"][0]["params"] == expected
+
+
+def shared_bias_model() -> Any:
+    """A bidirectional LSTM whose W, R and B are joined from per-direction initializers by
+    Unsqueeze and Concat, the backward bias_hh shared with the forward one through an
+    Identity node, and R's forward half reached through Cast and Reshape."""
+    h, i = 3, 2
+    nodes = [
+        helper.make_node("Constant", [], ["axis0"], value=helper.make_tensor(
+            "axis0_value", TensorProto.INT64, [1], [0])),
+        helper.make_node("Constant", [], ["r_shape"], value=helper.make_tensor(
+            "r_shape_value", TensorProto.INT64, [3], [1, 4 * h, h])),
+        helper.make_node("Identity", ["b_hh"], ["b_hh_shared"]),
+        helper.make_node("Concat", ["b_ih", "b_hh"], ["b_fwd"], axis=0),
+        helper.make_node("Concat", ["b_ih_reverse", "b_hh_shared"], ["b_bwd"], axis=0),
+        helper.make_node("Unsqueeze", ["b_fwd", "axis0"], ["b_fwd3"]),
+        helper.make_node("Unsqueeze", ["b_bwd", "axis0"], ["b_bwd3"]),
+        helper.make_node("Concat", ["b_fwd3", "b_bwd3"], ["B"], axis=0),
+        helper.make_node("Unsqueeze", ["w_ih", "axis0"], ["w_fwd3"]),
+        helper.make_node("Unsqueeze", ["w_ih_reverse", "axis0"], ["w_bwd3"]),
+        helper.make_node("Concat", ["w_fwd3", "w_bwd3"], ["W"], axis=0),
+        helper.make_node("Cast", ["w_hh"], ["w_hh_cast"], to=FLOAT),
+        helper.make_node("Reshape", ["w_hh_cast", "r_shape"], ["r_fwd3"]),
+        helper.make_node("Unsqueeze", ["w_hh_reverse", "axis0"], ["r_bwd3"]),
+        helper.make_node("Concat", ["r_fwd3", "r_bwd3"], ["R"], axis=0),
+        helper.make_node("LSTM", ["x", "W", "R", "B"], ["y"], name="crnn_lstm", hidden_size=h,
+                         direction="bidirectional"),
+    ]
+    initializers = [init("w_ih", [4 * h, i]), init("w_hh", [4 * h, h]), init("b_ih", [4 * h]),
+                    init("b_hh", [4 * h]), init("w_ih_reverse", [4 * h, i]),
+                    init("w_hh_reverse", [4 * h, h]), init("b_ih_reverse", [4 * h])]
+    graph = helper.make_graph(nodes, "crnn", [helper.make_tensor_value_info("x", FLOAT,
+                                                                            [5, 1, i])],
+                              [helper.make_tensor_value_info("y", FLOAT, [5, 2, 1, h])],
+                              initializers)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_weights_reached_through_identity_and_concat(tmp_path: Path) -> None:
+    """The node's W, R and B are traced back to the initializers they are joined from: the
+    bidirectional LSTM is recognised, the shared bias named, each initializer counted once."""
+    model = shared_bias_model()
+    onnx.checker.check_model(model, full_check=True)
+    path = tmp_path / "crnn.onnx"
+    onnx.save(model, str(path))
+    listing = onnx_file.read(path)
+    (lstm,) = listing.recognised
+    assert lstm.spec == LayerSpec(Cell.LSTM, 2, 3, bidirectional=True, framework=Framework.ONNX)
+    assert set(lstm.names) == {t.name for t in listing.tensors}
+    assert lstm.composed == (("w_ih", "w_ih_reverse"), ("w_hh", "w_hh_reverse"),
+                             ("b_ih", "b_hh", "b_ih_reverse", "b_hh"))
+    assert any("'b_hh' is used 2 times" in n for n in lstm.notes)
+    assert listing.total == conventions.total(lstm.spec) - 12
+
+
+@pytest.mark.torch
+def test_unfolded_torch_export_with_a_shared_bias(cli: CLI, tmp_path: Path) -> None:
+    """torch.onnx.export without constant folding slices, concatenates and unsqueezes the
+    torch parameters into W, R and B; a CRNN whose backward bias_hh is the forward one: the
+    LSTM is recognised from them and the total is torch's own count."""
+    import json
+
+    torch = pytest.importorskip("torch")
+
+    class CRNN(torch.nn.Module):  # type: ignore[misc]
+        """Conv2d → bidirectional LSTM (backward bias_hh tied to the forward one) → Linear."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv = torch.nn.Conv2d(1, 4, 3, padding=1)
+            self.rnn = torch.nn.LSTM(8, 6, bidirectional=True)
+            self.rnn.bias_hh_l0_reverse = self.rnn.bias_hh_l0
+            self.fc = torch.nn.Linear(12, 5)
+
+        def forward(self, x: Any) -> Any:
+            y, _ = self.rnn(self.conv(x).flatten(1, 2).permute(2, 0, 1))
+            return self.fc(y)
+
+    model = CRNN().eval()
+    path = tmp_path / "crnn.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (torch.zeros(1, 1, 2, 7),), str(path), dynamo=False,
+                          do_constant_folding=False)
+    report = json.loads(cli("inspect", str(path), "--json").out)
+    assert report["total"] == sum(p.numel() for p in model.parameters())
+    (lstm,) = report["recurrent"]
+    assert (lstm["cell"], lstm["input"], lstm["hidden"], lstm["bidirectional"]) == (
+        "lstm", 8, 6, True)
+    assert all(t["match"] for t in lstm["tensors"])
+    assert lstm["stored"] == lstm["params"] - 24
+    assert any("'rnn.bias_hh_l0' is used 2 times" in n for n in lstm["notes"])

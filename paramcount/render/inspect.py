@@ -49,6 +49,8 @@ def _checks_by_name(report: InspectReport) -> dict[str, tuple[Layer, Check]]:
 
 
 def _verdict(check: Check) -> str:
+    if check.part is not None:
+        return ("✓ " if check.match else "✗ ") + f"part of {check.expected}"
     if check.match:
         return "✓"
     if not check.expected:

@@ -562,15 +562,21 @@ class _Layer:
     names: list[str]
     notes: list[str]
     direction: str
+    composed: list[tuple[str, ...]] = field(default_factory=list)
+    """For each of W, R, B, P the node reads, the stored tensors it is computed from (one
+    name, the input itself, when it is stored as it is)."""
+    traced: bool = False
+    """Whether some of them are computed, not stored as the node reads them."""
 
 
 def _recognise(walker: _Walker, found: _Found) -> list[Recognised]:
     out = []
     for graph in walker.graphs:
         layers = []
+        tracer = _Tracer(graph, found.shapes)
         for node in graph.nodes:
             if node.op_type in _RECURRENT and node.domain in ("", "ai.onnx"):
-                layer = _read_layer(node, graph, found, walker.producer)
+                layer = _read_layer(node, graph, found, walker.producer, tracer)
                 if layer is not None:
                     layers.append(layer)
         for stack in _stacks(graph, layers):
@@ -580,30 +586,105 @@ def _recognise(walker: _Walker, found: _Found) -> list[Recognised]:
             if len(stack) > 1:
                 nodes = ", ".join(repr(layer.node.name) for layer in stack)
                 notes.insert(0, f"{len(stack)} nodes joined by reshapes: {nodes}")
-            names = tuple(name for layer in stack for name in layer.names)
+            names = tuple(dict.fromkeys(name for layer in stack for name in layer.names))
+            composed = tuple(parts for layer in stack for parts in layer.composed)
+            traced = any(layer.traced for layer in stack)
             out.append(Recognised(first.node.name or first.node.op_type, spec, names,
-                                  tuple(notes)))
+                                  tuple(notes), composed if traced else ()))
     return out
 
 
-def _read_layer(node: _Node, graph: _Graph, found: _Found, producer: str) -> _Layer | None:
+_PASSING = frozenset({"Identity", "Cast", "Unsqueeze", "Squeeze", "Reshape", "Transpose",
+                      "Flatten", "Slice"})
+"""Operators whose first input's values pass to their output, reshaped, reordered or cut;
+``Concat`` joins several."""
+
+
+class _Tracer:
+    """Follows a recurrent node's weight input back through Identity, Cast, Unsqueeze,
+    Squeeze, Reshape, Transpose, Slice, Concat and Constant nodes to the stored tensors it is
+    computed from; each node's answer is kept, so a graph is traced in linear time."""
+
+    def __init__(self, graph: _Graph, shapes: dict[str, tuple[int, ...]]) -> None:
+        self.shapes = shapes
+        self.producers = {output: node for node in graph.nodes for output in node.outputs
+                          if output}
+        self.known: dict[str, list[tuple[str, bool]] | None] = {}
+
+    def sources(self, name: str) -> list[str] | None:
+        """The stored tensors ``name`` is made of, one entry per use (a tensor cut into
+        slices and joined again counts once); None when something else computes it."""
+        pieces = self._trace(name, 0)
+        return None if pieces is None else _joined(pieces)
+
+    def _trace(self, name: str, depth: int) -> list[tuple[str, bool]] | None:
+        """(stored tensor, whether a slice of it) for each piece of ``name``."""
+        if name in self.shapes:
+            return [(name, False)]
+        if name in self.known:
+            return self.known[name]
+        node = self.producers.get(name)
+        found: list[tuple[str, bool]] | None = None
+        if node is not None and depth < 64:
+            if node.op_type in _PASSING and node.inputs:
+                inner = self._trace(node.inputs[0], depth + 1)
+                found = inner if inner is None or node.op_type != "Slice" else [
+                    (piece, True) for piece, _ in inner]
+            elif node.op_type == "Concat" and node.inputs:
+                parts = [self._trace(i, depth + 1) for i in node.inputs]
+                if all(part is not None for part in parts):
+                    found = [(n, False) for n in _joined(
+                        [piece for part in parts for piece in part or ()])]
+        self.known[name] = found
+        return found
+
+
+def _joined(pieces: list[tuple[str, bool]]) -> list[str]:
+    """The tensors of a join: every whole use, and each sliced tensor once (the exporter
+    cuts a tensor into gate blocks and joins them reordered)."""
+    out: list[str] = []
+    sliced: set[str] = set()
+    for name, partial in pieces:
+        if partial:
+            if name in sliced:
+                continue
+            sliced.add(name)
+        out.append(name)
+    return out
+
+
+def _read_layer(node: _Node, graph: _Graph, found: _Found, producer: str,
+                tracer: _Tracer) -> _Layer | None:
     """The spec of one LSTM / GRU / RNN node, or None (with a note) when its weights do not
     say."""
     cell = _RECURRENT[node.op_type]
     label = f"{node.op_type} node {node.name or '(unnamed)'!r}"
     inputs = node.inputs + [""] * (8 - len(node.inputs))
-    w, r, b = (found.shapes.get(inputs[i]) for i in (1, 2, 3))
-    p = found.shapes.get(inputs[7]) if cell is Cell.LSTM else None
-    if w is None or r is None:
-        found.notes.append(f"{label}: its W or R is computed at run time, not stored; "
-                           "not recognised")
-        return None
     direction = node.attributes.get("direction")
     text = direction.s.decode("utf-8", "replace") if direction and direction.s else "forward"
     d = 2 if text == "bidirectional" else 1
     hidden = node.attributes.get("hidden_size")
     g = cell.gates
-    h = hidden.i if hidden is not None and hidden.i is not None else (r[2] if len(r) == 3 else 0)
+    given = hidden.i if hidden is not None and hidden.i is not None and hidden.i > 0 else None
+    composed: list[tuple[str, ...]] = []
+    traced: dict[int, tuple[int, ...] | None] = {}
+    for index in (1, 2, 3, 7):
+        if not inputs[index] or (index == 7 and cell is not Cell.LSTM):
+            continue
+        parts = [inputs[index]] if inputs[index] in found.shapes else tracer.sources(
+            inputs[index])
+        if parts is None:
+            traced[index] = None
+            continue
+        composed.append(tuple(parts))
+        traced[index] = found.shapes[parts[0]] if parts == [inputs[index]] else _layout(
+            index, sum(_product(found.shapes[n]) for n in parts), d, g, given)
+    w, r, b, p = (traced.get(i) for i in (1, 2, 3, 7))
+    if w is None or r is None:
+        found.notes.append(f"{label}: its W or R is computed at run time, not stored; "
+                           "not recognised")
+        return None
+    h = given if given is not None else (r[2] if len(r) == 3 else 0)
     if (len(w) != 3 or len(r) != 3 or w[0] != d or r[0] != d or w[1] != g * h
             or r[1:] != (g * h, h)):
         found.notes.append(
@@ -611,21 +692,18 @@ def _read_layer(node: _Node, graph: _Graph, found: _Found, producer: str) -> _La
             f"hidden_size={h} and direction={text!r}; not recognised"
         )
         return None
-    names = [inputs[1], inputs[2]]
-    notes = []
+    names = list(dict.fromkeys(n for parts in composed for n in parts))
+    notes = _sharing(label, composed, found.shapes)
     if inputs[3]:
         if b != (d, 2 * g * h):
             found.notes.append(f"{label}: B {b and list(b)} is not [{d}, {2 * g * h}]; "
                                "not recognised")
             return None
-        names.append(inputs[3])
         notes += _bias_note(node, cell, producer, d * g * h)
-    if inputs[7] and cell is Cell.LSTM:
-        if p != (d, 3 * h):
-            found.notes.append(f"{label}: P {p and list(p)} is not [{d}, {3 * h}]; "
-                               "not recognised")
-            return None
-        names.append(inputs[7])
+    if inputs[7] and cell is Cell.LSTM and p != (d, 3 * h):
+        found.notes.append(f"{label}: P {p and list(p)} is not [{d}, {3 * h}]; "
+                           "not recognised")
+        return None
     if text == "reverse":
         notes.append(f"{label} runs in reverse (direction='reverse'): one direction's weights")
     nonlinearity = None
@@ -644,7 +722,41 @@ def _read_layer(node: _Node, graph: _Graph, found: _Found, producer: str) -> _La
     except SpecError as error:
         found.notes.append(f"{label}: not recognised ({error})")
         return None
-    return _Layer(node, graph, spec, names, notes, text)
+    stored = [(inputs[i],) for i in (1, 2, 3, 7) if inputs[i] and (i != 7 or cell is Cell.LSTM)]
+    return _Layer(node, graph, spec, names, notes, text, composed, composed != stored)
+
+
+def _layout(index: int, count: int, d: int, g: int,
+            hidden: int | None) -> tuple[int, ...] | None:
+    """The shape a computed W, R, B or P must have to hold ``count`` values, from the node's
+    hidden_size and direction (None when it cannot: no hidden_size, or no whole width)."""
+    if hidden is None:
+        return None
+    gh = g * hidden
+    if index == 1:
+        return (d, gh, count // (d * gh)) if count % (d * gh) == 0 else None
+    return {2: (d, gh, hidden), 3: (d, 2 * gh), 7: (d, 3 * hidden)}[index] if count == {
+        2: d * gh * hidden, 3: d * 2 * gh, 7: d * 3 * hidden}[index] else None
+
+
+def _sharing(label: str, composed: list[tuple[str, ...]],
+             shapes: dict[str, tuple[int, ...]]) -> list[str]:
+    """Notes on weights computed from stored tensors, and on tensors used twice."""
+    notes = []
+    if any(len(parts) > 1 for parts in composed):
+        notes.append(f"{label}: its weights are computed from {sum(map(len, composed))} stored "
+                     "tensors (through Concat, Slice, Unsqueeze, Identity ...), traced back "
+                     "and counted as stored")
+    uses: dict[str, int] = {}
+    for parts in composed:
+        for name in parts:
+            uses[name] = uses.get(name, 0) + 1
+    for name, times in uses.items():
+        if times > 1:
+            notes.append(f"{label}: {name!r} is used {times} times (one tensor shared, "
+                         f"{_product(shapes[name]):,} values stored once): the file holds "
+                         f"{(times - 1) * _product(shapes[name]):,} fewer than the layer reads")
+    return notes
 
 
 def _bias_note(node: _Node, cell: Cell, producer: str, half: int) -> list[str]:
