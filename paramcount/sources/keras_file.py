@@ -682,13 +682,13 @@ def _recognise(name: str, klass: str, config: dict[str, Any], mine: list[NamedTe
     nonlinearity = None
     if cell is Cell.RNN and activation == "relu":
         nonlinearity = Nonlinearity.RELU
+    reset_after = _reset_after(name, inner, mine, layer_notes) if cell is Cell.GRU else None
     try:
         spec = LayerSpec(
             cell, kernels[0].shape[0], int(inner.get("units", 0)), bidirectional=bidirectional,
             bias=inner.get("use_bias", True) is not False, framework=Framework.KERAS,
             merge_modes=(merge,) if merge is not None else None,
-            reset_after=bool(inner.get("reset_after", True)) if cell is Cell.GRU else None,
-            nonlinearity=nonlinearity,
+            reset_after=reset_after, nonlinearity=nonlinearity,
         )
     except (SpecError, TypeError, ValueError, IndexError) as error:
         notes.append(f"layer {name!r} ({klass}): its config is not a layer paramcount can "
@@ -696,6 +696,25 @@ def _recognise(name: str, klass: str, config: dict[str, Any], mine: list[NamedTe
         return []
     return [Recognised(_prefix(name, mine[0].name), spec, tuple(t.name for t in mine),
                        tuple(layer_notes))]
+
+
+def _reset_after(name: str, config: dict[str, Any], mine: list[NamedTensor],
+                 notes: list[str]) -> bool:
+    """A GRU's reset_after as its bias says: (3H,) is False, (2, 3H) True. The config's value
+    (Keras 2.0 wrote none; its GRU had no reset_after) is taken only where the weights cannot
+    tell (no bias); where the two disagree, the weights win and a note says so."""
+    stated = config.get("reset_after")
+    bias = next((t.shape for t in mine if t.name.endswith("/bias")), None)
+    if bias is None:
+        return bool(stated) if stated is not None else True
+    held = len(bias) == 2
+    if stated is None:
+        notes.append(f"the config of {name!r} has no reset_after (saved by Keras 2.0, before "
+                     f"the option): its bias {bias} says reset_after={held}")
+    elif bool(stated) != held:
+        notes.append(f"the config of {name!r} says reset_after={bool(stated)}, but its bias "
+                     f"{bias} is reset_after={held}'s: the weights win")
+    return held
 
 
 def _prefix(layer: str, first: str) -> str:
