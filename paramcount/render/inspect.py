@@ -15,6 +15,7 @@ from paramcount.render.document import (
     Paragraph,
     Section,
     Table,
+    escaped,
     number,
     shape,
     signed,
@@ -75,7 +76,13 @@ def _short(name: str, module: str) -> str:
 
 
 def document(report: InspectReport) -> Document:
-    """The report as headed tables: recurrent layers, tensors by module, dtypes, notes."""
+    """The report as headed tables: recurrent layers, tensors by module, dtypes, notes; every
+    name a file gave escaped where it holds line breaks or other unprintable characters."""
+    return escaped(_document(report))
+
+
+def _document(report: InspectReport) -> Document:
+    """The report's document, names as the file gave them."""
     sections = []
     if report.layers:
         rows = tuple(

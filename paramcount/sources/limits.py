@@ -8,25 +8,16 @@ file holds can neither spoof a table nor stretch an error line.
 
 from __future__ import annotations
 
+from paramcount.errors import printable
 from paramcount.spec import MAX_SIZE
+
+__all__ = ["MAX_COUNT", "MAX_NAME", "bounded", "printable", "shown_name"]
 
 MAX_COUNT = MAX_SIZE
 """The largest dimension, element count or byte size a reader accepts (2^63 − 1)."""
 
 MAX_NAME = 120
 """The most characters of a name a message shows."""
-
-
-def printable(text: str) -> str:
-    """``text`` with every unprintable character (line breaks, controls, bidirectional
-    overrides) written as its Python escape, so it stays on its line and reads as stored.
-
-    >>> printable("w\\u202eevil\\r\\n")
-    'w\\\\u202eevil\\\\r\\\\n'
-    """
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def shown_name(name: str) -> str:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from paramcount.conventions.base import Recognised
 from paramcount.errors import ParamcountError, SpecError
 from paramcount.sources.base import Listing, NamedTensor
+from paramcount.sources.limits import bounded, shown_name
 from paramcount.spec import Cell, Framework, LayerSpec, Nonlinearity
 
 MAX_DEPTH = 32
@@ -231,7 +232,9 @@ class _Walker:
     def graph(self, start: int, end: int, depth: int, where: str) -> None:
         """Read a GraphProto and, through node attributes, its subgraphs."""
         if depth > MAX_DEPTH:
-            raise _Invalid(f"subgraphs nest deeper than {MAX_DEPTH} levels ({where})")
+            levels = where.split(" > ")
+            shown = where if len(where) <= 100 else f"{levels[0][:40]} > … > {levels[-1][:40]}"
+            raise _Invalid(f"subgraphs nest deeper than {MAX_DEPTH} levels ({shown_name(shown)})")
         found = _Graph(where)
         self.graphs.append(found)
         for number, wire, value, stop in self.wire.fields(start, end):
@@ -340,7 +343,11 @@ class _Walker:
                 if key == "location":
                     location = text
         if any(d < 0 for d in tensor.dims):
-            raise _Invalid(f"tensor {tensor.name!r} has a negative dimension {tensor.dims}")
+            raise _Invalid(f"tensor {shown_name(tensor.name)!r} has a negative dimension "
+                           f"{tensor.dims[:8]}")
+        if not bounded(_product(tensor.dims)):
+            raise _Invalid(f"tensor {shown_name(tensor.name)!r} has {len(tensor.dims):,} dims "
+                           "holding more than 2^63 − 1 elements")
         if external:
             tensor.external = location or "?"
         return tensor

@@ -27,6 +27,7 @@ from typing import IO, Any
 
 from paramcount.errors import ParamcountError
 from paramcount.sources.base import Listing, NamedTensor
+from paramcount.sources.limits import bounded, shown_name
 from paramcount.sources.state_dict import torch_names
 
 MAX_PICKLE = 256 * 1024 * 1024
@@ -191,22 +192,39 @@ def _dict_class(qualified: str) -> type[dict[Any, Any]]:
 
 
 def _size(value: object) -> tuple[int, ...]:
-    if not isinstance(value, (tuple, list)) or not all(
-        isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value
-    ):
-        shown = repr(value)
-        shown = shown if len(shown) <= 60 else shown[:57] + "..."
-        raise ParamcountError(f"a tensor's size {shown} is not a tuple of whole numbers")
+    if not isinstance(value, (tuple, list)) or len(value) > 64 or not all(
+        isinstance(d, int) and not isinstance(d, bool) and bounded(d) for d in value
+    ) or not bounded(math.prod(value)):
+        raise ParamcountError(f"a tensor's size {_shown(value)} is not a tuple of whole numbers "
+                              "of at most 2^63 − 1 elements")
     return tuple(value)
+
+
+def _shown(value: object) -> str:
+    """A value from a pickle for a message, at most a few dozen characters: numbers of any
+    size are never turned into text whole."""
+    if isinstance(value, int) and not bounded(abs(value)):
+        return "a number of over 19 digits"
+    if isinstance(value, (tuple, list)):
+        inner = ", ".join(_shown(v) for v in value[:4]) + (", ..." if len(value) > 4 else "")
+        text = f"({inner})" if isinstance(value, tuple) else f"[{inner}]"
+    else:
+        text = repr(value) if isinstance(value, (int, float, str, bool, type(None))) else (
+            type(value).__name__)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _rebuild_tensor(storage: object, offset: object, size: object, stride: object,
                     *rest: Any) -> TensorStub:
     if not isinstance(storage, Storage):
         raise ParamcountError(f"a tensor's storage is {type(storage).__name__}, not a storage")
-    if not isinstance(offset, int):
-        raise ParamcountError(f"a tensor's storage offset {offset!r} is not a whole number")
+    if not isinstance(offset, int) or not bounded(abs(offset)):
+        raise ParamcountError(f"a tensor's storage offset {_shown(offset)} is not a whole "
+                              "number of at most 2^63 − 1")
     stride_tuple = tuple(stride) if isinstance(stride, (tuple, list)) else ()
+    if not all(isinstance(s, int) and bounded(abs(s)) for s in stride_tuple):
+        raise ParamcountError(f"a tensor's stride {_shown(stride)} is not whole numbers of at "
+                              "most 2^63 − 1")
     return TensorStub(storage, offset, _size(size), stride_tuple, storage.dtype)
 
 
@@ -343,7 +361,7 @@ class RestrictedUnpickler(pickle.Unpickler):
     def persistent_load(self, pid: Any) -> Storage:
         """A storage reference: its key and dtype; the bytes stay in the file."""
         if not isinstance(pid, tuple) or not pid:
-            raise ParamcountError(f"{self.label}: a persistent id {pid!r} is not a tuple")
+            raise ParamcountError(f"{self.label}: a persistent id {_shown(pid)} is not a tuple")
         kind = pid[0].decode("ascii") if isinstance(pid[0], bytes) else pid[0]
         if kind == "module":
             raise Refused(
@@ -352,9 +370,12 @@ class RestrictedUnpickler(pickle.Unpickler):
                 "runs code from a file: save model.state_dict() instead"
             )
         if kind != "storage" or len(pid) < 5 or not isinstance(pid[1], StorageType):
-            raise ParamcountError(f"{self.label}: unknown persistent id {pid[:2]!r}")
+            raise ParamcountError(f"{self.label}: unknown persistent id {_shown(pid[:2])}")
         key = str(pid[2])
         numel = pid[4] if isinstance(pid[4], int) and not isinstance(pid[4], bool) else None
+        if numel is not None and not bounded(numel):
+            raise ParamcountError(f"{self.label}: a storage of {_shown(numel)} elements (at "
+                                  "most 2^63 − 1)")
         storage = self.storages.setdefault(key, Storage(key, pid[1].dtype, numel))
         return storage
 
@@ -551,6 +572,7 @@ def _plural(count: int, word: str) -> str:
 def _describe(key: str, value: object) -> str:
     """What a skipped top-level entry holds, in a few words."""
     tensors = list(_walk(value, ""))
+    key = shown_name(key)
     if _is_optimizer(value) or key in OPTIMIZER_KEYS:
         roles = sorted({name.rsplit(".", 1)[-1] for name, _ in tensors
                         if not name.rsplit(".", 1)[-1].isdigit()})
@@ -562,8 +584,7 @@ def _describe(key: str, value: object) -> str:
         count = sum(math.prod(t.shape) for _, t in tensors)
         return f"'{key}': {_plural(len(tensors), 'tensor')}, {_plural(count, 'value')}"
     if isinstance(value, (int, float, str, bool)) or value is None:
-        text = repr(value)
-        return f"'{key}' = {text if len(text) <= 40 else text[:37] + '...'}"
+        return f"'{key}' = {shown_name(_shown(value))}"
     if isinstance(value, Opaque):
         return f"'{key}': {value.type_name}"
     if isinstance(value, TorchDtype):

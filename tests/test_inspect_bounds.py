@@ -1,0 +1,133 @@
+"""Hostile sizes and names in model files: one error line (exit 2) or an escaped name, never a
+traceback, a number formatted whole, or a table a file can break."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import struct
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CLI
+from tests.test_inspect_review import _checkpoint, _int, _tensor, _text
+
+HUGE = 10**5000
+"""A number of 5,001 digits: more than Python turns into text (4,300 digits) by default."""
+LARGE = 10**4000
+"""A number of 4,001 digits: Python reads it, but it is no size."""
+
+
+def _long(value: int) -> bytes:
+    """A LONG4 opcode pushing an int of any size."""
+    data = value.to_bytes((value.bit_length() + 8) // 8, "little", signed=True)
+    return pickle.LONG4 + struct.pack("<i", len(data)) + data
+
+
+def safetensors(path: Path, header_text: str, data: bytes = b"") -> Path:
+    """A safetensors file with this header text (JSON written by hand where json.dumps
+    cannot: numbers of thousands of digits) and data."""
+    raw = header_text.encode()
+    path.write_bytes(struct.pack("<Q", len(raw)) + raw + data)
+    return path
+
+
+def _pickle_dims(tmp_path: Path, dims: tuple[int, ...]) -> Path:
+    """A torch.save-style checkpoint {'w': tensor} whose tensor's size is ``dims``."""
+    tensor = _tensor((7,) * len(dims), (1,) * len(dims), 0, 4)
+    small = b"(" + b"".join(_int(7) for _ in dims) + pickle.TUPLE
+    assert tensor.count(small) == 1
+    tensor = tensor.replace(small, b"(" + b"".join(_long(d) for d in dims) + pickle.TUPLE)
+    return _checkpoint(tmp_path, pickle.EMPTY_DICT + _text("w") + tensor + pickle.SETITEM, 16)
+
+
+def _onnx_dims(tmp_path: Path) -> Path:
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    tensor = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2**62] * 300)
+    graph = helper.make_graph([], "g", [], [], [tensor])
+    path = tmp_path / "huge.onnx"
+    onnx.save(helper.make_model(graph), str(path))
+    return path
+
+
+def _index(tmp_path: Path, total: str, shard: str = "model.safetensors") -> Path:
+    safetensors(tmp_path / "model.safetensors", json.dumps(
+        {"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}), b"\0" * 4)
+    path = tmp_path / "model.safetensors.index.json"
+    path.write_text('{"metadata": {"total_size": ' + total + '}, "weight_map": {"w": '
+                    + json.dumps(shard) + "}}")
+    return path
+
+
+HOSTILE: dict[str, tuple[Callable[[Path], Path], str]] = {
+    "pickle-dim-5001-digits": (lambda p: _pickle_dims(p, (3, HUGE)), "2^63"),
+    "pickle-dim-4001-digits": (lambda p: _pickle_dims(p, (3, LARGE)), "2^63"),
+    "pickle-dims-product": (lambda p: _pickle_dims(p, (2**62, 2**62)), "2^63"),
+    "onnx-dims-product": (_onnx_dims, "2^63"),
+    "safetensors-dim-5001-digits": (lambda p: safetensors(
+        p / "m.safetensors", '{"w": {"dtype": "F32", "shape": [1' + "0" * 5000
+        + '], "data_offsets": [0, 4]}}', b"\0" * 4), "not valid JSON"),
+    "safetensors-dim-4001-digits": (lambda p: safetensors(
+        p / "m.safetensors", '{"w": {"dtype": "F32", "shape": [' + "9" * 4001
+        + '], "data_offsets": [0, 4]}}', b"\0" * 4), "2^63"),
+    "safetensors-offset-4001-digits": (lambda p: safetensors(
+        p / "m.safetensors", '{"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, '
+        + "9" * 4001 + "]}}", b"\0" * 4), "2^63"),
+    "index-total-size-5001-digits": (lambda p: _index(p, "1" + "0" * 5000), "not valid JSON"),
+    "index-total-size-4001-digits": (lambda p: _index(p, "9" * 4001), "total_size"),
+    "index-shard-with-nul": (lambda p: _index(p, "4", "model\0.safetensors"), "NUL byte"),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+def test_hostile_sizes_exit_2_in_one_short_line(cli: CLI, tmp_path: Path, case: str) -> None:
+    """Each file, made here, is refused with one error line of at most 200 characters past
+    its path, naming the rule; nothing is printed on stdout."""
+    make, words = HOSTILE[case]
+    path = make(tmp_path)
+    result = cli("inspect", str(path))
+    assert (result.code, result.out) == (2, ""), result
+    (line,) = result.err.splitlines()
+    assert line.startswith("Error: ") and "Traceback" not in result.err
+    assert words in line, line
+    assert len(line.replace(str(path), "")) <= 200, line
+
+
+@pytest.mark.parametrize("name", ["w\u202eevil", "a\rb", "two\nlines", "tab\tbed\x1b[31m"],
+                         ids=["rtl-override", "carriage-return", "line-feed", "escape-code"])
+def test_names_from_files_are_escaped(cli: CLI, tmp_path: Path, name: str) -> None:
+    """A safetensors name holding a right-to-left override, a CR, a LF or an escape code is
+    shown escaped: the table keeps its lines, and the name reads as stored."""
+    header = json.dumps({name: {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+                         "ok": {"dtype": "F32", "shape": [3], "data_offsets": [8, 20]}})
+    path = safetensors(tmp_path / "m.safetensors", header, b"\0" * 20)
+    result = cli("inspect", str(path))
+    assert result.code == 0
+    assert all(c.isprintable() for line in result.out.splitlines() for c in line)
+    assert repr(name)[1:-1] in result.out
+    plain = cli("inspect", str(path)).out.splitlines()
+    rows = [line for line in plain if "(2,)" in line or "(3,)" in line]
+    assert len(rows) == 2
+    assert json.loads(cli("inspect", str(path), "--json").out)["tensors"][0]["name"] == name
+
+
+def test_a_deep_onnx_nesting_error_is_short(cli: CLI, tmp_path: Path) -> None:
+    """Subgraphs nested past the limit, each with a long name: the error names the first and
+    the last level, within 200 characters."""
+    from tests.test_source_onnx import _field, _varint
+
+    graph = b""
+    for level in range(40):
+        attribute = _field(1, b"then_branch") + _varint(20 << 3) + _varint(5) + _field(6, graph)
+        graph = _field(1, _field(3, f"a_rather_long_node_name_{level}".encode())
+                       + _field(4, b"If") + _field(5, attribute))
+    path = tmp_path / "deep.onnx"
+    path.write_bytes(_varint(1 << 3) + _varint(10) + _field(7, graph))
+    result = cli("inspect", str(path))
+    (line,) = result.err.splitlines()
+    assert result.code == 2 and "nest deeper than" in line
+    assert len(line.replace(str(path), "")) <= 200, line
