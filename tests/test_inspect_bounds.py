@@ -131,3 +131,70 @@ def test_a_deep_onnx_nesting_error_is_short(cli: CLI, tmp_path: Path) -> None:
     (line,) = result.err.splitlines()
     assert result.code == 2 and "nest deeper than" in line
     assert len(line.replace(str(path), "")) <= 200, line
+
+
+def sparse_legacy(path: Path, size: int) -> Path:
+    """A legacy (pre-1.6) torch.save stream whose model pickle is one BINBYTES8 declaring
+    ``size`` bytes, the file a hole of that size (nothing on disk)."""
+    from paramcount.sources.torch_file import LEGACY_PROTOCOL, MAGIC_NUMBER
+
+    head = b"".join(pickle.dumps(v, protocol=2) for v in (
+        MAGIC_NUMBER, LEGACY_PROTOCOL, {"protocol_version": LEGACY_PROTOCOL}))
+    with path.open("wb") as stream:
+        stream.write(head + b"\x80\x04" + pickle.BINBYTES8 + struct.pack("<Q", size))
+        stream.truncate(len(head) + 11 + size)
+    return path
+
+
+def test_a_sparse_legacy_pickle_is_capped_like_a_zip_one(cli: CLI, tmp_path: Path) -> None:
+    """A 2 GB BINBYTES8 in a legacy checkpoint is refused before it is read: the legacy
+    pickles get the zip data.pkl's limit."""
+    path = sparse_legacy(tmp_path / "legacy.pt", 2 * 2**30)
+    result = cli("inspect", str(path))
+    assert result.code == 2 and result.out == ""
+    assert "268,435,456" in result.err and result.err.count("\n") == 1
+
+
+def shared_nones(path: Path, keys: int, length: int) -> Path:
+    """A torch.save-style checkpoint whose data.pkl has ``keys`` top-level keys sharing one
+    list of ``length`` Nones (pickle memoises the list: written once)."""
+    import zipfile
+
+    shared = [None] * length
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("archive/data.pkl",
+                         pickle.dumps({f"k{i}": shared for i in range(keys)}, protocol=2))
+    return path
+
+
+def test_a_shared_list_is_walked_once(cli: CLI, tmp_path: Path,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """100 keys sharing a list of 20,000 Nones: the file's walks enter the list once (every
+    entry the walks look at is counted), not once per key and again to describe it."""
+    from paramcount.sources import torch_file
+
+    entries = 0
+    real = torch_file._children
+
+    def counted(item: object, where: str) -> object:
+        nonlocal entries
+        for pair in real(item, where):  # type: ignore[arg-type]
+            entries += 1
+            yield pair
+
+    monkeypatch.setattr(torch_file, "_children", counted)
+    path = shared_nones(tmp_path / "shared.pt", 100, 20_000)
+    result = cli("inspect", str(path))
+    assert result.code == 0 and "0 parameters" in result.out
+    assert entries < 2 * 20_000
+
+
+def test_check_does_not_pass_a_file_without_tensors(cli: CLI, tmp_path: Path) -> None:
+    """A config's ``file =`` naming a checkpoint with no model tensors is a located error
+    (exit 2), never a pass with 0 parameters."""
+    shared_nones(tmp_path / "shared.pt", 3, 10)
+    config = tmp_path / "models.toml"
+    config.write_text('[models.empty]\nfile = "shared.pt"\nmax_params = 1_000\n')
+    result = cli("check", str(config))
+    assert (result.code, result.out) == (2, "")
+    assert "models.empty.file: shared.pt holds no model tensors" in result.err

@@ -485,14 +485,43 @@ def _load_zip(path: Path, label: str) -> Any:
     return _unpickle(io.BytesIO(data), label)
 
 
+class _Capped:
+    """A file read through a budget: the legacy format's pickles together may take at most
+    :data:`MAX_PICKLE` bytes, as a zip checkpoint's data.pkl, so a pickle declaring gigabytes
+    (a BINBYTES8 over a hole in a sparse file) is refused before anything is allocated."""
+
+    def __init__(self, stream: IO[bytes], label: str) -> None:
+        self.stream, self.label, self.left = stream, label, MAX_PICKLE
+
+    def _take(self, size: int) -> None:
+        if size > self.left:
+            raise ParamcountError(
+                f"{self.label}: its pickles ask for over {MAX_PICKLE:,} bytes, the limit for a "
+                "checkpoint's structure (the legacy format's data follows them)"
+            )
+        self.left -= size
+
+    def read(self, size: int = -1) -> bytes:
+        """At most ``size`` bytes, charged to the budget before they are read."""
+        self._take(self.left + 1 if size is None or size < 0 else size)
+        return self.stream.read(size)
+
+    def readline(self, size: int = -1) -> bytes:
+        """One line (protocol 0's text opcodes), charged to the budget."""
+        line = self.stream.readline(min(self.left + 1, size) if size >= 0 else self.left + 1)
+        self._take(len(line))
+        return line
+
+
 def _load_legacy(path: Path, label: str) -> Any:
-    with path.open("rb") as stream:
-        head = stream.read(2)
+    with path.open("rb") as raw:
+        head = raw.read(2)
         if len(head) < 2 or head[0] != 0x80:
             raise ParamcountError(
                 f"{label}: not a PyTorch checkpoint (neither a zip archive nor a pickle)"
             )
-        stream.seek(0)
+        raw.seek(0)
+        stream: Any = _Capped(raw, label)
         magic = _unpickle(stream, label)
         if magic != MAGIC_NUMBER:
             raise ParamcountError(
@@ -529,32 +558,48 @@ def _is_optimizer(value: object) -> bool:
 
 
 MAX_ITEMS = 5_000_000
-"""The most values a checkpoint's structure is walked through looking for tensors (a real
-one holds a few per tensor); a pickle of millions of empty containers is refused."""
+"""The most values a checkpoint's structure is walked through looking for tensors, all walks
+of one file together (a real one holds a few per tensor); a pickle of millions of empty
+containers is refused."""
 
 
-def _walk(value: object, path: str) -> Iterator[tuple[str, TensorStub]]:
-    """Every tensor under ``value``, named by its dotted path (dict keys, list positions), in
-    order; each container is entered once and at most 64 deep."""
-    seen: set[int] = set()
-    stack: list[tuple[Iterator[tuple[str, object]], int]] = [(iter([(path, value)]), 0)]
-    visited = 0
-    while stack:
-        entries, depth = stack[-1]
-        entry = next(entries, None)
-        if entry is None:
-            stack.pop()
-            continue
-        visited += 1
-        if visited > MAX_ITEMS:
-            raise ParamcountError(f"its pickle holds over {MAX_ITEMS:,} values: not the "
-                                  "structure of a checkpoint")
-        where, item = entry
-        if isinstance(item, TensorStub):
-            yield where, item
-        elif depth < 64 and id(item) not in seen and isinstance(item, (Mapping, list, tuple)):
-            seen.add(id(item))
-            stack.append((_children(item, where), depth + 1))
+class _Structure:
+    """The walks over one file's structure: one visit budget for them all, and the containers
+    already found to hold no tensor, which no later walk enters again (100 keys sharing one
+    list of a million Nones cost one walk of it, not 100)."""
+
+    def __init__(self) -> None:
+        self.visited = 0
+        self.empty: set[int] = set()
+
+    def walk(self, value: object, path: str) -> Iterator[tuple[str, TensorStub]]:
+        """Every tensor under ``value``, named by its dotted path (dict keys, list positions),
+        in order; each container is entered once per walk and at most 64 deep."""
+        seen: set[int] = set()
+        # (entries, depth, the container's id, whether a tensor was found under it)
+        stack: list[list[Any]] = [[iter([(path, value)]), 0, None, False]]
+        while stack:
+            frame = stack[-1]
+            entry = next(frame[0], None)
+            if entry is None:
+                stack.pop()
+                if frame[2] is not None and not frame[3]:
+                    self.empty.add(frame[2])
+                if stack and frame[3]:
+                    stack[-1][3] = True
+                continue
+            self.visited += 1
+            if self.visited > MAX_ITEMS:
+                raise ParamcountError(f"its pickle holds over {MAX_ITEMS:,} values: not the "
+                                      "structure of a checkpoint")
+            where, item = entry
+            if isinstance(item, TensorStub):
+                frame[3] = True
+                yield where, item
+            elif (frame[1] < 64 and id(item) not in seen and id(item) not in self.empty
+                  and isinstance(item, (Mapping, list, tuple))):
+                seen.add(id(item))
+                stack.append([_children(item, where), frame[1] + 1, id(item), False])
 
 
 def _children(item: Mapping[Any, Any] | list[Any] | tuple[Any, ...],
@@ -562,16 +607,23 @@ def _children(item: Mapping[Any, Any] | list[Any] | tuple[Any, ...],
     """A container's entries, each named by its path under ``where``."""
     pairs = item.items() if isinstance(item, Mapping) else enumerate(item)
     for key, child in pairs:
-        yield (f"{where}.{key}" if where else str(key)), child
+        yield (f"{where}.{_key(key)}" if where else _key(key)), child
+
+
+def _key(key: object) -> str:
+    """A dict key or list position as a name (a number of any size, never turned into text
+    whole)."""
+    return key if isinstance(key, str) else str(key) if isinstance(key, int) and bounded(
+        abs(key)) else _shown(key)
 
 
 def _plural(count: int, word: str) -> str:
     return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
-def _describe(key: str, value: object) -> str:
+def _describe(key: str, value: object, structure: _Structure) -> str:
     """What a skipped top-level entry holds, in a few words."""
-    tensors = list(_walk(value, ""))
+    tensors = list(structure.walk(value, ""))
     key = shown_name(key)
     if _is_optimizer(value) or key in OPTIMIZER_KEYS:
         roles = sorted({name.rsplit(".", 1)[-1] for name, _ in tensors
@@ -600,32 +652,34 @@ def model_tensors(root: object, label: str) -> tuple[list[tuple[str, TensorStub]
     A state dict is the model; a training checkpoint nests it under a key such as
     ``model_state_dict`` beside optimizer state, epochs and losses, which are skipped and named.
     """
+    structure = _Structure()
     if isinstance(root, TensorStub):
         return [("tensor", root)], ["the file holds a single tensor"]
     if not isinstance(root, Mapping):
-        listed = list(_walk(root, ""))
+        listed = list(structure.walk(root, ""))
         kind = type(root).__name__
         return listed, [f"the file holds a {kind}; its tensors are named by position"
                         if listed else f"the file holds a {kind} without tensors"]
-    items = [(str(k), v) for k, v in root.items()]
+    items = [(_key(k), v) for k, v in root.items()]
     if items and all(_is_tensor(v) or k.endswith("_extra_state") for k, v in items):
-        return list(_walk(root, "")), []
+        return list(structure.walk(root, "")), []
     found: list[tuple[str, TensorStub]] = []
     notes: list[str] = []
     for key in MODEL_KEYS:
         value = root.get(key)
-        if isinstance(value, Mapping) and not _is_optimizer(value) and any(_walk(value, "")):
+        if (isinstance(value, Mapping) and not _is_optimizer(value)
+                and any(structure.walk(value, ""))):
             chosen = [key]
-            found = list(_walk(value, ""))
+            found = list(structure.walk(value, ""))
             notes.append(f"the model's state dict is the checkpoint's '{key}'")
             break
     else:
         chosen = [k for k, v in items if k not in OPTIMIZER_KEYS and not _is_optimizer(v)
-                  and any(_walk(v, ""))]
+                  and any(structure.walk(v, ""))]
         values = dict(items)
         for key in chosen:
-            found += _walk(values[key], key)
-    skipped = [_describe(k, v) for k, v in items if k not in chosen]
+            found += structure.walk(values[key], key)
+    skipped = [_describe(k, v, structure) for k, v in items if k not in chosen]
     if skipped:
         notes.append("skipped: " + "; ".join(skipped))
     return found, notes
