@@ -198,3 +198,44 @@ def test_check_does_not_pass_a_file_without_tensors(cli: CLI, tmp_path: Path) ->
     result = cli("check", str(config))
     assert (result.code, result.out) == (2, "")
     assert "models.empty.file: shared.pt holds no model tensors" in result.err
+
+
+def if_tree(depth: int, name_length: int) -> bytes:
+    """A ModelProto, written byte by byte, whose If nodes branch into a full binary tree
+    ``depth`` levels deep (2^depth − 1 subgraphs, within the nesting limit), each subgraph
+    holding a float Constant and each node a name ``name_length`` characters long."""
+    from tests.test_source_onnx import _field, _varint
+
+    def constant(output: bytes) -> bytes:
+        tensor = (_varint(1 << 3) + _varint(2) + _varint(1 << 3) + _varint(2) + _varint(2 << 3)
+                  + _varint(1) + _field(8, output + b"_v") + _field(9, b"\0" * 16))
+        attribute = _field(1, b"value") + _varint(20 << 3) + _varint(4) + _field(5, tensor)
+        return _field(1, _field(2, output) + _field(4, b"Constant") + _field(5, attribute))
+
+    def graph(level: int, tag: bytes) -> bytes:
+        nodes = constant(b"c" + tag)
+        if level:
+            branches = b"".join(
+                _field(5, _field(1, which) + _varint(20 << 3) + _varint(5)
+                       + _field(6, graph(level - 1, tag + side)))
+                for side, which in ((b"0", b"then_branch"), (b"1", b"else_branch")))
+            nodes += _field(1, _field(1, b"cond") + _field(2, b"o" + tag)
+                            + _field(3, b"n" * name_length + tag) + _field(4, b"If") + branches)
+        return nodes
+
+    return _varint(1 << 3) + _varint(8) + _field(7, graph(depth, b""))
+
+
+def test_a_tree_of_if_subgraphs_is_summed_up_in_one_short_note(tmp_path: Path) -> None:
+    """511 subgraphs with 2,000-character node names: every Constant is counted, and where
+    they sit is one note of a few hundred characters, not one note per subgraph each as long
+    as its path."""
+    from paramcount.sources import onnx_file
+
+    path = tmp_path / "tree.onnx"
+    path.write_bytes(if_tree(8, 2000))
+    listing = onnx_file.read(path)
+    assert len(listing.tensors) == 511 and listing.total == 511 * 4
+    (where,) = [n for n in listing.notes if "subgraphs" in n]
+    assert "510 tensors (2,040 values) inside 510 subgraphs" in where
+    assert sum(len(n) for n in listing.notes) < 600

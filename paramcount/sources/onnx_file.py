@@ -103,11 +103,34 @@ class _Node:
     attributes: dict[str, _Attribute] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class _Place:
+    """Where a subgraph sits: the attribute of a node of its parent graph (each subgraph keeps
+    one short label and a reference, so memory per subgraph stays the same at any depth)."""
+
+    parent: _Place | None
+    label: str
+
+    def text(self, inner: int = 2) -> str:
+        """``If 'a' then_branch > Loop 'b' body``: at most the outermost and the ``inner``
+        innermost levels, the rest elided."""
+        levels = []
+        place: _Place | None = self
+        while place is not None:
+            levels.append(place.label)
+            place = place.parent
+        levels.reverse()
+        if len(levels) > inner + 1:
+            levels = [levels[0], f"… {len(levels) - inner - 1:,} more …", *levels[-inner:]]
+        return " > ".join(levels)
+
+
 @dataclass
 class _Graph:
-    """A graph's nodes and initializers; ``where`` says which subgraph it is, '' for the main."""
+    """A graph's nodes and initializers; ``where`` says which subgraph it is, None for the
+    main graph."""
 
-    where: str
+    where: _Place | None
     nodes: list[_Node] = field(default_factory=list)
     initializers: list[_Tensor] = field(default_factory=list)
     sparse: list[tuple[_Tensor, list[int]]] = field(default_factory=list)
@@ -225,16 +248,15 @@ class _Walker:
         if self.ir_version is None or main is None:
             missing = "ir_version" if self.ir_version is None else "graph"
             raise _Invalid(f"no {missing} field: not an ONNX ModelProto")
-        self.graph(*main, depth=0, where="")
+        self.graph(*main, depth=0, where=None)
         for start, stop in functions:
             self.function(start, stop)
 
-    def graph(self, start: int, end: int, depth: int, where: str) -> None:
+    def graph(self, start: int, end: int, depth: int, where: _Place | None) -> None:
         """Read a GraphProto and, through node attributes, its subgraphs."""
         if depth > MAX_DEPTH:
-            levels = where.split(" > ")
-            shown = where if len(where) <= 100 else f"{levels[0][:40]} > … > {levels[-1][:40]}"
-            raise _Invalid(f"subgraphs nest deeper than {MAX_DEPTH} levels ({shown_name(shown)})")
+            raise _Invalid(f"subgraphs nest deeper than {MAX_DEPTH} levels "
+                           f"({where.text(1) if where else 'the main graph'})")
         found = _Graph(where)
         self.graphs.append(found)
         for number, wire, value, stop in self.wire.fields(start, end):
@@ -250,16 +272,17 @@ class _Walker:
 
     def function(self, start: int, end: int) -> None:
         """Read a model-local FunctionProto's nodes (for their Constants)."""
-        found = _Graph("")
+        found = _Graph(_Place(None, "a function"))
         for number, wire, value, stop in self.wire.fields(start, end):
             if number == 1 and wire == 2:
-                found.where = f"function {self.wire.text(value, stop)!r}"
+                name = shown_name(self.wire.text(value, min(stop, value + 200)))[:40]
+                found.where = _Place(None, f"function {name!r}")
             elif number == 7:
                 _expect(number, wire, 2, "node")
                 found.nodes.append(self.node(value, stop, 1, found.where))
         self.functions.append(found)
 
-    def node(self, start: int, end: int, depth: int, where: str) -> _Node:
+    def node(self, start: int, end: int, depth: int, where: _Place | None) -> _Node:
         """Read a NodeProto, following graph attributes one level deeper."""
         node = _Node()
         attributes = []
@@ -280,15 +303,16 @@ class _Walker:
             elif number == 5:
                 _expect(number, wire, 2, "attribute")
                 attributes.append((value, stop))
-        label = node.name or node.op_type
+        label = shown_name(node.name or node.op_type)[:40]
         for value, stop in attributes:
             attribute = self.attribute(value, stop)
             node.attributes[attribute.name] = attribute
             for index, (g_start, g_end) in enumerate(attribute.graphs):
                 suffix = f"[{index}]" if len(attribute.graphs) > 1 else ""
-                inner = f"{where} > " if where else ""
-                self.graph(g_start, g_end, depth + 1,
-                           f"{inner}{node.op_type} {label!r} {attribute.name}{suffix}")
+                place = _Place(where, f"{shown_name(node.op_type)[:40]} {label!r} "
+                                      f"{shown_name(attribute.name)[:40]}{suffix}")
+                self.graph(g_start, g_end, depth + 1, place)
+            attribute.graphs = []  # read: their spans are not kept
         return node
 
     def attribute(self, start: int, end: int) -> _Attribute:
@@ -306,7 +330,8 @@ class _Walker:
                 attribute.i = _signed(value)
             elif number == 4:
                 _expect(number, wire, 2, "attribute s")
-                attribute.s = bytes(self.wire.data[value:stop])
+                if stop - value <= 256:  # only short strings (direction) are ever read
+                    attribute.s = bytes(self.wire.data[value:stop])
             elif number == 5:
                 _expect(number, wire, 2, "attribute t")
                 attribute.t = self.tensor(value, stop)
@@ -314,7 +339,8 @@ class _Walker:
                 attribute.floats += (stop - value) // 4 if wire == 2 else 1
             elif number == 9:
                 _expect(number, wire, 2, "attribute strings")
-                attribute.strings.append(bytes(self.wire.data[value:stop]))
+                if stop - value <= 64 and len(attribute.strings) < 16:  # activations
+                    attribute.strings.append(bytes(self.wire.data[value:stop]))
             elif number in (6, 11):
                 _expect(number, wire, 2, "attribute graph")
                 attribute.graphs.append((value, stop))
@@ -437,7 +463,7 @@ def _listing(source: str, walker: _Walker) -> Listing:
         if node.op_type == "Constant" and node.outputs
     }
     external: dict[str, int] = {}
-    in_subgraphs: dict[str, list[int]] = {}
+    in_subgraphs: list[tuple[_Place, int, int]] = []
     constants: list[NamedTensor] = []
     for graph in graphs:
         for tensor, shape, weight in _weights(graph, quantized, states, skipped, found.notes):
@@ -449,10 +475,11 @@ def _listing(source: str, walker: _Walker) -> Listing:
             found.tensors.append(named)
             if tensor.external is not None:
                 external[tensor.external] = external.get(tensor.external, 0) + 1
-            if graph.where:
-                tally = in_subgraphs.setdefault(graph.where, [0, 0])
-                tally[0] += 1
-                tally[1] += found.tensors[-1].count
+            if graph.where is not None:
+                if not in_subgraphs or in_subgraphs[-1][0] is not graph.where:
+                    in_subgraphs.append((graph.where, 0, 0))
+                place, number, values = in_subgraphs[-1]
+                in_subgraphs[-1] = (place, number + 1, values + named.count)
     if constants:
         values = sum(t.count for t in constants)
         found.notes.append(
@@ -470,8 +497,15 @@ def _listing(source: str, walker: _Walker) -> Listing:
             f"({sum(t.count for t in inlined):,} values): exporters inline weights as "
             "Constants, though a Constant may also be a fixed input"
         )
-    for where, (number, values) in in_subgraphs.items():
-        found.notes.append(f"{_plural(number, 'tensor')} ({values:,} values) inside {where}")
+    if len(in_subgraphs) <= 5:
+        found.notes += [f"{_plural(number, 'tensor')} ({values:,} values) inside {where.text()}"
+                        for where, number, values in in_subgraphs]
+    else:
+        found.notes.append(
+            f"{_plural(sum(n for _, n, _ in in_subgraphs), 'tensor')} "
+            f"({sum(v for _, _, v in in_subgraphs):,} values) inside "
+            f"{len(in_subgraphs):,} subgraphs (If branches, Loop and Scan bodies), the first "
+            f"inside {in_subgraphs[0][0].text()}")
     for location, number in external.items():
         found.notes.append(
             f"{_plural(number, 'initializer')} "
