@@ -237,7 +237,7 @@ def test_external_data_is_noted_not_read(everything: Path, tmp_path: Path) -> No
 
 def test_tf2onnx_bias_note_and_quantized_weights(tmp_path: Path) -> None:
     """A tf2onnx LSTM notes B's probably-zero half; int8 weights behind DequantizeLinear
-    count, other integer initializers do not."""
+    count, other integer initializers do not, and the scale is listed apart."""
     nodes = [
         helper.make_node("LSTM", ["x", "W", "R", "B"], ["y"], name="lstm", hidden_size=2),
         helper.make_node("DequantizeLinear", ["q", "scale"], ["dq"]),
@@ -256,7 +256,8 @@ def test_tf2onnx_bias_note_and_quantized_weights(tmp_path: Path) -> None:
     onnx.save(model, str(path))
     listing = onnx_file.read(path)
     assert [(t.name, t.dtype) for t in listing.tensors] == [
-        ("W", "float32"), ("R", "float32"), ("B", "float32"), ("q", "int8"), ("scale", "float32")]
+        ("W", "float32"), ("R", "float32"), ("B", "float32"), ("q", "int8")]
+    assert [(t.name, t.dtype) for t in listing.constants] == [("scale", "float32")]
     (lstm,) = listing.recognised
     assert any("second half of B (Rb, 8 values) is probably zeros" in n for n in lstm.notes)
 
@@ -599,3 +600,84 @@ def test_unfolded_torch_export_with_a_shared_bias(cli: CLI, tmp_path: Path) -> N
     assert all(t["match"] for t in lstm["tensors"])
     assert lstm["stored"] == lstm["params"] - 24
     assert any("'rnn.bias_hh_l0' is used 2 times" in n for n in lstm["notes"])
+
+
+@pytest.mark.torch
+def test_dynamic_quantized_lstm_made_by_onnxruntime(cli: CLI, tmp_path: Path) -> None:
+    """onnxruntime's quantize_dynamic turns an exported bidirectional LSTM into
+    com.microsoft DynamicQuantizeLSTM with int8 W and R (and the head into MatMulInteger):
+    the layer is recognised, the int8 weights counted, the scales and zero points listed
+    apart, and the total is torch's own count."""
+    import json
+
+    torch = pytest.importorskip("torch")
+    quantization = pytest.importorskip("onnxruntime.quantization")
+
+    class Tagger(torch.nn.Module):  # type: ignore[misc]
+        """A bidirectional LSTM and a linear head."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.rnn = torch.nn.LSTM(12, 20, bidirectional=True)
+            self.fc = torch.nn.Linear(40, 7)
+
+        def forward(self, x: Any) -> Any:
+            y, _ = self.rnn(x)
+            return self.fc(y)
+
+    model = Tagger().eval()
+    export(model, (torch.zeros(5, 1, 12),), tmp_path / "float.onnx", False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        quantization.quantize_dynamic(str(tmp_path / "float.onnx"), str(tmp_path / "q.onnx"),
+                                      weight_type=quantization.QuantType.QInt8)
+    ops = {node.op_type for node in onnx.load(str(tmp_path / "q.onnx")).graph.node}
+    assert {"DynamicQuantizeLSTM", "MatMulInteger"} <= ops
+    report = json.loads(cli("inspect", str(tmp_path / "q.onnx"), "--json").out)
+    assert report["total"] == sum(p.numel() for p in model.parameters())
+    (lstm,) = report["recurrent"]
+    assert (lstm["cell"], lstm["input"], lstm["hidden"], lstm["bidirectional"]) == (
+        "lstm", 12, 20, True)
+    assert lstm["match"] and lstm["params"] == sum(p.numel() for p in model.rnn.parameters())
+    int8 = {t["name"] for t in report["tensors"] if t["dtype"] == "int8"}
+    assert len(int8) == 3 and all(name.endswith("_quantized") for name in int8)
+    apart = {c["name"] for c in report["constants"]}
+    assert {n.replace("_quantized", s) for n in int8 for s in ("_scale", "_zero_point")} <= apart
+
+
+@pytest.mark.torch
+def test_static_quantized_linear_layers_made_by_onnxruntime(cli: CLI, tmp_path: Path) -> None:
+    """onnxruntime's quantize_static (QOperator format) writes int8 weights and int32 biases
+    for QGemm: counted as parameters, their scales and zero points apart."""
+    import json
+
+    torch = pytest.importorskip("torch")
+    np = pytest.importorskip("numpy")
+    quantization = pytest.importorskip("onnxruntime.quantization")
+    model = torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.ReLU(),
+                                torch.nn.Linear(5, 3)).eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (torch.zeros(1, 6),), str(tmp_path / "float.onnx"),
+                          dynamo=False, input_names=["x"])
+
+    class Samples(quantization.CalibrationDataReader):  # type: ignore[misc]
+        """Four random inputs to calibrate the activations' ranges."""
+
+        def __init__(self) -> None:
+            rng = np.random.default_rng(0)
+            self.inputs = iter([{"x": rng.random((1, 6), np.float32)} for _ in range(4)])
+
+        def get_next(self) -> dict[str, Any] | None:
+            """The next input, or None when done."""
+            return next(self.inputs, None)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        quantization.quantize_static(str(tmp_path / "float.onnx"), str(tmp_path / "q.onnx"),
+                                     Samples(), quant_format=quantization.QuantFormat.QOperator,
+                                     weight_type=quantization.QuantType.QInt8)
+    report = json.loads(cli("inspect", str(tmp_path / "q.onnx"), "--json").out)
+    assert report["total"] == sum(p.numel() for p in model.parameters())
+    assert {t["dtype"] for t in report["tensors"]} == {"int8", "int32"}
+    assert all(c["name"].endswith(("_scale", "_zero_point")) for c in report["constants"])

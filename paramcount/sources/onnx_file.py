@@ -11,7 +11,9 @@ checked against its enclosing message, varints are at most 10 bytes, and subgrap
 What is counted: every floating initializer (main graph and subgraphs, sparse ones by their
 stored values) and every floating ``Constant`` node holding more than one element (exporters
 inline weights that way, inside subgraphs too); integer initializers only where they are the
-weights of a quantized operator (``DequantizeLinear``, ``MatMulInteger``, ``QLinearConv``, ...).
+weights of a quantized operator (``DequantizeLinear``, ``MatMulInteger``, ``QLinearConv``,
+onnxruntime's ``DynamicQuantizeLSTM`` and ``QGemm``, ...), whose scales and zero points are
+listed apart as constants.
 Initializers and Constants fed to a recurrent operator's ``initial_h`` / ``initial_c`` are
 stored initial states (an exporter's zeros), no parameter in any framework: they are listed
 apart as the listing's ``constants``, outside the total. ``LSTM`` / ``GRU`` / ``RNN`` nodes are
@@ -47,15 +49,37 @@ DTYPES = {
 FLOATING = frozenset({1, 10, 11, 16, 17, 18, 19, 20, 23, 24, 27, 28})
 """The floating data types: their initializers and Constants are weights."""
 
-# Operators whose integer inputs at these positions are quantized weights.
+# Operators whose integer inputs at these positions are quantized weights (QLinearConv's
+# int32 bias too), and those of their quantization parameters: scales and zero points.
 _QUANTIZED_INPUTS = {
     "DequantizeLinear": (0,),
     "MatMulInteger": (0, 1),
     "ConvInteger": (0, 1),
     "QLinearMatMul": (0, 3),
-    "QLinearConv": (0, 3),
+    "QLinearConv": (0, 3, 8),
+    "DynamicQuantizeLSTM": (1, 2),
+    "DynamicQuantizeMatMul": (1,),
+    "MatMulIntegerToFloat": (1,),
+    "QGemm": (0, 3, 6),
 }
+_QUANTIZATION = {
+    "DequantizeLinear": (1, 2),
+    "QuantizeLinear": (1, 2),
+    "MatMulInteger": (2, 3),
+    "ConvInteger": (2, 3),
+    "QLinearMatMul": (1, 2, 4, 5, 6, 7),
+    "QLinearConv": (1, 2, 4, 5, 6, 7),
+    "DynamicQuantizeLSTM": (8, 9, 10, 11),
+    "DynamicQuantizeMatMul": (2, 3),
+    "MatMulIntegerToFloat": (2, 3, 4, 5),
+    "QGemm": (1, 2, 4, 5, 7, 8),
+}
+_SUFFIXES = ("_scale", "_zero_point")
+"""onnxruntime's quantizer names a weight's parameters after it: ``W_quantized`` has
+``W_scale`` and ``W_zero_point`` (which may feed a Mul rather than the operator)."""
 _RECURRENT = {"RNN": Cell.RNN, "GRU": Cell.GRU, "LSTM": Cell.LSTM}
+_QUANTIZED_LSTM = "DynamicQuantizeLSTM"
+"""onnxruntime's (com.microsoft) LSTM with 8-bit W and R, stored transposed."""
 # Operators an exporter puts between two recurrent nodes of one stack (Y [T, D, N, H] is
 # transposed and reshaped to [T, N, D·H]); following them joins the nodes into one stack.
 _RESHAPING = frozenset({
@@ -457,6 +481,12 @@ def _listing(source: str, walker: _Walker) -> Listing:
         for i in _QUANTIZED_INPUTS.get(node.op_type, ()) if i < len(node.inputs)
     }
     states = _initial_states(graphs)
+    scales = {
+        node.inputs[i]
+        for graph in graphs for node in graph.nodes
+        for i in _QUANTIZATION.get(node.op_type, ()) if i < len(node.inputs) and node.inputs[i]
+    } | {name.removesuffix("_quantized") + suffix for name in quantized
+         if name.endswith("_quantized") for suffix in _SUFFIXES}
     skipped: dict[str, list[int]] = {}
     constant_names = {
         node.outputs[0] for graph in graphs for node in graph.nodes
@@ -466,7 +496,8 @@ def _listing(source: str, walker: _Walker) -> Listing:
     in_subgraphs: list[tuple[_Place, int, int]] = []
     constants: list[NamedTensor] = []
     for graph in graphs:
-        for tensor, shape, weight in _weights(graph, quantized, states, skipped, found.notes):
+        for tensor, shape, weight in _weights(graph, quantized, states | scales, skipped,
+                                              found.notes):
             named = NamedTensor(tensor.name, shape, DTYPES.get(tensor.data_type))
             found.shapes.setdefault(tensor.name, shape)
             if not weight:
@@ -480,11 +511,17 @@ def _listing(source: str, walker: _Walker) -> Listing:
                     in_subgraphs.append((graph.where, 0, 0))
                 place, number, values = in_subgraphs[-1]
                 in_subgraphs[-1] = (place, number + 1, values + named.count)
-    if constants:
-        values = sum(t.count for t in constants)
+    if fixed := [t for t in constants if t.name in scales]:
         found.notes.append(
-            f"{_plural(len(constants), 'tensor')} ({values:,} values) "
-            + ("feeds" if len(constants) == 1 else "feed")
+            f"{_plural(len(fixed), 'quantization parameter')} (scales and zero points, "
+            f"{sum(t.count for t in fixed):,} values) listed apart as constants: they map the "
+            "stored integers to real values and are no parameter of the model"
+        )
+    if states_held := [t for t in constants if t.name not in scales]:
+        values = sum(t.count for t in states_held)
+        found.notes.append(
+            f"{_plural(len(states_held), 'tensor')} ({values:,} values) "
+            + ("feeds" if len(states_held) == 1 else "feed")
             + " a recurrent node's initial_h or initial_c: a stored initial state (an "
             "exporter's zeros), no parameter in any framework, listed apart as a constant and "
             f"left out of the total (a model that learns its initial state has {values:,} "
@@ -532,7 +569,7 @@ def _initial_states(graphs: list[_Graph]) -> set[str]:
     states = set()
     for graph in graphs:
         for node in graph.nodes:
-            if node.op_type not in _RECURRENT:
+            if node.op_type not in _RECURRENT and node.op_type != _QUANTIZED_LSTM:
                 continue
             for index in (5, 6):
                 name = node.inputs[index] if index < len(node.inputs) else ""
@@ -558,7 +595,8 @@ def _weights(
     """The weight tensors of one graph: initializers, sparse initializers, Constants."""
     for tensor in graph.initializers:
         shape = tuple(tensor.dims)
-        if tensor.data_type in FLOATING or (tensor.name in quantized and tensor.data_type):
+        if tensor.data_type in FLOATING or (tensor.name in quantized | states and
+                                            tensor.data_type):
             yield tensor, shape, tensor.name not in states
         else:
             dtype = DTYPES.get(tensor.data_type, f"type-{tensor.data_type}")
@@ -616,7 +654,8 @@ def _recognise(walker: _Walker, found: _Found) -> list[Recognised]:
         layers = []
         tracer = _Tracer(graph, found.shapes)
         for node in graph.nodes:
-            if node.op_type in _RECURRENT and node.domain in ("", "ai.onnx"):
+            if (node.op_type in _RECURRENT and node.domain in ("", "ai.onnx")) or (
+                    node.op_type == _QUANTIZED_LSTM and node.domain == "com.microsoft"):
                 layer = _read_layer(node, graph, found, walker.producer, tracer)
                 if layer is not None:
                     layers.append(layer)
@@ -698,8 +737,8 @@ def _read_layer(node: _Node, graph: _Graph, found: _Found, producer: str,
                 tracer: _Tracer) -> _Layer | None:
     """The spec of one LSTM / GRU / RNN node, or None (with a note) when its weights do not
     say."""
-    cell = _RECURRENT[node.op_type]
-    label = f"{node.op_type} node {node.name or '(unnamed)'!r}"
+    cell = _RECURRENT.get(node.op_type, Cell.LSTM)
+    label = f"{node.op_type} node {shown_name(node.name or '(unnamed)')!r}"
     inputs = node.inputs + [""] * (8 - len(node.inputs))
     direction = node.attributes.get("direction")
     text = direction.s.decode("utf-8", "replace") if direction and direction.s else "forward"
@@ -721,6 +760,9 @@ def _read_layer(node: _Node, graph: _Graph, found: _Found, producer: str,
         traced[index] = found.shapes[parts[0]] if parts == [inputs[index]] else _layout(
             index, sum(_product(found.shapes[n]) for n in parts), d, g, given)
     w, r, b, p = (traced.get(i) for i in (1, 2, 3, 7))
+    quantized = node.op_type == _QUANTIZED_LSTM
+    if quantized and w is not None and r is not None and len(w) == len(r) == 3:
+        w, r = (w[0], w[2], w[1]), (r[0], r[2], r[1])  # stored [D, I, 4H] and [D, H, 4H]
     if w is None or r is None:
         found.notes.append(f"{label}: its W or R is computed at run time, not stored; "
                            "not recognised")
@@ -764,7 +806,13 @@ def _read_layer(node: _Node, graph: _Graph, found: _Found, producer: str,
         found.notes.append(f"{label}: not recognised ({error})")
         return None
     stored = [(inputs[i],) for i in (1, 2, 3, 7) if inputs[i] and (i != 7 or cell is Cell.LSTM)]
-    return _Layer(node, graph, spec, names, notes, text, composed, composed != stored)
+    if quantized:
+        notes.append(
+            f"{label} (com.microsoft, onnxruntime's dynamic quantization): an ONNX LSTM whose W "
+            "and R are stored transposed as 8-bit integers ([D, I, 4H], [D, H, 4H]), counted "
+            "as parameters of one byte each; their scales and zero points are listed apart")
+    return _Layer(node, graph, spec, names, notes, text, composed,
+                  quantized or composed != stored)
 
 
 def _layout(index: int, count: int, d: int, g: int,
