@@ -239,3 +239,16 @@ def test_a_tree_of_if_subgraphs_is_summed_up_in_one_short_note(tmp_path: Path) -
     (where,) = [n for n in listing.notes if "subgraphs" in n]
     assert "510 tensors (2,040 values) inside 510 subgraphs" in where
     assert sum(len(n) for n in listing.notes) < 600
+
+
+def test_a_name_in_an_error_line_is_escaped(cli: CLI, tmp_path: Path) -> None:
+    """A pickle naming a global with a right-to-left override and an escape code: the
+    refusal is one line in which they are escaped, never written raw to the terminal."""
+    from tests.test_inspect_review import _global
+
+    body = _global("evil\u202emod", "na\x1b[2Jme") + pickle.EMPTY_TUPLE + pickle.REDUCE
+    result = cli("inspect", str(_checkpoint(tmp_path, body)))
+    assert result.code == 2 and result.out == ""
+    (line,) = result.err.splitlines()
+    assert "evil\\u202emod.na\\x1b[2Jme" in line
+    assert all(c.isprintable() for c in line)

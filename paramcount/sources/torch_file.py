@@ -381,7 +381,7 @@ class RestrictedUnpickler(pickle.Unpickler):
 
 
 def _refusal(label: str, module: str, name: str) -> str:
-    qualified = f"{module}.{name}"
+    qualified = shown_name(f"{module}.{name}")
     if module.startswith(("torch.nn.modules", "__main__", "__torch__")) or (
         module.startswith("torch.nn") and name[:1].isupper()
     ):
