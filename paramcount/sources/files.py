@@ -148,7 +148,7 @@ def read_index(path: Path) -> Listing:
         held = {t.name for t in listing.tensors}
         if missing := [n for n in names if n not in held]:
             raise ParamcountError(
-                f"{label}: the index puts {shown_name(missing[0])!r} in {shown_name(shard)}, "
+                f"{label}: the index puts '{shown_name(missing[0])}' in {shown_name(shard)}, "
                 "which does not hold it"
                 + (f" ({len(missing) - 1} more missing)" if len(missing) > 1 else "")
             )

@@ -300,7 +300,7 @@ class _Walker:
         for number, wire, value, stop in self.wire.fields(start, end):
             if number == 1 and wire == 2:
                 name = shown_name(self.wire.text(value, min(stop, value + 200)))[:40]
-                found.where = _Place(None, f"function {name!r}")
+                found.where = _Place(None, f"function '{name}'")
             elif number == 7:
                 _expect(number, wire, 2, "node")
                 found.nodes.append(self.node(value, stop, 1, found.where))
@@ -333,7 +333,7 @@ class _Walker:
             node.attributes[attribute.name] = attribute
             for index, (g_start, g_end) in enumerate(attribute.graphs):
                 suffix = f"[{index}]" if len(attribute.graphs) > 1 else ""
-                place = _Place(where, f"{shown_name(node.op_type)[:40]} {label!r} "
+                place = _Place(where, f"{shown_name(node.op_type)[:40]} '{label}' "
                                       f"{shown_name(attribute.name)[:40]}{suffix}")
                 self.graph(g_start, g_end, depth + 1, place)
             attribute.graphs = []  # read: their spans are not kept
@@ -393,10 +393,10 @@ class _Walker:
                 if key == "location":
                     location = text
         if any(d < 0 for d in tensor.dims):
-            raise _Invalid(f"tensor {shown_name(tensor.name)!r} has a negative dimension "
+            raise _Invalid(f"tensor '{shown_name(tensor.name)}' has a negative dimension "
                            f"{tensor.dims[:8]}")
         if not bounded(_product(tensor.dims)):
-            raise _Invalid(f"tensor {shown_name(tensor.name)!r} has {len(tensor.dims):,} dims "
+            raise _Invalid(f"tensor '{shown_name(tensor.name)}' has {len(tensor.dims):,} dims "
                            "holding more than 2^63 − 1 elements")
         if external:
             tensor.external = location or "?"
@@ -738,7 +738,7 @@ def _read_layer(node: _Node, graph: _Graph, found: _Found, producer: str,
     """The spec of one LSTM / GRU / RNN node, or None (with a note) when its weights do not
     say."""
     cell = _RECURRENT.get(node.op_type, Cell.LSTM)
-    label = f"{node.op_type} node {shown_name(node.name or '(unnamed)')!r}"
+    label = f"{node.op_type} node '{shown_name(node.name or '(unnamed)')}'"
     inputs = node.inputs + [""] * (8 - len(node.inputs))
     direction = node.attributes.get("direction")
     text = direction.s.decode("utf-8", "replace") if direction and direction.s else "forward"

@@ -165,7 +165,7 @@ def _tensors(
     for name, entry in header.items():
         if name == "__metadata__":
             continue
-        where = f"{label}: tensor {shown_name(name)!r}"
+        where = f"{label}: tensor '{shown_name(name)}'"
         if not isinstance(entry, dict):
             raise ParamcountError(f"{where} must be described by an object")
         dtype, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")
@@ -203,7 +203,7 @@ def _tensors(
     for begin, end, entry in found:
         if begin != position:
             raise ParamcountError(
-                f"{label}: tensor {shown_name(entry.tensor.name)!r} starts at byte {begin:,} of "
+                f"{label}: tensor '{shown_name(entry.tensor.name)}' starts at byte {begin:,} of "
                 f"the data, where the previous one ends at {position:,} (overlapping or gapped "
                 "offsets)"
             )
