@@ -252,3 +252,21 @@ def test_a_name_in_an_error_line_is_escaped(cli: CLI, tmp_path: Path) -> None:
     (line,) = result.err.splitlines()
     assert "evil\\u202emod.na\\x1b[2Jme" in line
     assert all(c.isprintable() for c in line)
+
+
+def test_hdf5_dataset_past_2_63_elements(cli: CLI, tmp_path: Path) -> None:
+    """A Keras .h5 whose weight dataset (chunked, never written) is 2^40 × 2^40: refused in
+    one line naming the file, as the other readers refuse such sizes."""
+    h5py = pytest.importorskip("h5py")
+    path = tmp_path / "huge.h5"
+    with h5py.File(path, "w") as h5:
+        weights = h5.create_group("model_weights")
+        weights.attrs["layer_names"] = [b"dense"]
+        layer = weights.create_group("dense")
+        layer.attrs["weight_names"] = [b"dense/kernel:0"]
+        layer.create_dataset("dense/kernel:0", shape=(2**40, 2**40), dtype="f4",
+                             chunks=(1, 1))
+    result = cli("inspect", str(path))
+    assert (result.code, result.out) == (2, "")
+    (line,) = result.err.splitlines()
+    assert line.startswith(f"Error: {path}: dataset") and "2^63" in line

@@ -30,6 +30,7 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
+import math
 import os
 import re
 import shutil
@@ -48,6 +49,7 @@ from paramcount.conventions.base import Recognised
 from paramcount.errors import BackendUnavailable, ParamcountError, SpecError, install_hint
 from paramcount.record import fields as record_fields
 from paramcount.sources.base import Listing, NamedTensor
+from paramcount.sources.limits import bounded, shown_name
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
 
 IN_MEMORY = 256 * 2**20
@@ -228,6 +230,10 @@ def read_here(source: str) -> Listing:
             return _hdf5(source, handle, None)
     except OSError as error:
         raise ParamcountError(f"{source}: cannot read: {error.strerror or error}") from None
+    except ParamcountError as error:  # name the file where the message does not
+        if str(error).startswith(f"{source}: ") or isinstance(error, BackendUnavailable):
+            raise
+        raise ParamcountError(f"{source}: {error}") from None
 
 
 def _is_hdf5(handle: IO[bytes], head: bytes) -> bool:
@@ -470,7 +476,7 @@ def _legacy(source: str, h5: Any, weights: Any, config: dict[str, Any] | None) -
             if name.endswith(":0"):
                 name, stripped = name[:-2], True
             trainable = not frozen and name.rsplit("/", 1)[-1] not in _NOT_TRAINED
-            tensors.append(NamedTensor(name, tuple(int(d) for d in dataset.shape),
+            tensors.append(NamedTensor(name, _shape(dataset),
                                        _dtype(dataset), trainable))
             owned.setdefault(layer, []).append(tensors[-1])
     if stripped:
@@ -478,6 +484,15 @@ def _legacy(source: str, h5: Any, weights: Any, config: dict[str, Any] | None) -
     if "optimizer_weights" in h5:
         notes.append("optimizer state (optimizer_weights) is not counted")
     return _finish(source, "keras-h5", tensors, notes, config, layers, owned)
+
+
+def _shape(dataset: Any) -> tuple[int, ...]:
+    """A dataset's shape, refused past 2^63 − 1 elements (HDF5 dimensions reach 2^64)."""
+    shape = tuple(int(d) for d in dataset.shape)
+    if not bounded(math.prod(shape)):
+        raise ParamcountError(f"dataset '{shown_name(str(dataset.name))}' has {len(shape)} "
+                              "dimensions holding more than 2^63 − 1 elements")
+    return shape
 
 
 def _dtype(dataset: Any) -> str | None:
@@ -511,7 +526,7 @@ def _current(source: str, h5: Any, config: dict[str, Any] | None) -> Listing:
         model = _object_name(h5, "model")
         for index, dataset in _datasets(own):
             tensors.append((len(layers.order) + 1, NamedTensor(
-                f"{model}/vars/{index}", tuple(int(d) for d in dataset.shape), _dtype(dataset))))
+                f"{model}/vars/{index}", _shape(dataset), _dtype(dataset))))
     if seen.unnamed:
         notes.append("paramcount does not know the variable names of "
                      + ", ".join(sorted(seen.unnamed))
@@ -594,7 +609,7 @@ def _walk(group: Any, names: list[str], klass: str, config: dict[str, Any] | Non
             seen.unnamed.add(f"{'/'.join(names)} ({klass})")
         for index, dataset in datasets:
             role = roles[index] if roles is not None else f"vars/{index}"
-            yield NamedTensor("/".join([*names, role]), tuple(int(d) for d in dataset.shape),
+            yield NamedTensor("/".join([*names, role]), _shape(dataset),
                               _dtype(dataset), not frozen and role not in _NOT_TRAINED)
     order = {"layers": 0, "cell": 1, "forward_layer": 2, "backward_layer": 3}
     for child in sorted((k for k in group if k != "vars"), key=lambda k: (order.get(k, 9), k)):
