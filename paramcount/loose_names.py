@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from paramcount.conventions import keras, pytorch
 from paramcount.conventions.base import Recognised
 from paramcount.conventions.recognition import Shapes, index_of
+from paramcount.spec import Cell
 
 _SPELLINGS: dict[str, tuple[str, dict[str, str]]] = {
     "torch": ("PyTorch's", {"w_ih": "weight_ih_l0", "w_hh": "weight_hh_l0",
@@ -72,6 +73,9 @@ def _layer(prefix: str, spelling: str, roles: Mapping[str, str],
     layout = "PyTorch's" if chosen.spec.framework.value == "torch" else "Keras'"
     notes.insert(0, "loose names read in " + layout + " layout by their shapes: " + ", ".join(
         f"{original} as {convention}" for convention, original in taken))
+    if spelling == "keras1" and chosen.spec.cell is Cell.RNN:
+        notes.append("W, U and b of one gate block are also the shapes of any W·x + U·h + b "
+                     "(an attention score, for one): a plain RNN only if the module is one")
     if len(readings) > 1 and readings[1][0].spec != chosen.spec:
         other = readings[1][0].spec
         notes.append(f"the same shapes also fit PyTorch's layout as {pytorch.describe(other)}: "

@@ -175,3 +175,12 @@ def test_a_zip_of_other_things_is_not_called_a_torch_checkpoint(tmp_path: Path) 
         archive.writestr("readme.txt", b"hello")
     with pytest.raises(ParamcountError, match=r"not a numpy \.npz archive"):
         numpy_file.read(tmp_path / "m.npz")
+
+
+def test_one_gate_block_under_w_u_b_names_its_doubt(cli: CLI, tmp_path: Path) -> None:
+    """W (8, 10), U (10, 10), b (10,) read as a SimpleRNN say they could be any W·x + U·h + b
+    (an attention score): the names alone do not make it a recurrent layer."""
+    np.savez(tmp_path / "m.npz", **{"attn.W": np.zeros((8, 10)), "attn.U": np.zeros((10, 10)),
+                                    "attn.b": np.zeros(10)})
+    (layer,) = inspected(cli, tmp_path / "m.npz")["recurrent"]
+    assert layer["cell"] == "rnn" and any("attention score" in n for n in layer["notes"])
