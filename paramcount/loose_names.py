@@ -33,7 +33,7 @@ _SPELLINGS: dict[str, tuple[str, dict[str, str]]] = {
                          "bias": "rnn/bias"}),
 }
 _NAME = re.compile(
-    r"(?P<prefix>(?:.*?[./_\-:])?)"
+    r"(?P<prefix>(?:.*?[./_\-:])??)"
     r"(?P<role>[wWbB]_(?:ih|hh)|W|U|b|recurrent_kernel|kernel|bias)"
 )
 

@@ -7,10 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from paramcount.errors import ParamcountError
 from paramcount.sources import numpy_file
 from paramcount.sources.files import read_file
+from paramcount.spec import Cell
 from tests.conftest import CLI
 from tests.docfiles.inspect import Exploit
 
@@ -184,3 +187,30 @@ def test_one_gate_block_under_w_u_b_names_its_doubt(cli: CLI, tmp_path: Path) ->
                                     "attn.b": np.zeros(10)})
     (layer,) = inspected(cli, tmp_path / "m.npz")["recurrent"]
     assert layer["cell"] == "rnn" and any("attention score" in n for n in layer["notes"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(cell=st.sampled_from(list(Cell)), inputs=st.integers(1, 40), hidden=st.integers(1, 40),
+       bias=st.booleans(), prefix=st.sampled_from(["", "enc_", "decoder.rnn.", "m/rnn-"]),
+       keras_layout=st.booleans(), reset_after=st.booleans())
+def test_loose_names_round_trip(cell: Cell, inputs: int, hidden: int, bias: bool, prefix: str,
+                                keras_layout: bool, reset_after: bool) -> None:
+    """Any cell written under a loose spelling in its layout is recognised as that cell, with
+    its input and hidden size and bias, every tensor claimed."""
+    from paramcount import loose_names
+
+    rows = cell.gates * hidden
+    if keras_layout:
+        shapes = {f"{prefix}kernel": (inputs, rows), f"{prefix}recurrent_kernel": (hidden, rows)}
+        if bias:
+            two = cell is Cell.GRU and reset_after
+            shapes[f"{prefix}bias"] = (2, rows) if two else (rows,)
+    else:
+        shapes = {f"{prefix}w_ih": (rows, inputs), f"{prefix}w_hh": (rows, hidden)}
+        if bias:
+            shapes |= {f"{prefix}b_ih": (rows,), f"{prefix}b_hh": (rows,)}
+    (found,) = loose_names.recognise(shapes)
+    spec = found.spec
+    assert (spec.cell, spec.input_size, spec.hidden_size, spec.bias) == (cell, inputs, hidden,
+                                                                         bias)
+    assert set(found.names) == set(shapes) and found.prefix == prefix
