@@ -228,8 +228,9 @@ def _layer(listing: Listing, found: Recognised) -> Layer:
         for expected, parts in zip(conventions.tensors(found.spec), found.composed,
                                    strict=False):
             held = sum(by_name[n].count for n in parts if n in by_name)
-            checks += [Check(found.prefix + expected.name, expected.shape, n, by_name[n].shape,
-                             held == expected.count)
+            joint = "" if not found.prefix or found.prefix.endswith(("/", ".")) else "/"
+            checks += [Check(found.prefix + joint + expected.name, expected.shape, n,
+                             by_name[n].shape, held == expected.count)
                        for n in dict.fromkeys(parts) if n in by_name]
         unused = []
     for expected in conventions.tensors(found.spec)[len(found.composed):]:

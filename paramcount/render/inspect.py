@@ -5,6 +5,7 @@ Nothing here computes: every number comes from :class:`paramcount.inspect.Inspec
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from paramcount import __version__
@@ -50,8 +51,11 @@ def _checks_by_name(report: InspectReport) -> dict[str, tuple[Layer, Check]]:
 
 
 def _verdict(check: Check) -> str:
-    if check.part is not None:
-        return ("✓ " if check.match else "✗ ") + f"part of {check.expected}"
+    if check.part is not None:  # computed from stored tensors, or stored in another layout
+        whole = check.shape is not None and math.prod(check.shape) == math.prod(
+            check.expected_shape)
+        return ("✓ " if check.match else "✗ ") + ("holds " if whole else "part of ") + (
+            check.expected)
     if check.match:
         return "✓"
     if not check.expected:
