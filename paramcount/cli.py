@@ -11,17 +11,18 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from paramcount.errors import ParamcountError, SpecError
+from paramcount.errors import ParamcountError, SpecError, printable
 
 
 def _error(message: str, code: int) -> int:
-    """Print ``message`` as one line on stderr and return ``code``: line breaks (a file name or
-    a pasted value may hold them) are shown escaped, a value quoted whole is clipped."""
+    """Print ``message`` as one line on stderr and return ``code``: line breaks and other
+    unprintable characters (a file name, a tensor name or a pasted value may hold them) are
+    shown escaped, a value quoted whole is clipped."""
     import re
 
     import click
 
-    line = message.strip().replace("\r", "\\r").replace("\n", "\\n")
+    line = printable(message.strip())  # line breaks, controls, bidirectional overrides
     line = re.sub(r"\S{121,}", lambda m: f"{m[0][:60]}… ({len(m[0]):,} characters)", line)
     click.echo(f"Error: {line}", err=True)
     return code

@@ -24,6 +24,18 @@ def quote(text: str) -> str:
     return f"{text[:24]!r}… ({len(text):,} characters)"
 
 
+def printable(text: str) -> str:
+    r"""``text`` with every unprintable character (line breaks, controls, bidirectional
+    overrides) written as its Python escape, so it stays on its line and reads as stored.
+
+    >>> print(printable("w\u202eevil\r\n"))
+    w\u202eevil\r\n
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def number_text(value: int, keep: int = 24) -> str:
     """``value`` with thousands separators, or its first and last digits when very long.
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from paramcount import conventions
+from paramcount import conventions, loose_names
 from paramcount.commandline import command_line
 from paramcount.conventions import pytorch
 from paramcount.conventions.base import Recognised
@@ -80,11 +80,15 @@ class Check:
     expected_shape: tuple[int, ...]
     name: str | None
     shape: tuple[int, ...] | None
+    part: bool | None = None
+    """For one of the tensors the expected one is computed from (an ONNX node's B joined
+    from two biases): whether together they hold its values; None for a tensor stored whole."""
 
     @property
     def match(self) -> bool:
-        """Whether the file holds a tensor of exactly the expected shape here."""
-        return self.shape == self.expected_shape
+        """Whether the file holds a tensor of exactly the expected shape here (or, for a
+        part, whether the parts together hold the expected tensor's values)."""
+        return self.part if self.part is not None else self.shape == self.expected_shape
 
 
 @dataclass(frozen=True)
@@ -191,6 +195,8 @@ def recognised(listing: Listing) -> list[Recognised]:
     claimed = {name for r in listing.recognised for name in r.names}
     shapes = {t.name: t.shape for t in listing.tensors if t.name not in claimed}
     found = list(listing.recognised) + conventions.recognise(shapes)
+    claimed.update(name for r in found for name in r.names)
+    found += loose_names.recognise({n: s for n, s in shapes.items() if n not in claimed})
     order = {t.name: k for k, t in enumerate(listing.tensors)}
     return sorted(found, key=lambda r: min((order.get(n, len(order)) for n in r.names),
                                            default=len(order)))
@@ -218,7 +224,16 @@ def _layer(listing: Listing, found: Recognised) -> Layer:
     mine = [by_name[n] for n in found.names if n in by_name]
     unused = list(mine)
     checks = []
-    for expected in conventions.tensors(found.spec):
+    if found.composed:
+        for expected, parts in zip(conventions.tensors(found.spec), found.composed,
+                                   strict=False):
+            held = sum(by_name[n].count for n in parts if n in by_name)
+            joint = "" if not found.prefix or found.prefix.endswith(("/", ".")) else "/"
+            checks += [Check(found.prefix + joint + expected.name, expected.shape, n,
+                             by_name[n].shape, held == expected.count)
+                       for n in dict.fromkeys(parts) if n in by_name]
+        unused = []
+    for expected in conventions.tensors(found.spec)[len(found.composed):]:
         full = found.prefix + expected.name
         pick = next((t for t in unused if t.name == full), None)
         if pick is None:
@@ -232,7 +247,7 @@ def _layer(listing: Listing, found: Recognised) -> Layer:
                             pick.shape if pick else None))
     checks += [Check("", (), t.name, t.shape) for t in unused]
     return Layer(
-        name=found.prefix.rstrip("./"),
+        name=found.prefix.rstrip("./_-:"),
         spec=found.spec,
         description=conventions.describe(found.spec),
         params=conventions.total(found.spec),

@@ -136,7 +136,7 @@ def test_walk_names_nested_tensors_by_their_paths() -> None:
     """Tensors deep in dicts and lists keep their own dotted paths, in order."""
     stub = torch_file.TensorStub(None, 0, (1,), (1,), "float32")
     tree = {"a": {"b": [1, stub], "c": {"d": stub}}, "e": [stub]}
-    assert [name for name, _ in torch_file._walk(tree, "")] == ["a.b.1", "a.c.d", "e.0"]
+    assert [name for name, _ in torch_file._Structure().walk(tree, "")] == ["a.b.1", "a.c.d", "e.0"]
 
 
 @pytest.mark.parametrize(("shape", "stride", "offset", "words"), [

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from paramcount.output import show
 from paramcount.render.load_error import data, document
 from paramcount.sources.load_error import LoadErrorAnalysis, NoLoadError, analyse
-from paramcount.spec import Framework, LayerSpec
+from paramcount.spec import Cell, Framework, LayerSpec
 from tests.strategies import layer_specs
 from tests.test_recognise_frameworks import torch_spec
 
@@ -277,3 +277,78 @@ def test_whatever_torch_reports_is_explained_truthfully(
                 assert partial.proj_size in (None, truth.proj_size)
             if partial.spec is not None:
                 assert partial.spec == truth.replace(nonlinearity=None)
+
+
+def test_bidirectional_stack_against_one_direction_is_determined() -> None:
+    """A bidirectional 2-layer LSTM loaded into a one-direction one: torch lists the `_reverse`
+    keys as unexpected and weight_ih_l1 as mismatched; its D·H width gives both sides' hidden
+    size, their cells, and (every later layer failing) their layer counts."""
+    text = load_error(Net(nn.LSTM(16, 32, 2, bidirectional=True)), Net(nn.LSTM(16, 32, 2)))
+    analysis = analyse(text)
+    (ck,), (md,) = analysis.checkpoint, analysis.model
+    assert (ck.cell, ck.hidden_size, ck.num_layers, ck.bidirectional, ck.proj_size) == (
+        Cell.LSTM, 32, 2, True, 0)
+    assert ck.describe() == "LSTM(?, 32, 2 layers, bidirectional)"
+    assert md.describe() == "LSTM(?, 32, 2 layers)"
+    assert [d.field for d in analysis.differences] == ["bidirectional"]
+
+
+def _sizes(saved: Any, target: Any) -> list[tuple[str, Any, Any]]:
+    """(key, the model's torch.Size, the checkpoint's torch.Size) of each key whose shape
+    differs, as real torch modules hold them."""
+    ours = target.state_dict()
+    return [(key, ours[key].size(), value.size()) for key, value in saved.state_dict().items()
+            if key in ours and ours[key].shape != value.shape]
+
+
+# The wordings torch used before the current one, each filled in with real torch.Size values:
+OLD_WORDINGS = {
+    # torch 0.3.x, Module.load_state_dict (raised at the first bad key; pytorch#3568 fixed its
+    # arguments): model's dimensions first, checkpoint's second, name unquoted.
+    "torch-0.3": lambda key, model, stored: (
+        f"RuntimeError: While copying the parameter named {key}, whose dimensions in the model "
+        f"are {model} and whose dimensions in the checkpoint are {stored}."),
+    # torch 0.4.0, Module._load_from_state_dict: the same, the name in double quotes.
+    "torch-0.4.0": lambda key, model, stored: (
+        f'Error(s) in loading state_dict for Net:\n\tWhile copying the parameter named "{key}", '
+        f"whose dimensions in the model are {model} and whose dimensions in the checkpoint "
+        f"are {stored}."),
+    # torch 0.4.1 (pytorch#8619): format(key, param.shape, input_param.shape), so the model's
+    # shape stands where the words say "from checkpoint" (pytorch#11499, fixed by #11200).
+    "torch-0.4.1": lambda key, model, stored: (
+        f"Error(s) in loading state_dict for Net:\n\tsize mismatch for {key}: copying a param of "
+        f"{model} from checkpoint, where the shape is {stored} in current model."),
+}
+
+
+@pytest.mark.parametrize("wording", list(OLD_WORDINGS))
+def test_old_size_mismatch_wordings_read_as_the_current_one(wording: str) -> None:
+    """Each old wording, filled with the shapes of a real failed load, gives the same
+    checkpoint and model as the current wording that real torch prints."""
+    saved, target = Net(nn.GRU(16, 32, 2)), Net(nn.GRU(16, 64, 2))
+    current = analyse(load_error(saved, target))
+    text = "\n\t".join(OLD_WORDINGS[wording](*item) for item in _sizes(saved, target))
+    old = analyse(text)
+    assert [p.describe() for p in old.checkpoint] == [p.describe() for p in current.checkpoint]
+    assert [p.describe() for p in old.model] == [p.describe() for p in current.model]
+    assert old.checkpoint[0].describe() == "GRU(16, 32, 2 layers)"
+    assert any("torch 0.4.1" in n for n in old.notes) == (wording == "torch-0.4.1")
+
+
+def test_torch_0_3_missing_and_unexpected_keys() -> None:
+    """torch 0.3's KeyErrors (`unexpected key "K" in state_dict`, `missing keys in state_dict:
+    "{...}"` printing a Python set) name the keys as the current sections do."""
+    saved, target = Net(nn.LSTM(16, 32, 2, bidirectional=True)), Net(nn.LSTM(16, 32, 2))
+    current = analyse(load_error(saved, target))
+    unexpected = sorted(set(saved.state_dict()) - set(target.state_dict()))
+    old = analyse(f"KeyError: 'unexpected key \"{unexpected[0]}\" in state_dict'")
+    assert old.checkpoint[0].bidirectional is current.checkpoint[0].bidirectional is True
+    saved, target = Net(nn.LSTM(16, 32, 1)), Net(nn.LSTM(16, 32, 2))
+    current = analyse(load_error(saved, target))
+    missing = set(target.state_dict()) - set(saved.state_dict())
+    old = analyse("KeyError: " + repr(f"missing keys in state_dict: \"{missing}\""))
+    assert [(p.describe(), q.describe()) for p, q in zip(old.checkpoint, old.model,
+                                                         strict=True)] == [
+        (p.describe(), q.describe()) for p, q in zip(current.checkpoint, current.model,
+                                                     strict=True)]
+    assert old.model[0].num_layers == 2 and old.checkpoint[0].num_layers == 1

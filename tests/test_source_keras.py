@@ -369,3 +369,64 @@ def test_the_command_refuses_a_zip_bomb_in_one_line(cli: CLI, tmp_path: Path) ->
     assert result.code == 2 and result.out == ""
     assert result.err.startswith(f"Error: {path}: model.weights.h5 declares 8,388,608 bytes")
     assert result.err.count("\n") == 1
+
+
+@pytest.fixture(scope="module")
+def keras2_gru(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
+    """A legacy .h5 saved by tf_keras (Keras 2) holding GRU(8, reset_after=False) and
+    GRU(8, reset_after=True), and Keras' own count_params()."""
+    tf_keras = pytest.importorskip("tf_keras")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = tf_keras.Sequential([
+            tf_keras.layers.InputLayer((5, 4)),
+            tf_keras.layers.GRU(8, reset_after=False, return_sequences=True, name="old"),
+            tf_keras.layers.GRU(8, reset_after=True, name="new"),
+            tf_keras.layers.Dense(2),
+        ])
+        path = tmp_path_factory.mktemp("keras2") / "gru.h5"
+        model.save(path)
+    return path, int(model.count_params())
+
+
+def _rewritten(source: Path, target: Path, change: dict[str, Any]) -> Path:
+    """A copy of ``source`` whose model_config gives each named layer's reset_after as
+    ``change`` says (None: no reset_after at all, as Keras 2.0.6 wrote it), by h5py."""
+    import shutil
+
+    import h5py
+
+    shutil.copy(source, target)
+    with h5py.File(target, "r+") as h5:
+        config = json.loads(h5.attrs["model_config"])
+        for layer in config["config"]["layers"]:
+            if layer["config"].get("name") in change:
+                value = change[layer["config"]["name"]]
+                if value is None:
+                    layer["config"].pop("reset_after", None)
+                else:
+                    layer["config"]["reset_after"] = value
+        h5.attrs["model_config"] = json.dumps(config)
+    return target
+
+
+@pytest.mark.keras
+@pytest.mark.parametrize(("change", "words"), [
+    ({}, None),
+    ({"old": None, "new": None}, "has no reset_after (saved by Keras 2.0"),
+    ({"old": True, "new": False}, "the weights win"),
+], ids=["as-saved", "keras-2.0-config", "config-contradicts-weights"])
+def test_gru_reset_after_is_what_the_bias_says(keras2_gru: tuple[Path, int], tmp_path: Path,
+                                               change: dict[str, Any],
+                                               words: str | None) -> None:
+    """A GRU bias of (3H,) is reset_after=False, (2, 3H) True, whatever the config says or
+    leaves out; the layers' counts add up to Keras' count_params()."""
+    source, keras_count = keras2_gru
+    listing = keras_file.read(_rewritten(source, tmp_path / "gru.h5", change))
+    found = {r.prefix.rstrip("/"): r for r in listing.recognised}
+    assert found["old"].spec.reset_after is False and found["new"].spec.reset_after is True
+    assert conventions.total(found["old"].spec) == 3 * 8 * (4 + 8 + 1)
+    assert listing.total == keras_count
+    notes = [n for r in found.values() for n in r.notes if "reset_after" in n]
+    assert len(notes) == (0 if words is None else 2)
+    assert all(words in n for n in notes)

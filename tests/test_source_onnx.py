@@ -165,8 +165,9 @@ def _size(dims: tuple[int, ...]) -> int:
 
 
 def listed(path: Path) -> list[tuple[str, tuple[int, ...], str]]:
-    """The reader's tensors as (name, shape, dtype)."""
-    return [(t.name, t.shape, t.dtype or "") for t in onnx_file.read(path).tensors]
+    """The reader's tensors and constants as (name, shape, dtype)."""
+    listing = onnx_file.read(path)
+    return [(t.name, t.shape, t.dtype or "") for t in listing.tensors + listing.constants]
 
 
 @pytest.fixture(scope="module")
@@ -196,8 +197,9 @@ def test_notes_say_what_was_skipped_and_where(everything: Path) -> None:
     assert "inside If 'branching' then_branch" in notes
     assert "inside Loop 'looping' body > If 'inner_if' then_branch" in notes
     assert "not counted: 1 int64 initializer (3 values" in notes
-    h0 = next(t for t in listing.tensors if t.name == "h0")
-    assert not h0.trainable and listing.format == "onnx" and listing.source == str(everything)
+    assert [t.name for t in listing.constants] == ["h0"]
+    assert "h0" not in {t.name for t in listing.tensors}
+    assert listing.format == "onnx" and listing.source == str(everything)
 
 
 def test_recurrent_nodes_are_recognised(everything: Path) -> None:
@@ -235,7 +237,7 @@ def test_external_data_is_noted_not_read(everything: Path, tmp_path: Path) -> No
 
 def test_tf2onnx_bias_note_and_quantized_weights(tmp_path: Path) -> None:
     """A tf2onnx LSTM notes B's probably-zero half; int8 weights behind DequantizeLinear
-    count, other integer initializers do not."""
+    count, other integer initializers do not, and the scale is listed apart."""
     nodes = [
         helper.make_node("LSTM", ["x", "W", "R", "B"], ["y"], name="lstm", hidden_size=2),
         helper.make_node("DequantizeLinear", ["q", "scale"], ["dq"]),
@@ -254,7 +256,8 @@ def test_tf2onnx_bias_note_and_quantized_weights(tmp_path: Path) -> None:
     onnx.save(model, str(path))
     listing = onnx_file.read(path)
     assert [(t.name, t.dtype) for t in listing.tensors] == [
-        ("W", "float32"), ("R", "float32"), ("B", "float32"), ("q", "int8"), ("scale", "float32")]
+        ("W", "float32"), ("R", "float32"), ("B", "float32"), ("q", "int8")]
+    assert [(t.name, t.dtype) for t in listing.constants] == [("scale", "float32")]
     (lstm,) = listing.recognised
     assert any("second half of B (Rb, 8 values) is probably zeros" in n for n in lstm.notes)
 
@@ -481,3 +484,200 @@ def test_the_command_refuses_a_broken_file_in_one_line(cli: CLI, tmp_path: Path)
     assert result.code == 2 and result.out == ""
     assert result.err.startswith(f"Error: {path}: not a valid ONNX model: subgraphs nest")
     assert result.err.count("\n") == 1
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("layer", ["lstm-bidir-2", "gru"])
+def test_exported_initial_states_are_constants_not_parameters(cli: CLI, tmp_path: Path,
+                                                              layer: str) -> None:
+    """torch.onnx.export writes zero initial states as Constants feeding initial_h/initial_c:
+    inspect's total is the module's own count, the zeros listed apart as constants."""
+    import json
+
+    torch = pytest.importorskip("torch")
+    module, inputs = {
+        "lstm-bidir-2": (torch.nn.LSTM(12, 20, num_layers=2, bidirectional=True), 12),
+        "gru": (torch.nn.GRU(4, 15), 4),
+    }[layer]
+    path = tmp_path / f"{layer}.onnx"
+    export(module.eval(), (torch.zeros(5, 1, inputs),), path, False)
+    result = cli("inspect", str(path), "--json")
+    report = json.loads(result.out)
+    expected = sum(p.numel() for p in module.parameters())
+    assert report["total"] == report["trainable"] == expected
+    assert report["constants"] and all(c["name"] not in {t["name"] for t in report["tensors"]}
+                                       for c in report["constants"])
+    assert report["recurrent"][0]["params"] == expected
+
+
+def shared_bias_model() -> Any:
+    """A bidirectional LSTM whose W, R and B are joined from per-direction initializers by
+    Unsqueeze and Concat, the backward bias_hh shared with the forward one through an
+    Identity node, and R's forward half reached through Cast and Reshape."""
+    h, i = 3, 2
+    nodes = [
+        helper.make_node("Constant", [], ["axis0"], value=helper.make_tensor(
+            "axis0_value", TensorProto.INT64, [1], [0])),
+        helper.make_node("Constant", [], ["r_shape"], value=helper.make_tensor(
+            "r_shape_value", TensorProto.INT64, [3], [1, 4 * h, h])),
+        helper.make_node("Identity", ["b_hh"], ["b_hh_shared"]),
+        helper.make_node("Concat", ["b_ih", "b_hh"], ["b_fwd"], axis=0),
+        helper.make_node("Concat", ["b_ih_reverse", "b_hh_shared"], ["b_bwd"], axis=0),
+        helper.make_node("Unsqueeze", ["b_fwd", "axis0"], ["b_fwd3"]),
+        helper.make_node("Unsqueeze", ["b_bwd", "axis0"], ["b_bwd3"]),
+        helper.make_node("Concat", ["b_fwd3", "b_bwd3"], ["B"], axis=0),
+        helper.make_node("Unsqueeze", ["w_ih", "axis0"], ["w_fwd3"]),
+        helper.make_node("Unsqueeze", ["w_ih_reverse", "axis0"], ["w_bwd3"]),
+        helper.make_node("Concat", ["w_fwd3", "w_bwd3"], ["W"], axis=0),
+        helper.make_node("Cast", ["w_hh"], ["w_hh_cast"], to=FLOAT),
+        helper.make_node("Reshape", ["w_hh_cast", "r_shape"], ["r_fwd3"]),
+        helper.make_node("Unsqueeze", ["w_hh_reverse", "axis0"], ["r_bwd3"]),
+        helper.make_node("Concat", ["r_fwd3", "r_bwd3"], ["R"], axis=0),
+        helper.make_node("LSTM", ["x", "W", "R", "B"], ["y"], name="crnn_lstm", hidden_size=h,
+                         direction="bidirectional"),
+    ]
+    initializers = [init("w_ih", [4 * h, i]), init("w_hh", [4 * h, h]), init("b_ih", [4 * h]),
+                    init("b_hh", [4 * h]), init("w_ih_reverse", [4 * h, i]),
+                    init("w_hh_reverse", [4 * h, h]), init("b_ih_reverse", [4 * h])]
+    graph = helper.make_graph(nodes, "crnn", [helper.make_tensor_value_info("x", FLOAT,
+                                                                            [5, 1, i])],
+                              [helper.make_tensor_value_info("y", FLOAT, [5, 2, 1, h])],
+                              initializers)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_weights_reached_through_identity_and_concat(tmp_path: Path) -> None:
+    """The node's W, R and B are traced back to the initializers they are joined from: the
+    bidirectional LSTM is recognised, the shared bias named, each initializer counted once."""
+    model = shared_bias_model()
+    onnx.checker.check_model(model, full_check=True)
+    path = tmp_path / "crnn.onnx"
+    onnx.save(model, str(path))
+    listing = onnx_file.read(path)
+    (lstm,) = listing.recognised
+    assert lstm.spec == LayerSpec(Cell.LSTM, 2, 3, bidirectional=True, framework=Framework.ONNX)
+    assert set(lstm.names) == {t.name for t in listing.tensors}
+    assert lstm.composed == (("w_ih", "w_ih_reverse"), ("w_hh", "w_hh_reverse"),
+                             ("b_ih", "b_hh", "b_ih_reverse", "b_hh"))
+    assert any("'b_hh' is used 2 times" in n for n in lstm.notes)
+    assert listing.total == conventions.total(lstm.spec) - 12
+
+
+@pytest.mark.torch
+def test_unfolded_torch_export_with_a_shared_bias(cli: CLI, tmp_path: Path) -> None:
+    """torch.onnx.export without constant folding slices, concatenates and unsqueezes the
+    torch parameters into W, R and B; a CRNN whose backward bias_hh is the forward one: the
+    LSTM is recognised from them and the total is torch's own count."""
+    import json
+
+    torch = pytest.importorskip("torch")
+
+    class CRNN(torch.nn.Module):  # type: ignore[misc]
+        """Conv2d → bidirectional LSTM (backward bias_hh tied to the forward one) → Linear."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv = torch.nn.Conv2d(1, 4, 3, padding=1)
+            self.rnn = torch.nn.LSTM(8, 6, bidirectional=True)
+            self.rnn.bias_hh_l0_reverse = self.rnn.bias_hh_l0
+            self.fc = torch.nn.Linear(12, 5)
+
+        def forward(self, x: Any) -> Any:
+            y, _ = self.rnn(self.conv(x).flatten(1, 2).permute(2, 0, 1))
+            return self.fc(y)
+
+    model = CRNN().eval()
+    path = tmp_path / "crnn.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (torch.zeros(1, 1, 2, 7),), str(path), dynamo=False,
+                          do_constant_folding=False)
+    report = json.loads(cli("inspect", str(path), "--json").out)
+    assert report["total"] == sum(p.numel() for p in model.parameters())
+    (lstm,) = report["recurrent"]
+    assert (lstm["cell"], lstm["input"], lstm["hidden"], lstm["bidirectional"]) == (
+        "lstm", 8, 6, True)
+    assert all(t["match"] for t in lstm["tensors"])
+    assert lstm["stored"] == lstm["params"] - 24
+    assert any("'rnn.bias_hh_l0' is used 2 times" in n for n in lstm["notes"])
+
+
+@pytest.mark.torch
+def test_dynamic_quantized_lstm_made_by_onnxruntime(cli: CLI, tmp_path: Path) -> None:
+    """onnxruntime's quantize_dynamic turns an exported bidirectional LSTM into
+    com.microsoft DynamicQuantizeLSTM with int8 W and R (and the head into MatMulInteger):
+    the layer is recognised, the int8 weights counted, the scales and zero points listed
+    apart, and the total is torch's own count."""
+    import json
+
+    torch = pytest.importorskip("torch")
+    quantization = pytest.importorskip("onnxruntime.quantization")
+
+    class Tagger(torch.nn.Module):  # type: ignore[misc]
+        """A bidirectional LSTM and a linear head."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.rnn = torch.nn.LSTM(12, 20, bidirectional=True)
+            self.fc = torch.nn.Linear(40, 7)
+
+        def forward(self, x: Any) -> Any:
+            y, _ = self.rnn(x)
+            return self.fc(y)
+
+    model = Tagger().eval()
+    export(model, (torch.zeros(5, 1, 12),), tmp_path / "float.onnx", False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        quantization.quantize_dynamic(str(tmp_path / "float.onnx"), str(tmp_path / "q.onnx"),
+                                      weight_type=quantization.QuantType.QInt8)
+    ops = {node.op_type for node in onnx.load(str(tmp_path / "q.onnx")).graph.node}
+    assert {"DynamicQuantizeLSTM", "MatMulInteger"} <= ops
+    report = json.loads(cli("inspect", str(tmp_path / "q.onnx"), "--json").out)
+    assert report["total"] == sum(p.numel() for p in model.parameters())
+    (lstm,) = report["recurrent"]
+    assert (lstm["cell"], lstm["input"], lstm["hidden"], lstm["bidirectional"]) == (
+        "lstm", 12, 20, True)
+    assert lstm["match"] and lstm["params"] == sum(p.numel() for p in model.rnn.parameters())
+    int8 = {t["name"] for t in report["tensors"] if t["dtype"] == "int8"}
+    assert len(int8) == 3 and all(name.endswith("_quantized") for name in int8)
+    apart = {c["name"] for c in report["constants"]}
+    assert {n.replace("_quantized", s) for n in int8 for s in ("_scale", "_zero_point")} <= apart
+
+
+@pytest.mark.torch
+def test_static_quantized_linear_layers_made_by_onnxruntime(cli: CLI, tmp_path: Path) -> None:
+    """onnxruntime's quantize_static (QOperator format) writes int8 weights and int32 biases
+    for QGemm: counted as parameters, their scales and zero points apart."""
+    import json
+
+    torch = pytest.importorskip("torch")
+    np = pytest.importorskip("numpy")
+    quantization = pytest.importorskip("onnxruntime.quantization")
+    model = torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.ReLU(),
+                                torch.nn.Linear(5, 3)).eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (torch.zeros(1, 6),), str(tmp_path / "float.onnx"),
+                          dynamo=False, input_names=["x"])
+
+    class Samples(quantization.CalibrationDataReader):  # type: ignore[misc]
+        """Four random inputs to calibrate the activations' ranges."""
+
+        def __init__(self) -> None:
+            rng = np.random.default_rng(0)
+            self.inputs = iter([{"x": rng.random((1, 6), np.float32)} for _ in range(4)])
+
+        def get_next(self) -> dict[str, Any] | None:
+            """The next input, or None when done."""
+            return next(self.inputs, None)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        quantization.quantize_static(str(tmp_path / "float.onnx"), str(tmp_path / "q.onnx"),
+                                     Samples(), quant_format=quantization.QuantFormat.QOperator,
+                                     weight_type=quantization.QuantType.QInt8)
+    report = json.loads(cli("inspect", str(tmp_path / "q.onnx"), "--json").out)
+    assert report["total"] == sum(p.numel() for p in model.parameters())
+    assert {t["dtype"] for t in report["tensors"]} == {"int8", "int32"}
+    assert all(c["name"].endswith(("_scale", "_zero_point")) for c in report["constants"])

@@ -141,6 +141,10 @@ def _file(model: Model, config: Config) -> Measured:
     except ParamcountError as error:  # name the file as the config does
         raise config.source.error((*model.path, "file"),
                                   str(error).replace(path, model.file)) from None
+    if not listing.tensors:  # nothing measured is no pass
+        why = f" ({listing.notes[0]})" if listing.notes else ""
+        raise config.source.error((*model.path, "file"),
+                                  f"{model.file} holds no model tensors{why}"[:300])
     order = {t.name: n for n, t in enumerate(listing.tensors)}
     placed: list[tuple[int, Row]] = []
     claimed: set[str] = set()

@@ -33,10 +33,10 @@ def inspect(files: tuple[Path, ...], as_framework: tuple[Framework] | None, erro
             output_format: str | None, as_json: bool, as_markdown: bool) -> None:
     """Count and explain model files and checkpoints, reading headers only.
 
-    FILES may be safetensors (or a sharded *.index.json), PyTorch .pt/.pth/.bin/.ckpt, ONNX or
-    Keras .keras/.h5. Shows every tensor by module, totals per dtype, and each recurrent layer
-    recognised, checked against the formula engine, with the command that explains it. Nothing
-    in a file is executed; a file paramcount cannot read exits 2.
+    FILES may be safetensors (or a sharded *.index.json), PyTorch .pt/.pth/.bin/.ckpt, ONNX,
+    Keras .keras/.h5 or numpy .npz/.npy. Shows every tensor by module, totals per dtype, and
+    each recurrent layer recognised, checked against the formula engine, with the command that
+    explains it. Nothing in a file is executed; a file paramcount cannot read exits 2.
     """
     fmt = resolve_format(output_format, as_json, as_markdown)
     if error_file is not None:

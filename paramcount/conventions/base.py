@@ -91,6 +91,10 @@ class Recognised:
     spec: LayerSpec
     names: tuple[str, ...]
     notes: tuple[str, ...] = ()
+    composed: tuple[tuple[str, ...], ...] = ()
+    """Where the source computes the layer's tensors from others (an ONNX node's B joined from
+    two biases): for each of ``tensors(spec)``, the names it is made of; empty when each is
+    stored as it is."""
 
 
 class Convention(Protocol):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from paramcount.errors import printable
 from paramcount.record import record
 
 
@@ -101,3 +102,18 @@ def scaled(value: int, unit: str) -> str:
 def size(byte_count: int) -> str:
     """Bytes in decimal units: 2.24 MB."""
     return scaled(byte_count, "B")
+
+
+def escaped(document: Document) -> Document:
+    """``document`` with every unprintable character of its text (a line break, a
+    right-to-left override in a name read from a file) written as its Python escape, so that
+    nothing a file holds can break or spoof a line."""
+    def block(item: Block) -> Block:
+        if isinstance(item, Table):
+            return Table(item.headers, tuple(tuple(map(printable, row)) for row in item.rows),
+                         item.numeric, item.footer, item.optional)
+        return type(item)(tuple(map(printable, item.lines)))
+
+    return Document(printable(document.title), printable(document.summary), tuple(
+        Section(section.title, tuple(block(b) for b in section.blocks))
+        for section in document.sections))

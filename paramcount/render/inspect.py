@@ -5,6 +5,7 @@ Nothing here computes: every number comes from :class:`paramcount.inspect.Inspec
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from paramcount import __version__
@@ -15,6 +16,7 @@ from paramcount.render.document import (
     Paragraph,
     Section,
     Table,
+    escaped,
     number,
     shape,
     signed,
@@ -34,6 +36,8 @@ FORMAT_NAMES = {
     "keras": "Keras model (.keras)",
     "keras-h5": "Keras model (HDF5)",
     "keras-weights-h5": "Keras weights (.weights.h5)",
+    "npz": "numpy archive (.npz)",
+    "npy": "numpy array (.npy)",
 }
 
 
@@ -47,6 +51,11 @@ def _checks_by_name(report: InspectReport) -> dict[str, tuple[Layer, Check]]:
 
 
 def _verdict(check: Check) -> str:
+    if check.part is not None:  # computed from stored tensors, or stored in another layout
+        whole = check.shape is not None and math.prod(check.shape) == math.prod(
+            check.expected_shape)
+        return ("✓ " if check.match else "✗ ") + ("holds " if whole else "part of ") + (
+            check.expected)
     if check.match:
         return "✓"
     if not check.expected:
@@ -71,7 +80,13 @@ def _short(name: str, module: str) -> str:
 
 
 def document(report: InspectReport) -> Document:
-    """The report as headed tables: recurrent layers, tensors by module, dtypes, notes."""
+    """The report as headed tables: recurrent layers, tensors by module, dtypes, notes; every
+    name a file gave escaped where it holds line breaks or other unprintable characters."""
+    return escaped(_document(report))
+
+
+def _document(report: InspectReport) -> Document:
+    """The report's document, names as the file gave them."""
     sections = []
     if report.layers:
         rows = tuple(
@@ -117,6 +132,13 @@ def document(report: InspectReport) -> Document:
         frozenset({"count"}),
         footer=("", "total", "", "", number(report.total), ""),
     ),)))
+    if report.listing.constants:
+        sections.append(Section("Constants (not parameters, not in the total)", (Table(
+            ("tensor", "shape", "dtype", "count"),
+            tuple((t.name, shape(t.shape), t.dtype or "?", number(t.count))
+                  for t in report.listing.constants),
+            frozenset({"count"}),
+        ),)))
     dtype_rows = tuple(
         (d.dtype or "unknown", number(d.tensors), number(d.params),
          number(d.bytes) if d.bytes is not None else "?")
@@ -202,6 +224,10 @@ def data(report: InspectReport) -> dict[str, Any]:
              "dtype": t.dtype, "count": t.count, "bytes": tensor_bytes(t),
              "trainable": t.trainable, "same_as": t.same_as}
             for t in report.listing.tensors
+        ],
+        "constants": [
+            {"name": t.name, "shape": list(t.shape), "dtype": t.dtype, "count": t.count}
+            for t in report.listing.constants
         ],
         "recurrent": [layer_data(layer) for layer in report.layers],
         "notes": list(report.notes),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from paramcount.render.document import Document, Math, Paragraph, Section, Table, number
+from paramcount.render.document import Document, Math, Paragraph, Section, Table, escaped, number
 from paramcount.sources.load_error import LoadErrorAnalysis, PartialLayer
 
 SCHEMA = "paramcount.inspect/1"
@@ -80,7 +80,7 @@ def document(analysis: LoadErrorAnalysis) -> Document:
             Paragraph(tuple(f"- {line}" for line in analysis.other)),
         )))
     summary = analysis.fixes[0] if analysis.fixes else "no difference in a recurrent layer found"
-    return Document(title, summary, tuple(sections))
+    return escaped(Document(title, summary, tuple(sections)))
 
 
 def layer_data(layer: PartialLayer) -> dict[str, Any]:

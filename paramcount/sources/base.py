@@ -52,6 +52,9 @@ class Listing:
     config: dict[str, Any] | None = field(default=None, compare=False)
     """A saved model configuration where the format has one (Keras' ``config.json``): layer
     classes and options that the tensors alone cannot tell (merge modes, ``reset_after``)."""
+    constants: tuple[NamedTensor, ...] = ()
+    """Values the file stores that are no parameter in any framework (an ONNX exporter's zero
+    initial states): listed apart, outside every total."""
 
     @property
     def total(self) -> int:

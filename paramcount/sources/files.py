@@ -14,8 +14,9 @@ import stat
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from paramcount.errors import ParamcountError
+from paramcount.errors import ParamcountError, number_text
 from paramcount.sources.base import Listing
+from paramcount.sources.limits import bounded, printable, shown_name
 
 # format -> (module whose ``read(path)`` reads it, what users call it)
 READERS: dict[str, tuple[str, str]] = {
@@ -23,25 +24,29 @@ READERS: dict[str, tuple[str, str]] = {
     "torch": ("paramcount.sources.torch_file", "PyTorch .pt/.pth/.bin/.ckpt"),
     "onnx": ("paramcount.sources.onnx_file", "ONNX .onnx"),
     "keras": ("paramcount.sources.keras_file", "Keras .keras/.h5/.weights.h5"),
+    "numpy": ("paramcount.sources.numpy_file", "numpy .npz/.npy"),
 }
 KNOWN = ("safetensors, sharded *.index.json, PyTorch .pt/.pth/.bin/.ckpt, ONNX .onnx, "
-         "Keras .keras/.h5/.weights.h5")
+         "Keras .keras/.h5/.weights.h5, numpy .npz/.npy")
 
 ZIP = b"PK\x03\x04"
 HDF5 = b"\x89HDF\r\n\x1a\n"
+NUMPY = b"\x93NUMPY"
 MAX_INDEX = 100_000_000
 """The largest ``*.index.json`` read (real ones are a few hundred kilobytes)."""
 
 
 def read_file(path: Path) -> Listing:
     """Read a model file of any known format, or raise one-line errors naming it."""
-    label = str(path)
+    label = printable(str(path))
     try:
         info = path.stat()
     except FileNotFoundError:
         raise ParamcountError(f"{label}: no such file") from None
     except OSError as error:
         raise ParamcountError(f"{label}: cannot read it ({error.strerror or error})") from None
+    except ValueError:  # a NUL byte, which no path can hold
+        raise ParamcountError(f"{label}: not a file name (it holds a NUL byte)") from None
     if stat.S_ISDIR(info.st_mode):
         raise ParamcountError(
             f"{label}: a directory; name a model file in it (formats: {KNOWN})"
@@ -68,7 +73,14 @@ def detect(path: Path, head: bytes, size: int) -> str:
     if head.startswith(ZIP):
         if not zipfile.is_zipfile(path):
             raise ParamcountError(f"{path}: a truncated or damaged zip archive")
-        return "keras" if name.endswith(".keras") or _zip_has(path, "config.json") else "torch"
+        members = _zip_names(path)
+        if name.endswith(".keras") or "config.json" in members:
+            return "keras"
+        if name.endswith(".npz") or (members and all(m.endswith(".npy") for m in members)):
+            return "numpy"
+        return "torch"
+    if head.startswith(NUMPY):
+        return "numpy"
     if head.startswith(HDF5):
         return "keras"
     if looks_like(head, size):
@@ -84,10 +96,10 @@ def detect(path: Path, head: bytes, size: int) -> str:
     raise ParamcountError(f"{path}: not a model file paramcount reads (it reads {KNOWN})")
 
 
-def _zip_has(path: Path, member: str) -> bool:
+def _zip_names(path: Path) -> set[str]:
     try:
         with zipfile.ZipFile(path) as archive:
-            return member in archive.namelist()
+            return set(archive.namelist())
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
         raise ParamcountError(f"{path}: a damaged zip archive ({error})") from None
 
@@ -113,8 +125,9 @@ def read_index(path: Path) -> Listing:
         raise ParamcountError(f"{label}: over {MAX_INDEX:,} bytes, too large for an index")
     try:
         index = json.loads(path.read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-        raise ParamcountError(f"{label}: not valid JSON ({error})") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:  # ValueError: a number
+        first = (str(error).splitlines() or [""])[0]                   # of over 4,300 digits
+        raise ParamcountError(f"{label}: not valid JSON ({first[:100]})") from None
     weight_map = index.get("weight_map") if isinstance(index, dict) else None
     if not isinstance(weight_map, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in weight_map.items()
@@ -135,17 +148,21 @@ def read_index(path: Path) -> Listing:
         held = {t.name for t in listing.tensors}
         if missing := [n for n in names if n not in held]:
             raise ParamcountError(
-                f"{label}: the index puts {missing[0]!r} in {shard}, which does not hold it"
+                f"{label}: the index puts '{shown_name(missing[0])}' in {shown_name(shard)}, "
+                "which does not hold it"
                 + (f" ({len(missing) - 1} more missing)" if len(missing) > 1 else "")
             )
         wanted = set(names)
         tensors += [t for t in listing.tensors if t.name in wanted]
         if extra := [t.name for t in listing.tensors if t.name not in wanted]:
-            notes.append(f"{shard} holds {len(extra)} tensors the index does not list "
-                         f"(not counted): {', '.join(extra[:3])}")
-        notes += [f"{shard}: {note}" for note in listing.notes]
+            notes.append(f"{shown_name(shard)} holds {len(extra)} tensors the index does "
+                         f"not list (not counted): {', '.join(map(shown_name, extra[:3]))}")
+        notes += [f"{shown_name(shard)}: {note}" for note in listing.notes]
     metadata = index.get("metadata")
     declared = metadata.get("total_size") if isinstance(metadata, dict) else None
+    if isinstance(declared, int) and not bounded(declared):
+        raise ParamcountError(f"{label}: its metadata's total_size is not a byte count from 0 "
+                              f"to 2^63 − 1 ({number_text(declared)})")
     kind = formats.pop() if len(formats) == 1 else "mixed"
     notes.insert(0, f"{len(shards)} shards" + (
         f", total_size {declared:,} bytes declared" if isinstance(declared, int) else ""))

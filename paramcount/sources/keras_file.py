@@ -30,6 +30,7 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
+import math
 import os
 import re
 import shutil
@@ -48,6 +49,7 @@ from paramcount.conventions.base import Recognised
 from paramcount.errors import BackendUnavailable, ParamcountError, SpecError, install_hint
 from paramcount.record import fields as record_fields
 from paramcount.sources.base import Listing, NamedTensor
+from paramcount.sources.limits import bounded, shown_name
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
 
 IN_MEMORY = 256 * 2**20
@@ -228,6 +230,10 @@ def read_here(source: str) -> Listing:
             return _hdf5(source, handle, None)
     except OSError as error:
         raise ParamcountError(f"{source}: cannot read: {error.strerror or error}") from None
+    except ParamcountError as error:  # name the file where the message does not
+        if str(error).startswith(f"{source}: ") or isinstance(error, BackendUnavailable):
+            raise
+        raise ParamcountError(f"{source}: {error}") from None
 
 
 def _is_hdf5(handle: IO[bytes], head: bytes) -> bool:
@@ -470,7 +476,7 @@ def _legacy(source: str, h5: Any, weights: Any, config: dict[str, Any] | None) -
             if name.endswith(":0"):
                 name, stripped = name[:-2], True
             trainable = not frozen and name.rsplit("/", 1)[-1] not in _NOT_TRAINED
-            tensors.append(NamedTensor(name, tuple(int(d) for d in dataset.shape),
+            tensors.append(NamedTensor(name, _shape(dataset),
                                        _dtype(dataset), trainable))
             owned.setdefault(layer, []).append(tensors[-1])
     if stripped:
@@ -478,6 +484,15 @@ def _legacy(source: str, h5: Any, weights: Any, config: dict[str, Any] | None) -
     if "optimizer_weights" in h5:
         notes.append("optimizer state (optimizer_weights) is not counted")
     return _finish(source, "keras-h5", tensors, notes, config, layers, owned)
+
+
+def _shape(dataset: Any) -> tuple[int, ...]:
+    """A dataset's shape, refused past 2^63 − 1 elements (HDF5 dimensions reach 2^64)."""
+    shape = tuple(int(d) for d in dataset.shape)
+    if not bounded(math.prod(shape)):
+        raise ParamcountError(f"dataset '{shown_name(str(dataset.name))}' has {len(shape)} "
+                              "dimensions holding more than 2^63 − 1 elements")
+    return shape
 
 
 def _dtype(dataset: Any) -> str | None:
@@ -511,7 +526,7 @@ def _current(source: str, h5: Any, config: dict[str, Any] | None) -> Listing:
         model = _object_name(h5, "model")
         for index, dataset in _datasets(own):
             tensors.append((len(layers.order) + 1, NamedTensor(
-                f"{model}/vars/{index}", tuple(int(d) for d in dataset.shape), _dtype(dataset))))
+                f"{model}/vars/{index}", _shape(dataset), _dtype(dataset))))
     if seen.unnamed:
         notes.append("paramcount does not know the variable names of "
                      + ", ".join(sorted(seen.unnamed))
@@ -594,7 +609,7 @@ def _walk(group: Any, names: list[str], klass: str, config: dict[str, Any] | Non
             seen.unnamed.add(f"{'/'.join(names)} ({klass})")
         for index, dataset in datasets:
             role = roles[index] if roles is not None else f"vars/{index}"
-            yield NamedTensor("/".join([*names, role]), tuple(int(d) for d in dataset.shape),
+            yield NamedTensor("/".join([*names, role]), _shape(dataset),
                               _dtype(dataset), not frozen and role not in _NOT_TRAINED)
     order = {"layers": 0, "cell": 1, "forward_layer": 2, "backward_layer": 3}
     for child in sorted((k for k in group if k != "vars"), key=lambda k: (order.get(k, 9), k)):
@@ -682,13 +697,13 @@ def _recognise(name: str, klass: str, config: dict[str, Any], mine: list[NamedTe
     nonlinearity = None
     if cell is Cell.RNN and activation == "relu":
         nonlinearity = Nonlinearity.RELU
+    reset_after = _reset_after(name, inner, mine, layer_notes) if cell is Cell.GRU else None
     try:
         spec = LayerSpec(
             cell, kernels[0].shape[0], int(inner.get("units", 0)), bidirectional=bidirectional,
             bias=inner.get("use_bias", True) is not False, framework=Framework.KERAS,
             merge_modes=(merge,) if merge is not None else None,
-            reset_after=bool(inner.get("reset_after", True)) if cell is Cell.GRU else None,
-            nonlinearity=nonlinearity,
+            reset_after=reset_after, nonlinearity=nonlinearity,
         )
     except (SpecError, TypeError, ValueError, IndexError) as error:
         notes.append(f"layer {name!r} ({klass}): its config is not a layer paramcount can "
@@ -696,6 +711,25 @@ def _recognise(name: str, klass: str, config: dict[str, Any], mine: list[NamedTe
         return []
     return [Recognised(_prefix(name, mine[0].name), spec, tuple(t.name for t in mine),
                        tuple(layer_notes))]
+
+
+def _reset_after(name: str, config: dict[str, Any], mine: list[NamedTensor],
+                 notes: list[str]) -> bool:
+    """A GRU's reset_after as its bias says: (3H,) is False, (2, 3H) True. The config's value
+    (Keras 2.0 wrote none; its GRU had no reset_after) is taken only where the weights cannot
+    tell (no bias); where the two disagree, the weights win and a note says so."""
+    stated = config.get("reset_after")
+    bias = next((t.shape for t in mine if t.name.endswith("/bias")), None)
+    if bias is None:
+        return bool(stated) if stated is not None else True
+    held = len(bias) == 2
+    if stated is None:
+        notes.append(f"the config of {name!r} has no reset_after (saved by Keras 2.0, before "
+                     f"the option): its bias {bias} says reset_after={held}")
+    elif bool(stated) != held:
+        notes.append(f"the config of {name!r} says reset_after={bool(stated)}, but its bias "
+                     f"{bias} is reset_after={held}'s: the weights win")
+    return held
 
 
 def _prefix(layer: str, first: str) -> str:

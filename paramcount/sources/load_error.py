@@ -5,7 +5,12 @@ Two kinds of error are read, from anywhere in the text (a traceback or a whole l
 - ``load_state_dict``'s ``Error(s) in loading state_dict for Net:`` with its ``Missing key(s)``
   (the model has them, the checkpoint does not), ``Unexpected key(s)`` (the other way round)
   and ``size mismatch for KEY: copying a param with shape torch.Size([...]) from checkpoint,
-  the shape in current model is torch.Size([...])`` lines;
+  the shape in current model is torch.Size([...])`` lines, and the wordings torch used before
+  1.0: 0.4.1's ``copying a param of torch.Size([...]) from checkpoint, where the shape is
+  torch.Size([...]) in current model`` (which prints the two shapes the other way round),
+  0.3's and 0.4.0's ``While copying the parameter named "KEY", whose dimensions in the model
+  are ... and whose dimensions in the checkpoint are ...``, and 0.3's ``unexpected key "KEY" in
+  state_dict`` and ``missing keys in state_dict: "{...}"``;
 - the runtime checks of ``nn.RNN``/``nn.LSTM``/``nn.GRU`` and their cells:
   ``Expected hidden[0] size (2, 3, 32), got [4, 3, 32]``, ``Expected hidden size (...)``,
   ``input.size(-1) must be equal to input_size. Expected 16, got 32``, ``input has inconsistent
@@ -175,6 +180,27 @@ _SIZE = re.compile(
     r"size mismatch for ([^\s:]+): copying a param with shape torch\.Size\(\[([\d,\s]*)\]\) from "
     r"checkpoint, the shape in current model is torch\.Size\(\[([\d,\s]*)\]\)"
 )
+_SIZE_041 = re.compile(
+    r"size mismatch for ([^\s:]+): copying a param of torch\.Size\(\[([\d,\s]*)\]\) from "
+    r"checkpoint, where the shape is torch\.Size\(\[([\d,\s]*)\]\) in current model"
+)
+"""torch 0.4.1's wording (pytorch#8619), which prints the model's shape first and the
+checkpoint's second, against its words (pytorch#11499; fixed in 1.0 by pytorch#11200)."""
+_COPYING = re.compile(
+    r"While copying the parameter named [\"'`]?([^\s\"'`,]+)[\"'`]?, whose dimensions in the "
+    r"model are torch\.Size\(\[([\d,\s]*)\]\) and whose dimensions in the checkpoint are "
+    r"torch\.Size\(\[([\d,\s]*)\]\)"
+)
+"""torch 0.3 and 0.4.0's wording (model first, checkpoint second), with or without quotes."""
+_OLD_UNEXPECTED = re.compile(r'unexpected key "([^"\n]*)" in state_dict')
+"""torch 0.3's KeyError for a key only the checkpoint holds."""
+_OLD_MISSING = re.compile(r"missing keys in state_dict: \"(?:set\()?\{([^}\n]*)\}")
+"""torch 0.3's KeyError for keys only the model holds: a Python set, printed."""
+_OLD_KEY = re.compile(r"\\?['\"]([^'\"\\]+)\\?['\"]")
+SWAPPED = (
+    "torch 0.4.1's `copying a param of A from checkpoint, where the shape is B in current "
+    "model` prints the model's shape as A and the checkpoint's as B (pytorch#11499): read so"
+)
 _HIDDEN = re.compile(r"Expected hidden(?:\[(\d)\])? size \(([\d,\s]*)\), got \[([\d,\s]*)\]")
 _INPUT = re.compile(r"input\.size\(-1\) must be equal to input_size\. Expected (\d+), got (\d+)")
 _CELL_INPUT = re.compile(r"input has inconsistent input_size: got (\d+) expected (\d+)")
@@ -217,12 +243,21 @@ def analyse(text: str) -> LoadErrorAnalysis:
     unexpected: list[str] = []
     for kind, keys in _SECTION.findall(text):
         (missing if kind == "Missing" else unexpected).extend(_KEY.findall(keys))
+    unexpected += _OLD_UNEXPECTED.findall(text)
+    for keys in _OLD_MISSING.findall(text):
+        missing += _OLD_KEY.findall(keys)
     mismatched = {
         name: (_shape(ours), _shape(theirs)) for name, ours, theirs in _SIZE.findall(text)
     }
+    old = [*_SIZE_041.findall(text), *_COPYING.findall(text)]
+    mismatched.update((name, (_shape(stored), _shape(wanted))) for name, wanted, stored in old)
     header = _HEADER.search(text)
     if header or missing or unexpected or mismatched:
-        return _load_state_dict(header[1] if header else None, missing, unexpected, mismatched)
+        analysis = _load_state_dict(header[1] if header else None, missing, unexpected,
+                                    mismatched)
+        if _SIZE_041.search(text):
+            analysis = replace(analysis, notes=(SWAPPED, *analysis.notes))
+        return analysis
     found = runtime(text)
     if found is None:
         raise NoLoadError(
@@ -288,8 +323,9 @@ def _load_state_dict(
     for module, (theirs, ours) in modules.items():
         complete = _changes_every_layer(theirs, ours)
         layered = (_stacked(theirs), _stacked(ours))
-        ck = _infer(module, theirs, layered[1], complete)
-        md = _infer(module, ours, layered[0], complete)
+        every = complete or _directions_differ(theirs, ours)
+        ck = _infer(module, theirs, layered[1], complete, every)
+        md = _infer(module, ours, layered[0], complete, every)
         ck, md = _from_each_other(module, ck, md, theirs, ours)
         for layer, side in ((ck, theirs), (md, ours)):
             rows = _gate_rows(side)
@@ -381,13 +417,27 @@ def _changes_every_layer(theirs: _Side, ours: _Side) -> bool:
     )
 
 
+def _directions_differ(theirs: _Side, ours: _Side) -> bool:
+    """Whether only one side holds ``_reverse`` keys: then every such key is listed, and every
+    later layer's ``weight_ih`` (D·H wide) fails, so the keys seen are all the layers there
+    are."""
+    def backward(names: set[str]) -> bool:
+        return any(_parts(n)[0] == "weight_ih" and _parts(n)[2] for n in names)
+
+    held = [backward(side.names) for side in (theirs, ours)]
+    lacked = [backward(side.lacks) for side in (theirs, ours)]
+    return held in ([True, False], [False, True]) and lacked == [not h for h in held]
+
+
 def dot(module: str) -> str:
     """The module's key prefix: ``lstm.``, or nothing at the top level."""
     return f"{module}." if module else ""
 
 
-def _infer(module: str, side: _Side, other_layered: bool, complete: bool) -> PartialLayer:
-    """What ``side``'s keys and shapes prove (``other_layered``: the other side is a stack)."""
+def _infer(module: str, side: _Side, other_layered: bool, complete: bool,
+           every: bool = False) -> PartialLayer:
+    """What ``side``'s keys and shapes prove (``other_layered``: the other side is a stack;
+    ``every``: the keys seen are all the layers there are)."""
     parts = {name: _parts(name) for name in side.names}
     lacked = {name: _parts(name) for name in side.lacks}
     layered = {layer is not None for _, layer, _ in parts.values()}
@@ -448,8 +498,19 @@ def _infer(module: str, side: _Side, other_layered: bool, complete: bool) -> Par
         bias = False  # it lacks the biases of a layer whose weights it has
 
     layers = None
-    if cell_only is False and complete:
-        layers = 1 + max(layer for _, layer, _ in parts.values() if layer is not None)
+    if hidden is None and bidirectional is not None and not has_proj and rows:
+        # a later layer reads D·H: with D known, H and the cell follow (a projection P < H
+        # would make G·H / P more than 4, which no cell has)
+        wide = next((s for (role, lay, _), s in shapes.items()
+                     if role == "weight_ih" and lay and len(s) == 2), None)
+        directions = 2 if bidirectional else 1
+        if wide is not None and wide[1] % directions == 0:
+            found_cell = cell_from_rows(rows, wide[1] // directions)
+            if found_cell is not None:
+                hidden, cell, proj = wide[1] // directions, found_cell, 0
+    if cell_only is False and every:
+        layers = 1 + max((layer for _, layer, _ in parts.values() if layer is not None),
+                         default=0)
     return PartialLayer(module, cell, input_size, hidden, layers, bidirectional, bias, proj,
                         cell_only)
 

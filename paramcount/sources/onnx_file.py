@@ -11,9 +11,12 @@ checked against its enclosing message, varints are at most 10 bytes, and subgrap
 What is counted: every floating initializer (main graph and subgraphs, sparse ones by their
 stored values) and every floating ``Constant`` node holding more than one element (exporters
 inline weights that way, inside subgraphs too); integer initializers only where they are the
-weights of a quantized operator (``DequantizeLinear``, ``MatMulInteger``, ``QLinearConv``, ...).
-Initializers fed to a recurrent operator's ``initial_h`` / ``initial_c`` are listed as not
-trainable: a stored initial state, not a weight. ``LSTM`` / ``GRU`` / ``RNN`` nodes are
+weights of a quantized operator (``DequantizeLinear``, ``MatMulInteger``, ``QLinearConv``,
+onnxruntime's ``DynamicQuantizeLSTM`` and ``QGemm``, ...), whose scales and zero points are
+listed apart as constants.
+Initializers and Constants fed to a recurrent operator's ``initial_h`` / ``initial_c`` are
+stored initial states (an exporter's zeros), no parameter in any framework: they are listed
+apart as the listing's ``constants``, outside the total. ``LSTM`` / ``GRU`` / ``RNN`` nodes are
 recognised from their W, R, B and P inputs and attributes; a chain of them joined by reshapes
 (as exporters write a stacked layer) becomes one multi-layer spec in the ONNX convention.
 """
@@ -28,6 +31,7 @@ from dataclasses import dataclass, field
 from paramcount.conventions.base import Recognised
 from paramcount.errors import ParamcountError, SpecError
 from paramcount.sources.base import Listing, NamedTensor
+from paramcount.sources.limits import bounded, shown_name
 from paramcount.spec import Cell, Framework, LayerSpec, Nonlinearity
 
 MAX_DEPTH = 32
@@ -45,15 +49,37 @@ DTYPES = {
 FLOATING = frozenset({1, 10, 11, 16, 17, 18, 19, 20, 23, 24, 27, 28})
 """The floating data types: their initializers and Constants are weights."""
 
-# Operators whose integer inputs at these positions are quantized weights.
+# Operators whose integer inputs at these positions are quantized weights (QLinearConv's
+# int32 bias too), and those of their quantization parameters: scales and zero points.
 _QUANTIZED_INPUTS = {
     "DequantizeLinear": (0,),
     "MatMulInteger": (0, 1),
     "ConvInteger": (0, 1),
     "QLinearMatMul": (0, 3),
-    "QLinearConv": (0, 3),
+    "QLinearConv": (0, 3, 8),
+    "DynamicQuantizeLSTM": (1, 2),
+    "DynamicQuantizeMatMul": (1,),
+    "MatMulIntegerToFloat": (1,),
+    "QGemm": (0, 3, 6),
 }
+_QUANTIZATION = {
+    "DequantizeLinear": (1, 2),
+    "QuantizeLinear": (1, 2),
+    "MatMulInteger": (2, 3),
+    "ConvInteger": (2, 3),
+    "QLinearMatMul": (1, 2, 4, 5, 6, 7),
+    "QLinearConv": (1, 2, 4, 5, 6, 7),
+    "DynamicQuantizeLSTM": (8, 9, 10, 11),
+    "DynamicQuantizeMatMul": (2, 3),
+    "MatMulIntegerToFloat": (2, 3, 4, 5),
+    "QGemm": (1, 2, 4, 5, 7, 8),
+}
+_SUFFIXES = ("_scale", "_zero_point")
+"""onnxruntime's quantizer names a weight's parameters after it: ``W_quantized`` has
+``W_scale`` and ``W_zero_point`` (which may feed a Mul rather than the operator)."""
 _RECURRENT = {"RNN": Cell.RNN, "GRU": Cell.GRU, "LSTM": Cell.LSTM}
+_QUANTIZED_LSTM = "DynamicQuantizeLSTM"
+"""onnxruntime's (com.microsoft) LSTM with 8-bit W and R, stored transposed."""
 # Operators an exporter puts between two recurrent nodes of one stack (Y [T, D, N, H] is
 # transposed and reshaped to [T, N, D·H]); following them joins the nodes into one stack.
 _RESHAPING = frozenset({
@@ -101,11 +127,34 @@ class _Node:
     attributes: dict[str, _Attribute] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class _Place:
+    """Where a subgraph sits: the attribute of a node of its parent graph (each subgraph keeps
+    one short label and a reference, so memory per subgraph stays the same at any depth)."""
+
+    parent: _Place | None
+    label: str
+
+    def text(self, inner: int = 2) -> str:
+        """``If 'a' then_branch > Loop 'b' body``: at most the outermost and the ``inner``
+        innermost levels, the rest elided."""
+        levels = []
+        place: _Place | None = self
+        while place is not None:
+            levels.append(place.label)
+            place = place.parent
+        levels.reverse()
+        if len(levels) > inner + 1:
+            levels = [levels[0], f"… {len(levels) - inner - 1:,} more …", *levels[-inner:]]
+        return " > ".join(levels)
+
+
 @dataclass
 class _Graph:
-    """A graph's nodes and initializers; ``where`` says which subgraph it is, '' for the main."""
+    """A graph's nodes and initializers; ``where`` says which subgraph it is, None for the
+    main graph."""
 
-    where: str
+    where: _Place | None
     nodes: list[_Node] = field(default_factory=list)
     initializers: list[_Tensor] = field(default_factory=list)
     sparse: list[tuple[_Tensor, list[int]]] = field(default_factory=list)
@@ -223,14 +272,15 @@ class _Walker:
         if self.ir_version is None or main is None:
             missing = "ir_version" if self.ir_version is None else "graph"
             raise _Invalid(f"no {missing} field: not an ONNX ModelProto")
-        self.graph(*main, depth=0, where="")
+        self.graph(*main, depth=0, where=None)
         for start, stop in functions:
             self.function(start, stop)
 
-    def graph(self, start: int, end: int, depth: int, where: str) -> None:
+    def graph(self, start: int, end: int, depth: int, where: _Place | None) -> None:
         """Read a GraphProto and, through node attributes, its subgraphs."""
         if depth > MAX_DEPTH:
-            raise _Invalid(f"subgraphs nest deeper than {MAX_DEPTH} levels ({where})")
+            raise _Invalid(f"subgraphs nest deeper than {MAX_DEPTH} levels "
+                           f"({where.text(1) if where else 'the main graph'})")
         found = _Graph(where)
         self.graphs.append(found)
         for number, wire, value, stop in self.wire.fields(start, end):
@@ -246,16 +296,17 @@ class _Walker:
 
     def function(self, start: int, end: int) -> None:
         """Read a model-local FunctionProto's nodes (for their Constants)."""
-        found = _Graph("")
+        found = _Graph(_Place(None, "a function"))
         for number, wire, value, stop in self.wire.fields(start, end):
             if number == 1 and wire == 2:
-                found.where = f"function {self.wire.text(value, stop)!r}"
+                name = shown_name(self.wire.text(value, min(stop, value + 200)))[:40]
+                found.where = _Place(None, f"function '{name}'")
             elif number == 7:
                 _expect(number, wire, 2, "node")
                 found.nodes.append(self.node(value, stop, 1, found.where))
         self.functions.append(found)
 
-    def node(self, start: int, end: int, depth: int, where: str) -> _Node:
+    def node(self, start: int, end: int, depth: int, where: _Place | None) -> _Node:
         """Read a NodeProto, following graph attributes one level deeper."""
         node = _Node()
         attributes = []
@@ -276,15 +327,16 @@ class _Walker:
             elif number == 5:
                 _expect(number, wire, 2, "attribute")
                 attributes.append((value, stop))
-        label = node.name or node.op_type
+        label = shown_name(node.name or node.op_type)[:40]
         for value, stop in attributes:
             attribute = self.attribute(value, stop)
             node.attributes[attribute.name] = attribute
             for index, (g_start, g_end) in enumerate(attribute.graphs):
                 suffix = f"[{index}]" if len(attribute.graphs) > 1 else ""
-                inner = f"{where} > " if where else ""
-                self.graph(g_start, g_end, depth + 1,
-                           f"{inner}{node.op_type} {label!r} {attribute.name}{suffix}")
+                place = _Place(where, f"{shown_name(node.op_type)[:40]} '{label}' "
+                                      f"{shown_name(attribute.name)[:40]}{suffix}")
+                self.graph(g_start, g_end, depth + 1, place)
+            attribute.graphs = []  # read: their spans are not kept
         return node
 
     def attribute(self, start: int, end: int) -> _Attribute:
@@ -302,7 +354,8 @@ class _Walker:
                 attribute.i = _signed(value)
             elif number == 4:
                 _expect(number, wire, 2, "attribute s")
-                attribute.s = bytes(self.wire.data[value:stop])
+                if stop - value <= 256:  # only short strings (direction) are ever read
+                    attribute.s = bytes(self.wire.data[value:stop])
             elif number == 5:
                 _expect(number, wire, 2, "attribute t")
                 attribute.t = self.tensor(value, stop)
@@ -310,7 +363,8 @@ class _Walker:
                 attribute.floats += (stop - value) // 4 if wire == 2 else 1
             elif number == 9:
                 _expect(number, wire, 2, "attribute strings")
-                attribute.strings.append(bytes(self.wire.data[value:stop]))
+                if stop - value <= 64 and len(attribute.strings) < 16:  # activations
+                    attribute.strings.append(bytes(self.wire.data[value:stop]))
             elif number in (6, 11):
                 _expect(number, wire, 2, "attribute graph")
                 attribute.graphs.append((value, stop))
@@ -339,7 +393,11 @@ class _Walker:
                 if key == "location":
                     location = text
         if any(d < 0 for d in tensor.dims):
-            raise _Invalid(f"tensor {tensor.name!r} has a negative dimension {tensor.dims}")
+            raise _Invalid(f"tensor '{shown_name(tensor.name)}' has a negative dimension "
+                           f"{tensor.dims[:8]}")
+        if not bounded(_product(tensor.dims)):
+            raise _Invalid(f"tensor '{shown_name(tensor.name)}' has {len(tensor.dims):,} dims "
+                           "holding more than 2^63 − 1 elements")
         if external:
             tensor.external = location or "?"
         return tensor
@@ -423,41 +481,68 @@ def _listing(source: str, walker: _Walker) -> Listing:
         for i in _QUANTIZED_INPUTS.get(node.op_type, ()) if i < len(node.inputs)
     }
     states = _initial_states(graphs)
+    scales = {
+        node.inputs[i]
+        for graph in graphs for node in graph.nodes
+        for i in _QUANTIZATION.get(node.op_type, ()) if i < len(node.inputs) and node.inputs[i]
+    } | {name.removesuffix("_quantized") + suffix for name in quantized
+         if name.endswith("_quantized") for suffix in _SUFFIXES}
     skipped: dict[str, list[int]] = {}
     constant_names = {
         node.outputs[0] for graph in graphs for node in graph.nodes
         if node.op_type == "Constant" and node.outputs
     }
     external: dict[str, int] = {}
-    in_subgraphs: dict[str, list[int]] = {}
+    in_subgraphs: list[tuple[_Place, int, int]] = []
+    constants: list[NamedTensor] = []
     for graph in graphs:
-        for tensor, shape, trainable in _weights(graph, quantized, states, skipped, found.notes):
-            found.tensors.append(NamedTensor(tensor.name, shape, DTYPES.get(tensor.data_type),
-                                             trainable))
+        for tensor, shape, weight in _weights(graph, quantized, states | scales, skipped,
+                                              found.notes):
+            named = NamedTensor(tensor.name, shape, DTYPES.get(tensor.data_type))
             found.shapes.setdefault(tensor.name, shape)
+            if not weight:
+                constants.append(named)
+                continue
+            found.tensors.append(named)
             if tensor.external is not None:
                 external[tensor.external] = external.get(tensor.external, 0) + 1
-            if graph.where:
-                tally = in_subgraphs.setdefault(graph.where, [0, 0])
-                tally[0] += 1
-                tally[1] += found.tensors[-1].count
-    fixed = [t for t in found.tensors if not t.trainable]
-    if fixed:
+            if graph.where is not None:
+                if not in_subgraphs or in_subgraphs[-1][0] is not graph.where:
+                    in_subgraphs.append((graph.where, 0, 0))
+                place, number, values = in_subgraphs[-1]
+                in_subgraphs[-1] = (place, number + 1, values + named.count)
+    if fixed := [t for t in constants if t.name in scales]:
         found.notes.append(
-            f"{_plural(len(fixed), 'tensor')} ({sum(t.count for t in fixed):,} values) "
-            + ("feeds" if len(fixed) == 1 else "feed")
-            + " a recurrent node's initial_h or initial_c: a stored initial state, listed as "
-            "not trainable"
+            f"{_plural(len(fixed), 'quantization parameter')} (scales and zero points, "
+            f"{sum(t.count for t in fixed):,} values) listed apart as constants: they map the "
+            "stored integers to real values and are no parameter of the model"
         )
-    constants = [t for t in found.tensors if t.name in constant_names and t.trainable]
-    if constants:
+    if states_held := [t for t in constants if t.name not in scales]:
+        values = sum(t.count for t in states_held)
         found.notes.append(
-            f"{_plural(len(constants), 'floating Constant node')} counted "
-            f"({sum(t.count for t in constants):,} values): exporters inline weights as "
-            "Constants, though a Constant may also be a fixed input such as a zero state"
+            f"{_plural(len(states_held), 'tensor')} ({values:,} values) "
+            + ("feeds" if len(states_held) == 1 else "feed")
+            + " a recurrent node's initial_h or initial_c: a stored initial state (an "
+            "exporter's zeros), no parameter in any framework, listed apart as a constant and "
+            f"left out of the total (a model that learns its initial state has {values:,} "
+            "more)"
         )
-    for where, (number, values) in in_subgraphs.items():
-        found.notes.append(f"{_plural(number, 'tensor')} ({values:,} values) inside {where}")
+    inlined = [t for t in found.tensors if t.name in constant_names]
+    if inlined:
+        found.notes.append(
+            f"{_plural(len(inlined), 'floating Constant node')} counted "
+            f"({sum(t.count for t in inlined):,} values): exporters inline weights as "
+            "Constants, though a Constant may also be a fixed input"
+        )
+    if len(in_subgraphs) <= 5:
+        found.notes += [f"{_plural(number, 'tensor')} ({values:,} values) inside {where.text()}"
+                        for where, number, values in in_subgraphs]
+    else:
+        found.notes.append(
+            f"{_plural(sum(n for _, n, _ in in_subgraphs), 'tensor')} "
+            f"({sum(v for _, _, v in in_subgraphs):,} values) inside "
+            f"{len(in_subgraphs):,} subgraphs (If branches, Loop and Scan bodies), the first "
+            f"inside {in_subgraphs[0][0].text()}")
     for location, number in external.items():
         found.notes.append(
             f"{_plural(number, 'initializer')} "
@@ -472,7 +557,8 @@ def _listing(source: str, walker: _Walker) -> Listing:
             "shapes, indices and other non-weights)"
         )
     recognised = _recognise(walker, found)
-    return Listing(source, "onnx", tuple(found.tensors), tuple(found.notes), tuple(recognised))
+    return Listing(source, "onnx", tuple(found.tensors), tuple(found.notes), tuple(recognised),
+                   constants=tuple(constants))
 
 
 def _initial_states(graphs: list[_Graph]) -> set[str]:
@@ -483,7 +569,7 @@ def _initial_states(graphs: list[_Graph]) -> set[str]:
     states = set()
     for graph in graphs:
         for node in graph.nodes:
-            if node.op_type not in _RECURRENT:
+            if node.op_type not in _RECURRENT and node.op_type != _QUANTIZED_LSTM:
                 continue
             for index in (5, 6):
                 name = node.inputs[index] if index < len(node.inputs) else ""
@@ -509,7 +595,8 @@ def _weights(
     """The weight tensors of one graph: initializers, sparse initializers, Constants."""
     for tensor in graph.initializers:
         shape = tuple(tensor.dims)
-        if tensor.data_type in FLOATING or (tensor.name in quantized and tensor.data_type):
+        if tensor.data_type in FLOATING or (tensor.name in quantized | states and
+                                            tensor.data_type):
             yield tensor, shape, tensor.name not in states
         else:
             dtype = DTYPES.get(tensor.data_type, f"type-{tensor.data_type}")
@@ -554,15 +641,22 @@ class _Layer:
     names: list[str]
     notes: list[str]
     direction: str
+    composed: list[tuple[str, ...]] = field(default_factory=list)
+    """For each of W, R, B, P the node reads, the stored tensors it is computed from (one
+    name, the input itself, when it is stored as it is)."""
+    traced: bool = False
+    """Whether some of them are computed, not stored as the node reads them."""
 
 
 def _recognise(walker: _Walker, found: _Found) -> list[Recognised]:
     out = []
     for graph in walker.graphs:
         layers = []
+        tracer = _Tracer(graph, found.shapes)
         for node in graph.nodes:
-            if node.op_type in _RECURRENT and node.domain in ("", "ai.onnx"):
-                layer = _read_layer(node, graph, found, walker.producer)
+            if (node.op_type in _RECURRENT and node.domain in ("", "ai.onnx")) or (
+                    node.op_type == _QUANTIZED_LSTM and node.domain == "com.microsoft"):
+                layer = _read_layer(node, graph, found, walker.producer, tracer)
                 if layer is not None:
                     layers.append(layer)
         for stack in _stacks(graph, layers):
@@ -572,30 +666,108 @@ def _recognise(walker: _Walker, found: _Found) -> list[Recognised]:
             if len(stack) > 1:
                 nodes = ", ".join(repr(layer.node.name) for layer in stack)
                 notes.insert(0, f"{len(stack)} nodes joined by reshapes: {nodes}")
-            names = tuple(name for layer in stack for name in layer.names)
+            names = tuple(dict.fromkeys(name for layer in stack for name in layer.names))
+            composed = tuple(parts for layer in stack for parts in layer.composed)
+            traced = any(layer.traced for layer in stack)
             out.append(Recognised(first.node.name or first.node.op_type, spec, names,
-                                  tuple(notes)))
+                                  tuple(notes), composed if traced else ()))
     return out
 
 
-def _read_layer(node: _Node, graph: _Graph, found: _Found, producer: str) -> _Layer | None:
+_PASSING = frozenset({"Identity", "Cast", "Unsqueeze", "Squeeze", "Reshape", "Transpose",
+                      "Flatten", "Slice"})
+"""Operators whose first input's values pass to their output, reshaped, reordered or cut;
+``Concat`` joins several."""
+
+
+class _Tracer:
+    """Follows a recurrent node's weight input back through Identity, Cast, Unsqueeze,
+    Squeeze, Reshape, Transpose, Slice, Concat and Constant nodes to the stored tensors it is
+    computed from; each node's answer is kept, so a graph is traced in linear time."""
+
+    def __init__(self, graph: _Graph, shapes: dict[str, tuple[int, ...]]) -> None:
+        self.shapes = shapes
+        self.producers = {output: node for node in graph.nodes for output in node.outputs
+                          if output}
+        self.known: dict[str, list[tuple[str, bool]] | None] = {}
+
+    def sources(self, name: str) -> list[str] | None:
+        """The stored tensors ``name`` is made of, one entry per use (a tensor cut into
+        slices and joined again counts once); None when something else computes it."""
+        pieces = self._trace(name, 0)
+        return None if pieces is None else _joined(pieces)
+
+    def _trace(self, name: str, depth: int) -> list[tuple[str, bool]] | None:
+        """(stored tensor, whether a slice of it) for each piece of ``name``."""
+        if name in self.shapes:
+            return [(name, False)]
+        if name in self.known:
+            return self.known[name]
+        node = self.producers.get(name)
+        found: list[tuple[str, bool]] | None = None
+        if node is not None and depth < 64:
+            if node.op_type in _PASSING and node.inputs:
+                inner = self._trace(node.inputs[0], depth + 1)
+                found = inner if inner is None or node.op_type != "Slice" else [
+                    (piece, True) for piece, _ in inner]
+            elif node.op_type == "Concat" and node.inputs:
+                parts = [self._trace(i, depth + 1) for i in node.inputs]
+                if all(part is not None for part in parts):
+                    found = [(n, False) for n in _joined(
+                        [piece for part in parts for piece in part or ()])]
+        self.known[name] = found
+        return found
+
+
+def _joined(pieces: list[tuple[str, bool]]) -> list[str]:
+    """The tensors of a join: every whole use, and each sliced tensor once (the exporter
+    cuts a tensor into gate blocks and joins them reordered)."""
+    out: list[str] = []
+    sliced: set[str] = set()
+    for name, partial in pieces:
+        if partial:
+            if name in sliced:
+                continue
+            sliced.add(name)
+        out.append(name)
+    return out
+
+
+def _read_layer(node: _Node, graph: _Graph, found: _Found, producer: str,
+                tracer: _Tracer) -> _Layer | None:
     """The spec of one LSTM / GRU / RNN node, or None (with a note) when its weights do not
     say."""
-    cell = _RECURRENT[node.op_type]
-    label = f"{node.op_type} node {node.name or '(unnamed)'!r}"
+    cell = _RECURRENT.get(node.op_type, Cell.LSTM)
+    label = f"{node.op_type} node '{shown_name(node.name or '(unnamed)')}'"
     inputs = node.inputs + [""] * (8 - len(node.inputs))
-    w, r, b = (found.shapes.get(inputs[i]) for i in (1, 2, 3))
-    p = found.shapes.get(inputs[7]) if cell is Cell.LSTM else None
-    if w is None or r is None:
-        found.notes.append(f"{label}: its W or R is computed at run time, not stored; "
-                           "not recognised")
-        return None
     direction = node.attributes.get("direction")
     text = direction.s.decode("utf-8", "replace") if direction and direction.s else "forward"
     d = 2 if text == "bidirectional" else 1
     hidden = node.attributes.get("hidden_size")
     g = cell.gates
-    h = hidden.i if hidden is not None and hidden.i is not None else (r[2] if len(r) == 3 else 0)
+    given = hidden.i if hidden is not None and hidden.i is not None and hidden.i > 0 else None
+    composed: list[tuple[str, ...]] = []
+    traced: dict[int, tuple[int, ...] | None] = {}
+    for index in (1, 2, 3, 7):
+        if not inputs[index] or (index == 7 and cell is not Cell.LSTM):
+            continue
+        parts = [inputs[index]] if inputs[index] in found.shapes else tracer.sources(
+            inputs[index])
+        if parts is None:
+            traced[index] = None
+            continue
+        composed.append(tuple(parts))
+        traced[index] = found.shapes[parts[0]] if parts == [inputs[index]] else _layout(
+            index, sum(_product(found.shapes[n]) for n in parts), d, g, given)
+    w, r, b, p = (traced.get(i) for i in (1, 2, 3, 7))
+    quantized = node.op_type == _QUANTIZED_LSTM
+    if quantized and w is not None and r is not None and len(w) == len(r) == 3:
+        w, r = (w[0], w[2], w[1]), (r[0], r[2], r[1])  # stored [D, I, 4H] and [D, H, 4H]
+    if w is None or r is None:
+        found.notes.append(f"{label}: its W or R is computed at run time, not stored; "
+                           "not recognised")
+        return None
+    h = given if given is not None else (r[2] if len(r) == 3 else 0)
     if (len(w) != 3 or len(r) != 3 or w[0] != d or r[0] != d or w[1] != g * h
             or r[1:] != (g * h, h)):
         found.notes.append(
@@ -603,21 +775,18 @@ def _read_layer(node: _Node, graph: _Graph, found: _Found, producer: str) -> _La
             f"hidden_size={h} and direction={text!r}; not recognised"
         )
         return None
-    names = [inputs[1], inputs[2]]
-    notes = []
+    names = list(dict.fromkeys(n for parts in composed for n in parts))
+    notes = _sharing(label, composed, found.shapes)
     if inputs[3]:
         if b != (d, 2 * g * h):
             found.notes.append(f"{label}: B {b and list(b)} is not [{d}, {2 * g * h}]; "
                                "not recognised")
             return None
-        names.append(inputs[3])
         notes += _bias_note(node, cell, producer, d * g * h)
-    if inputs[7] and cell is Cell.LSTM:
-        if p != (d, 3 * h):
-            found.notes.append(f"{label}: P {p and list(p)} is not [{d}, {3 * h}]; "
-                               "not recognised")
-            return None
-        names.append(inputs[7])
+    if inputs[7] and cell is Cell.LSTM and p != (d, 3 * h):
+        found.notes.append(f"{label}: P {p and list(p)} is not [{d}, {3 * h}]; "
+                           "not recognised")
+        return None
     if text == "reverse":
         notes.append(f"{label} runs in reverse (direction='reverse'): one direction's weights")
     nonlinearity = None
@@ -636,7 +805,47 @@ def _read_layer(node: _Node, graph: _Graph, found: _Found, producer: str) -> _La
     except SpecError as error:
         found.notes.append(f"{label}: not recognised ({error})")
         return None
-    return _Layer(node, graph, spec, names, notes, text)
+    stored = [(inputs[i],) for i in (1, 2, 3, 7) if inputs[i] and (i != 7 or cell is Cell.LSTM)]
+    if quantized:
+        notes.append(
+            f"{label} (com.microsoft, onnxruntime's dynamic quantization): an ONNX LSTM whose W "
+            "and R are stored transposed as 8-bit integers ([D, I, 4H], [D, H, 4H]), counted "
+            "as parameters of one byte each; their scales and zero points are listed apart")
+    return _Layer(node, graph, spec, names, notes, text, composed,
+                  quantized or composed != stored)
+
+
+def _layout(index: int, count: int, d: int, g: int,
+            hidden: int | None) -> tuple[int, ...] | None:
+    """The shape a computed W, R, B or P must have to hold ``count`` values, from the node's
+    hidden_size and direction (None when it cannot: no hidden_size, or no whole width)."""
+    if hidden is None:
+        return None
+    gh = g * hidden
+    if index == 1:
+        return (d, gh, count // (d * gh)) if count % (d * gh) == 0 else None
+    return {2: (d, gh, hidden), 3: (d, 2 * gh), 7: (d, 3 * hidden)}[index] if count == {
+        2: d * gh * hidden, 3: d * 2 * gh, 7: d * 3 * hidden}[index] else None
+
+
+def _sharing(label: str, composed: list[tuple[str, ...]],
+             shapes: dict[str, tuple[int, ...]]) -> list[str]:
+    """Notes on weights computed from stored tensors, and on tensors used twice."""
+    notes = []
+    if any(len(parts) > 1 for parts in composed):
+        notes.append(f"{label}: its weights are computed from {sum(map(len, composed))} stored "
+                     "tensors (through Concat, Slice, Unsqueeze, Identity ...), traced back "
+                     "and counted as stored")
+    uses: dict[str, int] = {}
+    for parts in composed:
+        for name in parts:
+            uses[name] = uses.get(name, 0) + 1
+    for name, times in uses.items():
+        if times > 1:
+            notes.append(f"{label}: {name!r} is used {times} times (one tensor shared, "
+                         f"{_product(shapes[name]):,} values stored once): the file holds "
+                         f"{(times - 1) * _product(shapes[name]):,} fewer than the layer reads")
+    return notes
 
 
 def _bias_note(node: _Node, cell: Cell, producer: str, half: int) -> list[str]:

@@ -20,6 +20,7 @@ from typing import Any
 
 from paramcount.errors import ParamcountError
 from paramcount.sources.base import Listing, NamedTensor
+from paramcount.sources.limits import bounded, shown_name
 from paramcount.sources.state_dict import torch_names
 
 MAX_HEADER = 100_000_000
@@ -119,9 +120,10 @@ def entries(path: Path, label: str) -> tuple[list[Entry], dict[str, Any]]:
 def _parse(raw: bytes, label: str) -> dict[str, Any]:
     try:
         header = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:  # ValueError: a number
+        first = (str(error).splitlines() or [""])[0]                   # of over 4,300 digits
         raise ParamcountError(
-            f"{label}: the safetensors header is not valid JSON ({error})"
+            f"{label}: the safetensors header is not valid JSON ({first[:100]})"
         ) from None
     if not isinstance(header, dict):
         raise ParamcountError(
@@ -131,8 +133,25 @@ def _parse(raw: bytes, label: str) -> dict[str, Any]:
     return header
 
 
+def _shown(value: object) -> str:
+    """A value from a header for a message: its JSON, at most a few dozen characters, numbers
+    of any size included."""
+    if isinstance(value, int) and not bounded(abs(value)):
+        return "a number of over 19 digits"
+    if isinstance(value, list) and any(isinstance(v, int) and not bounded(abs(v))
+                                       for v in value):
+        return f"a list of {len(value):,} holding a number of over 19 digits"
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 40 else repr(value[:37]) + "..."
+    try:
+        text = json.dumps(value)
+    except (ValueError, TypeError, RecursionError):  # a number of thousands of digits inside
+        text = f"a {type(value).__name__}"
+    return shown_name(text) if len(text) <= 60 else shown_name(text[:57]) + "..."
+
+
 def _whole(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return isinstance(value, int) and not isinstance(value, bool) and bounded(value)
 
 
 def _tensors(
@@ -146,20 +165,23 @@ def _tensors(
     for name, entry in header.items():
         if name == "__metadata__":
             continue
-        where = f"{label}: tensor {name!r}"
+        where = f"{label}: tensor '{shown_name(name)}'"
         if not isinstance(entry, dict):
             raise ParamcountError(f"{where} must be described by an object")
         dtype, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")
         if dtype not in DTYPES:
             raise ParamcountError(
-                f"{where} has dtype {dtype!r}, not one of {', '.join(DTYPES)}"
+                f"{where} has dtype {_shown(dtype)}, not one of {', '.join(DTYPES)}"
             )
-        if not isinstance(shape, list) or not all(_whole(d) for d in shape):
-            raise ParamcountError(f"{where} has shape {shape!r}, not a list of whole numbers")
+        if not isinstance(shape, list) or not all(_whole(d) for d in shape) or not bounded(
+                math.prod(shape)):
+            raise ParamcountError(f"{where} has shape {_shown(shape)}, not a list of whole "
+                                  "numbers of at most 2^63 − 1 elements")
         if (not isinstance(offsets, list) or len(offsets) != 2
                 or not all(_whole(o) for o in offsets) or offsets[0] > offsets[1]):
             raise ParamcountError(
-                f"{where} has data_offsets {offsets!r}, not [begin, end] with begin <= end"
+                f"{where} has data_offsets {_shown(offsets)}, not [begin, end] with "
+                "begin <= end <= 2^63 − 1"
             )
         numpy_name, bits = DTYPES[dtype]
         expected = (math.prod(shape) * bits + 7) // 8
@@ -181,8 +203,9 @@ def _tensors(
     for begin, end, entry in found:
         if begin != position:
             raise ParamcountError(
-                f"{label}: tensor {entry.tensor.name!r} starts at byte {begin:,} of the data, "
-                f"where the previous one ends at {position:,} (overlapping or gapped offsets)"
+                f"{label}: tensor '{shown_name(entry.tensor.name)}' starts at byte {begin:,} of "
+                f"the data, where the previous one ends at {position:,} (overlapping or gapped "
+                "offsets)"
             )
         position = end
     return [entry for _, _, entry in found], {str(k): v for k, v in metadata.items()}

@@ -27,6 +27,7 @@ from typing import IO, Any
 
 from paramcount.errors import ParamcountError
 from paramcount.sources.base import Listing, NamedTensor
+from paramcount.sources.limits import bounded, shown_name
 from paramcount.sources.state_dict import torch_names
 
 MAX_PICKLE = 256 * 1024 * 1024
@@ -191,22 +192,39 @@ def _dict_class(qualified: str) -> type[dict[Any, Any]]:
 
 
 def _size(value: object) -> tuple[int, ...]:
-    if not isinstance(value, (tuple, list)) or not all(
-        isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value
-    ):
-        shown = repr(value)
-        shown = shown if len(shown) <= 60 else shown[:57] + "..."
-        raise ParamcountError(f"a tensor's size {shown} is not a tuple of whole numbers")
+    if not isinstance(value, (tuple, list)) or len(value) > 64 or not all(
+        isinstance(d, int) and not isinstance(d, bool) and bounded(d) for d in value
+    ) or not bounded(math.prod(value)):
+        raise ParamcountError(f"a tensor's size {_shown(value)} is not a tuple of whole numbers "
+                              "of at most 2^63 − 1 elements")
     return tuple(value)
+
+
+def _shown(value: object) -> str:
+    """A value from a pickle for a message, at most a few dozen characters: numbers of any
+    size are never turned into text whole."""
+    if isinstance(value, int) and not bounded(abs(value)):
+        return "a number of over 19 digits"
+    if isinstance(value, (tuple, list)):
+        inner = ", ".join(_shown(v) for v in value[:4]) + (", ..." if len(value) > 4 else "")
+        text = f"({inner})" if isinstance(value, tuple) else f"[{inner}]"
+    else:
+        text = repr(value) if isinstance(value, (int, float, str, bool, type(None))) else (
+            type(value).__name__)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _rebuild_tensor(storage: object, offset: object, size: object, stride: object,
                     *rest: Any) -> TensorStub:
     if not isinstance(storage, Storage):
         raise ParamcountError(f"a tensor's storage is {type(storage).__name__}, not a storage")
-    if not isinstance(offset, int):
-        raise ParamcountError(f"a tensor's storage offset {offset!r} is not a whole number")
+    if not isinstance(offset, int) or not bounded(abs(offset)):
+        raise ParamcountError(f"a tensor's storage offset {_shown(offset)} is not a whole "
+                              "number of at most 2^63 − 1")
     stride_tuple = tuple(stride) if isinstance(stride, (tuple, list)) else ()
+    if not all(isinstance(s, int) and bounded(abs(s)) for s in stride_tuple):
+        raise ParamcountError(f"a tensor's stride {_shown(stride)} is not whole numbers of at "
+                              "most 2^63 − 1")
     return TensorStub(storage, offset, _size(size), stride_tuple, storage.dtype)
 
 
@@ -343,7 +361,7 @@ class RestrictedUnpickler(pickle.Unpickler):
     def persistent_load(self, pid: Any) -> Storage:
         """A storage reference: its key and dtype; the bytes stay in the file."""
         if not isinstance(pid, tuple) or not pid:
-            raise ParamcountError(f"{self.label}: a persistent id {pid!r} is not a tuple")
+            raise ParamcountError(f"{self.label}: a persistent id {_shown(pid)} is not a tuple")
         kind = pid[0].decode("ascii") if isinstance(pid[0], bytes) else pid[0]
         if kind == "module":
             raise Refused(
@@ -352,15 +370,18 @@ class RestrictedUnpickler(pickle.Unpickler):
                 "runs code from a file: save model.state_dict() instead"
             )
         if kind != "storage" or len(pid) < 5 or not isinstance(pid[1], StorageType):
-            raise ParamcountError(f"{self.label}: unknown persistent id {pid[:2]!r}")
+            raise ParamcountError(f"{self.label}: unknown persistent id {_shown(pid[:2])}")
         key = str(pid[2])
         numel = pid[4] if isinstance(pid[4], int) and not isinstance(pid[4], bool) else None
+        if numel is not None and not bounded(numel):
+            raise ParamcountError(f"{self.label}: a storage of {_shown(numel)} elements (at "
+                                  "most 2^63 − 1)")
         storage = self.storages.setdefault(key, Storage(key, pid[1].dtype, numel))
         return storage
 
 
 def _refusal(label: str, module: str, name: str) -> str:
-    qualified = f"{module}.{name}"
+    qualified = shown_name(f"{module}.{name}")
     if module.startswith(("torch.nn.modules", "__main__", "__torch__")) or (
         module.startswith("torch.nn") and name[:1].isupper()
     ):
@@ -464,14 +485,43 @@ def _load_zip(path: Path, label: str) -> Any:
     return _unpickle(io.BytesIO(data), label)
 
 
+class _Capped:
+    """A file read through a budget: the legacy format's pickles together may take at most
+    :data:`MAX_PICKLE` bytes, as a zip checkpoint's data.pkl, so a pickle declaring gigabytes
+    (a BINBYTES8 over a hole in a sparse file) is refused before anything is allocated."""
+
+    def __init__(self, stream: IO[bytes], label: str) -> None:
+        self.stream, self.label, self.left = stream, label, MAX_PICKLE
+
+    def _take(self, size: int) -> None:
+        if size > self.left:
+            raise ParamcountError(
+                f"{self.label}: its pickles ask for over {MAX_PICKLE:,} bytes, the limit for a "
+                "checkpoint's structure (the legacy format's data follows them)"
+            )
+        self.left -= size
+
+    def read(self, size: int = -1) -> bytes:
+        """At most ``size`` bytes, charged to the budget before they are read."""
+        self._take(self.left + 1 if size is None or size < 0 else size)
+        return self.stream.read(size)
+
+    def readline(self, size: int = -1) -> bytes:
+        """One line (protocol 0's text opcodes), charged to the budget."""
+        line = self.stream.readline(min(self.left + 1, size) if size >= 0 else self.left + 1)
+        self._take(len(line))
+        return line
+
+
 def _load_legacy(path: Path, label: str) -> Any:
-    with path.open("rb") as stream:
-        head = stream.read(2)
+    with path.open("rb") as raw:
+        head = raw.read(2)
         if len(head) < 2 or head[0] != 0x80:
             raise ParamcountError(
                 f"{label}: not a PyTorch checkpoint (neither a zip archive nor a pickle)"
             )
-        stream.seek(0)
+        raw.seek(0)
+        stream: Any = _Capped(raw, label)
         magic = _unpickle(stream, label)
         if magic != MAGIC_NUMBER:
             raise ParamcountError(
@@ -508,32 +558,48 @@ def _is_optimizer(value: object) -> bool:
 
 
 MAX_ITEMS = 5_000_000
-"""The most values a checkpoint's structure is walked through looking for tensors (a real
-one holds a few per tensor); a pickle of millions of empty containers is refused."""
+"""The most values a checkpoint's structure is walked through looking for tensors, all walks
+of one file together (a real one holds a few per tensor); a pickle of millions of empty
+containers is refused."""
 
 
-def _walk(value: object, path: str) -> Iterator[tuple[str, TensorStub]]:
-    """Every tensor under ``value``, named by its dotted path (dict keys, list positions), in
-    order; each container is entered once and at most 64 deep."""
-    seen: set[int] = set()
-    stack: list[tuple[Iterator[tuple[str, object]], int]] = [(iter([(path, value)]), 0)]
-    visited = 0
-    while stack:
-        entries, depth = stack[-1]
-        entry = next(entries, None)
-        if entry is None:
-            stack.pop()
-            continue
-        visited += 1
-        if visited > MAX_ITEMS:
-            raise ParamcountError(f"its pickle holds over {MAX_ITEMS:,} values: not the "
-                                  "structure of a checkpoint")
-        where, item = entry
-        if isinstance(item, TensorStub):
-            yield where, item
-        elif depth < 64 and id(item) not in seen and isinstance(item, (Mapping, list, tuple)):
-            seen.add(id(item))
-            stack.append((_children(item, where), depth + 1))
+class _Structure:
+    """The walks over one file's structure: one visit budget for them all, and the containers
+    already found to hold no tensor, which no later walk enters again (100 keys sharing one
+    list of a million Nones cost one walk of it, not 100)."""
+
+    def __init__(self) -> None:
+        self.visited = 0
+        self.empty: set[int] = set()
+
+    def walk(self, value: object, path: str) -> Iterator[tuple[str, TensorStub]]:
+        """Every tensor under ``value``, named by its dotted path (dict keys, list positions),
+        in order; each container is entered once per walk and at most 64 deep."""
+        seen: set[int] = set()
+        # (entries, depth, the container's id, whether a tensor was found under it)
+        stack: list[list[Any]] = [[iter([(path, value)]), 0, None, False]]
+        while stack:
+            frame = stack[-1]
+            entry = next(frame[0], None)
+            if entry is None:
+                stack.pop()
+                if frame[2] is not None and not frame[3]:
+                    self.empty.add(frame[2])
+                if stack and frame[3]:
+                    stack[-1][3] = True
+                continue
+            self.visited += 1
+            if self.visited > MAX_ITEMS:
+                raise ParamcountError(f"its pickle holds over {MAX_ITEMS:,} values: not the "
+                                      "structure of a checkpoint")
+            where, item = entry
+            if isinstance(item, TensorStub):
+                frame[3] = True
+                yield where, item
+            elif (frame[1] < 64 and id(item) not in seen and id(item) not in self.empty
+                  and isinstance(item, (Mapping, list, tuple))):
+                seen.add(id(item))
+                stack.append([_children(item, where), frame[1] + 1, id(item), False])
 
 
 def _children(item: Mapping[Any, Any] | list[Any] | tuple[Any, ...],
@@ -541,16 +607,24 @@ def _children(item: Mapping[Any, Any] | list[Any] | tuple[Any, ...],
     """A container's entries, each named by its path under ``where``."""
     pairs = item.items() if isinstance(item, Mapping) else enumerate(item)
     for key, child in pairs:
-        yield (f"{where}.{key}" if where else str(key)), child
+        yield (f"{where}.{_key(key)}" if where else _key(key)), child
+
+
+def _key(key: object) -> str:
+    """A dict key or list position as a name (a number of any size, never turned into text
+    whole)."""
+    return key if isinstance(key, str) else str(key) if isinstance(key, int) and bounded(
+        abs(key)) else _shown(key)
 
 
 def _plural(count: int, word: str) -> str:
     return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
-def _describe(key: str, value: object) -> str:
+def _describe(key: str, value: object, structure: _Structure) -> str:
     """What a skipped top-level entry holds, in a few words."""
-    tensors = list(_walk(value, ""))
+    tensors = list(structure.walk(value, ""))
+    key = shown_name(key)
     if _is_optimizer(value) or key in OPTIMIZER_KEYS:
         roles = sorted({name.rsplit(".", 1)[-1] for name, _ in tensors
                         if not name.rsplit(".", 1)[-1].isdigit()})
@@ -562,8 +636,7 @@ def _describe(key: str, value: object) -> str:
         count = sum(math.prod(t.shape) for _, t in tensors)
         return f"'{key}': {_plural(len(tensors), 'tensor')}, {_plural(count, 'value')}"
     if isinstance(value, (int, float, str, bool)) or value is None:
-        text = repr(value)
-        return f"'{key}' = {text if len(text) <= 40 else text[:37] + '...'}"
+        return f"'{key}' = {shown_name(_shown(value))}"
     if isinstance(value, Opaque):
         return f"'{key}': {value.type_name}"
     if isinstance(value, TorchDtype):
@@ -579,32 +652,34 @@ def model_tensors(root: object, label: str) -> tuple[list[tuple[str, TensorStub]
     A state dict is the model; a training checkpoint nests it under a key such as
     ``model_state_dict`` beside optimizer state, epochs and losses, which are skipped and named.
     """
+    structure = _Structure()
     if isinstance(root, TensorStub):
         return [("tensor", root)], ["the file holds a single tensor"]
     if not isinstance(root, Mapping):
-        listed = list(_walk(root, ""))
+        listed = list(structure.walk(root, ""))
         kind = type(root).__name__
         return listed, [f"the file holds a {kind}; its tensors are named by position"
                         if listed else f"the file holds a {kind} without tensors"]
-    items = [(str(k), v) for k, v in root.items()]
+    items = [(_key(k), v) for k, v in root.items()]
     if items and all(_is_tensor(v) or k.endswith("_extra_state") for k, v in items):
-        return list(_walk(root, "")), []
+        return list(structure.walk(root, "")), []
     found: list[tuple[str, TensorStub]] = []
     notes: list[str] = []
     for key in MODEL_KEYS:
         value = root.get(key)
-        if isinstance(value, Mapping) and not _is_optimizer(value) and any(_walk(value, "")):
+        if (isinstance(value, Mapping) and not _is_optimizer(value)
+                and any(structure.walk(value, ""))):
             chosen = [key]
-            found = list(_walk(value, ""))
+            found = list(structure.walk(value, ""))
             notes.append(f"the model's state dict is the checkpoint's '{key}'")
             break
     else:
         chosen = [k for k, v in items if k not in OPTIMIZER_KEYS and not _is_optimizer(v)
-                  and any(_walk(v, ""))]
+                  and any(structure.walk(v, ""))]
         values = dict(items)
         for key in chosen:
-            found += _walk(values[key], key)
-    skipped = [_describe(k, v) for k, v in items if k not in chosen]
+            found += structure.walk(values[key], key)
+    skipped = [_describe(k, v, structure) for k, v in items if k not in chosen]
     if skipped:
         notes.append("skipped: " + "; ".join(skipped))
     return found, notes
