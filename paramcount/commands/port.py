@@ -33,6 +33,9 @@ _FRAMEWORKS = Frameworks(several=False)  # pytorch, tensorflow, tf.keras accepte
               help="Run the real source and target layers on random input with non-zero "
                    "initial states; exit 1 if outputs or final states differ by more than "
                    "1e-5.")
+@click.option("--allow-unmapped", is_flag=True,
+              help="Leave out the tensors nothing in the target maps (named under Notes); "
+                   "without it such a port is refused and nothing is written.")
 @format_options()
 @click.option("--input", "--input-size", "-i", "input_size", type=WholeNumber(), default=None,
               help="Check: the source layer's input width.")
@@ -62,7 +65,7 @@ _FRAMEWORKS = Frameworks(several=False)  # pytorch, tensorflow, tf.keras accepte
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True,
               help="Seed of the random input and states used by --verify.")
 def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out: str | None,
-         verify: bool,
+         verify: bool, allow_unmapped: bool,
          output_format: str | None, as_json: bool, as_markdown: bool,
          nonlinearity: str | None, forget_bias: float,
          reset_after: bool | None, linear_before_reset: bool | None,
@@ -82,7 +85,7 @@ def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out:
         SourceOptions(from_[0] if from_ else None, chosen, forget_bias, expect),
         TargetOptions(to[0], reset_after, linear_before_reset, merge_modes,
                       forget_bias, chosen),
-        out=out, verify=verify, seed=seed,
+        out=out, verify=verify, seed=seed, allow_unmapped=allow_unmapped,
     )
     if fmt == "json":
         from paramcount.render.data import dumps

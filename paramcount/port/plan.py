@@ -14,6 +14,7 @@ from paramcount.errors import ParamcountError, SpecError
 from paramcount.options import cli_label
 from paramcount.port.expr import Expr, Shape, exact, sources, steps
 from paramcount.port.layouts import Side, read, write
+from paramcount.port.units import Unit, left_out, plan_rows
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
 
 
@@ -67,6 +68,23 @@ class ModulePlan:
     source: Side
     target: Side
     rows: tuple[Row, ...]
+
+
+@dataclass(frozen=True)
+class UnitPlan:
+    """One common layer of the source (a Linear, an Embedding, a norm …) and its port."""
+
+    source: Unit
+    target: Unit
+    rows: tuple[Row, ...]
+    left_out: tuple[str, ...] = ()
+    """Source tensors the target has no slot for (torch's batch counter in Keras)."""
+
+
+def plan_unit(source: Unit, target: Unit) -> UnitPlan:
+    """Every tensor of the target layer with how it is made, and what is left out."""
+    rows = tuple(Row(name, shape, expr) for name, shape, expr in plan_rows(source, target))
+    return UnitPlan(source, target, rows, tuple(left_out(source, target)))
 
 
 _ALWAYS_RESET_AFTER = (Framework.TORCH, Framework.FLAX_LINEN, Framework.FLAX_NNX,

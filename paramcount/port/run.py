@@ -6,13 +6,22 @@ This is what ``paramcount port`` calls; it computes and returns, and prints noth
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from paramcount.port.layouts import Side
 from paramcount.port.load import Opened, SourceError, open_source
-from paramcount.port.plan import ModulePlan, PortRefused, TargetOptions, plan, target_side
+from paramcount.port.plan import (
+    ModulePlan,
+    PortRefused,
+    TargetOptions,
+    UnitPlan,
+    plan,
+    plan_unit,
+    target_side,
+)
+from paramcount.port.units import named_by, recognise, settings_notes, target_unit
 from paramcount.port.verify import Comparison
 from paramcount.spec import Cell, Framework, MergeMode, Nonlinearity
 
@@ -41,6 +50,10 @@ class Result:
     notes: tuple[str, ...]
     written: str | None = None
     comparisons: tuple[Comparison, ...] | None = None
+    units: tuple[UnitPlan, ...] = ()
+    """The common layers (Linear, Embedding, Conv, norms) beside the recurrent modules."""
+    layers: tuple[ModulePlan | UnitPlan, ...] = ()
+    """Every planned layer, recurrent or not, in the order of the source file."""
 
     @property
     def ok(self) -> bool:
@@ -92,10 +105,6 @@ def _source_side(side: Side, options: SourceOptions, target: TargetOptions) -> S
 
 def plans_of(opened: Opened, source: SourceOptions, target: TargetOptions) -> list[ModulePlan]:
     """A plan for each recurrent module of ``opened``; PortRefused for the first refused."""
-    if not opened.modules:
-        asked = f" in the {source.framework.display_name} convention" if source.framework \
-            else ""
-        raise SourceError(f"{opened.path}: no recurrent layer found{asked}")
     plans = []
     for module in opened.modules:
         side = _source_side(module, source, target)
@@ -107,6 +116,79 @@ def plans_of(opened: Opened, source: SourceOptions, target: TargetOptions) -> li
         goal = replace(goal, prefix=_target_prefix(_module_path(side), target.framework))
         plans.append(plan(side, goal))
     return plans
+
+
+def units_of(opened: Opened, plans: list[ModulePlan], target: TargetOptions,
+             allow_unmapped: bool = False) -> tuple[list[UnitPlan], list[str]]:
+    """A plan for each common layer among the tensors no recurrent module took, and notes.
+
+    A tensor that no layer of the target holds is named and the port refused, unless
+    ``allow_unmapped`` leaves it out (said in the notes).
+    """
+    from paramcount import conventions
+
+    taken = {m.source.name(t) for m in plans for t in conventions.tensors(m.source.spec)}
+    rest = {name: shape for name, shape in opened.shapes.items() if name not in taken}
+    convention = opened.convention
+    units, unmapped = recognise(rest, convention) if convention else ([], list(rest))
+    fw = target.framework
+    made: list[UnitPlan] = []
+    notes: list[str] = []
+    for found in units:
+        said = opened.settings.get(found.prefix, {})
+        unit = replace(named_by(found), eps=said.get("eps"), momentum=said.get("momentum"))
+        if unit.alternatives:
+            kinds = " or ".join(k.value for k in (unit.kind, *unit.alternatives))
+            raise PortRefused(
+                f"{', '.join(unit.names)} {_shapes(unit.tensors)} could be a {kinds} layer, "
+                "which port moves differently; give --model (your target model) to tell"
+            )
+        goal = target_unit(unit, fw, _target_prefix(unit.prefix, fw))
+        if goal is None:
+            unmapped += unit.names
+            continue
+        layer = plan_unit(unit, goal)
+        made.append(layer)
+        notes += settings_notes(unit, goal)
+        if layer.left_out:
+            notes.append(f"{', '.join(layer.left_out)}: {fw.display_name} keeps no count of "
+                         "training batches; left out")
+    if unmapped:
+        listed = ", ".join(f"{n} {_shape(opened.shapes[n])}" for n in unmapped[:6]) + (
+            f" and {len(unmapped) - 6} more" if len(unmapped) > 6 else "")
+        if not allow_unmapped:
+            raise PortRefused(f"nothing in {fw.display_name} maps {len(unmapped)} tensor"
+                              f"{'s' if len(unmapped) != 1 else ''} of {opened.path}: "
+                              f"{listed}; --allow-unmapped leaves them out")
+        notes.append(f"left out (--allow-unmapped): {listed}")
+    return made, notes
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _shapes(tensors: tuple[tuple[str, str, tuple[int, ...]], ...]) -> str:
+    return ", ".join(_shape(shape) for _, _, shape in tensors)
+
+
+def _in_file_order(opened: Opened, plans: list[ModulePlan], units: list[UnitPlan]
+                   ) -> tuple[ModulePlan | UnitPlan, ...]:
+    """Every planned layer, ordered by where its first tensor stands in the file."""
+    from paramcount import conventions
+
+    position = {name: index for index, name in enumerate(opened.shapes)}
+    end = len(position)
+
+    def first(layer: ModulePlan | UnitPlan) -> int:
+        if isinstance(layer, UnitPlan):
+            names = list(layer.source.names)
+        else:
+            names = [layer.source.name(t) for t in conventions.tensors(layer.source.spec)]
+        return min((position.get(n, end) for n in names), default=end)
+
+    both: list[ModulePlan | UnitPlan] = [*plans, *units]
+    return tuple(sorted(both, key=first))
 
 
 def _module_path(side: Side) -> str:
@@ -124,8 +206,8 @@ def _target_prefix(prefix: str, framework: Framework) -> str:
 
 
 def port(path: str, source: SourceOptions, target: TargetOptions, out: str | None = None,
-         verify: bool = False, seed: int = 0) -> Result:
-    """Port every recurrent module of ``path``; write ``out`` and compare runs when asked."""
+         verify: bool = False, seed: int = 0, allow_unmapped: bool = False) -> Result:
+    """Port every layer of ``path``; write ``out`` and compare runs when asked."""
     from paramcount.port.write import check_destination, check_not_source, write
 
     if out is not None:
@@ -134,16 +216,23 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
     frameworks = (source.framework,) if source.framework else None
     with open_source(path, frameworks) as opened:
         plans = plans_of(opened, source, target)
+        units, unit_notes = units_of(opened, plans, target, allow_unmapped)
+        if not plans and not units:
+            asked = f" in the {source.framework.display_name} convention" \
+                if source.framework else ""
+            raise SourceError(f"{opened.path}: no layer found that port maps{asked}")
+        layers = _in_file_order(opened, plans, units)
         fetch = opened.fetch
         comparisons = None
         if verify:
             comparisons = tuple(_verify(p, fetch, seed) for p in plans)
         proved = all(c.ok for c in comparisons or ())
         if out is not None and proved:  # a port --verify disproved is not written
-            write(out, plans, lambda: _arrays(plans, fetch, opened.release))
-        notes = _notes(opened.notes, source) + tuple(_merges(plans))
+            write(out, target.framework, plans,
+                  lambda: _arrays(layers, fetch, opened.release))
+        notes = _notes(opened.notes, source) + tuple(_merges(plans)) + tuple(unit_notes)
         return Result(path, opened.format, tuple(plans), notes, out if proved else None,
-                      comparisons)
+                      comparisons, tuple(units), layers)
 
 
 _MERGED = {MergeMode.SUM: "adds", MergeMode.MUL: "multiplies", MergeMode.AVE: "averages",
@@ -180,7 +269,7 @@ def _notes(notes: list[str], source: SourceOptions) -> tuple[str, ...]:
                  if not (told and n == _ASSUMED_TANH))
 
 
-def _arrays(plans: list[ModulePlan], fetch: Any,
+def _arrays(plans: Iterable[ModulePlan | UnitPlan], fetch: Any,
             release: Any = None) -> Iterator[tuple[str, Any]]:
     from paramcount.port.execute import evaluate
 
@@ -193,7 +282,7 @@ def _arrays(plans: list[ModulePlan], fetch: Any,
                     release(name)
 
 
-def _dtype(module: ModulePlan, fetch: Any) -> Any:
+def _dtype(module: ModulePlan | UnitPlan, fetch: Any) -> Any:
     for row in module.rows:
         if row.sources:
             return fetch(row.sources[0]).dtype

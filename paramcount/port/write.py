@@ -80,9 +80,10 @@ def _mode(path: str) -> int:
         return 0o666 & ~umask
 
 
-def write(path: str, plans: list[ModulePlan], arrays: Callable[[], Arrays]) -> None:
+def write(path: str, framework: Framework, plans: list[ModulePlan],
+          arrays: Callable[[], Arrays]) -> None:
     """Write every target tensor to ``path`` in the container its suffix names."""
-    suffix = check_destination(path, plans[0].target.framework)
+    suffix = check_destination(path, framework)
     try:
         with _atomic(path) as temporary:
             if suffix == ".onnx":

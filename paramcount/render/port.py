@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from paramcount import conventions
-from paramcount.port.plan import ModulePlan
+from paramcount.port.plan import ModulePlan, UnitPlan
 from paramcount.port.run import Result
 from paramcount.port.verify import TOLERANCE, Comparison
 from paramcount.render.document import Document, Paragraph, Section, Table, shape
@@ -13,13 +13,23 @@ from paramcount.render.document import Document, Paragraph, Section, Table, shap
 SCHEMA = "paramcount.port/1"
 
 
-def _module_title(module: ModulePlan) -> str:
+def _module_title(module: ModulePlan | UnitPlan) -> str:
     name = module.source.prefix.rstrip("./") or "(top level)"
-    return (f"{name}: {conventions.describe(module.source.spec)} → "
-            f"{conventions.describe(module.target.spec)}")
+    return f"{name}: {_layer(module, source=True)} → {_layer(module, source=False)}"
 
 
-def _relative(module: ModulePlan, names: list[str]) -> list[str]:
+def _layer(module: ModulePlan | UnitPlan, source: bool) -> str:
+    """The source's or the target's layer as its framework writes it."""
+    if isinstance(module, UnitPlan):
+        return (module.source if source else module.target).describe()
+    return conventions.describe((module.source if source else module.target).spec)
+
+
+def _counted(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
+def _relative(module: ModulePlan | UnitPlan, names: list[str]) -> list[str]:
     """Source names without the module's prefix (its title names it)."""
     prefix = module.source.prefix
     return [n[len(prefix):] if prefix and n.startswith(prefix) else n for n in names]
@@ -39,15 +49,18 @@ def _comparison_line(comparison: Comparison) -> str:
 
 def port_document(result: Result) -> Document:
     """The plan, one row per target tensor, then what was written and verified."""
-    target = result.plans[0].target.framework.display_name
-    tensors = sum(len(m.rows) for m in result.plans)
-    modules = len(result.plans)
-    summary = (f"{modules} recurrent module{'s' if modules != 1 else ''}, {tensors} target "
-               f"tensors" + (f", written to {result.written}" if result.written else
-                             " (not written: --verify found a difference)" if not result.ok
-                             else " (plan only: --out FILE writes them)"))
+    layers = result.layers or result.plans
+    target = layers[0].target.framework.display_name
+    tensors = sum(len(m.rows) for m in layers)
+    parts = [_counted(len(result.plans), "recurrent module")] if result.plans else []
+    if result.units:
+        parts.append(_counted(len(result.units), "other layer"))
+    summary = (" and ".join(parts) + f", {tensors} target tensors"
+               + (f", written to {result.written}" if result.written else
+                  " (not written: --verify found a difference)" if not result.ok
+                  else " (plan only: --out FILE writes them)"))
     sections = []
-    for position, module in enumerate(result.plans):
+    for module in layers:
         rows = tuple(
             (row.name, shape(row.shape), ", ".join(_relative(module, row.sources)) or "—",
              "; ".join(row.steps) or "copy")
@@ -55,7 +68,8 @@ def port_document(result: Result) -> Document:
         )
         blocks: list[Table | Paragraph] = [
             Table(("target tensor", "shape", "from", "operations"), rows)]
-        if result.comparisons is not None:
+        if result.comparisons is not None and isinstance(module, ModulePlan):
+            position = result.plans.index(module)
             blocks.append(Paragraph((_comparison_line(result.comparisons[position]),)))
         sections.append(Section(_module_title(module), tuple(blocks)))
     if result.notes:
@@ -75,11 +89,7 @@ def port_data(result: Result) -> dict[str, Any]:
             "target": {"framework": module.target.framework.value,
                        "layer": conventions.describe(module.target.spec),
                        "prefix": module.target.prefix},
-            "tensors": [
-                {"name": row.name, "shape": list(row.shape), "sources": row.sources,
-                 "operations": row.steps, "exact": row.exact}
-                for row in module.rows
-            ],
+            "tensors": _tensors(module),
         }
         if result.comparisons is not None:
             c = result.comparisons[position]
@@ -87,6 +97,21 @@ def port_data(result: Result) -> dict[str, Any]:
                                      "output": c.output, "states": c.states,
                                      "tolerance": TOLERANCE, "ok": c.ok}
         modules.append(entry)
+    layers = [
+        {"prefix": layer.source.prefix, "kind": layer.source.kind.value,
+         "source": {"framework": layer.source.framework.value,
+                    "layer": layer.source.describe()},
+         "target": {"framework": layer.target.framework.value,
+                    "layer": layer.target.describe(), "prefix": layer.target.prefix},
+         "tensors": _tensors(layer), "left_out": list(layer.left_out)}
+        for layer in result.units
+    ]
     return {"schema": SCHEMA, "source": result.source, "format": result.format,
-            "to": result.plans[0].target.framework.value, "modules": modules,
+            "to": (result.layers or result.plans)[0].target.framework.value,
+            "modules": modules, "layers": layers,
             "written": result.written, "notes": list(result.notes)}
+
+
+def _tensors(module: ModulePlan | UnitPlan) -> list[dict[str, Any]]:
+    return [{"name": row.name, "shape": list(row.shape), "sources": row.sources,
+             "operations": row.steps, "exact": row.exact} for row in module.rows]
