@@ -33,6 +33,11 @@ _FRAMEWORKS = Frameworks(several=False)  # pytorch, tensorflow, tf.keras accepte
               help="Run the real source and target layers on random input with non-zero "
                    "initial states; exit 1 if outputs or final states differ by more than "
                    "1e-5.")
+@click.option("--model", "model", metavar="MODULE:FUNCTION", default=None,
+              help="Your target model's factory (imported from the current folder): its "
+                   "layers are matched to the source's and its own names written.")
+@click.option("--kwargs", "kwargs", metavar="JSON", default=None,
+              help="Keyword arguments for --model's factory, as a JSON object.")
 @click.option("--allow-unmapped", is_flag=True,
               help="Leave out the tensors nothing in the target maps (named under Notes); "
                    "without it such a port is refused and nothing is written.")
@@ -65,12 +70,13 @@ _FRAMEWORKS = Frameworks(several=False)  # pytorch, tensorflow, tf.keras accepte
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True,
               help="Seed of the random input and states used by --verify.")
 def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out: str | None,
-         verify: bool, allow_unmapped: bool,
+         verify: bool, model: str | None, kwargs: str | None, allow_unmapped: bool,
          output_format: str | None, as_json: bool, as_markdown: bool,
          nonlinearity: str | None, forget_bias: float,
          reset_after: bool | None, linear_before_reset: bool | None,
          merge_modes: Any, seed: int, **expect: Any) -> int:
     """Port the recurrent weights of SRC to another framework, tensor by tensor."""
+    from paramcount.port.model import parse_kwargs
     from paramcount.port.plan import TargetOptions
     from paramcount.port.run import SourceOptions
     from paramcount.port.run import port as run_port
@@ -86,6 +92,7 @@ def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out:
         TargetOptions(to[0], reset_after, linear_before_reset, merge_modes,
                       forget_bias, chosen),
         out=out, verify=verify, seed=seed, allow_unmapped=allow_unmapped,
+        model=model, kwargs=parse_kwargs(kwargs),
     )
     if fmt == "json":
         from paramcount.render.data import dumps

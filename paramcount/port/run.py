@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paramcount.port.layouts import Side
 from paramcount.port.load import Opened, SourceError, open_source
@@ -21,8 +21,11 @@ from paramcount.port.plan import (
     plan_unit,
     target_side,
 )
-from paramcount.port.units import named_by, recognise, settings_notes, target_unit
+from paramcount.port.units import Unit, named_by, recognise, settings_notes, target_unit
 from paramcount.port.verify import Comparison
+
+if TYPE_CHECKING:
+    from paramcount.port.model import TargetModel
 from paramcount.spec import Cell, Framework, MergeMode, Nonlinearity
 
 
@@ -54,6 +57,8 @@ class Result:
     """The common layers (Linear, Embedding, Conv, norms) beside the recurrent modules."""
     layers: tuple[ModulePlan | UnitPlan, ...] = ()
     """Every planned layer, recurrent or not, in the order of the source file."""
+    loads: str | None = None
+    """The one line of Python that loads what was written."""
 
     @property
     def ok(self) -> bool:
@@ -125,18 +130,11 @@ def units_of(opened: Opened, plans: list[ModulePlan], target: TargetOptions,
     A tensor that no layer of the target holds is named and the port refused, unless
     ``allow_unmapped`` leaves it out (said in the notes).
     """
-    from paramcount import conventions
-
-    taken = {m.source.name(t) for m in plans for t in conventions.tensors(m.source.spec)}
-    rest = {name: shape for name, shape in opened.shapes.items() if name not in taken}
-    convention = opened.convention
-    units, unmapped = recognise(rest, convention) if convention else ([], list(rest))
+    units, unmapped = source_units(opened, [m.source for m in plans])
     fw = target.framework
     made: list[UnitPlan] = []
     notes: list[str] = []
-    for found in units:
-        said = opened.settings.get(found.prefix, {})
-        unit = replace(named_by(found), eps=said.get("eps"), momentum=said.get("momentum"))
+    for unit in units:
         if unit.alternatives:
             kinds = " or ".join(k.value for k in (unit.kind, *unit.alternatives))
             raise PortRefused(
@@ -147,21 +145,98 @@ def units_of(opened: Opened, plans: list[ModulePlan], target: TargetOptions,
         if goal is None:
             unmapped += unit.names
             continue
-        layer = plan_unit(unit, goal)
-        made.append(layer)
-        notes += settings_notes(unit, goal)
-        if layer.left_out:
-            notes.append(f"{', '.join(layer.left_out)}: {fw.display_name} keeps no count of "
-                         "training batches; left out")
-    if unmapped:
-        listed = ", ".join(f"{n} {_shape(opened.shapes[n])}" for n in unmapped[:6]) + (
-            f" and {len(unmapped) - 6} more" if len(unmapped) > 6 else "")
-        if not allow_unmapped:
-            raise PortRefused(f"nothing in {fw.display_name} maps {len(unmapped)} tensor"
-                              f"{'s' if len(unmapped) != 1 else ''} of {opened.path}: "
-                              f"{listed}; --allow-unmapped leaves them out")
-        notes.append(f"left out (--allow-unmapped): {listed}")
+        made.append(_unit_plan(unit, goal, notes))
+    notes += _unmapped(opened, unmapped, fw, allow_unmapped)
     return made, notes
+
+
+def source_units(opened: Opened, sides: list[Side]) -> tuple[list[Unit], list[str]]:
+    """The common layers among the tensors ``sides`` do not hold, and the tensors of none."""
+    from paramcount import conventions
+
+    taken = {s.name(t) for s in sides for t in conventions.tensors(s.spec)}
+    rest = {name: shape for name, shape in opened.shapes.items() if name not in taken}
+    convention = opened.convention
+    found, unmapped = recognise(rest, convention) if convention else ([], list(rest))
+    units = []
+    for unit in found:
+        said = opened.settings.get(unit.prefix, {})
+        units.append(replace(named_by(unit), eps=said.get("eps"), momentum=said.get("momentum")))
+    return units, unmapped
+
+
+def _unit_plan(unit: Unit, goal: Unit, notes: list[str], said: bool | None = False
+               ) -> UnitPlan:
+    """The plan of one common layer; what the target must be built with added to ``notes``."""
+    layer = plan_unit(unit, goal)
+    notes += settings_notes(unit, goal, said)
+    if layer.left_out:
+        notes.append(f"{', '.join(layer.left_out)}: {goal.framework.display_name} keeps no "
+                     "count of training batches; left out")
+    return layer
+
+
+def _unmapped(opened: Opened, unmapped: list[str], fw: Framework, allowed: bool) -> list[str]:
+    """Nothing, the note that says what was left out, or PortRefused naming the tensors."""
+    if not unmapped:
+        return []
+    listed = ", ".join(f"{n} {_shape(opened.shapes[n])}" for n in unmapped[:6]) + (
+        f" and {len(unmapped) - 6} more" if len(unmapped) > 6 else "")
+    if not allowed:
+        raise PortRefused(f"nothing in {fw.display_name} maps {len(unmapped)} tensor"
+                          f"{'s' if len(unmapped) != 1 else ''} of {opened.path}: "
+                          f"{listed}; --allow-unmapped leaves them out")
+    return [f"left out (--allow-unmapped): {listed}"]
+
+
+def to_model(opened: Opened, source: SourceOptions, target: TargetOptions, model: TargetModel,
+             allow_unmapped: bool) -> tuple[list[ModulePlan], list[UnitPlan], list[str]]:
+    """Plans whose target tensors are the user's model's, layer by layer, matched by structure."""
+    from paramcount import conventions
+    from paramcount.port.model import label, match
+
+    fw = target.framework
+    sides = [_source_side(m, source, target) for m in opened.modules]
+    units, unmapped = source_units(opened, sides)
+    notes = _unmapped(opened, unmapped, fw, allow_unmapped)
+    if model.unread:
+        raise PortRefused(f"the model's {', '.join(model.unread[:6])} belong to layers port "
+                          "does not map")
+    plans: list[ModulePlan] = []
+    made: list[UnitPlan] = []
+    for one, theirs in match(_ordered(opened, [*sides, *units]), model.layers):
+        if isinstance(one, Side) and isinstance(theirs, Side):
+            options = target
+            if fw is Framework.KERAS and theirs.spec.cell is Cell.GRU:
+                options = replace(target, reset_after=theirs.spec.reset_after)
+            side = target_side(one, options)
+            held = dict(theirs.names)
+            if side.spec.bias != theirs.spec.bias or any(
+                    t.name not in held for t in conventions.tensors(side.spec)):
+                raise PortRefused(f"the model's {label(theirs)} is not "
+                                  f"{conventions.describe(side.spec)}, which the source's "
+                                  f"{label(one)} becomes")
+            plans.append(plan(one, replace(side, prefix=theirs.prefix, names=theirs.names)))
+        elif isinstance(one, Unit) and isinstance(theirs, Unit):
+            one = replace(one, kind=theirs.kind, alternatives=())
+            goal = target_unit(one, fw, theirs.prefix, theirs.kind)
+            if goal is None or {t[1:] for t in goal.tensors} != {t[1:] for t in theirs.tensors}:
+                raise PortRefused(f"the model's {label(theirs)} does not hold what the "
+                                  f"source's {label(one)} does")
+            goal = replace(goal, eps=theirs.eps, momentum=theirs.momentum)
+            said = True if theirs.eps is not None else None if fw is Framework.FLAX_LINEN \
+                else False
+            made.append(_unit_plan(one, goal, notes, said))
+    return plans, made, notes
+
+
+def _ordered(opened: Opened, layers: list[Side | Unit]) -> list[Side | Unit]:
+    """Layers ordered by where their first tensor stands in the file."""
+    from paramcount.port.model import names
+
+    position = {name: index for index, name in enumerate(opened.shapes)}
+    return sorted(layers, key=lambda layer: min(
+        (position.get(n, len(position)) for n in names(layer)), default=len(position)))
 
 
 def _shape(shape: tuple[int, ...]) -> str:
@@ -175,20 +250,10 @@ def _shapes(tensors: tuple[tuple[str, str, tuple[int, ...]], ...]) -> str:
 def _in_file_order(opened: Opened, plans: list[ModulePlan], units: list[UnitPlan]
                    ) -> tuple[ModulePlan | UnitPlan, ...]:
     """Every planned layer, ordered by where its first tensor stands in the file."""
-    from paramcount import conventions
-
-    position = {name: index for index, name in enumerate(opened.shapes)}
-    end = len(position)
-
-    def first(layer: ModulePlan | UnitPlan) -> int:
-        if isinstance(layer, UnitPlan):
-            names = list(layer.source.names)
-        else:
-            names = [layer.source.name(t) for t in conventions.tensors(layer.source.spec)]
-        return min((position.get(n, end) for n in names), default=end)
-
     both: list[ModulePlan | UnitPlan] = [*plans, *units]
-    return tuple(sorted(both, key=first))
+    by_source = {id(p.source): p for p in both}
+    ordered = _ordered(opened, [p.source for p in both])
+    return tuple(by_source[id(layer)] for layer in ordered)
 
 
 def _module_path(side: Side) -> str:
@@ -206,17 +271,27 @@ def _target_prefix(prefix: str, framework: Framework) -> str:
 
 
 def port(path: str, source: SourceOptions, target: TargetOptions, out: str | None = None,
-         verify: bool = False, seed: int = 0, allow_unmapped: bool = False) -> Result:
-    """Port every layer of ``path``; write ``out`` and compare runs when asked."""
-    from paramcount.port.write import check_destination, check_not_source, write
+         verify: bool = False, seed: int = 0, allow_unmapped: bool = False,
+         model: str | None = None, kwargs: dict[str, Any] | None = None) -> Result:
+    """Port every layer of ``path`` (into the layers of ``model``, the user's factory, when
+    given); write ``out`` and compare runs when asked."""
+    from paramcount.port.write import check_destination, check_not_source, load_line, write
 
     if out is not None:
-        check_destination(out, target.framework)
+        check_destination(out, target.framework, model is not None)
         check_not_source(out, path)
     frameworks = (source.framework,) if source.framework else None
     with open_source(path, frameworks) as opened:
-        plans = plans_of(opened, source, target)
-        units, unit_notes = units_of(opened, plans, target, allow_unmapped)
+        built = None
+        if model is None:
+            plans = plans_of(opened, source, target)
+            units, unit_notes = units_of(opened, plans, target, allow_unmapped)
+        else:
+            from paramcount.port.model import build
+
+            first = _ordered(opened, [*opened.modules, *source_units(opened, opened.modules)[0]])
+            built = build(model, kwargs or {}, target.framework, first[0] if first else None)
+            plans, units, unit_notes = to_model(opened, source, target, built, allow_unmapped)
         if not plans and not units:
             asked = f" in the {source.framework.display_name} convention" \
                 if source.framework else ""
@@ -229,10 +304,12 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
         proved = all(c.ok for c in comparisons or ())
         if out is not None and proved:  # a port --verify disproved is not written
             write(out, target.framework, plans,
-                  lambda: _arrays(layers, fetch, opened.release))
+                  lambda: _arrays(layers, fetch, opened.release),
+                  None if built is None else built.model)
         notes = _notes(opened.notes, source) + tuple(_merges(plans)) + tuple(unit_notes)
-        return Result(path, opened.format, tuple(plans), notes, out if proved else None,
-                      comparisons, tuple(units), layers)
+        written = out if proved else None
+        return Result(path, opened.format, tuple(plans), notes, written, comparisons,
+                      tuple(units), layers, load_line(written) if written else None)
 
 
 _MERGED = {MergeMode.SUM: "adds", MergeMode.MUL: "multiplies", MergeMode.AVE: "averages",

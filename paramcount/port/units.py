@@ -350,8 +350,13 @@ def named_by(unit: Unit) -> Unit:
     return unit
 
 
-def settings_notes(source: Unit, target: Unit, target_said: bool = False) -> Iterable[str]:
-    """What a norm's target must be built with to compute the same: epsilon, momentum."""
+def settings_notes(source: Unit, target: Unit, target_said: bool | None = False
+                   ) -> Iterable[str]:
+    """What a norm's target must be built with to compute the same: epsilon, momentum.
+
+    ``target_said``: the target's values are its model's (True), the framework's defaults
+    (False), or unknown (None: a Flax model's parameters do not hold them).
+    """
     if source.kind not in (Kind.BATCHNORM, Kind.NORM):
         return
     where = source.prefix.rstrip("./") or "(top level)"
@@ -359,6 +364,10 @@ def settings_notes(source: Unit, target: Unit, target_said: bool = False) -> Ite
     have = target.eps if target.eps is not None else EPS.get((target.framework, target.kind))
     stored = "" if source.eps is not None else \
         f" ({source.framework.display_name}'s default: the file does not store it)"
+    if target_said is None:
+        yield (f"{where}: epsilon {eps:g} in the source{stored}; the model's own is not in "
+               f"its parameters: build it with {_eps_option(target.framework)}={eps:g}")
+        return
     if eps is not None and have is not None and eps != have:
         told = "the model's" if target_said else "the default"
         yield (f"{where}: epsilon {eps:g} in the source{stored}, {have:g} in "

@@ -23,26 +23,39 @@ from paramcount.spec import Cell, Framework
 Arrays = Iterable[tuple[str, Any]]
 """(target name, numpy array) pairs, made lazily."""
 
-SUFFIXES = (".npz", ".safetensors", ".pt", ".onnx")
+SUFFIXES = (".npz", ".safetensors", ".pt", ".onnx", ".weights.h5", ".msgpack")
 
 
 class WriteError(ParamcountError):
     """An output that cannot be written."""
 
 
-_OWN = {".pt": Framework.TORCH, ".onnx": Framework.ONNX}
+_OWN = {".pt": Framework.TORCH, ".onnx": Framework.ONNX, ".weights.h5": Framework.KERAS,
+        ".msgpack": Framework.FLAX_LINEN}
 """Containers of one framework's own; .npz and .safetensors hold any convention's tensors."""
 
+_NEEDS_MODEL = (".weights.h5",)
+"""Containers only the user's model can be written to (Keras loads weights into a model)."""
 
-def check_destination(path: str, framework: Framework) -> str:
+
+def suffix_of(path: str) -> str:
+    """``.weights.h5`` or the path's last suffix, lower case."""
+    lower = path.lower()
+    return ".weights.h5" if lower.endswith(".weights.h5") else os.path.splitext(lower)[1]
+
+
+def check_destination(path: str, framework: Framework, model: bool = False) -> str:
     """The suffix of ``path`` if port can write ``framework``'s tensors there, else an error."""
-    suffix = os.path.splitext(path)[1].lower()
+    suffix = suffix_of(path)
     if suffix not in SUFFIXES:
         raise WriteError(f"--out {path}: port writes {', '.join(SUFFIXES)} files")
     own = _OWN.get(suffix)
     if own is not None and own is not framework:
         raise WriteError(f"--out {path}: a {suffix} file holds {own.display_name} weights; "
                          f"write {framework.display_name} tensors to .npz or .safetensors")
+    if suffix in _NEEDS_MODEL and not model:
+        raise WriteError(f"--out {path}: Keras loads a {suffix} file into a model it has "
+                         "built; give that model with --model module:function")
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise WriteError(f"--out {path}: no such directory {directory}")
@@ -58,7 +71,8 @@ def check_not_source(path: str, source: str) -> None:
 @contextlib.contextmanager
 def _atomic(path: str) -> Iterator[str]:
     directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=".paramcount-", dir=directory)
+    handle, temporary = tempfile.mkstemp(prefix=".paramcount-", suffix=suffix_of(path),
+                                         dir=directory)
     os.close(handle)
     try:
         yield temporary
@@ -81,13 +95,16 @@ def _mode(path: str) -> int:
 
 
 def write(path: str, framework: Framework, plans: list[ModulePlan],
-          arrays: Callable[[], Arrays]) -> None:
-    """Write every target tensor to ``path`` in the container its suffix names."""
-    suffix = check_destination(path, framework)
+          arrays: Callable[[], Arrays], model: Any = None) -> None:
+    """Write every target tensor to ``path`` in the container its suffix names (``model``: the
+    user's built model, which a Keras ``.weights.h5`` is saved from)."""
+    suffix = check_destination(path, framework, model is not None)
     try:
         with _atomic(path) as temporary:
             if suffix == ".onnx":
                 _onnx(temporary, plans, arrays())
+            elif suffix == ".weights.h5":
+                _keras_weights(temporary, model, arrays())
             else:
                 _WRITERS[suffix](temporary, arrays())
     except OSError as error:
@@ -148,8 +165,54 @@ def _torch(path: str, arrays: Arrays) -> None:
         torch.save(state, handle)
 
 
+def _keras_weights(path: str, model: Any, arrays: Arrays) -> None:
+    """The user's Keras model with every variable assigned, saved by Keras itself."""
+    import warnings
+
+    values = dict(arrays)
+    for variable in model.weights:
+        variable.assign(values[variable.path])
+    with warnings.catch_warnings():  # Keras' own NumPy 2 notice while saving
+        warnings.filterwarnings("ignore", "__array__ implementation", DeprecationWarning)
+        model.save_weights(path)
+
+
+def nest(arrays: Arrays) -> dict[str, Any]:
+    """``params/Dense_0/kernel`` -> nested dictionaries, as Flax's variables are."""
+    tree: dict[str, Any] = {}
+    for name, array in arrays:
+        node = tree
+        *parents, leaf = name.split("/")
+        for parent in parents:
+            node = node.setdefault(parent, {})
+        node[leaf] = array
+    return tree
+
+
+def _msgpack(path: str, arrays: Arrays) -> None:
+    """Flax's own serialisation of the variables tree (``params``, ``batch_stats``)."""
+    from flax import serialization
+
+    with open(path, "wb") as handle:
+        handle.write(serialization.msgpack_serialize(nest(arrays)))
+
+
 _WRITERS: dict[str, Callable[[str, Arrays], None]] = {
-    ".npz": _npz, ".safetensors": _safetensors, ".pt": _torch}
+    ".npz": _npz, ".safetensors": _safetensors, ".pt": _torch, ".msgpack": _msgpack}
+
+_LOADERS = {
+    ".pt": "model.load_state_dict(torch.load({path!r}, weights_only=True), strict=True)",
+    ".weights.h5": "model.load_weights({path!r})",
+    ".msgpack": "variables = flax.serialization.msgpack_restore(open({path!r}, 'rb').read())",
+    ".onnx": "session = onnxruntime.InferenceSession({path!r})",
+    ".npz": "arrays = numpy.load({path!r})",
+    ".safetensors": "arrays = safetensors.numpy.load_file({path!r})",
+}
+
+
+def load_line(path: str) -> str:
+    """The one line of Python that loads what port wrote to ``path``."""
+    return _LOADERS[suffix_of(path)].format(path=path)
 
 OPSET = 22
 _OP = {Cell.RNN: "RNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}

@@ -8,14 +8,22 @@ from paramcount import conventions
 from paramcount.port.plan import ModulePlan, UnitPlan
 from paramcount.port.run import Result
 from paramcount.port.verify import TOLERANCE, Comparison
-from paramcount.render.document import Document, Paragraph, Section, Table, shape
+from paramcount.render.document import Document, Math, Paragraph, Section, Table, shape
 
 SCHEMA = "paramcount.port/1"
 
 
 def _module_title(module: ModulePlan | UnitPlan) -> str:
     name = module.source.prefix.rstrip("./") or "(top level)"
+    theirs = module.target.prefix.rstrip("./")
+    if theirs and _path(theirs) != _path(name):  # the user's model names it otherwise
+        name = f"{name} → {theirs}"
     return f"{name}: {_layer(module, source=True)} → {_layer(module, source=False)}"
+
+
+def _path(prefix: str) -> list[str]:
+    """A module path's parts, whatever the separator (``encoder.lstm``, ``encoder/lstm``)."""
+    return [p for p in prefix.replace("/", ".").split(".") if p and p != "params"]
 
 
 def _layer(module: ModulePlan | UnitPlan, source: bool) -> str:
@@ -74,6 +82,8 @@ def port_document(result: Result) -> Document:
         sections.append(Section(_module_title(module), tuple(blocks)))
     if result.notes:
         sections.append(Section("Notes", (Paragraph(result.notes),)))
+    if result.loads:
+        sections.append(Section("Load it", (Math((result.loads,)),)))  # verbatim: code
     return Document(f"Port {result.source} ({result.format}) to {target}", summary,
                     tuple(sections))
 
@@ -109,7 +119,7 @@ def port_data(result: Result) -> dict[str, Any]:
     return {"schema": SCHEMA, "source": result.source, "format": result.format,
             "to": (result.layers or result.plans)[0].target.framework.value,
             "modules": modules, "layers": layers,
-            "written": result.written, "notes": list(result.notes)}
+            "written": result.written, "loads": result.loads, "notes": list(result.notes)}
 
 
 def _tensors(module: ModulePlan | UnitPlan) -> list[dict[str, Any]]:

@@ -1,0 +1,82 @@
+"""One tagger in torch, Keras and Flax linen, for ``port --model``: the same function in each.
+
+Token ids → embedding → conv1d (kernel 3, same padding) → batch norm → bidirectional LSTM →
+GRU → layer norm → linear head. Each factory imports its framework only when called.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+VOCAB, EMBED, CHANNELS, HIDDEN, TAGS = 20, 8, 12, 16, 5
+
+
+def torch_tagger(hidden: int = HIDDEN) -> Any:
+    """The torch tagger: forward(tokens [N, T]) -> [N, T, TAGS]."""
+    import torch
+    from torch import nn
+
+    class Tagger(nn.Module):
+        """Embedding, conv1d, batch norm, BiLSTM, GRU, layer norm, head."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.embed = nn.Embedding(VOCAB, EMBED)
+            self.conv = nn.Conv1d(EMBED, CHANNELS, 3, padding=1)
+            self.bn = nn.BatchNorm1d(CHANNELS)
+            self.lstm = nn.LSTM(CHANNELS, hidden, batch_first=True, bidirectional=True)
+            self.gru = nn.GRU(2 * hidden, hidden, batch_first=True)
+            self.norm = nn.LayerNorm(hidden)
+            self.head = nn.Linear(hidden, TAGS)
+
+        def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+            """Tags for every token."""
+            x = self.bn(self.conv(self.embed(tokens).transpose(1, 2))).transpose(1, 2)
+            x, _ = self.lstm(x)
+            x, _ = self.gru(x)
+            return self.head(self.norm(x))
+
+    return Tagger()
+
+
+def keras_tagger(hidden: int = HIDDEN) -> Any:
+    """The same tagger in Keras, with torch's epsilon and momentum."""
+    from paramcount.verify.keras_backend import load
+
+    keras = load()
+    layers = keras.layers
+    return keras.Sequential([
+        keras.Input((None,), dtype="int32"),
+        layers.Embedding(VOCAB, EMBED),
+        layers.Conv1D(CHANNELS, 3, padding="same"),
+        layers.BatchNormalization(epsilon=1e-5, momentum=0.9),
+        layers.Bidirectional(layers.LSTM(hidden, return_sequences=True)),
+        layers.GRU(hidden, return_sequences=True),
+        layers.LayerNormalization(epsilon=1e-5),
+        layers.Dense(TAGS),
+    ])
+
+
+def flax_tagger(hidden: int = HIDDEN) -> Any:
+    """The same tagger as a Flax linen module (batch norm in inference mode)."""
+    from flax import linen as nn
+
+    class Tagger(nn.Module):
+        """Embedding, conv, batch norm, BiLSTM, GRU, layer norm, head."""
+
+        def setup(self) -> None:
+            self.embed = nn.Embed(VOCAB, EMBED)
+            self.conv = nn.Conv(CHANNELS, (3,), padding="SAME")
+            self.bn = nn.BatchNorm(use_running_average=True, epsilon=1e-5)
+            self.lstm = nn.Bidirectional(nn.RNN(nn.LSTMCell(hidden)),
+                                         nn.RNN(nn.LSTMCell(hidden)))
+            self.gru = nn.RNN(nn.GRUCell(hidden))
+            self.norm = nn.LayerNorm(epsilon=1e-5)
+            self.head = nn.Dense(TAGS)
+
+        def __call__(self, tokens: Any) -> Any:
+            """Tags for every token."""
+            x = self.bn(self.conv(self.embed(tokens)))
+            return self.head(self.norm(self.gru(self.lstm(x))))
+
+    return Tagger()

@@ -1,0 +1,146 @@
+"""``port --model``: a whole tagger into the user's own Keras, torch and Flax models, and back.
+
+The source is a real torch tagger (embedding, conv1d, batch norm, bidirectional LSTM, GRU,
+layer norm, linear head) with random weights and running statistics; each ported file is loaded
+the one way its framework loads it, and the loaded model must give the torch model's outputs.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests import port_models
+from tests.conftest import CLI, have
+
+np = pytest.importorskip("numpy")
+torch = pytest.importorskip("torch")
+
+pytestmark = pytest.mark.torch
+
+TOLERANCE = 1e-5
+
+
+def relative(a: Any, b: Any) -> float:
+    """The largest difference of two outputs, relative to the largest output."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    assert a.shape == b.shape
+    return float(np.max(np.abs(a - b)) / max(1.0, float(np.max(np.abs(b)))))
+
+
+@pytest.fixture(scope="module")
+def tagger(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any, Any, Any]:
+    """The torch tagger's checkpoint, the model, random token ids and its outputs on them."""
+    torch.manual_seed(0)
+    model = port_models.torch_tagger()
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.normal_(0, 0.4)
+        model.bn.running_mean.normal_()
+        model.bn.running_var.uniform_(0.5, 2.0)
+    model.eval()
+    path = tmp_path_factory.mktemp("tagger") / "tagger.pt"
+    torch.save(model.state_dict(), path)
+    tokens = np.random.default_rng(0).integers(0, port_models.VOCAB, (3, 7)).astype(np.int64)
+    with torch.no_grad():
+        expected = model(torch.from_numpy(tokens)).numpy()
+    return path, model, tokens, expected
+
+
+MODELS = "tests.port_models"
+
+
+@pytest.mark.keras
+@pytest.mark.skipif(not have("keras"), reason="needs keras")
+def test_torch_to_keras_and_back(cli: CLI, tagger: tuple[Path, Any, Any, Any],
+                                 tmp_path: Path) -> None:
+    """torch → Keras .weights.h5 (load_weights) → .keras → torch state dict (strict=True)."""
+    path, _, tokens, expected = tagger
+    weights = tmp_path / "tagger.weights.h5"
+    result = cli("port", str(path), "--to", "keras", "--model", f"{MODELS}:keras_tagger",
+                 "--out", str(weights))
+    assert result.code == 0, result.err
+    assert "lstm → sequential/bidirectional: nn.LSTM(12, 16, bidirectional=True)" in result.out
+    assert f"model.load_weights('{weights}')" in result.out
+    twin = port_models.keras_tagger()
+    twin.load_weights(str(weights))
+    assert relative(twin(tokens.astype(np.int32), training=False), expected) < TOLERANCE
+    saved = tmp_path / "twin.keras"
+    with warnings.catch_warnings():  # Keras' own NumPy 2 notice while saving
+        warnings.filterwarnings("ignore", "__array__ implementation", DeprecationWarning)
+        twin.save(str(saved))
+    back = tmp_path / "back.pt"
+    result = cli("port", str(saved), "--to", "torch", "--model", f"{MODELS}:torch_tagger",
+                 "--out", str(back))
+    assert result.code == 0, result.err
+    model = port_models.torch_tagger()
+    model.load_state_dict(torch.load(back, weights_only=True), strict=True)
+    model.eval()
+    with torch.no_grad():
+        again = model(torch.from_numpy(tokens)).numpy()
+    assert relative(again, expected) < TOLERANCE
+
+
+@pytest.mark.flax
+@pytest.mark.skipif(not have("flax"), reason="needs flax")
+def test_torch_to_flax_params_tree(cli: CLI, tagger: tuple[Path, Any, Any, Any],
+                                   tmp_path: Path) -> None:
+    """torch → a Flax msgpack that msgpack_restore reads and the linen module applies."""
+    from flax import serialization
+
+    path, _, tokens, expected = tagger
+    out = tmp_path / "tagger.msgpack"
+    result = cli("port", str(path), "--to", "flax-linen", "--model", f"{MODELS}:flax_tagger",
+                 "--out", str(out))
+    assert result.code == 0, result.err
+    assert "the model's own is not in its parameters: build it with epsilon=1e-05" in \
+        " ".join(result.out.split())
+    variables = serialization.msgpack_restore(out.read_bytes())
+    outputs = port_models.flax_tagger().apply(variables, tokens.astype(np.int32))
+    assert relative(outputs, expected) < TOLERANCE
+
+
+@pytest.mark.keras
+@pytest.mark.skipif(not have("keras"), reason="needs keras")
+def test_a_model_with_another_structure_is_refused(cli: CLI, tagger: tuple[Path, Any, Any, Any],
+                                                   tmp_path: Path) -> None:
+    """A model whose layers differ from the source's names the layer without a counterpart."""
+    path, *_ = tagger
+    out = tmp_path / "w.weights.h5"
+    result = cli("port", str(path), "--to", "keras", "--model", f"{MODELS}:keras_tagger",
+                 "--kwargs", '{"hidden": 8}', "--out", str(out))
+    assert result.code == 2
+    assert result.err.startswith("Error: the source's lstm (nn.LSTM(12, 16, "
+                                 "bidirectional=True)) has no counterpart in the model (its "
+                                 "layers: sequential/embedding (Embedding(20, 8)), "), result.err
+    assert "sequential/bidirectional (Bidirectional(LSTM(8)) on 12 features)" in result.err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(("model", "kwargs", "message"), [
+    pytest.param("tests.port_models", None, "expected module:function", id="no-function"),
+    pytest.param("tests.port_models:nothing", None, "has no attribute 'nothing'", id="missing"),
+    pytest.param(f"{MODELS}:torch_tagger", "[1]", "expected a JSON object", id="kwargs-list"),
+    pytest.param(f"{MODELS}:torch_tagger", "{hidden", "not JSON", id="kwargs-bad"),
+    pytest.param(f"{MODELS}:torch_tagger", '{"size": 3}', "raised TypeError", id="raises"),
+])
+def test_bad_models_are_one_line(cli: CLI, tagger: tuple[Path, Any, Any, Any], model: str,
+                                 kwargs: str | None, message: str) -> None:
+    """A factory that cannot be found, parsed or called is one error line, exit 2."""
+    path, *_ = tagger
+    args = ["port", str(path), "--to", "keras", "--model", model]
+    result = cli(*args, *(["--kwargs", kwargs] if kwargs else []))
+    assert result.code == 2
+    assert result.err.count("\n") == 1 and message in result.err, result.err
+
+
+def test_weights_h5_needs_the_model(cli: CLI, tagger: tuple[Path, Any, Any, Any],
+                                    tmp_path: Path) -> None:
+    """A Keras .weights.h5 is written only into the user's model: without --model, refused."""
+    path, *_ = tagger
+    result = cli("port", str(path), "--to", "keras", "--out", str(tmp_path / "w.weights.h5"))
+    assert result.code == 2
+    assert "give that model with --model module:function" in result.err
