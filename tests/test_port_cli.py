@@ -48,11 +48,14 @@ def test_plan_only_prints_every_target_tensor_and_writes_nothing(
 def test_onnx_output_is_a_runnable_graph_equal_to_torch(
     cli: CLI, encoder: tuple[Path, Any], tmp_path: Path
 ) -> None:
-    """The written .onnx passes onnx.checker and computes what the torch LSTM computes."""
+    """A recurrent module alone is a graph that passes onnx.checker and computes what the
+    torch LSTM computes (with its final states as outputs)."""
     onnx = pytest.importorskip("onnx")
     from onnx.reference import ReferenceEvaluator
 
-    path, lstm = encoder
+    _, lstm = encoder
+    path = tmp_path / "lstm.pt"
+    torch.save({f"lstm.{k}": v for k, v in lstm.state_dict().items()}, path)
     out = tmp_path / "encoder.onnx"
     result = cli("port", str(path), "--to", "onnx", "--out", str(out))
     assert result.code == 0, result.err

@@ -144,3 +144,34 @@ def test_weights_h5_needs_the_model(cli: CLI, tagger: tuple[Path, Any, Any, Any]
     result = cli("port", str(path), "--to", "keras", "--out", str(tmp_path / "w.weights.h5"))
     assert result.code == 2
     assert "give that model with --model module:function" in result.err
+
+
+@pytest.mark.onnx
+@pytest.mark.skipif(not have("onnxruntime"), reason="needs onnxruntime")
+def test_torch_to_one_onnx_graph(cli: CLI, tagger: tuple[Path, Any, Any, Any],
+                                 tmp_path: Path) -> None:
+    """torch → one .onnx graph of the whole tagger, which onnxruntime runs to torch's outputs."""
+    import onnxruntime
+
+    path, _, tokens, expected = tagger
+    out = tmp_path / "tagger.onnx"
+    result = cli("port", str(path), "--to", "onnx", "--out", str(out))
+    assert result.code == 0, result.err
+    text = " ".join(result.out.split())
+    assert "conv: stride 1 and 'same' padding (k // 2), which the file does not store" in text
+    session = onnxruntime.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    assert relative(session.run(["Y"], {"X": tokens})[0], expected) < TOLERANCE
+
+
+def test_layers_that_do_not_chain_write_no_graph(cli: CLI, tmp_path: Path) -> None:
+    """An .onnx of layers whose widths do not connect is refused, naming both, and not written."""
+    pytest.importorskip("onnx")
+    model = torch.nn.ModuleDict({"lstm": torch.nn.LSTM(4, 6), "head": torch.nn.Linear(5, 2)})
+    path = tmp_path / "m.pt"
+    torch.save(model.state_dict(), path)
+    out = tmp_path / "m.onnx"
+    result = cli("port", str(path), "--to", "onnx", "--out", str(out))
+    assert (result.code, result.err) == (2, "Error: --out .onnx builds the model the layers "
+                                            "make in the file's order, and head reads 5 where "
+                                            "lstm gives 6: write .npz or .safetensors\n")
+    assert not out.exists()

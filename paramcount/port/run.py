@@ -275,7 +275,13 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
          model: str | None = None, kwargs: dict[str, Any] | None = None) -> Result:
     """Port every layer of ``path`` (into the layers of ``model``, the user's factory, when
     given); write ``out`` and compare runs when asked."""
-    from paramcount.port.write import check_destination, check_not_source, load_line, write
+    from paramcount.port.write import (
+        check_destination,
+        check_not_source,
+        load_line,
+        suffix_of,
+        write,
+    )
 
     if out is not None:
         check_destination(out, target.framework, model is not None)
@@ -302,8 +308,12 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
         if verify:
             comparisons = tuple(_verify(p, fetch, seed) for p in plans)
         proved = all(c.ok for c in comparisons or ())
+        if out is not None and units and suffix_of(out) == ".onnx":
+            from paramcount.port.graph import check_chain
+
+            unit_notes += check_chain(layers)
         if out is not None and proved:  # a port --verify disproved is not written
-            write(out, target.framework, plans,
+            write(out, target.framework, layers,
                   lambda: _arrays(layers, fetch, opened.release),
                   None if built is None else built.model)
         notes = _notes(opened.notes, source) + tuple(_merges(plans)) + tuple(unit_notes)

@@ -12,12 +12,12 @@ import json
 import os
 import tempfile
 import zipfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from paramcount.errors import ParamcountError
 from paramcount.port.layouts import Side
-from paramcount.port.plan import ModulePlan
+from paramcount.port.plan import ModulePlan, UnitPlan
 from paramcount.spec import Cell, Framework
 
 Arrays = Iterable[tuple[str, Any]]
@@ -94,7 +94,7 @@ def _mode(path: str) -> int:
         return 0o666 & ~umask
 
 
-def write(path: str, framework: Framework, plans: list[ModulePlan],
+def write(path: str, framework: Framework, plans: Sequence[ModulePlan | UnitPlan],
           arrays: Callable[[], Arrays], model: Any = None) -> None:
     """Write every target tensor to ``path`` in the container its suffix names (``model``: the
     user's built model, which a Keras ``.weights.h5`` is saved from)."""
@@ -254,45 +254,7 @@ def onnx_model(
         if states:
             inputs += [helper.make_tensor_value_info(name(s), dtype, [n_layers * d, "N", h])
                        for s in state_names]
-        current = name("X")
-        finals: dict[str, list[str]] = {"Y_h": [], "Y_c": []}
-        for layer in range(n_layers):
-            node_inputs = [current, roles[f"layer{layer}/W"], roles[f"layer{layer}/R"],
-                           roles.get(f"layer{layer}/B", ""), ""]
-            if states:
-                for state in state_names:
-                    sliced = name(f"{state}{layer}")
-                    nodes.append(helper.make_node(
-                        "Slice", [name(state), _const(nodes, sliced + "_start", [layer * d]),
-                                  _const(nodes, sliced + "_stop", [(layer + 1) * d]),
-                                  _const(nodes, sliced + "_axis", [0])], [sliced]))
-                    node_inputs.append(sliced)
-            else:
-                node_inputs += [""] * len(state_names)
-            if f"layer{layer}/P" in roles:
-                node_inputs += [roles[f"layer{layer}/P"]] if lstm else []
-            while node_inputs and not node_inputs[-1]:
-                node_inputs.pop()
-            attributes: dict[str, Any] = {"hidden_size": h}
-            if spec.bidirectional:
-                attributes["direction"] = "bidirectional"
-            if spec.cell is Cell.RNN and spec.nonlinearity is not None:
-                attributes["activations"] = [spec.nonlinearity.value.capitalize()] * d
-            if spec.cell is Cell.GRU and side.reset_after:
-                attributes["linear_before_reset"] = 1
-            y = name(f"Y{layer}")
-            node_outputs = [y, name(f"Y_h{layer}")] + ([name(f"Y_c{layer}")] if lstm else [])
-            finals["Y_h"].append(name(f"Y_h{layer}"))
-            if lstm:
-                finals["Y_c"].append(name(f"Y_c{layer}"))
-            nodes.append(helper.make_node(_OP[spec.cell], node_inputs, node_outputs,
-                                          name=name(f"layer{layer}"), **attributes))
-            # Y [T, D, N, H] -> [T, N, D, H] -> [T, N, D·H], what the next layer reads.
-            nodes.append(helper.make_node("Transpose", [y], [y + "t"], perm=[0, 2, 1, 3]))
-            current = name("Y") if layer == n_layers - 1 else name(f"H{layer}")
-            nodes.append(helper.make_node(
-                "Reshape", [y + "t", _const(nodes, name(f"shape{layer}"), [0, 0, -1])],
-                [current]))
+        current, finals = recurrent_nodes(side, roles, name("X"), nodes, states)
         outputs.append(helper.make_tensor_value_info(current, dtype, ["T", "N", d * h]))
         for final, parts in finals.items():
             if parts:
@@ -306,6 +268,65 @@ def onnx_model(
     return model
 
 
+def recurrent_nodes(side: Side, roles: dict[str, str], x: str, nodes: list[Any],
+                    states: bool = False) -> tuple[str, dict[str, list[str]]]:
+    """One recurrent node per layer of ``side`` reading ``x`` [T, N, I], appended to ``nodes``.
+
+    Returns the output's name ([T, N, D·H]) and each layer's final states' names (``Y_h``,
+    ``Y_c``); with ``states`` each layer reads its slice of ``initial_h`` / ``initial_c``.
+    """
+    from onnx import helper
+
+    spec, prefix = side.spec, side.prefix
+    d, h, n_layers = spec.directions, spec.hidden_size, spec.num_layers
+    lstm = spec.cell is Cell.LSTM
+    state_names = ["initial_h", "initial_c"] if lstm else ["initial_h"]
+
+    def name(text: str) -> str:
+        return prefix + text
+
+    current = x
+    finals: dict[str, list[str]] = {"Y_h": [], "Y_c": []}
+    for layer in range(n_layers):
+        node_inputs = [current, roles[f"layer{layer}/W"], roles[f"layer{layer}/R"],
+                       roles.get(f"layer{layer}/B", ""), ""]
+        if states:
+            for state in state_names:
+                sliced = name(f"{state}{layer}")
+                nodes.append(helper.make_node(
+                    "Slice", [name(state), _const(nodes, sliced + "_start", [layer * d]),
+                              _const(nodes, sliced + "_stop", [(layer + 1) * d]),
+                              _const(nodes, sliced + "_axis", [0])], [sliced]))
+                node_inputs.append(sliced)
+        else:
+            node_inputs += [""] * len(state_names)
+        if f"layer{layer}/P" in roles:
+            node_inputs += [roles[f"layer{layer}/P"]] if lstm else []
+        while node_inputs and not node_inputs[-1]:
+            node_inputs.pop()
+        attributes: dict[str, Any] = {"hidden_size": h}
+        if spec.bidirectional:
+            attributes["direction"] = "bidirectional"
+        if spec.cell is Cell.RNN and spec.nonlinearity is not None:
+            attributes["activations"] = [spec.nonlinearity.value.capitalize()] * d
+        if spec.cell is Cell.GRU and side.reset_after:
+            attributes["linear_before_reset"] = 1
+        y = name(f"Y{layer}")
+        node_outputs = [y, name(f"Y_h{layer}")] + ([name(f"Y_c{layer}")] if lstm else [])
+        finals["Y_h"].append(name(f"Y_h{layer}"))
+        if lstm:
+            finals["Y_c"].append(name(f"Y_c{layer}"))
+        nodes.append(helper.make_node(_OP[spec.cell], node_inputs, node_outputs,
+                                      name=name(f"layer{layer}"), **attributes))
+        # Y [T, D, N, H] -> [T, N, D, H] -> [T, N, D·H], what the next layer reads.
+        nodes.append(helper.make_node("Transpose", [y], [y + "t"], perm=[0, 2, 1, 3]))
+        current = name("Y") if layer == n_layers - 1 else name(f"H{layer}")
+        nodes.append(helper.make_node(
+            "Reshape", [y + "t", _const(nodes, name(f"shape{layer}"), [0, 0, -1])],
+            [current]))
+    return current, finals
+
+
 def _const(nodes: list[Any], name: str, values: list[int]) -> str:
     import numpy as np
     from onnx import helper, numpy_helper
@@ -315,10 +336,15 @@ def _const(nodes: list[Any], name: str, values: list[int]) -> str:
     return name
 
 
-def _onnx(path: str, plans: list[ModulePlan], arrays: Arrays) -> None:
+def _onnx(path: str, plans: Sequence[ModulePlan | UnitPlan], arrays: Arrays) -> None:
+    """Recurrent modules alone as today's subgraphs; with other layers, the whole chain."""
     import onnx
 
+    if any(isinstance(m, UnitPlan) for m in plans):
+        from paramcount.port.graph import chain_model
+
+        onnx.save(chain_model(plans, arrays), path)
+        return
     modules = [(m.target, {r.name[len(m.target.prefix):]: r.name for r in m.rows})
-               for m in plans]
-    model = onnx_model(modules, arrays)
-    onnx.save(model, path)
+               for m in plans if isinstance(m, ModulePlan)]
+    onnx.save(onnx_model(modules, arrays), path)
