@@ -39,8 +39,8 @@ def torch_tagger(hidden: int = HIDDEN) -> Any:
     return Tagger()
 
 
-def keras_tagger(hidden: int = HIDDEN) -> Any:
-    """The same tagger in Keras, with torch's epsilon and momentum."""
+def keras_tagger(hidden: int = HIDDEN, epsilon: float = 1e-5) -> Any:
+    """The same tagger in Keras, with torch's epsilon (unless told otherwise) and momentum."""
     from paramcount.verify.keras_backend import load
 
     keras = load()
@@ -49,10 +49,10 @@ def keras_tagger(hidden: int = HIDDEN) -> Any:
         keras.Input((None,), dtype="int32"),
         layers.Embedding(VOCAB, EMBED),
         layers.Conv1D(CHANNELS, 3, padding="same"),
-        layers.BatchNormalization(epsilon=1e-5, momentum=0.9),
+        layers.BatchNormalization(epsilon=epsilon, momentum=0.9),
         layers.Bidirectional(layers.LSTM(hidden, return_sequences=True)),
         layers.GRU(hidden, return_sequences=True),
-        layers.LayerNormalization(epsilon=1e-5),
+        layers.LayerNormalization(epsilon=epsilon),
         layers.Dense(TAGS),
     ])
 

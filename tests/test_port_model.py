@@ -74,8 +74,9 @@ def test_torch_to_keras_and_back(cli: CLI, tagger: tuple[Path, Any, Any, Any],
         twin.save(str(saved))
     back = tmp_path / "back.pt"
     result = cli("port", str(saved), "--to", "torch", "--model", f"{MODELS}:torch_tagger",
-                 "--out", str(back))
+                 "--out", str(back), "--verify")
     assert result.code == 0, result.err
+    assert "Whole model\n  equal: keras " in result.out
     model = port_models.torch_tagger()
     model.load_state_dict(torch.load(back, weights_only=True), strict=True)
     model.eval()
@@ -175,3 +176,24 @@ def test_layers_that_do_not_chain_write_no_graph(cli: CLI, tmp_path: Path) -> No
                                             "make in the file's order, and head reads 5 where "
                                             "lstm gives 6: write .npz or .safetensors\n")
     assert not out.exists()
+
+
+@pytest.mark.keras
+@pytest.mark.skipif(not have("keras"), reason="needs keras")
+@pytest.mark.parametrize(("epsilon", "code"), [pytest.param(1e-5, 0, id="same"),
+                                               pytest.param(0.5, 1, id="other-epsilon")])
+def test_verify_runs_both_whole_models(cli: CLI, tagger: tuple[Path, Any, Any, Any],
+                                       tmp_path: Path, epsilon: float, code: int) -> None:
+    """--verify runs the source's model and the user's: a twin that differs writes nothing."""
+    path, *_ = tagger
+    out = tmp_path / "w.weights.h5"
+    result = cli("port", str(path), "--to", "keras", "--model", f"{MODELS}:keras_tagger",
+                 "--kwargs", f'{{"epsilon": {epsilon}}}', "--source-model",
+                 f"{MODELS}:torch_tagger", "--source-kwargs", '{"hidden": 16}', "--verify",
+                 "--out", str(out))
+    assert result.code == code, result.err
+    assert out.exists() == (code == 0)
+    verdict = "equal" if code == 0 else "DIFFERENT"
+    assert f"Whole model\n  {verdict}: torch " in result.out
+    if code:
+        assert "nothing written" in result.err

@@ -38,6 +38,11 @@ _FRAMEWORKS = Frameworks(several=False)  # pytorch, tensorflow, tf.keras accepte
                    "layers are matched to the source's and its own names written.")
 @click.option("--kwargs", "kwargs", metavar="JSON", default=None,
               help="Keyword arguments for --model's factory, as a JSON object.")
+@click.option("--source-model", "source_model", metavar="MODULE:FUNCTION", default=None,
+              help="With --verify --model: the factory of a torch checkpoint's own model, so "
+                   "that both whole models run side by side (a .keras file is its own model).")
+@click.option("--source-kwargs", "source_kwargs", metavar="JSON", default=None,
+              help="Keyword arguments for --source-model's factory, as a JSON object.")
 @click.option("--allow-unmapped", is_flag=True,
               help="Leave out the tensors nothing in the target maps (named under Notes); "
                    "without it such a port is refused and nothing is written.")
@@ -70,7 +75,8 @@ _FRAMEWORKS = Frameworks(several=False)  # pytorch, tensorflow, tf.keras accepte
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True,
               help="Seed of the random input and states used by --verify.")
 def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out: str | None,
-         verify: bool, model: str | None, kwargs: str | None, allow_unmapped: bool,
+         verify: bool, model: str | None, kwargs: str | None, source_model: str | None,
+         source_kwargs: str | None, allow_unmapped: bool,
          output_format: str | None, as_json: bool, as_markdown: bool,
          nonlinearity: str | None, forget_bias: float,
          reset_after: bool | None, linear_before_reset: bool | None,
@@ -92,7 +98,8 @@ def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out:
         TargetOptions(to[0], reset_after, linear_before_reset, merge_modes,
                       forget_bias, chosen),
         out=out, verify=verify, seed=seed, allow_unmapped=allow_unmapped,
-        model=model, kwargs=parse_kwargs(kwargs),
+        model=model, kwargs=parse_kwargs(kwargs), source_model=source_model,
+        source_kwargs=parse_kwargs(source_kwargs, "--source-kwargs"),
     )
     if fmt == "json":
         from paramcount.render.data import dumps
@@ -104,7 +111,7 @@ def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out:
 
         show(port_document(result), fmt)
     if not result.ok:
-        worst = max(c.largest for c in result.comparisons or ())
+        worst = result.worst
         click.echo(f"Error: the ported layer computes something else (largest difference "
                    f"{worst:.1e} > 1e-05)" + ("; nothing written" if out else ""), err=True)
         return 1

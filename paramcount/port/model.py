@@ -47,40 +47,42 @@ class TargetModel:
     """The example input the model was initialised with (Flax)."""
 
 
-def parse_kwargs(text: str | None) -> dict[str, Any]:
+def parse_kwargs(text: str | None, option: str = "--kwargs") -> dict[str, Any]:
     """``--kwargs '{"hidden": 64}'``: a JSON object of keyword arguments."""
     if not text:
         return {}
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:
-        raise ModelError(f"--kwargs {text}: not JSON ({error.msg} at {error.pos})") from None
+        raise ModelError(f"{option} {text}: not JSON ({error.msg} at {error.pos})") from None
     if not isinstance(value, dict):
-        raise ModelError(f"--kwargs {text}: expected a JSON object such as '{{\"hidden\": 64}}'")
+        raise ModelError(f"{option} {text}: expected a JSON object such as "
+                         "'{\"hidden\": 64}'")
     return value
 
 
 def build(factory: str, kwargs: dict[str, Any], framework: Framework,
-          first: Layer | None) -> TargetModel:
-    """Call ``factory`` and read the model it returns in ``framework``'s convention."""
+          first: Layer | None, option: str = "--model") -> TargetModel:
+    """Call ``factory`` and read the model it returns in ``framework``'s convention
+    (``option`` names it in errors)."""
     from paramcount.sources.factory import FactoryError, import_path, one_line, resolve
 
     if ":" not in factory:
-        raise ModelError(f"--model {factory}: expected module:function")
+        raise ModelError(f"{option} {factory}: expected module:function")
     if framework not in _READERS:
-        raise ModelError(f"--model builds a torch, Keras or Flax linen model, not "
+        raise ModelError(f"{option} builds a torch, Keras or Flax linen model, not "
                          f"{framework.display_name}")
     folders = [os.getcwd()]
     try:
         function = resolve(factory, folders)
     except FactoryError as error:
-        raise ModelError(f"--model {factory}: {error}") from None
+        raise ModelError(f"{option} {factory}: {error}") from None
     with import_path(folders):
         _quiet_keras(framework)
         try:
             model = function(**kwargs)
         except Exception as error:  # the user's code: any failure is theirs, in one line
-            raise ModelError(f"--model {factory}(...) raised {one_line(error)}") from None
+            raise ModelError(f"{option} {factory}(...) raised {one_line(error)}") from None
         return _READERS[framework](factory, model, first)
 
 

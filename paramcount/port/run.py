@@ -26,6 +26,7 @@ from paramcount.port.verify import Comparison
 
 if TYPE_CHECKING:
     from paramcount.port.model import TargetModel
+    from paramcount.port.whole import ModelComparison
 from paramcount.spec import Cell, Framework, MergeMode, Nonlinearity
 
 
@@ -59,11 +60,20 @@ class Result:
     """Every planned layer, recurrent or not, in the order of the source file."""
     loads: str | None = None
     """The one line of Python that loads what was written."""
+    whole: ModelComparison | None = None
+    """The source model and the user's target model run side by side (``--verify --model``)."""
 
     @property
     def ok(self) -> bool:
         """Whether every verified module agreed within tolerance (True when none was run)."""
-        return all(c.ok for c in self.comparisons or ())
+        return all(c.ok for c in self.comparisons or ()) and (self.whole is None or
+                                                              self.whole.ok)
+
+    @property
+    def worst(self) -> float:
+        """The largest difference any verification found."""
+        found = [c.largest for c in self.comparisons or ()]
+        return max([*found, *([self.whole.difference] if self.whole else [])], default=0.0)
 
 
 _SEPARATOR = {Framework.TORCH: "."}
@@ -272,7 +282,9 @@ def _target_prefix(prefix: str, framework: Framework) -> str:
 
 def port(path: str, source: SourceOptions, target: TargetOptions, out: str | None = None,
          verify: bool = False, seed: int = 0, allow_unmapped: bool = False,
-         model: str | None = None, kwargs: dict[str, Any] | None = None) -> Result:
+         model: str | None = None, kwargs: dict[str, Any] | None = None,
+         source_model: str | None = None,
+         source_kwargs: dict[str, Any] | None = None) -> Result:
     """Port every layer of ``path`` (into the layers of ``model``, the user's factory, when
     given); write ``out`` and compare runs when asked."""
     from paramcount.port.write import (
@@ -307,7 +319,11 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
         comparisons = None
         if verify:
             comparisons = tuple(_verify(p, fetch, seed) for p in plans)
-        proved = all(c.ok for c in comparisons or ())
+        whole = None
+        if verify and built is not None:
+            whole = _whole(opened, layers, built, source_model, source_kwargs or {}, seed,
+                           unit_notes)
+        proved = all(c.ok for c in comparisons or ()) and (whole is None or whole.ok)
         if out is not None and units and suffix_of(out) == ".onnx":
             from paramcount.port.graph import check_chain
 
@@ -319,7 +335,24 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
         notes = _notes(opened.notes, source) + tuple(_merges(plans)) + tuple(unit_notes)
         written = out if proved else None
         return Result(path, opened.format, tuple(plans), notes, written, comparisons,
-                      tuple(units), layers, load_line(written) if written else None)
+                      tuple(units), layers, load_line(written) if written else None, whole)
+
+
+def _whole(opened: Opened, layers: tuple[ModulePlan | UnitPlan, ...], built: TargetModel,
+           source_model: str | None, kwargs: dict[str, Any], seed: int, notes: list[str]
+           ) -> ModelComparison | None:
+    """The source model and the user's model with the ported weights, on one random input."""
+    from paramcount.port.whole import compare_models, random_input, source_runner, target_runner
+
+    first = layers[0].source if layers else None
+    source = source_runner(opened.path, opened.format, source_model, kwargs, opened.fetch,
+                           list(opened.shapes), first)
+    if source is None:
+        notes.append("the whole model was not run: a checkpoint holds no code, and "
+                     "--source-model module:function builds its model")
+        return None
+    target = target_runner(built, dict(_arrays(layers, opened.fetch)))
+    return compare_models(source, target, random_input(first, seed))
 
 
 _MERGED = {MergeMode.SUM: "adds", MergeMode.MUL: "multiplies", MergeMode.AVE: "averages",
@@ -385,6 +418,6 @@ def _verify(module: ModulePlan, fetch: Any, seed: int) -> Comparison:
     source = module.source
     source_arrays = {t.name: fetch(source.name(t)) for t in conventions.tensors(source.spec)}
     made = dict(_arrays([module], fetch))
-    prefix = module.target.prefix
-    target_arrays = {name[len(prefix):]: array for name, array in made.items()}
-    return compare(source, source_arrays, module.target, target_arrays, seed)
+    target = module.target
+    target_arrays = {t.name: made[target.name(t)] for t in conventions.tensors(target.spec)}
+    return compare(source, source_arrays, target, target_arrays, seed)

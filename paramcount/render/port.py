@@ -80,6 +80,12 @@ def port_document(result: Result) -> Document:
             position = result.plans.index(module)
             blocks.append(Paragraph((_comparison_line(result.comparisons[position]),)))
         sections.append(Section(_module_title(module), tuple(blocks)))
+    if result.whole is not None:
+        whole = result.whole
+        sections.append(Section("Whole model", (Paragraph((
+            f"{'equal' if whole.ok else 'DIFFERENT'}: {whole.source} vs {whole.target}, "
+            f"largest difference {_difference(whole.difference)} of the largest output "
+            f"(tolerance {TOLERANCE:.0e})",)),)))
     if result.notes:
         sections.append(Section("Notes", (Paragraph(result.notes),)))
     if result.loads:
@@ -119,7 +125,11 @@ def port_data(result: Result) -> dict[str, Any]:
     return {"schema": SCHEMA, "source": result.source, "format": result.format,
             "to": (result.layers or result.plans)[0].target.framework.value,
             "modules": modules, "layers": layers,
-            "written": result.written, "loads": result.loads, "notes": list(result.notes)}
+            "written": result.written, "loads": result.loads, "notes": list(result.notes),
+            "whole_model": None if result.whole is None else {
+                "source": result.whole.source, "target": result.whole.target,
+                "difference": result.whole.difference, "tolerance": TOLERANCE,
+                "ok": result.whole.ok}}
 
 
 def _tensors(module: ModulePlan | UnitPlan) -> list[dict[str, Any]]:
