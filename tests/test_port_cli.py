@@ -321,7 +321,7 @@ def test_pickle_module_is_never_used_to_load(monkeypatch: pytest.MonkeyPatch,
 @pytest.mark.parametrize(
     ("out", "message"),
     [("x.onnx", "a .onnx file holds ONNX weights; write Keras tensors to .npz or .safetensors"),
-     ("x.h5", "port writes .npz, .safetensors, .pt, .onnx, .weights.h5, .msgpack files"),
+     ("x.h5", "port writes .npz, .safetensors, .pt, .onnx, .weights.h5, .keras, .msgpack files"),
      ("missing/x.npz", "no such directory")],
     ids=["onnx-for-keras", "suffix", "directory"],
 )

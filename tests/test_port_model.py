@@ -197,3 +197,22 @@ def test_verify_runs_both_whole_models(cli: CLI, tagger: tuple[Path, Any, Any, A
     assert f"Whole model\n  {verdict}: torch " in result.out
     if code:
         assert "nothing written" in result.err
+
+
+@pytest.mark.keras
+@pytest.mark.skipif(not have("keras"), reason="needs keras")
+def test_torch_to_a_keras_model_without_a_twin(cli: CLI, tagger: tuple[Path, Any, Any, Any],
+                                               tmp_path: Path) -> None:
+    """Without --model, a .keras built from the file's layers, which load_model opens."""
+    from paramcount.verify.keras_backend import load
+
+    keras = load()
+    path, _, tokens, expected = tagger
+    out = tmp_path / "tagger.keras"
+    result = cli("port", str(path), "--to", "keras", "--out", str(out))
+    assert result.code == 0, result.err
+    assert f"model = keras.saving.load_model('{out}')" in result.out
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "__array__ implementation", DeprecationWarning)
+        model = keras.saving.load_model(str(out))
+    assert relative(model(tokens.astype(np.int32), training=False), expected) < TOLERANCE

@@ -16,7 +16,7 @@ from typing import Any
 
 from paramcount.errors import ParamcountError
 from paramcount.port.plan import ModulePlan, UnitPlan
-from paramcount.port.units import EPS, Kind, Unit
+from paramcount.port.units import Kind, Unit, effective_eps, effective_momentum
 
 Layer = ModulePlan | UnitPlan
 
@@ -40,21 +40,23 @@ def widths(layer: Layer) -> tuple[int | None, int]:
     return weight[0], weight[0]
 
 
-def check_chain(layers: Sequence[Layer]) -> list[str]:
-    """ChainError where a layer does not read what the one before gives; else the assumptions."""
-    assumed = ["the .onnx graph runs the layers one after another in the file's order: input "
-               "X [N, T] (token ids) or [N, T, features], output Y [N, T, features]"]
+def check_chain(layers: Sequence[Layer], suffix: str) -> list[str]:
+    """ChainError where a layer does not read what the one before gives; else the assumptions
+    (``suffix``: the written model's, ``.onnx`` or ``.keras``)."""
+    assumed = [f"the {suffix} model runs the layers one after another in the file's order "
+               "(input [N, T] token ids or [N, T, features], output [N, T, features]), its "
+               "norms with the source's epsilon and momentum"]
     previous: Layer | None = None
     for layer in layers:
         reads, _ = widths(layer)
         if previous is not None and reads != widths(previous)[1]:
             raise ChainError(
-                f"--out .onnx builds the model the layers make in the file's order, and "
+                f"--out {suffix} builds the model the layers make in the file's order, and "
                 f"{_where(layer)} reads {reads if reads is not None else 'token ids'} where "
                 f"{_where(previous)} gives {widths(previous)[1]}: write .npz or .safetensors")
         if isinstance(layer, UnitPlan) and layer.target.kind is Kind.CONV:
             if layer.target.rank != 1:
-                raise ChainError(f"--out .onnx: {_where(layer)} is a {layer.target.rank}-D "
+                raise ChainError(f"--out {suffix}: {_where(layer)} is a {layer.target.rank}-D "
                                  "convolution; the graph runs sequences [N, T, features]: "
                                  "write .npz or .safetensors")
             assumed.append(f"{_where(layer)}: stride 1 and 'same' padding (k // 2), which the "
@@ -93,7 +95,7 @@ def chain_model(layers: Sequence[Layer], arrays: Any) -> Any:
             y, _ = recurrent_nodes(layer.target, roles, step + "tnc", nodes)
             nodes.append(helper.make_node("Transpose", [y], [step + "out"], perm=[1, 0, 2]))
         else:
-            _unit_nodes(layer.target, current, step, nodes)
+            _unit_nodes(layer.target, effective_eps(layer.source), current, step, nodes)
         current = step + "out"
     nodes.append(helper.make_node("Identity", [current], ["Y"]))
     _, last = widths(layers[-1])
@@ -105,13 +107,13 @@ def chain_model(layers: Sequence[Layer], arrays: Any) -> Any:
     return model
 
 
-def _unit_nodes(unit: Unit, x: str, step: str, nodes: list[Any]) -> None:
-    """The nodes of one common layer, reading ``x`` [N, T, F] and giving ``{step}out``."""
+def _unit_nodes(unit: Unit, eps: float, x: str, step: str, nodes: list[Any]) -> None:
+    """The nodes of one common layer, reading ``x`` [N, T, F] and giving ``{step}out``; a norm
+    with the source's ``eps``."""
     from onnx import helper
 
     roles = {role: name for role, name, _ in unit.tensors}
     out = step + "out"
-    eps = unit.eps if unit.eps is not None else EPS.get((unit.framework, unit.kind), 0.0)
     if unit.kind is Kind.EMBEDDING:
         nodes.append(helper.make_node("Gather", [roles["weight"], x], [out], axis=0))
     elif unit.kind is Kind.LINEAR:
@@ -139,3 +141,79 @@ def _unit_nodes(unit: Unit, x: str, step: str, nodes: list[Any]) -> None:
                                        roles["running_mean"], roles["running_var"]],
                 [step + "y"], epsilon=eps))
         nodes.append(helper.make_node("Transpose", [step + "y"], [out], perm=[0, 2, 1]))
+
+
+def keras_model(layers: Sequence[Layer], arrays: Any) -> Any:
+    """A Keras Sequential of the layers in the file's order, holding the ported weights."""
+    from paramcount.verify.keras_backend import load
+
+    keras = load()
+    values = dict(arrays)
+    keras.backend.clear_session()
+    first, _ = widths(layers[0])
+    made: list[tuple[Any, list[str]]] = []
+    for layer in layers:
+        made += _keras_layers(keras, layer)
+    model = keras.Sequential(
+        [keras.Input((None,), dtype="int32") if first is None else keras.Input((None, first)),
+         *(k for k, _ in made)])
+    for built, names in made:
+        built.set_weights([values[name] for name in names])
+    return model
+
+
+def _name(prefix: str, index: int | None = None) -> str:
+    base = prefix.strip("/").replace("/", "_") or "layer"
+    return base if index is None else f"{base}_{index}"
+
+
+def _keras_layers(keras: Any, layer: Layer) -> list[tuple[Any, list[str]]]:
+    """The Keras layers of one planned layer, each with the names of its weights, in order."""
+    from paramcount import conventions
+    from paramcount.spec import Cell, MergeMode
+
+    made: list[tuple[Any, list[str]]] = []
+    if isinstance(layer, UnitPlan):
+        unit = layer.target
+        roles = unit.roles
+        names = [name for _, name, _ in unit.tensors]
+        eps = effective_eps(layer.source)
+        weight = unit.canonical("weight") if "weight" in roles else ()
+        if unit.kind is Kind.EMBEDDING:
+            built = keras.layers.Embedding(weight[0], weight[1], name=_name(unit.prefix))
+        elif unit.kind is Kind.LINEAR:
+            built = keras.layers.Dense(weight[0], use_bias="bias" in roles,
+                                       name=_name(unit.prefix))
+        elif unit.kind is Kind.CONV:
+            built = keras.layers.Conv1D(weight[0], weight[2], padding="same",
+                                        use_bias="bias" in roles, name=_name(unit.prefix))
+        elif unit.kind is Kind.BATCHNORM:
+            built = keras.layers.BatchNormalization(
+                epsilon=eps, momentum=1 - effective_momentum(layer.source), scale="weight" in roles,
+                center="bias" in roles, name=_name(unit.prefix))
+        else:
+            built = keras.layers.LayerNormalization(epsilon=eps, scale="weight" in roles,
+                                                    center="bias" in roles,
+                                                    name=_name(unit.prefix))
+        return [(built, names)]
+    side = layer.target
+    spec = side.spec
+    kind = {Cell.RNN: "SimpleRNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}[spec.cell]
+    options: dict[str, Any] = {"use_bias": spec.bias, "return_sequences": True}
+    if spec.cell is Cell.GRU:
+        options["reset_after"] = bool(spec.reset_after)
+    if spec.cell is Cell.RNN and spec.nonlinearity is not None:
+        options["activation"] = spec.nonlinearity.value
+    tensors = conventions.tensors(spec)
+    modes = spec.merge_modes or (MergeMode.CONCAT,)
+    for index in range(spec.num_layers):
+        names = [side.name(t) for t in tensors if t.layer == index]
+        name = _name(side.prefix, index if spec.num_layers > 1 else None)
+        named = {} if spec.bidirectional else {"name": name}
+        built = getattr(keras.layers, kind)(spec.hidden_size, **options, **named)
+        if spec.bidirectional:
+            mode = modes[min(index, len(modes) - 1)]
+            built = keras.layers.Bidirectional(
+                built, merge_mode=None if mode is MergeMode.NONE else mode.value, name=name)
+        made.append((built, names))
+    return made

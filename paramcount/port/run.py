@@ -324,10 +324,11 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
             whole = _whole(opened, layers, built, source_model, source_kwargs or {}, seed,
                            unit_notes)
         proved = all(c.ok for c in comparisons or ()) and (whole is None or whole.ok)
-        if out is not None and units and suffix_of(out) == ".onnx":
+        if out is not None and model is None and (
+                (units and suffix_of(out) == ".onnx") or suffix_of(out) == ".keras"):
             from paramcount.port.graph import check_chain
 
-            unit_notes += check_chain(layers)
+            unit_notes += check_chain(layers, suffix_of(out))
         if out is not None and proved:  # a port --verify disproved is not written
             write(out, target.framework, layers,
                   lambda: _arrays(layers, fetch, opened.release),

@@ -360,30 +360,38 @@ def settings_notes(source: Unit, target: Unit, target_said: bool | None = False
     if source.kind not in (Kind.BATCHNORM, Kind.NORM):
         return
     where = source.prefix.rstrip("./") or "(top level)"
-    eps = source.eps if source.eps is not None else EPS.get((source.framework, source.kind))
-    have = target.eps if target.eps is not None else EPS.get((target.framework, target.kind))
+    eps, have = effective_eps(source), effective_eps(target)
     stored = "" if source.eps is not None else \
         f" ({source.framework.display_name}'s default: the file does not store it)"
     if target_said is None:
         yield (f"{where}: epsilon {eps:g} in the source{stored}; the model's own is not in "
                f"its parameters: build it with {_eps_option(target.framework)}={eps:g}")
         return
-    if eps is not None and have is not None and eps != have:
+    if eps != have:
         told = "the model's" if target_said else "the default"
         yield (f"{where}: epsilon {eps:g} in the source{stored}, {have:g} in "
                f"{target.framework.display_name} ({told}): build it with "
                f"{_eps_option(target.framework)}={eps:g}")
     if source.kind is Kind.BATCHNORM:
-        momentum = source.momentum if source.momentum is not None else \
-            MOMENTUM[source.framework]
-        wanted = target.momentum if target.momentum is not None else \
-            MOMENTUM[target.framework]
+        momentum, wanted = effective_momentum(source), effective_momentum(target)
         if momentum != wanted:
             yield (f"{where}: {_momentum(source.framework, momentum)} in the source is "
                    f"{_momentum(target.framework, momentum)} in "
                    f"{target.framework.display_name}, whose "
                    f"{'model has' if target_said else 'default is'} "
                    f"{_momentum(target.framework, wanted)}; it matters only in training")
+
+
+def effective_eps(unit: Unit) -> float:
+    """A norm's epsilon: as its file or model says, else its framework's default."""
+    if unit.eps is not None:
+        return unit.eps
+    return EPS.get((unit.framework, unit.kind), 1e-5)
+
+
+def effective_momentum(unit: Unit) -> float:
+    """A batch norm's momentum in torch's sense: as said, else its framework's default."""
+    return unit.momentum if unit.momentum is not None else MOMENTUM.get(unit.framework, 0.1)
 
 
 def _eps_option(framework: Framework) -> str:

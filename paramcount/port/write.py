@@ -23,7 +23,7 @@ from paramcount.spec import Cell, Framework
 Arrays = Iterable[tuple[str, Any]]
 """(target name, numpy array) pairs, made lazily."""
 
-SUFFIXES = (".npz", ".safetensors", ".pt", ".onnx", ".weights.h5", ".msgpack")
+SUFFIXES = (".npz", ".safetensors", ".pt", ".onnx", ".weights.h5", ".keras", ".msgpack")
 
 
 class WriteError(ParamcountError):
@@ -31,7 +31,7 @@ class WriteError(ParamcountError):
 
 
 _OWN = {".pt": Framework.TORCH, ".onnx": Framework.ONNX, ".weights.h5": Framework.KERAS,
-        ".msgpack": Framework.FLAX_LINEN}
+        ".keras": Framework.KERAS, ".msgpack": Framework.FLAX_LINEN}
 """Containers of one framework's own; .npz and .safetensors hold any convention's tensors."""
 
 _NEEDS_MODEL = (".weights.h5",)
@@ -105,6 +105,8 @@ def write(path: str, framework: Framework, plans: Sequence[ModulePlan | UnitPlan
                 _onnx(temporary, plans, arrays())
             elif suffix == ".weights.h5":
                 _keras_weights(temporary, model, arrays())
+            elif suffix == ".keras":
+                _keras_file(temporary, plans, model, arrays())
             else:
                 _WRITERS[suffix](temporary, arrays())
     except OSError as error:
@@ -177,6 +179,24 @@ def _keras_weights(path: str, model: Any, arrays: Arrays) -> None:
         model.save_weights(path)
 
 
+def _keras_file(path: str, plans: Sequence[ModulePlan | UnitPlan], model: Any,
+                arrays: Arrays) -> None:
+    """A whole Keras model, saved by Keras: the user's, or one built from the layers."""
+    import warnings
+
+    if model is None:
+        from paramcount.port.graph import keras_model
+
+        model = keras_model(plans, arrays)
+    else:
+        values = dict(arrays)
+        for variable in model.weights:
+            variable.assign(values[variable.path])
+    with warnings.catch_warnings():  # Keras' own NumPy 2 notice while saving
+        warnings.filterwarnings("ignore", "__array__ implementation", DeprecationWarning)
+        model.save(path)
+
+
 def nest(arrays: Arrays) -> dict[str, Any]:
     """``params/Dense_0/kernel`` -> nested dictionaries, as Flax's variables are."""
     tree: dict[str, Any] = {}
@@ -203,6 +223,7 @@ _WRITERS: dict[str, Callable[[str, Arrays], None]] = {
 _LOADERS = {
     ".pt": "model.load_state_dict(torch.load({path!r}, weights_only=True), strict=True)",
     ".weights.h5": "model.load_weights({path!r})",
+    ".keras": "model = keras.saving.load_model({path!r})",
     ".msgpack": "variables = flax.serialization.msgpack_restore(open({path!r}, 'rb').read())",
     ".onnx": "session = onnxruntime.InferenceSession({path!r})",
     ".npz": "arrays = numpy.load({path!r})",
