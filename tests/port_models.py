@@ -80,3 +80,22 @@ def flax_tagger(hidden: int = HIDDEN) -> Any:
             return self.head(self.norm(self.gru(self.lstm(x))))
 
     return Tagger()
+
+
+def keras_pair(cell: str = "LSTM", bidirectional: bool = True, layers: int = 1) -> Any:
+    """A Keras model of ``layers`` recurrent layers on 4 features (hidden 6), one at a time."""
+    from paramcount.verify.keras_backend import load
+
+    keras = load()
+    stack: list[Any] = [keras.Input((None, 4))]
+    for _ in range(layers):
+        layer = getattr(keras.layers, cell)(6, return_sequences=True)
+        stack.append(keras.layers.Bidirectional(layer) if bidirectional else layer)
+    return keras.Sequential(stack)
+
+
+def torch_cell() -> Any:
+    """A torch GRUCell(4, 6)."""
+    from torch import nn
+
+    return nn.GRUCell(4, 6)

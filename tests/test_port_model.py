@@ -7,6 +7,7 @@ the one way its framework loads it, and the loaded model must give the torch mod
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 from typing import Any
@@ -216,3 +217,57 @@ def test_torch_to_a_keras_model_without_a_twin(cli: CLI, tagger: tuple[Path, Any
         warnings.filterwarnings("ignore", "__array__ implementation", DeprecationWarning)
         model = keras.saving.load_model(str(out))
     assert relative(model(tokens.astype(np.int32), training=False), expected) < TOLERANCE
+
+
+def _saved(tmp_path: Path, modules: dict[str, Any]) -> Path:
+    path = tmp_path / "source.pt"
+    torch.manual_seed(1)
+    torch.save(torch.nn.ModuleDict(modules).state_dict(), path)
+    return path
+
+
+@pytest.mark.keras
+@pytest.mark.skipif(not have("keras"), reason="needs keras")
+@pytest.mark.parametrize(("modules", "kwargs", "rows"), [
+    pytest.param(lambda: {"fwd": torch.nn.LSTM(4, 6), "bwd": torch.nn.LSTM(4, 6)},
+                 '{"layers": 1}', ["fwd + bwd → sequential/bidirectional: "],
+                 id="two-unidirectional-one-bidirectional"),
+    pytest.param(lambda: {"rnn": torch.nn.LSTM(4, 6, num_layers=2, bidirectional=True)},
+                 '{"layers": 2}', ["weight_ih_l1_reverse"], id="stack-separate-layers"),
+    pytest.param(lambda: {"cell": torch.nn.GRUCell(4, 6)},
+                 '{"cell": "GRU", "bidirectional": false}', ["weight_ih"], id="cell-one-layer"),
+])
+def test_structural_ports_into_the_model(cli: CLI, tmp_path: Path, modules: Any, kwargs: str,
+                                         rows: list[str]) -> None:
+    """Layers that split what the model joins (or the reverse) port direction by direction."""
+    path = _saved(tmp_path, modules())
+    out = tmp_path / "w.weights.h5"
+    result = cli("port", str(path), "--to", "keras", "--model", f"{MODELS}:keras_pair",
+                 "--kwargs", kwargs, "--out", str(out))
+    assert result.code == 0, result.err
+    assert all(row in result.out for row in rows), result.out
+    model = port_models.keras_pair(**json.loads(kwargs))
+    model.load_weights(str(out))
+    state = torch.load(path, weights_only=True)
+    x = np.random.default_rng(2).standard_normal((2, 5, 4)).astype(np.float32)
+    got = np.asarray(model(x))
+    with torch.no_grad():
+        if "fwd.weight_ih_l0" in state:
+            fwd, bwd = torch.nn.LSTM(4, 6, batch_first=True), torch.nn.LSTM(4, 6, batch_first=True)
+            fwd.load_state_dict({k[4:]: v for k, v in state.items() if k.startswith("fwd.")})
+            bwd.load_state_dict({k[4:]: v for k, v in state.items() if k.startswith("bwd.")})
+            t = torch.from_numpy(x)
+            expected = torch.cat([fwd(t)[0], bwd(t.flip(1))[0].flip(1)], -1).numpy()
+        elif "cell.weight_ih" in state:
+            cell = torch.nn.GRUCell(4, 6)
+            cell.load_state_dict({k[5:]: v for k, v in state.items()})
+            h, steps = torch.zeros(2, 6), []
+            for step in range(5):
+                h = cell(torch.from_numpy(x[:, step]), h)
+                steps.append(h)
+            expected = torch.stack(steps, 1).numpy()
+        else:
+            rnn = torch.nn.LSTM(4, 6, num_layers=2, bidirectional=True, batch_first=True)
+            rnn.load_state_dict({k[4:]: v for k, v in state.items()})
+            expected = rnn(torch.from_numpy(x))[0].numpy()
+    assert relative(got, expected) < TOLERANCE

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from paramcount import conventions
+from paramcount.conventions.base import Direction
 from paramcount.errors import ParamcountError
 from paramcount.port.layouts import Side
 from paramcount.port.load import side_of
@@ -254,9 +255,9 @@ def signature(layer: Layer) -> tuple[Any, ...]:
         shapes = tuple(sorted((role, layer.canonical(role)) for role, _, _ in layer.tensors
                               if role != "num_batches_tracked"))
         return (layer.kind, shapes)
-    spec = layer.spec
+    spec = layer.spec  # a cell is a one-layer unidirectional stack of one step at a time
     return (spec.cell, spec.input_size, spec.hidden_size, spec.num_layers, spec.directions,
-            spec.proj_size, spec.single_cell)
+            spec.proj_size)
 
 
 def label(layer: Layer) -> str:
@@ -302,3 +303,38 @@ def match(sources: Sequence[Layer], targets: Sequence[Layer]) -> list[tuple[Laye
         raise ModelError(f"the model's {', '.join(label(t) for t in free)} "
                          f"{'has' if len(free) == 1 else 'have'} no counterpart in the source")
     return pairs
+
+
+Atom = tuple[Side, int, Direction]
+"""One layer and direction of a recurrent stack."""
+
+
+def atoms(sides: Sequence[Side]) -> list[Atom]:
+    """Every layer and direction of ``sides``, in order."""
+    return [(side, layer, direction) for side in sides
+            for layer in range(side.spec.num_layers)
+            for direction in list(Direction)[: side.spec.directions]]
+
+
+def _atom_signature(atom: Atom) -> tuple[Any, ...]:
+    side, layer, _ = atom
+    spec = side.spec
+    return (spec.cell, conventions.input_widths(spec)[layer], spec.hidden_size, spec.proj_size)
+
+
+def match_structures(sources: Sequence[Layer], targets: Sequence[Layer]
+                     ) -> tuple[list[tuple[Layer, Layer]], list[tuple[Atom, Atom]]]:
+    """Where the layers do not pair one to one: the common layers paired as :func:`match` does,
+    and the recurrent ones direction by direction, in order (two unidirectional layers and one
+    bidirectional layer, a stack and separate layers, a cell and a one-layer stack)."""
+    units = match([s for s in sources if isinstance(s, Unit)],
+                  [t for t in targets if isinstance(t, Unit)])
+    ours = atoms([s for s in sources if isinstance(s, Side)])
+    theirs = atoms([t for t in targets if isinstance(t, Side)])
+    if len(ours) != len(theirs) or any(_atom_signature(a) != _atom_signature(b)
+                                       for a, b in zip(ours, theirs, strict=False)):
+        raise ModelError(
+            "the recurrent layers differ: the source's "
+            f"{', '.join(label(s) for s in sources if isinstance(s, Side)) or 'none'}, the "
+            f"model's {', '.join(label(t) for t in targets if isinstance(t, Side)) or 'none'}")
+    return units, list(zip(ours, theirs, strict=True))

@@ -25,7 +25,7 @@ from paramcount.port.units import Unit, named_by, recognise, settings_notes, tar
 from paramcount.port.verify import Comparison
 
 if TYPE_CHECKING:
-    from paramcount.port.model import TargetModel
+    from paramcount.port.model import Atom, TargetModel
     from paramcount.port.whole import ModelComparison
 from paramcount.spec import Cell, Framework, MergeMode, Nonlinearity
 
@@ -203,7 +203,7 @@ def to_model(opened: Opened, source: SourceOptions, target: TargetOptions, model
              allow_unmapped: bool) -> tuple[list[ModulePlan], list[UnitPlan], list[str]]:
     """Plans whose target tensors are the user's model's, layer by layer, matched by structure."""
     from paramcount import conventions
-    from paramcount.port.model import label, match
+    from paramcount.port.model import ModelError, atoms, label, match, match_structures
 
     fw = target.framework
     sides = [_source_side(m, source, target) for m in opened.modules]
@@ -214,8 +214,20 @@ def to_model(opened: Opened, source: SourceOptions, target: TargetOptions, model
                           "does not map")
     plans: list[ModulePlan] = []
     made: list[UnitPlan] = []
-    for one, theirs in match(_ordered(opened, [*sides, *units]), model.layers):
-        if isinstance(one, Side) and isinstance(theirs, Side):
+    ours = _ordered(opened, [*sides, *units])
+    try:
+        pairs = match(ours, model.layers)
+    except ModelError as error:
+        try:
+            pairs, joined = match_structures(ours, model.layers)
+        except ModelError:
+            raise error from None
+        plans += _joined(joined, target)
+    for one, theirs in pairs:
+        if isinstance(one, Side) and isinstance(theirs, Side) and \
+                one.spec.single_cell != theirs.spec.single_cell:  # a cell, a one-layer stack
+            plans += _joined(list(zip(atoms([one]), atoms([theirs]), strict=True)), target)
+        elif isinstance(one, Side) and isinstance(theirs, Side):
             options = target
             if fw is Framework.KERAS and theirs.spec.cell is Cell.GRU:
                 options = replace(target, reset_after=theirs.spec.reset_after)
@@ -240,6 +252,24 @@ def to_model(opened: Opened, source: SourceOptions, target: TargetOptions, model
     return plans, made, notes
 
 
+def _joined(pairs: list[tuple[Atom, Atom]], target: TargetOptions) -> list[ModulePlan]:
+    """A plan for each of the model's recurrent layers made of the source's directions that
+    fall to it, whatever layers they came from."""
+    from paramcount.port.layouts import read
+
+    for side in dict.fromkeys(one for (one, _, _), _ in pairs):
+        target_side(side, target)  # what no weights make equal is refused as for one layer
+    read_once = {id(side): read(side) for side in {id(s): s for (s, _, _), _ in pairs}.values()}
+    plans = []
+    for theirs in dict.fromkeys(t for _, (t, _, _) in pairs):
+        mine = [(a, b) for a, b in pairs if b[0] is theirs]
+        canonical = {(layer, direction): read_once[id(side)][(source_layer, source_direction)]
+                     for (side, source_layer, source_direction), (_, layer, direction) in mine}
+        parts = tuple(dict.fromkeys(side for (side, _, _), _ in mine))
+        plans.append(plan(parts[0], theirs, canonical, parts))
+    return plans
+
+
 def _ordered(opened: Opened, layers: list[Side | Unit]) -> list[Side | Unit]:
     """Layers ordered by where their first tensor stands in the file."""
     from paramcount.port.model import names
@@ -261,9 +291,9 @@ def _in_file_order(opened: Opened, plans: list[ModulePlan], units: list[UnitPlan
                    ) -> tuple[ModulePlan | UnitPlan, ...]:
     """Every planned layer, ordered by where its first tensor stands in the file."""
     both: list[ModulePlan | UnitPlan] = [*plans, *units]
-    by_source = {id(p.source): p for p in both}
-    ordered = _ordered(opened, [p.source for p in both])
-    return tuple(by_source[id(layer)] for layer in ordered)
+    rank = {id(layer): index for index, layer in
+            enumerate(_ordered(opened, list({id(p.source): p.source for p in both}.values())))}
+    return tuple(sorted(both, key=lambda p: rank[id(p.source)]))  # stable: joined stay in order
 
 
 def _module_path(side: Side) -> str:
@@ -318,7 +348,7 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
         fetch = opened.fetch
         comparisons = None
         if verify:
-            comparisons = tuple(_verify(p, fetch, seed) for p in plans)
+            comparisons = tuple(_verify(p, fetch, seed) for p in plans if not p.parts)
         whole = None
         if verify and built is not None:
             whole = _whole(opened, layers, built, source_model, source_kwargs or {}, seed,

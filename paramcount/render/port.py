@@ -15,6 +15,8 @@ SCHEMA = "paramcount.port/1"
 
 def _module_title(module: ModulePlan | UnitPlan) -> str:
     name = module.source.prefix.rstrip("./") or "(top level)"
+    if isinstance(module, ModulePlan) and len(module.parts) > 1:  # joined into one target
+        name = " + ".join(p.prefix.rstrip("./") or "(top level)" for p in module.parts)
     theirs = module.target.prefix.rstrip("./")
     if theirs and _path(theirs) != _path(name):  # the user's model names it otherwise
         name = f"{name} → {theirs}"
@@ -55,6 +57,13 @@ def _comparison_line(comparison: Comparison) -> str:
             f"(tolerance {TOLERANCE:.0e})")
 
 
+def _comparison(result: Result, module: ModulePlan | UnitPlan) -> Comparison | None:
+    """The verification of a recurrent module ported alone (joined ones: the whole model's)."""
+    if result.comparisons is None or not isinstance(module, ModulePlan) or module.parts:
+        return None
+    return result.comparisons[[p for p in result.plans if not p.parts].index(module)]
+
+
 def port_document(result: Result) -> Document:
     """The plan, one row per target tensor, then what was written and verified."""
     layers = result.layers or result.plans
@@ -76,9 +85,9 @@ def port_document(result: Result) -> Document:
         )
         blocks: list[Table | Paragraph] = [
             Table(("target tensor", "shape", "from", "operations"), rows)]
-        if result.comparisons is not None and isinstance(module, ModulePlan):
-            position = result.plans.index(module)
-            blocks.append(Paragraph((_comparison_line(result.comparisons[position]),)))
+        comparison = _comparison(result, module)
+        if comparison is not None:
+            blocks.append(Paragraph((_comparison_line(comparison),)))
         sections.append(Section(_module_title(module), tuple(blocks)))
     if result.whole is not None:
         whole = result.whole
@@ -97,7 +106,7 @@ def port_document(result: Result) -> Document:
 def port_data(result: Result) -> dict[str, Any]:
     """The documented ``paramcount.port/1`` JSON object."""
     modules = []
-    for position, module in enumerate(result.plans):
+    for module in result.plans:
         entry: dict[str, Any] = {
             "prefix": module.source.prefix,
             "source": {"framework": module.source.framework.value,
@@ -107,8 +116,8 @@ def port_data(result: Result) -> dict[str, Any]:
                        "prefix": module.target.prefix},
             "tensors": _tensors(module),
         }
-        if result.comparisons is not None:
-            c = result.comparisons[position]
+        c = _comparison(result, module)
+        if c is not None:
             entry["verification"] = {"source": c.source, "target": c.target,
                                      "output": c.output, "states": c.states,
                                      "tolerance": TOLERANCE, "ok": c.ok}
