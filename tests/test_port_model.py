@@ -181,11 +181,11 @@ def test_layers_that_do_not_chain_write_no_graph(cli: CLI, tmp_path: Path) -> No
 
 @pytest.mark.keras
 @pytest.mark.skipif(not have("keras"), reason="needs keras")
-@pytest.mark.parametrize(("epsilon", "code"), [pytest.param(1e-5, 0, id="same"),
-                                               pytest.param(0.5, 1, id="other-epsilon")])
+@pytest.mark.parametrize(("epsilon", "code"), [pytest.param(0.5, 1, id="other-epsilon")])
 def test_verify_runs_both_whole_models(cli: CLI, tagger: tuple[Path, Any, Any, Any],
                                        tmp_path: Path, epsilon: float, code: int) -> None:
-    """--verify runs the source's model and the user's: a twin that differs writes nothing."""
+    """--verify runs the source's model (--source-model) and the user's: a twin that differs
+    writes nothing (an equal one: the round trip above)."""
     path, *_ = tagger
     out = tmp_path / "w.weights.h5"
     result = cli("port", str(path), "--to", "keras", "--model", f"{MODELS}:keras_tagger",
