@@ -94,8 +94,8 @@ def keras_pair(cell: str = "LSTM", bidirectional: bool = True, layers: int = 1) 
     return keras.Sequential(stack)
 
 
-def torch_cell() -> Any:
-    """A torch GRUCell(4, 6)."""
+def torch_gru(hidden: int = 4) -> Any:
+    """A torch nn.GRU(3, hidden): the target of ``paramcount port --help``'s GRU examples."""
     from torch import nn
 
-    return nn.GRUCell(4, 6)
+    return nn.GRU(3, hidden)

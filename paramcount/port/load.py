@@ -596,7 +596,7 @@ def _onnx(path: str, frameworks: tuple[Framework, ...] | None) -> Opened:
     weights = {i.name: tuple(int(d) for d in i.dims) for i in graph.initializer
                if i.data_type in _FLOATS}
     return Opened(path, "onnx", modules, lambda name: numpy_helper.to_array(arrays[name]),
-                  shapes=weights)
+                  shapes=weights, convention=Framework.ONNX)
 
 
 _FLOATS = (1, 10, 11, 16)
