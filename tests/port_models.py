@@ -99,3 +99,11 @@ def torch_gru(hidden: int = 4) -> Any:
     from torch import nn
 
     return nn.GRU(3, hidden)
+
+
+def keras_dense(widths: tuple[int, ...] = (4, 4, 2)) -> Any:
+    """Dense layers on 4 features, one per width."""
+    from paramcount.verify.keras_backend import load
+
+    keras = load()
+    return keras.Sequential([keras.Input((4,)), *(keras.layers.Dense(w) for w in widths)])

@@ -281,3 +281,16 @@ def test_structural_ports_into_the_model(cli: CLI, tmp_path: Path, modules: Any,
             rnn.load_state_dict({k[4:]: v for k, v in state.items()})
             expected = rnn(torch.from_numpy(x))[0].numpy()
     assert relative(got, expected) < TOLERANCE
+
+
+@pytest.mark.keras
+@pytest.mark.skipif(not have("keras"), reason="needs keras")
+def test_an_ambiguous_match_is_refused_with_the_choices(cli: CLI, tmp_path: Path) -> None:
+    """Two source layers that fit two of the model's, out of step, are refused naming both."""
+    path = _saved(tmp_path, {"a": torch.nn.Linear(4, 4), "b": torch.nn.Linear(4, 4)})
+    result = cli("port", str(path), "--to", "keras", "--model", f"{MODELS}:keras_dense")
+    assert result.code == 2
+    assert result.err == (
+        "Error: the source's a (nn.Linear(4, 4)) could be the model's sequential/dense "
+        "(Dense(4) on 4 features) or sequential/dense_1 (Dense(4) on 4 features), and their "
+        "order does not say which: make the model's layers follow the source's order\n")
