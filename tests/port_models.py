@@ -58,26 +58,23 @@ def keras_tagger(hidden: int = HIDDEN, epsilon: float = 1e-5) -> Any:
 
 
 def flax_tagger(hidden: int = HIDDEN) -> Any:
-    """The same tagger as a Flax linen module (batch norm in inference mode)."""
+    """The same tagger as a compact Flax linen module (batch norm in inference mode); its cells
+    are named by the module that makes them (``LSTMCell_0``, ``LSTMCell_1``, ``GRUCell_0``)."""
     from flax import linen as nn
 
     class Tagger(nn.Module):
         """Embedding, conv, batch norm, BiLSTM, GRU, layer norm, head."""
 
-        def setup(self) -> None:
-            self.embed = nn.Embed(VOCAB, EMBED)
-            self.conv = nn.Conv(CHANNELS, (3,), padding="SAME")
-            self.bn = nn.BatchNorm(use_running_average=True, epsilon=1e-5)
-            self.lstm = nn.Bidirectional(nn.RNN(nn.LSTMCell(hidden)),
-                                         nn.RNN(nn.LSTMCell(hidden)))
-            self.gru = nn.RNN(nn.GRUCell(hidden))
-            self.norm = nn.LayerNorm(epsilon=1e-5)
-            self.head = nn.Dense(TAGS)
-
+        @nn.compact
         def __call__(self, tokens: Any) -> Any:
             """Tags for every token."""
-            x = self.bn(self.conv(self.embed(tokens)))
-            return self.head(self.norm(self.gru(self.lstm(x))))
+            x = nn.Embed(VOCAB, EMBED)(tokens)
+            x = nn.Conv(CHANNELS, (3,), padding="SAME")(x)
+            x = nn.BatchNorm(use_running_average=True, epsilon=1e-5)(x)
+            x = nn.Bidirectional(nn.RNN(nn.LSTMCell(hidden)), nn.RNN(nn.LSTMCell(hidden)))(x)
+            x = nn.RNN(nn.GRUCell(hidden))(x)
+            x = nn.LayerNorm(epsilon=1e-5)(x)
+            return nn.Dense(TAGS)(x)
 
     return Tagger()
 

@@ -98,8 +98,9 @@ def test_torch_to_flax_params_tree(cli: CLI, tagger: tuple[Path, Any, Any, Any],
     result = cli("port", str(path), "--to", "flax-linen", "--model", f"{MODELS}:flax_tagger",
                  "--out", str(out))
     assert result.code == 0, result.err
-    assert "the model's own is not in its parameters: build it with epsilon=1e-05" in \
-        " ".join(result.out.split())
+    text = " ".join(result.out.split())
+    assert "the model's own is not in its parameters: build it with epsilon=1e-05" in text
+    assert "lstm → LSTMCell_1: nn.LSTM(12, 16, bidirectional=True) → nn.LSTMCell(16)" in text
     variables = serialization.msgpack_restore(out.read_bytes())
     outputs = port_models.flax_tagger().apply(variables, tokens.astype(np.int32))
     assert relative(outputs, expected) < TOLERANCE

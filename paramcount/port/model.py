@@ -221,16 +221,36 @@ def _flax(factory: str, model: Any, first: Layer | None) -> TargetModel:
         raise ModelError(f"--model {factory} returned a {type(model).__name__}, not a Flax "
                          "linen Module")
     example = example_input(first)
+    called: list[str] = []
+
+    def record(method: Any, args: Any, kwargs: Any, context: Any) -> Any:
+        path = "/".join(getattr(context.module, "path", ()))
+        if path not in called:
+            called.append(path)
+        return method(*args, **kwargs)
+
     try:
-        variables = jax.eval_shape(model.init, jax.random.key(0), example)
+        with linen.intercept_methods(record):
+            variables = jax.eval_shape(model.init, jax.random.key(0), example)
     except Exception as error:
         from paramcount.sources.factory import one_line
 
         raise ModelError(f"--model {factory}: init on an input {example.shape} "
                          f"({example.dtype}) raised {one_line(error)}") from None
     shapes = {name: tuple(int(d) for d in leaf.shape) for name, leaf in flat(variables)}
+    shapes = dict(sorted(shapes.items(), key=lambda item: _called_at(item[0], called)))
     layers, unread = _layers(shapes, Framework.FLAX_LINEN, {})
     return TargetModel(Framework.FLAX_LINEN, factory, model, shapes, layers, unread, example)
+
+
+def _called_at(name: str, called: list[str]) -> int:
+    """When the module holding ``params/a/b/kernel`` was first called (Flax sorts its
+    variables by name; a model's layers are matched in the order they run)."""
+    parts = name.split("/")[1:-1]
+    while parts and "/".join(parts) not in called:
+        parts.pop()
+    path = "/".join(parts)
+    return called.index(path) if path in called else len(called)
 
 
 def flat(tree: Any, prefix: str = "") -> list[tuple[str, Any]]:

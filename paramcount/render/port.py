@@ -17,7 +17,7 @@ def _module_title(module: ModulePlan | UnitPlan) -> str:
     name = module.source.prefix.rstrip("./") or "(top level)"
     if isinstance(module, ModulePlan) and len(module.parts) > 1:  # joined into one target
         name = " + ".join(p.prefix.rstrip("./") or "(top level)" for p in module.parts)
-    theirs = module.target.prefix.rstrip("./")
+    theirs = module.target.prefix.rstrip("./").removeprefix("params/")
     if theirs and _path(theirs) != _path(name):  # the user's model names it otherwise
         name = f"{name} → {theirs}"
     return f"{name}: {_layer(module, source=True)} → {_layer(module, source=False)}"
