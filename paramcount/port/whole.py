@@ -77,9 +77,9 @@ def target_runner(model: TargetModel, arrays: dict[str, Any]) -> tuple[Runner, s
     if model.framework is Framework.TORCH:
         return _torch_runner(model.model, arrays)
     if model.framework is Framework.KERAS:
-        for variable in model.model.weights:
-            variable.assign(arrays[variable.path])
-        return _keras_runner(model.model)
+        from paramcount.port.write import assign
+
+        return _keras_runner(assign(model.model, arrays))
     import flax
 
     from paramcount.port.write import nest

@@ -167,34 +167,36 @@ def _torch(path: str, arrays: Arrays) -> None:
         torch.save(state, handle)
 
 
-def _keras_weights(path: str, model: Any, arrays: Arrays) -> None:
-    """The user's Keras model with every variable assigned, saved by Keras itself."""
-    import warnings
-
-    values = dict(arrays)
+def assign(model: Any, values: dict[str, Any]) -> Any:
+    """A Keras model with each variable set to the array named by its path."""
     for variable in model.weights:
         variable.assign(values[variable.path])
+    return model
+
+
+def _saved_by_keras(save: Callable[[str], None], path: str) -> None:
+    import warnings
+
     with warnings.catch_warnings():  # Keras' own NumPy 2 notice while saving
         warnings.filterwarnings("ignore", "__array__ implementation", DeprecationWarning)
-        model.save_weights(path)
+        save(path)
+
+
+def _keras_weights(path: str, model: Any, arrays: Arrays) -> None:
+    """The user's Keras model with every variable assigned, saved by Keras itself."""
+    _saved_by_keras(assign(model, dict(arrays)).save_weights, path)
 
 
 def _keras_file(path: str, plans: Sequence[ModulePlan | UnitPlan], model: Any,
                 arrays: Arrays) -> None:
     """A whole Keras model, saved by Keras: the user's, or one built from the layers."""
-    import warnings
-
     if model is None:
         from paramcount.port.graph import keras_model
 
         model = keras_model(plans, arrays)
     else:
-        values = dict(arrays)
-        for variable in model.weights:
-            variable.assign(values[variable.path])
-    with warnings.catch_warnings():  # Keras' own NumPy 2 notice while saving
-        warnings.filterwarnings("ignore", "__array__ implementation", DeprecationWarning)
-        model.save(path)
+        assign(model, dict(arrays))
+    _saved_by_keras(model.save, path)
 
 
 def nest(arrays: Arrays) -> dict[str, Any]:
