@@ -138,6 +138,10 @@ def test_any_conv_moves_between_any_two_conventions(a: Framework, b: Framework, 
                  Kind.BATCHNORM, id="flax-bn"),
     pytest.param(Framework.TORCH, {"ln.weight": (4,), "ln.bias": (4,)}, Kind.NORM,
                  id="torch-layernorm"),
+    pytest.param(Framework.ONNX, {"head.weight": (5, 16), "head.bias": (5,)}, Kind.LINEAR,
+                 id="onnx-exported-names"),
+    pytest.param(Framework.ONNX, {"bn/weight": (4,), "bn/bias": (4,), "bn/running_mean": (4,),
+                                  "bn/running_var": (4,)}, Kind.BATCHNORM, id="onnx-ports-names"),
 ])
 def test_recognised_by_names_and_shapes(framework: Framework, names: dict[str, Any],
                                         kind: Kind) -> None:

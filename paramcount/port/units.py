@@ -277,6 +277,8 @@ def _split(framework: Framework, name: str) -> tuple[str, str] | None:
     separator = "." if framework is Framework.TORCH else "/"
     if framework is Framework.KERAS:
         name = name.partition(":")[0]
+    if framework is Framework.ONNX and name.rfind(".") > name.rfind("/"):
+        separator = "."  # torch.onnx.export keeps the state dict's names
     path, found, leaf = name.rpartition(separator)
     return (path + separator if found else "", leaf)
 
