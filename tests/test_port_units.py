@@ -216,3 +216,8 @@ def test_norm_settings_are_stated_when_they_differ(cli: CLI, tmp_path: Path) -> 
         "it), 0.001 in Keras (the default): build it with epsilon=1e-05" in text
     assert "bn: momentum=0.1 in the source is momentum=0.9 in Keras" in text
     assert "bn.num_batches_tracked: Keras keeps no count of training batches; left out" in text
+
+
+def test_a_bias_alone_is_no_layer() -> None:
+    """A bias whose weight has no name (torch.onnx.export's MatMul) is left for the refusal."""
+    assert recognise({"head.bias": (5,)}, Framework.ONNX) == ([], ["head.bias"])

@@ -298,10 +298,9 @@ def _fits(kind: Kind, shapes: dict[str, Shape]) -> bool:
             return False
         count = shapes.get(COUNT)
         return all(s in (None, mean) for s in (weight, bias)) and count in (None, ())
-    one = weight or bias
-    if one is None or len(one) != 1:
-        return False
-    return (weight is None or bias is None or weight == bias) and MEAN not in shapes
+    if weight is None or len(weight) != 1:  # a bias alone is some layer's whose weight is not
+        return False                          # named (torch.onnx.export's MatMul weights)
+    return (bias is None or weight == bias) and MEAN not in shapes
 
 
 _ORDER = (Kind.LINEAR, Kind.CONV, Kind.EMBEDDING, Kind.BATCHNORM, Kind.NORM)
