@@ -23,15 +23,18 @@ import threading
 from collections.abc import Iterator, Sequence
 
 
-def temporary_path(target: str, purpose: str) -> str:
+def temporary_path(target: str, purpose: str, suffix: str = ".tmp") -> str:
     """Where the new content of ``target`` is written first: ``.NAME.paramcount-PURPOSE.tmp``
-    beside it.
+    beside it (ending in ``suffix`` instead of ``.tmp`` for writers that insist on one, such
+    as Keras' ``.weights.h5``).
 
     >>> temporary_path("configs/models.toml", "update")
     'configs/.models.toml.paramcount-update.tmp'
+    >>> temporary_path("out/tagger.weights.h5", "port", ".weights.h5")
+    'out/.tagger.weights.h5.paramcount-port.weights.h5'
     """
     folder, name = os.path.split(target)
-    return os.path.join(folder, f".{name}.paramcount-{purpose}.tmp")
+    return os.path.join(folder, f".{name}.paramcount-{purpose}{suffix}")
 
 
 @contextlib.contextmanager
@@ -72,7 +75,7 @@ def mode_of(path: str) -> int:
 
 
 @contextlib.contextmanager
-def replacing(target: str, purpose: str, mode: int | None = None,
+def replacing(target: str, purpose: str, mode: int | None = None, suffix: str = ".tmp",
               companions: Sequence[str] = ()) -> Iterator[str]:
     """Yield a fresh, empty temporary file's path beside ``target``; when the block ends,
     flush it to disk, give it ``mode`` (default: the target's, or a new file's) and rename it
@@ -82,7 +85,7 @@ def replacing(target: str, purpose: str, mode: int | None = None,
     (``.data``): stale ones are removed first, and they are removed with it on failure. OSError
     is the caller's to report.
     """
-    temporary = temporary_path(target, purpose)
+    temporary = temporary_path(target, purpose, suffix)
     extras = [temporary + suffix for suffix in companions]
     keep = mode_of(target) if mode is None else mode
     with terminate_as_exit():

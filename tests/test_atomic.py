@@ -89,7 +89,7 @@ def test_port_leaves_no_temporary_files(cli: CLI, tmp_path: Path) -> None:
     torch.save(torch.nn.LSTM(3, 4).state_dict(), source)
     out = tmp_path / "rnn.safetensors"
     pytest.importorskip("safetensors")
-    stale = temporary_path(str(out), "port")
+    stale = temporary_path(str(out), "port", ".safetensors")
     for name in (stale, stale + ".data"):
         Path(name).write_text("left by a killed run")
     result = cli("port", str(source), "--to", "keras", "--out", str(out))

@@ -100,6 +100,8 @@ SAMPLES = {
     "max_params": "10K", "max_bytes": "40KB", "round_to": "2", "seed": "1", "batch": "2",
     "seq_len": "3", "lengths": "3,2", "kernel": "3", "input_channels": "2", "filters": "2",
     "rank": "2", "settings": "hidden_size=128", "factory_timeout": "30",
+    "model": "tests.port_models:torch_gru", "kwargs": '{"hidden": 4}',
+    "source_model": "tests.port_models:torch_gru", "source_kwargs": '{"hidden": 4}',
 }
 """A valid value for each option that takes one and is not a choice."""
 

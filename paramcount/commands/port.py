@@ -33,6 +33,19 @@ _FRAMEWORKS = Frameworks(several=False)  # pytorch, tensorflow, tf.keras accepte
               help="Run the real source and target layers on random input with non-zero "
                    "initial states; exit 1 if outputs or final states differ by more than "
                    "1e-5.")
+@click.option("--model", "model", metavar="MODULE:FUNCTION", default=None,
+              help="Your target model's factory (imported from the current folder): its "
+                   "layers are matched to the source's and its own names written.")
+@click.option("--kwargs", "kwargs", metavar="JSON", default=None,
+              help="Keyword arguments for --model's factory, as a JSON object.")
+@click.option("--source-model", "source_model", metavar="MODULE:FUNCTION", default=None,
+              help="With --verify --model: the factory of a torch checkpoint's own model, so "
+                   "that both whole models run side by side (a .keras file is its own model).")
+@click.option("--source-kwargs", "source_kwargs", metavar="JSON", default=None,
+              help="Keyword arguments for --source-model's factory, as a JSON object.")
+@click.option("--allow-unmapped", is_flag=True,
+              help="Leave out the tensors nothing in the target maps (named under Notes); "
+                   "without it such a port is refused and nothing is written.")
 @format_options()
 @click.option("--input", "--input-size", "-i", "input_size", type=WholeNumber(), default=None,
               help="Check: the source layer's input width.")
@@ -62,12 +75,14 @@ _FRAMEWORKS = Frameworks(several=False)  # pytorch, tensorflow, tf.keras accepte
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True,
               help="Seed of the random input and states used by --verify.")
 def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out: str | None,
-         verify: bool,
+         verify: bool, model: str | None, kwargs: str | None, source_model: str | None,
+         source_kwargs: str | None, allow_unmapped: bool,
          output_format: str | None, as_json: bool, as_markdown: bool,
          nonlinearity: str | None, forget_bias: float,
          reset_after: bool | None, linear_before_reset: bool | None,
          merge_modes: Any, seed: int, **expect: Any) -> int:
     """Port the recurrent weights of SRC to another framework, tensor by tensor."""
+    from paramcount.port.model import parse_kwargs
     from paramcount.port.plan import TargetOptions
     from paramcount.port.run import SourceOptions
     from paramcount.port.run import port as run_port
@@ -82,7 +97,9 @@ def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out:
         SourceOptions(from_[0] if from_ else None, chosen, forget_bias, expect),
         TargetOptions(to[0], reset_after, linear_before_reset, merge_modes,
                       forget_bias, chosen),
-        out=out, verify=verify, seed=seed,
+        out=out, verify=verify, seed=seed, allow_unmapped=allow_unmapped,
+        model=model, kwargs=parse_kwargs(kwargs), source_model=source_model,
+        source_kwargs=parse_kwargs(source_kwargs, "--source-kwargs"),
     )
     if fmt == "json":
         from paramcount.render.data import dumps
@@ -94,7 +111,7 @@ def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out:
 
         show(port_document(result), fmt)
     if not result.ok:
-        worst = max(c.largest for c in result.comparisons or ())
+        worst = result.worst
         click.echo(f"Error: the ported layer computes something else (largest difference "
                    f"{worst:.1e} > 1e-05)" + ("; nothing written" if out else ""), err=True)
         return 1

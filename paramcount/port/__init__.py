@@ -1,4 +1,4 @@
-"""Porting recurrent weights between conventions: plans, loading, writing, verifying.
+"""Porting a model's weights between conventions: plans, loading, writing, verifying.
 
 ``expr``, ``layouts`` and ``plan`` are pure (no numpy, no framework); ``execute`` evaluates a
 plan with numpy, ``load`` reads source files' arrays safely, ``write`` writes the target's

@@ -15,6 +15,7 @@ from paramcount.port.expr import (
     Concat,
     Expr,
     Gates,
+    Permute,
     Rows,
     Shift,
     Source,
@@ -43,7 +44,9 @@ def _eval(expr: Expr, fetch: Fetch, dtype: Any) -> Any:
             raise AssertionError(f"{expr.name}: read {tuple(array.shape)}, planned {expr.shape}")
         return array
     if isinstance(expr, Zeros):
-        return np.zeros(expr.shape, dtype=dtype)
+        return np.zeros(expr.shape, dtype=expr.dtype or dtype)
+    if isinstance(expr, Permute):
+        return _eval(expr.arg, fetch, dtype).transpose(expr.axes)
     if isinstance(expr, Transpose):
         return _eval(expr.arg, fetch, dtype).T
     if isinstance(expr, Take):

@@ -28,6 +28,8 @@ class Zeros:
 
     shape: Shape
     note: str = "zeros"
+    dtype: str | None = None
+    """Its own dtype (torch's int64 batch counter), else the module's."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,23 @@ class Transpose:
     def shape(self) -> Shape:
         """The transposed shape."""
         return tuple(reversed(self.arg.shape))
+
+
+@dataclass(frozen=True)
+class Permute:
+    """Axes put in another order: ``axes[k]`` is the argument's axis that becomes axis ``k``.
+
+    A convolution's kernel moves between torch's (out, in, k…) and Keras' (k…, in, out).
+    """
+
+    arg: Expr
+    axes: tuple[int, ...]
+    note: str
+
+    @property
+    def shape(self) -> Shape:
+        """The permuted shape."""
+        return tuple(self.arg.shape[a] for a in self.axes)
 
 
 @dataclass(frozen=True)
@@ -144,7 +163,7 @@ class Stack:
         return (len(self.args), *self.args[0].shape)
 
 
-Expr = Source | Zeros | Transpose | Take | Rows | Gates | Add | Shift | Concat | Stack
+Expr = Source | Zeros | Transpose | Permute | Take | Rows | Gates | Add | Shift | Concat | Stack
 
 
 def transpose(arg: Expr) -> Expr:
@@ -154,6 +173,17 @@ def transpose(arg: Expr) -> Expr:
     if isinstance(arg, Zeros):
         return Zeros(tuple(reversed(arg.shape)), arg.note)
     return Transpose(arg)
+
+
+def permute(arg: Expr, axes: tuple[int, ...], note: str) -> Expr:
+    """``arg`` with its axes in the order ``axes``; two permutations compose, none is nothing."""
+    if isinstance(arg, Permute):
+        return permute(arg.arg, tuple(arg.axes[a] for a in axes), note)
+    if axes == tuple(range(len(axes))):
+        return arg
+    if isinstance(arg, Zeros):
+        return Zeros(tuple(arg.shape[a] for a in axes), arg.note, arg.dtype)
+    return Permute(arg, axes, note)
 
 
 def take(arg: Expr, index: int, note: str) -> Expr:
@@ -315,7 +345,7 @@ def steps(expr: Expr) -> list[str]:
             walk(e.arg)
         if isinstance(e, Transpose):
             note("transpose")
-        elif isinstance(e, Take | Rows | Concat | Stack | Shift):
+        elif isinstance(e, Take | Rows | Concat | Stack | Shift | Permute):
             note(e.note)
         elif isinstance(e, Gates):
             note(f"gates {','.join(e.names)} → {','.join(e.target_names)}")

@@ -44,6 +44,12 @@ class Opened:
     release: Callable[[str], None] = lambda name: None
     """Let go of a tensor's memory once it is used (a memory-mapped one is read again from
     disk if it is needed later)."""
+    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    """Every tensor of the file, in its order: what the port must account for."""
+    convention: Framework | None = None
+    """The convention of the names of the file's other layers (None: not read)."""
+    settings: dict[str, dict[str, float]] = field(default_factory=dict)
+    """What the file says of a layer that its tensors do not (a norm's epsilon), by prefix."""
 
 
 TORCH_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt")
@@ -129,7 +135,26 @@ def _by_names(
     for recognised in found:
         modules.append(side_of(recognised))
         notes += [n for n in recognised.notes if n not in notes]
-    return Opened(path, fmt, modules, fetch, notes)
+    return Opened(path, fmt, modules, fetch, notes, shapes=shapes,
+                  convention=_convention(fmt, shapes, modules, frameworks))
+
+
+def _convention(fmt: str, shapes: dict[str, tuple[int, ...]], modules: list[Side],
+                frameworks: tuple[Framework, ...] | None) -> Framework:
+    """The convention of the names beside the recurrent layers: ``--from``, else the recurrent
+    layers', else what the names look like (``params/`` Flax, ``a/b`` Keras, ``a.b`` torch)."""
+    if frameworks:
+        return frameworks[0]
+    if modules:
+        return modules[0].framework
+    if fmt == "torch":
+        return Framework.TORCH
+    names = list(shapes)
+    if names and all(n.startswith(("params/", "batch_stats/")) for n in names):
+        return Framework.FLAX_LINEN
+    if names and all("/" in n for n in names):
+        return Framework.KERAS
+    return Framework.TORCH
 
 
 def side_of(recognised: Recognised, **extra: Any) -> Side:
@@ -301,14 +326,62 @@ def _keras(path: str, frameworks: tuple[Framework, ...] | None) -> Iterator[Open
             modules: list[Side] = []
             datasets: dict[str, str] = {}
             notes: list[str] = []
+            settings: dict[str, dict[str, float]] = {}
             for layer, group in _keras_layers(config):
                 side = _keras_side(layer, group, weights, datasets)
                 if side is not None:
                     modules.append(side)
+                else:
+                    _keras_other(layer, group, weights, datasets, settings)
             if frameworks is not None and Framework.KERAS not in frameworks:
                 modules = []
+            shapes = {n: tuple(int(d) for d in weights[k].shape) for n, k in datasets.items()}
             yield Opened(path, "keras", modules, lambda name: weights[datasets[name]][()],
-                         notes)
+                         notes, shapes=shapes, convention=Framework.KERAS, settings=settings)
+
+
+_KERAS_LEAVES = {
+    "Dense": ("kernel", "bias"), "EinsumDense": ("kernel", "bias"),
+    "Embedding": ("embeddings",),
+    "Conv1D": ("kernel", "bias"), "Conv2D": ("kernel", "bias"), "Conv3D": ("kernel", "bias"),
+    "BatchNormalization": ("gamma", "beta", "moving_mean", "moving_variance"),
+    "LayerNormalization": ("gamma", "beta"),
+}
+"""Each layer's variables in the order Keras saves them (``vars/0``, ``vars/1`` …)."""
+
+
+def _keras_other(layer: dict[str, Any], group: str, weights: Any, datasets: dict[str, str],
+                 settings: dict[str, dict[str, float]]) -> None:
+    """A layer that is not recurrent: each saved variable under its Keras path (``dense/kernel``;
+    ``dense/vars/2`` when the class is not one port maps), and its epsilon and momentum."""
+    kind = str(layer.get("class_name"))
+    config = layer.get("config", {})
+    name = str(config.get("name"))
+    leaves = list(_KERAS_LEAVES.get(kind, ()))
+    if not config.get("use_bias", True):
+        leaves = [leaf for leaf in leaves if leaf != "bias"]
+    if not config.get("scale", True):
+        leaves = [leaf for leaf in leaves if leaf != "gamma"]
+    if not config.get("center", True):
+        leaves = [leaf for leaf in leaves if leaf != "beta"]
+    base = f"{group}/vars"
+    count = len(weights[base]) if base in weights else 0
+    for index in range(count):
+        leaf = leaves[index] if index < len(leaves) else f"vars/{index}"
+        datasets[f"{name}/{leaf}"] = f"{base}/{index}"
+    said = _keras_settings(kind, config)
+    if said:
+        settings[f"{name}/"] = said
+
+
+def _keras_settings(kind: str, config: dict[str, Any]) -> dict[str, float]:
+    """A Keras norm's epsilon, and a batch norm's momentum in torch's sense (1 − Keras')."""
+    said: dict[str, float] = {}
+    if kind in ("BatchNormalization", "LayerNormalization") and "epsilon" in config:
+        said["eps"] = float(config["epsilon"])
+    if kind == "BatchNormalization" and "momentum" in config:
+        said["momentum"] = round(1 - float(config["momentum"]), 12)
+    return said
 
 
 def _snake(name: str) -> str:
@@ -478,7 +551,13 @@ def _keras_h5(path: str, frameworks: tuple[Framework, ...] | None,
         modules.append(side)
     if frameworks is not None and Framework.KERAS not in frameworks:
         modules = []
-    return Opened(path, "keras-h5", modules, lambda name: handle[datasets[name]][()])
+    settings = {}
+    for name, layer in layers.items():
+        said = _keras_settings(str(layer.get("class_name")), layer.get("config", {}))
+        if said:
+            settings[f"{name}/"] = said
+    return Opened(path, "keras-h5", modules, lambda name: handle[datasets[name]][()],
+                  shapes=shapes, convention=Framework.KERAS, settings=settings)
 
 
 # -- ONNX: each LSTM / GRU / RNN node, chained nodes as one stack.
@@ -514,7 +593,14 @@ def _onnx(path: str, frameworks: tuple[Framework, ...] | None) -> Opened:
         modules.append(_onnx_side(nodes, arrays, helper, len(stacks), position))
     if frameworks is not None and Framework.ONNX not in frameworks:
         modules = []
-    return Opened(path, "onnx", modules, lambda name: numpy_helper.to_array(arrays[name]))
+    weights = {i.name: tuple(int(d) for d in i.dims) for i in graph.initializer
+               if i.data_type in _FLOATS}
+    return Opened(path, "onnx", modules, lambda name: numpy_helper.to_array(arrays[name]),
+                  shapes=weights, convention=Framework.ONNX)
+
+
+_FLOATS = (1, 10, 11, 16)
+"""ONNX's float, float16, double and bfloat16: the initializers that are weights."""
 
 
 def _attributes(node: Any, helper: Any) -> dict[str, Any]:

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from paramcount.errors import ParamcountError, SpecError
 from paramcount.options import cli_label
 from paramcount.port.expr import Expr, Shape, exact, sources, steps
-from paramcount.port.layouts import Side, read, write
+from paramcount.port.layouts import Canonical, Key, Side, read, write
+from paramcount.port.units import Unit, left_out, plan_rows
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
 
 
@@ -67,6 +68,26 @@ class ModulePlan:
     source: Side
     target: Side
     rows: tuple[Row, ...]
+    parts: tuple[Side, ...] = ()
+    """All the source layers this target is made of, when it is not ``source`` alone (two
+    unidirectional layers into one bidirectional one, a stack into separate layers)."""
+
+
+@dataclass(frozen=True)
+class UnitPlan:
+    """One common layer of the source (a Linear, an Embedding, a norm …) and its port."""
+
+    source: Unit
+    target: Unit
+    rows: tuple[Row, ...]
+    left_out: tuple[str, ...] = ()
+    """Source tensors the target has no slot for (torch's batch counter in Keras)."""
+
+
+def plan_unit(source: Unit, target: Unit) -> UnitPlan:
+    """Every tensor of the target layer with how it is made, and what is left out."""
+    rows = tuple(Row(name, shape, expr) for name, shape, expr in plan_rows(source, target))
+    return UnitPlan(source, target, rows, tuple(left_out(source, target)))
 
 
 _ALWAYS_RESET_AFTER = (Framework.TORCH, Framework.FLAX_LINEN, Framework.FLAX_NNX,
@@ -219,12 +240,14 @@ def _exact_targets(source: Side) -> str:
     return "; exact targets: " + ", ".join(found) if found else "; no target is exact"
 
 
-def plan(source: Side, target: Side) -> ModulePlan:
-    """Every target tensor, in the target convention's order, with how it is made."""
-    canonical = read(source)
+def plan(source: Side, target: Side, canonical: dict[Key, Canonical] | None = None,
+         parts: tuple[Side, ...] = ()) -> ModulePlan:
+    """Every target tensor, in the target convention's order, with how it is made (from
+    ``canonical``, the target's layers and directions gathered from ``parts``, when given)."""
+    canonical = read(source) if canonical is None else canonical
     made = []
     for tensor, expr in write(target, canonical):
         if expr.shape != tensor.shape:  # a bug in a layout, never the user's input
             raise AssertionError(f"{tensor.name}: made {expr.shape}, needs {tensor.shape}")
         made.append(Row(target.name(tensor), tensor.shape, expr))
-    return ModulePlan(source, target, tuple(made))
+    return ModulePlan(source, target, tuple(made), parts)

@@ -6,14 +6,27 @@ This is what ``paramcount port`` calls; it computes and returns, and prints noth
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paramcount.port.layouts import Side
 from paramcount.port.load import Opened, SourceError, open_source
-from paramcount.port.plan import ModulePlan, PortRefused, TargetOptions, plan, target_side
+from paramcount.port.plan import (
+    ModulePlan,
+    PortRefused,
+    TargetOptions,
+    UnitPlan,
+    plan,
+    plan_unit,
+    target_side,
+)
+from paramcount.port.units import Unit, named_by, recognise, settings_notes, target_unit
 from paramcount.port.verify import Comparison
+
+if TYPE_CHECKING:
+    from paramcount.port.model import Atom, TargetModel
+    from paramcount.port.whole import ModelComparison
 from paramcount.spec import Cell, Framework, MergeMode, Nonlinearity
 
 
@@ -41,11 +54,26 @@ class Result:
     notes: tuple[str, ...]
     written: str | None = None
     comparisons: tuple[Comparison, ...] | None = None
+    units: tuple[UnitPlan, ...] = ()
+    """The common layers (Linear, Embedding, Conv, norms) beside the recurrent modules."""
+    layers: tuple[ModulePlan | UnitPlan, ...] = ()
+    """Every planned layer, recurrent or not, in the order of the source file."""
+    loads: str | None = None
+    """The one line of Python that loads what was written."""
+    whole: ModelComparison | None = None
+    """The source model and the user's target model run side by side (``--verify --model``)."""
 
     @property
     def ok(self) -> bool:
         """Whether every verified module agreed within tolerance (True when none was run)."""
-        return all(c.ok for c in self.comparisons or ())
+        return all(c.ok for c in self.comparisons or ()) and (self.whole is None or
+                                                              self.whole.ok)
+
+    @property
+    def worst(self) -> float:
+        """The largest difference any verification found."""
+        found = [c.largest for c in self.comparisons or ()]
+        return max([*found, *([self.whole.difference] if self.whole else [])], default=0.0)
 
 
 _SEPARATOR = {Framework.TORCH: "."}
@@ -92,10 +120,6 @@ def _source_side(side: Side, options: SourceOptions, target: TargetOptions) -> S
 
 def plans_of(opened: Opened, source: SourceOptions, target: TargetOptions) -> list[ModulePlan]:
     """A plan for each recurrent module of ``opened``; PortRefused for the first refused."""
-    if not opened.modules:
-        asked = f" in the {source.framework.display_name} convention" if source.framework \
-            else ""
-        raise SourceError(f"{opened.path}: no recurrent layer found{asked}")
     plans = []
     for module in opened.modules:
         side = _source_side(module, source, target)
@@ -107,6 +131,169 @@ def plans_of(opened: Opened, source: SourceOptions, target: TargetOptions) -> li
         goal = replace(goal, prefix=_target_prefix(_module_path(side), target.framework))
         plans.append(plan(side, goal))
     return plans
+
+
+def units_of(opened: Opened, plans: list[ModulePlan], target: TargetOptions,
+             allow_unmapped: bool = False) -> tuple[list[UnitPlan], list[str]]:
+    """A plan for each common layer among the tensors no recurrent module took, and notes.
+
+    A tensor that no layer of the target holds is named and the port refused, unless
+    ``allow_unmapped`` leaves it out (said in the notes).
+    """
+    units, unmapped = source_units(opened, [m.source for m in plans])
+    fw = target.framework
+    made: list[UnitPlan] = []
+    notes: list[str] = []
+    for unit in units:
+        if unit.alternatives:
+            kinds = " or ".join(k.value for k in (unit.kind, *unit.alternatives))
+            raise PortRefused(
+                f"{', '.join(unit.names)} {_shapes(unit.tensors)} could be a {kinds} layer, "
+                "which port moves differently; give --model (your target model) to tell"
+            )
+        goal = target_unit(unit, fw, _target_prefix(unit.prefix, fw))
+        if goal is None:
+            unmapped += unit.names
+            continue
+        made.append(_unit_plan(unit, goal, notes))
+    notes += _unmapped(opened, unmapped, fw, allow_unmapped)
+    return made, notes
+
+
+def source_units(opened: Opened, sides: list[Side]) -> tuple[list[Unit], list[str]]:
+    """The common layers among the tensors ``sides`` do not hold, and the tensors of none."""
+    from paramcount import conventions
+
+    taken = {s.name(t) for s in sides for t in conventions.tensors(s.spec)}
+    rest = {name: shape for name, shape in opened.shapes.items() if name not in taken}
+    convention = opened.convention
+    found, unmapped = recognise(rest, convention) if convention else ([], list(rest))
+    units = []
+    for unit in found:
+        said = opened.settings.get(unit.prefix, {})
+        units.append(replace(named_by(unit), eps=said.get("eps"), momentum=said.get("momentum")))
+    return units, unmapped
+
+
+def _unit_plan(unit: Unit, goal: Unit, notes: list[str], said: bool | None = False
+               ) -> UnitPlan:
+    """The plan of one common layer; what the target must be built with added to ``notes``."""
+    layer = plan_unit(unit, goal)
+    notes += settings_notes(unit, goal, said)
+    if layer.left_out:
+        notes.append(f"{', '.join(layer.left_out)}: {goal.framework.display_name} keeps no "
+                     "count of training batches; left out")
+    return layer
+
+
+def _unmapped(opened: Opened, unmapped: list[str], fw: Framework, allowed: bool) -> list[str]:
+    """Nothing, the note that says what was left out, or PortRefused naming the tensors."""
+    if not unmapped:
+        return []
+    listed = ", ".join(f"{n} {_shape(opened.shapes[n])}" for n in unmapped[:6]) + (
+        f" and {len(unmapped) - 6} more" if len(unmapped) > 6 else "")
+    if not allowed:
+        raise PortRefused(f"nothing in {fw.display_name} maps {len(unmapped)} tensor"
+                          f"{'s' if len(unmapped) != 1 else ''} of {opened.path}: "
+                          f"{listed}; --allow-unmapped leaves them out")
+    return [f"left out (--allow-unmapped): {listed}"]
+
+
+def to_model(opened: Opened, source: SourceOptions, target: TargetOptions, model: TargetModel,
+             allow_unmapped: bool) -> tuple[list[ModulePlan], list[UnitPlan], list[str]]:
+    """Plans whose target tensors are the user's model's, layer by layer, matched by structure."""
+    from paramcount import conventions
+    from paramcount.port.model import ModelError, atoms, label, match, match_structures
+
+    fw = target.framework
+    sides = [_source_side(m, source, target) for m in opened.modules]
+    units, unmapped = source_units(opened, sides)
+    notes = _unmapped(opened, unmapped, fw, allow_unmapped)
+    if model.unread:
+        raise PortRefused(f"the model's {', '.join(model.unread[:6])} belong to layers port "
+                          "does not map")
+    plans: list[ModulePlan] = []
+    made: list[UnitPlan] = []
+    ours = _ordered(opened, [*sides, *units])
+    try:
+        pairs = match(ours, model.layers)
+    except ModelError as error:
+        try:
+            pairs, joined = match_structures(ours, model.layers)
+        except ModelError:
+            raise error from None
+        plans += _joined(joined, target)
+    for one, theirs in pairs:
+        if isinstance(one, Side) and isinstance(theirs, Side) and \
+                one.spec.single_cell != theirs.spec.single_cell:  # a cell, a one-layer stack
+            plans += _joined(list(zip(atoms([one]), atoms([theirs]), strict=True)), target)
+        elif isinstance(one, Side) and isinstance(theirs, Side):
+            options = target
+            if fw is Framework.KERAS and theirs.spec.cell is Cell.GRU:
+                options = replace(target, reset_after=theirs.spec.reset_after)
+            side = target_side(one, options)
+            held = dict(theirs.names)
+            if side.spec.bias != theirs.spec.bias or any(
+                    t.name not in held for t in conventions.tensors(side.spec)):
+                raise PortRefused(f"the model's {label(theirs)} is not "
+                                  f"{conventions.describe(side.spec)}, which the source's "
+                                  f"{label(one)} becomes")
+            plans.append(plan(one, replace(side, prefix=theirs.prefix, names=theirs.names)))
+        elif isinstance(one, Unit) and isinstance(theirs, Unit):
+            one = replace(one, kind=theirs.kind, alternatives=())
+            goal = target_unit(one, fw, theirs.prefix, theirs.kind)
+            if goal is None or {t[1:] for t in goal.tensors} != {t[1:] for t in theirs.tensors}:
+                raise PortRefused(f"the model's {label(theirs)} does not hold what the "
+                                  f"source's {label(one)} does")
+            goal = replace(goal, eps=theirs.eps, momentum=theirs.momentum)
+            said = True if theirs.eps is not None else None if fw is Framework.FLAX_LINEN \
+                else False
+            made.append(_unit_plan(one, goal, notes, said))
+    return plans, made, notes
+
+
+def _joined(pairs: list[tuple[Atom, Atom]], target: TargetOptions) -> list[ModulePlan]:
+    """A plan for each of the model's recurrent layers made of the source's directions that
+    fall to it, whatever layers they came from."""
+    from paramcount.port.layouts import read
+
+    for side in dict.fromkeys(one for (one, _, _), _ in pairs):
+        target_side(side, target)  # what no weights make equal is refused as for one layer
+    read_once = {id(side): read(side) for side in {id(s): s for (s, _, _), _ in pairs}.values()}
+    plans = []
+    for theirs in dict.fromkeys(t for _, (t, _, _) in pairs):
+        mine = [(a, b) for a, b in pairs if b[0] is theirs]
+        canonical = {(layer, direction): read_once[id(side)][(source_layer, source_direction)]
+                     for (side, source_layer, source_direction), (_, layer, direction) in mine}
+        parts = tuple(dict.fromkeys(side for (side, _, _), _ in mine))
+        plans.append(plan(parts[0], theirs, canonical, parts))
+    return plans
+
+
+def _ordered(opened: Opened, layers: list[Side | Unit]) -> list[Side | Unit]:
+    """Layers ordered by where their first tensor stands in the file."""
+    from paramcount.port.model import names
+
+    position = {name: index for index, name in enumerate(opened.shapes)}
+    return sorted(layers, key=lambda layer: min(
+        (position.get(n, len(position)) for n in names(layer)), default=len(position)))
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _shapes(tensors: tuple[tuple[str, str, tuple[int, ...]], ...]) -> str:
+    return ", ".join(_shape(shape) for _, _, shape in tensors)
+
+
+def _in_file_order(opened: Opened, plans: list[ModulePlan], units: list[UnitPlan]
+                   ) -> tuple[ModulePlan | UnitPlan, ...]:
+    """Every planned layer, ordered by where its first tensor stands in the file."""
+    both: list[ModulePlan | UnitPlan] = [*plans, *units]
+    rank = {id(layer): index for index, layer in
+            enumerate(_ordered(opened, list({id(p.source): p.source for p in both}.values())))}
+    return tuple(sorted(both, key=lambda p: rank[id(p.source)]))  # stable: joined stay in order
 
 
 def _module_path(side: Side) -> str:
@@ -124,26 +311,79 @@ def _target_prefix(prefix: str, framework: Framework) -> str:
 
 
 def port(path: str, source: SourceOptions, target: TargetOptions, out: str | None = None,
-         verify: bool = False, seed: int = 0) -> Result:
-    """Port every recurrent module of ``path``; write ``out`` and compare runs when asked."""
-    from paramcount.port.write import check_destination, check_not_source, write
+         verify: bool = False, seed: int = 0, allow_unmapped: bool = False,
+         model: str | None = None, kwargs: dict[str, Any] | None = None,
+         source_model: str | None = None,
+         source_kwargs: dict[str, Any] | None = None) -> Result:
+    """Port every layer of ``path`` (into the layers of ``model``, the user's factory, when
+    given); write ``out`` and compare runs when asked."""
+    from paramcount.port.write import (
+        check_destination,
+        check_not_source,
+        load_line,
+        suffix_of,
+        write,
+    )
 
     if out is not None:
-        check_destination(out, target.framework)
+        check_destination(out, target.framework, model is not None)
         check_not_source(out, path)
     frameworks = (source.framework,) if source.framework else None
     with open_source(path, frameworks) as opened:
-        plans = plans_of(opened, source, target)
+        built = None
+        if model is None:
+            plans = plans_of(opened, source, target)
+            units, unit_notes = units_of(opened, plans, target, allow_unmapped)
+        else:
+            from paramcount.port.model import build
+
+            first = _ordered(opened, [*opened.modules, *source_units(opened, opened.modules)[0]])
+            built = build(model, kwargs or {}, target.framework, first[0] if first else None)
+            plans, units, unit_notes = to_model(opened, source, target, built, allow_unmapped)
+        if not plans and not units:
+            asked = f" in the {source.framework.display_name} convention" \
+                if source.framework else ""
+            raise SourceError(f"{opened.path}: no layer found that port maps{asked}")
+        layers = _in_file_order(opened, plans, units)
         fetch = opened.fetch
         comparisons = None
         if verify:
-            comparisons = tuple(_verify(p, fetch, seed) for p in plans)
-        proved = all(c.ok for c in comparisons or ())
+            comparisons = tuple(_verify(p, fetch, seed) for p in plans if not p.parts)
+        whole = None
+        if verify and built is not None:
+            whole = _whole(opened, layers, built, source_model, source_kwargs or {}, seed,
+                           unit_notes)
+        proved = all(c.ok for c in comparisons or ()) and (whole is None or whole.ok)
+        if out is not None and model is None and (
+                (units and suffix_of(out) == ".onnx") or suffix_of(out) == ".keras"):
+            from paramcount.port.graph import check_chain
+
+            unit_notes += check_chain(layers, suffix_of(out))
         if out is not None and proved:  # a port --verify disproved is not written
-            write(out, plans, lambda: _arrays(plans, fetch, opened.release))
-        notes = _notes(opened.notes, source) + tuple(_merges(plans))
-        return Result(path, opened.format, tuple(plans), notes, out if proved else None,
-                      comparisons)
+            write(out, target.framework, layers,
+                  lambda: _arrays(layers, fetch, opened.release),
+                  None if built is None else built.model)
+        notes = _notes(opened.notes, source) + tuple(_merges(plans)) + tuple(unit_notes)
+        written = out if proved else None
+        return Result(path, opened.format, tuple(plans), notes, written, comparisons,
+                      tuple(units), layers, load_line(written) if written else None, whole)
+
+
+def _whole(opened: Opened, layers: tuple[ModulePlan | UnitPlan, ...], built: TargetModel,
+           source_model: str | None, kwargs: dict[str, Any], seed: int, notes: list[str]
+           ) -> ModelComparison | None:
+    """The source model and the user's model with the ported weights, on one random input."""
+    from paramcount.port.whole import compare_models, random_input, source_runner, target_runner
+
+    first = layers[0].source if layers else None
+    source = source_runner(opened.path, opened.format, source_model, kwargs, opened.fetch,
+                           list(opened.shapes), first)
+    if source is None:
+        notes.append("the whole model was not run: a checkpoint holds no code, and "
+                     "--source-model module:function builds its model")
+        return None
+    target = target_runner(built, dict(_arrays(layers, opened.fetch)))
+    return compare_models(source, target, random_input(first, seed))
 
 
 _MERGED = {MergeMode.SUM: "adds", MergeMode.MUL: "multiplies", MergeMode.AVE: "averages",
@@ -180,7 +420,7 @@ def _notes(notes: list[str], source: SourceOptions) -> tuple[str, ...]:
                  if not (told and n == _ASSUMED_TANH))
 
 
-def _arrays(plans: list[ModulePlan], fetch: Any,
+def _arrays(plans: Iterable[ModulePlan | UnitPlan], fetch: Any,
             release: Any = None) -> Iterator[tuple[str, Any]]:
     from paramcount.port.execute import evaluate
 
@@ -193,7 +433,7 @@ def _arrays(plans: list[ModulePlan], fetch: Any,
                     release(name)
 
 
-def _dtype(module: ModulePlan, fetch: Any) -> Any:
+def _dtype(module: ModulePlan | UnitPlan, fetch: Any) -> Any:
     for row in module.rows:
         if row.sources:
             return fetch(row.sources[0]).dtype
@@ -209,6 +449,6 @@ def _verify(module: ModulePlan, fetch: Any, seed: int) -> Comparison:
     source = module.source
     source_arrays = {t.name: fetch(source.name(t)) for t in conventions.tensors(source.spec)}
     made = dict(_arrays([module], fetch))
-    prefix = module.target.prefix
-    target_arrays = {name[len(prefix):]: array for name, array in made.items()}
-    return compare(source, source_arrays, module.target, target_arrays, seed)
+    target = module.target
+    target_arrays = {t.name: made[target.name(t)] for t in conventions.tensors(target.spec)}
+    return compare(source, source_arrays, target, target_arrays, seed)

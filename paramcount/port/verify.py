@@ -251,7 +251,9 @@ def _flax(side: Side, arrays: Arrays, given: Inputs) -> Run:
     spec = side.spec
     cell_class, options = _flax_cell(spec, linen)
     carry = _flax_carry(spec, given, jnp)
-    tree = _tree(arrays)["params"]
+    from paramcount.port.write import nest
+
+    tree = nest(arrays.items())["params"]
     if spec.single_cell:
         cell = cell_class(spec.hidden_size, **options)
         state, y = cell.apply({"params": tree}, carry(0, 0), jnp.asarray(given.x[:, 0]))
@@ -350,18 +352,6 @@ def _flax_run(spec: LayerSpec, y: Any, states: list[Any]) -> Run:
     h = np.stack([np.asarray(s[1] if lstm else s) for s in states])
     c = np.stack([np.asarray(s[0]) for s in states]) if lstm else None
     return Run(np.asarray(y), h, c, f"flax {__import__('flax').__version__}")
-
-
-def _tree(arrays: Arrays) -> dict[str, Any]:
-    """``params/cell/ii/kernel`` -> nested dictionaries, as linen's apply wants them."""
-    tree: dict[str, Any] = {}
-    for name, array in arrays.items():
-        node = tree
-        *parents, leaf = name.split("/")
-        for parent in parents:
-            node = node.setdefault(parent, {})
-        node[leaf] = array
-    return tree
 
 
 _RUNNERS: dict[Framework, Callable[[Side, Arrays, Inputs], Run]] = {

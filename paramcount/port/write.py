@@ -11,38 +11,51 @@ import contextlib
 import json
 import os
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from paramcount.atomic import replacing
 from paramcount.errors import ParamcountError
 from paramcount.port.layouts import Side
-from paramcount.port.plan import ModulePlan
+from paramcount.port.plan import ModulePlan, UnitPlan
 from paramcount.spec import Cell, Framework
 
 Arrays = Iterable[tuple[str, Any]]
 """(target name, numpy array) pairs, made lazily."""
 
-SUFFIXES = (".npz", ".safetensors", ".pt", ".onnx")
+SUFFIXES = (".npz", ".safetensors", ".pt", ".onnx", ".weights.h5", ".keras", ".msgpack")
 
 
 class WriteError(ParamcountError):
     """An output that cannot be written."""
 
 
-_OWN = {".pt": Framework.TORCH, ".onnx": Framework.ONNX}
+_OWN = {".pt": Framework.TORCH, ".onnx": Framework.ONNX, ".weights.h5": Framework.KERAS,
+        ".keras": Framework.KERAS, ".msgpack": Framework.FLAX_LINEN}
 """Containers of one framework's own; .npz and .safetensors hold any convention's tensors."""
 
+_NEEDS_MODEL = (".weights.h5",)
+"""Containers only the user's model can be written to (Keras loads weights into a model)."""
 
-def check_destination(path: str, framework: Framework) -> str:
+
+def suffix_of(path: str) -> str:
+    """``.weights.h5`` or the path's last suffix, lower case."""
+    lower = path.lower()
+    return ".weights.h5" if lower.endswith(".weights.h5") else os.path.splitext(lower)[1]
+
+
+def check_destination(path: str, framework: Framework, model: bool = False) -> str:
     """The suffix of ``path`` if port can write ``framework``'s tensors there, else an error."""
-    suffix = os.path.splitext(path)[1].lower()
+    suffix = suffix_of(path)
     if suffix not in SUFFIXES:
         raise WriteError(f"--out {path}: port writes {', '.join(SUFFIXES)} files")
     own = _OWN.get(suffix)
     if own is not None and own is not framework:
         raise WriteError(f"--out {path}: a {suffix} file holds {own.display_name} weights; "
                          f"write {framework.display_name} tensors to .npz or .safetensors")
+    if suffix in _NEEDS_MODEL and not model:
+        raise WriteError(f"--out {path}: Keras loads a {suffix} file into a model it has "
+                         "built; give that model with --model module:function")
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise WriteError(f"--out {path}: no such directory {directory}")
@@ -55,13 +68,19 @@ def check_not_source(path: str, source: str) -> None:
         raise WriteError(f"--out {path} is the source file; write the port to another file")
 
 
-def write(path: str, plans: list[ModulePlan], arrays: Callable[[], Arrays]) -> None:
-    """Write every target tensor to ``path`` in the container its suffix names."""
-    suffix = check_destination(path, plans[0].target.framework)
+def write(path: str, framework: Framework, plans: Sequence[ModulePlan | UnitPlan],
+          arrays: Callable[[], Arrays], model: Any = None) -> None:
+    """Write every target tensor to ``path`` in the container its suffix names (``model``: the
+    user's built model, which a Keras ``.weights.h5`` is saved from)."""
+    suffix = check_destination(path, framework, model is not None)
     try:
-        with replacing(path, "port", companions=(".data",)) as temporary:
+        with replacing(path, "port", suffix=suffix_of(path), companions=(".data",)) as temporary:
             if suffix == ".onnx":
                 _onnx(temporary, plans, arrays())
+            elif suffix == ".weights.h5":
+                _keras_weights(temporary, model, arrays())
+            elif suffix == ".keras":
+                _keras_file(temporary, plans, model, arrays())
             else:
                 _WRITERS[suffix](temporary, arrays())
     except OSError as error:
@@ -122,8 +141,75 @@ def _torch(path: str, arrays: Arrays) -> None:
         torch.save(state, handle)
 
 
+def assign(model: Any, values: dict[str, Any]) -> Any:
+    """A Keras model with each variable set to the array named by its path."""
+    for variable in model.weights:
+        variable.assign(values[variable.path])
+    return model
+
+
+def _saved_by_keras(save: Callable[[str], None], path: str) -> None:
+    import warnings
+
+    with warnings.catch_warnings():  # Keras' own NumPy 2 notice while saving
+        warnings.filterwarnings("ignore", "__array__ implementation", DeprecationWarning)
+        save(path)
+
+
+def _keras_weights(path: str, model: Any, arrays: Arrays) -> None:
+    """The user's Keras model with every variable assigned, saved by Keras itself."""
+    _saved_by_keras(assign(model, dict(arrays)).save_weights, path)
+
+
+def _keras_file(path: str, plans: Sequence[ModulePlan | UnitPlan], model: Any,
+                arrays: Arrays) -> None:
+    """A whole Keras model, saved by Keras: the user's, or one built from the layers."""
+    if model is None:
+        from paramcount.port.graph import keras_model
+
+        model = keras_model(plans, arrays)
+    else:
+        assign(model, dict(arrays))
+    _saved_by_keras(model.save, path)
+
+
+def nest(arrays: Arrays) -> dict[str, Any]:
+    """``params/Dense_0/kernel`` -> nested dictionaries, as Flax's variables are."""
+    tree: dict[str, Any] = {}
+    for name, array in arrays:
+        node = tree
+        *parents, leaf = name.split("/")
+        for parent in parents:
+            node = node.setdefault(parent, {})
+        node[leaf] = array
+    return tree
+
+
+def _msgpack(path: str, arrays: Arrays) -> None:
+    """Flax's own serialisation of the variables tree (``params``, ``batch_stats``)."""
+    from flax import serialization
+
+    with open(path, "wb") as handle:
+        handle.write(serialization.msgpack_serialize(nest(arrays)))
+
+
 _WRITERS: dict[str, Callable[[str, Arrays], None]] = {
-    ".npz": _npz, ".safetensors": _safetensors, ".pt": _torch}
+    ".npz": _npz, ".safetensors": _safetensors, ".pt": _torch, ".msgpack": _msgpack}
+
+_LOADERS = {
+    ".pt": "model.load_state_dict(torch.load({path!r}, weights_only=True), strict=True)",
+    ".weights.h5": "model.load_weights({path!r})",
+    ".keras": "model = keras.saving.load_model({path!r})",
+    ".msgpack": "variables = flax.serialization.msgpack_restore(open({path!r}, 'rb').read())",
+    ".onnx": "session = onnxruntime.InferenceSession({path!r})",
+    ".npz": "arrays = numpy.load({path!r})",
+    ".safetensors": "arrays = safetensors.numpy.load_file({path!r})",
+}
+
+
+def load_line(path: str) -> str:
+    """The one line of Python that loads what port wrote to ``path``."""
+    return _LOADERS[suffix_of(path)].format(path=path)
 
 OPSET = 22
 _OP = {Cell.RNN: "RNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}
@@ -165,45 +251,7 @@ def onnx_model(
         if states:
             inputs += [helper.make_tensor_value_info(name(s), dtype, [n_layers * d, "N", h])
                        for s in state_names]
-        current = name("X")
-        finals: dict[str, list[str]] = {"Y_h": [], "Y_c": []}
-        for layer in range(n_layers):
-            node_inputs = [current, roles[f"layer{layer}/W"], roles[f"layer{layer}/R"],
-                           roles.get(f"layer{layer}/B", ""), ""]
-            if states:
-                for state in state_names:
-                    sliced = name(f"{state}{layer}")
-                    nodes.append(helper.make_node(
-                        "Slice", [name(state), _const(nodes, sliced + "_start", [layer * d]),
-                                  _const(nodes, sliced + "_stop", [(layer + 1) * d]),
-                                  _const(nodes, sliced + "_axis", [0])], [sliced]))
-                    node_inputs.append(sliced)
-            else:
-                node_inputs += [""] * len(state_names)
-            if f"layer{layer}/P" in roles:
-                node_inputs += [roles[f"layer{layer}/P"]] if lstm else []
-            while node_inputs and not node_inputs[-1]:
-                node_inputs.pop()
-            attributes: dict[str, Any] = {"hidden_size": h}
-            if spec.bidirectional:
-                attributes["direction"] = "bidirectional"
-            if spec.cell is Cell.RNN and spec.nonlinearity is not None:
-                attributes["activations"] = [spec.nonlinearity.value.capitalize()] * d
-            if spec.cell is Cell.GRU and side.reset_after:
-                attributes["linear_before_reset"] = 1
-            y = name(f"Y{layer}")
-            node_outputs = [y, name(f"Y_h{layer}")] + ([name(f"Y_c{layer}")] if lstm else [])
-            finals["Y_h"].append(name(f"Y_h{layer}"))
-            if lstm:
-                finals["Y_c"].append(name(f"Y_c{layer}"))
-            nodes.append(helper.make_node(_OP[spec.cell], node_inputs, node_outputs,
-                                          name=name(f"layer{layer}"), **attributes))
-            # Y [T, D, N, H] -> [T, N, D, H] -> [T, N, D·H], what the next layer reads.
-            nodes.append(helper.make_node("Transpose", [y], [y + "t"], perm=[0, 2, 1, 3]))
-            current = name("Y") if layer == n_layers - 1 else name(f"H{layer}")
-            nodes.append(helper.make_node(
-                "Reshape", [y + "t", _const(nodes, name(f"shape{layer}"), [0, 0, -1])],
-                [current]))
+        current, finals = recurrent_nodes(side, roles, name("X"), nodes, states)
         outputs.append(helper.make_tensor_value_info(current, dtype, ["T", "N", d * h]))
         for final, parts in finals.items():
             if parts:
@@ -217,6 +265,65 @@ def onnx_model(
     return model
 
 
+def recurrent_nodes(side: Side, roles: dict[str, str], x: str, nodes: list[Any],
+                    states: bool = False) -> tuple[str, dict[str, list[str]]]:
+    """One recurrent node per layer of ``side`` reading ``x`` [T, N, I], appended to ``nodes``.
+
+    Returns the output's name ([T, N, D·H]) and each layer's final states' names (``Y_h``,
+    ``Y_c``); with ``states`` each layer reads its slice of ``initial_h`` / ``initial_c``.
+    """
+    from onnx import helper
+
+    spec, prefix = side.spec, side.prefix
+    d, h, n_layers = spec.directions, spec.hidden_size, spec.num_layers
+    lstm = spec.cell is Cell.LSTM
+    state_names = ["initial_h", "initial_c"] if lstm else ["initial_h"]
+
+    def name(text: str) -> str:
+        return prefix + text
+
+    current = x
+    finals: dict[str, list[str]] = {"Y_h": [], "Y_c": []}
+    for layer in range(n_layers):
+        node_inputs = [current, roles[f"layer{layer}/W"], roles[f"layer{layer}/R"],
+                       roles.get(f"layer{layer}/B", ""), ""]
+        if states:
+            for state in state_names:
+                sliced = name(f"{state}{layer}")
+                nodes.append(helper.make_node(
+                    "Slice", [name(state), _const(nodes, sliced + "_start", [layer * d]),
+                              _const(nodes, sliced + "_stop", [(layer + 1) * d]),
+                              _const(nodes, sliced + "_axis", [0])], [sliced]))
+                node_inputs.append(sliced)
+        else:
+            node_inputs += [""] * len(state_names)
+        if f"layer{layer}/P" in roles:
+            node_inputs += [roles[f"layer{layer}/P"]] if lstm else []
+        while node_inputs and not node_inputs[-1]:
+            node_inputs.pop()
+        attributes: dict[str, Any] = {"hidden_size": h}
+        if spec.bidirectional:
+            attributes["direction"] = "bidirectional"
+        if spec.cell is Cell.RNN and spec.nonlinearity is not None:
+            attributes["activations"] = [spec.nonlinearity.value.capitalize()] * d
+        if spec.cell is Cell.GRU and side.reset_after:
+            attributes["linear_before_reset"] = 1
+        y = name(f"Y{layer}")
+        node_outputs = [y, name(f"Y_h{layer}")] + ([name(f"Y_c{layer}")] if lstm else [])
+        finals["Y_h"].append(name(f"Y_h{layer}"))
+        if lstm:
+            finals["Y_c"].append(name(f"Y_c{layer}"))
+        nodes.append(helper.make_node(_OP[spec.cell], node_inputs, node_outputs,
+                                      name=name(f"layer{layer}"), **attributes))
+        # Y [T, D, N, H] -> [T, N, D, H] -> [T, N, D·H], what the next layer reads.
+        nodes.append(helper.make_node("Transpose", [y], [y + "t"], perm=[0, 2, 1, 3]))
+        current = name("Y") if layer == n_layers - 1 else name(f"H{layer}")
+        nodes.append(helper.make_node(
+            "Reshape", [y + "t", _const(nodes, name(f"shape{layer}"), [0, 0, -1])],
+            [current]))
+    return current, finals
+
+
 def _const(nodes: list[Any], name: str, values: list[int]) -> str:
     import numpy as np
     from onnx import helper, numpy_helper
@@ -226,10 +333,15 @@ def _const(nodes: list[Any], name: str, values: list[int]) -> str:
     return name
 
 
-def _onnx(path: str, plans: list[ModulePlan], arrays: Arrays) -> None:
+def _onnx(path: str, plans: Sequence[ModulePlan | UnitPlan], arrays: Arrays) -> None:
+    """Recurrent modules alone as today's subgraphs; with other layers, the whole chain."""
     import onnx
 
+    if any(isinstance(m, UnitPlan) for m in plans):
+        from paramcount.port.graph import chain_model
+
+        onnx.save(chain_model(plans, arrays), path)
+        return
     modules = [(m.target, {r.name[len(m.target.prefix):]: r.name for r in m.rows})
-               for m in plans]
-    model = onnx_model(modules, arrays)
-    onnx.save(model, path)
+               for m in plans if isinstance(m, ModulePlan)]
+    onnx.save(onnx_model(modules, arrays), path)

@@ -5,21 +5,41 @@ from __future__ import annotations
 from typing import Any
 
 from paramcount import conventions
-from paramcount.port.plan import ModulePlan
+from paramcount.port.plan import ModulePlan, UnitPlan
 from paramcount.port.run import Result
 from paramcount.port.verify import TOLERANCE, Comparison
-from paramcount.render.document import Document, Paragraph, Section, Table, shape
+from paramcount.render.document import Document, Math, Paragraph, Section, Table, shape
 
 SCHEMA = "paramcount.port/1"
 
 
-def _module_title(module: ModulePlan) -> str:
+def _module_title(module: ModulePlan | UnitPlan) -> str:
     name = module.source.prefix.rstrip("./") or "(top level)"
-    return (f"{name}: {conventions.describe(module.source.spec)} → "
-            f"{conventions.describe(module.target.spec)}")
+    if isinstance(module, ModulePlan) and len(module.parts) > 1:  # joined into one target
+        name = " + ".join(p.prefix.rstrip("./") or "(top level)" for p in module.parts)
+    theirs = module.target.prefix.rstrip("./").removeprefix("params/")
+    if theirs and _path(theirs) != _path(name):  # the user's model names it otherwise
+        name = f"{name} → {theirs}"
+    return f"{name}: {_layer(module, source=True)} → {_layer(module, source=False)}"
 
 
-def _relative(module: ModulePlan, names: list[str]) -> list[str]:
+def _path(prefix: str) -> list[str]:
+    """A module path's parts, whatever the separator (``encoder.lstm``, ``encoder/lstm``)."""
+    return [p for p in prefix.replace("/", ".").split(".") if p and p != "params"]
+
+
+def _layer(module: ModulePlan | UnitPlan, source: bool) -> str:
+    """The source's or the target's layer as its framework writes it."""
+    if isinstance(module, UnitPlan):
+        return (module.source if source else module.target).describe()
+    return conventions.describe((module.source if source else module.target).spec)
+
+
+def _counted(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
+def _relative(module: ModulePlan | UnitPlan, names: list[str]) -> list[str]:
     """Source names without the module's prefix (its title names it)."""
     prefix = module.source.prefix
     return [n[len(prefix):] if prefix and n.startswith(prefix) else n for n in names]
@@ -37,17 +57,27 @@ def _comparison_line(comparison: Comparison) -> str:
             f"(tolerance {TOLERANCE:.0e})")
 
 
+def _comparison(result: Result, module: ModulePlan | UnitPlan) -> Comparison | None:
+    """The verification of a recurrent module ported alone (joined ones: the whole model's)."""
+    if result.comparisons is None or not isinstance(module, ModulePlan) or module.parts:
+        return None
+    return result.comparisons[[p for p in result.plans if not p.parts].index(module)]
+
+
 def port_document(result: Result) -> Document:
     """The plan, one row per target tensor, then what was written and verified."""
-    target = result.plans[0].target.framework.display_name
-    tensors = sum(len(m.rows) for m in result.plans)
-    modules = len(result.plans)
-    summary = (f"{modules} recurrent module{'s' if modules != 1 else ''}, {tensors} target "
-               f"tensors" + (f", written to {result.written}" if result.written else
-                             " (not written: --verify found a difference)" if not result.ok
-                             else " (plan only: --out FILE writes them)"))
+    layers = result.layers or result.plans
+    target = layers[0].target.framework.display_name
+    tensors = sum(len(m.rows) for m in layers)
+    parts = [_counted(len(result.plans), "recurrent module")] if result.plans else []
+    if result.units:
+        parts.append(_counted(len(result.units), "other layer"))
+    summary = (" and ".join(parts) + f", {tensors} target tensors"
+               + (f", written to {result.written}" if result.written else
+                  " (not written: --verify found a difference)" if not result.ok
+                  else " (plan only: --out FILE writes them)"))
     sections = []
-    for position, module in enumerate(result.plans):
+    for module in layers:
         rows = tuple(
             (row.name, shape(row.shape), ", ".join(_relative(module, row.sources)) or "—",
              "; ".join(row.steps) or "copy")
@@ -55,11 +85,20 @@ def port_document(result: Result) -> Document:
         )
         blocks: list[Table | Paragraph] = [
             Table(("target tensor", "shape", "from", "operations"), rows)]
-        if result.comparisons is not None:
-            blocks.append(Paragraph((_comparison_line(result.comparisons[position]),)))
+        comparison = _comparison(result, module)
+        if comparison is not None:
+            blocks.append(Paragraph((_comparison_line(comparison),)))
         sections.append(Section(_module_title(module), tuple(blocks)))
+    if result.whole is not None:
+        whole = result.whole
+        sections.append(Section("Whole model", (Paragraph((
+            f"{'equal' if whole.ok else 'DIFFERENT'}: {whole.source} vs {whole.target}, "
+            f"largest difference {_difference(whole.difference)} of the largest output "
+            f"(tolerance {TOLERANCE:.0e})",)),)))
     if result.notes:
         sections.append(Section("Notes", (Paragraph(result.notes),)))
+    if result.loads:
+        sections.append(Section("Load it", (Math((result.loads,)),)))  # verbatim: code
     return Document(f"Port {result.source} ({result.format}) to {target}", summary,
                     tuple(sections))
 
@@ -67,7 +106,7 @@ def port_document(result: Result) -> Document:
 def port_data(result: Result) -> dict[str, Any]:
     """The documented ``paramcount.port/1`` JSON object."""
     modules = []
-    for position, module in enumerate(result.plans):
+    for module in result.plans:
         entry: dict[str, Any] = {
             "prefix": module.source.prefix,
             "source": {"framework": module.source.framework.value,
@@ -75,18 +114,33 @@ def port_data(result: Result) -> dict[str, Any]:
             "target": {"framework": module.target.framework.value,
                        "layer": conventions.describe(module.target.spec),
                        "prefix": module.target.prefix},
-            "tensors": [
-                {"name": row.name, "shape": list(row.shape), "sources": row.sources,
-                 "operations": row.steps, "exact": row.exact}
-                for row in module.rows
-            ],
+            "tensors": _tensors(module),
         }
-        if result.comparisons is not None:
-            c = result.comparisons[position]
+        c = _comparison(result, module)
+        if c is not None:
             entry["verification"] = {"source": c.source, "target": c.target,
                                      "output": c.output, "states": c.states,
                                      "tolerance": TOLERANCE, "ok": c.ok}
         modules.append(entry)
+    layers = [
+        {"prefix": layer.source.prefix, "kind": layer.source.kind.value,
+         "source": {"framework": layer.source.framework.value,
+                    "layer": layer.source.describe()},
+         "target": {"framework": layer.target.framework.value,
+                    "layer": layer.target.describe(), "prefix": layer.target.prefix},
+         "tensors": _tensors(layer), "left_out": list(layer.left_out)}
+        for layer in result.units
+    ]
     return {"schema": SCHEMA, "source": result.source, "format": result.format,
-            "to": result.plans[0].target.framework.value, "modules": modules,
-            "written": result.written, "notes": list(result.notes)}
+            "to": (result.layers or result.plans)[0].target.framework.value,
+            "modules": modules, "layers": layers,
+            "written": result.written, "loads": result.loads, "notes": list(result.notes),
+            "whole_model": None if result.whole is None else {
+                "source": result.whole.source, "target": result.whole.target,
+                "difference": result.whole.difference, "tolerance": TOLERANCE,
+                "ok": result.whole.ok}}
+
+
+def _tensors(module: ModulePlan | UnitPlan) -> list[dict[str, Any]]:
+    return [{"name": row.name, "shape": list(row.shape), "sources": row.sources,
+             "operations": row.steps, "exact": row.exact} for row in module.rows]

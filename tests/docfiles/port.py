@@ -59,7 +59,37 @@ def make_tf1(directory: Path) -> None:
     })
 
 
+TWINS = '''"""A classifier's Keras twin, for docs/port.md's --model example."""
+
+
+def keras_classifier():
+    """Token ids -> embedding -> LSTM -> three classes."""
+    from paramcount.verify.keras_backend import load
+
+    keras = load()
+    return keras.Sequential([
+        keras.Input((None,), dtype="int32"),
+        keras.layers.Embedding(50, 8),
+        keras.layers.LSTM(16),
+        keras.layers.Dense(3),
+    ])
+'''
+
+
+def make_classifier(directory: Path) -> None:
+    """classifier.pt: a torch embedding, LSTM and head; and twins.py, its Keras twin."""
+    import torch
+
+    torch.manual_seed(4)
+    model = torch.nn.ModuleDict({"embed": torch.nn.Embedding(50, 8),
+                                 "lstm": torch.nn.LSTM(8, 16, batch_first=True),
+                                 "head": torch.nn.Linear(16, 3)})
+    torch.save(model.state_dict(), directory / "classifier.pt")
+    (directory / "twins.py").write_text(TWINS)
+
+
 FILES = {
+    "classifier.pt": (("torch",), make_classifier),
     "speech.pt": (("torch",), make_speech),
     "decoder.pt": (("torch",), make_decoder),
     "tagger.keras": (("keras", "tensorflow"), make_tagger),

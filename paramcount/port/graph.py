@@ -1,0 +1,219 @@
+"""A whole model as one runnable ONNX graph: the file's layers run one after another.
+
+A checkpoint holds weights, not the code that calls them, so the graph is the one model its
+layers make when each reads the previous one's output, in the file's order, which is how
+sequence models are usually written (and how torch orders a state dict: by module creation).
+Between layers the tensor is [N, T, features]; convolutions and batch norms read it channels
+first, recurrent layers time first, as ONNX's operators want. What the file cannot say is
+assumed and listed (a convolution's padding and stride, a norm's epsilon), and a chain whose
+widths do not connect is refused rather than guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from paramcount.errors import ParamcountError
+from paramcount.port.plan import ModulePlan, UnitPlan
+from paramcount.port.units import Kind, Unit, effective_eps, effective_momentum
+
+Layer = ModulePlan | UnitPlan
+
+
+class ChainError(ParamcountError):
+    """Layers that do not connect into one model."""
+
+
+def widths(layer: Layer) -> tuple[int | None, int]:
+    """What a layer reads and gives along its last axis (None: token ids)."""
+    if isinstance(layer, ModulePlan):
+        spec = layer.target.spec
+        return spec.input_size, spec.directions * (spec.proj_size or spec.hidden_size)
+    unit = layer.target
+    weight = unit.canonical("weight") if "weight" in unit.roles else \
+        unit.canonical("running_mean")
+    if unit.kind is Kind.EMBEDDING:
+        return None, weight[1]
+    if unit.kind in (Kind.LINEAR, Kind.CONV):
+        return weight[1], weight[0]
+    return weight[0], weight[0]
+
+
+def check_chain(layers: Sequence[Layer], suffix: str) -> list[str]:
+    """ChainError where a layer does not read what the one before gives; else the assumptions
+    (``suffix``: the written model's, ``.onnx`` or ``.keras``)."""
+    assumed = [f"the {suffix} model runs the layers one after another in the file's order "
+               "(input [N, T] token ids or [N, T, features], output [N, T, features]), its "
+               "norms with the source's epsilon and momentum"]
+    previous: Layer | None = None
+    for layer in layers:
+        reads, _ = widths(layer)
+        if previous is not None and reads != widths(previous)[1]:
+            raise ChainError(
+                f"--out {suffix} builds the model the layers make in the file's order, and "
+                f"{_where(layer)} reads {reads if reads is not None else 'token ids'} where "
+                f"{_where(previous)} gives {widths(previous)[1]}: write .npz or .safetensors")
+        if isinstance(layer, UnitPlan) and layer.target.kind is Kind.CONV:
+            if layer.target.rank != 1:
+                raise ChainError(f"--out {suffix}: {_where(layer)} is a {layer.target.rank}-D "
+                                 "convolution; the graph runs sequences [N, T, features]: "
+                                 "write .npz or .safetensors")
+            assumed.append(f"{_where(layer)}: stride 1 and 'same' padding (k // 2), which the "
+                           "file does not store")
+        previous = layer
+    return assumed
+
+
+def _where(layer: Layer) -> str:
+    return layer.source.prefix.rstrip("./") or "(top level)"
+
+
+def chain_model(layers: Sequence[Layer], arrays: Any) -> Any:
+    """The ONNX model: input ``X`` ([N, T] token ids or [N, T, F] floats), output ``Y``."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    from paramcount.port.write import OPSET, recurrent_nodes
+
+    values = dict(arrays)
+    initializers = [numpy_helper.from_array(np.ascontiguousarray(a), n)
+                    for n, a in values.items()]
+    nodes: list[Any] = []
+    first, _ = widths(layers[0])
+    x_type = helper.make_tensor_value_info(
+        "X", TensorProto.INT64 if first is None else TensorProto.FLOAT,
+        ["N", "T"] if first is None else ["N", "T", first])
+    current = "X"
+    for index, layer in enumerate(layers):
+        step = f"step{index}/"
+        if isinstance(layer, ModulePlan):
+            roles = {r.name[len(layer.target.prefix):]: r.name for r in layer.rows}
+            nodes.append(helper.make_node("Transpose", [current], [step + "tnc"],
+                                          perm=[1, 0, 2]))
+            y, _ = recurrent_nodes(layer.target, roles, step + "tnc", nodes)
+            nodes.append(helper.make_node("Transpose", [y], [step + "out"], perm=[1, 0, 2]))
+        else:
+            _unit_nodes(layer.target, effective_eps(layer.source), current, step, nodes)
+        current = step + "out"
+    nodes.append(helper.make_node("Identity", [current], ["Y"]))
+    _, last = widths(layers[-1])
+    y_type = helper.make_tensor_value_info("Y", TensorProto.FLOAT, ["N", "T", last])
+    graph = helper.make_graph(nodes, "paramcount_port", [x_type], [y_type], initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = 10
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+def _unit_nodes(unit: Unit, eps: float, x: str, step: str, nodes: list[Any]) -> None:
+    """The nodes of one common layer, reading ``x`` [N, T, F] and giving ``{step}out``; a norm
+    with the source's ``eps``."""
+    from onnx import helper
+
+    roles = {role: name for role, name, _ in unit.tensors}
+    out = step + "out"
+    if unit.kind is Kind.EMBEDDING:
+        nodes.append(helper.make_node("Gather", [roles["weight"], x], [out], axis=0))
+    elif unit.kind is Kind.LINEAR:
+        nodes.append(helper.make_node("Transpose", [roles["weight"]], [step + "w"],
+                                      perm=[1, 0]))
+        product = out if "bias" not in roles else step + "product"
+        nodes.append(helper.make_node("MatMul", [x, step + "w"], [product]))
+        if "bias" in roles:
+            nodes.append(helper.make_node("Add", [product, roles["bias"]], [out]))
+    elif unit.kind is Kind.NORM:
+        inputs = [x, roles["weight"]] + ([roles["bias"]] if "bias" in roles else [])
+        nodes.append(helper.make_node("LayerNormalization", inputs, [out], axis=-1,
+                                      epsilon=eps))
+    else:  # channels first for Conv and BatchNormalization, and back
+        nodes.append(helper.make_node("Transpose", [x], [step + "nct"], perm=[0, 2, 1]))
+        if unit.kind is Kind.CONV:
+            k = unit.canonical("weight")[2]
+            inputs = [step + "nct", roles["weight"]] + (
+                [roles["bias"]] if "bias" in roles else [])
+            nodes.append(helper.make_node("Conv", inputs, [step + "y"],
+                                          pads=[k // 2, (k - 1) // 2]))
+        else:
+            nodes.append(helper.make_node(
+                "BatchNormalization", [step + "nct", roles["weight"], roles["bias"],
+                                       roles["running_mean"], roles["running_var"]],
+                [step + "y"], epsilon=eps))
+        nodes.append(helper.make_node("Transpose", [step + "y"], [out], perm=[0, 2, 1]))
+
+
+def keras_model(layers: Sequence[Layer], arrays: Any) -> Any:
+    """A Keras Sequential of the layers in the file's order, holding the ported weights."""
+    from paramcount.verify.keras_backend import load
+
+    keras = load()
+    values = dict(arrays)
+    keras.backend.clear_session()
+    first, _ = widths(layers[0])
+    made: list[tuple[Any, list[str]]] = []
+    for layer in layers:
+        made += _keras_layers(keras, layer)
+    model = keras.Sequential(
+        [keras.Input((None,), dtype="int32") if first is None else keras.Input((None, first)),
+         *(k for k, _ in made)])
+    for built, names in made:
+        built.set_weights([values[name] for name in names])
+    return model
+
+
+def _name(prefix: str, index: int | None = None) -> str:
+    base = prefix.strip("/").replace("/", "_") or "layer"
+    return base if index is None else f"{base}_{index}"
+
+
+def _keras_layers(keras: Any, layer: Layer) -> list[tuple[Any, list[str]]]:
+    """The Keras layers of one planned layer, each with the names of its weights, in order."""
+    from paramcount import conventions
+    from paramcount.spec import Cell, MergeMode
+
+    made: list[tuple[Any, list[str]]] = []
+    if isinstance(layer, UnitPlan):
+        unit = layer.target
+        roles = unit.roles
+        names = [name for _, name, _ in unit.tensors]
+        eps = effective_eps(layer.source)
+        weight = unit.canonical("weight") if "weight" in roles else ()
+        if unit.kind is Kind.EMBEDDING:
+            built = keras.layers.Embedding(weight[0], weight[1], name=_name(unit.prefix))
+        elif unit.kind is Kind.LINEAR:
+            built = keras.layers.Dense(weight[0], use_bias="bias" in roles,
+                                       name=_name(unit.prefix))
+        elif unit.kind is Kind.CONV:
+            built = keras.layers.Conv1D(weight[0], weight[2], padding="same",
+                                        use_bias="bias" in roles, name=_name(unit.prefix))
+        elif unit.kind is Kind.BATCHNORM:
+            built = keras.layers.BatchNormalization(
+                epsilon=eps, momentum=1 - effective_momentum(layer.source), scale="weight" in roles,
+                center="bias" in roles, name=_name(unit.prefix))
+        else:
+            built = keras.layers.LayerNormalization(epsilon=eps, scale="weight" in roles,
+                                                    center="bias" in roles,
+                                                    name=_name(unit.prefix))
+        return [(built, names)]
+    side = layer.target
+    spec = side.spec
+    kind = {Cell.RNN: "SimpleRNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}[spec.cell]
+    options: dict[str, Any] = {"use_bias": spec.bias, "return_sequences": True}
+    if spec.cell is Cell.GRU:
+        options["reset_after"] = bool(spec.reset_after)
+    if spec.cell is Cell.RNN and spec.nonlinearity is not None:
+        options["activation"] = spec.nonlinearity.value
+    tensors = conventions.tensors(spec)
+    modes = spec.merge_modes or (MergeMode.CONCAT,)
+    for index in range(spec.num_layers):
+        names = [side.name(t) for t in tensors if t.layer == index]
+        name = _name(side.prefix, index if spec.num_layers > 1 else None)
+        named = {} if spec.bidirectional else {"name": name}
+        built = getattr(keras.layers, kind)(spec.hidden_size, **options, **named)
+        if spec.bidirectional:
+            mode = modes[min(index, len(modes) - 1)]
+            built = keras.layers.Bidirectional(
+                built, merge_mode=None if mode is MergeMode.NONE else mode.value, name=name)
+        made.append((built, names))
+    return made
