@@ -95,6 +95,9 @@ class XLSTMConfig:
         return round_up(self.hidden_size * self.ffn_proj_factor, self.ffn_round_up_to_multiple_of)
 
 
+Config = XLSTMConfig
+
+
 def block_tensors(config: XLSTMConfig, layer: int, prefix: str = "") -> list[Tensor]:
     """One mLSTM block (``backbone.blocks.{layer}.`` in the model), in named_parameters order."""
     e, b, nh = config.hidden_size, config.use_bias, config.num_heads

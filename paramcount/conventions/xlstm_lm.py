@@ -164,6 +164,9 @@ class XLSTMLMConfig:
         return self.inner_dim // self.mlstm_qkv_proj_blocksize
 
 
+Config = XLSTMLMConfig
+
+
 def _headwise(prefix: str, heads: int, width: int, bias: bool, layer: int) -> list[Tensor]:
     """``LinearHeadwiseExpand(width, heads)``: weight (heads, w/heads, w/heads), bias (width,)."""
     role = prefix.rstrip(".").rsplit(".", 1)[-1]
