@@ -75,6 +75,10 @@ class RecurrentGemmaConfig:
         for field in ("num_key_value_heads", "lru_width"):
             if getattr(self, field) is not None:
                 whole(field, getattr(self, field))
+        if self.intermediate_size < 2:
+            raise SpecError("{intermediate_size} leaves the MLP no width: it is "
+                            "⌊intermediate_size / 2⌋ wide",
+                            intermediate_size=self.intermediate_size)
         flag("attention_bias", self.attention_bias)
         flag("tie_word_embeddings", self.tie_word_embeddings)
         types = self.block_types
@@ -292,6 +296,7 @@ def _recognise_at(shapes: Shapes, prefix: str, embed: tuple[int, ...]) -> Recogn
         "tie_word_embeddings": f"{prefix}lm_head.weight" not in shapes,
     }
     notes.append(f"intermediate_size read as 2·{m:,}; {2 * m + 1:,} builds the same MLP")
+    heads: list[int] = []
     if "recurrent" in types:
         lru = f"{start}{types.index('recurrent')}.temporal_block."
         gates, conv = shapes.get(lru + "rg_lru.input_gate_weight"), shapes.get(
@@ -300,8 +305,8 @@ def _recognise_at(shapes: Shapes, prefix: str, embed: tuple[int, ...]) -> Recogn
             return None
         assert gates is not None and conv is not None
         w = gates[0] * gates[1]
-        fields.update(num_attention_heads=gates[0], conv1d_width=conv[2],
-                      lru_width=None if w == h else w)
+        fields.update(conv1d_width=conv[2], lru_width=None if w == h else w)
+        heads = [gates[0]]
     if "attention" in types:
         att = f"{start}{types.index('attention')}.temporal_block."
         q, k = shapes.get(att + "q_proj.weight"), shapes.get(att + "k_proj.weight")
@@ -309,24 +314,39 @@ def _recognise_at(shapes: Shapes, prefix: str, embed: tuple[int, ...]) -> Recogn
             return None
         assert q is not None and k is not None
         fields["attention_bias"] = att + "q_proj.bias" in shapes
-        if "recurrent" not in types:
-            heads = [nh for nh in range(1, h + 1) if nh * (h // nh) == q[0]]
-            if not heads:
-                return None
-            fields["num_attention_heads"] = 10 if 10 in heads else heads[0]
-            if len(heads) > 1:
-                notes.append("num_attention_heads is not told by attention weights alone (heads "
-                             "× head width is): read as " + str(fields["num_attention_heads"]))
-        hd = h // fields["num_attention_heads"]  # type: ignore[operator]
-        kv = k[0] // hd if hd else 0
-        fields["num_key_value_heads"] = None if kv == fields["num_attention_heads"] else kv
-    try:
-        config = RecurrentGemmaConfig(**fields)  # type: ignore[arg-type]
-    except (SpecError, TypeError):
+        if not heads:
+            heads = sorted((nh for nh in range(1, h + 1) if nh * (h // nh) == q[0]),
+                           key=lambda nh: (nh != 10, nh))
+    matched = [config for config in (_build(fields, nh, k if "attention" in types else None)
+                                     for nh in heads) if config is not None
+               and exact(shapes, prefix, _ROOTS, tensors(config)) is not None]
+    if not matched:
         return None
+    config = matched[0]
     names = exact(shapes, prefix, _ROOTS, tensors(config))
-    if names is None:
-        return None
+    assert names is not None
+    if len(matched) > 1:
+        notes.append("num_attention_heads is not told by attention weights alone (heads × head "
+                     f"width is): read as {config.num_attention_heads}; "
+                     + ", ".join(str(c.num_attention_heads) for c in matched[1:])
+                     + " give the same tensors")
     if len(config.block_types) > 1 or n < 2:
         notes.append("block_types read as the shortest pattern that repeats into the layers")
     return RecognisedModel(prefix, NAME, config, names, tuple(notes))
+
+
+def _build(fields: dict[str, object], heads: int, k: tuple[int, ...] | None) -> (
+    RecurrentGemmaConfig | None
+):
+    """The config with ``heads`` query heads (and the key/value heads ``k``'s rows then mean)."""
+    chosen = dict(fields, num_attention_heads=heads)
+    if k is not None:
+        hd = fields["hidden_size"] // heads  # type: ignore[operator]
+        if not hd or k[0] % hd:
+            return None
+        kv = k[0] // hd
+        chosen["num_key_value_heads"] = None if kv == heads else kv
+    try:
+        return RecurrentGemmaConfig(**chosen)  # type: ignore[arg-type]
+    except (SpecError, TypeError):
+        return None
