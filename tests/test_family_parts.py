@@ -1,0 +1,71 @@
+"""The families' shared parts, and that the xLSTM, RG-LRU and minGRU conventions stay pure."""
+
+from __future__ import annotations
+
+import doctest
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from paramcount.conventions import parts
+from paramcount.errors import SpecError
+
+MODULES = ["xlstm", "xlstm_lm", "rglru", "mingru", "minlm"]
+
+
+def test_parts_doctests() -> None:
+    """The examples in parts' docstrings hold."""
+    assert doctest.testmod(parts).failed == 0
+
+
+def test_family_modules_import_no_framework() -> None:
+    """Importing and using the families' conventions loads no framework, click or rich."""
+    code = (
+        "import sys\n"
+        + "".join(f"from paramcount.conventions import {m}\n" for m in MODULES)
+        + "".join(f"{m}.formula({m}.Config()); {m}.tensors({m}.Config())\n" for m in MODULES)
+        + "heavy = {'torch', 'tensorflow', 'keras', 'jax', 'flax', 'transformers', 'click', "
+        "'rich', 'dataclasses'}\n"
+        "print(sorted(heavy & set(sys.modules)))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.strip() == "[]"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 5000), st.integers(1, 5000), st.sampled_from([1, 2, 8, 64]))
+def test_factor_for_finds_a_factor_that_rebuilds_the_width(width: int, base: int,
+                                                            multiple: int) -> None:
+    """A width made by int(base·f) or round_up(base·f, m) is made again by the found factor."""
+    target = parts.round_up(width, multiple)
+    found = parts.factor_for(target, base, lambda f: parts.round_up(base * f, multiple), 2.0)
+    assert parts.round_up(base * found, multiple) == target
+    found = parts.factor_for(width, base, lambda f: int(base * f), 0.5)
+    assert int(base * found) == width
+
+
+@pytest.mark.parametrize(
+    ("check", "message"),
+    [
+        (lambda: parts.whole("depth", True), "depth=True must be a whole number"),
+        (lambda: parts.whole("depth", -1, minimum=0), "depth=-1 must be a positive integer"),
+        (lambda: parts.factor("ff_mult", float("nan")), "ff_mult=nan must be a positive, finite"),
+        (lambda: parts.factor("ff_mult", "2"), "ff_mult='2' must be a number"),
+        (lambda: parts.choice("mode", 1, ("a", "b")), "mode=1 must be one of 'a', 'b'"),
+        (lambda: parts.flag("bias", 1), "bias=1 must be True or False"),
+    ],
+    ids=["bool-is-not-whole", "negative", "nan", "text-factor", "choice", "flag"],
+)
+def test_checks_name_the_option_and_the_rule(check: object, message: str) -> None:
+    """Each check raises one SpecError naming the option, the value and the rule."""
+    with pytest.raises(SpecError, match=message):
+        check()  # type: ignore[operator]
+
+
+def test_whole_accepts_zero_where_allowed() -> None:
+    """minimum=0 lets 0 through (vocab_size=0: the bare stack)."""
+    parts.whole("vocab_size", 0, minimum=0)
