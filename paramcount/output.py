@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the JSON path never needs the document model
     from paramcount.compute import Compute
+    from paramcount.family_report import FamilyReport
     from paramcount.memory import Memory
     from paramcount.render.document import Document
     from paramcount.report import Report
@@ -127,3 +128,16 @@ def show_reports(
 
         document = append_sections(document, extras, flops)
     show(document, output_format)
+
+
+def show_family(report: FamilyReport, output_format: str) -> None:
+    """Print a family model's answer: its tensors, parts and formula, or its JSON."""
+    if output_format == "json":
+        from paramcount.render.data import dumps
+        from paramcount.render.family import family_data
+
+        show_json(dumps(family_data(report)))
+        return
+    from paramcount.render.family import family_breakdown
+
+    show(family_breakdown(report), output_format)

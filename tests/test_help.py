@@ -66,6 +66,12 @@ def bases(command: str, tmp_path: Path) -> list[list[str]]:
         config.write_text('[models.tiny]\ntotal = 144\n'
                           'layers = [{ kind = "lstm", input = 3, hidden = 4 }]\n')
         return [["check", str(config)]]
+    if command == "mamba":
+        return [["mamba", "--vocab", "10", "-L", "1", "--hidden-size", "8"]]
+    if command == "mamba2":
+        small = ["mamba2", "--vocab", "10", "-L", "1"]
+        return [[*small, "--hidden-size", "8", "--heads", "4", "--headdim", "4"],
+                [*small, "--heads", "2", "--headdim", "4"]]
     raise AssertionError(f"add invocations of the new command {command!r} to bases()")
 
 
@@ -100,6 +106,9 @@ SAMPLES = {
     "max_params": "10K", "max_bytes": "40KB", "round_to": "2", "seed": "1", "batch": "2",
     "seq_len": "3", "lengths": "3,2", "kernel": "3", "input_channels": "2", "filters": "2",
     "rank": "2", "settings": "hidden_size=128",
+    "vocab_size": "10", "state_size": "2", "num_hidden_layers": "2", "expand": "2",
+    "conv_kernel": "3", "time_step_rank": "2", "num_heads": "4", "head_dim": "4",
+    "n_groups": "2",
 }
 """A valid value for each option that takes one and is not a choice."""
 
@@ -122,6 +131,9 @@ def values(option: click.Option, tmp_path: Path) -> Iterator[str]:
         yield str(tmp_path / "ported.npz")
     elif option.name == "forget_bias":
         yield "0.5"
+    elif option.name == "config_file":
+        (tmp_path / "config.json").write_text("{}")
+        yield str(tmp_path / "config.json")
     elif option.name == "junit_file":
         yield str(tmp_path / "report.xml")
     elif option.name == "error_file":

@@ -55,6 +55,10 @@ RUNS: dict[str, list[Any]] = {
         pytest.param(["convlstm", "--rank", "1", "-C", "2", "-F", "3", "-k", "3",
                       "-f", "flax-linen", "--verify"], marks=FLAX),
     ],
+    "paramcount.family/1": [
+        ["mamba", "--d-model", "8", "-L", "2", "--vocab", "4", "--no-tie"],
+        ["mamba2", "--d-model", "8", "--heads", "2", "--headdim", "8", "--vocab", "4"],
+    ],
     "paramcount.shapes/1": [
         ["shapes", "lstm", "-i", "3", "-H", "4", "--bidir"],
         pytest.param(["shapes", "gru", "-i", "3", "-H", "4", "-L", "2", "--verify"],

@@ -1,0 +1,186 @@
+"""The modern recurrent families: name → convention module, each imported when first used.
+
+A family's command line is made from its config record's fields: field ``state_size`` is the
+option ``--state-size`` (plus the names people use for it, ``--d-state``), a bool field is a
+switch pair ``--use-bias`` / ``--no-use-bias``, and ``--config config.json`` reads Hugging Face's
+(or the reference's own) configuration file. No click here: the quick path
+(:mod:`paramcount.quick`) and the click commands (:mod:`paramcount.commands.family`) both read
+command lines through this table.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from paramcount.errors import ConfigError, SpecError
+from paramcount.record import fields, record
+
+if TYPE_CHECKING:
+    from paramcount.conventions.family import FamilyConvention, RecognisedModel
+
+FAMILIES: dict[str, str] = {
+    "mamba": "mamba",
+    "mamba2": "mamba2",
+}
+"""Command name → module in ``paramcount/conventions/``."""
+
+ALIASES: dict[str, tuple[str, ...]] = {
+    "hidden_size": ("--d-model", "--hidden"),
+    "num_hidden_layers": ("--layers", "-L"),
+    "vocab_size": ("--vocab",),
+    "state_size": ("--d-state",),
+    "conv_kernel": ("--d-conv",),
+    "time_step_rank": ("--dt-rank",),
+    "n_groups": ("--ngroups",),
+    "head_dim": ("--headdim",),
+    "num_heads": ("--heads",),
+    "tie_word_embeddings": ("--tie",),
+}
+"""The names people use for a field beside ``--field-name``, in every family that has it."""
+
+MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "mamba2": "mamba2"}
+"""A ``config.json``'s ``model_type`` → family."""
+
+
+def names() -> list[str]:
+    """Every family's command name, in the registry's order."""
+    return list(FAMILIES)
+
+
+def family(name: str) -> FamilyConvention:
+    """The convention module of family ``name``."""
+    module: FamilyConvention = importlib.import_module(
+        f"paramcount.conventions.{FAMILIES[name]}")
+    return module
+
+
+def config_class(name: str) -> type:
+    """The config record class of family ``name``."""
+    kind: type = family(name).Config  # type: ignore[attr-defined]
+    return kind
+
+
+@record
+class Option:
+    """One command-line option of a family: the field it sets and how it is spelled."""
+
+    field: str
+    kind: str
+    """``int``, ``bool``, ``int | str`` or ``str``: the field's annotation."""
+    names: tuple[str, ...]
+    """``--state-size`` first, then aliases; a bool's ``--no-…`` is ``off``."""
+    default: object
+    off: str = ""
+
+    @property
+    def label(self) -> str:
+        """The main spelling: ``--state-size``."""
+        return self.names[0]
+
+
+def options(name: str) -> list[Option]:
+    """The options of family ``name``'s command, one per config field."""
+    kind = config_class(name)
+    annotations = kind.__dict__.get("__annotations__", {})  # noqa: RUF063 (inspect is slow)
+    made = []
+    for field in fields(kind):
+        flag = "--" + field.replace("_", "-")
+        spelled = (flag, *ALIASES.get(field, ()))
+        extra = getattr(family(name), "ALIASES", {}).get(field, ())
+        typed = str(annotations[field])
+        made.append(Option(field, typed, (*spelled, *extra), kind.__dict__.get(field),
+                           f"--no-{field.replace('_', '-')}" if typed == "bool" else ""))
+    return made
+
+
+def value_of(option: Option, text: str) -> object:
+    """``text`` read for ``option``'s field, or SpecError naming the option."""
+    if option.kind in ("int", "int | str"):
+        from paramcount.counts import CountError, parse_int
+
+        if option.kind == "int | str" and not text[:1].isdigit():
+            return text
+        try:
+            return parse_int(text)
+        except CountError as error:
+            raise SpecError("{" + option.field + "}: " + str(error),
+                            **{option.field: text}) from None
+    return text
+
+
+def label_for(name: str) -> Any:
+    """A SpecError label naming a family's fields as its command spells them."""
+    spelled = {o.field: o.label for o in options(name)}
+
+    def label(field: str, value: object) -> str:
+        return f"{spelled[field]} {value}" if field in spelled else f"{field}={value!r}"
+
+    return label
+
+
+def build(name: str, values: Mapping[str, object], config_file: str | None = None) -> Any:
+    """Family ``name``'s config: from ``config_file`` if given, then the options given."""
+    kind = config_class(name)
+    base: dict[str, object] = {}
+    if config_file is not None:
+        loaded = from_config_file(name, config_file)
+        base = {field: getattr(loaded, field) for field in fields(loaded)}
+    return kind(**{**base, **values})
+
+
+def read_json(path: str) -> dict[str, Any]:
+    """A ``config.json`` file's object, or a ConfigError saying why it cannot be read."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot be read: {error.strerror or error}") from None
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"{path}:{error.lineno}:{error.colno}: not JSON: {error.msg}") from None
+    except (ValueError, RecursionError) as error:
+        raise ConfigError(f"{path}: not JSON: {str(error).splitlines()[0]}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: holds no JSON object (a config.json is one object)")
+    return data
+
+
+def from_config_file(name: str, path: str) -> Any:
+    """Family ``name``'s config from a ``config.json`` file."""
+    data = read_json(path)
+    found = family_of(data)
+    if found is not None and found != name:
+        raise ConfigError(f"{path}: describes a {family(found).TITLE} model (count it with "
+                          f"'paramcount {found} --config {path}')")
+    return family(name).from_hf_config(data)
+
+
+def family_of(data: Mapping[str, object]) -> str | None:
+    """The family a ``config.json`` object describes, by its ``model_type`` or, for mamba_ssm's
+    own files, its ``ssm_cfg``; None if it names none of them."""
+    model_type = data.get("model_type")
+    if isinstance(model_type, str) and model_type in MODEL_TYPES:
+        return MODEL_TYPES[model_type]
+    if "d_model" in data and "n_layer" in data:
+        ssm = data.get("ssm_cfg")
+        layer = ssm.get("layer", "Mamba1") if isinstance(ssm, Mapping) else "Mamba1"
+        return {"Mamba1": "mamba", "Mamba2": "mamba2"}.get(str(layer))
+    return None
+
+
+def recognise(shapes: Mapping[str, tuple[int, ...]],
+              chosen: Sequence[str] | None = None) -> list[RecognisedModel]:
+    """Every family model among named tensors, each tensor claimed once, in source order."""
+    claimed: set[str] = set()
+    found = []
+    for name in chosen or names():
+        for model in family(name).recognise(shapes):
+            if claimed.isdisjoint(model.names):
+                claimed.update(model.names)
+                found.append(model)
+    order = {name: i for i, name in enumerate(shapes)}
+    found.sort(key=lambda model: min(order.get(n, len(order)) for n in model.names))
+    return found

@@ -1,0 +1,96 @@
+"""Family reports as Documents (what ``paramcount mamba`` shows) and as JSON data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from paramcount import __version__
+from paramcount.family_report import FamilyReport
+from paramcount.render.breakdown import formula_section, headline
+from paramcount.render.data import formula_data
+from paramcount.render.document import Document, Paragraph, Section, Table, number, shape
+
+SCHEMA = "paramcount.family/1"
+
+
+def tensor_rows(report: FamilyReport) -> tuple[tuple[tuple[str, ...], ...], str | None]:
+    """One row per tensor, a run of identical blocks shown by its first block only; and the
+    sentence that says which blocks were left out (None when none was)."""
+    shown: set[int] = set()
+    note = []
+    for part in report.parts:
+        if part.first >= 0:
+            shown.add(part.first)
+            if part.last > part.first:
+                note.append(f"blocks {part.first + 1}–{part.last} repeat block {part.first}'s "
+                            "tensors")
+    rows = tuple(
+        ("" if t.layer < 0 else str(t.layer), t.name, shape(t.shape), number(t.count))
+        for t in report.tensors if t.layer < 0 or t.layer in shown
+    )
+    return rows, ("; ".join(note) + ".").capitalize() if note else None
+
+
+def tensors_section(report: FamilyReport) -> Section:
+    """The per-tensor table (one block of each run of identical blocks)."""
+    rows, note = tensor_rows(report)
+    table = Table(("block", "tensor", "shape", "count"), rows, frozenset({"count"}),
+                  footer=("", "total", "", number(report.total)), optional=("block",))
+    return Section("Tensors", (table,) if note is None else (table, Paragraph((note,))))
+
+
+def parts_section(report: FamilyReport) -> Section:
+    """Embeddings, blocks, norm and head: each part's share of the total."""
+    rows = tuple(
+        (part.label, str(part.last - part.first + 1) if part.first >= 0 else "",
+         number(part.each), number(part.total), f"{100 * part.total / report.total:.1f}%")
+        for part in report.parts
+    )
+    return Section("Parts", (Table(("part", "blocks", "each", "total", "share"), rows,
+                                   frozenset({"blocks", "each", "total", "share"}),
+                                   footer=("total", "", "", number(report.total), "100.0%")),))
+
+
+def settings_line(report: FamilyReport) -> str:
+    """``hidden_size=768, state_size=16, …``: the config as the reference's keywords."""
+    return ", ".join(f"{name}={value!r}" for name, value in report.settings.items())
+
+
+def family_breakdown(report: FamilyReport) -> Document:
+    """The whole answer for one family model: tensors, parts and the closed form."""
+    lines = [f"{report.reference}: {settings_line(report)}"]
+    if getattr(report.config, "tie_word_embeddings", False):
+        lines.append("The head is tied to the embeddings (tie_word_embeddings): one tensor, "
+                     "counted once.")
+    sections = (
+        Section("Configuration", (Paragraph(tuple(lines)),)),
+        tensors_section(report),
+        parts_section(report),
+        formula_section(report),
+    )
+    return Document(f"{report.title} — {report.reference}", headline(report), sections)
+
+
+def family_data(report: FamilyReport) -> dict[str, Any]:
+    """Everything in a family report, as JSON-ready data."""
+    return {
+        "schema": SCHEMA,
+        "paramcount": __version__,
+        "family": report.family,
+        "reference": report.reference,
+        "config": report.settings,
+        "total": report.total,
+        "dtype": report.dtype.value,
+        "bytes": report.bytes,
+        "tensors": [
+            {"name": t.name, "shape": list(t.shape), "count": t.count, "block": t.layer,
+             "input_width": t.input_width, "role": t.role}
+            for t in report.tensors
+        ],
+        "parts": [
+            {"part": p.label, "first": p.first, "last": p.last, "each": p.each,
+             "total": p.total}
+            for p in report.parts
+        ],
+        "formula": formula_data(report.formula),
+    }

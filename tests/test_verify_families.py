@@ -1,0 +1,90 @@
+"""The family conventions against the reference implementations, built on the meta device:
+every ``named_parameters()`` name and shape, in order, and the total."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from paramcount import families
+from paramcount.record import fields
+from tests.conftest import have
+from tests.test_families import PUBLISHED
+
+pytestmark = [
+    pytest.mark.torch,
+    pytest.mark.skipif(not (have("torch") and have("transformers")),
+                       reason="torch and transformers are not installed"),
+]
+
+REFERENCES = {"mamba": ("MambaConfig", "MambaForCausalLM"),
+              "mamba2": ("Mamba2Config", "Mamba2ForCausalLM")}
+
+
+def reference_parameters(name: str, settings_: dict[str, Any]) -> list[tuple[str, tuple[int, ...]]]:
+    """``named_parameters()`` of the transformers model built from ``settings_``, on meta."""
+    import torch
+    import transformers
+
+    config_name, model_name = REFERENCES[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        config = getattr(transformers, config_name)(**settings_)
+        with torch.device("meta"):
+            model = getattr(transformers, model_name)(config)
+    return [(n, tuple(p.shape)) for n, p in model.named_parameters()]
+
+
+def ours(name: str, config: object) -> list[tuple[str, tuple[int, ...]]]:
+    """Our tensors of ``config``, as (name, shape)."""
+    return [(t.name, t.shape) for t in families.family(name).tensors(config)]
+
+
+@st.composite
+def raw_settings(draw: st.DrawFn, name: str) -> dict[str, Any]:
+    """Random keyword arguments for the reference config, as a user would pass them."""
+    common = {"vocab_size": draw(st.integers(1, 64)), "num_hidden_layers": draw(st.integers(1, 3)),
+              "conv_kernel": draw(st.integers(1, 5)), "use_bias": draw(st.booleans()),
+              "use_conv_bias": draw(st.booleans()), "tie_word_embeddings": draw(st.booleans()),
+              "state_size": draw(st.integers(1, 8)), "expand": draw(st.integers(1, 3))}
+    if name == "mamba":
+        return {**common, "hidden_size": draw(st.integers(1, 48)),
+                "time_step_rank": draw(st.one_of(st.just("auto"), st.integers(1, 6)))}
+    heads, head_dim = draw(st.integers(1, 6)), draw(st.integers(1, 6))
+    inner = heads * head_dim
+    hidden = draw(st.sampled_from([d for d in range(1, inner + 1) if inner % d == 0]))
+    return {**common, "hidden_size": hidden, "expand": inner // hidden, "num_heads": heads,
+            "head_dim": head_dim, "n_groups": draw(st.integers(1, 3))}
+
+
+@pytest.mark.parametrize("name", list(REFERENCES))
+@settings(max_examples=8, deadline=None)
+@given(data=st.data())
+def test_tensors_match_the_reference(name: str, data: st.DataObject) -> None:
+    """Random configurations: every tensor's name and shape, in order, equal the reference's."""
+    raw = data.draw(raw_settings(name))
+    config = families.config_class(name)(**raw)
+    assert ours(name, config) == reference_parameters(name, raw)
+
+
+@pytest.mark.parametrize(("family", "data", "total"), list(PUBLISHED.values()),
+                         ids=list(PUBLISHED))
+def test_published_models_match_the_reference(family: str, data: dict[str, Any],
+                                              total: int) -> None:
+    """Each published model's config, read by us and built by transformers, has the same
+    tensors and the published total."""
+    config = families.family(family).from_hf_config(data)
+    reference = reference_parameters(family, {f: getattr(config, f) for f in fields(config)})
+    assert ours(family, config) == reference
+    assert sum(_count(shape) for _, shape in reference) == total
+
+
+def _count(shape: tuple[int, ...]) -> int:
+    count = 1
+    for n in shape:
+        count *= n
+    return count
