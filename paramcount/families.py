@@ -23,6 +23,11 @@ if TYPE_CHECKING:
 FAMILIES: dict[str, str] = {
     "mamba": "mamba",
     "mamba2": "mamba2",
+    "xlstm": "xlstm",
+    "xlstm-lm": "xlstm_lm",
+    "rglru": "rglru",
+    "mingru": "mingru",
+    "minlm": "minlm",
 }
 """Command name → module in ``paramcount/conventions/``."""
 
@@ -40,7 +45,8 @@ ALIASES: dict[str, tuple[str, ...]] = {
 }
 """The names people use for a field beside ``--field-name``, in every family that has it."""
 
-MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "mamba2": "mamba2"}
+MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "mamba2": "mamba2", "xlstm": "xlstm",
+                               "recurrent_gemma": "rglru"}
 """A ``config.json``'s ``model_type`` → family."""
 
 
@@ -68,7 +74,9 @@ class Option:
 
     field: str
     kind: str
-    """``int``, ``bool``, ``int | str`` or ``str``: the field's annotation."""
+    """``int``, ``bool``, ``int | str``, ``float``, ``str``, ``tuple[int, ...]`` or
+    ``tuple[str, ...]`` (a comma-separated list): the field's annotation, ``… | None`` read as
+    its type (the option left out keeps the default None)."""
     names: tuple[str, ...]
     """``--state-size`` first, then aliases; a bool's ``--no-…`` is ``off``."""
     default: object
@@ -89,7 +97,7 @@ def options(name: str) -> list[Option]:
         flag = "--" + field.replace("_", "-")
         spelled = (flag, *ALIASES.get(field, ()))
         extra = getattr(family(name), "ALIASES", {}).get(field, ())
-        typed = str(annotations[field])
+        typed = str(annotations[field]).removesuffix(" | None")
         made.append(Option(field, typed, (*spelled, *extra), kind.__dict__.get(field),
                            f"--no-{field.replace('_', '-')}" if typed == "bool" else ""))
     return made
@@ -107,6 +115,20 @@ def value_of(option: Option, text: str) -> object:
         except CountError as error:
             raise SpecError("{" + option.field + "}: " + str(error),
                             **{option.field: text}) from None
+    if option.kind == "float":
+        try:
+            return float(text)
+        except ValueError:
+            raise SpecError("{" + option.field + "} must be a number",
+                            **{option.field: text}) from None
+    if option.kind == "tuple[int, ...]":
+        items = [item.strip() for item in text.split(",") if item.strip()]
+        if not all(item.isdigit() for item in items):
+            raise SpecError("{" + option.field + "} must be whole numbers separated by commas",
+                            **{option.field: text})
+        return tuple(int(item) for item in items)
+    if option.kind == "tuple[str, ...]":
+        return tuple(item.strip() for item in text.split(",") if item.strip())
     return text
 
 

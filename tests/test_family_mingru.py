@@ -124,10 +124,11 @@ def test_minlm_refuses_bad_options(args: dict[str, Any], message: str) -> None:
 
 
 def test_minlm_reads_its_keyword_arguments() -> None:
-    """minLM's keyword arguments with its defaults; the required ones must be there."""
+    """minLM's keyword arguments with its defaults (the command's where it has none)."""
     assert minlm.from_hf_config({"num_tokens": 256, "dim": 512, "depth": 6}) == MinLMConfig()
-    with pytest.raises(SpecError, match="depth=None is required"):
-        minlm.from_hf_config({"num_tokens": 256, "dim": 512})
+    assert minlm.from_hf_config({"depth": 2}) == MinLMConfig(depth=2)
+    with pytest.raises(SpecError, match="depth=0 must be a positive integer"):
+        minlm.from_hf_config({"depth": 0})
     assert mingru.from_hf_config({"dim": 64, "expansion_factor": 2.0}) == MinGRUConfig(64, 2.0)
 
 

@@ -29,7 +29,7 @@ needs_torch = [pytest.mark.torch, pytest.mark.skipif(not have("torch"), reason="
 def hf_configs_args() -> st.SearchStrategy[dict[str, Any]]:
     """Keyword arguments for a small XLSTMConfig, not all of them valid."""
     return st.fixed_dictionaries({
-        "vocab_size": st.integers(1, 40),
+        "vocab_size": st.integers(3, 40),
         "hidden_size": st.integers(1, 48),
         "num_blocks": st.integers(1, 3),
         "num_heads": st.integers(1, 4),
@@ -207,9 +207,11 @@ def test_xlstm_reads_config_json_as_transformers(data: dict[str, Any],
         ({"qk_dim_factor": -1.0}, "qk_dim_factor=-1.0 must be a positive, finite number"),
         ({"use_bias": "no"}, "use_bias='no' must be True or False"),
         ({"hidden_size": 8, "qk_dim_factor": 0.1}, "qk_dim_factor=0.1 leaves fewer features"),
+        ({"hidden_size": 1, "num_heads": 1, "ffn_proj_factor": 0.5},
+         "ffn_proj_factor=0.5 leaves the feed-forward no width"),
     ],
     ids=["hidden-zero", "heads-split", "weight-mode", "negative-factor", "bias-type",
-         "too-narrow"],
+         "too-narrow", "no-ffn-width"],
 )
 def test_xlstm_refuses_bad_options(args: dict[str, Any], message: str) -> None:
     """Each bad option is one error naming the option, its value and the rule."""

@@ -64,6 +64,9 @@ class MinGRUConfig:
 
 Config = MinGRUConfig
 
+ALIASES: dict[str, tuple[str, ...]] = {"dim": ("--d-model",)}
+"""Names people use for this family's options beside ``--field-name``."""
+
 
 def projection_name(use_lstm: bool) -> str:
     """The input projection's name: ``to_hidden_and_gate`` or ``to_hidden_and_f_i_gate``."""
@@ -101,11 +104,10 @@ def formula(config: MinGRUConfig) -> Formula:
 
 def from_hf_config(data: Mapping[str, object]) -> MinGRUConfig:
     """The layer's keyword arguments (``dim``, ``expansion_factor``, ``proj_out``, and
-    ``use_lstm`` for minLSTM), with the constructor's defaults."""
-    if "dim" not in data:
-        raise SpecError("{dim} is required: minGRU(dim, …) has no default", dim=None)
+    ``use_lstm`` for minLSTM), with the constructor's defaults (``dim`` the command's, as the
+    reference has none)."""
     return MinGRUConfig(
-        dim=data["dim"],  # type: ignore[arg-type]
+        dim=data.get("dim", 512),  # type: ignore[arg-type]
         expansion_factor=data.get("expansion_factor", 1.0),  # type: ignore[arg-type]
         proj_out=data.get("proj_out"),  # type: ignore[arg-type]
         use_lstm=data.get("use_lstm", False),  # type: ignore[arg-type]

@@ -80,6 +80,10 @@ class MinLMConfig:
 
 Config = MinLMConfig
 
+ALIASES: dict[str, tuple[str, ...]] = {
+    "num_tokens": ("--vocab",), "depth": ("--layers", "-L"), "dim": ("--d-model",)}
+"""Names people use for this family's options beside ``--field-name``."""
+
 
 def block_tensors(config: MinLMConfig, layer: int, prefix: str = "layers.") -> list[Tensor]:
     """Layer ``layer``'s tensors: conv, norm, minGRU, norm, feed-forward."""
@@ -106,8 +110,8 @@ def tensors(config: MinLMConfig) -> list[Tensor]:
     out = [tensor("token_emb.weight", (v, d), -1, v, "token_emb")]
     for layer in range(config.depth):
         out += block_tensors(config, layer)
-    out += norm("norm.", d, config.depth)
-    out += linear("to_logits.", v, d, False, config.depth)
+    out += norm("norm.", d, -1)
+    out += linear("to_logits.", v, d, False, -1)
     return out
 
 
@@ -140,15 +144,12 @@ def formula(config: MinLMConfig) -> Formula:
 
 
 def from_hf_config(data: Mapping[str, object]) -> MinLMConfig:
-    """``minLM``'s keyword arguments, with its defaults (num_tokens, dim, depth required)."""
-    missing = [key for key in ("num_tokens", "dim", "depth") if key not in data]
-    if missing:
-        raise SpecError("{" + missing[0] + "} is required: minLM has no default for it",
-                        **{missing[0]: None})
+    """``minLM``'s keyword arguments, with its defaults (for num_tokens, dim and depth, which
+    the reference requires, the command's)."""
     return MinLMConfig(
-        num_tokens=data["num_tokens"],  # type: ignore[arg-type]
-        dim=data["dim"],  # type: ignore[arg-type]
-        depth=data["depth"],  # type: ignore[arg-type]
+        num_tokens=data.get("num_tokens", 256),  # type: ignore[arg-type]
+        dim=data.get("dim", 512),  # type: ignore[arg-type]
+        depth=data.get("depth", 6),  # type: ignore[arg-type]
         ff_mult=data.get("ff_mult", 4),  # type: ignore[arg-type]
         expansion=data.get("expansion", 1.5),  # type: ignore[arg-type]
         conv_kernel_size=data.get("conv_kernel_size", 3),  # type: ignore[arg-type]

@@ -126,6 +126,9 @@ class RecurrentGemmaConfig:
 
 Config = RecurrentGemmaConfig
 
+ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",)}
+"""Names people use for this family's options beside ``--field-name``."""
+
 
 def recurrent_block(config: RecurrentGemmaConfig, layer: int, prefix: str = "") -> list[Tensor]:
     """The recurrent temporal block (``…layers.{layer}.temporal_block.``): linears, conv, RG-LRU."""
@@ -168,10 +171,9 @@ def tensors(config: RecurrentGemmaConfig) -> list[Tensor]:
         out += linear(p + "mlp_block.gate_proj.", m, h, True, layer)
         out += linear(p + "mlp_block.up_proj.", m, h, True, layer)
         out += linear(p + "mlp_block.down_proj.", h, m, True, layer)
-    last = config.num_hidden_layers
-    out += norm("model.final_norm.", h, last)
+    out += norm("model.final_norm.", h, -1)
     if not config.tie_word_embeddings:
-        out += linear("lm_head.", v, h, False, last)
+        out += linear("lm_head.", v, h, False, -1)
     return out
 
 

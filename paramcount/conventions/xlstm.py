@@ -69,6 +69,10 @@ class XLSTMConfig:
         for field in ("qk_dim_factor", "v_dim_factor", "ffn_proj_factor"):
             factor(field, getattr(self, field))
         choice("weight_mode", self.weight_mode, WEIGHT_MODES)
+        if self.up_proj_dim < 1:
+            raise SpecError("{ffn_proj_factor} leaves the feed-forward no width: "
+                            "hidden_size·ffn_proj_factor rounds to 0",
+                            ffn_proj_factor=self.ffn_proj_factor)
         why = "each head gets an equal share"
         for field, size in (("qk_dim_factor", self.qk_dim), ("v_dim_factor", self.v_dim)):
             if size < self.num_heads:
@@ -96,6 +100,9 @@ class XLSTMConfig:
 
 
 Config = XLSTMConfig
+
+ALIASES: dict[str, tuple[str, ...]] = {"num_blocks": ("--layers", "-L")}
+"""Names people use for this family's options beside ``--field-name``."""
 
 
 def block_tensors(config: XLSTMConfig, layer: int, prefix: str = "") -> list[Tensor]:
@@ -132,8 +139,8 @@ def tensors(config: XLSTMConfig) -> list[Tensor]:
                   "embeddings")]
     for layer in range(n):
         out += block_tensors(config, layer, "backbone.blocks.")
-    out += norm("backbone.out_norm.", e, n)
-    out += linear("lm_head.", config.vocab_size, e, False, n)
+    out += norm("backbone.out_norm.", e, -1)
+    out += linear("lm_head.", config.vocab_size, e, False, -1)
     return out
 
 

@@ -166,6 +166,10 @@ class XLSTMLMConfig:
 
 Config = XLSTMLMConfig
 
+ALIASES: dict[str, tuple[str, ...]] = {
+    "num_blocks": ("--layers", "-L"), "embedding_dim": ("--d-model", "--hidden")}
+"""Names people use for this family's options beside ``--field-name``."""
+
 
 def _headwise(prefix: str, heads: int, width: int, bias: bool, layer: int) -> list[Tensor]:
     """``LinearHeadwiseExpand(width, heads)``: weight (heads, w/heads, w/heads), bias (width,)."""
@@ -227,12 +231,12 @@ def tensors(config: XLSTMLMConfig) -> list[Tensor]:
         make = slstm_block if layer in config.slstm_at else mlstm_block
         out += make(config, layer, stack + "blocks.")
     if config.add_post_blocks_norm:
-        out += norm(stack + "post_blocks_norm.", config.embedding_dim, config.num_blocks)
+        out += norm(stack + "post_blocks_norm.", config.embedding_dim, -1)
     if lm:
         v, e = config.vocab_size, config.embedding_dim
         out.append(tensor("token_embedding.weight", (v, e), -1, v, "token_embedding"))
         if not config.tie_weights:
-            out += linear("lm_head.", v, e, False, config.num_blocks)
+            out += linear("lm_head.", v, e, False, -1)
     return out
 
 
