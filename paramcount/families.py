@@ -26,10 +26,11 @@ FAMILIES: dict[str, str] = {
     "xlstm": "xlstm",
     "xlstm-lm": "xlstm_lm",
     "rglru": "rglru",
-    "mingru": "mingru",
     "minlm": "minlm",
+    "mingru": "mingru",
 }
-"""Command name → module in ``paramcount/conventions/``."""
+"""Command name → module in ``paramcount/conventions/``. A model recognised first claims its
+tensors, so a model comes before the layers it is made of (minLM before minGRU)."""
 
 ALIASES: dict[str, tuple[str, ...]] = {
     "hidden_size": ("--d-model", "--hidden"),
