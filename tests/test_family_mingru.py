@@ -98,7 +98,7 @@ def test_layer_counts(config: MinGRUConfig, total: int) -> None:
     [
         ({"dim": 0}, "dim=0 must be a positive integer"),
         ({"dim": 3, "expansion_factor": 0.2}, "expansion_factor=0.2 leaves no inner width"),
-        ({"proj_out": "yes"}, "proj_out='yes' must be True or False"),
+        ({"proj_out": "yes"}, "proj_out='yes' must be true or false"),
     ],
     ids=["dim", "no-inner-width", "proj-out-type"],
 )

@@ -51,14 +51,15 @@ def test_factor_for_finds_a_factor_that_rebuilds_the_width(width: int, base: int
 @pytest.mark.parametrize(
     ("check", "message"),
     [
-        (lambda: parts.whole("depth", True), "depth=True must be a whole number"),
-        (lambda: parts.whole("depth", -1, minimum=0), "depth=-1 must be a positive integer"),
+        (lambda: parts.whole_or_zero("depth", True), "depth=True must be a whole number"),
+        (lambda: parts.whole_or_zero("depth", -1), "depth=-1 must be a positive integer"),
         (lambda: parts.factor("ff_mult", float("nan")), "ff_mult=nan must be a positive, finite"),
         (lambda: parts.factor("ff_mult", "2"), "ff_mult='2' must be a number"),
         (lambda: parts.choice("mode", 1, ("a", "b")), "mode=1 must be one of 'a', 'b'"),
-        (lambda: parts.flag("bias", 1), "bias=1 must be True or False"),
+        (lambda: parts.divides("heads", 3, "width", 8, "equal heads"),
+         "heads=3 must divide width=8: equal heads"),
     ],
-    ids=["bool-is-not-whole", "negative", "nan", "text-factor", "choice", "flag"],
+    ids=["bool-is-not-whole", "negative", "nan", "text-factor", "choice", "divides"],
 )
 def test_checks_name_the_option_and_the_rule(check: object, message: str) -> None:
     """Each check raises one SpecError naming the option, the value and the rule."""
@@ -67,5 +68,5 @@ def test_checks_name_the_option_and_the_rule(check: object, message: str) -> Non
 
 
 def test_whole_accepts_zero_where_allowed() -> None:
-    """minimum=0 lets 0 through (vocab_size=0: the bare stack)."""
-    parts.whole("vocab_size", 0, minimum=0)
+    """0 is let through (vocab_size=0: the bare stack)."""
+    parts.whole_or_zero("vocab_size", 0)

@@ -14,7 +14,13 @@ from collections.abc import Mapping
 
 from paramcount.conventions.base import Formula, Symbol, Tensor
 from paramcount.conventions.family import RecognisedModel
-from paramcount.conventions.parts import exact, factor, factor_for, flag, linear, whole
+from paramcount.conventions.hf import booleans, positive
+from paramcount.conventions.parts import (
+    exact,
+    factor,
+    factor_for,
+    linear,
+)
 from paramcount.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
 from paramcount.record import record
@@ -37,11 +43,9 @@ class MinGRUConfig:
     use_lstm: bool = False
 
     def __post_init__(self) -> None:
-        whole("dim", self.dim)
+        positive(self, "dim")
         factor("expansion_factor", self.expansion_factor)
-        if self.proj_out is not None:
-            flag("proj_out", self.proj_out)
-        flag("use_lstm", self.use_lstm)
+        booleans(self, "use_lstm", *(("proj_out",) if self.proj_out is not None else ()))
         if self.dim_inner < 1:
             raise SpecError("{expansion_factor} leaves no inner width: int(dim·expansion_factor)"
                             " is 0", expansion_factor=self.expansion_factor)

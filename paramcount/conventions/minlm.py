@@ -15,17 +15,17 @@ from collections.abc import Mapping
 
 from paramcount.conventions.base import Formula, Symbol, Tensor
 from paramcount.conventions.family import RecognisedModel
+from paramcount.conventions.hf import booleans, positive
 from paramcount.conventions.mingru import MinGRUConfig, layer_tensors, projection_name, read_layer
 from paramcount.conventions.parts import (
     blocks_under,
     exact,
     factor,
     factor_for,
-    flag,
+    found_at,
     linear,
     norm,
     tensor,
-    whole,
 )
 from paramcount.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
@@ -54,12 +54,10 @@ class MinLMConfig:
     enable_conv: bool = False
 
     def __post_init__(self) -> None:
-        for field in ("num_tokens", "dim", "depth", "conv_kernel_size"):
-            whole(field, getattr(self, field))
+        positive(self, "num_tokens", "dim", "depth", "conv_kernel_size")
         factor("ff_mult", self.ff_mult)
         factor("expansion", self.expansion)
-        flag("use_lstm", self.use_lstm)
-        flag("enable_conv", self.enable_conv)
+        booleans(self, "use_lstm", "enable_conv")
         if int(self.dim * self.expansion) < 1:
             raise SpecError("{expansion} leaves the minGRU no inner width: int(dim·expansion) "
                             "is 0", expansion=self.expansion)
@@ -164,14 +162,8 @@ _ROOTS = ("token_emb.", "layers.", "norm.", "to_logits.")
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
     """Every ``minLM`` among ``shapes``."""
-    found = []
-    for name, shape in shapes.items():
-        match = _EMBEDDING.fullmatch(name)
-        if match and is_shape(shape, 2):
-            model = _recognise_at(shapes, match["prefix"], shape)
-            if model is not None:
-                found.append(model)
-    return found
+    return found_at(shapes, _EMBEDDING, 2, lambda m, shape: _recognise_at(
+        shapes, m["prefix"], shape))
 
 
 def _recognise_at(shapes: Shapes, prefix: str, embedding: tuple[int, ...]) -> (

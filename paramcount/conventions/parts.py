@@ -10,10 +10,13 @@ model's prefix, and nothing else. Pure: no framework import.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Collection, Iterable
 
 from paramcount.conventions.base import Direction, Tensor
-from paramcount.conventions.recognition import Shapes, in_order, index_of, matches
+from paramcount.conventions.family import RecognisedModel
+from paramcount.conventions.hf import role_of
+from paramcount.conventions.recognition import Shapes, in_order, index_of, is_shape, matches
 from paramcount.errors import SpecError
 from paramcount.spec import positive
 
@@ -27,7 +30,7 @@ def linear(
     prefix: str, out: int, inp: int, bias: bool, layer: int, width: int | None = None
 ) -> list[Tensor]:
     """``nn.Linear(inp, out, bias)`` at ``prefix``: ``weight`` (out, inp) and ``bias`` (out,)."""
-    role = prefix.rstrip(".").rsplit(".", 1)[-1]
+    role = role_of(prefix + "weight")
     reads = inp if width is None else width
     out_tensors = [tensor(prefix + "weight", (out, inp), layer, reads, role)]
     if bias:
@@ -39,7 +42,7 @@ def norm(prefix: str, size: int, layer: int, weight: bool = True, bias: bool = F
     Tensor
 ]:
     """A norm's ``weight`` and ``bias`` (size,) at ``prefix``, those it has."""
-    role = prefix.rstrip(".").rsplit(".", 1)[-1]
+    role = role_of(prefix + "weight")
     out = []
     if weight:
         out.append(tensor(prefix + "weight", (size,), layer, size, role))
@@ -52,7 +55,7 @@ def depthwise_conv(prefix: str, channels: int, kernel: int, bias: bool, layer: i
     Tensor
 ]:
     """``nn.Conv1d(C, C, kernel, groups=C, bias)``: ``weight`` (C, 1, kernel), ``bias`` (C,)."""
-    role = prefix.rstrip(".").rsplit(".", 1)[-1]
+    role = role_of(prefix + "weight")
     out = [tensor(prefix + "weight", (channels, 1, kernel), layer, channels, role)]
     if bias:
         out.append(tensor(prefix + "bias", (channels,), layer, channels, role + ".bias"))
@@ -68,17 +71,10 @@ def round_up(value: float, multiple: int) -> int:
     return int(((value + multiple - 1) // multiple) * multiple)
 
 
-def whole(field: str, value: object, minimum: int = 1) -> None:
-    """``value`` must be a whole number of at least ``minimum`` (0 or 1)."""
-    if minimum == 0 and value == 0 and isinstance(value, int) and not isinstance(value, bool):
-        return
-    positive(field, value)
-
-
-def flag(field: str, value: object) -> None:
-    """``value`` must be True or False."""
-    if not isinstance(value, bool):
-        raise SpecError("{" + field + "} must be True or False", **{field: value})
+def whole_or_zero(field: str, value: object) -> None:
+    """``value`` must be 0 or a positive whole number (0: the part is left out)."""
+    if not (value == 0 and isinstance(value, int) and not isinstance(value, bool)):
+        positive(field, value)
 
 
 def factor(field: str, value: object) -> None:
@@ -134,6 +130,21 @@ def exact(
     if not matches(group, prefix, written):
         return None
     return in_order(group, index_of(shapes))
+
+
+def found_at(
+    shapes: Shapes, pattern: re.Pattern[str], rank: int,
+    at: Callable[[re.Match[str], tuple[int, ...]], RecognisedModel | None],
+) -> list[RecognisedModel]:
+    """Every model ``at`` accepts where a name matches ``pattern`` with a shape of ``rank``."""
+    found = []
+    for name, shape in shapes.items():
+        match = pattern.fullmatch(name)
+        if match and is_shape(shape, rank):
+            model = at(match, shape)
+            if model is not None:
+                found.append(model)
+    return found
 
 
 def blocks_under(shapes: Shapes, start: str) -> int:

@@ -23,16 +23,16 @@ from collections.abc import Mapping
 
 from paramcount.conventions.base import Formula, Symbol, Tensor
 from paramcount.conventions.family import RecognisedModel
+from paramcount.conventions.hf import booleans, positive
 from paramcount.conventions.parts import (
     blocks_under,
     depthwise_conv,
     divides,
     exact,
-    flag,
+    found_at,
     linear,
     norm,
     tensor,
-    whole,
 )
 from paramcount.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
@@ -69,18 +69,15 @@ class RecurrentGemmaConfig:
     tie_word_embeddings: bool = True
 
     def __post_init__(self) -> None:
-        for field in ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-                      "num_attention_heads", "conv1d_width"):
-            whole(field, getattr(self, field))
-        for field in ("num_key_value_heads", "lru_width"):
-            if getattr(self, field) is not None:
-                whole(field, getattr(self, field))
+        positive(self, "vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
+                 "num_attention_heads", "conv1d_width")
+        positive(self, *(f for f in ("num_key_value_heads", "lru_width")
+                         if getattr(self, f) is not None))
         if self.intermediate_size < 2:
             raise SpecError("{intermediate_size} leaves the MLP no width: it is "
                             "⌊intermediate_size / 2⌋ wide",
                             intermediate_size=self.intermediate_size)
-        flag("attention_bias", self.attention_bias)
-        flag("tie_word_embeddings", self.tie_word_embeddings)
+        booleans(self, "attention_bias", "tie_word_embeddings")
         types = self.block_types
         if not (isinstance(types, tuple) and types and all(t in BLOCK_TYPES for t in types)):
             raise SpecError("{block_types} must list 'recurrent' and 'attention' blocks",
@@ -259,14 +256,8 @@ _ROOTS = ("model.", "lm_head.")
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
     """Every ``RecurrentGemmaForCausalLM`` among ``shapes``."""
-    found = []
-    for name, shape in shapes.items():
-        match = _EMBED.fullmatch(name)
-        if match and is_shape(shape, 2):
-            model = _recognise_at(shapes, match["prefix"], shape)
-            if model is not None:
-                found.append(model)
-    return found
+    return found_at(shapes, _EMBED, 2, lambda m, shape: _recognise_at(
+        shapes, m["prefix"], shape))
 
 
 def _period(types: list[str]) -> tuple[str, ...]:

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 
 from paramcount.conventions.base import Formula, Symbol, Tensor
 from paramcount.conventions.family import RecognisedModel
+from paramcount.conventions.hf import booleans, positive
 from paramcount.conventions.parts import (
     blocks_under,
     choice,
@@ -25,12 +26,11 @@ from paramcount.conventions.parts import (
     exact,
     factor,
     factor_for,
-    flag,
+    found_at,
     linear,
     norm,
     round_up,
     tensor,
-    whole,
 )
 from paramcount.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
@@ -62,10 +62,9 @@ class XLSTMConfig:
     weight_mode: str = "single"
 
     def __post_init__(self) -> None:
-        for field in ("vocab_size", "hidden_size", "num_blocks", "num_heads",
-                      "ffn_round_up_to_multiple_of"):
-            whole(field, getattr(self, field))
-        flag("use_bias", self.use_bias)
+        positive(self, "vocab_size", "hidden_size", "num_blocks", "num_heads",
+                 "ffn_round_up_to_multiple_of")
+        booleans(self, "use_bias")
         for field in ("qk_dim_factor", "v_dim_factor", "ffn_proj_factor"):
             factor(field, getattr(self, field))
         choice("weight_mode", self.weight_mode, WEIGHT_MODES)
@@ -217,14 +216,8 @@ _ROOTS = ("backbone.", "lm_head.")
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
     """Every ``xLSTMForCausalLM`` among ``shapes`` (``backbone.…`` and ``lm_head.weight``)."""
-    found = []
-    for name, shape in shapes.items():
-        match = _EMBEDDINGS.fullmatch(name)
-        if match and is_shape(shape, 2):
-            model = _recognise_at(shapes, match["prefix"], shape)
-            if model is not None:
-                found.append(model)
-    return found
+    return found_at(shapes, _EMBEDDINGS, 2, lambda m, shape: _recognise_at(
+        shapes, m["prefix"], shape))
 
 
 def _recognise_at(shapes: Shapes, prefix: str, embeddings: tuple[int, ...]) -> (

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 
 from paramcount.conventions.base import Formula, Symbol, Tensor
 from paramcount.conventions.family import RecognisedModel
+from paramcount.conventions.hf import booleans, positive
 from paramcount.conventions.parts import (
     blocks_under,
     choice,
@@ -36,11 +37,11 @@ from paramcount.conventions.parts import (
     exact,
     factor,
     factor_for,
-    flag,
+    found_at,
     linear,
     norm,
     tensor,
-    whole,
+    whole_or_zero,
 )
 from paramcount.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
@@ -90,16 +91,14 @@ class XLSTMLMConfig:
     feedforward_round_proj_up_to_multiple_of: int = 64
 
     def __post_init__(self) -> None:
-        whole("vocab_size", self.vocab_size, minimum=0)
-        for field in ("embedding_dim", "num_blocks", "mlstm_num_heads", "mlstm_conv1d_kernel_size",
-                      "mlstm_qkv_proj_blocksize", "mlstm_round_proj_up_to_multiple_of",
-                      "slstm_num_heads", "feedforward_round_proj_up_to_multiple_of"):
-            whole(field, getattr(self, field))
-        whole("slstm_conv1d_kernel_size", self.slstm_conv1d_kernel_size, minimum=0)
-        for field in ("add_post_blocks_norm", "bias", "tie_weights", "mlstm_round_proj_up_dim_up",
-                      "slstm_group_norm_weight", "feedforward", "feedforward_bias",
-                      "feedforward_round_proj_up_dim_up"):
-            flag(field, getattr(self, field))
+        whole_or_zero("vocab_size", self.vocab_size)
+        positive(self, "embedding_dim", "num_blocks", "mlstm_num_heads", "mlstm_conv1d_kernel_size",
+                 "mlstm_qkv_proj_blocksize", "mlstm_round_proj_up_to_multiple_of",
+                 "slstm_num_heads", "feedforward_round_proj_up_to_multiple_of")
+        whole_or_zero("slstm_conv1d_kernel_size", self.slstm_conv1d_kernel_size)
+        booleans(self, "add_post_blocks_norm", "bias", "tie_weights", "mlstm_round_proj_up_dim_up",
+                 "slstm_group_norm_weight", "feedforward", "feedforward_bias",
+                 "feedforward_round_proj_up_dim_up")
         factor("mlstm_proj_factor", self.mlstm_proj_factor)
         factor("feedforward_proj_factor", self.feedforward_proj_factor)
         choice("slstm_backend", self.slstm_backend, BACKENDS)
@@ -382,14 +381,8 @@ _NORM = re.compile(r"(?P<prefix>.*?)(?P<stack>xlstm_block_stack\.)?blocks\.0\.xl
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
     """Every ``xLSTMLMModel`` or ``xLSTMBlockStack`` among ``shapes``."""
-    found = []
-    for name, shape in shapes.items():
-        match = _NORM.fullmatch(name)
-        if match and is_shape(shape, 1):
-            model = _recognise_at(shapes, match["prefix"], bool(match["stack"]), shape[0])
-            if model is not None:
-                found.append(model)
-    return found
+    return found_at(shapes, _NORM, 1, lambda m, shape: _recognise_at(
+        shapes, m["prefix"], bool(m["stack"]), shape[0]))
 
 
 def _recognise_at(shapes: Shapes, prefix: str, lm: bool, e: int) -> RecognisedModel | None:
