@@ -153,27 +153,13 @@ def build(name: str, values: Mapping[str, object], config_file: str | None = Non
     return kind(**{**base, **values})
 
 
-def read_json(path: str) -> dict[str, Any]:
-    """A ``config.json`` file's object, or a ConfigError saying why it cannot be read."""
-    import json
-
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot be read: {error.strerror or error}") from None
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"{path}:{error.lineno}:{error.colno}: not JSON: {error.msg}") from None
-    except (ValueError, RecursionError) as error:
-        raise ConfigError(f"{path}: not JSON: {str(error).splitlines()[0]}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: holds no JSON object (a config.json is one object)")
-    return data
-
-
 def from_config_file(name: str, path: str) -> Any:
     """Family ``name``'s config from a ``config.json`` file."""
-    data = read_json(path)
+    from pathlib import Path
+
+    from paramcount.sources.hf_folder import read_config
+
+    data = read_config(Path(path))
     found = family_of(data)
     if found is not None and found != name:
         raise ConfigError(f"{path}: describes a {family(found).TITLE} model (count it with "
@@ -207,3 +193,40 @@ def recognise(shapes: Mapping[str, tuple[int, ...]],
     order = {name: i for i, name in enumerate(shapes)}
     found.sort(key=lambda model: min(order.get(n, len(order)) for n in model.names))
     return found
+
+
+def changed(config: Any) -> dict[str, object]:
+    """The fields of ``config`` that its class's default would not give, the other fields
+    as they are (``time_step_rank`` 48 is the default "auto" for hidden_size 768)."""
+    values = {f: getattr(config, f) for f in fields(config)}
+    kind = type(config)
+    out = {}
+    for field, value in values.items():
+        others = {k: v for k, v in values.items() if k != field}
+        try:
+            default = getattr(kind(**others), field)
+        except (SpecError, TypeError):
+            default = None
+        if field not in kind.__dict__ or default != value:
+            out[field] = value
+    return out
+
+
+def describe(name: str, config: Any) -> str:
+    """``MambaForCausalLM(hidden_size=768, num_hidden_layers=24)``: the reference's class and
+    the options that differ from its defaults."""
+    cls = family(name).REFERENCE.split()[-1]
+    return f"{cls}({', '.join(f'{k}={v!r}' for k, v in changed(config).items())})"
+
+
+def command_line(name: str, config: Any) -> str:
+    """The ``paramcount`` command that counts ``config`` (options only where not default)."""
+    spelled = {o.field: o for o in options(name)}
+    words = ["paramcount", name]
+    for field, value in changed(config).items():
+        option = spelled[field]
+        if option.kind == "bool":
+            words.append(option.label if value else option.off)
+        else:
+            words += [option.label, str(value)]
+    return " ".join(words)

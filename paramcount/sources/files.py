@@ -43,9 +43,9 @@ def read_file(path: Path) -> Listing:
     except OSError as error:
         raise ParamcountError(f"{label}: cannot read it ({error.strerror or error})") from None
     if stat.S_ISDIR(info.st_mode):
-        raise ParamcountError(
-            f"{label}: a directory; name a model file in it (formats: {KNOWN})"
-        )
+        from paramcount.sources import hf_folder
+
+        return hf_folder.read(path)
     if not stat.S_ISREG(info.st_mode):
         raise ParamcountError(f"{label}: not a regular file")
     if info.st_size == 0:
