@@ -227,6 +227,8 @@ def command_line(name: str, config: Any) -> str:
         option = spelled[field]
         if option.kind == "bool":
             words.append(option.label if value else option.off)
+        elif isinstance(value, tuple):
+            words += [option.label, ",".join(str(item) for item in value)]
         else:
             words += [option.label, str(value)]
     return " ".join(words)

@@ -27,7 +27,7 @@ from paramcount.record import record
 
 NAME = "mingru"
 TITLE = "minGRU / minLSTM (mingru-pytorch)"
-REFERENCE = "mingru-pytorch minGRU / minLSTM"
+REFERENCE = "mingru-pytorch minGRU"
 
 
 @record

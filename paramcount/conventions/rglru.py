@@ -40,7 +40,7 @@ from paramcount.record import record
 
 NAME = "rglru"
 TITLE = "RG-LRU / RecurrentGemma (Griffin)"
-REFERENCE = "transformers RecurrentGemmaForCausalLM (RecurrentGemmaConfig)"
+REFERENCE = "transformers RecurrentGemmaForCausalLM"
 
 BLOCK_TYPES = ("recurrent", "attention")
 DEFAULT_BLOCKS = ("recurrent", "recurrent", "attention")

@@ -38,7 +38,7 @@ from paramcount.record import record
 
 NAME = "xlstm"
 TITLE = "xLSTM (transformers, xLSTM 7B layout)"
-REFERENCE = "transformers xLSTMForCausalLM (xLSTMConfig)"
+REFERENCE = "transformers xLSTMForCausalLM"
 
 WEIGHT_MODES = ("single", "fused")
 

@@ -49,7 +49,7 @@ from paramcount.record import record
 
 NAME = "xlstm-lm"
 TITLE = "xLSTM (xlstm package: mLSTM and sLSTM blocks)"
-REFERENCE = "xlstm xLSTMLMModel / xLSTMBlockStack (xLSTMLMModelConfig)"
+REFERENCE = "xlstm xLSTMLMModel"
 
 BACKENDS = ("cuda", "vanilla")
 
