@@ -72,6 +72,9 @@ def bases(command: str, tmp_path: Path) -> list[list[str]]:
         small = ["mamba2", "--vocab", "10", "-L", "1"]
         return [[*small, "--hidden-size", "8", "--heads", "4", "--headdim", "4"],
                 [*small, "--heads", "2", "--headdim", "4"]]
+    if command == "rwkv":
+        return [["rwkv", "--vocab", "10", "-L", "1", "--hidden-size", "64", "--version", v]
+                for v in ("4", "5", "6", "7")]
     raise AssertionError(f"add invocations of the new command {command!r} to bases()")
 
 
@@ -108,7 +111,9 @@ SAMPLES = {
     "rank": "2", "settings": "hidden_size=128",
     "vocab_size": "10", "state_size": "2", "num_hidden_layers": "2", "expand": "2",
     "conv_kernel": "3", "time_step_rank": "2", "num_heads": "4", "head_dim": "4",
-    "n_groups": "2",
+    "n_groups": "2", "version": "6", "attention_hidden_size": "64", "intermediate_size": "96",
+    "head_size": "32", "mix_lora": "8", "decay_lora": "8", "aaa_lora": "8", "mv_lora": "8",
+    "gate_lora": "8",
 }
 """A valid value for each option that takes one and is not a choice."""
 
