@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 FAMILIES: dict[str, str] = {
     "mamba": "mamba",
     "mamba2": "mamba2",
+    "rwkv": "rwkv",
     "xlstm": "xlstm",
     "xlstm-lm": "xlstm_lm",
     "rglru": "rglru",
@@ -46,8 +47,9 @@ ALIASES: dict[str, tuple[str, ...]] = {
 }
 """The names people use for a field beside ``--field-name``, in every family that has it."""
 
-MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "mamba2": "mamba2", "xlstm": "xlstm",
-                               "recurrent_gemma": "rglru"}
+MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "mamba2": "mamba2", "rwkv": "rwkv",
+                               "rwkv5": "rwkv", "rwkv6": "rwkv", "rwkv7": "rwkv",
+                               "xlstm": "xlstm", "recurrent_gemma": "rglru"}
 """A ``config.json``'s ``model_type`` → family."""
 
 
@@ -155,11 +157,9 @@ def build(name: str, values: Mapping[str, object], config_file: str | None = Non
 
 def from_config_file(name: str, path: str) -> Any:
     """Family ``name``'s config from a ``config.json`` file."""
-    from pathlib import Path
+    from paramcount.config_json import read_config
 
-    from paramcount.sources.hf_folder import read_config
-
-    data = read_config(Path(path))
+    data = read_config(path)
     found = family_of(data)
     if found is not None and found != name:
         raise ConfigError(f"{path}: describes a {family(found).TITLE} model (count it with "

@@ -105,5 +105,7 @@ def build_family_report(name: str, config: Any, dtype: DType = DType.FP32) -> Fa
 
     module = family(name)
     made = module.tensors(config)
-    return FamilyReport(name, module.TITLE, module.REFERENCE, config, tuple(made),
-                        module.formula(config), dtype, parts(made))
+    title = getattr(module, "title", lambda _: module.TITLE)(config)
+    reference = getattr(module, "reference", lambda _: module.REFERENCE)(config)
+    return FamilyReport(name, title, reference, config, tuple(made), module.formula(config),
+                        dtype, parts(made))

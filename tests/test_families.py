@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paramcount import families
-from paramcount.conventions import mamba, mamba2
+from paramcount.conventions import mamba, mamba2, rwkv
 from paramcount.errors import ConfigError, SpecError
 from paramcount.family_report import build_family_report
 from paramcount.record import replace
@@ -45,7 +45,26 @@ def mamba2_configs(draw: st.DrawFn) -> mamba2.Mamba2Config:
         tie_word_embeddings=draw(st.booleans()))
 
 
-CONFIGS = {"mamba": mamba_configs(), "mamba2": mamba2_configs()}
+@st.composite
+def rwkv_configs(draw: st.DrawFn) -> rwkv.RwkvConfig:
+    """A random small RwkvConfig of any version, LoRA widths drawn or left "auto"."""
+    version = draw(st.sampled_from(rwkv.VERSIONS))
+    head = draw(st.integers(1, 4))
+    hidden = head * draw(st.integers(1, 4))
+    maybe = st.one_of(st.just("auto"), st.integers(1, 9))
+    loras = {name: draw(maybe) for name in rwkv.USED_LORAS[version]}
+    if version > 4:
+        loras["head_size"] = head
+    return rwkv.RwkvConfig(
+        version=version, vocab_size=draw(st.integers(1, 40)), hidden_size=hidden,
+        num_hidden_layers=draw(small),
+        attention_hidden_size=hidden if version == 7 else head * draw(st.integers(1, 4)),
+        intermediate_size=draw(st.integers(1, 50) if version in (5, 6) and hidden < 10
+                               else st.one_of(st.just("auto"), st.integers(1, 50))),
+        tie_word_embeddings=version == 4 and draw(st.booleans()), **loras)
+
+
+CONFIGS = {"mamba": mamba_configs(), "mamba2": mamba2_configs(), "rwkv": rwkv_configs()}
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))
@@ -119,6 +138,11 @@ PUBLISHED = {
                                 "state_size": 16, "expand": 2, "conv_kernel": 4,
                                 "time_step_rank": 48, "intermediate_size": 1536},
                       129_135_360),
+    "rwkv-4-169m-pile": ("rwkv", {"model_type": "rwkv", "vocab_size": 50277,
+                                  "hidden_size": 768, "num_hidden_layers": 12,
+                                  "attention_hidden_size": 768, "intermediate_size": 3072,
+                                  "context_length": 1024, "tie_word_embeddings": False},
+                         169_342_464),
     "mamba2-1.3b": ("mamba2", {"d_model": 2048, "d_intermediate": 0, "n_layer": 48,
                                "vocab_size": 50277, "ssm_cfg": {"layer": "Mamba2"},
                                "attn_layer_idx": [], "attn_cfg": {}, "rms_norm": True,

@@ -72,6 +72,9 @@ def bases(command: str, tmp_path: Path) -> list[list[str]]:
         small = ["mamba2", "--vocab", "10", "-L", "1"]
         return [[*small, "--hidden-size", "8", "--heads", "4", "--headdim", "4"],
                 [*small, "--heads", "2", "--headdim", "4"]]
+    if command == "rwkv":
+        return [["rwkv", "--vocab", "10", "-L", "1", "--hidden-size", "64", "--version", v]
+                for v in ("4", "5", "6", "7")]
     small = {
         "xlstm": ["--vocab", "10", "-L", "1", "--hidden-size", "64", "--heads", "2"],
         "xlstm-lm": ["--embedding-dim", "32", "-L", "2", "--slstm-at", "1", "--vocab", "10"],
@@ -120,14 +123,16 @@ SAMPLES = {
     "rank": "2", "settings": "hidden_size=128",
     "vocab_size": "10", "state_size": "2", "num_hidden_layers": "2", "expand": "2",
     "conv_kernel": "3", "time_step_rank": "2", "num_heads": "4", "head_dim": "4",
-    "n_groups": "2",
+    "n_groups": "2", "version": "6", "attention_hidden_size": "64", "intermediate_size": "96",
+    "head_size": "32", "mix_lora": "8", "decay_lora": "8", "aaa_lora": "8", "mv_lora": "8",
+    "gate_lora": "8",
     "num_blocks": "2", "qk_dim_factor": "0.5", "v_dim_factor": "1.0", "ffn_proj_factor": "2.0",
     "ffn_round_up_to_multiple_of": "8", "weight_mode": "fused", "embedding_dim": "32",
     "slstm_at": "1", "mlstm_num_heads": "2", "mlstm_proj_factor": "2.0",
     "mlstm_conv1d_kernel_size": "3", "mlstm_qkv_proj_blocksize": "4",
     "mlstm_round_proj_up_to_multiple_of": "16", "slstm_num_heads": "2",
     "slstm_conv1d_kernel_size": "0", "slstm_backend": "vanilla", "feedforward_proj_factor": "1.3",
-    "feedforward_round_proj_up_to_multiple_of": "16", "intermediate_size": "8",
+    "feedforward_round_proj_up_to_multiple_of": "16",
     "num_attention_heads": "2", "num_key_value_heads": "1", "lru_width": "8",
     "conv1d_width": "3", "block_types": "recurrent,attention", "dim": "8",
     "expansion_factor": "1.5", "num_tokens": "10", "depth": "2", "ff_mult": "2.0",

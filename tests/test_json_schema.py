@@ -58,6 +58,7 @@ RUNS: dict[str, list[Any]] = {
     "paramcount.family/1": [
         ["mamba", "--d-model", "8", "-L", "2", "--vocab", "4", "--no-tie"],
         ["mamba2", "--d-model", "8", "--heads", "2", "--headdim", "8", "--vocab", "4"],
+        ["rwkv", "--version", "7", "--n-embd", "64", "--n-layer", "2", "--vocab", "4"],
     ],
     "paramcount.shapes/1": [
         ["shapes", "lstm", "-i", "3", "-H", "4", "--bidir"],

@@ -10,15 +10,19 @@ default. A wrong value is a :class:`~paramcount.errors.SpecError` naming the opt
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
 
 from paramcount.conventions.base import Direction, Formula, Symbol, Tensor
-from paramcount.conventions.family import RecognisedModel
 from paramcount.errors import SpecError
 from paramcount.record import fields, record
 
-C = TypeVar("C")
-Shapes = Mapping[str, tuple[int, ...]]
+TYPE_CHECKING = False  # typing and the family protocol are for the type checker only
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    from paramcount.conventions.family import RecognisedModel
+
+    C = TypeVar("C")
+    Proposal = Callable[[Mapping[str, tuple[int, ...]], str, int], tuple[Any, list[str]] | None]
 
 
 def positive(config: object, *names: str) -> None:
@@ -211,12 +215,9 @@ def build(kind: type[C], **values: object) -> C | None:
         return None
 
 
-Proposal = Callable[[Shapes, str, int], "tuple[Any, list[str]] | None"]
-
-
-def recognise_models(family: str, shapes: Shapes, marker: str, propose: Proposal,
-                     tensors: Callable[[Any], list[Tensor]], frame: Frame = FRAME,
-                     layers_word: str = "layers") -> list[RecognisedModel]:
+def recognise_models(family: str, shapes: Mapping[str, tuple[int, ...]], marker: str,
+                     propose: Proposal, tensors: Callable[[Any], list[Tensor]],
+                     frame: Frame = FRAME, layers_word: str = "layers") -> list[RecognisedModel]:
     """Every model of a family among ``shapes``, found from each stack whose block 0 holds
     ``{layers_word}.0.{marker}``: ``propose`` reads a config from the tensors, and the model is
     accepted only if ``tensors(config)`` are exactly the tensors found under its prefix.
@@ -225,6 +226,8 @@ def recognise_models(family: str, shapes: Shapes, marker: str, propose: Proposal
     embeddings are tied; a bare backbone (transformers' ``...Model``) has no head, and is
     counted as the tied causal LM, which holds the same parameters.
     """
+    from paramcount.conventions.family import RecognisedModel
+
     found = []
     ending = f"{layers_word}.0.{marker}"
     for name in shapes:
@@ -246,7 +249,7 @@ def recognise_models(family: str, shapes: Shapes, marker: str, propose: Proposal
                 continue
         expected = {(root + t.name.removeprefix(frame.backbone) if bare else outer + t.name):
                     t.shape for t in tensors(config)}
-        ours = [n for n in shapes if n.startswith(root) or n == outer + frame.head]
+        ours = [n for n in shapes if n.startswith(f"{root}{layers_word}.") or n in expected]
         if len(ours) != len(expected) or any(shapes.get(n) != s for n, s in expected.items()):
             continue
         if bare:

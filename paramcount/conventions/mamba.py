@@ -18,8 +18,11 @@ from collections.abc import Mapping
 
 from paramcount.conventions import hf
 from paramcount.conventions.base import Formula, Symbol, Tensor
-from paramcount.conventions.family import RecognisedModel
 from paramcount.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from paramcount.conventions.family import RecognisedModel
 
 NAME = "mamba"
 TITLE = "Mamba (v1)"

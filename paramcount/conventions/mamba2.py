@@ -17,9 +17,12 @@ from collections.abc import Mapping
 
 from paramcount.conventions import hf
 from paramcount.conventions.base import Formula, Symbol, Tensor
-from paramcount.conventions.family import RecognisedModel
 from paramcount.errors import SpecError
 from paramcount.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from paramcount.conventions.family import RecognisedModel
 
 NAME = "mamba2"
 TITLE = "Mamba-2"

@@ -52,8 +52,10 @@ def parts_section(report: FamilyReport) -> Section:
 
 
 def settings_line(report: FamilyReport) -> str:
-    """``hidden_size=768, state_size=16, …``: the config as the reference's keywords."""
-    return ", ".join(f"{name}={value!r}" for name, value in report.settings.items())
+    """``hidden_size=768, state_size=16, …``: the config as the reference's keywords (options
+    the model's version does not have, left "auto", are left out)."""
+    return ", ".join(f"{name}={value!r}" for name, value in report.settings.items()
+                     if value != "auto")
 
 
 def family_breakdown(report: FamilyReport) -> Document:

@@ -9,17 +9,15 @@ config.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from paramcount.errors import ConfigError, ParamcountError
+from paramcount.config_json import read_config
+from paramcount.errors import ParamcountError
 from paramcount.sources.base import Listing, NamedTensor
 
 CONFIG = "config.json"
 INDEX = "model.safetensors.index.json"
 SINGLE = "model.safetensors"
-MAX_CONFIG = 10_000_000
-"""The largest ``config.json`` read (real ones are a few kilobytes)."""
 
 
 def read(path: Path) -> Listing:
@@ -57,20 +55,3 @@ def read(path: Path) -> Listing:
 def _config(path: Path) -> dict[str, object] | None:
     """The folder's ``config.json`` object, None when there is none."""
     return read_config(path) if path.is_file() else None
-
-
-def read_config(path: Path) -> dict[str, object]:
-    """A ``config.json`` file's object, or a ConfigError saying why it cannot be read."""
-    try:
-        if path.stat().st_size > MAX_CONFIG:
-            raise ConfigError(f"{path}: over {MAX_CONFIG:,} bytes, too large for a config")
-        data = json.loads(path.read_bytes().decode("utf-8"))
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot be read: {error.strerror or error}") from None
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"{path}:{error.lineno}:{error.colno}: not JSON: {error.msg}") from None
-    except (UnicodeDecodeError, RecursionError) as error:
-        raise ConfigError(f"{path}: not JSON: {str(error).splitlines()[0]}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: holds no JSON object (a config.json is one object)")
-    return data
