@@ -70,3 +70,18 @@ def test_checks_name_the_option_and_the_rule(check: object, message: str) -> Non
 def test_whole_accepts_zero_where_allowed() -> None:
     """0 is let through (vocab_size=0: the bare stack)."""
     parts.whole_or_zero("vocab_size", 0)
+
+
+@pytest.mark.parametrize(
+    ("family", "field"),
+    [("xlstm", "num_blocks"), ("xlstm_lm", "num_blocks"), ("rglru", "num_hidden_layers"),
+     ("minlm", "depth")],
+    ids=["xlstm", "xlstm-lm", "rglru", "minlm"],
+)
+def test_a_block_count_beyond_the_listing_limit_is_refused(family: str, field: str) -> None:
+    """10^8 blocks is one error line, not a listing that never ends."""
+    import importlib
+
+    module = importlib.import_module(f"paramcount.conventions.{family}")
+    with pytest.raises(SpecError, match=f"{field}=100000000 is more blocks than paramcount lists"):
+        module.Config(**{field: 10**8})

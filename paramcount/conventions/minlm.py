@@ -18,6 +18,7 @@ from paramcount.conventions.family import RecognisedModel
 from paramcount.conventions.hf import booleans, positive
 from paramcount.conventions.mingru import MinGRUConfig, layer_tensors, projection_name, read_layer
 from paramcount.conventions.parts import (
+    at_most_blocks,
     blocks_under,
     exact,
     factor,
@@ -58,6 +59,7 @@ class MinLMConfig:
         factor("ff_mult", self.ff_mult)
         factor("expansion", self.expansion)
         booleans(self, "use_lstm", "enable_conv")
+        at_most_blocks("depth", self.depth)
         if int(self.dim * self.expansion) < 1:
             raise SpecError("{expansion} leaves the minGRU no inner width: int(dim·expansion) "
                             "is 0", expansion=self.expansion)

@@ -18,7 +18,7 @@ from paramcount.conventions.family import RecognisedModel
 from paramcount.conventions.hf import role_of
 from paramcount.conventions.recognition import Shapes, in_order, index_of, is_shape, matches
 from paramcount.errors import SpecError
-from paramcount.spec import positive
+from paramcount.spec import MAX_LAYERS, positive
 
 
 def tensor(name: str, shape: tuple[int, ...], layer: int, width: int, role: str) -> Tensor:
@@ -75,6 +75,14 @@ def whole_or_zero(field: str, value: object) -> None:
     """``value`` must be 0 or a positive whole number (0: the part is left out)."""
     if not (value == 0 and isinstance(value, int) and not isinstance(value, bool)):
         positive(field, value)
+
+
+def at_most_blocks(field: str, value: int) -> None:
+    """A block count must not exceed :data:`~paramcount.spec.MAX_LAYERS`: every block's tensors
+    are listed."""
+    if value > MAX_LAYERS:
+        raise SpecError("{" + field + "} is more blocks than paramcount lists tensor by tensor "
+                        f"(at most {MAX_LAYERS:,})", **{field: value})
 
 
 def factor(field: str, value: object) -> None:

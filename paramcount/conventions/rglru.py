@@ -25,6 +25,7 @@ from paramcount.conventions.base import Formula, Symbol, Tensor
 from paramcount.conventions.family import RecognisedModel
 from paramcount.conventions.hf import booleans, positive
 from paramcount.conventions.parts import (
+    at_most_blocks,
     blocks_under,
     depthwise_conv,
     divides,
@@ -78,6 +79,7 @@ class RecurrentGemmaConfig:
                             "⌊intermediate_size / 2⌋ wide",
                             intermediate_size=self.intermediate_size)
         booleans(self, "attention_bias", "tie_word_embeddings")
+        at_most_blocks("num_hidden_layers", self.num_hidden_layers)
         types = self.block_types
         if not (isinstance(types, tuple) and types and all(t in BLOCK_TYPES for t in types)):
             raise SpecError("{block_types} must list 'recurrent' and 'attention' blocks",

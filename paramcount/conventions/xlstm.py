@@ -20,6 +20,7 @@ from paramcount.conventions.base import Formula, Symbol, Tensor
 from paramcount.conventions.family import RecognisedModel
 from paramcount.conventions.hf import booleans, positive
 from paramcount.conventions.parts import (
+    at_most_blocks,
     blocks_under,
     choice,
     divides,
@@ -65,6 +66,7 @@ class XLSTMConfig:
         positive(self, "vocab_size", "hidden_size", "num_blocks", "num_heads",
                  "ffn_round_up_to_multiple_of")
         booleans(self, "use_bias")
+        at_most_blocks("num_blocks", self.num_blocks)
         for field in ("qk_dim_factor", "v_dim_factor", "ffn_proj_factor"):
             factor(field, getattr(self, field))
         choice("weight_mode", self.weight_mode, WEIGHT_MODES)

@@ -30,6 +30,7 @@ from paramcount.conventions.base import Formula, Symbol, Tensor
 from paramcount.conventions.family import RecognisedModel
 from paramcount.conventions.hf import booleans, positive
 from paramcount.conventions.parts import (
+    at_most_blocks,
     blocks_under,
     choice,
     depthwise_conv,
@@ -46,6 +47,7 @@ from paramcount.conventions.parts import (
 from paramcount.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
 from paramcount.record import record
+from paramcount.spec import MAX_LAYERS
 
 NAME = "xlstm-lm"
 TITLE = "xLSTM (xlstm package: mLSTM and sLSTM blocks)"
@@ -96,6 +98,7 @@ class XLSTMLMConfig:
                  "mlstm_qkv_proj_blocksize", "mlstm_round_proj_up_to_multiple_of",
                  "slstm_num_heads", "feedforward_round_proj_up_to_multiple_of")
         whole_or_zero("slstm_conv1d_kernel_size", self.slstm_conv1d_kernel_size)
+        at_most_blocks("num_blocks", self.num_blocks)
         booleans(self, "add_post_blocks_norm", "bias", "tie_weights", "mlstm_round_proj_up_dim_up",
                  "slstm_group_norm_weight", "feedforward", "feedforward_bias",
                  "feedforward_round_proj_up_dim_up")
@@ -327,7 +330,7 @@ def from_hf_config(data: Mapping[str, object]) -> XLSTMLMConfig:
     blocks = data.get("num_blocks", 1)
     at = data.get("slstm_at", [])
     if mlstm_block is None or at == "all":
-        at = list(range(blocks)) if isinstance(blocks, int) else []
+        at = list(range(blocks)) if isinstance(blocks, int) and blocks <= MAX_LAYERS else []
     if not isinstance(at, list | tuple):
         raise SpecError("{slstm_at} must be a list of block indices or 'all'", slstm_at=at)
     if at and slstm_block is None:
