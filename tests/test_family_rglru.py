@@ -178,3 +178,18 @@ def test_2b_matches_transformers(transformers_gemma: Any) -> None:
     with torch.device("meta"):
         model = model_class(config_class.from_dict(GEMMA_2B))
     assert sum(p.numel() for p in model.parameters()) == 2_682_862_080
+
+
+@pytest.mark.torch
+@REAL
+@given(config=CONFIGS)
+def test_reads_what_transformers_writes(transformers_gemma: Any,
+                                        config: RecurrentGemmaConfig) -> None:
+    """transformers' own config, written out as config.json's dict, reads back as the config
+    (with the widths it resolved written in)."""
+    config_class, _ = transformers_gemma
+    options = {f: getattr(config, f) for f in fields(config)}
+    options["block_types"] = list(config.block_types)
+    written = config_class(**options).to_dict()
+    resolved = replace(config, lru_width=config.width, num_key_value_heads=config.kv_heads)
+    assert rglru.from_hf_config(written) == resolved

@@ -377,3 +377,61 @@ def test_slstm_cuda_layout_matches_the_package_cell(heads: int) -> None:
     ours = {t.name.split("slstm_cell.")[1]: t.shape
             for t in xlstm_lm.tensors(config) if ".slstm_cell." in t.name}
     assert dict(_named(cell)) == ours
+
+
+@pytest.mark.torch
+@REAL
+@given(config=HF)
+def test_xlstm_reads_what_transformers_writes(transformers_xlstm: Any,
+                                              config: XLSTMConfig) -> None:
+    """transformers' own config, written out as config.json's dict, reads back as the config."""
+    config_class, _ = transformers_xlstm
+    options = {f: getattr(config, f) for f in fields(config)}
+    written = config_class(**options, embedding_dim=config.hidden_size).to_dict()
+    assert xlstm.from_hf_config(written) == config
+
+
+ISSUE_48 = {"vocab_size": 50257, "num_blocks": 24, "embedding_dim": 384,
+            "mlstm_block": {"mlstm": {"num_heads": 4}},
+            "slstm_block": {"slstm": {"num_heads": 4}}, "slstm_at": [3, 20],
+            "context_length": 2048}
+"""The model section of NX-AI/xlstm#48's YAML (the paper's xLSTM[7:1] at the width asked)."""
+
+
+def _nested(package: Any, data: dict[str, Any]) -> Any:
+    """The package's config from a nested dict, field by field as dacite's from_dict fills it
+    (dacite itself is not installed here); the sLSTM on the vanilla backend."""
+    mlstm = package.mLSTMBlockConfig(mlstm=package.mLSTMLayerConfig(
+        **data.get("mlstm_block", {}).get("mlstm", {})))
+    slstm = package.sLSTMBlockConfig(slstm=package.sLSTMLayerConfig(
+        **{**data.get("slstm_block", {}).get("slstm", {}), "backend": "vanilla"}))
+    top = {k: v for k, v in data.items() if k not in ("mlstm_block", "slstm_block")}
+    return package.xLSTMLMModelConfig(mlstm_block=mlstm, slstm_block=slstm, **top)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("data", [
+    ISSUE_48,
+    {**ISSUE_48, "embedding_dim": 768, "tie_weights": True},
+    {"model": {"num_blocks": 2, "embedding_dim": 64, "mlstm_block": {"mlstm": {"num_heads": 1}},
+               "slstm_block": {"slstm": {"num_heads": 1}}, "slstm_at": [1],
+               "context_length": 256, "vocab_size": 3}},
+], ids=["issue-48-384", "paper-125m-tied", "parity-experiment"])
+def test_xlstm_lm_reads_the_nested_config_as_the_package(data: dict[str, Any]) -> None:
+    """The package builds, from the same nested dict, exactly the tensors paramcount lists."""
+    package = pytest.importorskip("xlstm")
+    import torch
+
+    config = replace(xlstm_lm.from_hf_config(data), slstm_backend="vanilla")
+    with torch.device("meta"):
+        model = package.xLSTMLMModel(_nested(package, data.get("model", data)))
+    assert _named(model) == _ours(xlstm_lm.tensors(config))
+
+
+def test_issue_48_counts() -> None:
+    """NX-AI/xlstm#48: 60,575,792 at 384 wide (as the issue printed); 125,021,360 at 768 with
+    the head tied (the paper's 125M), 163,618,736 untied."""
+    assert xlstm_lm.formula(xlstm_lm.from_hf_config(ISSUE_48)).total == 60_575_792
+    wide = xlstm_lm.from_hf_config({**ISSUE_48, "embedding_dim": 768})
+    assert xlstm_lm.formula(wide).total == 163_618_736
+    assert xlstm_lm.formula(replace(wide, tie_weights=True)).total == 125_021_360
