@@ -53,7 +53,7 @@ def test_factor_for_finds_a_factor_that_rebuilds_the_width(width: int, base: int
     [
         (lambda: parts.whole_or_zero("depth", True), "depth=True must be a whole number"),
         (lambda: parts.whole_or_zero("depth", -1), "depth=-1 must be a positive integer"),
-        (lambda: parts.factor("ff_mult", float("nan")), "ff_mult=nan must be a positive, finite"),
+        (lambda: parts.factor("ff_mult", float("nan")), "ff_mult=nan must be a positive number"),
         (lambda: parts.factor("ff_mult", "2"), "ff_mult='2' must be a number"),
         (lambda: parts.choice("mode", 1, ("a", "b")), "mode=1 must be one of 'a', 'b'"),
         (lambda: parts.divides("heads", 3, "width", 8, "equal heads"),
@@ -85,3 +85,27 @@ def test_a_block_count_beyond_the_listing_limit_is_refused(family: str, field: s
     module = importlib.import_module(f"paramcount.conventions.{family}")
     with pytest.raises(SpecError, match=f"{field}=100000000 is more blocks than paramcount lists"):
         module.Config(**{field: 10**8})
+
+
+@pytest.mark.parametrize("size", [10**19, 10**400], ids=["past-int64", "past-float"])
+def test_recognisers_pass_over_shapes_too_large(size: int) -> None:
+    """Shapes no framework could build (a hostile header) are left unrecognised, quietly."""
+    from paramcount.conventions import mingru, minlm, rglru, xlstm, xlstm_lm
+
+    for module, config in ((xlstm, xlstm.Config(hidden_size=64, vocab_size=10, num_blocks=1)),
+                           (xlstm_lm, xlstm_lm.Config(vocab_size=10, slstm_at=(0,))),
+                           (rglru, rglru.Config(hidden_size=20, vocab_size=10)),
+                           (minlm, minlm.Config(dim=8, depth=1)), (mingru, mingru.Config(8))):
+        shapes = {t.name: tuple(size if n > 1 else n for n in t.shape)
+                  for t in module.tensors(config)}
+        assert module.recognise(shapes) == []
+
+
+def test_sizes_and_factors_are_bounded() -> None:
+    """A size or factor past 2^63 − 1 is one error line (no float overflow later)."""
+    from paramcount.conventions import xlstm
+
+    with pytest.raises(SpecError, match=r"hidden_size=.* is too large"):
+        xlstm.Config(hidden_size=10**400)
+    with pytest.raises(SpecError, match=r"qk_dim_factor=1e.* must be a positive number, at most"):
+        xlstm.Config(qk_dim_factor=1e300)

@@ -14,12 +14,13 @@ from collections.abc import Mapping
 
 from paramcount.conventions.base import Formula, Symbol, Tensor
 from paramcount.conventions.family import RecognisedModel
-from paramcount.conventions.hf import booleans, positive
+from paramcount.conventions.hf import booleans
 from paramcount.conventions.parts import (
     exact,
     factor,
     factor_for,
     linear,
+    sizes,
 )
 from paramcount.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
@@ -43,7 +44,7 @@ class MinGRUConfig:
     use_lstm: bool = False
 
     def __post_init__(self) -> None:
-        positive(self, "dim")
+        sizes(self, "dim")
         factor("expansion_factor", self.expansion_factor)
         booleans(self, "use_lstm", *(("proj_out",) if self.proj_out is not None else ()))
         if self.dim_inner < 1:
@@ -153,9 +154,9 @@ def read_layer(shapes: Shapes, prefix: str, name: str, shape: tuple[int, ...]) -
         return None
     di = rows // gates
     has_out = f"{prefix}to_out.weight" in shapes
-    expansion = factor_for(di, d, lambda f: int(d * f), 1.0)
-    proj_out = None if has_out == (expansion != 1) else has_out
     try:
+        expansion = factor_for(di, d, lambda f: int(d * f), 1.0)
+        proj_out = None if has_out == (expansion != 1) else has_out
         return MinGRUConfig(dim=d, expansion_factor=expansion, proj_out=proj_out, use_lstm=lstm)
-    except SpecError:
+    except (SpecError, OverflowError):  # OverflowError: beyond the floats minGRU sizes with
         return None

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from paramcount.conventions.base import Formula, Symbol, Tensor
 from paramcount.conventions.family import RecognisedModel
-from paramcount.conventions.hf import booleans, positive
+from paramcount.conventions.hf import booleans
 from paramcount.conventions.mingru import MinGRUConfig, layer_tensors, projection_name, read_layer
 from paramcount.conventions.parts import (
     at_most_blocks,
@@ -26,6 +26,7 @@ from paramcount.conventions.parts import (
     found_at,
     linear,
     norm,
+    sizes,
     tensor,
 )
 from paramcount.conventions.recognition import Shapes, is_shape
@@ -55,7 +56,7 @@ class MinLMConfig:
     enable_conv: bool = False
 
     def __post_init__(self) -> None:
-        positive(self, "num_tokens", "dim", "depth", "conv_kernel_size")
+        sizes(self, "num_tokens", "dim", "depth", "conv_kernel_size")
         factor("ff_mult", self.ff_mult)
         factor("expansion", self.expansion)
         booleans(self, "use_lstm", "enable_conv")

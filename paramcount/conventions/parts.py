@@ -18,7 +18,7 @@ from paramcount.conventions.family import RecognisedModel
 from paramcount.conventions.hf import role_of
 from paramcount.conventions.recognition import Shapes, in_order, index_of, is_shape, matches
 from paramcount.errors import SpecError
-from paramcount.spec import MAX_LAYERS, positive
+from paramcount.spec import MAX_LAYERS, MAX_SIZE, positive
 
 
 def tensor(name: str, shape: tuple[int, ...], layer: int, width: int, role: str) -> Tensor:
@@ -71,6 +71,12 @@ def round_up(value: float, multiple: int) -> int:
     return int(((value + multiple - 1) // multiple) * multiple)
 
 
+def sizes(config: object, *names: str) -> None:
+    """Each named field must be a whole number from 1 to 2^63 − 1, as a framework's sizes are."""
+    for name in names:
+        positive(name, getattr(config, name))
+
+
 def whole_or_zero(field: str, value: object) -> None:
     """``value`` must be 0 or a positive whole number (0: the part is left out)."""
     if not (value == 0 and isinstance(value, int) and not isinstance(value, bool)):
@@ -89,8 +95,9 @@ def factor(field: str, value: object) -> None:
     """``value`` must be a positive, finite number (a float or an int)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise SpecError("{" + field + "} must be a number", **{field: value})
-    if not (math.isfinite(value) and value > 0):
-        raise SpecError("{" + field + "} must be a positive, finite number", **{field: value})
+    if not (math.isfinite(value) and 0 < value <= MAX_SIZE):
+        raise SpecError("{" + field + "} must be a positive number, at most 2^63 − 1",
+                        **{field: value})
 
 
 def choice(field: str, value: object, allowed: Collection[object]) -> None:
@@ -149,7 +156,10 @@ def found_at(
     for name, shape in shapes.items():
         match = pattern.fullmatch(name)
         if match and is_shape(shape, rank):
-            model = at(match, shape)
+            try:
+                model = at(match, shape)
+            except OverflowError:  # sizes beyond the floats the references round with
+                continue
             if model is not None:
                 found.append(model)
     return found

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 from paramcount.conventions.base import Formula, Symbol, Tensor
 from paramcount.conventions.family import RecognisedModel
-from paramcount.conventions.hf import booleans, positive
+from paramcount.conventions.hf import booleans
 from paramcount.conventions.parts import (
     at_most_blocks,
     blocks_under,
@@ -33,6 +33,7 @@ from paramcount.conventions.parts import (
     found_at,
     linear,
     norm,
+    sizes,
     tensor,
 )
 from paramcount.conventions.recognition import Shapes, is_shape
@@ -70,9 +71,9 @@ class RecurrentGemmaConfig:
     tie_word_embeddings: bool = True
 
     def __post_init__(self) -> None:
-        positive(self, "vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
+        sizes(self, "vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
                  "num_attention_heads", "conv1d_width")
-        positive(self, *(f for f in ("num_key_value_heads", "lru_width")
+        sizes(self, *(f for f in ("num_key_value_heads", "lru_width")
                          if getattr(self, f) is not None))
         if self.intermediate_size < 2:
             raise SpecError("{intermediate_size} leaves the MLP no width: it is "

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 from paramcount.conventions.base import Formula, Symbol, Tensor
 from paramcount.conventions.family import RecognisedModel
-from paramcount.conventions.hf import booleans, positive
+from paramcount.conventions.hf import booleans
 from paramcount.conventions.parts import (
     at_most_blocks,
     blocks_under,
@@ -31,6 +31,7 @@ from paramcount.conventions.parts import (
     linear,
     norm,
     round_up,
+    sizes,
     tensor,
 )
 from paramcount.conventions.recognition import Shapes, is_shape
@@ -63,7 +64,7 @@ class XLSTMConfig:
     weight_mode: str = "single"
 
     def __post_init__(self) -> None:
-        positive(self, "vocab_size", "hidden_size", "num_blocks", "num_heads",
+        sizes(self, "vocab_size", "hidden_size", "num_blocks", "num_heads",
                  "ffn_round_up_to_multiple_of")
         booleans(self, "use_bias")
         at_most_blocks("num_blocks", self.num_blocks)

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 
 from paramcount.conventions.base import Formula, Symbol, Tensor
 from paramcount.conventions.family import RecognisedModel
-from paramcount.conventions.hf import booleans, positive
+from paramcount.conventions.hf import booleans
 from paramcount.conventions.parts import (
     at_most_blocks,
     blocks_under,
@@ -41,6 +41,7 @@ from paramcount.conventions.parts import (
     found_at,
     linear,
     norm,
+    sizes,
     tensor,
     whole_or_zero,
 )
@@ -94,7 +95,7 @@ class XLSTMLMConfig:
 
     def __post_init__(self) -> None:
         whole_or_zero("vocab_size", self.vocab_size)
-        positive(self, "embedding_dim", "num_blocks", "mlstm_num_heads", "mlstm_conv1d_kernel_size",
+        sizes(self, "embedding_dim", "num_blocks", "mlstm_num_heads", "mlstm_conv1d_kernel_size",
                  "mlstm_qkv_proj_blocksize", "mlstm_round_proj_up_to_multiple_of",
                  "slstm_num_heads", "feedforward_round_proj_up_to_multiple_of")
         whole_or_zero("slstm_conv1d_kernel_size", self.slstm_conv1d_kernel_size)
