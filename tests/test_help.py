@@ -113,7 +113,7 @@ SAMPLES = {
     "conv_kernel": "3", "time_step_rank": "2", "num_heads": "4", "head_dim": "4",
     "n_groups": "2", "version": "6", "attention_hidden_size": "64", "intermediate_size": "96",
     "head_size": "32", "mix_lora": "8", "decay_lora": "8", "aaa_lora": "8", "mv_lora": "8",
-    "gate_lora": "8",
+    "gate_lora": "8", "what_if": "vocab_size=20",
 }
 """A valid value for each option that takes one and is not a choice."""
 
