@@ -9,6 +9,7 @@ every difference named. Pure: no framework, no click, no rich.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -274,19 +275,11 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
         found.append(FamilyModel(
             name=model.prefix.rstrip("./"), family=model.family, config=config,
             description=families.describe(model.family, config),
-            params=sum(shape_count(s) for _, s in expected),
-            stored=sum(shape_count(shapes[n]) for n in model.names),
+            params=sum(math.prod(s) for _, s in expected),
+            stored=sum(math.prod(shapes[n]) for n in model.names),
             checks=checks, command=families.command_line(model.family, config),
             notes=tuple(notes), claims=claims))
     return tuple(found)
-
-
-def shape_count(shape: tuple[int, ...]) -> int:
-    """The elements of a tensor of ``shape``."""
-    count = 1
-    for n in shape:
-        count *= n
-    return count
 
 
 def _claims(family: str, data: dict[str, Any], found: Any, notes: list[str]) -> tuple[

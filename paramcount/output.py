@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the JSON path never needs the document model
     from paramcount.compute import Compute
+    from paramcount.family_explain import KnobChange
     from paramcount.family_report import FamilyReport
     from paramcount.memory import Memory
     from paramcount.render.document import Document
@@ -130,14 +131,20 @@ def show_reports(
     show(document, output_format)
 
 
-def show_family(report: FamilyReport, output_format: str) -> None:
-    """Print a family model's answer: its tensors, parts and formula, or its JSON."""
+def show_family(report: FamilyReport, output_format: str, explain: bool = False,
+                what_if: Sequence[KnobChange] = ()) -> None:
+    """Print a family model's answer: its tensors, parts and formula (and, to explain it, what
+    each option adds), or its JSON."""
     if output_format == "json":
         from paramcount.render.data import dumps
-        from paramcount.render.family import family_data
+        from paramcount.render.family import explanation_data, family_data
 
-        show_json(dumps(family_data(report)))
+        data = family_data(report)
+        if explain or what_if:
+            data["explanation"] = explanation_data(report, list(what_if))
+        show_json(dumps(data))
         return
-    from paramcount.render.family import family_breakdown
+    from paramcount.render.family import explanation, family_breakdown
 
-    show(family_breakdown(report), output_format)
+    explained = explanation(report, list(what_if)) if explain or what_if else ()
+    show(family_breakdown(report, explained), output_format)

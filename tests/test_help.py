@@ -125,7 +125,7 @@ SAMPLES = {
     "conv_kernel": "3", "time_step_rank": "2", "num_heads": "4", "head_dim": "4",
     "n_groups": "2", "version": "6", "attention_hidden_size": "64", "intermediate_size": "96",
     "head_size": "32", "mix_lora": "8", "decay_lora": "8", "aaa_lora": "8", "mv_lora": "8",
-    "gate_lora": "8",
+    "gate_lora": "8", "what_if": "vocab_size=20",
     "num_blocks": "2", "qk_dim_factor": "0.5", "v_dim_factor": "1.0", "ffn_proj_factor": "2.0",
     "ffn_round_up_to_multiple_of": "8", "weight_mode": "fused", "embedding_dim": "32",
     "slstm_at": "1", "mlstm_num_heads": "2", "mlstm_proj_factor": "2.0",
@@ -139,6 +139,9 @@ SAMPLES = {
     "expansion": "1.5", "conv_kernel_size": "3",
 }
 """A valid value for each option that takes one and is not a choice."""
+
+WHAT_IF = {"mingru": "dim=16", "minlm": "dim=16"}
+"""--what-if for the families without a vocab_size."""
 
 
 def values(option: click.Option, tmp_path: Path) -> Iterator[str]:
@@ -185,7 +188,8 @@ def uses(command: click.Command, tmp_path: Path) -> Iterator[list[str]]:
             continue
         for name in param.opts:
             for value in values(param, tmp_path):
-                yield [name, value]
+                yield [name, WHAT_IF.get(command.name or "", value)
+                       if param.name == "what_if" else value]
 
 
 def _command(name: str) -> click.Command:

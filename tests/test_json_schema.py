@@ -59,6 +59,10 @@ RUNS: dict[str, list[Any]] = {
         ["mamba", "--d-model", "8", "-L", "2", "--vocab", "4", "--no-tie"],
         ["mamba2", "--d-model", "8", "--heads", "2", "--headdim", "8", "--vocab", "4"],
         ["rwkv", "--version", "7", "--n-embd", "64", "--n-layer", "2", "--vocab", "4"],
+        ["mamba", "--d-model", "8", "-L", "2", "--vocab", "4", "--explain",
+         "--what-if", "state_size=32"],
+        ["mamba2", "--d-model", "8", "--heads", "2", "--headdim", "8", "--vocab", "4",
+         "--what-if", "num_heads=4"],
     ],
     "paramcount.shapes/1": [
         ["shapes", "lstm", "-i", "3", "-H", "4", "--bidir"],

@@ -37,9 +37,17 @@ def make_command(name: str) -> click.Command:
     @click.option("--config", "config_file", metavar="FILE",
                   help="A Hugging Face (or the reference's own) config.json; options given "
                        "beside it override its values.")
+    @click.option("--explain", "explain", is_flag=True,
+                  help="Also explain the count: what each option adds, the LSTM and GRU of the "
+                       "same width" + (", the bidirectional variant" if name == "mamba" else "")
+                       + ". ('paramcount explain " + name + " ...' is the same.)")
+    @click.option("--what-if", "what_if", multiple=True, metavar="FIELD=VALUE",
+                  help="What changing one option does, tensor by tensor (repeatable): "
+                       "--what-if state_size=64.")
     @output_options
-    def command(config_file: str | None, output_format: str | None, as_json: bool,
-                as_markdown: bool, dtype: str, **given: Any) -> int:
+    def command(config_file: str | None, explain: bool, what_if: tuple[str, ...],
+                output_format: str | None, as_json: bool, as_markdown: bool, dtype: str,
+                **given: Any) -> int:
         fmt = resolve_format(output_format, as_json, as_markdown)
         values = {}
         for option in families.options(name):
@@ -47,7 +55,7 @@ def make_command(name: str) -> click.Command:
             if text is not None:
                 values[option.field] = text if option.kind == "bool" else families.value_of(
                     option, text)
-        return answer(name, values, config_file, fmt, dtype)
+        return answer(name, values, config_file, fmt, dtype, explain, what_if)
 
     for option in reversed(families.options(name)):
         command = _option(option)(command)
@@ -55,8 +63,9 @@ def make_command(name: str) -> click.Command:
 
 
 def answer(name: str, values: dict[str, object], config_file: str | None, fmt: str,
-           dtype: str) -> int:
+           dtype: str, explain: bool = False, what_if: tuple[str, ...] = ()) -> int:
     """Count family ``name``'s model and print it; a bad value is one error line (exit 2)."""
+    from paramcount.family_explain import knob_change
     from paramcount.family_report import build_family_report
     from paramcount.output import show_family
     from paramcount.spec import DType
@@ -65,8 +74,29 @@ def answer(name: str, values: dict[str, object], config_file: str | None, fmt: s
         config = families.build(name, values, config_file)
     except SpecError as error:
         raise ParamcountError(error.render(families.label_for(name))) from None
-    show_family(build_family_report(name, config, DType(dtype)), fmt)
+    changes = [knob_change(name, config, *_setting(name, text)) for text in what_if]
+    show_family(build_family_report(name, config, DType(dtype)), fmt, explain, changes)
     return 0
+
+
+def _setting(name: str, text: str) -> tuple[str, object]:
+    """``state_size=64`` (or ``--d-state=64``) read as the field and its value."""
+    key, equals, value = text.partition("=")
+    spelled = {n: o for o in families.options(name) for n in (o.field, *o.names)}
+    option = spelled.get(key.strip()) or spelled.get("--" + key.strip().replace("_", "-"))
+    if not equals or option is None:
+        fields = ", ".join(o.field for o in families.options(name))
+        raise click.BadParameter(f"{text!r} is not FIELD=VALUE with a field of {name} "
+                                 f"({fields})", param_hint="'--what-if'")
+    if option.kind == "bool":
+        if value.lower() not in ("true", "false"):
+            raise click.BadParameter(f"{text!r}: {option.field} is true or false",
+                                     param_hint="'--what-if'")
+        return option.field, value.lower() == "true"
+    try:
+        return option.field, families.value_of(option, value)
+    except SpecError as error:
+        raise ParamcountError(error.render(families.label_for(name))) from None
 
 
 def __getattr__(name: str) -> click.Command:

@@ -52,6 +52,11 @@ class MinGRUConfig:
                             " is 0", expansion_factor=self.expansion_factor)
 
     @property
+    def hidden_size(self) -> int:
+        """The width the layer reads and writes: ``dim``."""
+        return self.dim
+
+    @property
     def dim_inner(self) -> int:
         """``int(dim * expansion_factor)``."""
         return int(self.dim * self.expansion_factor)

@@ -69,6 +69,11 @@ class MinLMConfig:
                             ff_mult=self.ff_mult)
 
     @property
+    def hidden_size(self) -> int:
+        """The width every layer reads and writes: ``dim``."""
+        return self.dim
+
+    @property
     def layer(self) -> MinGRUConfig:
         """Each layer's minGRU / minLSTM."""
         return MinGRUConfig(self.dim, self.expansion, None, self.use_lstm)
@@ -93,15 +98,15 @@ def block_tensors(config: MinLMConfig, layer: int, prefix: str = "layers.") -> l
     out = []
     if config.enable_conv:
         out.append(tensor(p + "0.net.0.weight", (d, 1, config.conv_kernel_size), layer, d,
-                          "depthwise conv"))
-        out.append(tensor(p + "0.net.0.bias", (d,), layer, d, "depthwise conv.bias"))
-        out.append(tensor(p + "0.net.1.weight", (d, d, 1), layer, d, "pointwise conv"))
-        out.append(tensor(p + "0.net.1.bias", (d,), layer, d, "pointwise conv.bias"))
-    out += norm(p + "1.", d, layer)
+                          "conv (depthwise)"))
+        out.append(tensor(p + "0.net.0.bias", (d,), layer, d, "conv (depthwise).bias"))
+        out.append(tensor(p + "0.net.1.weight", (d, d, 1), layer, d, "conv (pointwise)"))
+        out.append(tensor(p + "0.net.1.bias", (d,), layer, d, "conv (pointwise).bias"))
+    out += norm(p + "1.", d, layer, role="norm")
     out += layer_tensors(config.layer, layer, p + "2.")
-    out += norm(p + "3.", d, layer)
-    out += linear(p + "4.0.", f, d, True, layer)
-    out += linear(p + "4.2.", d, f, True, layer)
+    out += norm(p + "3.", d, layer, role="ff_norm")
+    out += linear(p + "4.0.", f, d, True, layer, role="ff (in)")
+    out += linear(p + "4.2.", d, f, True, layer, role="ff (out)")
     return out
 
 

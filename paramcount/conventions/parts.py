@@ -27,10 +27,12 @@ def tensor(name: str, shape: tuple[int, ...], layer: int, width: int, role: str)
 
 
 def linear(
-    prefix: str, out: int, inp: int, bias: bool, layer: int, width: int | None = None
+    prefix: str, out: int, inp: int, bias: bool, layer: int, width: int | None = None,
+    role: str = "",
 ) -> list[Tensor]:
-    """``nn.Linear(inp, out, bias)`` at ``prefix``: ``weight`` (out, inp) and ``bias`` (out,)."""
-    role = role_of(prefix + "weight")
+    """``nn.Linear(inp, out, bias)`` at ``prefix``: ``weight`` (out, inp) and ``bias`` (out,);
+    ``role`` names it where its module's name is only an index (``4.0``)."""
+    role = role or role_of(prefix + "weight")
     reads = inp if width is None else width
     out_tensors = [tensor(prefix + "weight", (out, inp), layer, reads, role)]
     if bias:
@@ -38,11 +40,10 @@ def linear(
     return out_tensors
 
 
-def norm(prefix: str, size: int, layer: int, weight: bool = True, bias: bool = False) -> list[
-    Tensor
-]:
+def norm(prefix: str, size: int, layer: int, weight: bool = True, bias: bool = False,
+         role: str = "") -> list[Tensor]:
     """A norm's ``weight`` and ``bias`` (size,) at ``prefix``, those it has."""
-    role = role_of(prefix + "weight")
+    role = role or role_of(prefix + "weight")
     out = []
     if weight:
         out.append(tensor(prefix + "weight", (size,), layer, size, role))

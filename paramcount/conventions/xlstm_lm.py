@@ -139,6 +139,11 @@ class XLSTMLMConfig:
                 "the mLSTM cell splits its inner width into equal heads")
 
     @property
+    def hidden_size(self) -> int:
+        """The width every block reads and writes: ``embedding_dim``."""
+        return self.embedding_dim
+
+    @property
     def has_mlstm(self) -> bool:
         """Whether any block is an mLSTM block."""
         return len(self.slstm_at) < self.num_blocks
