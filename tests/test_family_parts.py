@@ -109,3 +109,18 @@ def test_sizes_and_factors_are_bounded() -> None:
         xlstm.Config(hidden_size=10**400)
     with pytest.raises(SpecError, match=r"qk_dim_factor=1e.* must be a positive number, at most"):
         xlstm.Config(qk_dim_factor=1e300)
+
+
+@pytest.mark.parametrize("index", ["99999999999", "10000", "²"], ids=["huge", "past-limit",
+                                                                      "unicode-digit"])
+def test_block_indices_past_the_limit_are_no_model(index: str) -> None:
+    """A hostile block index (past 10,000, or a digit that is not ASCII) is no model, at once."""
+    from paramcount.conventions import rglru, xlstm_lm
+
+    for module, config in ((xlstm_lm, xlstm_lm.Config(slstm_at=(0,))),
+                           (rglru, rglru.Config(hidden_size=20, vocab_size=10, num_hidden_layers=1,
+                                                num_attention_heads=2))):
+        shapes = {t.name: t.shape for t in module.tensors(config)}
+        extra = next(name for name in shapes if ".0." in name).replace(".0.", f".{index}.", 1)
+        shapes[extra] = (3,)
+        assert module.recognise(shapes) == []

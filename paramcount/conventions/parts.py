@@ -167,11 +167,15 @@ def found_at(
 
 
 def blocks_under(shapes: Shapes, start: str) -> int:
-    """How many numbered blocks ``start`` + ``0.``, ``1.`` … there are (the highest index + 1)."""
-    indices = set()
+    """How many numbered blocks ``start`` + ``0.``, ``1.`` … there are (the highest index + 1),
+    or 0 past :data:`~paramcount.spec.MAX_LAYERS`, more than any model paramcount lists."""
+    highest = -1
     for name in shapes:
         if name.startswith(start):
             head = name[len(start):].split(".", 1)[0]
-            if head.isdigit():
-                indices.add(int(head))
-    return max(indices) + 1 if indices else 0
+            if not (head.isascii() and head.isdigit()):
+                continue
+            if len(head) > 6:
+                return 0
+            highest = max(highest, int(head))
+    return highest + 1 if highest < MAX_LAYERS else 0

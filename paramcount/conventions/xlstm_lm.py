@@ -456,13 +456,8 @@ def _mlstm_fields(shapes: Shapes, x: str, e: int) -> dict[str, object]:
 
 def _blocksize(inner: int, heads: int) -> int:
     """A qkv_proj_blocksize b with inner // b == heads: the default 4 if it does, else the
-    smallest."""
-    if inner // 4 == heads:
-        return 4
-    size = max(1, inner // heads)
-    while size > 1 and inner // (size - 1) == heads:
-        size -= 1
-    return size
+    smallest, ⌊inner / (heads + 1)⌋ + 1."""
+    return 4 if inner // 4 == heads else inner // (heads + 1) + 1
 
 
 def _slstm_fields(shapes: Shapes, p: str, e: int) -> dict[str, object]:
