@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
+from paramcount.families import CLASSES
 from paramcount.layers import CONTAINERS, KNOWN
 from paramcount.sources.recovery import binary, is_prose, parse
 
@@ -382,7 +383,8 @@ class _Reader:
             keywords = self.keywords(node.keywords, env)
             if not any(k == SPREAD for k, _ in keywords):
                 return dict(keywords)
-        if name in KNOWN or name in self.classes or name.endswith(("LSTM", "GRU", "RNN")) or (
+        if name in KNOWN or name in self.classes or name in CLASSES or name.endswith(
+                ("LSTM", "GRU", "RNN")) or (
                 name[:1].isupper() and _framework_class(self.qualify(path))):
             return Call(path, self.qualify(path), args, self.keywords(node.keywords, env), line)
         return Unknown(((_text(node.func) + "(...)", line),))
