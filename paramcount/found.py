@@ -37,7 +37,7 @@ from paramcount.layers import (
     torch_count,
 )
 from paramcount.sources.printout import Printout
-from paramcount.sources.python_code import SPREAD, Block, Call, CodeReading, Unknown
+from paramcount.sources.python_code import SPREAD, Block, Call, CodeReading, Unknown, unknowns
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity, coerce
 
 
@@ -400,7 +400,7 @@ def family_layer(call: Call, attribute: str) -> Layer:
             Missing(what, call.line, f"{call.name} is built from a config the paste does "
                                      "not show: pass MambaConfig(...) or --set its sizes"),))
     values = config_call.keywords
-    if unknown := _unknowns(values.values()):
+    if unknown := unknowns(values.values()):
         return Layer(attribute, call.path, Framework.TORCH, call.line, missing=tuple(
             Missing(text, line, f"a size of {config_call.name}") for text, line in unknown.names))
     module = family(name)
@@ -417,17 +417,6 @@ def family_layer(call: Call, attribute: str) -> Layer:
         notes.append(f"a {call.name} alone: counted as the causal LM it configures")
     return Layer(attribute, call.path, Framework.TORCH, call.line,
                  params=sum(t.count for t in tensors), notes=tuple(notes))
-
-
-def _unknowns(values: Any) -> Unknown | None:
-    """The Unknowns among ``values``, combined, or None."""
-    found = [v for v in values if isinstance(v, Unknown)]
-    if not found:
-        return None
-    combined = found[0]
-    for other in found[1:]:
-        combined = combined + other
-    return combined
 
 
 def stacks(layers: Sequence[Layer]) -> list[LayerSpec]:
