@@ -53,6 +53,22 @@ MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "mamba2": "mamba2", "rwkv": "rw
 """A ``config.json``'s ``model_type`` → family."""
 
 
+CLASSES: dict[str, tuple[str, str]] = {
+    "MambaConfig": ("mamba", "config"), "MambaForCausalLM": ("mamba", "lm"),
+    "MambaModel": ("mamba", "backbone"),
+    "Mamba2Config": ("mamba2", "config"), "Mamba2ForCausalLM": ("mamba2", "lm"),
+    "Mamba2Model": ("mamba2", "backbone"),
+    "RwkvConfig": ("rwkv", "config"), "RwkvForCausalLM": ("rwkv", "lm"),
+    "RwkvModel": ("rwkv", "backbone"),
+    "xLSTMConfig": ("xlstm", "config"), "xLSTMForCausalLM": ("xlstm", "lm"),
+    "xLSTMModel": ("xlstm", "backbone"),
+    "RecurrentGemmaConfig": ("rglru", "config"),
+    "RecurrentGemmaForCausalLM": ("rglru", "lm"), "RecurrentGemmaModel": ("rglru", "backbone"),
+}
+"""The reference classes that ``read`` recognises in pasted code: family and what it builds
+(a config, the causal LM, or the backbone without its head)."""
+
+
 def names() -> list[str]:
     """Every family's command name, in the registry's order."""
     return list(FAMILIES)

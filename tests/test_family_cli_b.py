@@ -4,6 +4,7 @@ float, list and optional options are read, and bad values are one line with exit
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -70,3 +71,29 @@ def test_bad_input_is_one_line_and_exit_2(cli: CLI, args: list[str], message: st
     assert result.code == 2
     assert result.out == ""
     assert message in result.err and result.err.count("\n") == 1, result.err
+
+
+PASTE = """from transformers import xLSTMConfig, xLSTMForCausalLM
+from transformers import RecurrentGemmaConfig, RecurrentGemmaModel
+
+config = xLSTMConfig(vocab_size=1000, hidden_size=512, num_blocks=4, num_heads=4)
+model = xLSTMForCausalLM(config)
+gemma = RecurrentGemmaModel(RecurrentGemmaConfig(
+    hidden_size=256, num_hidden_layers=6, num_attention_heads=4, vocab_size=500,
+    intermediate_size=768, tie_word_embeddings=False))
+"""
+
+
+def test_read_counts_pasted_xlstm_and_recurrent_gemma(cli: CLI, tmp_path: Path) -> None:
+    """Pasted transformers code: the causal LM as its family counts it, the bare model without
+    its untied head."""
+    path = tmp_path / "paste.py"
+    path.write_text(PASTE)
+    result = cli("read", str(path), "--json")
+    assert result.code == 0, result.err
+    totals = {m["name"]: m["total"] for m in json.loads(result.out)["models"]}
+    lm = json.loads(cli("xlstm", "--vocab", "1000", "--hidden", "512", "--num-blocks", "4",
+                        "--heads", "4", "--json").out)["total"]
+    gemma = json.loads(cli("rglru", "--hidden", "256", "-L", "6", "--heads", "4", "--vocab",
+                           "500", "--intermediate-size", "768", "--no-tie", "--json").out)
+    assert totals == {"model": lm, "gemma": gemma["total"] - 500 * 256}

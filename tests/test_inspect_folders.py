@@ -121,3 +121,16 @@ def test_folders_that_cannot_be_counted(cli: CLI, tmp_path: Path, files: dict[st
     result = cli("inspect", str(tmp_path))
     assert (result.code, result.out) == (2, "")
     assert message in result.err and result.err.count("\n") == 1, result.err
+
+
+def test_check_counts_a_folder(cli: CLI, tmp_path: Path) -> None:
+    """A check config's ``file =`` may be a model folder: here config.json alone."""
+    folder = tmp_path / "mamba2"
+    folder.mkdir()
+    shutil.copy(ROOT / "examples" / "hf" / "mamba2-1.3b" / "config.json", folder)
+    config = tmp_path / "models.toml"
+    config.write_text('[models.m]\nfile = "mamba2"\ntotal = 1_343_757_312\n')
+    assert cli("check", str(config)).code == 0
+    config.write_text('[models.m]\nfile = "mamba2"\ntotal = 1_300_000_000\n')
+    result = cli("check", str(config))
+    assert result.code == 1 and "+43,757,312" in result.out

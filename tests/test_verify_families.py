@@ -107,3 +107,32 @@ def test_published_models_match_the_reference(family: str, data: dict[str, Any],
                                               if f in REFERENCE_FIELDS[family]})
     assert ours(family, config) == reference
     assert sum(math.prod(shape) for _, shape in reference) == total
+
+
+@pytest.mark.skipif(not have("mambapy"), reason="mambapy is not installed")
+@settings(max_examples=8, deadline=None)
+@given(d=st.integers(1, 40), layers=st.integers(1, 3), state=st.integers(1, 8),
+       expand=st.integers(1, 3), conv=st.integers(1, 5), rank=st.one_of(st.just("auto"),
+                                                                        st.integers(1, 6)),
+       bias=st.booleans(), conv_bias=st.booleans())
+def test_mamba_blocks_match_mambapy(d: int, layers: int, state: int, expand: int, conv: int,
+                                    rank: int | str, bias: bool, conv_bias: bool) -> None:
+    """A second reference for Mamba's blocks: mambapy's ``Mamba`` (a stack of blocks, no
+    embeddings) holds the same tensors by name and shape (it registers them in another
+    order: in_proj first, the norm last)."""
+    import torch
+    from mambapy.mamba import Mamba
+    from mambapy.mamba import MambaConfig as PyConfig
+
+    from paramcount.conventions import mamba
+
+    with torch.device("meta"):
+        model = Mamba(PyConfig(d_model=d, n_layers=layers, dt_rank=rank, d_state=state,
+                               expand_factor=expand, d_conv=conv, bias=bias,
+                               conv_bias=conv_bias))
+    config = mamba.MambaConfig(hidden_size=d, num_hidden_layers=layers, state_size=state,
+                               expand=expand, conv_kernel=conv, use_bias=bias,
+                               use_conv_bias=conv_bias, time_step_rank=rank)
+    blocks = {t.name: t.shape for i in range(layers)
+              for t in mamba.block_tensors(config, i, prefix="")}
+    assert blocks == {n: tuple(p.shape) for n, p in model.named_parameters()}

@@ -124,14 +124,14 @@ def _file(model: Model, config: Config) -> Measured:
     from pathlib import Path as FilePath
 
     from paramcount.errors import ParamcountError
-    from paramcount.inspect import module_of, recognised
+    from paramcount.inspect import from_config, module_of, recognised
     from paramcount.sources.files import read_file
 
     assert model.file is not None
     base = os.path.dirname(os.path.abspath(config.source.path or config.source.name))
     path = model.file if os.path.isabs(model.file) else os.path.join(base, model.file)
     try:
-        listing = read_file(FilePath(path))
+        listing = from_config(read_file(FilePath(path)))  # a folder may hold config.json only
     except ParamcountError as error:  # name the file as the config does
         raise config.source.error((*model.path, "file"),
                                   str(error).replace(path, model.file)) from None

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
+from paramcount.families import CLASSES
 from paramcount.layers import CONTAINERS, KNOWN
 from paramcount.sources.recovery import binary, is_prose, parse
 
@@ -270,7 +271,7 @@ class _Reader:
             values = [self.value(v, env) for v in node.values]
             if all(isinstance(v, bool) for v in values):
                 return all(values) if isinstance(node.op, ast.And) else any(values)
-            return _unknowns(values) or Unknown(((_text(node), line),))
+            return unknowns(values) or Unknown(((_text(node), line),))
         if isinstance(node, ast.Compare) and len(node.ops) == 1:
             left, right = self.value(node.left, env), self.value(node.comparators[0], env)
             if _number(left) and _number(right):
@@ -279,7 +280,7 @@ class _Reader:
                            ast.NotEq: left != right}
                 if type(node.ops[0]) in compare:
                     return compare[type(node.ops[0])]
-            return _unknowns([left, right]) or Unknown(((_text(node), line),))
+            return unknowns([left, right]) or Unknown(((_text(node), line),))
         if isinstance(node, ast.IfExp):
             test = self.value(node.test, env)
             if isinstance(test, bool):
@@ -308,7 +309,7 @@ class _Reader:
         """Arithmetic on whole numbers (and list repetition: ``[nn.LSTM(...)] * 2``)."""
         left, right = self.value(node.left, env), self.value(node.right, env)
         line = node.lineno
-        if missing := _unknowns([left, right]):
+        if missing := unknowns([left, right]):
             return missing
         operation = type(node.op)
         if isinstance(left, list) and isinstance(right, int) and operation is ast.Mult:
@@ -356,7 +357,7 @@ class _Reader:
         """The range a ``range(...)`` call or a literal list iterates, or Unknown."""
         if isinstance(node, ast.Call) and dotted(node.func) == "range" and not node.keywords:
             bounds = [self.value(a, env) for a in node.args]
-            if missing := _unknowns(bounds):
+            if missing := unknowns(bounds):
                 return missing
             if bounds and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
                 steps = range(*bounds[:3])
@@ -382,7 +383,8 @@ class _Reader:
             keywords = self.keywords(node.keywords, env)
             if not any(k == SPREAD for k, _ in keywords):
                 return dict(keywords)
-        if name in KNOWN or name in self.classes or name.endswith(("LSTM", "GRU", "RNN")) or (
+        if name in KNOWN or name in self.classes or name in CLASSES or name.endswith(
+                ("LSTM", "GRU", "RNN")) or (
                 name[:1].isupper() and _framework_class(self.qualify(path))):
             return Call(path, self.qualify(path), args, self.keywords(node.keywords, env), line)
         return Unknown(((_text(node.func) + "(...)", line),))
@@ -899,7 +901,8 @@ def _number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _unknowns(values: Iterable[object]) -> Unknown | None:
+def unknowns(values: Iterable[object]) -> Unknown | None:
+    """The Unknowns among ``values``, combined, or None."""
     found = [v for v in values if isinstance(v, Unknown)]
     if not found:
         return None
@@ -915,7 +918,7 @@ def _targets(target: ast.AST, value: Any) -> dict[str, Any]:
 
 
 def _builtin(name: str, args: tuple[Any, ...], text: str, line: int) -> Any:
-    if missing := _unknowns(args):
+    if missing := unknowns(args):
         return missing
     try:
         if name == "int" and len(args) == 1 and isinstance(args[0], (int, float, str)):
