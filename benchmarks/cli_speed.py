@@ -32,6 +32,8 @@ LAYER = ["lstm", "--input", "32", "--hidden", "128", "--layers", "2", "--bidir"]
 FAMILY = ["mamba", "--d-model", "768", "--layers", "24", "--d-state", "16", "--expand", "2",
           "--vocab", "50280"]
 CONFIG = REPO / "examples" / "hf" / "mamba2-1.3b" / "config.json"
+XLSTM = REPO / "examples" / "hf" / "xlstm-7b" / "config.json"
+GEMMA = REPO / "examples" / "hf" / "recurrentgemma-2b" / "config.json"
 TORCH = (
     "import torch; m = torch.nn.LSTM(32, 128, 2, bidirectional=True); "
     "print(sum(p.numel() for p in m.parameters()))"
@@ -75,6 +77,8 @@ def main() -> None:
             "paramcount mamba --json": ([*pc, *FAMILY, "--json"], env),
             "paramcount mamba2 --config (table)": ([*pc, "mamba2", "--config", str(CONFIG)],
                                                    env),
+            "paramcount xlstm --config (table)": ([*pc, "xlstm", "--config", str(XLSTM)], env),
+            "paramcount rglru --config (table)": ([*pc, "rglru", "--config", str(GEMMA)], env),
             "python -c 'import click'": ([python, "-c", "import click"], {}),
             "python -c 'import rich.console'": ([python, "-c", "import rich.console"], {}),
             "python -c 'import dataclasses'": ([python, "-c", "import dataclasses"], {}),
@@ -105,6 +109,10 @@ def main() -> None:
         ("mamba --json ≤ 1.1× lstm --json",
          median["paramcount mamba --json"] / median["paramcount --json"], 1.1, "≤"),
         ("mamba2 --config ≤ 1.1× lstm", median["paramcount mamba2 --config (table)"] / lstm,
+         1.1, "≤"),
+        ("xlstm --config ≤ 1.1× lstm", median["paramcount xlstm --config (table)"] / lstm,
+         1.1, "≤"),
+        ("rglru --config ≤ 1.1× lstm", median["paramcount rglru --config (table)"] / lstm,
          1.1, "≤"),
     ]
     if "torch nn.LSTM count" in median:

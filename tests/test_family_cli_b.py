@@ -97,3 +97,21 @@ def test_read_counts_pasted_xlstm_and_recurrent_gemma(cli: CLI, tmp_path: Path) 
     gemma = json.loads(cli("rglru", "--hidden", "256", "-L", "6", "--heads", "4", "--vocab",
                            "500", "--intermediate-size", "768", "--no-tie", "--json").out)
     assert totals == {"model": lm, "gemma": gemma["total"] - 500 * 256}
+
+
+def test_alternating_blocks_show_each_kind_once() -> None:
+    """RecurrentGemma 2B's table shows one recurrent and one attention block, and says which
+    blocks repeat which; a single repeated block reads as one."""
+    from paramcount.conventions import rglru, xlstm
+    from paramcount.family_report import build_family_report
+    from paramcount.render.family import tensor_rows
+
+    config = rglru.from_hf_config(json.loads(Path(
+        "examples/hf/recurrentgemma-2b/config.json").read_text()))
+    rows, note = tensor_rows(build_family_report("rglru", config))
+    assert {row[0] for row in rows} == {"", "0", "2"}
+    assert note == ("Blocks 1, 3–4, 6–7, 9–10, 12–13, 15–16, 18–19, 21–22, 24–25 repeat block "
+                    "0's tensors; blocks 5, 8, 11, 14, 17, 20, 23 repeat block 2's tensors.")
+    two = xlstm.Config(num_blocks=2, hidden_size=64, vocab_size=10)
+    _, note = tensor_rows(build_family_report("xlstm", two))
+    assert note == "Block 1 repeats block 0's tensors."

@@ -27,21 +27,41 @@ SCHEMA = "paramcount.family/1"
 
 
 def tensor_rows(report: FamilyReport) -> tuple[tuple[tuple[str, ...], ...], str | None]:
-    """One row per tensor, a run of identical blocks shown by its first block only; and the
-    sentence that says which blocks were left out (None when none was)."""
-    shown: set[int] = set()
-    note = []
-    for part in report.parts:
-        if part.first >= 0:
-            shown.add(part.first)
-            if part.last > part.first:
-                note.append(f"blocks {part.first + 1}–{part.last} repeat block {part.first}'s "
-                            "tensors")
+    """One row per tensor, a block whose tensors repeat an earlier block's (names but for the
+    index, and shapes) left out; and the sentence that says which were (None when none was).
+    Blocks that alternate (RecurrentGemma's recurrent, recurrent, attention) show each kind
+    once."""
+    by_layer: dict[int, list[tuple[str, tuple[int, ...]]]] = {}
+    for t in report.tensors:
+        if t.layer >= 0:
+            by_layer.setdefault(t.layer, []).append(
+                (t.name.replace(f".{t.layer}.", ".#.", 1), t.shape))
+    first: dict[tuple[tuple[str, tuple[int, ...]], ...], int] = {}
+    repeats: dict[int, list[int]] = {}
+    for layer, layout in by_layer.items():
+        shown = first.setdefault(tuple(layout), layer)
+        repeats.setdefault(shown, [])
+        if shown != layer:
+            repeats[shown].append(layer)
+    note = [(f"block {layers[0]} repeats" if len(layers) == 1 else
+             f"blocks {_ranges(layers)} repeat") + f" block {shown}'s tensors"
+            for shown, layers in repeats.items() if layers]
     rows = tuple(
         ("" if t.layer < 0 else str(t.layer), t.name, shape(t.shape), number(t.count))
-        for t in report.tensors if t.layer < 0 or t.layer in shown
+        for t in report.tensors if t.layer < 0 or t.layer in repeats
     )
     return rows, ("; ".join(note) + ".").capitalize() if note else None
+
+
+def _ranges(layers: list[int]) -> str:
+    """``[1, 3, 4, 6, 7]`` → ``1, 3–4, 6–7``; a run of several blocks ``1–31``."""
+    runs: list[list[int]] = []
+    for layer in layers:
+        if runs and layer == runs[-1][-1] + 1:
+            runs[-1].append(layer)
+        else:
+            runs.append([layer])
+    return ", ".join(f"{run[0]}–{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs)
 
 
 def tensors_section(report: FamilyReport) -> Section:
