@@ -7,6 +7,7 @@ the real references built on the meta device over random configurations.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -435,3 +436,40 @@ def test_issue_48_counts() -> None:
     wide = xlstm_lm.from_hf_config({**ISSUE_48, "embedding_dim": 768})
     assert xlstm_lm.formula(wide).total == 163_618_736
     assert xlstm_lm.formula(replace(wide, tie_weights=True)).total == 125_021_360
+
+
+INTERNAL = """
+import json, sys
+import transformers.utils
+transformers.utils.is_xlstm_available = lambda: False
+import torch
+import transformers.models.xlstm.configuration_xlstm as configuration
+import transformers.models.xlstm.modeling_xlstm as modeling
+assert not modeling.external_xlstm
+out = []
+for options in json.loads(sys.argv[1]):
+    with torch.device("meta"):
+        model = modeling.xLSTMForCausalLM(configuration.xLSTMConfig(**options))
+    out.append([[name, list(p.shape)] for name, p in model.named_parameters()])
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.torch
+def test_xlstm_matches_transformers_own_copy_of_the_blocks() -> None:
+    """Without the xlstm package, transformers builds its own copy of the xLSTM Large blocks
+    (hidden_size wide where the package's are embedding_dim wide): the same tensors."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("transformers")
+    configs = [XLSTMConfig(vocab_size=10, hidden_size=64, num_blocks=2, num_heads=2),
+               XLSTMConfig(vocab_size=10, hidden_size=48, num_blocks=1, num_heads=3,
+                           use_bias=True, weight_mode="fused", qk_dim_factor=0.25,
+                           ffn_proj_factor=1.3, ffn_round_up_to_multiple_of=8)]
+    options = [{**{f: getattr(c, f) for f in fields(c)}, "embedding_dim": c.hidden_size}
+               for c in configs]
+    result = subprocess.run([sys.executable, "-c", INTERNAL, json.dumps(options)],
+                            capture_output=True, text=True, check=True)
+    built = json.loads(result.stdout.splitlines()[-1])
+    assert built == [[[t.name, list(t.shape)] for t in xlstm.tensors(c)] for c in configs]
