@@ -68,16 +68,24 @@ def _patterns(made: list[Tensor]) -> dict[str, tuple[tuple[int, ...], int]]:
 
 def knob_change(name: str, config: Any, field: str, value: object) -> KnobChange:
     """``field`` of ``config`` changed to ``value``: the totals and every tensor that changes."""
-    from paramcount.families import family
-
-    module = family(name)
-    before = module.tensors(config)
-    current = getattr(config, field)
     try:
         other = replace(config, **{field: value})
     except SpecError as error:
-        return KnobChange(field, current, value, 0, 0, (), str(error))
-    after = module.tensors(other)
+        return KnobChange(field, getattr(config, field), value, 0, 0, (), str(error))
+    return change_between(name, config, other, field)
+
+
+def change_between(name: str, config: Any, other: Any, field: str = "") -> KnobChange:
+    """From ``config`` to ``other`` of the same family: every tensor that changes. ``field``
+    names the option changed; by default, every field that differs."""
+    from paramcount.families import family
+
+    module = family(name)
+    differ = [f for f in fields(config) if getattr(config, f) != getattr(other, f)]
+    field = field or ", ".join(differ)
+    current = {f: getattr(config, f) for f in differ}
+    wanted = {f: getattr(other, f) for f in differ}
+    before, after = module.tensors(config), module.tensors(other)
     old, new = _patterns(before), _patterns(after)
     changes = []
     for pattern in dict.fromkeys([*old, *new]):
@@ -90,7 +98,11 @@ def knob_change(name: str, config: Any, field: str, value: object) -> KnobChange
                 continue
             changes.append(TensorChange(pattern, was[0] if was else None,
                                         now[0] if now else None, copies))
-    return KnobChange(field, current, getattr(other, field), sum(t.count for t in before),
+    if len(differ) == 1:
+        return KnobChange(field, current[differ[0]], wanted[differ[0]],
+                          sum(t.count for t in before), sum(t.count for t in after),
+                          tuple(changes))
+    return KnobChange(field, current, wanted, sum(t.count for t in before),
                       sum(t.count for t in after), tuple(changes))
 
 

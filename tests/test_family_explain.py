@@ -101,3 +101,30 @@ def test_bad_what_if(cli: CLI, setting: str, message: str) -> None:
     """A --what-if that names no field or a bad value: one line, exit 2."""
     result = cli("mamba", "--what-if", setting)
     assert result.code == 2 and message in result.err and result.err.count("\n") == 1
+
+
+def test_compare_across_families(cli: CLI) -> None:
+    """compare puts a family model beside an LSTM, and names what changed within a family;
+    every total is its own command's."""
+    first, second = "mamba --d-model 32 -L 2 --vocab 9", "mamba --d-model 32 -L 3 --vocab 9"
+    result = cli("compare", first, second, "lstm -i 32 -H 32 -L 2", "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    totals = [c["total"] for c in data["configurations"]]
+    for text, total in zip((first, second, "lstm -i 32 -H 32 -L 2"), totals, strict=True):
+        assert json.loads(cli(*text.split(), "--json").out)["total"] == total
+    (pair,) = data["changes"]
+    assert (pair["from"], pair["to"], pair["change"]["field"]) == (first, second,
+                                                                    "num_hidden_layers")
+    assert pair["change"]["delta"] == totals[1] - totals[0]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["mamba --d-model 0", "lstm -i 3 -H 4"], "argument 1 ('mamba --d-model 0'): --hidden-size 0"),
+    (["mamba --json", "mamba"], "give the model's options only"),
+    (["mamba", "mamba", "--verify"], "--frameworks and --verify compare"),
+], ids=["bad-value", "output-option", "verify"])
+def test_compare_refuses(cli: CLI, args: list[str], message: str) -> None:
+    """Bad family arguments to compare: one line, exit 2."""
+    result = cli("compare", *args)
+    assert result.code == 2 and message in result.err, result.err

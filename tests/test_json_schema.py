@@ -64,6 +64,10 @@ RUNS: dict[str, list[Any]] = {
         ["mamba2", "--d-model", "8", "--heads", "2", "--headdim", "8", "--vocab", "4",
          "--what-if", "num_heads=4"],
     ],
+    "paramcount.family-compare/1": [
+        ["compare", "mamba --d-model 8 -L 1 --vocab 4", "mamba --d-model 8 -L 2 --vocab 4",
+         "gru -i 8 -H 8"],
+    ],
     "paramcount.shapes/1": [
         ["shapes", "lstm", "-i", "3", "-H", "4", "--bidir"],
         pytest.param(["shapes", "gru", "-i", "3", "-H", "4", "-L", "2", "--verify"],

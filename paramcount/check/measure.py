@@ -101,7 +101,19 @@ def measure(model: Model, config: Config) -> Measured | None:
         return _factory(model, config)
     if model.file is not None:
         return _file(model, config)
+    if model.family is not None:
+        return _family(model)
     return None
+
+
+def _family(model: Model) -> Measured:
+    """A family model from its config: one row per part (embeddings, blocks, norm, head)."""
+    from paramcount.family_report import build_family_report
+
+    assert model.family is not None
+    report = build_family_report(model.family, model.family_config)
+    rows = tuple(Row(part.label, report.reference, None, part.total) for part in report.parts)
+    return Measured(report.total, rows, f"{report.title} from its config")
 
 
 def _factory(model: Model, config: Config) -> Measured:

@@ -49,17 +49,44 @@ def make_command(name: str) -> click.Command:
                 output_format: str | None, as_json: bool, as_markdown: bool, dtype: str,
                 **given: Any) -> int:
         fmt = resolve_format(output_format, as_json, as_markdown)
-        values = {}
-        for option in families.options(name):
-            text = given.get(option.field)
-            if text is not None:
-                values[option.field] = text if option.kind == "bool" else families.value_of(
-                    option, text)
-        return answer(name, values, config_file, fmt, dtype, explain, what_if)
+        return answer(name, values_of(name, given), config_file, fmt, dtype, explain, what_if)
 
     for option in reversed(families.options(name)):
         command = _option(option)(command)
     return command
+
+
+def values_of(name: str, given: dict[str, Any]) -> dict[str, object]:
+    """The family options click read (text, or a bool for a switch), converted; those not
+    given left out."""
+    values = {}
+    for option in families.options(name):
+        text = given.get(option.field)
+        if text is not None:
+            values[option.field] = text if option.kind == "bool" else families.value_of(
+                option, text)
+    return values
+
+
+def parse_family(args: list[str], where: str) -> Any:
+    """A family model from ``["mamba", "--d-model", "768", ...]`` (compare's quoted
+    arguments), read by the family's own command; bad input names ``where``."""
+    name = args[0]
+    command = make_command(name)
+    try:
+        with command.make_context(name, args[1:]) as ctx:
+            given = dict(ctx.params)
+    except click.ClickException as error:
+        raise click.UsageError(f"{where}: {error.format_message()}") from None
+    if given.pop("explain") or given.pop("what_if") or given.pop("output_format") or given.pop(
+            "as_json") or given.pop("as_markdown") or given.pop("dtype") != "fp32":
+        raise click.UsageError(f"{where}: give the model's options only (compare chooses the "
+                               "output)")
+    config_file = given.pop("config_file")
+    try:
+        return families.build(name, values_of(name, given), config_file)
+    except SpecError as error:
+        raise click.UsageError(f"{where}: {error.render(families.label_for(name))}") from None
 
 
 def answer(name: str, values: dict[str, object], config_file: str | None, fmt: str,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from paramcount import __version__
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from paramcount.family_explain import Bidirectional, KnobChange, SameWidth, TensorChange
 
 SCHEMA = "paramcount.family/1"
+COMPARE_SCHEMA = "paramcount.family-compare/1"
 
 
 def tensor_rows(report: FamilyReport) -> tuple[tuple[tuple[str, ...], ...], str | None]:
@@ -179,7 +181,7 @@ def what_if_section(change: KnobChange) -> Section:
 
 
 def _percent(delta: int, total: int) -> str:
-    return f"{100 * delta / total:+.1f}%" if total else "—"
+    return f"{100 * delta / total:+.1f}%".replace("-", "−") if total else "—"
 
 
 def same_width_section(report: FamilyReport, width: SameWidth) -> Section:
@@ -264,3 +266,51 @@ def change_data(change: KnobChange) -> dict[str, Any]:
                          "before": None if t.before is None else list(t.before),
                          "after": None if t.after is None else list(t.after),
                          "blocks": t.copies, "delta": t.delta} for t in change.tensors]}
+
+
+def _changes(items: list[tuple[str, object]]) -> list[tuple[str, str, KnobChange]]:
+    """What changed between each model and the next one of the same family."""
+    from paramcount.family_explain import change_between
+
+    out = []
+    for (first, a), (second, b) in pairwise(items):
+        if isinstance(a, FamilyReport) and isinstance(b, FamilyReport) and a.family == b.family:
+            out.append((first, second, change_between(a.family, a.config, b.config)))
+    return out
+
+
+def _row(text: str, item: object) -> tuple[str, str, int]:
+    """(argument, what it builds, total) for a family report or a layer report."""
+    if isinstance(item, FamilyReport):
+        return text, f"{item.title} — {item.reference}", item.total
+    from paramcount.report import Report
+
+    assert isinstance(item, Report)
+    return text, item.description, item.total
+
+
+def compare_document(items: list[tuple[str, object]]) -> Document:
+    """Family models and recurrent layers side by side, the changes within a family named."""
+    rows = [_row(text, item) for text, item in items]
+    first = rows[0][2]
+    table = Table(("configuration", "builds", "parameters", "difference"), tuple(
+        (text, builds, number(total), signed(total - first)) for text, builds, total in rows),
+        frozenset({"parameters", "difference"}))
+    sections = [Section("Totals", (table,))]
+    for a, b, change in _changes(items):
+        section = what_if_section(change)
+        sections.append(Section(f"{a} → {b}", section.blocks))
+    return Document("Compared", " vs ".join(number(total) for _, _, total in rows)
+                    + " parameters", tuple(sections))
+
+
+def compare_data(items: list[tuple[str, object]]) -> dict[str, Any]:
+    """The comparison as JSON-ready data."""
+    return {
+        "schema": COMPARE_SCHEMA,
+        "paramcount": __version__,
+        "configurations": [{"argument": text, "builds": builds, "total": total}
+                           for text, builds, total in (_row(t, i) for t, i in items)],
+        "changes": [{"from": a, "to": b, "change": change_data(change)}
+                    for a, b, change in _changes(items)],
+    }
