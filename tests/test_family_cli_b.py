@@ -115,3 +115,25 @@ def test_alternating_blocks_show_each_kind_once() -> None:
     two = xlstm.Config(num_blocks=2, hidden_size=64, vocab_size=10)
     _, note = tensor_rows(build_family_report("xlstm", two))
     assert note == "Block 1 repeats block 0's tensors."
+
+
+CHECKED = """[models.gemma]
+family = "rglru"
+total = 2_682_862_080
+config = { hidden_size = 2560, intermediate_size = 15360, num_key_value_heads = 1 }
+
+[models.stack]
+family = "xlstm-lm"
+total = 125_021_360
+config = { embedding_dim = 768, num_blocks = 24, slstm_at = [3, 20], vocab_size = 50257,
+           tie_weights = true, mlstm_num_heads = 4 }
+"""
+
+
+def test_check_holds_recurrent_gemma_and_the_xlstm_paper_model(cli: CLI, tmp_path: Path) -> None:
+    """``check`` counts RecurrentGemma 2B and the paper's 125M xLSTM[7:1] from their configs."""
+    path = tmp_path / "models.toml"
+    path.write_text(CHECKED)
+    result = cli("check", str(path))
+    assert result.code == 0, result.out + result.err
+    assert "2 passed, 0 failed" in result.out

@@ -239,8 +239,13 @@ def test_xlstm_refuses_a_config_json_with_two_widths() -> None:
          XLSTMLMConfig(num_blocks=2, slstm_at=(0, 1), feedforward=False)),
         ({"embedding_dim": 32, "tie_weights": True, "vocab_size": 9},
          XLSTMLMConfig(vocab_size=9, embedding_dim=32, tie_weights=True)),
+        ({"num_blocks": 2, "slstm_at": [1], "mlstm_num_heads": 2, "feedforward": False,
+          "slstm_block": {"slstm": {"num_heads": 8}}},
+         XLSTMLMConfig(num_blocks=2, slstm_at=(1,), mlstm_num_heads=2, slstm_num_heads=8,
+                       feedforward=False)),
     ],
-    ids=["parity-experiment", "no-mlstm-block-is-all-slstm", "slstm-without-ffn", "tied"],
+    ids=["parity-experiment", "no-mlstm-block-is-all-slstm", "slstm-without-ffn", "tied",
+         "flat-names-as-the-command-spells-them"],
 )
 def test_xlstm_lm_reads_the_package_config(data: dict[str, Any],
                                            expected: XLSTMLMConfig) -> None:

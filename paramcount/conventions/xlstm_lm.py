@@ -47,7 +47,7 @@ from paramcount.conventions.parts import (
 )
 from paramcount.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
-from paramcount.record import record
+from paramcount.record import fields, record, replace
 from paramcount.spec import MAX_LAYERS
 
 NAME = "xlstm-lm"
@@ -323,11 +323,26 @@ def from_hf_config(data: Mapping[str, object]) -> XLSTMLMConfig:
     the package's experiment YAML), with the dataclasses' defaults.
 
     A missing ``mlstm_block`` or ``slstm_block`` is the default block config; a null one is
-    none (no mLSTM block means every block is an sLSTM block, as the package decides).
+    none (no mLSTM block means every block is an sLSTM block, as the package decides). The
+    flattened names of this record (``mlstm_num_heads``, ``feedforward_proj_factor``, …), as
+    the command spells them, are read too, and win over the nested values.
     """
     model = data.get("model")
     if isinstance(model, Mapping):
         data = model
+    nested = _nested(data)
+    flat = {key: value for key, value in data.items() if key in _FLAT}
+    return replace(nested, **flat) if flat else nested
+
+
+_FLAT = frozenset(fields(XLSTMLMConfig)) - {"vocab_size", "embedding_dim", "num_blocks",
+                                             "slstm_at", "add_post_blocks_norm", "bias",
+                                             "tie_weights"}
+"""The record's fields that the package's nested dict spells otherwise."""
+
+
+def _nested(data: Mapping[str, object]) -> XLSTMLMConfig:
+    """The config from the package's nested dict."""
     mlstm_block = _section(data, "mlstm_block")
     slstm_block = _section(data, "slstm_block")
     mlstm = _section(mlstm_block, "mlstm") if mlstm_block is not None else None
