@@ -125,8 +125,14 @@ config = { hidden_size = 2560, intermediate_size = 15360, num_key_value_heads = 
 [models.stack]
 family = "xlstm-lm"
 total = 125_021_360
-config = { embedding_dim = 768, num_blocks = 24, slstm_at = [3, 20], vocab_size = 50257,
-           tie_weights = true, mlstm_num_heads = 4 }
+
+[models.stack.config]
+embedding_dim = 768
+num_blocks = 24
+slstm_at = [3, 20]
+vocab_size = 50257
+tie_weights = true
+mlstm_num_heads = 4
 """
 
 
