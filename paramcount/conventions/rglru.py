@@ -72,9 +72,9 @@ class RecurrentGemmaConfig:
 
     def __post_init__(self) -> None:
         sizes(self, "vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-                 "num_attention_heads", "conv1d_width")
+              "num_attention_heads", "conv1d_width")
         sizes(self, *(f for f in ("num_key_value_heads", "lru_width")
-                         if getattr(self, f) is not None))
+                      if getattr(self, f) is not None))
         if self.intermediate_size < 2:
             raise SpecError("{intermediate_size} leaves the MLP no width: it is "
                             "⌊intermediate_size / 2⌋ wide",

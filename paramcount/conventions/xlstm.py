@@ -65,7 +65,7 @@ class XLSTMConfig:
 
     def __post_init__(self) -> None:
         sizes(self, "vocab_size", "hidden_size", "num_blocks", "num_heads",
-                 "ffn_round_up_to_multiple_of")
+              "ffn_round_up_to_multiple_of")
         booleans(self, "use_bias")
         at_most_blocks("num_blocks", self.num_blocks)
         for field in ("qk_dim_factor", "v_dim_factor", "ffn_proj_factor"):

@@ -96,8 +96,8 @@ class XLSTMLMConfig:
     def __post_init__(self) -> None:
         whole_or_zero("vocab_size", self.vocab_size)
         sizes(self, "embedding_dim", "num_blocks", "mlstm_num_heads", "mlstm_conv1d_kernel_size",
-                 "mlstm_qkv_proj_blocksize", "mlstm_round_proj_up_to_multiple_of",
-                 "slstm_num_heads", "feedforward_round_proj_up_to_multiple_of")
+              "mlstm_qkv_proj_blocksize", "mlstm_round_proj_up_to_multiple_of",
+              "slstm_num_heads", "feedforward_round_proj_up_to_multiple_of")
         whole_or_zero("slstm_conv1d_kernel_size", self.slstm_conv1d_kernel_size)
         at_most_blocks("num_blocks", self.num_blocks)
         booleans(self, "add_post_blocks_norm", "bias", "tie_weights", "mlstm_round_proj_up_dim_up",
