@@ -1,4 +1,5 @@
-"""``paramcount mamba|mamba2``: the quick path prints what click prints, errors are one line."""
+"""``paramcount mamba|mamba2|…`` (every family): the quick path prints what click prints, errors
+are one line."""
 
 from __future__ import annotations
 
@@ -20,6 +21,19 @@ LINES = {
     "dtype": ["mamba2", "--d-model", "16", "--heads", "4", "--headdim", "8", "--dtype", "bf16"],
     "rank": ["mamba", "--dt-rank", "auto", "--d-model", "40", "-L", "1", "--format", "json"],
     "config": ["mamba2", "--config", "examples/hf/mamba2-1.3b/config.json", "--layers", "2"],
+    "xlstm": ["xlstm", "--hidden", "64", "--layers", "2", "--vocab", "100", "--heads", "2",
+              "--qk-dim-factor", "0.25", "--weight-mode", "fused"],
+    "xlstm-7b": ["xlstm", "--config", "examples/hf/xlstm-7b/config.json", "--json"],
+    "xlstm-lm": ["xlstm-lm", "--d-model", "64", "-L", "4", "--slstm-at", "1,3", "--vocab", "50",
+                 "--no-feedforward", "--slstm-backend", "vanilla", "--markdown"],
+    "stack": ["xlstm-lm", "--embedding-dim", "32", "--mlstm-proj-factor", "1.5"],
+    "rglru": ["rglru", "--hidden", "32", "-L", "5", "--heads", "2", "--num-key-value-heads", "1",
+              "--intermediate-size", "48", "--block-types", "recurrent,attention", "--no-tie"],
+    "gemma-2b": ["rglru", "--config", "examples/hf/recurrentgemma-2b/config.json", "--layers",
+                 "4"],
+    "minlm": ["minlm", "--vocab", "256", "--d-model", "64", "-L", "2", "--use-lstm",
+              "--enable-conv", "--ff-mult", "2.5"],
+    "mingru": ["mingru", "--dim", "96", "--expansion-factor", "1.5", "--no-proj-out", "--json"],
 }
 
 
@@ -39,6 +53,15 @@ ERRORS = {
     "rank": (["mamba", "--dt-rank", "wide"], "--time-step-rank wide must be a positive integer"),
     "missing": (["mamba", "--config", "nowhere.json"], "nowhere.json: cannot be read"),
     "unknown": (["mamba", "--d-modle", "3"], "No such option '--d-modle'"),
+    "factor": (["xlstm", "--qk-dim-factor", "half"], "--qk-dim-factor half must be a number"),
+    "xlstm-heads": (["xlstm", "--heads", "3"], "--num-heads 3 must divide qk_dim=2048"),
+    "list": (["xlstm-lm", "--slstm-at", "1,x"], "--slstm-at 1,x must be whole numbers"),
+    "range": (["xlstm-lm", "--slstm-at", "5"], "--slstm-at (5,) must list block indices"),
+    "block": (["rglru", "--block-types", "recurrent,mlp"], "must list 'recurrent' and"),
+    "kv": (["rglru", "--num-key-value-heads", "3"], "--num-key-value-heads 3 must divide"),
+    "width": (["mingru", "--dim", "3", "--expansion-factor", "0.2"],
+              "--expansion-factor 0.2 leaves no inner width"),
+    "depth": (["minlm", "-L", "100000000"], "--depth 100000000 is more blocks than"),
 }
 
 

@@ -1,42 +1,13 @@
-"""``paramcount xlstm|xlstm-lm|rglru|minlm|mingru``: the quick path prints what click prints,
-float, list and optional options are read, and bad values are one line with exit 2."""
+"""``paramcount xlstm|xlstm-lm|rglru|minlm|mingru``: float, list and optional options reach the
+config, pasted code and check files count these families, and alternating blocks are listed once
+(their quick-path and error lines are in test_family_cli.py)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import pytest
-
-from paramcount import quick
-from paramcount.cli import _run_click
 from tests.conftest import CLI
-from tests.test_quick import _run
-
-LINES = {
-    "xlstm": ["xlstm", "--hidden", "64", "--layers", "2", "--vocab", "100", "--heads", "2",
-              "--qk-dim-factor", "0.25", "--weight-mode", "fused"],
-    "xlstm-7b": ["xlstm", "--config", "examples/hf/xlstm-7b/config.json", "--json"],
-    "xlstm-lm": ["xlstm-lm", "--d-model", "64", "-L", "4", "--slstm-at", "1,3", "--vocab", "50",
-                 "--no-feedforward", "--slstm-backend", "vanilla", "--markdown"],
-    "stack": ["xlstm-lm", "--embedding-dim", "32", "--mlstm-proj-factor", "1.5"],
-    "rglru": ["rglru", "--hidden", "32", "-L", "5", "--heads", "2", "--num-key-value-heads", "1",
-              "--intermediate-size", "48", "--block-types", "recurrent,attention", "--no-tie"],
-    "gemma-2b": ["rglru", "--config", "examples/hf/recurrentgemma-2b/config.json", "--layers",
-                 "4"],
-    "minlm": ["minlm", "--vocab", "256", "--d-model", "64", "-L", "2", "--use-lstm",
-              "--enable-conv", "--ff-mult", "2.5"],
-    "mingru": ["mingru", "--dim", "96", "--expansion-factor", "1.5", "--no-proj-out", "--json"],
-}
-
-
-@pytest.mark.parametrize("args", list(LINES.values()), ids=list(LINES))
-def test_quick_path_answers_as_click_does(args: list[str]) -> None:
-    """The quick path answers these lines, and click prints the same bytes."""
-    quick_code, quick_out, quick_err = _run(quick.answer, args)
-    click_code, click_out, click_err = _run(_run_click, args)
-    assert quick_code == 0
-    assert (quick_code, quick_out, quick_err) == (click_code, click_out, click_err)
 
 
 def test_options_reach_the_config(cli: CLI) -> None:
@@ -49,28 +20,6 @@ def test_options_reach_the_config(cli: CLI) -> None:
     assert config["num_key_value_heads"] == 2 and config["lru_width"] is None
     config = json.loads(cli("mingru", "--no-proj-out", "--json").out)["config"]
     assert config["proj_out"] is False
-
-
-ERRORS = {
-    "factor": (["xlstm", "--qk-dim-factor", "half"], "--qk-dim-factor half must be a number"),
-    "heads": (["xlstm", "--heads", "3"], "--num-heads 3 must divide qk_dim=2048"),
-    "list": (["xlstm-lm", "--slstm-at", "1,x"], "--slstm-at 1,x must be whole numbers"),
-    "range": (["xlstm-lm", "--slstm-at", "5"], "--slstm-at (5,) must list block indices"),
-    "block": (["rglru", "--block-types", "recurrent,mlp"], "must list 'recurrent' and"),
-    "kv": (["rglru", "--num-key-value-heads", "3"], "--num-key-value-heads 3 must divide"),
-    "width": (["mingru", "--dim", "3", "--expansion-factor", "0.2"],
-              "--expansion-factor 0.2 leaves no inner width"),
-    "depth": (["minlm", "-L", "100000000"], "--depth 100000000 is more blocks than"),
-}
-
-
-@pytest.mark.parametrize(("args", "message"), list(ERRORS.values()), ids=list(ERRORS))
-def test_bad_input_is_one_line_and_exit_2(cli: CLI, args: list[str], message: str) -> None:
-    """A value the reference refuses: one line naming the option, exit 2, nothing on stdout."""
-    result = cli(*args)
-    assert result.code == 2
-    assert result.out == ""
-    assert message in result.err and result.err.count("\n") == 1, result.err
 
 
 PASTE = """from transformers import xLSTMConfig, xLSTMForCausalLM
