@@ -124,3 +124,33 @@ def test_block_indices_past_the_limit_are_no_model(index: str) -> None:
         extra = next(name for name in shapes if ".0." in name).replace(".0.", f".{index}.", 1)
         shapes[extra] = (3,)
         assert module.recognise(shapes) == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(MODULES), st.data())
+def test_recognition_of_damaged_models_never_raises(name: str, data: st.DataObject) -> None:
+    """A model with a tensor dropped, resized or renamed is never an error: either nothing is
+    recognised, or what is recognised writes exactly the tensors found under its prefix."""
+    import importlib
+
+    module = importlib.import_module(f"paramcount.conventions.{name}")
+    shapes = {t.name: t.shape for t in module.tensors(module.Config(
+        **{"mingru": {"dim": 8}, "minlm": {"dim": 8, "depth": 2},
+           "xlstm": {"hidden_size": 64, "vocab_size": 9, "num_blocks": 2, "num_heads": 2},
+           "xlstm_lm": {"vocab_size": 9, "num_blocks": 3, "slstm_at": (1,)},
+           "rglru": {"hidden_size": 16, "vocab_size": 9, "num_hidden_layers": 3,
+                     "num_attention_heads": 2, "intermediate_size": 8}}[name]))}
+    target = data.draw(st.sampled_from(sorted(shapes)))
+    damage = data.draw(st.sampled_from(["drop", "resize", "rename", "rank"]))
+    if damage == "drop":
+        del shapes[target]
+    elif damage == "resize":
+        shapes[target] = tuple(data.draw(st.integers(1, 10**20)) for _ in shapes[target])
+    elif damage == "rename":
+        shapes[target.replace(".0.", ".7.")] = shapes.pop(target)
+    else:
+        shapes[target] = (*shapes[target], 2)
+    for found in module.recognise(shapes):
+        written = {found.prefix + t.name: t.shape for t in module.tensors(found.config)}
+        assert all(shapes[n] == written[n] for n in found.names) and len(written) == len(
+            found.names)
