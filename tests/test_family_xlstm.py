@@ -481,15 +481,16 @@ def test_xlstm_matches_transformers_own_copy_of_the_blocks() -> None:
 
 
 @pytest.mark.torch
-def test_xlstm_tie_word_embeddings_ties_nothing(transformers_xlstm: Any) -> None:
-    """tie_word_embeddings=True still builds a separate lm_head: transformers' xLSTM has no
-    tied-weights keys, so the count does not change."""
+def test_xlstm_tie_and_out_norm_options_change_nothing(transformers_xlstm: Any) -> None:
+    """tie_word_embeddings=True still builds a separate lm_head (transformers' xLSTM has no
+    tied-weights keys), and add_out_norm=False still the final norm: the count does not change."""
     import torch
 
     config_class, model_class = transformers_xlstm
     config = XLSTMConfig(vocab_size=20, hidden_size=64, num_blocks=1, num_heads=2)
     options = {f: getattr(config, f) for f in fields(config)}
     with torch.device("meta"):
-        model = model_class(config_class(**options, embedding_dim=64, tie_word_embeddings=True))
+        model = model_class(config_class(**options, embedding_dim=64, tie_word_embeddings=True,
+                                         add_out_norm=False))
     assert model.lm_head.weight is not model.backbone.embeddings.weight
     assert _named(model) == _ours(xlstm.tensors(config))

@@ -8,7 +8,8 @@ a multi-head norm and the output projection — then an RMSNorm and a gated feed
 width is E·ffn_proj_factor rounded up to a multiple of ``ffn_round_up_to_multiple_of``.
 ``weight_mode='fused'`` stores q, k, v and the output gate as one matrix (and the two gates as
 one): the same count under other names. The model adds the embedding, a final RMSNorm and an
-``lm_head`` that transformers never ties to the embedding, whatever ``tie_word_embeddings`` says.
+``lm_head`` that transformers never ties to the embedding, whatever ``tie_word_embeddings`` says
+(and the final norm is there whatever ``add_out_norm`` says).
 """
 
 from __future__ import annotations
