@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # the JSON path never needs the document model
     from paramcount.family_explain import KnobChange
     from paramcount.family_report import FamilyReport
     from paramcount.memory import Memory
-    from paramcount.render.document import Document
+    from paramcount.render.document import Document, Section
     from paramcount.report import Report
     from paramcount.verify import Outcome
     from paramcount.verify.flops import FlopOutcome
@@ -137,14 +137,20 @@ def show_family(report: FamilyReport, output_format: str, explain: bool = False,
     each option adds), or its JSON."""
     if output_format == "json":
         from paramcount.render.data import dumps
-        from paramcount.render.family import explanation_data, family_data
+        from paramcount.render.family import family_data
 
         data = family_data(report)
         if explain or what_if:
+            from paramcount.render.family_explain import explanation_data
+
             data["explanation"] = explanation_data(report, list(what_if))
         show_json(dumps(data))
         return
-    from paramcount.render.family import explanation, family_breakdown
+    from paramcount.render.family import family_breakdown
 
-    explained = explanation(report, list(what_if)) if explain or what_if else ()
+    explained: tuple[Section, ...] = ()
+    if explain or what_if:
+        from paramcount.render.family_explain import explanation
+
+        explained = explanation(report, list(what_if))
     show(family_breakdown(report, explained), output_format)

@@ -118,7 +118,7 @@ def _with_families(configs: tuple[str, ...], fmt: str) -> int:
             items.append((text, report))
         else:
             items += [(text, build_report(spec)) for spec in parse_config(text, position)]
-    from paramcount.render.family import compare_data, compare_document
+    from paramcount.render.family_explain import compare_data, compare_document
 
     if fmt == "json":
         from paramcount.render.data import dumps

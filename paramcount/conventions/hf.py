@@ -188,11 +188,10 @@ def mamba_ssm(data: Mapping[str, object], layer: str) -> Mapping[str, object]:
     return ssm
 
 
-def read(kind: type[C], data: Mapping[str, object], **renamed: str) -> C:
+def read(kind: type[C], data: Mapping[str, object]) -> C:
     """A config record from transformers' ``config.json`` keys: each field from the key of its
-    own name (or the one ``renamed`` gives), its default where the key is missing."""
-    values = {name: data[renamed.get(name, name)] for name in fields(kind)
-              if renamed.get(name, name) in data}
+    own name, its default where the key is missing."""
+    values = {name: data[name] for name in fields(kind) if name in data}
     try:
         return kind(**values)
     except SpecError as error:
