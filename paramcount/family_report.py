@@ -44,11 +44,8 @@ class FamilyReport:
     formula: Formula
     dtype: DType
     parts: tuple[Part, ...]
-
-    @property
-    def total(self) -> int:
-        """The number of parameters (tied weights once)."""
-        return sum(t.count for t in self.tensors)
+    total: int
+    """The number of parameters (tied weights once): the sum of the tensors."""
 
     @property
     def bytes(self) -> int:
@@ -108,4 +105,4 @@ def build_family_report(name: str, config: Any, dtype: DType = DType.FP32) -> Fa
     title = getattr(module, "title", lambda _: module.TITLE)(config)
     reference = getattr(module, "reference", lambda _: module.REFERENCE)(config)
     return FamilyReport(name, title, reference, config, tuple(made), module.formula(config),
-                        dtype, parts(made))
+                        dtype, parts(made), sum(t.count for t in made))
