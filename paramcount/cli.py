@@ -34,6 +34,10 @@ def run(argv: Sequence[str] | None = None) -> int:
     from paramcount.quick import answer
 
     args = list(sys.argv[1:] if argv is None else argv)
+    from paramcount.families import FAMILIES
+
+    if args[:1] == ["explain"] and args[1:2] and args[1] in FAMILIES:
+        args = [args[1], *args[2:], "--explain"]  # explaining a family is its command's --explain
     code = answer(args)
     return _run_click(args) if code is None else code
 

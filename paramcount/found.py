@@ -16,6 +16,7 @@ from typing import Any
 
 from paramcount import conventions
 from paramcount.errors import SpecError
+from paramcount.families import CLASSES
 from paramcount.keras_version import (
     RESET_AFTER_FACTS,
     KerasVersion,
@@ -44,7 +45,15 @@ from paramcount.layers import (
 )
 from paramcount.solve import Clues, Solution, solve
 from paramcount.sources.printout import Printout, Row
-from paramcount.sources.python_code import SPREAD, Block, Call, CodeReading, Unknown, setting
+from paramcount.sources.python_code import (
+    SPREAD,
+    Block,
+    Call,
+    CodeReading,
+    Unknown,
+    setting,
+    unknowns,
+)
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity, coerce
 
 
@@ -409,7 +418,14 @@ def _declared_width(bound: Mapping[str, Any]) -> int | None:
 def code_models(reading: CodeReading) -> list[Model]:
     """Every block of the code as a Model with its layers counted."""
     models = []
+    consumed = {id(arg) for block in reading.blocks for step in block.steps
+                for arg in step.call.args if isinstance(arg, Call)}
     for block in reading.blocks:
+        if len(block.steps) == 1 and block.steps[0].call.name in CLASSES:
+            if id(block.steps[0].call) not in consumed:  # a config passed to a model is it
+                layer = family_layer(block.steps[0].call, block.steps[0].attribute)
+                models.append(Model(block.name, "code", block.line, (layer,)))
+            continue
         hint = _block_framework(block, reading.frameworks)
         layers: list[Layer] = []
         widths: dict[str, int | None] = {}
@@ -472,6 +488,41 @@ def code_version(block: Block) -> tuple[KerasVersion, str] | None:
              if (version := call_version(step.call.qualified, step.call.keywords)) is not None]
     found.sort(key=lambda version: version[0] is not KerasVersion.LEGACY)
     return found[0] if found else None
+
+
+def family_layer(call: Call, attribute: str) -> Layer:
+    """``MambaForCausalLM(MambaConfig(hidden_size=768, ...))`` (or a config alone, or the
+    backbone ``MambaModel``) counted by its family's convention."""
+    from paramcount.families import family
+
+    name, built = CLASSES[call.name]
+    config_call = call if built == "config" else next(
+        (a for a in call.args if isinstance(a, Call) and CLASSES.get(a.name, ("", ""))[1]
+         == "config"), None)
+    if config_call is None:
+        given = call.args[0] if call.args else call.keywords.get("config")
+        what = given.names[0][0] if isinstance(given, Unknown) and given.names else "its config"
+        return Layer(attribute, call.path, Framework.TORCH, call.line, missing=(
+            Missing(what, call.line, f"{call.name} is built from a config the paste does "
+                                     "not show: pass MambaConfig(...) or --set its sizes"),))
+    values = config_call.keywords
+    if unknown := unknowns(values.values()):
+        return Layer(attribute, call.path, Framework.TORCH, call.line, missing=tuple(
+            Missing(text, line, f"a size of {config_call.name}") for text, line in unknown.names))
+    module = family(name)
+    try:
+        config = module.from_hf_config(values)
+    except SpecError as error:
+        return Layer(attribute, call.path, Framework.TORCH, call.line, notes=(str(error),))
+    tensors = module.tensors(config)
+    notes = [f"{module.TITLE}: counted as {module.REFERENCE} builds it (paramcount "
+             f"{name} for every tensor)"]
+    if built == "backbone":
+        tensors = [t for t in tensors if t.name not in ("lm_head.weight", "head.weight")]
+    elif built == "config":
+        notes.append(f"a {call.name} alone: counted as the causal LM it configures")
+    return Layer(attribute, call.path, Framework.TORCH, call.line,
+                 params=sum(t.count for t in tensors), notes=tuple(notes))
 
 
 def stacks(layers: Sequence[Layer]) -> list[LayerSpec]:

@@ -9,15 +9,17 @@ every difference named. Pure: no framework, no click, no rich.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from paramcount import conventions, loose_names
 from paramcount.commandline import command_line
 from paramcount.conventions import pytorch
 from paramcount.conventions.base import Recognised
-from paramcount.errors import SpecError
+from paramcount.errors import ParamcountError, SpecError
 from paramcount.sources.base import Listing, NamedTensor
 from paramcount.spec import Cell, Framework, LayerSpec
 
@@ -92,25 +94,65 @@ class Check:
 
 
 @dataclass(frozen=True)
-class Layer:
-    """A recognised recurrent layer, described, counted by the engine and checked."""
+class Counted:
+    """What inspect found, counted by the engine and checked tensor by tensor."""
 
     name: str
     """The module path (``encoder.lstm``), without the trailing separator; ``""`` at the top."""
-    spec: LayerSpec
     description: str
     params: int
-    """The engine's count for ``spec``."""
+    """The engine's count."""
     stored: int
-    """The elements of the file's tensors this layer accounts for."""
+    """The elements of the file's tensors it accounts for."""
     checks: tuple[Check, ...]
     command: str
     notes: tuple[str, ...]
 
     @property
-    def match(self) -> bool:
+    def tensors_match(self) -> bool:
         """Whether every tensor and the total agree with the engine."""
         return self.params == self.stored and all(c.match for c in self.checks)
+
+
+@dataclass(frozen=True)
+class Layer(Counted):
+    """A recognised recurrent layer, described, counted by the engine and checked."""
+
+    spec: LayerSpec
+
+    @property
+    def match(self) -> bool:
+        """Whether every tensor and the total agree with the engine."""
+        return self.tensors_match
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One value of a folder's ``config.json`` against what the tensors say."""
+
+    field: str
+    config: object
+    tensors: object
+
+    @property
+    def match(self) -> bool:
+        """Whether the config says what the tensors hold."""
+        return self.config == self.tensors
+
+
+@dataclass(frozen=True)
+class FamilyModel(Counted):
+    """A recognised model of a modern recurrent family (Mamba, …), counted by its convention,
+    checked tensor by tensor, and against the folder's ``config.json`` where there is one."""
+
+    family: str
+    config: Any
+    claims: tuple[Claim, ...]
+
+    @property
+    def match(self) -> bool:
+        """Whether every tensor, the total and every config claim agree with the engine."""
+        return self.tensors_match and all(c.match for c in self.claims)
 
 
 @dataclass(frozen=True)
@@ -145,6 +187,7 @@ class InspectReport:
     layers: tuple[Layer, ...]
     notes: tuple[str, ...]
     conversion: Conversion | None = None
+    families: tuple[FamilyModel, ...] = ()
 
     @property
     def total(self) -> int:
@@ -168,7 +211,9 @@ class InspectReport:
 
 
 def inspect(listing: Listing, as_framework: Framework | None = None) -> InspectReport:
-    """Explain a listing: modules, dtype totals, recurrent layers, notes (and ``--as``)."""
+    """Explain a listing: modules, dtype totals, recurrent layers, family models, notes (and
+    ``--as``)."""
+    listing = from_config(listing)
     modules: dict[str, list[NamedTensor]] = {}
     for tensor in listing.tensors:
         modules.setdefault(module_of(tensor.name), []).append(tensor)
@@ -177,17 +222,94 @@ def inspect(listing: Listing, as_framework: Framework | None = None) -> InspectR
     if _PREFIXES["module."] in notes:  # said once for the file, not again for each layer
         layers = tuple(dataclasses.replace(layer, notes=tuple(
             n for n in layer.notes if n != pytorch.DATA_PARALLEL)) for layer in layers)
+    claimed = {c.name for layer in layers for c in layer.checks if c.name}
     report = InspectReport(
         listing,
         tuple(Module(name, tuple(ts)) for name, ts in modules.items()),
         _dtypes(listing.tensors),
         layers,
         notes,
+        families=family_models(listing, claimed),
     )
     if as_framework is None:
         return report
-    return InspectReport(report.listing, report.modules, report.dtypes, report.layers,
-                         report.notes, convert(report, as_framework))
+    return dataclasses.replace(report, conversion=convert(report, as_framework))
+
+
+def from_config(listing: Listing) -> Listing:
+    """A folder with only ``config.json``: the tensors its family's model would hold."""
+    if listing.tensors or listing.config is None:
+        return listing
+    from paramcount import families
+
+    name = families.family_of(listing.config)
+    if name is None:
+        kind = listing.config.get("model_type")
+        raise ParamcountError(f"{listing.source}: no weights, and config.json describes no "
+                              f"model paramcount counts from a config (model_type {kind!r}; "
+                              f"families: {', '.join(families.names())})")
+    try:
+        config = families.family(name).from_hf_config(listing.config)
+    except SpecError as error:
+        raise ParamcountError(f"{listing.source}/config.json: {error}") from None
+    tensors = tuple(NamedTensor(t.name, t.shape) for t in families.family(name).tensors(config))
+    return dataclasses.replace(listing, tensors=tensors)
+
+
+def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...]:
+    """Every family model among the tensors no recurrent layer claimed, each checked."""
+    from paramcount import families
+
+    shapes = {t.name: t.shape for t in listing.tensors if t.name not in claimed}
+    if not shapes:
+        return ()
+    said = None
+    if listing.config is not None:
+        said = families.family_of(listing.config)
+    found = []
+    for model in families.recognise(shapes):
+        module = families.family(model.family)
+        expected = [(model.prefix + t.name, t.shape) for t in module.tensors(model.config)]
+        checks = tuple(Check(name, shape, name if name in shapes else None, shapes.get(name))
+                       for name, shape in expected)
+        claims: tuple[Claim, ...] = ()
+        config, notes = model.config, list(model.notes)
+        if said == model.family and listing.config is not None:
+            config, claims, notes = _claims(model.family, listing.config, model.config, notes)
+        found.append(FamilyModel(
+            name=model.prefix.rstrip("./"), family=model.family, config=config,
+            description=families.describe(model.family, config),
+            params=sum(math.prod(s) for _, s in expected),
+            stored=sum(math.prod(shapes[n]) for n in model.names),
+            checks=checks, command=families.command_line(model.family, config),
+            notes=tuple(notes), claims=claims))
+    return tuple(found)
+
+
+def _claims(family: str, data: dict[str, Any], found: Any, notes: list[str]) -> tuple[
+        Any, tuple[Claim, ...], list[str]]:
+    """The config.json's values against the recognised config, field by field.
+
+    Where the config describes exactly the tensors found, it settles what the tensors cannot
+    tell (Mamba-2's n_groups against state_size, …) and its config is the answer.
+    """
+    from paramcount import families
+    from paramcount.record import fields
+
+    module = families.family(family)
+    try:
+        said = module.from_hf_config(data)
+    except SpecError as error:
+        return found, (), [*notes, f"config.json cannot be read as a {family} config: {error}"]
+    if [(t.name, t.shape) for t in module.tensors(said)] == [
+            (t.name, t.shape) for t in module.tensors(found)]:
+        claims = tuple(Claim(f, getattr(said, f), getattr(said, f)) for f in fields(said))
+        return said, claims, ["config.json describes exactly these tensors (what the tensors "
+                              "alone cannot tell is taken from it)"]
+    claims = tuple(Claim(f, getattr(said, f), getattr(found, f)) for f in fields(said))
+    return found, claims, [*notes, *(
+        f"config.json says {c.field}={c.config!r}, the tensors hold {c.tensors!r}"
+        for c in claims if not c.match)]
 
 
 def recognised(listing: Listing) -> list[Recognised]:

@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the JSON path never needs the document model
     from paramcount.compute import Compute
+    from paramcount.family_explain import KnobChange
+    from paramcount.family_report import FamilyReport
     from paramcount.memory import Memory
-    from paramcount.render.document import Document
+    from paramcount.render.document import Document, Section
     from paramcount.report import Report
     from paramcount.verify import Outcome
     from paramcount.verify.flops import FlopOutcome
@@ -127,3 +129,28 @@ def show_reports(
 
         document = append_sections(document, extras, flops)
     show(document, output_format)
+
+
+def show_family(report: FamilyReport, output_format: str, explain: bool = False,
+                what_if: Sequence[KnobChange] = ()) -> None:
+    """Print a family model's answer: its tensors, parts and formula (and, to explain it, what
+    each option adds), or its JSON."""
+    if output_format == "json":
+        from paramcount.render.data import dumps
+        from paramcount.render.family import family_data
+
+        data = family_data(report)
+        if explain or what_if:
+            from paramcount.render.family_explain import explanation_data
+
+            data["explanation"] = explanation_data(report, list(what_if))
+        show_json(dumps(data))
+        return
+    from paramcount.render.family import family_breakdown
+
+    explained: tuple[Section, ...] = ()
+    if explain or what_if:
+        from paramcount.render.family_explain import explanation
+
+        explained = explanation(report, list(what_if))
+    show(family_breakdown(report, explained), output_format)

@@ -20,6 +20,7 @@ from typing import Any
 from paramcount import flags
 from paramcount.counts import CountError, parse_int
 from paramcount.errors import ParamcountError
+from paramcount.families import FAMILIES
 from paramcount.spec import Cell, DType, Framework
 
 _COMMANDS = frozenset(cell.value for cell in Cell)
@@ -78,7 +79,11 @@ def offered(cell: Cell) -> tuple[set[str], set[str]]:
 
 def answer(argv: Sequence[str]) -> int | None:
     """Print the answer to ``argv`` and return the exit code, or None for click to handle."""
-    if not argv or argv[0] not in _COMMANDS or "_PARAMCOUNT_COMPLETE" in os.environ:
+    if not argv or "_PARAMCOUNT_COMPLETE" in os.environ:
+        return None
+    if argv[0] in FAMILIES:
+        return _family(argv[0], argv[1:])
+    if argv[0] not in _COMMANDS:
         return None
     cell = Cell(argv[0])
     options = _read(cell, argv[1:])
@@ -160,3 +165,80 @@ def _format(options: dict[str, Any]) -> str | None:
     if len(asked) > 1:
         return None
     return asked[0] if asked else "table"
+
+
+_FAMILY_COMMON: dict[str, str] = {
+    **dict.fromkeys(flags.DTYPE, "dtype"),
+    **dict.fromkeys(flags.FORMAT, "output_format"),
+    "--config": "config_file",
+}
+"""Options that take a value on every family command, beside the family's own."""
+
+
+def _family(name: str, args: Sequence[str]) -> int | None:
+    """A family command's answer, or None for click (help, a mistake, anything unsure)."""
+    from paramcount.families import Option, build, options, value_of
+
+    valued: dict[str, Option | str] = dict(_FAMILY_COMMON)
+    switches: dict[str, tuple[str, bool]] = {
+        **dict.fromkeys(flags.JSON, ("as_json", True)),
+        **dict.fromkeys(flags.MARKDOWN, ("as_markdown", True)),
+    }
+    for option in options(name):
+        if option.kind == "bool":
+            switches.update(dict.fromkeys(option.names, (option.field, True)))
+            switches.update({f"--no-{n.removeprefix('--')}": (option.field, False)
+                             for n in option.names})
+        else:
+            valued.update(dict.fromkeys(option.names, option))
+    given: dict[str, Any] = {}
+    position = 0
+    value: object
+    while position < len(args):
+        token = args[position]
+        key, equals, attached = token.partition("=") if token.startswith("--") else (token, "",
+                                                                                    "")
+        if key in switches and not equals:
+            destination, value = switches[key]
+        elif key in valued:
+            if not equals:
+                position += 1
+                if position == len(args):
+                    return None
+                attached = args[position]
+            if attached.startswith("-"):
+                return None
+            target = valued[key]
+            if isinstance(target, str):
+                destination, value = target, attached
+            else:
+                destination = target.field
+                try:
+                    value = value_of(target, attached)
+                except ParamcountError:
+                    return None
+        else:
+            return None
+        if destination in given:
+            return None
+        given[destination] = value
+        position += 1
+    settings: dict[str, Any] = {"dtype": DType.FP32.value, "output_format": None, "as_json": False,
+                "as_markdown": False, "config_file": None}
+    for key in settings:
+        settings[key] = given.pop(key, settings[key])
+    if settings["dtype"] not in [d.value for d in DType] or settings["output_format"] not in (
+            None, *flags.FORMATS):
+        return None
+    output_format = _format(settings)
+    if output_format is None:
+        return None
+    try:
+        config = build(name, given, settings["config_file"])
+    except ParamcountError:
+        return None
+    from paramcount.family_report import build_family_report
+    from paramcount.output import show_family
+
+    show_family(build_family_report(name, config, DType(settings["dtype"])), output_format)
+    return 0

@@ -107,8 +107,8 @@ BROKEN = [
      "nonlinearity, cell, input, return_sequences. Did you mean 'hidden'?"),
     ("unknown-model-key", "m.toml", f"[models.a]\ninput = 32\ntotl = 5\nlayers = [{LSTM}]\n",
      "3:1: models.a.totl: unknown key in model 'a'; expected one of: framework, input, layers, "
-     "factory, kwargs, file, total, max_params, max_bytes, dtype, description, modules. "
-     "Did you mean 'total'?"),
+     "factory, kwargs, file, family, config, total, max_params, max_bytes, dtype, description, "
+     "modules. Did you mean 'total'?"),
     ("unknown-top-key", "m.toml", f"modles = 1\n[models.a]\ninput = 3\nlayers = [{LSTM}]\n",
      "1:1: modles: unknown key in the config's top level; expected one of: models, framework, "
      "dtype. Did you mean 'models'?"),

@@ -86,9 +86,9 @@ def test_every_problem_of_a_config_is_reported(cli: CLI, tmp_path: Path) -> None
     assert lines[2] == (f"Error: {path}:6:28: models.a.layers[1].out: expected the output "
                         "width, a positive whole number, got 0")
     assert lines[0] == (f"Error: {path}:3:1: models.a.totl: unknown key in model 'a'; expected "
-                        "one of: framework, input, layers, factory, kwargs, file, total, "
-                        "max_params, max_bytes, dtype, description, modules. Did you mean "
-                        "'total'?")
+                        "one of: framework, input, layers, factory, kwargs, file, family, "
+                        "config, total, max_params, max_bytes, dtype, description, modules. "
+                        "Did you mean 'total'?")
     assert lines[3].startswith(f"Error: {path}:7:41: ")
 
 

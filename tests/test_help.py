@@ -66,6 +66,27 @@ def bases(command: str, tmp_path: Path) -> list[list[str]]:
         config.write_text('[models.tiny]\ntotal = 144\n'
                           'layers = [{ kind = "lstm", input = 3, hidden = 4 }]\n')
         return [["check", str(config)]]
+    if command == "mamba":
+        return [["mamba", "--vocab", "10", "-L", "1", "--hidden-size", "8"]]
+    if command == "mamba2":
+        small = ["mamba2", "--vocab", "10", "-L", "1"]
+        return [[*small, "--hidden-size", "8", "--heads", "4", "--headdim", "4"],
+                [*small, "--heads", "2", "--headdim", "4"]]
+    if command == "rwkv":
+        return [["rwkv", "--vocab", "10", "-L", "1", "--hidden-size", "64", "--version", v]
+                for v in ("4", "5", "6", "7")]
+    small = {
+        "xlstm": ["--vocab", "10", "-L", "1", "--hidden-size", "64", "--heads", "2"],
+        "xlstm-lm": ["--embedding-dim", "32", "-L", "2", "--slstm-at", "1", "--vocab", "10"],
+        "rglru": ["--vocab", "10", "-L", "3", "--hidden-size", "8", "--intermediate-size", "8",
+                  "--heads", "2"],
+        "mingru": ["--dim", "8"],
+        "minlm": ["--vocab", "10", "--dim", "8", "-L", "1"],
+    }
+    if command == "xlstm-lm":  # rounding down leaves a 32-wide model's feed-forward no width
+        return [[command, *small[command]], [command, *small[command], "--embedding-dim", "64"]]
+    if command in small:
+        return [[command, *small[command]]]
     raise AssertionError(f"add invocations of the new command {command!r} to bases()")
 
 
@@ -102,8 +123,27 @@ SAMPLES = {
     "rank": "2", "settings": "hidden_size=128", "factory_timeout": "30",
     "model": "tests.port_models:torch_gru", "kwargs": '{"hidden": 4}',
     "source_model": "tests.port_models:torch_gru", "source_kwargs": '{"hidden": 4}',
+    "vocab_size": "10", "state_size": "2", "num_hidden_layers": "2", "expand": "2",
+    "conv_kernel": "3", "time_step_rank": "2", "num_heads": "4", "head_dim": "4",
+    "n_groups": "2", "version": "6", "attention_hidden_size": "64", "intermediate_size": "96",
+    "head_size": "32", "mix_lora": "8", "decay_lora": "8", "aaa_lora": "8", "mv_lora": "8",
+    "gate_lora": "8", "what_if": "vocab_size=20",
+    "num_blocks": "2", "qk_dim_factor": "0.5", "v_dim_factor": "1.0", "ffn_proj_factor": "2.0",
+    "ffn_round_up_to_multiple_of": "8", "weight_mode": "fused", "embedding_dim": "32",
+    "slstm_at": "1", "mlstm_num_heads": "2", "mlstm_proj_factor": "2.0",
+    "mlstm_conv1d_kernel_size": "3", "mlstm_qkv_proj_blocksize": "4",
+    "mlstm_round_proj_up_to_multiple_of": "16", "slstm_num_heads": "2",
+    "slstm_conv1d_kernel_size": "0", "slstm_backend": "vanilla", "feedforward_proj_factor": "1.3",
+    "feedforward_round_proj_up_to_multiple_of": "16",
+    "num_attention_heads": "2", "num_key_value_heads": "1", "lru_width": "8",
+    "conv1d_width": "3", "block_types": "recurrent,attention", "dim": "8",
+    "expansion_factor": "1.5", "num_tokens": "10", "depth": "2", "ff_mult": "2.0",
+    "expansion": "1.5", "conv_kernel_size": "3",
 }
 """A valid value for each option that takes one and is not a choice."""
+
+WHAT_IF = {"mingru": "dim=16", "minlm": "dim=16"}
+"""--what-if for the families without a vocab_size."""
 
 
 def values(option: click.Option, tmp_path: Path) -> Iterator[str]:
@@ -124,6 +164,9 @@ def values(option: click.Option, tmp_path: Path) -> Iterator[str]:
         yield str(tmp_path / "ported.npz")
     elif option.name == "forget_bias":
         yield "0.5"
+    elif option.name == "config_file":
+        (tmp_path / "config.json").write_text("{}")
+        yield str(tmp_path / "config.json")
     elif option.name == "junit_file":
         yield str(tmp_path / "report.xml")
     elif option.name == "error_file":
@@ -147,7 +190,8 @@ def uses(command: click.Command, tmp_path: Path) -> Iterator[list[str]]:
             continue
         for name in param.opts:
             for value in values(param, tmp_path):
-                yield [name, value]
+                yield [name, WHAT_IF.get(command.name or "", value)
+                       if param.name == "what_if" else value]
 
 
 def _command(name: str) -> click.Command:

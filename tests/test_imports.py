@@ -26,7 +26,9 @@ def test_import_paramcount_is_light() -> None:
 QUICK = {"json": ["lstm", "-i", "32", "-H", "128", "-L", "2", "--bidir", "--json"],
          "plain-table": ["lstm", "-i", "32", "-H", "128", "-L", "2", "--bidir"],
          "markdown": ["gru", "-i", "13", "-H", "20", "-f", "keras", "--markdown"],
-         "all-frameworks": ["lstm", "-i", "28", "-H", "128", "--bidir", "-f", "all"]}
+         "all-frameworks": ["lstm", "-i", "28", "-H", "128", "--bidir", "-f", "all"],
+         "mamba": ["mamba", "--d-model", "768", "--layers", "24", "--vocab", "50280"],
+         "mamba2-json": ["mamba2", "--config", "examples/hf/mamba2-1.3b/config.json", "--json"]}
 """Everyday count command lines: answered by the quick path, without click."""
 
 CLICK = {"compute": ["compute", "lstm", "-i", "32", "-H", "128", "-T", "10", "--json"],

@@ -55,6 +55,19 @@ RUNS: dict[str, list[Any]] = {
         pytest.param(["convlstm", "--rank", "1", "-C", "2", "-F", "3", "-k", "3",
                       "-f", "flax-linen", "--verify"], marks=FLAX),
     ],
+    "paramcount.family/1": [
+        ["mamba", "--d-model", "8", "-L", "2", "--vocab", "4", "--no-tie"],
+        ["mamba2", "--d-model", "8", "--heads", "2", "--headdim", "8", "--vocab", "4"],
+        ["rwkv", "--version", "7", "--n-embd", "64", "--n-layer", "2", "--vocab", "4"],
+        ["mamba", "--d-model", "8", "-L", "2", "--vocab", "4", "--explain",
+         "--what-if", "state_size=32"],
+        ["mamba2", "--d-model", "8", "--heads", "2", "--headdim", "8", "--vocab", "4",
+         "--what-if", "num_heads=4"],
+    ],
+    "paramcount.family-compare/1": [
+        ["compare", "mamba --d-model 8 -L 1 --vocab 4", "mamba --d-model 8 -L 2 --vocab 4",
+         "gru -i 8 -H 8"],
+    ],
     "paramcount.shapes/1": [
         ["shapes", "lstm", "-i", "3", "-H", "4", "--bidir"],
         pytest.param(["shapes", "gru", "-i", "3", "-H", "4", "-L", "2", "--verify"],

@@ -78,10 +78,11 @@ KIND_KEYS: dict[str, tuple[str, ...]] = {
     "params": ("count", "out"),
 }
 KINDS = tuple(KIND_KEYS)
-MODEL_KEYS = ("framework", "input", "layers", "factory", "kwargs", "file", "total", "max_params",
-              "max_bytes", "dtype", "description", "modules")
-SOURCES = ("layers", "factory", "file")
-"""The three ways to say what a model is: hand-written layers, the project's code, a file."""
+MODEL_KEYS = ("framework", "input", "layers", "factory", "kwargs", "file", "family", "config",
+              "total", "max_params", "max_bytes", "dtype", "description", "modules")
+SOURCES = ("layers", "factory", "file", "family")
+"""The ways to say what a model is: hand-written layers, the project's code, a file (or model
+folder), or a modern recurrent family with its reference configuration."""
 MAX_SIZE = 2**63 - 1
 """The largest size or count a config may state: what the frameworks' int64 sizes hold."""
 TOP_KEYS = ("models", "framework", "dtype")
@@ -160,13 +161,18 @@ class Model:
     """A model file, as written in the config (relative to the config's folder)."""
     modules_expected: Mapping[str, int] | None = None
     """The per-module counts recorded by ``--update`` (factory and file models)."""
+    family: str | None = None
+    """A modern recurrent family (``mamba``, ``rwkv``, …) whose ``config`` the model is."""
+    family_config: Any = None
+    """That family's config record, read from ``config`` as a ``config.json`` is read."""
     input_frame: Frame = ()
     """The spatial sizes of the input (``input = [28, 28, 1]``); () for vectors."""
 
     @property
     def kind(self) -> str:
-        """``layers``, ``factory`` or ``file``: how the model is described."""
-        return "factory" if self.factory else "file" if self.file else "layers"
+        """``layers``, ``factory``, ``file`` or ``family``: how the model is described."""
+        return ("factory" if self.factory else "file" if self.file else
+                "family" if self.family else "layers")
 
     @property
     def total(self) -> int:
@@ -493,6 +499,19 @@ def _model(source: Source, name: str, data: object, framework: Framework,
         errors.append(table.error("framework" if "framework" in table else "factory",
                                   f"a factory model is built with torch or keras, not "
                                   f"{framework.value}"))
+    no_family: tuple[str | None, Any] = (None, None)
+    family, family_config = _attempt(errors, lambda: _family(table), no_family)
+    if "config" in table and "family" not in table:
+        errors.append(table.error("config", "config is a family model's configuration: add "
+                                            "family = \"mamba\" (or mamba2, rwkv)"))
+    if family is not None:
+        for key in ("input", "kwargs", "modules"):
+            if key in table:
+                errors.append(table.error(key, f"{key} does not apply to a family model: its "
+                                               "config says everything"))
+        _raise_all(errors)
+        return Model(name, path, framework, None, (), dtype, total, max_params, max_bytes,
+                     description, family=family, family_config=family_config)
     if factory or file:
         if "input" in table:
             errors.append(table.error("input", "input describes hand-written layers; a "
@@ -513,6 +532,24 @@ def _model(source: Source, name: str, data: object, framework: Framework,
     _raise_all(errors)
     return Model(name, path, framework, input_width, tuple(layers), dtype, total, max_params,
                  max_bytes, description, input_frame=input_frame)
+
+
+def _family(table: _Table) -> tuple[str | None, Any]:
+    """``family = "mamba"`` and its ``config = { hidden_size = 768, ... }`` (read as that
+    family's config.json is read: the reference's names and defaults)."""
+    from paramcount import families
+
+    name = table.choice("family", families.names(), None)
+    if name is None:
+        return None, None
+    data = table.data.get("config", {})
+    if not isinstance(data, dict):
+        raise table.error("config", f"expected a table of {name}'s options (hidden_size = "
+                                    f"768, ...), got {_describe(data)}")
+    try:
+        return name, families.family(name).from_hf_config(data)
+    except SpecError as error:
+        raise table.error("config", str(error).removeprefix("config.json: ")) from None
 
 
 def _model_input(table: _Table, framework: Framework) -> tuple[int | None, Frame]:

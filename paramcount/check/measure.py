@@ -103,7 +103,19 @@ def measure(model: Model, config: Config,
         return _factory(model, config, factories)
     if model.file is not None:
         return _file(model, config)
+    if model.family is not None:
+        return _family(model)
     return None
+
+
+def _family(model: Model) -> Measured:
+    """A family model from its config: one row per part (embeddings, blocks, norm, head)."""
+    from paramcount.family_report import build_family_report
+
+    assert model.family is not None
+    report = build_family_report(model.family, model.family_config)
+    rows = tuple(Row(part.label, report.reference, None, part.total) for part in report.parts)
+    return Measured(report.total, rows, f"{report.title} from its config")
 
 
 def _factory(model: Model, config: Config, factories: FactoryPolicy) -> Measured:
@@ -130,14 +142,14 @@ def _file(model: Model, config: Config) -> Measured:
     from pathlib import Path as FilePath
 
     from paramcount.errors import ParamcountError
-    from paramcount.inspect import module_of, recognised
+    from paramcount.inspect import from_config, module_of, recognised
     from paramcount.sources.files import read_file
 
     assert model.file is not None
     base = os.path.dirname(os.path.abspath(config.source.path or config.source.name))
     path = model.file if os.path.isabs(model.file) else os.path.join(base, model.file)
     try:
-        listing = read_file(FilePath(path))
+        listing = from_config(read_file(FilePath(path)))  # a folder may hold config.json only
     except ParamcountError as error:  # name the file as the config does
         raise config.source.error((*model.path, "file"),
                                   str(error).replace(path, model.file)) from None

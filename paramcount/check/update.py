@@ -73,8 +73,8 @@ def modules_literal(counts: Mapping[str, int], format: str) -> str:
 
 def recorded_modules(outcome: Outcome) -> dict[str, int]:
     """The per-module counts ``--update`` records for a factory or file model."""
-    if outcome.measured is None or outcome.model.kind == "layers":
-        return {}
+    if outcome.measured is None or outcome.model.kind in ("layers", "family"):
+        return {}  # a family model's parts follow from its config: nothing to record
     return {row.name: row.params for row in outcome.measured.rows if row.params}
 
 

@@ -11,6 +11,7 @@ import importlib
 import click
 
 from paramcount import __version__
+from paramcount.families import FAMILIES
 
 # name -> "module:attribute"; modules load only when their command runs.
 COMMANDS = {
@@ -29,6 +30,7 @@ COMMANDS = {
     "inspect": "paramcount.commands.inspect:inspect",
     "read": "paramcount.commands.read:read_command",
     "port": "paramcount.commands.port:port",
+    **{name: f"paramcount.commands.family:{name}" for name in FAMILIES},
 }
 
 

@@ -7,6 +7,7 @@ import click
 from paramcount.commands.configs import parse_config
 from paramcount.compare import COMPARABLE
 from paramcount.errors import SpecError
+from paramcount.families import FAMILIES
 from paramcount.options import cli_label, format_options, resolve_format, verify_option
 from paramcount.output import show, show_json
 from paramcount.report import build_report
@@ -44,6 +45,11 @@ def compare(configs: tuple[str, ...], frameworks: bool, output_format: str | Non
             as_json: bool, as_markdown: bool, verify: bool) -> int:
     """Compare configurations, each one quoted string: "lstm -i 28 -H 256 --framework keras"."""
     fmt = resolve_format(output_format, as_json, as_markdown)
+    if any(text.split()[:1] and text.split()[0] in FAMILIES for text in configs):
+        if frameworks or verify:
+            raise click.UsageError("--frameworks and --verify compare RNN, LSTM and GRU "
+                                   "layers; a family model's tensors are verified by its tests")
+        return _with_families(configs, fmt)
     arguments: list[str] = []
     specs = []
     for position, text in enumerate(configs, start=1):
@@ -91,3 +97,33 @@ def compare(configs: tuple[str, ...], frameworks: bool, output_format: str | Non
     for line in problems(outcomes):
         click.echo(f"Error: {line}", err=True)
     return exit_code(outcomes)
+
+
+def _with_families(configs: tuple[str, ...], fmt: str) -> int:
+    """Family models (and RNN, LSTM or GRU layers) side by side: totals, and what changed
+    between two models of one family, tensor by tensor."""
+    import shlex
+
+    from paramcount.commands.family import parse_family
+    from paramcount.family_report import build_family_report
+
+    if len(configs) < 2:
+        raise click.UsageError("give two or more configurations to compare")
+    items: list[tuple[str, object]] = []
+    for position, text in enumerate(configs, start=1):
+        args = shlex.split(text)
+        if args[0] in FAMILIES:
+            report = build_family_report(args[0], parse_family(
+                args, f"argument {position} ({text!r})"))
+            items.append((text, report))
+        else:
+            items += [(text, build_report(spec)) for spec in parse_config(text, position)]
+    from paramcount.render.family_explain import compare_data, compare_document
+
+    if fmt == "json":
+        from paramcount.render.data import dumps
+
+        show_json(dumps(compare_data(items)))
+    else:
+        show(compare_document(items), fmt)
+    return 0

@@ -24,6 +24,7 @@ from paramcount.spec import Framework
 
 if TYPE_CHECKING:
     from paramcount.convlstm import ConvReport
+    from paramcount.family_report import FamilyReport
     from paramcount.render.verification import Outcome
 
 AXES = {
@@ -38,7 +39,7 @@ AXES = {
 """What each framework calls the axes of an input weight: torch (G·H, in), Keras (in, G·H)."""
 
 
-def headline(report: Report | ConvReport) -> str:
+def headline(report: Report | ConvReport | FamilyReport) -> str:
     """``561,152 parameters · 2,244,608 bytes (2.24 MB) as fp32``."""
     return (
         f"{number(report.total)} parameters · {number(report.bytes)} bytes "
@@ -152,7 +153,7 @@ def growth_section(report: Report, growth: Growth) -> Section:
                    (Paragraph((growth_reason(report, growth),)), aligned(lines)))
 
 
-def formula_section(report: Report | ConvReport) -> Section:
+def formula_section(report: Report | ConvReport | FamilyReport) -> Section:
     """The closed form, the numbers filled in, and what each letter stands for."""
     formula = report.formula
     lines = [formula.symbolic, f"= {formula.substituted}"]

@@ -9,7 +9,14 @@ import math
 from typing import Any
 
 from paramcount import __version__
-from paramcount.inspect import Check, InspectReport, Layer, module_of, tensor_bytes
+from paramcount.inspect import (
+    Check,
+    FamilyModel,
+    InspectReport,
+    Layer,
+    module_of,
+    tensor_bytes,
+)
 from paramcount.render.document import (
     Document,
     Math,
@@ -38,6 +45,9 @@ FORMAT_NAMES = {
     "keras-weights-h5": "Keras weights (.weights.h5)",
     "npz": "numpy archive (.npz)",
     "npy": "numpy array (.npy)",
+    "hf-folder": "Hugging Face model folder",
+    "hf-folder-sharded": "Hugging Face model folder (sharded)",
+    "hf-config": "Hugging Face config.json (no weights)",
 }
 
 
@@ -46,8 +56,33 @@ def format_name(fmt: str) -> str:
     return FORMAT_NAMES.get(fmt, fmt)
 
 
-def _checks_by_name(report: InspectReport) -> dict[str, tuple[Layer, Check]]:
-    return {c.name: (layer, c) for layer in report.layers for c in layer.checks if c.name}
+def _checks_by_name(report: InspectReport) -> dict[str, Check]:
+    owners: list[Layer | FamilyModel] = [*report.layers, *report.families]
+    return {c.name: c for owner in owners for c in owner.checks if c.name}
+
+
+def family_section(report: InspectReport) -> Section:
+    """The family models recognised: each counted by its convention, checked tensor by
+    tensor and against config.json, with the command that explains it."""
+    rows = tuple(
+        (model.name or "(top level)", model.family, number(model.params),
+         f"✓ {len(model.checks)} tensors" if model.tensors_match
+         else f"✗ file holds {number(model.stored)}",
+         ("✓ " if all(c.match for c in model.claims) else "✗ ") + f"{len(model.claims)} values"
+         if model.claims else "—")
+        for model in report.families
+    )
+    blocks: list[Table | Paragraph | Math] = [
+        Table(("module", "family", "parameters", "engine check", "config.json"), rows,
+              frozenset({"parameters"})),
+        Paragraph(tuple(f"{model.name or '(top level)'}: {model.description}"
+                        for model in report.families)),
+        Paragraph(("Each one, explained in full (tensors, parts, formula):",)),
+        Math(tuple(model.command for model in report.families)),
+    ]
+    blocks += [Paragraph((f"- {model.name or '(top level)'}: {note}",))
+               for model in report.families for note in model.notes]
+    return Section("Recurrent families", tuple(blocks))
 
 
 def _verdict(check: Check) -> str:
@@ -109,6 +144,8 @@ def _document(report: InspectReport) -> Document:
             commands,
             *(Paragraph((f"- {', '.join(names)}: {note}",)) for note, names in said.items()),
         )))
+    if report.families:
+        sections.append(family_section(report))
     checked = _checks_by_name(report)
     rows_list: list[tuple[str, ...]] = []
     for module in report.modules:
@@ -120,7 +157,7 @@ def _document(report: InspectReport) -> Document:
                 shape(tensor.shape),
                 tensor.dtype or "?",
                 number(tensor.count),
-                _verdict(found[1]) if found else _flag(tensor),
+                _verdict(found) if found else _flag(tensor),
             ))
     if not report.listing.tensors:
         return Document(f"{report.listing.source} — {format_name(report.listing.format)}",
@@ -176,6 +213,7 @@ def layer_data(layer: Layer) -> dict[str, Any]:
     return {
         "name": layer.name,
         "framework": spec.framework.value,
+        "family": None,
         "cell": spec.cell.value,
         "input": spec.input_size,
         "hidden": spec.hidden_size,
@@ -200,6 +238,34 @@ def layer_data(layer: Layer) -> dict[str, Any]:
         ],
         "command": layer.command,
         "notes": list(layer.notes),
+        "config": None,
+        "claims": None,
+    }
+
+
+def family_data(model: FamilyModel) -> dict[str, Any]:
+    """One recognised family model, with the keys of ``recurrent[]`` (``family`` and
+    ``config`` set, the classic layer's options null) and the config.json ``claims``."""
+    from paramcount.record import fields
+
+    return {
+        "name": model.name, "framework": "torch", "family": model.family,
+        **dict.fromkeys(("cell", "input", "hidden", "layers", "bidirectional", "bias", "proj",
+                         "cell_only", "reset_after", "merge_modes", "peepholes")),
+        "config": {f: getattr(model.config, f) for f in fields(model.config)},
+        "layer": model.description,
+        "params": model.params,
+        "stored": model.stored,
+        "match": model.match,
+        "tensors": [
+            {"expected": c.expected, "expected_shape": list(c.expected_shape), "name": c.name,
+             "shape": None if c.shape is None else list(c.shape), "match": c.match}
+            for c in model.checks
+        ],
+        "command": model.command,
+        "notes": list(model.notes),
+        "claims": [{"field": c.field, "config": c.config, "tensors": c.tensors,
+                    "match": c.match} for c in model.claims],
     }
 
 
@@ -229,7 +295,8 @@ def data(report: InspectReport) -> dict[str, Any]:
             {"name": t.name, "shape": list(t.shape), "dtype": t.dtype, "count": t.count}
             for t in report.listing.constants
         ],
-        "recurrent": [layer_data(layer) for layer in report.layers],
+        "recurrent": [*(layer_data(layer) for layer in report.layers),
+                      *(family_data(model) for model in report.families)],
         "notes": list(report.notes),
         "as": None if conversion is None else {
             "framework": conversion.framework.value,

@@ -48,9 +48,9 @@ def read_file(path: Path) -> Listing:
     except ValueError:  # a NUL byte, which no path can hold
         raise ParamcountError(f"{label}: not a file name (it holds a NUL byte)") from None
     if stat.S_ISDIR(info.st_mode):
-        raise ParamcountError(
-            f"{label}: a directory; name a model file in it (formats: {KNOWN})"
-        )
+        from paramcount.sources import hf_folder
+
+        return hf_folder.read(path)
     if not stat.S_ISREG(info.st_mode):
         raise ParamcountError(f"{label}: not a regular file")
     if info.st_size == 0:

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard, cast
 
+from paramcount.families import CLASSES
 from paramcount.layers import CONTAINERS, KNOWN
 from paramcount.sources.recovery import binary, is_prose, parse
 
@@ -366,7 +367,7 @@ class _Reader:
             for value in values[:-1]:
                 truth = _truth(value)
                 if truth is None:
-                    return _unknowns(values) or Unknown(((_text(node), line),))
+                    return unknowns(values) or Unknown(((_text(node), line),))
                 if truth is not isinstance(node.op, ast.And):
                     return value
             return values[-1]
@@ -375,7 +376,7 @@ class _Reader:
             compared = _compare(node.ops[0], left, right)
             if compared is not None:
                 return compared
-            return _unknowns([left, right]) or Unknown(((_text(node), line),))
+            return unknowns([left, right]) or Unknown(((_text(node), line),))
         if isinstance(node, ast.IfExp):
             test = self.value(node.test, env)
             if (truth := _truth(test)) is not None:
@@ -412,14 +413,14 @@ class _Reader:
             if all(b is None or (isinstance(b, int) and not isinstance(b, bool))
                    for b in bounds):
                 return slice(*bounds)
-            return _unknowns(bounds) or Unknown(((_text(node), line),))
+            return unknowns(bounds) or Unknown(((_text(node), line),))
         return Unknown(((_text(node), line),))
 
     def binop(self, node: ast.BinOp, env: Mapping[str, Any]) -> Any:
         """Arithmetic on whole numbers (and list repetition: ``[nn.LSTM(...)] * 2``)."""
         left, right = self.value(node.left, env), self.value(node.right, env)
         line = node.lineno
-        if missing := _unknowns([left, right]):
+        if missing := unknowns([left, right]):
             return missing
         operation = type(node.op)
         if isinstance(left, list) and isinstance(right, list) and operation is ast.Add:
@@ -480,7 +481,7 @@ class _Reader:
         ``enumerate`` of them; or Unknown."""
         if isinstance(node, ast.Call) and dotted(node.func) == "range" and not node.keywords:
             bounds = [self.value(a, env) for a in node.args]
-            if missing := _unknowns(bounds):
+            if missing := unknowns(bounds):
                 return missing
             if bounds and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
                 steps = range(*bounds[:3])
@@ -489,7 +490,7 @@ class _Reader:
         elif isinstance(node, ast.Call) and dotted(node.func) in ("zip", "enumerate") and (
                 node.args) and not node.keywords:
             parts = [self.range_of(a, env) for a in node.args]
-            if missing := _unknowns(parts):
+            if missing := unknowns(parts):
                 return missing
             known = [list(p) for p in parts if not isinstance(p, Unknown)]
             if dotted(node.func) == "zip":
@@ -575,7 +576,8 @@ class _Reader:
         if name in self.functions and path == name:
             return self.evaluate(self.functions[name], args, self.keywords(node.keywords, env),
                                  line)
-        if name in KNOWN or name in self.classes or name.endswith(("LSTM", "GRU", "RNN")) or (
+        if name in KNOWN or name in self.classes or name in CLASSES or name.endswith(
+                ("LSTM", "GRU", "RNN")) or (
                 name[:1].isupper() and _framework_class(self.qualify(path))):
             return Call(path, self.qualify(path), args, self.keywords(node.keywords, env), line)
         return Unknown(((_text(node.func) + "(...)", line),))
@@ -1382,7 +1384,8 @@ def _compare(operator: ast.cmpop, left: object, right: object) -> bool | None:
     return None
 
 
-def _unknowns(values: Iterable[object]) -> Unknown | None:
+def unknowns(values: Iterable[object]) -> Unknown | None:
+    """The Unknowns among ``values``, combined, or None."""
     found = [v for v in values if isinstance(v, Unknown)]
     if not found:
         return None
@@ -1407,7 +1410,7 @@ def _targets(target: ast.AST, value: Any) -> dict[str, Any]:
 
 
 def _builtin(name: str, args: tuple[Any, ...], text: str, line: int) -> Any:
-    if missing := _unknowns(args):
+    if missing := unknowns(args):
         return missing
     try:
         if name == "int" and len(args) == 1 and isinstance(args[0], (int, float, str)):

@@ -1,0 +1,121 @@
+"""Family reports as Documents (what ``paramcount mamba`` shows) and as JSON data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from paramcount import __version__
+from paramcount.family_report import FamilyReport
+from paramcount.render.breakdown import formula_section, headline
+from paramcount.render.document import Document, Paragraph, Section, Table, number, shape
+
+SCHEMA = "paramcount.family/1"
+
+
+def tensor_rows(report: FamilyReport) -> tuple[tuple[tuple[str, ...], ...], str | None]:
+    """One row per tensor, a block whose tensors repeat an earlier block's (names but for the
+    index, and shapes) left out; and the sentence that says which were (None when none was).
+    Blocks that alternate (RecurrentGemma's recurrent, recurrent, attention) show each kind
+    once."""
+    by_layer: dict[int, list[tuple[str, tuple[int, ...]]]] = {}
+    for t in report.tensors:
+        if t.layer >= 0:
+            by_layer.setdefault(t.layer, []).append(
+                (t.name.replace(f".{t.layer}.", ".#.", 1), t.shape))
+    first: dict[tuple[tuple[str, tuple[int, ...]], ...], int] = {}
+    repeats: dict[int, list[int]] = {}
+    for layer, layout in by_layer.items():
+        shown = first.setdefault(tuple(layout), layer)
+        repeats.setdefault(shown, [])
+        if shown != layer:
+            repeats[shown].append(layer)
+    note = [(f"block {layers[0]} repeats" if len(layers) == 1 else
+             f"blocks {_ranges(layers)} repeat") + f" block {shown}'s tensors"
+            for shown, layers in repeats.items() if layers]
+    rows = tuple(
+        ("" if t.layer < 0 else str(t.layer), t.name, shape(t.shape), number(t.count))
+        for t in report.tensors if t.layer < 0 or t.layer in repeats
+    )
+    return rows, ("; ".join(note) + ".").capitalize() if note else None
+
+
+def _ranges(layers: list[int]) -> str:
+    """``[1, 3, 4, 6, 7]`` → ``1, 3–4, 6–7``; a run of several blocks ``1–31``."""
+    runs: list[list[int]] = []
+    for layer in layers:
+        if runs and layer == runs[-1][-1] + 1:
+            runs[-1].append(layer)
+        else:
+            runs.append([layer])
+    return ", ".join(f"{run[0]}–{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs)
+
+
+def tensors_section(report: FamilyReport) -> Section:
+    """The per-tensor table (one block of each run of identical blocks)."""
+    rows, note = tensor_rows(report)
+    table = Table(("block", "tensor", "shape", "count"), rows, frozenset({"count"}),
+                  footer=("", "total", "", number(report.total)), optional=("block",))
+    return Section("Tensors", (table,) if note is None else (table, Paragraph((note,))))
+
+
+def parts_section(report: FamilyReport) -> Section:
+    """Embeddings, blocks, norm and head: each part's share of the total."""
+    rows = tuple(
+        (part.label, str(part.last - part.first + 1) if part.first >= 0 else "",
+         number(part.each), number(part.total), f"{100 * part.total / report.total:.1f}%")
+        for part in report.parts
+    )
+    return Section("Parts", (Table(("part", "blocks", "each", "total", "share"), rows,
+                                   frozenset({"blocks", "each", "total", "share"}),
+                                   footer=("total", "", "", number(report.total), "100.0%")),))
+
+
+def settings_line(report: FamilyReport) -> str:
+    """``hidden_size=768, state_size=16, …``: the config as the reference's keywords (options
+    the model's version does not have, left "auto", are left out)."""
+    return ", ".join(f"{name}={value!r}" for name, value in report.settings.items()
+                     if value != "auto")
+
+
+def family_breakdown(report: FamilyReport, explained: tuple[Section, ...] = ()) -> Document:
+    """The whole answer for one family model: tensors, parts and the closed form (then the
+    explanation, when asked)."""
+    lines = [f"{report.reference}: {settings_line(report)}"]
+    if getattr(report.config, "tie_word_embeddings", False):
+        lines.append("The head is tied to the embeddings (tie_word_embeddings): one tensor, "
+                     "counted once.")
+    sections = (
+        Section("Configuration", (Paragraph(tuple(lines)),)),
+        tensors_section(report),
+        parts_section(report),
+        formula_section(report),
+        *explained,
+    )
+    return Document(f"{report.title} — {report.reference}", headline(report), sections)
+
+
+def family_data(report: FamilyReport) -> dict[str, Any]:
+    """Everything in a family report, as JSON-ready data."""
+    from paramcount.render.data import formula_data
+
+    return {
+        "schema": SCHEMA,
+        "paramcount": __version__,
+        "family": report.family,
+        "reference": report.reference,
+        "config": report.settings,
+        "total": report.total,
+        "dtype": report.dtype.value,
+        "bytes": report.bytes,
+        "tensors": [
+            {"name": t.name, "shape": list(t.shape), "count": t.count, "block": t.layer,
+             "input_width": t.input_width, "role": t.role}
+            for t in report.tensors
+        ],
+        "parts": [
+            {"part": p.label, "first": p.first, "last": p.last, "each": p.each,
+             "total": p.total}
+            for p in report.parts
+        ],
+        "formula": formula_data(report.formula),
+    }
