@@ -2,8 +2,9 @@
 
 The count commands' everyday command lines are answered by :mod:`paramcount.quick` without
 loading click; everything else goes to the click group in :mod:`paramcount.commands`.
-Exit codes: 0 ok, 1 a mismatch or budget exceeded, 2 bad input or config, 3 a backend missing.
-Every error is one line on stderr; a traceback means a bug.
+Exit codes: 0 ok, 1 a mismatch or budget exceeded, 2 bad input or config, 3 a backend missing,
+70 (``EX_SOFTWARE``) a bug in paramcount. Every error is one line on stderr; the traceback of a
+bug goes to a file in the temporary directory, which that line names.
 """
 
 from __future__ import annotations
@@ -94,4 +95,28 @@ def main() -> None:
         discard_stdout()
         where = f"{error.filename}: " if error.filename else "cannot write the output: "
         code = _error(where + (error.strerror or str(error)), 2)
+    except Exception as error:
+        code = crashed(error)
     sys.exit(code)
+
+
+BUG = 70
+"""The exit code of a bug in paramcount: ``EX_SOFTWARE``, which no answer uses."""
+
+
+def crashed(error: Exception) -> int:
+    """Write ``error``'s traceback to a file in the temporary directory, say in one line that
+    it is a bug and where the traceback is, and return :data:`BUG`."""
+    import tempfile
+    import traceback
+
+    what = f"{type(error).__name__}: {error}".splitlines()[0][:160]
+    try:
+        handle, path = tempfile.mkstemp(prefix="paramcount-bug-", suffix=".txt", text=True)
+        with open(handle, "w", encoding="utf-8", errors="backslashreplace") as file:
+            file.write("".join(traceback.format_exception(error)))
+    except OSError as failure:
+        where = f"its traceback could not be written ({failure.strerror or failure})"
+    else:
+        where = f"the traceback is in {path}"
+    return _error(f"a bug in paramcount ({what}); {where}; please report it", BUG)
