@@ -168,6 +168,19 @@ def growth(spec: LayerSpec) -> Growth | None:
     )
 
 
+def growth_because(spec: LayerSpec, growth: Growth) -> str:
+    """Why ``spec``'s total is not ``growth``'s naive guess, as a clause: ``every layer after
+    the first reads both directions' outputs, 2·128 = 256 inputs, not 128``."""
+    hr = spec.output_size
+    if growth.kind == "stacked":
+        return (f"every layer after the first reads the previous layer's {hr:,} outputs, "
+                f"not the {spec.input_size:,} inputs")
+    if all(row.extra_columns for row in growth.rows):
+        return f"every layer after the first reads both directions' outputs, 2·{hr:,} = " \
+               f"{2 * hr:,} inputs, not {hr:,}"
+    return f"a layer after a concat merge reads 2·{hr:,} = {2 * hr:,} inputs, not {hr:,}"
+
+
 def _bidirectional_at(spec: LayerSpec, layers: int) -> LayerSpec:
     """``spec`` bidirectional at another depth, merged as the user's own layers are.
 

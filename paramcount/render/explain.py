@@ -21,7 +21,15 @@ from paramcount.render.breakdown import (
     tensor_table,
 )
 from paramcount.render.document import Block, Document, Math, Paragraph, Section, number, signed
-from paramcount.report import DepthRow, Growth, GrowthRow, Report, depth_limit, depth_table
+from paramcount.report import (
+    DepthRow,
+    Growth,
+    GrowthRow,
+    Report,
+    depth_limit,
+    depth_table,
+    growth_because,
+)
 
 DEPTH = 8
 """The deepest stack the depth table and chart show."""
@@ -96,13 +104,15 @@ def pitfall_section(pitfall: Pitfall) -> Section:
     return Section(f"Pitfall: {pitfall.title}", (Paragraph(pitfall.lines),))
 
 
-def summary(report: Report) -> str:
-    """The one-line answer: the total, and the naive guess it is not."""
+def summary(report: Report, why: bool = False) -> str:
+    """The one-line answer: the total, and the naive guess it is not (``why``: and the reason,
+    as the first paragraph of the full answer says it)."""
     growth = report.growth
     if growth is not None and growth.difference:
+        because = f", because {growth_because(report.spec, growth)}" if why else ""
         return (
             f"{number(report.total)} parameters, not {growth.multiplier} × "
-            f"{number(growth.baseline)} = {number(growth.naive)}"
+            f"{number(growth.baseline)} = {number(growth.naive)}{because}"
         )
     return f"{number(report.total)} parameters"
 
@@ -142,7 +152,7 @@ def explain(report: Report, verification: Outcome | None = None,
         ))
     sections += [pitfall_section(p) for p in pitfalls(spec, others)]
     title = f"{report.description} — {spec.framework.display_name}"
-    return Document(title, summary(report), tuple(sections))
+    return Document(title, summary(report, why=True), tuple(sections))
 
 
 BRIEF_GROUPS = 2
