@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from paramcount import conventions
 from paramcount.conventions import Tensor
@@ -25,6 +25,10 @@ from paramcount.verify.compare import (
     refused,
 )
 
+if TYPE_CHECKING:
+    from paramcount.compute import Compute
+    from paramcount.verify.flops import FlopOutcome
+
 __all__ = [
     "Outcome",
     "RealTensor",
@@ -32,6 +36,7 @@ __all__ = [
     "Unverified",
     "Verification",
     "backend",
+    "check_flops",
     "compare",
     "exit_code",
     "problems",
@@ -134,3 +139,22 @@ def _disagreement(verification: Verification) -> str:
         f"{v.label} disagrees with the formula engine on {len(v.differences)} of "
         f"{len(v.checks)} tensors (real total {v.actual_total:,}, counted {v.expected_total:,})"
     )
+
+
+def check_flops(compute: Compute) -> FlopOutcome:
+    """Measure ``compute``'s matmul FLOPs with the real layer, where a FLOP counter exists.
+
+    Only PyTorch has one; for another framework the result says why nothing was measured.
+    Raises BackendUnavailable when torch is not installed.
+    """
+    from paramcount.verify.flops import COUNTER, FlopUnchecked
+
+    if compute.spec.framework is not Framework.TORCH:
+        return FlopUnchecked(
+            compute.spec.framework,
+            f"MACs are measured with PyTorch's FLOP counter only; {COUNTER} cannot run a "
+            f"{compute.spec.framework.display_name} layer (its parameters are verified)",
+        )
+    from paramcount.verify.torch_flops import measure
+
+    return measure(compute)
