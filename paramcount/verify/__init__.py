@@ -76,6 +76,14 @@ def backend(framework: Framework) -> Backend:
     return module
 
 
+def verifiable(num_layers: int, bidirectional: bool) -> None:
+    """Refuse (exit 2, the limit named) a stack too deep to build for a verification."""
+    from paramcount.proof import MAX_VERIFIED_LAYERS, check_depth
+
+    check_depth(num_layers, bidirectional, MAX_VERIFIED_LAYERS, "build and verify",
+                "a verification", "what it checks")
+
+
 def verify(
     spec: LayerSpec,
     expected: Sequence[Tensor] | None = None,
@@ -84,9 +92,11 @@ def verify(
     """Build ``spec``'s real layer and compare it with the engine, tensor by tensor.
 
     ``expected`` defaults to the engine's tensors (and ``formula_total`` to its closed form).
-    Raises BackendUnavailable when the framework is not installed; a framework that refuses to
-    build the layer is a mismatch, reported in the result.
+    Raises BackendUnavailable when the framework is not installed, ConfigError for a stack
+    deeper than ``MAX_VERIFIED_LAYERS``; a framework that refuses to build the layer is a
+    mismatch, reported in the result.
     """
+    verifiable(spec.num_layers, spec.bidirectional)
     if expected is None:
         expected = conventions.tensors(spec)
         formula_total = conventions.formula(spec).total
