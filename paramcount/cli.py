@@ -28,23 +28,30 @@ def _error(message: str, code: int) -> int:
     return code
 
 
-def run(argv: Sequence[str] | None = None) -> int:
+def run(argv: Sequence[str] | None = None, freeze: bool = False) -> int:
     """Run the CLI on ``argv`` (default: the process's arguments) and return the exit code,
-    turning every error into one line."""
+    turning every error into one line.
+
+    ``freeze`` (the console process): once the command's modules are loaded, move every object
+    there is into the garbage collector's permanent generation (``gc.freeze``), so that its
+    full passes, which come more often as a deep stack's tensors pile up, do not walk the
+    modules' objects again each time: time stays linear in the layers
+    (``benchmarks/depth_speed.py``)."""
     from paramcount.quick import answer
 
     args = list(sys.argv[1:] if argv is None else argv)
-    code = answer(args)
-    return _run_click(args) if code is None else code
+    code = answer(args, freeze)
+    return _run_click(args, freeze) if code is None else code
 
 
-def _run_click(args: list[str]) -> int:
+def _run_click(args: list[str], freeze: bool = False) -> int:
     """Run the click group on ``args``, every error shown as one line."""
     import click
 
     from paramcount.commands import cli
     from paramcount.options import cli_label
 
+    cli.freeze = freeze
     try:
         result = cli.main(args=args, prog_name="paramcount", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as error:
@@ -81,7 +88,7 @@ def _run_click(args: list[str]) -> int:
 def main() -> None:
     """Console-script entry point."""
     try:
-        code = run()
+        code = run(freeze=True)
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader went away (``paramcount ... | head``): not an error of ours.

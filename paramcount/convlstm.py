@@ -13,14 +13,15 @@ the frames. Pure: stdlib and paramcount's core only.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from paramcount.conventions import convlstm as convention
-from paramcount.conventions.base import Direction, Formula, Tensor
+from paramcount.conventions.base import Formula, Tensor
 from paramcount.conventions.convlstm import FRAMEWORKS as FRAMEWORKS
 from paramcount.conventions.convlstm import ConvLSTMSpec as ConvLSTMSpec
 from paramcount.conventions.convlstm import DataFormat as DataFormat
 from paramcount.conventions.convlstm import parse_kernel as parse_kernel
-from paramcount.report import LayerTotal
+from paramcount.report import LayerTotal, subtotals
 from paramcount.spec import DType
 
 
@@ -54,9 +55,9 @@ class ConvReport:
     """Bidirectional stacks: the total of the same stack with one direction."""
     growth: tuple[ConvGrowthRow, ...]
 
-    @property
+    @cached_property
     def total(self) -> int:
-        """The number of parameters."""
+        """The number of parameters (summed once: renderers ask for it often)."""
         return sum(t.count for t in self.tensors)
 
     @property
@@ -74,17 +75,7 @@ def build_conv_report(spec: ConvLSTMSpec, dtype: DType = DType.FP32) -> ConvRepo
     """Compute the full report of a ConvLSTM stack."""
     tensors = convention.tensors(spec)
     widths = convention.input_channels(spec)
-    layers = tuple(
-        LayerTotal(
-            layer,
-            width,
-            tuple(
-                sum(t.count for t in tensors if t.layer == layer and t.direction is direction)
-                for direction in list(Direction)[: spec.directions]
-            ),
-        )
-        for layer, width in enumerate(widths)
-    )
+    layers = subtotals(tensors, spec.directions, widths)
     unidirectional = None
     growth: tuple[ConvGrowthRow, ...] = ()
     if spec.bidirectional:

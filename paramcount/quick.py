@@ -76,8 +76,9 @@ def offered(cell: Cell) -> tuple[set[str], set[str]]:
     return set(_COMMON) | set(_BY_CELL[cell]), set(_COMMON_FLAGS) | set(_FLAGS_BY_CELL[cell])
 
 
-def answer(argv: Sequence[str]) -> int | None:
-    """Print the answer to ``argv`` and return the exit code, or None for click to handle."""
+def answer(argv: Sequence[str], freeze: bool = False) -> int | None:
+    """Print the answer to ``argv`` and return the exit code, or None for click to handle
+    (``freeze``: as :func:`paramcount.cli.run` says)."""
     if not argv or argv[0] not in _COMMANDS or "_PARAMCOUNT_COMPLETE" in os.environ:
         return None
     cell = Cell(argv[0])
@@ -89,6 +90,10 @@ def answer(argv: Sequence[str]) -> int | None:
         return None
     from paramcount.report import build_report
 
+    if freeze:
+        import gc
+
+        gc.freeze()
     try:
         reports = [build_report(spec, DType(options["dtype"]))
                    for spec in flags.layer_specs(cell, options, options["framework"])]

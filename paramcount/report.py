@@ -5,10 +5,16 @@ Everything here is derived from the tensor lists the conventions produce; nothin
 
 from __future__ import annotations
 
+from functools import cached_property
+from typing import TYPE_CHECKING
+
 from paramcount import conventions
 from paramcount.conventions import Direction, Formula, Tensor
 from paramcount.record import record
 from paramcount.spec import MAX_LAYERS, DType, LayerSpec, MergeMode
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 @record
@@ -103,9 +109,9 @@ class Report:
     depth_limit: float | None
     """The bidirectional/unidirectional ratio that deeper and deeper stacks approach."""
 
-    @property
+    @cached_property
     def total(self) -> int:
-        """The number of parameters."""
+        """The number of parameters (summed once: renderers ask for it often)."""
         return sum(t.count for t in self.tensors)
 
     @property
@@ -114,21 +120,27 @@ class Report:
         return self.total * self.dtype.bytes
 
 
-def layer_totals(spec: LayerSpec, tensors: list[Tensor]) -> tuple[LayerTotal, ...]:
-    """Per-layer, per-direction subtotals of ``tensors``, in one pass.
+def layer_totals(spec: LayerSpec, tensors: Sequence[Tensor]) -> tuple[LayerTotal, ...]:
+    """Per-layer, per-direction subtotals of ``spec``'s ``tensors``, in one pass."""
+    return subtotals(tensors, spec.directions, conventions.input_widths(spec))
+
+
+def subtotals(tensors: Sequence[Tensor], directions: int, widths: Sequence[int]
+              ) -> tuple[LayerTotal, ...]:
+    """Per-layer, per-direction subtotals of ``tensors`` of a stack of ``directions`` whose
+    layers read ``widths``, in one pass (any stack: recurrent or ConvLSTM).
 
     A tensor that holds both directions (ONNX's [D, ...] layout) counts half to each.
     """
-    directions = list(Direction)[: spec.directions]
     sums: dict[tuple[int, Direction], int] = {}
     for t in tensors:
         sums[t.layer, t.direction] = sums.get((t.layer, t.direction), 0) + t.count
     return tuple(
         LayerTotal(layer, width, tuple(
-            sums.get((layer, Direction.BOTH), 0) // spec.directions + sums.get((layer, d), 0)
-            for d in directions
+            sums.get((layer, Direction.BOTH), 0) // directions + sums.get((layer, d), 0)
+            for d in list(Direction)[:directions]
         ))
-        for layer, width in enumerate(conventions.input_widths(spec))
+        for layer, width in enumerate(widths)
     )
 
 
