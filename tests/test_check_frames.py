@@ -102,6 +102,11 @@ REFUSED = [
      "(MaxPooling3D): give one size per axis, time first, e.g. size = [1, 2, 2] for each "
      "frame; Keras refuses MaxPooling2D on a sequence of frames (expected ndim=4, found ndim=5)",
      lambda L: [L.ConvLSTM2D(4, 3, return_sequences=True), L.MaxPooling2D(2)]),
+    ("pool-1d-on-sequence", "[12, 3]", f'{SEQUENCE}, {{ kind = "avg_pool" }}',
+     "an avg_pool over a sequence of frames (None, 10, 4) reads time too (AveragePooling2D): "
+     "give one size per axis, time first, e.g. size = [1, 2] for each frame; Keras refuses "
+     "AveragePooling1D on a sequence of frames (expected ndim=3, found ndim=4)",
+     lambda L: [L.ConvLSTM1D(4, 3, return_sequences=True), L.AveragePooling1D(2)]),
     ("upsampling-2d-on-sequence", "[12, 12, 3]", f'{SEQUENCE}, {{ kind = "upsampling" }}',
      "Keras refuses UpSampling2D on a sequence of frames (expected ndim=4, found ndim=5)",
      lambda L: [L.ConvLSTM2D(4, 3, return_sequences=True), L.UpSampling2D(2)]),
@@ -139,8 +144,8 @@ def test_keras_refuses_them_for_the_reason_check_gives(input: str, message: str,
     """Keras itself refuses each of those models, for the reason check's line ends with."""
     keras = pytest.importorskip("keras")
     shape = tuple(int(n) for n in input.strip("[]").split(","))
-    x = keras.Input((None, *shape) if isinstance(build(keras.layers)[0],
-                                                 keras.layers.ConvLSTM2D) else shape)
+    x = keras.Input((None, *shape) if isinstance(build(keras.layers)[0], (
+        keras.layers.ConvLSTM1D, keras.layers.ConvLSTM2D)) else shape)
     with keras.StatelessScope(initialize_variables=False), pytest.raises(ValueError) as error:
         for layer in build(keras.layers):
             x = layer(x)
@@ -171,3 +176,13 @@ def test_rank_reads_the_input_as_keras_does(tmp_path: Path, input: str, rank: in
     layers = SEQUENCE.replace("{ kind", f"{{ rank = {rank}, kind")
     (model,) = read(_config(tmp_path, input, layers)).models
     assert from_layers(model).rows[0].output == output
+
+
+def test_a_sequence_of_3d_frames_has_no_keras_pooling(cli: CLI, tmp_path: Path) -> None:
+    """After a ConvLSTM3D's sequence a pooling would be 4-D, which Keras does not have."""
+    path = _config(tmp_path, "[5, 8, 8, 8, 3]",
+                   '{ kind = "convlstm", rank = 3, filters = 4, kernel = 3, return_sequences = '
+                   'true }, { kind = "max_pool", size = [1, 2, 2, 2] }')
+    result = cli("check", path)
+    assert result.code == 2
+    assert "Keras has no MaxPooling4D for a sequence of 3-D frames (5, 6, 6, 6, 4)" in result.err

@@ -998,19 +998,25 @@ def _ndim(rank: int) -> int:
 
 
 def _per_axis(t: _Table, key: str, kind: str, frame: Frame, flat: str | None, width: int,
-              keras_2d: str) -> None:
+              layer: str) -> None:
     """Refuse one size for every axis of a sequence of frames: it would pool (or upsample)
-    time too, where the 2-D layer meant (which Keras refuses on a sequence) reads frames."""
-    if _timed(frame, flat) and not isinstance(t.data.get(key), list):
-        rank = len(frame)
+    time too, where the layer of the frames' rank (which Keras refuses on a sequence) was
+    meant; and a sequence of 3-D frames, for which Keras has no layer."""
+    if not _timed(frame, flat):
+        return
+    rank = len(frame)
+    if rank > 3:
+        raise t.error("kind", f"Keras has no {layer}{rank}D for a sequence of 3-D frames "
+                              f"{frame_text(frame, width, True)}: state what you do there "
+                              "with { kind = \"params\", count = 0 } and the layers after it")
+    if not isinstance(t.data.get(key), list):
         article = "an" if kind[0] in "aeiou" else "a"
         raise t.error(key if key in t else "kind",
                       f"{article} {kind} over a sequence of frames "
-                      f"{frame_text(frame, width, True)} reads time too "
-                      f"({keras_2d.replace('2', str(rank))}): give one size per "
-                      f"axis, time first, e.g. {key} = [1{', 2' * (rank - 1)}] for each "
-                      f"frame; Keras refuses {keras_2d} on a sequence of frames (expected "
-                      f"ndim={rank + 1}, found ndim={rank + 2})")
+                      f"{frame_text(frame, width, True)} reads time too ({layer}{rank}D): give "
+                      f"one size per axis, time first, e.g. {key} = [1{', 2' * (rank - 1)}] "
+                      f"for each frame; Keras refuses {layer}{rank - 1}D on a sequence of "
+                      f"frames (expected ndim={rank + 1}, found ndim={rank + 2})")
 
 
 def _frame_layer(t: _Table, kind: str, framework: Framework, width: int | None, frame: Frame,
@@ -1189,7 +1195,7 @@ def _frame_layer(t: _Table, kind: str, framework: Framework, width: int | None, 
     assert width is not None
     if kind in POOLS:
         _per_axis(t, "size", kind, frame, flat, width,
-                  f"{'MaxPooling' if kind == 'max_pool' else 'AveragePooling'}2D")
+                  "MaxPooling" if kind == "max_pool" else "AveragePooling")
         sequence_axis = not frame
         if sequence_axis and flat is not None:
             raise t.error("kind", f"a {kind} reads frames or a sequence, but {flat}")
@@ -1261,7 +1267,7 @@ def _frame_layer(t: _Table, kind: str, framework: Framework, width: int | None, 
     if kind == "upsampling":
         if not frame and flat is not None:
             raise t.error("kind", f"upsampling reads frames or a sequence, but {flat}")
-        _per_axis(t, "size", kind, frame, flat, width, "UpSampling2D")
+        _per_axis(t, "size", kind, frame, flat, width, "UpSampling")
         rank = len(frame) or 1
         size = _sizes(t, "size", rank, 2, "an upsampling factor, a positive whole number")
         out_frame = tuple(None if n is None else n * k for n, k in
