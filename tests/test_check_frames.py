@@ -186,3 +186,16 @@ def test_a_sequence_of_3d_frames_has_no_keras_pooling(cli: CLI, tmp_path: Path) 
     result = cli("check", path)
     assert result.code == 2
     assert "Keras has no MaxPooling4D for a sequence of 3-D frames (5, 6, 6, 6, 4)" in result.err
+
+
+@pytest.mark.parametrize(("rank", "message"), [
+    ("4", "layers[1].rank: expected 1, 2 or 3 (ConvLSTM1D, 2D, 3D), got 4"),
+    ('"2"', "layers[1].rank: expected 1, 2 or 3 (ConvLSTM1D, 2D, 3D), got string '2'"),
+], ids=["four", "string"])
+def test_a_rank_that_is_no_convlstm_is_refused(cli: CLI, tmp_path: Path, rank: str,
+                                              message: str) -> None:
+    """A convlstm's rank is 1, 2 or 3, wherever the layer is."""
+    path = _config(tmp_path, "[12, 12, 3]",
+                   f'{SEQUENCE}, {{ kind = "convlstm", rank = {rank}, filters = 2, kernel = 3 }}')
+    result = cli("check", path)
+    assert result.code == 2 and message in result.err, result.err

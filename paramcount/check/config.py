@@ -1058,12 +1058,15 @@ def _frame_layer(t: _Table, kind: str, framework: Framework, width: int | None, 
                                   "input = [height, width, channels] (one frame) and start "
                                   "with it" if flat is None else
                                   f"a convlstm reads a sequence of frames, but {flat}")
-        if kind == "convlstm" and "rank" in t and t.data["rank"] != rank and not lost:
-            raise t.error("rank", f"a ConvLSTM{t.data['rank']}D reads a sequence of frames "
-                                  f"of {t.data['rank']} spatial axes, but its input is "
+        stated = t.integer("rank", what="1, 2 or 3 (ConvLSTM1D, 2D, 3D)") \
+            if kind == "convlstm" else None
+        if stated is not None and stated not in (1, 2, 3):
+            raise t.error("rank", f"expected 1, 2 or 3 (ConvLSTM1D, 2D, 3D), got {stated}")
+        if stated is not None and stated != rank and not lost:
+            raise t.error("rank", f"a ConvLSTM{stated}D reads a sequence of frames of "
+                                  f"{stated} spatial axes, but its input is "
                                   f"{frame_text(frame, width or 0, keras)}: Keras refuses it "
-                                  f"(expected ndim={_ndim(t.data['rank'])}, found "
-                                  f"ndim={len(frame) + 2})")
+                                  f"(expected ndim={_ndim(stated)}, found ndim={len(frame) + 2})")
         frame = frame[1:] if kind == "convlstm" else frame
         sequence_axis = kind != "convlstm" and rank == 1 and not frame
         if kind in CONVS and not sequence_axis and len(frame) != rank:
