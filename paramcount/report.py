@@ -235,26 +235,35 @@ def depth_limit(spec: LayerSpec) -> float:
     Deeper layers all read the same width, so this is the ratio a deep stack tends to.
     """
     rows = depth_table(spec, min(spec.num_layers, MAX_LAYERS - 2) + 2)
-    return (rows[-1].bidirectional - rows[-2].bidirectional) / (
-        rows[-1].unidirectional - rows[-2].unidirectional
-    )
+    return _ratio(rows[-2], rows[-1])
+
+
+def _ratio(lower: DepthRow, upper: DepthRow) -> float:
+    """What the layer between two depths adds, bidirectional ÷ unidirectional."""
+    return (upper.bidirectional - lower.bidirectional) / (
+        upper.unidirectional - lower.unidirectional)
 
 
 DEPTH_ROWS = 12
 """The depth table shows 1…max(L, 4) layers, at most this many rows (then the spec's own L)."""
 
 
-def _depth_rows(spec: LayerSpec) -> tuple[DepthRow, ...]:
-    rows = depth_table(spec, min(max(spec.num_layers, 4), DEPTH_ROWS))
-    if spec.num_layers > DEPTH_ROWS:
-        rows += depth_table(spec, spec.num_layers)[-1:]
-    return rows
+def _depth(spec: LayerSpec) -> tuple[tuple[DepthRow, ...], float]:
+    """The depth table the report shows and :func:`depth_limit`, from one table of the stack
+    two layers deeper (its rows are prefixes of one another: one build, not four)."""
+    beyond = min(spec.num_layers, MAX_LAYERS - 2) + 2
+    shown = min(max(spec.num_layers, 4), DEPTH_ROWS)
+    rows = depth_table(spec, max(beyond, shown))
+    table = rows[:shown] + (rows[spec.num_layers - 1:spec.num_layers]
+                            if spec.num_layers > DEPTH_ROWS else ())
+    return table, _ratio(rows[beyond - 2], rows[beyond - 1])
 
 
 def build_report(spec: LayerSpec, dtype: DType = DType.FP32) -> Report:
     """Compute the full report of ``spec``."""
     tensors = conventions.tensors(spec)
     show_depth = spec.bidirectional and not spec.single_cell
+    depth, limit = _depth(spec) if show_depth else ((), None)
     return Report(
         spec=spec,
         tensors=tuple(tensors),
@@ -263,6 +272,6 @@ def build_report(spec: LayerSpec, dtype: DType = DType.FP32) -> Report:
         dtype=dtype,
         layers=layer_totals(spec, tensors),
         growth=growth(spec),
-        depth=_depth_rows(spec) if show_depth else (),
-        depth_limit=depth_limit(spec) if show_depth else None,
+        depth=depth,
+        depth_limit=limit,
     )

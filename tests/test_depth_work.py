@@ -10,6 +10,7 @@ import gc
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
 
 from paramcount import compare as compare_module
 from paramcount.conventions.base import Tensor
@@ -17,6 +18,7 @@ from paramcount.convlstm import ConvLSTMSpec, build_conv_report
 from paramcount.report import build_report
 from paramcount.spec import Cell, Framework, LayerSpec
 from tests.conftest import CLI
+from tests.strategies import layer_specs
 
 
 def _steps(monkeypatch: pytest.MonkeyPatch, work: Callable[[], object]) -> int:
@@ -76,3 +78,23 @@ def test_the_console_process_freezes_what_it_imported(cli: CLI, args: list[str])
         assert run(args, freeze=True) == 0 and gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+
+
+@settings(max_examples=40, deadline=None)
+@given(layer_specs(max_size=8, max_layers=20))
+def test_the_report_depth_table_is_the_tables_it_is_cut_from(spec: LayerSpec) -> None:
+    """A bidirectional report's depth rows (1…max(L, 4) up to 12, then L) and its limit, now
+    cut from one table, equal the tables and the limit built at each depth on their own."""
+    from paramcount.report import DEPTH_ROWS, depth_limit, depth_table
+
+    if spec.single_cell:
+        spec = spec.replace(single_cell=False)
+    if not spec.bidirectional:
+        spec = spec.replace(bidirectional=True)
+    report = build_report(spec)
+    shown = min(max(spec.num_layers, 4), DEPTH_ROWS)
+    expected = depth_table(spec, shown)
+    if spec.num_layers > DEPTH_ROWS:
+        expected += depth_table(spec, spec.num_layers)[-1:]
+    assert report.depth == expected
+    assert report.depth_limit == depth_limit(spec)

@@ -45,9 +45,8 @@ def with_depth(report: Report, up_to: int = DEPTH) -> Report:
     """``report`` with its depth table extended to 1…``up_to`` layers (uni and bi)."""
     if report.spec.single_cell:
         return report
-    return replace(
-        report, depth=depth_table(report.spec, up_to), depth_limit=depth_limit(report.spec)
-    )
+    limit = depth_limit(report.spec) if report.depth_limit is None else report.depth_limit
+    return replace(report, depth=depth_table(report.spec, up_to), depth_limit=limit)
 
 
 def _bar(value: float, top: float, width: int) -> str:
