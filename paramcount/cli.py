@@ -2,8 +2,9 @@
 
 The count commands' everyday command lines are answered by :mod:`paramcount.quick` without
 loading click; everything else goes to the click group in :mod:`paramcount.commands`.
-Exit codes: 0 ok, 1 a mismatch or budget exceeded, 2 bad input or config, 3 a backend missing.
-Every error is one line on stderr; a traceback means a bug.
+Exit codes: 0 ok, 1 a mismatch or budget exceeded, 2 bad input or config, 3 a backend missing,
+70 (``EX_SOFTWARE``) a bug in paramcount. Every error is one line on stderr; the traceback of a
+bug goes to a file in the temporary directory, which that line names.
 """
 
 from __future__ import annotations
@@ -28,9 +29,15 @@ def _error(message: str, code: int) -> int:
     return code
 
 
-def run(argv: Sequence[str] | None = None) -> int:
+def run(argv: Sequence[str] | None = None, freeze: bool = False) -> int:
     """Run the CLI on ``argv`` (default: the process's arguments) and return the exit code,
-    turning every error into one line."""
+    turning every error into one line.
+
+    ``freeze`` (the console process): once the command's modules are loaded, move every object
+    there is into the garbage collector's permanent generation (``gc.freeze``), so that its
+    full passes, which come more often as a deep stack's tensors pile up, do not walk the
+    modules' objects again each time: time stays linear in the layers
+    (``benchmarks/depth_speed.py``)."""
     from paramcount.quick import answer
 
     args = list(sys.argv[1:] if argv is None else argv)
@@ -38,17 +45,18 @@ def run(argv: Sequence[str] | None = None) -> int:
 
     if args[:1] == ["explain"] and args[1:2] and args[1] in FAMILIES:
         args = [args[1], *args[2:], "--explain"]  # explaining a family is its command's --explain
-    code = answer(args)
-    return _run_click(args) if code is None else code
+    code = answer(args, freeze)
+    return _run_click(args, freeze) if code is None else code
 
 
-def _run_click(args: list[str]) -> int:
+def _run_click(args: list[str], freeze: bool = False) -> int:
     """Run the click group on ``args``, every error shown as one line."""
     import click
 
     from paramcount.commands import cli
     from paramcount.options import cli_label
 
+    cli.freeze = freeze
     try:
         result = cli.main(args=args, prog_name="paramcount", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as error:
@@ -85,7 +93,7 @@ def _run_click(args: list[str]) -> int:
 def main() -> None:
     """Console-script entry point."""
     try:
-        code = run()
+        code = run(freeze=True)
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader went away (``paramcount ... | head``): not an error of ours.
@@ -99,4 +107,28 @@ def main() -> None:
         discard_stdout()
         where = f"{error.filename}: " if error.filename else "cannot write the output: "
         code = _error(where + (error.strerror or str(error)), 2)
+    except Exception as error:
+        code = crashed(error)
     sys.exit(code)
+
+
+BUG = 70
+"""The exit code of a bug in paramcount: ``EX_SOFTWARE``, which no answer uses."""
+
+
+def crashed(error: Exception) -> int:
+    """Write ``error``'s traceback to a file in the temporary directory, say in one line that
+    it is a bug and where the traceback is, and return :data:`BUG`."""
+    import tempfile
+    import traceback
+
+    what = f"{type(error).__name__}: {error}".splitlines()[0][:160]
+    try:
+        handle, path = tempfile.mkstemp(prefix="paramcount-bug-", suffix=".txt", text=True)
+        with open(handle, "w", encoding="utf-8", errors="backslashreplace") as file:
+            file.write("".join(traceback.format_exception(error)))
+    except OSError as failure:
+        where = f"its traceback could not be written ({failure.strerror or failure})"
+    else:
+        where = f"the traceback is in {path}"
+    return _error(f"a bug in paramcount ({what}); {where}; please report it", BUG)

@@ -86,17 +86,19 @@ def align(reports: list[Report]) -> list[Row]:
     """Every layer × direction × part that any configuration has, in flow order."""
     stacked = any(t.direction is Direction.BOTH and r.spec.directions == 2
                   for r in reports for t in r.tensors)
+    # Each report's tensors grouped by row once: time linear in the tensors, at any depth.
+    grouped: list[dict[tuple[int, Direction, str], list[Tensor]]] = []
+    for r in reports:
+        groups: dict[tuple[int, Direction, str], list[Tensor]] = {}
+        for t in r.tensors:
+            groups.setdefault((t.layer, _direction(r, t, stacked), part(t)), []).append(t)
+        grouped.append(groups)
     rows = []
     layers = max(r.spec.num_layers for r in reports)
     for layer in range(layers):
         for direction in Direction:
             for name in PARTS:
-                entries = tuple(
-                    tuple(t for t in r.tensors
-                          if t.layer == layer and _direction(r, t, stacked) is direction
-                          and part(t) == name)
-                    for r in reports
-                )
+                entries = tuple(tuple(g.get((layer, direction, name), ())) for g in grouped)
                 if any(entries):
                     rows.append(Row(layer, direction, name, entries))
     return rows

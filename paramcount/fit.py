@@ -21,6 +21,12 @@ from paramcount.spec import DType, LayerSpec
 class BudgetTooSmall(Mismatch):
     """Not even the smallest hidden size fits the budget (exit 1: a budget exceeded)."""
 
+    def __init__(self, message: str, smallest: Fit) -> None:
+        super().__init__(message)
+        self.smallest = smallest
+        """What was asked, with the smallest hidden size as ``next``: the size that does not
+        fit; its own ``hidden_size`` and ``total`` are those of no layer (0)."""
+
 
 @dataclass(frozen=True)
 class Quadratic:
@@ -100,6 +106,11 @@ class Fit:
     next_total: int
 
     @property
+    def found(self) -> bool:
+        """Whether some hidden size fits (False for :class:`BudgetTooSmall`'s ``smallest``)."""
+        return self.hidden_size > 0
+
+    @property
     def bytes(self) -> int:
         """The answer's parameters in ``dtype``."""
         return self.total * self.dtype.bytes
@@ -162,7 +173,10 @@ def fit(
         )
         given = f"{max_params:,} parameters" if max_bytes is None else f"{max_bytes:,} bytes"
         raise BudgetTooSmall(
-            f"no hidden size fits {given}: the smallest, {smallest}, already needs {unit}"
+            f"no hidden size fits {given}: the smallest, {smallest}, already needs {unit}",
+            Fit(spec=spec.replace(hidden_size=smallest), budget=budget, budget_bytes=max_bytes,
+                dtype=dtype, round_to=round_to, polynomial=q, hidden_size=0, total=0,
+                next_hidden_size=smallest, next_total=need),
         )
     return Fit(
         spec=spec.replace(hidden_size=h),

@@ -10,7 +10,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the JSON path never needs the document model
     from paramcount.compute import Compute
@@ -108,12 +108,12 @@ def show_reports(
     """Print the count commands' answer: one report's breakdown, or several side by side,
     with training memory and compute when asked for and verification when run."""
     if output_format == "json":
-        from paramcount.render.data import dumps, report_data, workload_data
+        from paramcount.render.data import dumps, report_data
 
         data = [
             {**report_data(r, outcomes[i] if outcomes else None),
-             **workload_data(*(extras[i][1:] if extras else (None, None)),
-                             flops[i] if flops else None)}
+             **_workload_data(*(extras[i][1:] if extras else (None, None)),
+                              flops[i] if flops else None)}
             for i, r in enumerate(reports)
         ]
         show_json(dumps(data[0] if len(data) == 1 else {"reports": data}))
@@ -154,3 +154,15 @@ def show_family(report: FamilyReport, output_format: str, explain: bool = False,
 
         explained = explanation(report, list(what_if))
     show(family_breakdown(report, explained), output_format)
+
+
+def _workload_data(
+    memory: Memory | None, compute: Compute | None, flops: FlopOutcome | None = None
+) -> dict[str, Any]:
+    """The ``memory`` and ``compute`` keys: null unless asked for (and then the renderer of
+    the workload is loaded)."""
+    if memory is None and compute is None:
+        return {"memory": None, "compute": None}
+    from paramcount.render.workload import compute_data, memory_data
+
+    return {"memory": memory_data(memory), "compute": compute_data(compute, flops)}

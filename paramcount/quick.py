@@ -77,8 +77,9 @@ def offered(cell: Cell) -> tuple[set[str], set[str]]:
     return set(_COMMON) | set(_BY_CELL[cell]), set(_COMMON_FLAGS) | set(_FLAGS_BY_CELL[cell])
 
 
-def answer(argv: Sequence[str]) -> int | None:
-    """Print the answer to ``argv`` and return the exit code, or None for click to handle."""
+def answer(argv: Sequence[str], freeze: bool = False) -> int | None:
+    """Print the answer to ``argv`` and return the exit code, or None for click to handle
+    (``freeze``: as :func:`paramcount.cli.run` says)."""
     if not argv or "_PARAMCOUNT_COMPLETE" in os.environ:
         return None
     if argv[0] in FAMILIES:
@@ -94,6 +95,10 @@ def answer(argv: Sequence[str]) -> int | None:
         return None
     from paramcount.report import build_report
 
+    if freeze:
+        import gc
+
+        gc.freeze()
     try:
         reports = [build_report(spec, DType(options["dtype"]))
                    for spec in flags.layer_specs(cell, options, options["framework"])]

@@ -29,7 +29,7 @@ from paramcount.found import (
 from paramcount.keras_version import KerasVersion
 from paramcount.pairing import expected_shapes, layer_pairs, pair
 from paramcount.record import replace
-from paramcount.report import Report, build_report
+from paramcount.report import Report, build_report, growth_because
 from paramcount.report import growth as growth_of
 from paramcount.sources.printout import find_printouts
 from paramcount.sources.python_code import MAX_TEXT, read_code
@@ -244,18 +244,8 @@ def growth_parts(spec: LayerSpec) -> tuple[str, str] | None:
     growth = growth_of(spec)
     if growth is None or not growth.difference:
         return None
-    hr = spec.output_size
-    wide = [row for row in growth.rows if row.extra_columns]
-    if growth.kind == "bidirectional":
-        because = (f"every layer after the first reads both directions' outputs, "
-                   f"2·{hr} = {2 * hr} inputs, not {hr}" if len(wide) == len(growth.rows) else
-                   f"a layer after a concat merge reads 2·{hr} = {2 * hr} inputs, not {hr}")
-        naive = f"naive 2 × {growth.baseline:,} = {growth.naive:,}"
-    else:
-        because = (f"every layer after the first reads the previous layer's {hr} outputs, "
-                   f"not the {spec.input_size} inputs")
-        naive = f"naive {growth.multiplier} × {growth.baseline:,} = {growth.naive:,}"
-    return f"{naive} vs actual {growth.actual:,}", because
+    naive = f"naive {growth.multiplier} × {growth.baseline:,} = {growth.naive:,}"
+    return f"{naive} vs actual {growth.actual:,}", growth_because(spec, growth)
 
 
 def alternatives(spec: LayerSpec, printed: bool = False) -> list[tuple[int, str]]:

@@ -5,10 +5,16 @@ Everything here is derived from the tensor lists the conventions produce; nothin
 
 from __future__ import annotations
 
+from functools import cached_property
+from typing import TYPE_CHECKING
+
 from paramcount import conventions
 from paramcount.conventions import Direction, Formula, Tensor
 from paramcount.record import record
 from paramcount.spec import MAX_LAYERS, DType, LayerSpec, MergeMode
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 @record
@@ -103,9 +109,9 @@ class Report:
     depth_limit: float | None
     """The bidirectional/unidirectional ratio that deeper and deeper stacks approach."""
 
-    @property
+    @cached_property
     def total(self) -> int:
-        """The number of parameters."""
+        """The number of parameters (summed once: renderers ask for it often)."""
         return sum(t.count for t in self.tensors)
 
     @property
@@ -114,21 +120,27 @@ class Report:
         return self.total * self.dtype.bytes
 
 
-def layer_totals(spec: LayerSpec, tensors: list[Tensor]) -> tuple[LayerTotal, ...]:
-    """Per-layer, per-direction subtotals of ``tensors``, in one pass.
+def layer_totals(spec: LayerSpec, tensors: Sequence[Tensor]) -> tuple[LayerTotal, ...]:
+    """Per-layer, per-direction subtotals of ``spec``'s ``tensors``, in one pass."""
+    return subtotals(tensors, spec.directions, conventions.input_widths(spec))
+
+
+def subtotals(tensors: Sequence[Tensor], directions: int, widths: Sequence[int]
+              ) -> tuple[LayerTotal, ...]:
+    """Per-layer, per-direction subtotals of ``tensors`` of a stack of ``directions`` whose
+    layers read ``widths``, in one pass (any stack: recurrent or ConvLSTM).
 
     A tensor that holds both directions (ONNX's [D, ...] layout) counts half to each.
     """
-    directions = list(Direction)[: spec.directions]
     sums: dict[tuple[int, Direction], int] = {}
     for t in tensors:
         sums[t.layer, t.direction] = sums.get((t.layer, t.direction), 0) + t.count
     return tuple(
         LayerTotal(layer, width, tuple(
-            sums.get((layer, Direction.BOTH), 0) // spec.directions + sums.get((layer, d), 0)
-            for d in directions
+            sums.get((layer, Direction.BOTH), 0) // directions + sums.get((layer, d), 0)
+            for d in list(Direction)[:directions]
         ))
-        for layer, width in enumerate(conventions.input_widths(spec))
+        for layer, width in enumerate(widths)
     )
 
 
@@ -166,6 +178,19 @@ def growth(spec: LayerSpec) -> Growth | None:
             for layer in range(1, spec.num_layers)
         ),
     )
+
+
+def growth_because(spec: LayerSpec, growth: Growth) -> str:
+    """Why ``spec``'s total is not ``growth``'s naive guess, as a clause: ``every layer after
+    the first reads both directions' outputs, 2·128 = 256 inputs, not 128``."""
+    hr = spec.output_size
+    if growth.kind == "stacked":
+        return (f"every layer after the first reads the previous layer's {hr:,} outputs, "
+                f"not the {spec.input_size:,} inputs")
+    if all(row.extra_columns for row in growth.rows):
+        return f"every layer after the first reads both directions' outputs, 2·{hr:,} = " \
+               f"{2 * hr:,} inputs, not {hr:,}"
+    return f"a layer after a concat merge reads 2·{hr:,} = {2 * hr:,} inputs, not {hr:,}"
 
 
 def _bidirectional_at(spec: LayerSpec, layers: int) -> LayerSpec:
@@ -210,26 +235,35 @@ def depth_limit(spec: LayerSpec) -> float:
     Deeper layers all read the same width, so this is the ratio a deep stack tends to.
     """
     rows = depth_table(spec, min(spec.num_layers, MAX_LAYERS - 2) + 2)
-    return (rows[-1].bidirectional - rows[-2].bidirectional) / (
-        rows[-1].unidirectional - rows[-2].unidirectional
-    )
+    return _ratio(rows[-2], rows[-1])
+
+
+def _ratio(lower: DepthRow, upper: DepthRow) -> float:
+    """What the layer between two depths adds, bidirectional ÷ unidirectional."""
+    return (upper.bidirectional - lower.bidirectional) / (
+        upper.unidirectional - lower.unidirectional)
 
 
 DEPTH_ROWS = 12
 """The depth table shows 1…max(L, 4) layers, at most this many rows (then the spec's own L)."""
 
 
-def _depth_rows(spec: LayerSpec) -> tuple[DepthRow, ...]:
-    rows = depth_table(spec, min(max(spec.num_layers, 4), DEPTH_ROWS))
-    if spec.num_layers > DEPTH_ROWS:
-        rows += depth_table(spec, spec.num_layers)[-1:]
-    return rows
+def _depth(spec: LayerSpec) -> tuple[tuple[DepthRow, ...], float]:
+    """The depth table the report shows and :func:`depth_limit`, from one table of the stack
+    two layers deeper (its rows are prefixes of one another: one build, not four)."""
+    beyond = min(spec.num_layers, MAX_LAYERS - 2) + 2
+    shown = min(max(spec.num_layers, 4), DEPTH_ROWS)
+    rows = depth_table(spec, max(beyond, shown))
+    table = rows[:shown] + (rows[spec.num_layers - 1:spec.num_layers]
+                            if spec.num_layers > DEPTH_ROWS else ())
+    return table, _ratio(rows[beyond - 2], rows[beyond - 1])
 
 
 def build_report(spec: LayerSpec, dtype: DType = DType.FP32) -> Report:
     """Compute the full report of ``spec``."""
     tensors = conventions.tensors(spec)
     show_depth = spec.bidirectional and not spec.single_cell
+    depth, limit = _depth(spec) if show_depth else ((), None)
     return Report(
         spec=spec,
         tensors=tuple(tensors),
@@ -238,6 +272,6 @@ def build_report(spec: LayerSpec, dtype: DType = DType.FP32) -> Report:
         dtype=dtype,
         layers=layer_totals(spec, tensors),
         growth=growth(spec),
-        depth=_depth_rows(spec) if show_depth else (),
-        depth_limit=depth_limit(spec) if show_depth else None,
+        depth=depth,
+        depth_limit=limit,
     )

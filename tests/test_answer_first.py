@@ -64,7 +64,9 @@ def test_markdown_answer_first(cli: CLI) -> None:
     """The forum answer states the numbers and the reason in its first lines, then the formula."""
     out = cli(*Q1, "--markdown").out
     head = out.splitlines()[:8]
-    assert head[2] == "561,152 parameters, not 2 × 215,040 = 430,080"
+    assert head[2] == ("561,152 parameters, not 2 × 215,040 = 430,080, because every layer "
+                       "after the first reads both directions' outputs, 2·128 = 256 inputs, "
+                       "not 128")
     assert head[4] == "#### Why not 2 × 215,040 = 430,080?"
     assert "2·128 = 256 wide, not 128" in head[6]
     assert out.index("#### Formula") > out.index("#### Why not")

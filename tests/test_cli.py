@@ -389,3 +389,35 @@ def test_every_install_hint_works_from_a_clone(monkeypatch: pytest.MonkeyPatch) 
     with pytest.raises(BackendUnavailable) as h5_missing:
         keras_file._h5py()
     assert str(h5_missing.value).endswith(install_hint("h5"))
+
+
+@pytest.mark.parametrize("args", [
+    ["lstm", "-i", "4", "-H", "4"],  # the quick path
+    ["explain", "lstm", "-i", "4", "-H", "4"],  # click
+    ["lstm", "-i", "4", "-H", "4", "-T", "5"],  # the quick path leaves it to click
+], ids=["quick", "click", "quick-then-click"])
+def test_a_bug_exits_70_and_names_its_traceback(
+    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An unexpected exception is a bug, not a budget failure: exit 70 (EX_SOFTWARE) with one
+    line that says so and names the file in the temporary directory that holds the traceback."""
+    import tempfile
+
+    from paramcount import cli as entry
+    from paramcount import conventions
+
+    def broken(*_: object, **__: object) -> None:
+        raise ZeroDivisionError("planted\nsecond line")
+
+    monkeypatch.setattr(conventions, "tensors", broken)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(sys, "argv", ["paramcount", *args])
+    with pytest.raises(SystemExit) as ended:
+        entry.main()
+    err = capsys.readouterr().err
+    assert ended.value.code == entry.BUG == 70
+    assert err.count("\n") == 1 and "a bug in paramcount (ZeroDivisionError: planted)" in err
+    (written,) = tmp_path.iterdir()
+    assert str(written) in err
+    assert "Traceback" in written.read_text() and "in broken" in written.read_text()

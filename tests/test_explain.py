@@ -143,6 +143,31 @@ def test_markdown_is_paste_ready(cli: CLI) -> None:
     assert "8 layers  2.911" in out[chart_start:out.index("```", chart_start + 3)]
 
 
+FIRST_PARAGRAPHS = [
+    ("bidirectional", Q1[1:], "561,152 parameters, not 2 × 215,040 = 430,080, because every "
+     "layer after the first reads both directions' outputs, 2·128 = 256 inputs, not 128"),
+    ("stacked", ["gru", "-i", "32", "-H", "128", "-L", "3"], "260,352 parameters, not 3 × "
+     "62,208 = 186,624, because every layer after the first reads the previous layer's 128 "
+     "outputs, not the 32 inputs"),
+    ("keras-concat-once", ["lstm", "-i", "8", "-H", "16", "-L", "3", "--bidir", "-f", "keras",
+                           "--merge-mode", "concat,sum,concat"],
+     "13,696 parameters, not 2 × 5,824 = 11,648, because a layer after a concat merge reads "
+     "2·16 = 32 inputs, not 16"),
+]
+
+
+@pytest.mark.parametrize(("args", "paragraph"), [c[1:] for c in FIRST_PARAGRAPHS],
+                         ids=[c[0] for c in FIRST_PARAGRAPHS])
+def test_markdown_first_paragraph_has_count_and_reason(
+    cli: CLI, args: list[str], paragraph: str
+) -> None:
+    """The Markdown answer's first paragraph carries both the count and the reason, as
+    read's headline does, before any heading."""
+    result = cli("explain", *args, "--markdown")
+    assert result.code == 0, result.err
+    assert result.out.split("\n\n")[1] == paragraph
+
+
 def test_json_has_depth_to_8_and_pitfalls(cli: CLI) -> None:
     """--json carries the report, eight depth rows and the pitfalls' numbers."""
     data = json.loads(cli(*Q1, "--json").out)

@@ -171,6 +171,23 @@ def test_cli_output(cli: CLI, extra: list[str]) -> None:
         assert data["polynomial"] == {"a": 32, "b": 288, "c": 0}
 
 
+@pytest.mark.parametrize(("args", "smallest", "need"), [
+    (["--max-params", "1"], 1, 28),
+    (["--max-bytes", "10", "--round", "8"], 8, 448),
+], ids=["params", "bytes-round"])
+def test_nothing_fits_is_json_too(cli: CLI, args: list[str], smallest: int, need: int) -> None:
+    """With --json, "nothing fits" exits 1 with a JSON answer: no hidden size, the smallest as
+    the next size up, and the error, which stderr also prints as one line."""
+    import json
+
+    result = cli("fit", "lstm", "-i", "4", *args, "--json")
+    assert result.code == 1
+    data: dict[str, Any] = json.loads(result.out)
+    assert data["hidden_size"] is None and data["total"] is None
+    assert (data["next"]["hidden_size"], data["next"]["total"]) == (smallest, need)
+    assert data["error"] in result.err and result.err.count("\n") == 1
+
+
 def test_fit_takes_every_layer_option_but_hidden(cli: CLI) -> None:
     """fit shares the count commands' layer options (here --peepholes), minus --hidden."""
     result = cli("fit", "lstm", "-i", "8", "--max-params", "1M", "-f", "onnx", "--peepholes",

@@ -57,3 +57,44 @@ def test_limits_are_exact(framework: Framework) -> None:
     guard(wide, batch, 1)
     with pytest.raises(ConfigError, match="multiply-adds"):
         guard(wide, batch + 1, 1)
+
+
+TOO_DEEP = [
+    ("onnx", ["rnn", "-i", "2", "-H", "2", "-L", "10000", "-f", "onnx"],
+     "--layers 10,000 = 10,000 layers to build and verify is more than a verification needs "
+     "(limit 256); what it checks does not depend on depth, so use fewer --layers"),
+    ("keras-bidir", ["lstm", "-i", "2", "-H", "2", "-L", "129", "--bidir", "-f", "keras"],
+     "--layers 129 × 2 directions = 258 layers to build and verify"),
+    ("torch", ["gru", "-i", "2", "-H", "2", "-L", "257"], "257 layers to build and verify"),
+    ("all", ["lstm", "-i", "2", "-H", "2", "-L", "300", "-f", "all"], "(limit 256)"),
+    ("explain", ["explain", "lstm", "-i", "2", "-H", "2", "-L", "300"], "(limit 256)"),
+    ("fit", ["fit", "lstm", "-i", "2", "-L", "300", "--max-params", "100000"], "(limit 256)"),
+    ("compare", ["compare", "gru -i 2 -H 2", "lstm -i 2 -H 2 -L 300"], "(limit 256)"),
+    ("convlstm", ["convlstm", "--rank", "1", "-C", "2", "-F", "2", "-k", "3", "-L", "300"],
+     "300 layers to build and verify"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), [c[1:] for c in TOO_DEEP],
+                         ids=[c[0] for c in TOO_DEEP])
+def test_verification_of_a_stack_too_deep_is_refused(
+    cli: CLI, args: list[str], message: str
+) -> None:
+    """--verify builds every layer for real: a stack deeper than MAX_VERIFIED_LAYERS layer
+    directions is refused before any layer is built (exit 2, one line naming the limit)."""
+    result = cli(*args, "--verify")
+    assert result.code == 2 and result.out == ""
+    assert result.err.count("\n") == 1 and message in result.err
+
+
+def test_verification_depth_limit_is_exact() -> None:
+    """A stack of exactly MAX_VERIFIED_LAYERS layer directions may be verified; one more not."""
+    from paramcount.proof import MAX_VERIFIED_LAYERS
+    from paramcount.verify import verifiable
+
+    verifiable(MAX_VERIFIED_LAYERS // 2, True)
+    verifiable(MAX_VERIFIED_LAYERS, False)
+    with pytest.raises(ConfigError, match="layers to build and verify"):
+        verifiable(MAX_VERIFIED_LAYERS // 2 + 1, True)
+    with pytest.raises(ConfigError, match=f"limit {MAX_VERIFIED_LAYERS}"):
+        verifiable(MAX_VERIFIED_LAYERS + 1, False)

@@ -131,7 +131,8 @@ def test_keras_macs_are_not_measured_and_say_why(cli: CLI) -> None:
 def test_flop_counter_agrees_on_any_torch_layer(spec: LayerSpec, seq_len: int,
                                                 batch: int) -> None:
     """For any torch layer, FlopCounterMode's matmul FLOPs are exactly 2 × paramcount's MACs."""
-    from paramcount.verify.flops import FlopCheck, check_flops
+    from paramcount.verify import check_flops
+    from paramcount.verify.flops import FlopCheck
 
     check = check_flops(forward(spec, seq_len=seq_len, batch=batch))
     assert isinstance(check, FlopCheck)

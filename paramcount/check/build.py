@@ -280,7 +280,7 @@ def keras_counts(model: Model) -> list[int]:
             inputs = keras.Input(shape=(None,), dtype="int32")
         elif model.input_frame:
             sample = (*model.input_frame, model.input_width)
-            inputs = keras.Input(shape=(None, *sample) if first.kind == "convlstm" else sample)
+            inputs = keras.Input(shape=sample)  # a convlstm's: time first, None if unknown
         else:
             inputs = keras.Input(shape=(None, model.input_width or first.input_width))
         outputs: list[Any] = []

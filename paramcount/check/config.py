@@ -67,7 +67,7 @@ KIND_KEYS: dict[str, tuple[str, ...]] = {
     "attention": ("layers",),
     **{kind: _CONV_KEYS for kind in CONVS},
     "convlstm": ("filters", "kernel", "layers", "bidirectional", "bias", "padding",
-                 "return_sequences", "input"),
+                 "return_sequences", "input", "rank"),
     "batch_norm": ("scale", "bias", "input"),
     **{kind: ("size", "strides", "padding") for kind in POOLS},
     **{kind: () for kind in GLOBAL_POOLS},
@@ -462,6 +462,8 @@ def _model(source: Source, name: str, data: object, framework: Framework,
     no_input: tuple[int | None, Frame] = (None, ())
     input_width, input_frame = _attempt(errors, lambda: _model_input(table, framework),
                                         no_input)
+    input_frame = _attempt(errors, lambda: _sequence_input(table, input_frame),
+                           (None, *input_frame))  # its layers read as after one frame
     bad_input = len(errors) > known
     total = _attempt(errors, lambda: table.integer(
         "total", minimum=0, what="a whole number of parameters (the exact total expected)"),
@@ -559,8 +561,9 @@ def _model_input(table: _Table, framework: Framework) -> tuple[int | None, Frame
     if not isinstance(value, list):
         return table.integer("input", what="the input width, a positive whole number (or a "
                                            "sample's shape, e.g. [28, 28, 1])"), ()
-    what = "a sample's shape: 2 to 4 positive whole numbers, e.g. [28, 28, 1]"
-    if not 2 <= len(value) <= 4:
+    most = 4 if _first_convlstm(table) is None else 5  # a ConvLSTM3D's: time first
+    what = f"a sample's shape: 2 to {most} positive whole numbers, e.g. [28, 28, 1]"
+    if not 2 <= len(value) <= most:
         raise table.error("input", f"expected {what}, got {len(value)} numbers")
     for n, item in enumerate(value):
         if isinstance(item, bool) or not isinstance(item, int) or not 0 < item <= MAX_SIZE:
@@ -569,6 +572,48 @@ def _model_input(table: _Table, framework: Framework) -> tuple[int | None, Frame
     if framework is Framework.TORCH:
         return value[0], tuple(value[1:])
     return value[-1], tuple(value[:-1])
+
+
+def _first_convlstm(table: _Table) -> dict[str, Any] | None:
+    """The model's first layer when it is a convlstm (whose input is a sequence of frames)."""
+    layers = table.data.get("layers")
+    first = layers[0] if isinstance(layers, list) and layers else None
+    return first if isinstance(first, dict) and first.get("kind") == "convlstm" else None
+
+
+def _sequence_input(table: _Table, frame: Frame) -> Frame:
+    """The input of a model that starts with a convlstm, time axis first: ``input = [40, 40,
+    1]`` is one frame of a sequence of unknown length, (None, 40, 40); with the convlstm's
+    ``rank``, ``input = [20, 64, 64, 3]`` is 20 frames of 64×64 (Keras' own Input shape)."""
+    first = _first_convlstm(table)
+    if not frame or first is None:
+        return frame
+    rank = first.get("rank")
+    where = (*table.path, "layers", 0, "rank")
+    if rank is None:
+        if len(frame) <= 2:
+            return (None, *frame)
+        raise table.error("input", _ambiguous_input(table.data["input"]))
+    if isinstance(rank, bool) or rank not in (1, 2, 3):
+        raise table.source.error(where, f"expected 1, 2 or 3 (ConvLSTM1D, 2D, 3D), got "
+                                        f"{_describe(rank)}")
+    if len(frame) == rank:
+        return (None, *frame)
+    if len(frame) == rank + 1:
+        return frame
+    raise table.error("input", f"a ConvLSTM{rank}D reads frames of {rank} spatial "
+                               f"ax{'es' if rank > 1 else 'is'}, channels last: give input = "
+                               f"[...] with {rank + 1} numbers (one frame) or {rank + 2} (time "
+                               f"first), not {len(frame) + 1}")
+
+
+def _ambiguous_input(value: list[int]) -> str:
+    """Why ``input`` with 4 numbers before a convlstm needs the convlstm's ``rank``."""
+    steps, *spatial, _ = value
+    return (f"before a convlstm, input = [{', '.join(map(str, value))}] is {steps} frames of "
+            f"{'×'.join(map(str, spatial))} (ConvLSTM{len(spatial)}D) or one frame of "
+            f"{'×'.join(map(str, value[:-1]))} (ConvLSTM{len(spatial) + 1}D): say which with "
+            f"rank = {len(spatial)} or rank = {len(spatial) + 1} on the convlstm")
 
 
 def _input_flat(table: _Table, frame: Frame) -> str | None:
@@ -675,7 +720,10 @@ def _one(source: Source, table: _Table, n: int, kinds: list[str], framework: Fra
         reads = names[source_name]
         earlier = layers[[layer.index for layer in layers].index(reads)]
         width, flat, frame = earlier.output_width, earlier.flat, earlier.frame
-    if flat is not None and kinds[n] in _SEQUENCE_READERS:
+    # A convlstm reads any tensor of frames as a sequence, its first axis as time, as Keras
+    # does (ConvLSTM{r}D takes r + 3 dimensions): after a reshape that adds that axis too.
+    if flat is not None and kinds[n] in _SEQUENCE_READERS and not (
+            kinds[n] == "convlstm" and len(frame) >= 2):
         raise table.error("kind", f"this {kinds[n]} layer reads a sequence, but its input "
                                   f"has no time axis any more: {flat}")
     layer = _layer(source, table, n, kinds[n], framework, width,
@@ -744,10 +792,14 @@ _VECTOR_KINDS = (*RECURRENT, "embedding", "linear", "dense", "time_distributed",
                  "attention", "pool")
 
 
-def _sequence_reader(following: Sequence[str]) -> str | None:
-    """The first later layer that needs a sequence (through layers that keep the shape)."""
+def _sequence_reader(following: Sequence[str], frames: bool = False) -> str | None:
+    """The first later layer that needs a sequence (through layers that keep the shape);
+    ``frames``: after a sequence of frames, where pooling, upsampling and convolutions read
+    the last frame as well as the sequence."""
+    readers = _SEQUENCE_READERS if frames else (
+        *_SEQUENCE_READERS, *POOLS, *GLOBAL_POOLS, "conv1d", "upsampling")
     for kind in following:
-        if kind in _SEQUENCE_READERS or kind in (*POOLS, *GLOBAL_POOLS, "conv1d", "upsampling"):
+        if kind in readers:
             return kind
         if kind not in _SHAPE_KEEPERS:
             return None
@@ -972,6 +1024,38 @@ def _padding(t: _Table, keras: bool, default: str = "valid") -> int | str:
     return value
 
 
+def _timed(frame: Frame, flat: str | None) -> bool:
+    """Whether ``frame`` is a sequence of frames, its first axis time (a convlstm's output)."""
+    return flat is None and bool(frame)
+
+
+def _ndim(rank: int) -> int:
+    """The dimensions Keras' ConvLSTM{rank}D takes: batch, time, the frame's axes, channels."""
+    return rank + 3
+
+
+def _per_axis(t: _Table, key: str, kind: str, frame: Frame, flat: str | None, width: int,
+              layer: str) -> None:
+    """Refuse one size for every axis of a sequence of frames: it would pool (or upsample)
+    time too, where the layer of the frames' rank (which Keras refuses on a sequence) was
+    meant; and a sequence of 3-D frames, for which Keras has no layer."""
+    if not _timed(frame, flat):
+        return
+    rank = len(frame)
+    if rank > 3:
+        raise t.error("kind", f"Keras has no {layer}{rank}D for a sequence of 3-D frames "
+                              f"{frame_text(frame, width, True)}: state what you do there "
+                              "with { kind = \"params\", count = 0 } and the layers after it")
+    if not isinstance(t.data.get(key), list):
+        article = "an" if kind[0] in "aeiou" else "a"
+        raise t.error(key if key in t else "kind",
+                      f"{article} {kind} over a sequence of frames "
+                      f"{frame_text(frame, width, True)} reads time too ({layer}{rank}D): give "
+                      f"one size per axis, time first, e.g. {key} = [1{', 2' * (rank - 1)}] "
+                      f"for each frame; Keras refuses {layer}{rank - 1}D on a sequence of "
+                      f"frames (expected ndim={rank + 1}, found ndim={rank + 2})")
+
+
 def _frame_layer(t: _Table, kind: str, framework: Framework, width: int | None, frame: Frame,
                  flat: str | None, base: Callable[..., Layer], *, following: Sequence[str]
                  ) -> Layer:
@@ -992,6 +1076,7 @@ def _frame_layer(t: _Table, kind: str, framework: Framework, width: int | None, 
                     description=f"{count:,} parameters (stated)", flat=flat,
                     options={"count": count})
     channels_last = keras
+    lost = width == _LOST  # an earlier error: what this layer reads is not known
     width = _input(t, width, kind) if kind in (*CONVS, "convlstm", "batch_norm") else (
         _needs_width(t, width, kind))
 
@@ -999,23 +1084,37 @@ def _frame_layer(t: _Table, kind: str, framework: Framework, width: int | None, 
         return frame_text(out_frame, channels, channels_last)
 
     if kind in CONVS or kind == "convlstm":
-        rank = CONVS.get(kind) or len(frame)
+        rank = CONVS.get(kind) or len(frame) - 1  # a convlstm's frame starts with time
+        steps = frame[0] if kind == "convlstm" and frame else None
         if kind == "convlstm" and framework is Framework.TORCH:
             raise t.error("kind", "torch has no ConvLSTM layer: use framework = \"keras\" "
                                   "(ConvLSTM1D/2D/3D), or state its count with { kind = "
                                   "\"params\", count = N }")
-        if kind == "convlstm" and (flat is not None or not 1 <= rank <= 3):
+        if kind == "convlstm" and not 1 <= rank <= 3:
             raise t.error("kind", "a convlstm reads a sequence of frames: give the model "
                                   "input = [height, width, channels] (one frame) and start "
                                   "with it" if flat is None else
                                   f"a convlstm reads a sequence of frames, but {flat}")
+        stated = t.integer("rank", what="1, 2 or 3 (ConvLSTM1D, 2D, 3D)") \
+            if kind == "convlstm" else None
+        if stated is not None and stated not in (1, 2, 3):
+            raise t.error("rank", f"expected 1, 2 or 3 (ConvLSTM1D, 2D, 3D), got {stated}")
+        if stated is not None and stated != rank and not lost:
+            raise t.error("rank", f"a ConvLSTM{stated}D reads a sequence of frames of "
+                                  f"{stated} spatial axes, but its input is "
+                                  f"{frame_text(frame, width or 0, keras)}: Keras refuses it "
+                                  f"(expected ndim={_ndim(stated)}, found ndim={len(frame) + 2})")
+        frame = frame[1:] if kind == "convlstm" else frame
         sequence_axis = kind != "convlstm" and rank == 1 and not frame
         if kind in CONVS and not sequence_axis and len(frame) != rank:
             raise t.error("kind", f"a {kind} reads {rank}-D frames, but its input has "
                                   f"{len(frame) or 'no'} spatial "
                                   f"ax{'es' if len(frame) != 1 else 'is'}"
                                   + (" (give the model input = [...], a sample's shape)"
-                                     if not frame else ""))
+                                     if not frame else "")
+                                  + (": a sequence of frames, which Keras refuses (kernel "
+                                     "shape must have the same length as input)"
+                                     if _timed(frame, flat) and keras else ""))
         filters = _alias(t, "filters", "out", "the output channels, a positive whole number") \
             if kind in CONVS else t.required_int("filters", "the output channels")
         kernel = _sizes(t, "kernel", rank, None, "a kernel size, a positive whole number")
@@ -1050,7 +1149,7 @@ def _frame_layer(t: _Table, kind: str, framework: Framework, width: int | None, 
             except SpecError as error:
                 raise t.error(None, error.render(_config_label)) from None
             sequences = t.boolean("return_sequences", None)
-            reader = _sequence_reader(following)
+            reader = _sequence_reader(following, frames=True)
             if sequences is False and reader is not None:
                 raise t.error("return_sequences", f"a later layer ({reader}) reads a "
                                                   "sequence: return_sequences must be true")
@@ -1059,7 +1158,8 @@ def _frame_layer(t: _Table, kind: str, framework: Framework, width: int | None, 
             for _ in range(num_layers - 1):  # later layers of a stack keep the frame size
                 kept = tuple(conv_size(n, k, 1, 1, padding) for n, k in zip(kept, kernel,
                                                                              strict=True))
-            return base(input_width=width, output_width=out, frame=kept,
+            return base(input_width=width, output_width=out,
+                        frame=(steps, *kept) if sequences else kept,
                         params=sum(x.count for x in convention.tensors(spec)),
                         description=convention.describe(spec).rsplit(" on ", 1)[0],
                         flat=None if sequences else (
@@ -1134,6 +1234,8 @@ def _frame_layer(t: _Table, kind: str, framework: Framework, width: int | None, 
                     options={"scale": scale, "bias": bias, "rank": rank})
     assert width is not None
     if kind in POOLS:
+        _per_axis(t, "size", kind, frame, flat, width,
+                  "MaxPooling" if kind == "max_pool" else "AveragePooling")
         sequence_axis = not frame
         if sequence_axis and flat is not None:
             raise t.error("kind", f"a {kind} reads frames or a sequence, but {flat}")
@@ -1205,6 +1307,7 @@ def _frame_layer(t: _Table, kind: str, framework: Framework, width: int | None, 
     if kind == "upsampling":
         if not frame and flat is not None:
             raise t.error("kind", f"upsampling reads frames or a sequence, but {flat}")
+        _per_axis(t, "size", kind, frame, flat, width, "UpSampling")
         rank = len(frame) or 1
         size = _sizes(t, "size", rank, 2, "an upsampling factor, a positive whole number")
         out_frame = tuple(None if n is None else n * k for n, k in

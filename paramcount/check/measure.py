@@ -85,7 +85,7 @@ def from_layers(model: Model) -> Measured:
 
     rows = tuple(
         Row(layer.name or f"layers[{layer.index}]", layer.description,
-            frame_text((None,) * (layer.flat is None) + layer.frame, layer.output_width, last)
+            frame_text(layer.frame, layer.output_width, last)
             if layer.frame
             else str(layer.output_width), layer.params, layer.non_trainable, layer.buffers,
             spec=layer.spec, formula=None if layer.spec is None else layer.params,

@@ -222,18 +222,23 @@ def load(path: str | None) -> Source:
 
 
 def _read(file: FilePath, name: str, format: str) -> Source:
+    text = _text(file, name)  # the bytes are let go before parsing: memory is the text's
+    bom = text.startswith("\ufeff")
+    if bom:
+        text = text[1:]
+    return Source(name, text, format, parse(name, text, format), path=str(file), bom=bom)
+
+
+def _text(file: FilePath, name: str) -> str:
+    """The file's text, or a located ConfigError if it cannot be read or is not UTF-8."""
     try:
         raw = file.read_bytes()
     except OSError as error:
         raise ConfigError(f"{name}: cannot read: {error.strerror}") from None
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as error:
         line, column = Positions(raw[: error.start].decode("utf-8", "replace")).line_col(
             len(raw[: error.start].decode("utf-8", "replace"))
         )
         raise ConfigError(f"{name}:{line}:{column}: not UTF-8 text") from None
-    bom = text.startswith("\ufeff")
-    if bom:
-        text = text[1:]
-    return Source(name, text, format, parse(name, text, format), path=str(file), bom=bom)

@@ -37,6 +37,10 @@ COMMANDS = {
 class LazyGroup(click.Group):
     """A group that imports a command's module only when that command is used."""
 
+    freeze = False
+    """Whether to ``gc.freeze()`` once the command's module is loaded (see
+    :func:`paramcount.cli.run`)."""
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         """Every command, sorted."""
         return sorted(COMMANDS)
@@ -47,6 +51,10 @@ class LazyGroup(click.Group):
             return None
         module_name, attribute = COMMANDS[cmd_name].split(":")
         command: click.Command = getattr(importlib.import_module(module_name), attribute)
+        if self.freeze:
+            import gc
+
+            gc.freeze()
         return command
 
     def resolve_command(

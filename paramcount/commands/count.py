@@ -78,8 +78,8 @@ def check_flops(
     if not any(computes):
         return None
     from paramcount.errors import BackendUnavailable
+    from paramcount.verify import check_flops as measure
     from paramcount.verify.flops import FlopUnchecked
-    from paramcount.verify.flops import check_flops as measure
 
     outcomes: list[FlopOutcome | None] = []
     for compute in computes:

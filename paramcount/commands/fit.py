@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from paramcount.fit import fit
+from paramcount.fit import BudgetTooSmall, Fit, fit
 from paramcount.options import (
     ByteSize,
     Count,
@@ -19,6 +20,9 @@ from paramcount.options import (
 )
 from paramcount.output import show, show_json
 from paramcount.spec import Cell, DType
+
+if TYPE_CHECKING:
+    from paramcount.render.verification import Outcome
 
 
 @click.command(name="fit")
@@ -56,8 +60,14 @@ def fit_command(
     proj = options.get("proj_size", 0)
     hidden = proj + 1 if isinstance(proj, int) and proj > 0 else 1
     (spec,) = layer_specs(Cell(cell), {**options, "hidden_size": hidden})
-    answer = fit(spec, max_params=max_params, max_bytes=max_bytes, dtype=DType(dtype),
-                 round_to=round_to)
+    try:
+        answer = fit(spec, max_params=max_params, max_bytes=max_bytes, dtype=DType(dtype),
+                     round_to=round_to)
+    except BudgetTooSmall as error:
+        if fmt != "json":
+            raise
+        _show_data(error.smallest, None, str(error))
+        raise
     outcomes = None
     if verify:
         from paramcount.report import build_report
@@ -68,12 +78,7 @@ def fit_command(
             build_report(answer.spec.replace(hidden_size=answer.next_hidden_size), answer.dtype),
         ])
     if fmt == "json":
-        from paramcount.render.data import config, dumps
-        from paramcount.render.fit import fit_data
-        from paramcount.report import build_report
-
-        data = fit_data(answer, config(build_report(answer.spec, answer.dtype)), outcomes)
-        show_json(dumps(data))
+        _show_data(answer, outcomes)
     else:
         from paramcount.render.fit import fit_document
 
@@ -85,3 +90,13 @@ def fit_command(
     for line in problems(outcomes):
         click.echo(f"Error: {line}", err=True)
     return exit_code(outcomes)
+
+
+def _show_data(answer: Fit, outcomes: Sequence[Outcome] | None, error: str | None = None) -> None:
+    """Print ``answer`` as JSON, with the error when nothing fits."""
+    from paramcount.render.data import config, dumps
+    from paramcount.render.fit import fit_data
+    from paramcount.report import build_report
+
+    data = fit_data(answer, config(build_report(answer.spec, answer.dtype)), outcomes, error)
+    show_json(dumps(data))

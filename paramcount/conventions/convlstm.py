@@ -1,4 +1,5 @@
-"""The ConvLSTM conventions: Keras ConvLSTM1D/2D/3D and Flax linen ConvLSTMCell.
+"""The ConvLSTM conventions: Keras ConvLSTM1D/2D/3D and Flax linen ConvLSTMCell, their spec
+and its tensors.
 
 Keras, per layer and direction: ``kernel`` k + (C_in, 4F), ``recurrent_kernel`` k + (F, 4F) and
 one ``bias`` (4F,), named ``conv_lstm2d/conv_lstm_cell/kernel`` (under Bidirectional
@@ -14,18 +15,146 @@ instead, and the next layer still reads F channels.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import dataclasses
+import math
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
 
 from paramcount.conventions.base import Direction, Formula, Symbol, Tensor
-from paramcount.spec import Framework
+from paramcount.errors import SpecError
+from paramcount.spec import (
+    MAX_SIZE,
+    MAX_SIZE_TEXT,
+    Framework,
+    at_most,
+    check_layers,
+    coerce,
+    positive,
+)
 
-if TYPE_CHECKING:
-    from paramcount.convlstm import ConvLSTMSpec
+FRAMEWORKS = (Framework.KERAS, Framework.FLAX_LINEN)
+"""Who has a ConvLSTM: Keras (ConvLSTM1D/2D/3D) and Flax linen (ConvLSTMCell)."""
+
+
+class DataFormat(StrEnum):
+    """Where Keras puts the channel axis of each frame."""
+
+    CHANNELS_LAST = "channels_last"
+    CHANNELS_FIRST = "channels_first"
+
+
+_KERNEL = re.compile(r"[1-9][0-9]*(?:x[1-9][0-9]*)*")
+
+
+def parse_kernel(text: str, rank: int) -> tuple[int, ...]:
+    """``3x3`` → (3, 3); a single ``3`` means 3 along every one of the ``rank`` axes.
+
+    >>> parse_kernel("3x5", 2), parse_kernel("3", 3)
+    ((3, 5), (3, 3, 3))
+    >>> try:
+    ...     parse_kernel("3x", 2)
+    ... except SpecError as error:
+    ...     print(error)
+    kernel='3x' is not a kernel size: write positive sizes joined by x, e.g. 3x3
+    """
+    compact = str(text).strip().lower().replace("×", "x").replace(" ", "")
+    if not _KERNEL.fullmatch(compact):
+        raise SpecError(
+            "{kernel} is not a kernel size: write positive sizes joined by x, e.g. 3x3",
+            kernel=text,
+        )
+    parts = compact.split("x")
+    if any(len(part) > len(str(MAX_SIZE)) or int(part) > MAX_SIZE for part in parts):
+        raise SpecError(
+            "{kernel} is too large: " + MAX_SIZE_TEXT,
+            kernel=text,
+        )
+    sizes = tuple(int(part) for part in parts)
+    return sizes * rank if len(sizes) == 1 else sizes
+
+
+@dataclass(frozen=True)
+class ConvLSTMSpec:
+    """A stack of ConvLSTM layers in Keras' or Flax linen's convention, validated."""
+
+    rank: int
+    """Spatial dimensions of each frame: 1, 2 or 3 (ConvLSTM1D/2D/3D)."""
+    input_channels: int
+    filters: int
+    kernel: tuple[int, ...]
+    num_layers: int = 1
+    bidirectional: bool = False
+    bias: bool = True
+    data_format: DataFormat = DataFormat.CHANNELS_LAST
+    framework: Framework = Framework.KERAS
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "data_format",
+                           coerce(DataFormat, "data_format", self.data_format))
+        object.__setattr__(self, "framework", coerce(Framework, "framework", self.framework))
+        _validate(self)
+
+    @property
+    def directions(self) -> int:
+        """D: 2 when bidirectional, else 1."""
+        return 2 if self.bidirectional else 1
+
+    @property
+    def kernel_volume(self) -> int:
+        """∏k: the positions of one kernel."""
+        return math.prod(self.kernel)
+
+    @property
+    def gate_channels(self) -> int:
+        """4F: the output channels of every gate convolution."""
+        return 4 * self.filters
+
+    def replace(self, **changes: Any) -> ConvLSTMSpec:
+        """A copy with some fields changed (and validated again)."""
+        return dataclasses.replace(self, **changes)
+
+
+def _validate(spec: ConvLSTMSpec) -> None:
+    """Raise SpecError for what Keras or Flax would refuse."""
+    if spec.rank not in (1, 2, 3):
+        raise SpecError("{rank} must be 1, 2 or 3 (ConvLSTM1D, 2D, 3D)", rank=spec.rank)
+    positive("input_channels", spec.input_channels)
+    positive("filters", spec.filters)
+    check_layers(spec.num_layers)
+    if not isinstance(spec.kernel, tuple) or not spec.kernel:
+        raise SpecError("{kernel} must be a tuple of sizes", kernel=spec.kernel)
+    for size in spec.kernel:
+        if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+            raise SpecError("{kernel} sizes must be positive integers", kernel=_text(spec.kernel))
+        at_most("kernel", size)
+    if len(spec.kernel) != spec.rank:
+        raise SpecError(
+            f"{{kernel}} has {len(spec.kernel)} size{'s' if len(spec.kernel) > 1 else ''} "
+            f"for {{rank}}: give one size per spatial axis",
+            kernel=_text(spec.kernel),
+            rank=spec.rank,
+        )
+    if spec.framework not in FRAMEWORKS:
+        raise SpecError(
+            "{framework} has no ConvLSTM here: use keras or flax-linen",
+            framework=spec.framework.value,
+        )
+    if spec.framework is Framework.FLAX_LINEN and spec.data_format is DataFormat.CHANNELS_FIRST:
+        raise SpecError(
+            "{data_format} is a Keras option: Flax's ConvLSTMCell reads channels last",
+            data_format=spec.data_format.value,
+        )
+
+
+def _text(kernel: tuple[object, ...]) -> str:
+    return "x".join(str(k) for k in kernel)
 
 
 def concatenates_channels(spec: ConvLSTMSpec) -> bool:
     """Whether Bidirectional's concat lands on the channel axis (channels last)."""
-    return spec.bidirectional and spec.data_format.value == "channels_last"
+    return spec.bidirectional and spec.data_format is DataFormat.CHANNELS_LAST
 
 
 def input_channels(spec: ConvLSTMSpec) -> list[int]:

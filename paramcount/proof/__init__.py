@@ -12,6 +12,9 @@ run's work so that it finishes in seconds, and says which option to lower:
 - time steps × layers × directions (``MAX_STEPS``): the steps run one after another, some
   milliseconds each in Keras, tens of microseconds in PyTorch;
 - batch × time steps × parameters (``MAX_WORK``): the multiply-adds of one pass.
+
+``--verify`` builds every layer of a stack too, so its depth is bounded the same way
+(``MAX_VERIFIED_LAYERS``, :func:`check_depth`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,24 @@ MAX_STEPS = {Framework.TORCH: 20_000, Framework.KERAS: 200}
 """The most sequential steps (time steps × layers × directions) run, per framework."""
 MAX_WORK = 2_000_000_000
 """The most multiply-adds (batch × time steps × parameters) of one forward pass."""
+MAX_VERIFIED_LAYERS = 256
+"""The most layers × directions ``--verify`` builds (an ONNX node checked and run, a Keras
+layer built, each in milliseconds): the tensors it checks follow rules that do not depend on
+depth."""
+
+
+def check_depth(num_layers: int, bidirectional: bool, limit: int, work: str, purpose: str,
+                proven: str) -> str:
+    """Refuse (exit 2) more than ``limit`` layers × directions, each built for real; return
+    the depth as the options say it (``--layers 4 × 2 directions``)."""
+    runs = num_layers * (2 if bidirectional else 1)
+    layers = f"--layers {num_layers:,}" + (" × 2 directions" if bidirectional else "")
+    if runs > limit:
+        raise ConfigError(
+            f"{layers} = {runs:,} layers to {work} is more than {purpose} needs (limit "
+            f"{limit:,}); {proven} does not depend on depth, so use fewer --layers"
+        )
+    return layers
 
 
 def guard(spec: LayerSpec, batch: int, seq_len: int) -> None:
@@ -56,12 +77,8 @@ def guard(spec: LayerSpec, batch: int, seq_len: int) -> None:
             f"for real (limit {MAX_ACTIVATIONS:,} values); use a smaller batch or sequence"
         )
     runs = spec.num_layers * spec.directions
-    layers = f"--layers {spec.num_layers:,}" + (" × 2 directions" if spec.bidirectional else "")
-    if runs > MAX_LAYER_RUNS:
-        raise ConfigError(
-            f"{layers} = {runs:,} layers to build and run is more than a demonstration needs "
-            f"(limit {MAX_LAYER_RUNS}); the flow does not depend on depth, so use fewer --layers"
-        )
+    layers = check_depth(spec.num_layers, spec.bidirectional, MAX_LAYER_RUNS,
+                         "build and run", "a demonstration", "the flow")
     limit = MAX_STEPS[spec.framework]
     if seq_len * runs > limit:
         raise ConfigError(

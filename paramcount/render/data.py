@@ -13,10 +13,7 @@ from paramcount.conventions import Formula
 from paramcount.report import Report
 
 if TYPE_CHECKING:
-    from paramcount.compute import Compute
-    from paramcount.memory import Memory
     from paramcount.verify.compare import RealTensor, Unverified, Verification
-    from paramcount.verify.flops import FlopOutcome
 
 SCHEMA = "paramcount.count/1"
 
@@ -168,17 +165,6 @@ def verification_data(outcome: Verification | Unverified) -> dict[str, Any]:
             for check in outcome.checks
         ],
     }
-
-
-def workload_data(
-    memory: Memory | None, compute: Compute | None, flops: FlopOutcome | None = None
-) -> dict[str, Any]:
-    """The ``memory`` and ``compute`` keys: null unless asked for."""
-    if memory is None and compute is None:
-        return {"memory": None, "compute": None}
-    from paramcount.render.workload import compute_data, memory_data
-
-    return {"memory": memory_data(memory), "compute": compute_data(compute, flops)}
 
 
 def dumps(data: object) -> str:

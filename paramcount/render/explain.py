@@ -21,7 +21,15 @@ from paramcount.render.breakdown import (
     tensor_table,
 )
 from paramcount.render.document import Block, Document, Math, Paragraph, Section, number, signed
-from paramcount.report import DepthRow, Growth, GrowthRow, Report, depth_limit, depth_table
+from paramcount.report import (
+    DepthRow,
+    Growth,
+    GrowthRow,
+    Report,
+    depth_limit,
+    depth_table,
+    growth_because,
+)
 
 DEPTH = 8
 """The deepest stack the depth table and chart show."""
@@ -37,9 +45,8 @@ def with_depth(report: Report, up_to: int = DEPTH) -> Report:
     """``report`` with its depth table extended to 1…``up_to`` layers (uni and bi)."""
     if report.spec.single_cell:
         return report
-    return replace(
-        report, depth=depth_table(report.spec, up_to), depth_limit=depth_limit(report.spec)
-    )
+    limit = depth_limit(report.spec) if report.depth_limit is None else report.depth_limit
+    return replace(report, depth=depth_table(report.spec, up_to), depth_limit=limit)
 
 
 def _bar(value: float, top: float, width: int) -> str:
@@ -96,13 +103,15 @@ def pitfall_section(pitfall: Pitfall) -> Section:
     return Section(f"Pitfall: {pitfall.title}", (Paragraph(pitfall.lines),))
 
 
-def summary(report: Report) -> str:
-    """The one-line answer: the total, and the naive guess it is not."""
+def summary(report: Report, why: bool = False) -> str:
+    """The one-line answer: the total, and the naive guess it is not (``why``: and the reason,
+    as the first paragraph of the full answer says it)."""
     growth = report.growth
     if growth is not None and growth.difference:
+        because = f", because {growth_because(report.spec, growth)}" if why else ""
         return (
             f"{number(report.total)} parameters, not {growth.multiplier} × "
-            f"{number(growth.baseline)} = {number(growth.naive)}"
+            f"{number(growth.baseline)} = {number(growth.naive)}{because}"
         )
     return f"{number(report.total)} parameters"
 
@@ -142,7 +151,7 @@ def explain(report: Report, verification: Outcome | None = None,
         ))
     sections += [pitfall_section(p) for p in pitfalls(spec, others)]
     title = f"{report.description} — {spec.framework.display_name}"
-    return Document(title, summary(report), tuple(sections))
+    return Document(title, summary(report, why=True), tuple(sections))
 
 
 BRIEF_GROUPS = 2

@@ -114,9 +114,12 @@ def fit_document(answer: Fit, verifications: Sequence[Outcome] | None = None) ->
 
 
 def fit_data(
-    answer: Fit, config: dict[str, Any], verifications: Sequence[Outcome] | None = None
+    answer: Fit, config: dict[str, Any], verifications: Sequence[Outcome] | None = None,
+    error: str | None = None,
 ) -> dict[str, Any]:
-    """The answer as JSON-ready data; ``verification`` holds the real layers' verdicts."""
+    """The answer as JSON-ready data; ``verification`` holds the real layers' verdicts. When
+    nothing fits (``answer`` is :class:`~paramcount.fit.BudgetTooSmall`'s ``smallest``) the
+    answer's values are null, ``next`` is the smallest size and ``error`` says why."""
     from paramcount.render.data import verification_data
 
     q = answer.polynomial
@@ -133,16 +136,18 @@ def fit_data(
         },
         "round": answer.round_to,
         "polynomial": {"a": q.a, "b": q.b, "c": q.c},
-        "hidden_size": answer.hidden_size,
-        "total": answer.total,
-        "bytes": answer.bytes,
-        "headroom": answer.headroom,
+        "hidden_size": answer.hidden_size if answer.found else None,
+        "total": answer.total if answer.found else None,
+        "bytes": answer.bytes if answer.found else None,
+        "headroom": answer.headroom if answer.found else None,
         "next": {
             "hidden_size": answer.next_hidden_size,
             "total": answer.next_total,
             "bytes": answer.next_bytes,
         },
     }
+    if error is not None:
+        data["error"] = error
     if verifications is not None:
         data["verification"] = {
             "answer": verification_data(verifications[0]),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from paramcount import conventions
 from paramcount.conventions import Tensor
@@ -25,6 +25,10 @@ from paramcount.verify.compare import (
     refused,
 )
 
+if TYPE_CHECKING:
+    from paramcount.compute import Compute
+    from paramcount.verify.flops import FlopOutcome
+
 __all__ = [
     "Outcome",
     "RealTensor",
@@ -32,6 +36,7 @@ __all__ = [
     "Unverified",
     "Verification",
     "backend",
+    "check_flops",
     "compare",
     "exit_code",
     "problems",
@@ -71,6 +76,14 @@ def backend(framework: Framework) -> Backend:
     return module
 
 
+def verifiable(num_layers: int, bidirectional: bool) -> None:
+    """Refuse (exit 2, the limit named) a stack too deep to build for a verification."""
+    from paramcount.proof import MAX_VERIFIED_LAYERS, check_depth
+
+    check_depth(num_layers, bidirectional, MAX_VERIFIED_LAYERS, "build and verify",
+                "a verification", "what it checks")
+
+
 def verify(
     spec: LayerSpec,
     expected: Sequence[Tensor] | None = None,
@@ -79,9 +92,11 @@ def verify(
     """Build ``spec``'s real layer and compare it with the engine, tensor by tensor.
 
     ``expected`` defaults to the engine's tensors (and ``formula_total`` to its closed form).
-    Raises BackendUnavailable when the framework is not installed; a framework that refuses to
-    build the layer is a mismatch, reported in the result.
+    Raises BackendUnavailable when the framework is not installed, ConfigError for a stack
+    deeper than ``MAX_VERIFIED_LAYERS``; a framework that refuses to build the layer is a
+    mismatch, reported in the result.
     """
+    verifiable(spec.num_layers, spec.bidirectional)
     if expected is None:
         expected = conventions.tensors(spec)
         formula_total = conventions.formula(spec).total
@@ -134,3 +149,22 @@ def _disagreement(verification: Verification) -> str:
         f"{v.label} disagrees with the formula engine on {len(v.differences)} of "
         f"{len(v.checks)} tensors (real total {v.actual_total:,}, counted {v.expected_total:,})"
     )
+
+
+def check_flops(compute: Compute) -> FlopOutcome:
+    """Measure ``compute``'s matmul FLOPs with the real layer, where a FLOP counter exists.
+
+    Only PyTorch has one; for another framework the result says why nothing was measured.
+    Raises BackendUnavailable when torch is not installed.
+    """
+    from paramcount.verify.flops import COUNTER, FlopUnchecked
+
+    if compute.spec.framework is not Framework.TORCH:
+        return FlopUnchecked(
+            compute.spec.framework,
+            f"MACs are measured with PyTorch's FLOP counter only; {COUNTER} cannot run a "
+            f"{compute.spec.framework.display_name} layer (its parameters are verified)",
+        )
+    from paramcount.verify.torch_flops import measure
+
+    return measure(compute)

@@ -94,9 +94,10 @@ def verify_conv(report: ConvReport) -> Verification:
     Flax returns its parameter tree sorted by path, so both lists are compared in path order.
     Raises BackendUnavailable when the framework is not installed.
     """
-    from paramcount.verify import backend
+    from paramcount.verify import backend, verifiable
 
     spec = report.spec
+    verifiable(spec.num_layers, spec.bidirectional)
     version = backend(spec.framework).version()  # imports the framework quietly
     expected = list(report.tensors)
     try:

@@ -1,20 +1,17 @@
 """The matmul FLOPs paramcount counts for a forward pass against those a real run measures.
 
-Pure: :mod:`paramcount.verify.torch_flops` measures; this module holds the result and the
-verdict. A long pass is measured over fewer time steps (the work of every step is the same) and
-scaled by the exact ratio of sample-steps, which the result states.
+Pure: :mod:`paramcount.verify.torch_flops` measures (:func:`paramcount.verify.check_flops`
+dispatches); this module holds the result and the verdict. A long pass is measured over fewer
+time steps (the work of every step is the same) and scaled by the exact ratio of sample-steps,
+which the result states.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from paramcount.spec import Framework
-
-if TYPE_CHECKING:
-    from paramcount.compute import Compute
 
 COUNTER = "torch.utils.flop_counter.FlopCounterMode"
 """What measures: PyTorch's FLOP counter, 2·m·n·k per matrix product."""
@@ -67,20 +64,3 @@ class FlopUnchecked:
 
 
 FlopOutcome = FlopCheck | FlopUnchecked
-
-
-def check_flops(compute: Compute) -> FlopOutcome:
-    """Measure ``compute``'s matmul FLOPs with the real layer, where a FLOP counter exists.
-
-    Only PyTorch has one; for another framework the result says why nothing was measured.
-    Raises BackendUnavailable when torch is not installed.
-    """
-    if compute.spec.framework is not Framework.TORCH:
-        return FlopUnchecked(
-            compute.spec.framework,
-            f"MACs are measured with PyTorch's FLOP counter only; {COUNTER} cannot run a "
-            f"{compute.spec.framework.display_name} layer (its parameters are verified)",
-        )
-    from paramcount.verify.torch_flops import measure
-
-    return measure(compute)
