@@ -35,8 +35,8 @@ from paramcount.layers import (
     keras_count,
     torch_count,
 )
-from paramcount.sources.printout import Printout
 from paramcount.sources.python_code import SPREAD, Block, Call, CodeReading, Unknown
+from paramcount.sources.table import Printout, Row
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity, coerce
 
 
@@ -69,6 +69,8 @@ class Layer:
     printed: int | None = None
     """What a printout says this layer holds, where one does."""
     notes: tuple[str, ...] = ()
+    candidates: tuple[LayerSpec, ...] = ()
+    """A printed layer whose configuration the printout leaves open: every one that fits."""
 
     @property
     def recurrent(self) -> bool:
@@ -445,59 +447,92 @@ def printout_models(printouts: Sequence[Printout]) -> list[Model]:
             models += [Model(m.name, "repr", m.line, m.layers) for m in code_models(reading)]
         elif printout.kind == "keras-summary":
             models.append(_keras_summary_model(printout))
-        elif printout.kind == "torchinfo":
-            models.append(_torchinfo_model(printout))
+        elif printout.kind in ("torchinfo", "torchsummary"):
+            models.append(_torch_table_model(printout))
         elif printout.kind == "shapes":
             models.append(_shapes_model(printout))
     return models
+
+
+def _input_width(row: Row, rows: Sequence[Row], index: int, functional: bool) -> int | None:
+    """The width a Keras summary row reads: the previous row's output in a sequential table,
+    the output its ``Connected to`` names in a functional one (None where that is cut off or
+    not unique)."""
+    if not functional:
+        previous = rows[index - 1] if index else None
+        return previous.shape[-1] if previous is not None and previous.shape else None
+    if row.source is None:
+        return None
+    name, output = row.source
+    if name.endswith("…"):
+        matches = [r for r in rows[:index] if r.name.startswith(name[:-1])]
+    else:
+        matches = [r for r in rows[:index] if r.name == name]
+    if len(matches) != 1:
+        return None
+    outputs = matches[0].outputs
+    if 0 <= output < len(outputs):
+        return outputs[output][-1] if outputs[output] else None
+    widths = {shape[-1] for shape in outputs if shape}
+    return widths.pop() if len(widths) == 1 else None
 
 
 def _keras_summary_model(printout: Printout) -> Model:
     from paramcount.sources.printout import infer_keras
 
     layers = []
-    width: int | None = None
-    for row in printout.rows:
-        out = row.shape[-1] if row.shape else None
+    rows = printout.rows
+    for index, row in enumerate(rows):
         if row.type == "InputLayer":
-            width = out
             continue
         if row.type in ("Bidirectional", *RECURRENT_KERAS):
+            width = _input_width(row, rows, index, printout.functional)
             inferred = infer_keras(row, width)
             spec = inferred.spec
             kind = _kind(spec) if spec is not None else row.type
             layers.append(Layer(row.name, kind, Framework.KERAS, row.line, spec=spec,
-                                params=row.params, printed=row.params, notes=(inferred.note,)))
+                                params=row.params, printed=row.params, notes=(inferred.note,),
+                                candidates=inferred.candidates if spec is None else ()))
         else:
             layers.append(Layer(row.name, row.type, Framework.KERAS, row.line,
                                 params=row.params, printed=row.params))
-        width = out
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
                  printed_total=printout.total)
 
 
-def _torchinfo_model(printout: Printout) -> Model:
+def _torch_table_model(printout: Printout) -> Model:
+    """A torchinfo or torchsummary table as a Model: its leaf rows, and every container's own
+    parameters; a recurrent layer sized where its per-tensor rows tell."""
     from paramcount.sources.printout import torch_shapes
 
     layers = []
     rows = printout.rows
     for index, row in enumerate(rows):
-        if index + 1 < len(rows) and rows[index + 1].depth > row.depth:
-            continue  # a container: its children are listed
+        container = index + 1 < len(rows) and rows[index + 1].depth > row.depth
+        if row.note.startswith("(recursive)") or (container and row.params is None):
+            continue  # counted where it first appears; or its children are listed
         spec = None
-        notes: tuple[str, ...] = ()
-        if cell_of(row.type) is not None:
+        notes: tuple[str, ...] = (row.note,) if row.note else ()
+        if container:
+            notes += ("its own parameters, beside its children's",)
+        elif cell_of(row.type) is not None and printout.kind == "torchinfo":
             shapes = torch_shapes(row)
             found = conventions.recognise(shapes, [Framework.TORCH]) if shapes else []
-            if found:
+            if found and conventions.total(found[0].spec) == row.params:
                 spec = found[0].spec
             else:
-                notes = ("torchinfo shows this layer's count, not its sizes: paste the code, "
-                         "print(model), or summary(model, verbose=2)",)
+                notes += ("torchinfo shows this layer's count, not its sizes: paste the code, "
+                          "print(model), or summary(model, verbose=2)",)
         layers.append(Layer(row.name or row.type, f"nn.{row.type}", Framework.TORCH, row.line,
                             spec=spec, params=row.params, printed=row.params, notes=notes))
+    model_notes: tuple[str, ...] = ()
+    total = printout.total
+    if not printout.total_known:
+        model_notes = (f"the printed total ({total:,}) leaves out the layers torchsummary "
+                       "shows as 0" if total is not None else "",)
+        total = None
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
-                 printed_total=printout.total)
+                 printed_total=total, notes=tuple(n for n in model_notes if n))
 
 
 def _shapes_model(printout: Printout) -> Model:

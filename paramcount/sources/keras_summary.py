@@ -1,0 +1,169 @@
+"""Keras ``model.summary()`` tables of both eras, read column by column under their headers.
+
+Keras 2 (tf-keras) lays its columns out at fixed positions under ``Layer (type)``, ``Output
+Shape``, ``Param #`` and, for a functional model, ``Connected to``; a cell too long for its
+column wraps onto the next lines of the same record (``bidirectional (Bidirection`` / ``al)``,
+``[(None, 256),`` / `` (None, 256)]``, a count of eight digits), and records are separated by
+blank lines (TF 2.9+) or lines of underscores (older). Keras 3 draws the same table with box
+characters, each cell between ``│`` bars, wrapped at spaces, rows separated by ``├──┼`` rules.
+Counts are read only under ``Param #``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from paramcount.sources.table import Printout, Row, columns, count, shapes
+
+TITLES = ("Layer (type)", "Output Shape", "Param #", "Connected to", "Trainable")
+_TOTAL = re.compile(r"\s*Total params:\s*([\d,]+)")
+_AFTER_TOTAL = re.compile(r"\s*((Non-)?[Tt]rainable params|Optimizer params|_{5,}|={5,}|$)")
+_MODEL = re.compile(r'Model:\s*"([^"]{1,200})"')
+_NAME_TYPE = re.compile(r"(?P<name>.*?)\s*\((?P<type>[\w.]+)\)")
+_SOURCE = re.compile(r"[\[' ]*(?P<name>[\w./-]+)(?P<cut>…)?(?:\[(?P<node>\d+)\])?"
+                     r"(?:\[(?P<index>\d+)\])?")
+_LIMIT = 200_000
+
+
+def is_header(line: str) -> bool:
+    """Whether ``line`` is a Keras summary's header (not torchinfo's, not torchsummary's)."""
+    return ("Layer (type)" in line and "Param #" in line and ":depth-idx" not in line
+            and "var_name" not in line and not re.match(r"\s{3,}Layer \(type\)", line))
+
+
+def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
+    """A Keras 2 or Keras 3 summary whose header is at ``start`` (0-based)."""
+    title, first = "model", start
+    for back in range(start - 1, max(start - 4, -1), -1):
+        found = _MODEL.search(lines[back])
+        if found:
+            title, first = found.group(1), back
+            break
+    header = lines[start]
+    boxed = "┃" in header
+    records, end, total = (_boxed if boxed else _fixed)(lines, start)
+    rows = [row for record, line in records if (row := _row(record, line)) is not None]
+    if not rows:
+        return None
+    functional = "Connected to" in header
+    return Printout("keras-summary", title, first + 1, end, tuple(rows), total,
+                    functional=functional), end
+
+
+Record = dict[str, str]
+
+
+def _boxed(lines: Sequence[str], start: int) -> tuple[list[tuple[Record, int]], int, int | None]:
+    """Keras 3's box table: cells between bars, a row's wrapped lines joined with spaces."""
+    titles = [cell.strip() for cell in lines[start].strip().split("┃")[1:-1]]
+    records: list[tuple[Record, int]] = []
+    current: dict[str, list[str]] = {}
+    at = 0
+    index = start + 1
+
+    def close() -> None:
+        if current:
+            records.append(({t: " ".join(v) for t, v in current.items()}, at))
+            current.clear()
+
+    while index < len(lines) and index - start < _LIMIT:
+        line = lines[index].strip()
+        if line.startswith("│") and len(cells := line.split("│")[1:-1]) == len(titles):
+            if not current:
+                at = index + 1
+            for title, cell in zip(titles, cells, strict=True):
+                if cell.strip():
+                    current.setdefault(title, []).append(cell.strip())
+        elif line.startswith(("├", "┡", "└")) or not line:
+            close()
+            if line.startswith("└"):
+                index += 1
+                break
+        else:
+            break
+        index += 1
+    close()
+    return records, *_total(lines, index)
+
+
+def _fixed(lines: Sequence[str], start: int) -> tuple[list[tuple[Record, int]], int, int | None]:
+    """Keras 2's fixed columns: each record's lines cut under the headers, cells joined."""
+    header = lines[start]
+    found = columns(header, TITLES)
+    if not found or found[0].title != "Layer (type)":
+        return [], start + 1, None
+    starts = [0] + [c.start for c in found[1:]]
+    titles = [c.title for c in found]
+    records: list[tuple[Record, int]] = []
+    current: dict[str, str] = {}
+    at = 0
+    index = start + 1
+
+    def close() -> None:
+        if current:
+            records.append((dict(current), at))
+            current.clear()
+
+    while index < len(lines) and index - start < _LIMIT:
+        line = lines[index]
+        stripped = line.strip()
+        if _TOTAL.match(line):
+            break
+        if not stripped or re.fullmatch(r"[_=\-]+", stripped):
+            close()
+            index += 1
+            continue
+        cells = [line[begin:(starts[k + 1] if k + 1 < len(starts) else len(line))]
+                 for k, begin in enumerate(starts)]
+        name = cells[0].strip()
+        params = cells[titles.index("Param #")].strip() if "Param #" in titles else ""
+        shape = cells[1] if len(cells) > 1 else ""
+        if current and name and params and shape.strip()[:1] in "([" and shape.strip():
+            close()  # the blank lines between records were lost in the paste
+        if not current:
+            at = index + 1
+        for title, cell in zip(titles, cells, strict=True):
+            chunk = cell.rstrip()
+            if title == "Layer (type)":
+                chunk = chunk[1:] if chunk.startswith(" ") else chunk
+            if chunk.strip():
+                current[title] = current.get(title, "") + chunk
+        index += 1
+    close()
+    return records, *_total(lines, index)
+
+
+def _total(lines: Sequence[str], index: int) -> tuple[int, int | None]:
+    """The ``Total params`` at or after ``index`` (past rules), and the line after the block."""
+    while index < len(lines) and re.fullmatch(r"\s*[_=\-─━]*\s*", lines[index]) and (
+            lines[index].strip()):
+        index += 1
+    if index >= len(lines):
+        return index, None
+    match = _TOTAL.match(lines[index].translate({ord(c): " " for c in "│┃"}))
+    if match is None:
+        return index, None
+    index += 1
+    while index < len(lines) and lines[index].strip() and _AFTER_TOTAL.match(lines[index]):
+        index += 1
+    return index, count(match.group(1))
+
+
+def _row(record: Record, line: int) -> Row | None:
+    """A record's cells as a Row: name and class, every output shape, count, first input."""
+    label = record.get("Layer (type)", "")
+    match = _NAME_TYPE.fullmatch(label.strip())
+    if match is None:
+        return None
+    name = re.sub(r"\s+", "", match.group("name"))
+    outputs = shapes(record.get("Output Shape", ""))
+    source = None
+    if (connected := record.get("Connected to", "").strip()) and connected != "-":
+        found = _SOURCE.match(connected)
+        if found:
+            index = found.group("index")
+            source = (found.group("name") + (found.group("cut") or ""),
+                      int(index) if index is not None else -1)
+    return Row(name, match.group("type"), outputs[0] if outputs else None,
+               count(record.get("Param #", "")), line, outputs=outputs, source=source)
