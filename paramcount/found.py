@@ -523,8 +523,12 @@ def _torch_table_model(printout: Printout) -> Model:
             else:
                 notes += ("torchinfo shows this layer's count, not its sizes: paste the code, "
                           "print(model), or summary(model, verbose=2)",)
+        params = row.params
+        if params is None and not row.note and (row.type in TORCH_FREE or row.type.endswith(
+                ("Dropout", "Pool1d", "Pool2d", "Loss"))):
+            params = 0  # ``--``: a class known to hold no parameters
         layers.append(Layer(row.name or row.type, f"nn.{row.type}", Framework.TORCH, row.line,
-                            spec=spec, params=row.params, printed=row.params, notes=notes))
+                            spec=spec, params=params, printed=row.params, notes=notes))
     model_notes: tuple[str, ...] = ()
     total = printout.total
     if not printout.total_known:
@@ -542,13 +546,21 @@ def _shapes_model(printout: Printout) -> Model:
     found = conventions.recognise(shapes)
     claimed = {name for layer in found for name in layer.names}
     entries: list[tuple[int, Layer]] = []
+    unnamed = printout.title == "parameters"
     for layer in found:
         count = sum(_count(shapes[n]) for n in layer.names)
         name = layer.prefix.rstrip("./") or layer.names[0].rsplit(".", 1)[0]
+        spec: LayerSpec | None = layer.spec
+        candidates: tuple[LayerSpec, ...] = ()
+        notes = layer.notes
+        if unnamed:
+            candidates, spec = (layer.spec, *twins(layer.spec)), None
+            notes += ("one reading of unnamed shapes: " + "; ".join(
+                conventions.describe(c) for c in candidates),)
         entries.append((lines[layer.names[0]], Layer(
             name, _kind(layer.spec), layer.spec.framework, lines[layer.names[0]],
-            spec=layer.spec, params=conventions.total(layer.spec), printed=count,
-            notes=layer.notes)))
+            spec=spec, params=conventions.total(layer.spec), printed=count,
+            notes=notes, candidates=candidates)))
     groups: dict[str, list[str]] = {}
     for tensor in printout.tensors:
         if tensor.name not in claimed:
@@ -560,9 +572,31 @@ def _shapes_model(printout: Printout) -> Model:
                                                params=count, printed=count)))
     entries.sort(key=lambda entry: entry[0])
     return Model(printout.title, printout.kind, printout.first,
-                 tuple(layer for _, layer in entries),
+                 tuple(layer for _, layer in entries), notes=(UNNAMED,) if unnamed else (),
                  printed_total=sum(_count(t.shape) for t in printout.tensors),
                  tensors=tuple((t.name, t.shape, lines[t.name]) for t in printout.tensors))
+
+
+UNNAMED = ("parameters() prints shapes without names: which shapes make one layer is only a "
+           "reading of their order (one layer or two stacked, a layer or a cell), so no "
+           "configuration is claimed")
+
+
+def twins(spec: LayerSpec) -> list[LayerSpec]:
+    """Torch configurations whose tensors have the same shapes, in the same order, as
+    ``spec``'s: a one-layer RNN and its cell; a bidirectional layer and two stacked layers
+    whose input width is their hidden size."""
+    found = []
+    if spec.single_cell:
+        found.append(spec.replace(single_cell=False))
+    elif spec.num_layers == 1 and not spec.bidirectional and not spec.proj_size:
+        found.append(spec.replace(single_cell=True))
+    if not spec.proj_size and spec.input_size == spec.hidden_size and not spec.single_cell:
+        if spec.bidirectional and spec.num_layers == 1:
+            found.append(spec.replace(bidirectional=False, num_layers=2))
+        elif not spec.bidirectional and spec.num_layers == 2:
+            found.append(spec.replace(bidirectional=True, num_layers=1))
+    return found
 
 
 def _unique_names(printout: Printout) -> Printout:

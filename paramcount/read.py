@@ -102,10 +102,11 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     unresolved = _unresolved(models)
     built = [*from_code, *(m for m in from_printouts if m.source == "repr")]
     shown = [m for m in from_printouts if m.source != "repr"]
-    disagreements = compare(built, shown)
+    disagreements = compare(built, shown) + sums(shown)
     disagreements += stated_counts(lines, claimed, built, disagreements)
     if not any(layer.params is not None or layer.printed is not None or layer.missing
-               for m in models for layer in m.layers):
+               or layer.recurrent for m in models for layer in m.layers) and not any(
+            m.printed_total is not None for m in models):
         raise NothingFound(f"nothing countable found in {source}: no recurrent, linear, "
                            "embedding or convolution layer in code, summary, repr or shape "
                            "dump")
@@ -248,6 +249,24 @@ def compare(code: Sequence[Model], printed: Sequence[Model]) -> list[Disagreemen
                 model.printed_total != total) and not found:
             found.append(Disagreement(model.line, model.name, model.printed_total, total,
                                       "the printed total differs from the code's layers"))
+    return found
+
+
+def sums(printed: Sequence[Model]) -> list[Disagreement]:
+    """Tables whose rows do not add up to their own ``Total params`` (a row missing from the
+    paste, or a count changed), where every row's count is printed."""
+    found = []
+    for model in printed:
+        counts = [0 if layer.printed is None and layer.params == 0 else layer.printed
+                  for layer in model.layers]
+        if model.printed_total is None or not counts or None in counts or model.tensors:
+            continue
+        shown = sum(c for c in counts if c is not None)
+        if shown != model.printed_total:
+            found.append(Disagreement(
+                model.line, model.name, model.printed_total, shown,
+                f"the rows of this table add up to {shown:,}, not its Total params: a row is "
+                "missing from the paste, or a count was changed"))
     return found
 
 

@@ -20,7 +20,7 @@ TITLES = ("Layer (type)", "Output Shape", "Param #", "Connected to", "Trainable"
 _TOTAL = re.compile(r"\s*Total params:\s*([\d,]+)")
 _AFTER_TOTAL = re.compile(r"\s*((Non-)?[Tt]rainable params|Optimizer params|_{5,}|={5,}|$)")
 _MODEL = re.compile(r'Model:\s*"([^"]{1,200})"')
-_NAME_TYPE = re.compile(r"(?P<name>.*?)\s*\((?P<type>[\w.]+)\)")
+_NAME_TYPE = re.compile(r"(?P<name>[^()]*?)\s*\((?P<type>[\w.]+(?:\)|…\)?))")
 _SOURCE = re.compile(r"[\[' ]*(?P<name>[\w./-]+)(?P<cut>…)?(?:\[(?P<node>\d+)\])?"
                      r"(?:\[(?P<index>\d+)\])?")
 _LIMIT = 200_000
@@ -165,5 +165,5 @@ def _row(record: Record, line: int) -> Row | None:
             index = found.group("index")
             source = (found.group("name") + (found.group("cut") or ""),
                       int(index) if index is not None else -1)
-    return Row(name, match.group("type"), outputs[0] if outputs else None,
+    return Row(name, match.group("type").removesuffix(")"), outputs[0] if outputs else None,
                count(record.get("Param #", "")), line, outputs=outputs, source=source)

@@ -13,6 +13,7 @@ from torchinfo's per-tensor rows.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -109,29 +110,49 @@ class Inferred:
     candidates: tuple[LayerSpec, ...] = ()
 
 
+def _bidirectional_options(row: Row, out: int) -> tuple[list[tuple[MergeMode, int]], str]:
+    """The merge modes and hidden sizes a ``Bidirectional`` row's outputs allow, and what the
+    table leaves open: with states (or ``merge_mode=None``) the last output is H wide, and an
+    even number of outputs is the two directions' unmerged; otherwise concat (2H) or a merge
+    that keeps H (sum, mul and ave print alike)."""
+    same = "merge_mode sum, mul or ave: the output width does not tell them apart"
+    if len(row.outputs) >= 2 and row.outputs[-1]:
+        hidden = row.outputs[-1][-1] or 0
+        if len(row.outputs) % 2 == 0:
+            return [(MergeMode.NONE, hidden)], ""
+        if out == 2 * hidden:
+            return [(MergeMode.CONCAT, hidden)], ""
+        return ([(MergeMode.SUM, hidden)], same) if out == hidden else ([], "")
+    options = [(MergeMode.CONCAT, out // 2)] if out % 2 == 0 else []
+    return [*options, (MergeMode.SUM, out)], same
+
+
 def infer_keras(row: Row, width: int | None) -> Inferred:
-    """The spec a Keras summary row implies, given the previous row's output width."""
+    """The spec a Keras summary row implies, given the width it reads (None where the table
+    does not show it): one configuration, or every one that fits when several do."""
     out = row.shape[-1] if row.shape else None
     if row.params is None or out is None:
         return Inferred(None, "the row shows no output width or count")
+    merge_note = ""
     if row.type in _KERAS_CELLS:
         cells = [_KERAS_CELLS[row.type]]
-        options: list[tuple[bool, MergeMode | None, int]] = [(False, None, out)]
+        hidden = row.outputs[-1][-1] if len(row.outputs) > 1 and row.outputs[-1] else out
+        options: list[tuple[MergeMode | None, int]] = [(None, hidden or 0)]
     elif row.type == "Bidirectional":
         cells = [Cell.LSTM, Cell.GRU, Cell.RNN]
-        options = [(True, MergeMode.CONCAT, out // 2)] if out % 2 == 0 else []
-        options += [(True, MergeMode.SUM, out)]
+        modes, merge_note = _bidirectional_options(row, out)
+        options = list(modes)
     else:
         return Inferred(None, "not a recurrent row")
     framework = Framework.TF1_CUDNN if row.type.startswith("CuDNN") else Framework.KERAS
     candidates: list[LayerSpec] = []
     for cell in cells:
-        for bidirectional, merge, hidden in options:
+        for merge, hidden in options:
             for reset_after in ((True, False) if cell is Cell.GRU and framework is
                                 Framework.KERAS else (None,)):
                 for bias in (True, False):
                     try:
-                        trial = LayerSpec(cell, 1, hidden, bidirectional=bidirectional,
+                        trial = LayerSpec(cell, 1, hidden, bidirectional=merge is not None,
                                           bias=bias, framework=framework,
                                           merge_modes=(merge,) if merge else None,
                                           reset_after=reset_after)
@@ -140,41 +161,60 @@ def infer_keras(row: Row, width: int | None) -> Inferred:
                     for solved in solve_input(row.params, trial):
                         if width is None or solved == width:
                             candidates.append(trial.replace(input_size=solved))
-    if width is not None:
-        # The usual configuration first: biases on, today's GRU default, concat.
-        candidates.sort(key=lambda s: (not s.bias, s.reset_after is False))
-        candidates = [c for c in candidates if c.bias] or candidates
+    # The usual configuration first: biases on, today's GRU default, concat.
+    candidates.sort(key=lambda s: (not s.bias, s.reset_after is False))
     if not candidates:
         return Inferred(None, f"no recurrent layer with {out} outputs holds {row.params:,} "
                               f"parameters" + (f" reading {width} features" if width else ""))
-    if len(candidates) == 1 or (width is not None and len({
-            (c.cell, c.merge_modes) for c in candidates}) == 1):
+    if len(candidates) == 1:
         spec = candidates[0]
         note = f"input width {spec.input_size} solved from the count"
         if spec.cell is Cell.GRU and spec.reset_after is False:
             note += ("; reset_after=False (Keras before 2.3 or tf.compat.v1): one bias of "
                      f"{spec.gate_rows} per direction")
+        if merge_note and spec.merge_modes == (MergeMode.SUM,):
+            note += "; " + merge_note
         return Inferred(spec, note, tuple(candidates))
-    described = ", ".join(f"{c.cell.value.upper()} on {c.input_size}"
-                          for c in candidates if c.bias)
-    return Inferred(None, f"the table does not show what it wraps or reads: {described}",
-                    tuple(candidates))
+    described = "; ".join(conventions.describe(c) for c in candidates)
+    reads = "" if width is not None else " or what it reads"
+    return Inferred(None, f"{len(candidates)} configurations fit this count (the table does "
+                          f"not show what it wraps{reads}): {described}", tuple(candidates))
+
+
+_TENSOR = re.compile(r"(weight|bias)_(ih|hh|hr)(\w*)")
+_GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
 
 
 def torch_shapes(row: Row) -> dict[str, tuple[int, ...]]:
-    """A torchinfo row's per-tensor counts as shapes, where a torch RNN's names tell them."""
+    """A torchinfo row's per-tensor shapes: its Kernel Shape column where printed, else solved
+    from each tensor's count where a torch RNN's names tell them (a bias gives the gate rows
+    G·H; without biases or projection, weight_hh holds G·H² values)."""
+    if row.kernels:
+        return dict(row.kernels)
+    gates = _GATES.get(row.type.removesuffix("Cell"))
+    if gates is None:
+        return {}
     counts = dict(row.tensors)
     shapes: dict[str, tuple[int, ...]] = {}
-    for name, count in row.tensors:
-        suffix = name.split("_", 2)[-1] if name.startswith(("weight_", "bias_")) else ""
-        bias = counts.get(f"bias_ih_{suffix}") or counts.get(f"bias_hh_{suffix}")
-        hh = counts.get(f"weight_hh_{suffix}")
-        if name.startswith("bias_"):
-            shapes[name] = (count,)
-        elif name.startswith(("weight_ih_", "weight_hh_")) and bias and count % bias == 0:
-            shapes[name] = (bias, count // bias)
-        elif name.startswith("weight_hr_") and hh and bias:
-            hidden = bias // (4 if row.type.startswith("LSTM") else 1)
-            if hidden and count % hidden == 0:
-                shapes[name] = (count // hidden, hidden)
+    for name, number in row.tensors:
+        match = _TENSOR.fullmatch(name)
+        if match is None:
+            return {}
+        suffix = match.group(3)
+        rows = counts.get(f"bias_ih{suffix}") or counts.get(f"bias_hh{suffix}")
+        hh = counts.get(f"weight_hh{suffix}")
+        if rows is None and hh is not None and f"weight_hr{suffix}" not in counts:
+            root = math.isqrt(hh * gates)
+            rows = root if root * root == hh * gates and root % gates == 0 else None
+        if not rows:
+            return {}
+        role = match.group(1) + "_" + match.group(2)
+        if role.startswith("bias"):
+            shapes[name] = (number,)
+        elif role in ("weight_ih", "weight_hh") and number % rows == 0:
+            shapes[name] = (rows, number // rows)
+        elif role == "weight_hr" and number % (rows // gates) == 0:
+            shapes[name] = (number // (rows // gates), rows // gates)
+        else:
+            return {}
     return shapes

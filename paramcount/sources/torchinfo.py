@@ -20,6 +20,8 @@ TITLES = ("Input Shape", "Output Shape", "Param #", "Param %", "Kernel Shape", "
           "Trainable")
 _TREE = re.compile(r"(?P<indent>(?:[│|] {4})*)(?P<branch>├─|└─|\+ )(?P<label>.*)")
 _LABEL = re.compile(r"(?P<type>\w+)(?: \((?P<name>[^()]*)\))?(?::\s*\d+-\d+)?")
+_TENSOR = re.compile(r"[a-z_][\w.]*")
+"""A tensor's name under its layer (``weight_ih_l0``, ``0.bias``); classes are capitalised."""
 _TOTAL = re.compile(r"\s*Total params:\s*([\d,]+)")
 _AFTER = re.compile(r"\s*((Non-)?[Tt]rainable params|Total mult-adds|Input size|Forward/"
                     r"backward|Params size|Estimated Total|={5,})")
@@ -78,7 +80,9 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             index += 1
             continue
         depth = len(tree.group("indent")) // 5 + 1
-        if params_cell.startswith(("├─", "└─")) and rows:
+        tensor = params_cell.startswith(("├─", "└─")) or _TENSOR.fullmatch(
+            tree.group("label").strip()) is not None
+        if tensor and rows:
             previous = rows[-1]
             name = tree.group("label").strip()
             number = count(params_cell[2:])
