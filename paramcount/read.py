@@ -35,7 +35,7 @@ SCHEMA = "paramcount.read/1"
 class NothingFound(ParamcountError):
     """The paste holds nothing paramcount can count."""
 
-    exit_code = 1
+    exit_code = 2
 
 
 class Unreadable(ParamcountError):
@@ -107,9 +107,10 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     if not any(layer.params is not None or layer.printed is not None or layer.missing
                or layer.recurrent for m in models for layer in m.layers) and not any(
             m.printed_total is not None for m in models):
-        raise NothingFound(f"nothing countable found in {source}: no recurrent, linear, "
-                           "embedding or convolution layer in code, summary, repr or shape "
-                           "dump")
+        raise NothingFound(f"nothing countable found in {source}: looked for recurrent, "
+                           "linear, embedding, convolution and norm layers in Python code, "
+                           "Keras summaries, torchinfo and torchsummary tables, print(model) "
+                           "and shape dumps")
     answer = Answer(source, kinds, tuple(models), tuple(unresolved), tuple(disagreements),
                     reading.notes, tuple(sorted((overrides or {}).items())))
     title, reason = headline(answer)

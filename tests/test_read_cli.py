@@ -89,24 +89,26 @@ def test_stdin(cli: CLI, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize(
     ("content", "code", "message"),
     [
-        (b"", 1, "Error: nothing countable found in"),
-        (b"Hello, why is my model so big? Thanks!\n", 1, "Error: nothing countable found in"),
-        (bytes(range(256)) * 64, 1, "Error: nothing countable found in"),
-        (b"x = " + b"(" * 5000 + b"1" + b")" * 5000, 1, "Error: nothing countable found in"),
-        (b"x = " + b"+".join([b"1"] * 20000), 1, "Error: nothing countable found in"),
-        (b"lstm = nn.LSTM(" * 3000, 1, "Error: nothing countable found in"),
+        (b"", 2, "Error: nothing countable found in"),
+        (b"Hello, why is my model so big? Thanks!\n", 2, "Error: nothing countable found in"),
+        (bytes(range(256)) * 64, 2, "Error: nothing countable found in"),
+        (b"x = " + b"(" * 5000 + b"1" + b")" * 5000, 2, "Error: nothing countable found in"),
+        (b"x = " + b"+".join([b"1"] * 20000), 2, "Error: nothing countable found in"),
+        (b"lstm = nn.LSTM(" * 3000, 2, "Error: nothing countable found in"),
     ],
     ids=["empty", "prose", "binary", "deep-parentheses", "deep-sum", "unclosed-calls"],
 )
-def test_nothing_countable_is_one_line_exit_1(
+def test_nothing_countable_is_one_line_exit_2(
     cli: CLI, tmp_path: Path, content: bytes, code: int, message: str
 ) -> None:
-    """Input without a countable layer: exit 1, one line on stderr, no traceback."""
+    """Input without a countable layer is bad input: exit 2, one line on stderr saying what
+    was looked for, no traceback."""
     path = tmp_path / "paste.txt"
     path.write_bytes(content)
     result = cli("read", str(path))
     assert result.code == code
     assert result.err.startswith(message) and result.err.count("\n") == 1
+    assert "looked for recurrent" in result.err
     assert result.out == ""
 
 
