@@ -24,6 +24,7 @@ from paramcount.report import growth as growth_of
 from paramcount.sources.printout import find_printouts
 from paramcount.sources.python_code import MAX_TEXT, read_code
 from paramcount.sources.recovery import is_prose
+from paramcount.sources.table import number as bounded
 from paramcount.spec import Cell, Framework, LayerSpec
 
 __all__ = ["Answer", "Disagreement", "Layer", "Missing", "Model", "NothingFound", "Unreadable",
@@ -356,11 +357,15 @@ def pairs(printed: Model, code: Model) -> list[tuple[Layer, Layer]]:
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d{3,})(?![\w.,]\d)")
 
 
+_WORD = re.compile(r"(?<![A-Za-z])[A-Za-z]{3,}+\s")
+
+
 def stated_counts(lines: Sequence[str], claimed: set[int], code: Sequence[Model],
                   already: Sequence[Disagreement]) -> list[Disagreement]:
     """Counts the question states in prose that a wrong formula explains (naive growth, the
     other framework's biases, an old GRU default)."""
-    numbers = {number: [int(m.group(1).replace(",", "")) for m in _NUMBER.finditer(line)]
+    numbers = {number: [value for m in _NUMBER.finditer(line)
+                         if (value := bounded(m.group(1).replace(",", ""))) is not None]
                for number, line in enumerate(lines, 1)
                if number not in claimed and (is_prose(line) or line.lstrip().startswith("#"))}
     if not any(numbers.values()):
@@ -376,11 +381,13 @@ def stated_counts(lines: Sequence[str], claimed: set[int], code: Sequence[Model]
     printed = {d.printed for d in already}
     found = []
     for number, line in enumerate(lines, 1):
-        if number in claimed or not re.search(r"[A-Za-z]{3,}\s", line) or ("(" in line and (
+        if number in claimed or not _WORD.search(line) or ("(" in line and (
                 "=" in line or line.rstrip().endswith(")"))):
             continue
         for match in _NUMBER.finditer(line):
-            value = int(match.group(1).replace(",", ""))
+            value = bounded(match.group(1).replace(",", ""))
+            if value is None:
+                continue
             for alternative, reason, layer in expected:
                 if value == alternative and value not in printed and layer.params is not None \
                         and value != layer.params:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from paramcount.sources.table import Printout, Row, columns, count, shapes
+from paramcount.sources.table import Printout, Row, columns, count, number, shapes
 
 TITLES = ("Layer (type)", "Output Shape", "Param #", "Connected to", "Trainable")
 _TOTAL = re.compile(r"\s*Total params:\s*([\d,]+)")
@@ -164,6 +164,6 @@ def _row(record: Record, line: int) -> Row | None:
         if found:
             index = found.group("index")
             source = (found.group("name") + (found.group("cut") or ""),
-                      int(index) if index is not None else -1)
+                      (number(index) or 0) if index is not None else -1)
     return Row(name, match.group("type").removesuffix(")"), outputs[0] if outputs else None,
                count(record.get("Param #", "")), line, outputs=outputs, source=source)

@@ -196,7 +196,7 @@ def parse(text: str) -> tuple[ast.Module, str, list[int]]:
     return by_lines(kept), "lines", loops
 
 
-_WORDS = re.compile(r"[A-Za-z']+(?: [A-Za-z']+){2,}")
+_WORDS = re.compile(r"(?<![A-Za-z'])[A-Za-z']++(?: [A-Za-z']++){2,}")
 _STRING = re.compile(r"\"[^\"]*\"|'[^']*'")
 
 

@@ -11,13 +11,19 @@ import re
 from collections.abc import Sequence
 
 from paramcount.sources.base import NamedTensor
-from paramcount.sources.table import Printout
+from paramcount.sources.table import Printout, number
 
 _DUMP = re.compile(
-    r"""^\s*\(?\s*['"]?(?P<name>[A-Za-z_][\w./:\-\[\]]*?)['"]?\s*[,:=\t ]\s*(?P<shape>
-        torch\.Size\(\[[\d,\s]*\]\)|TensorShape\(\[[\d,\s]*\]\)|\([\d,\s]*\)|\[[\d,\s]*\])
-        \s*\)?\s*,?\s*$""", re.X)
-_BARE = re.compile(r"^\s*torch\.Size\(\[(?P<dims>[\d,\s]*)\]\)\s*,?\s*$")
+    r"""^\s*+\(?\s*+['"]?(?P<name>[A-Za-z_][\w./:\-\[\]]*?)['"]?(?>\s*+[,:=]\s*+|\s++)(?P<shape>
+        torch\.Size\(\[[\d,\s]*+\]\)|TensorShape\(\[[\d,\s]*+\]\)|\([\d,\s]*+\)|\[[\d,\s]*+\])
+        \s*+\)?\s*+,?\s*+$""", re.X)
+_BARE = re.compile(r"^\s*+torch\.Size\(\[(?P<dims>[\d,\s]*+)\]\)\s*+,?\s*+$")
+
+
+def _dims(text: str) -> tuple[int, ...] | None:
+    """The numbers of a printed shape, None where one is beyond 2^63 − 1."""
+    dims = tuple(number(d) for d in re.findall(r"\d+", text))
+    return None if None in dims else tuple(d for d in dims if d is not None)
 
 
 def read_named(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
@@ -34,7 +40,9 @@ def read_named(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
                 index += 1
                 continue
             break
-        dims = tuple(int(d) for d in re.findall(r"\d+", match.group("shape")))
+        dims = _dims(match.group("shape"))
+        if dims is None:
+            break
         name = re.sub(r":0$", "", match.group("name"))
         if re.search(r"[A-Za-z]", name) and not re.fullmatch(r"torch\.Size|TensorShape", name):
             tensors.append(NamedTensor(name, dims))
@@ -56,7 +64,10 @@ def read_bare(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         match = _BARE.match(lines[index])
         if match is None:
             break
-        sizes.append(tuple(int(d) for d in re.findall(r"\d+", match.group("dims"))))
+        dims = _dims(match.group("dims"))
+        if dims is None:
+            break
+        sizes.append(dims)
         numbers.append(index + 1)
         index += 1
     if len(sizes) < 2:

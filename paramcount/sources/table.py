@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from paramcount.sources.base import NamedTensor
 from paramcount.sources.python_code import Block
+from paramcount.spec import MAX_SIZE
 
 Shape = tuple[int | None, ...]
 
@@ -66,7 +67,16 @@ class Printout:
     """False where the printer's own total is known to leave parameters out."""
 
 
-_COUNT = re.compile(r"\(?(\d{1,3}(?:,\d{3})+|\d+)\)?")
+_COUNT = re.compile(r"\(?(\d{1,3}(?:,\d{3})++|\d++)\)?")
+_DIGITS = len(str(MAX_SIZE))
+
+
+def number(digits: str) -> int | None:
+    """Decimal digits as a number, None beyond 2^63 − 1 (never a huge conversion)."""
+    if len(digits.lstrip("0")) > _DIGITS:
+        return None
+    value = int(digits)
+    return value if value <= MAX_SIZE else None
 
 
 def count(cell: str) -> int | None:
@@ -75,7 +85,7 @@ def count(cell: str) -> int | None:
     match = _COUNT.fullmatch(text)
     if match is None or (text.startswith("(") != text.endswith(")")):
         return None
-    return int(match.group(1).replace(",", ""))
+    return number(match.group(1).replace(",", ""))
 
 
 _SHAPE = re.compile(r"[(\[]([^()\[\]]*)[)\]]")
@@ -92,8 +102,8 @@ def shapes(text: str) -> tuple[Shape, ...]:
                 continue
             if part in ("None", "?", "-1"):
                 dims.append(None)
-            elif part.isdigit():
-                dims.append(int(part))
+            elif part.isdigit() and (value := number(part)) is not None:
+                dims.append(value)
             else:
                 break
         else:
