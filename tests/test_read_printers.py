@@ -173,3 +173,26 @@ def test_torchsummary_zero_for_a_gru_is_unknown(cli: CLI, tmp_path: Any) -> None
     path.write_text(text)
     result = cli("read", str(path))
     assert result.code == 0 and "GRU" in result.out
+
+
+def test_the_command_reads_what_each_printer_prints(cli: CLI, tmp_path: Any) -> None:
+    """``paramcount read FILE --json`` on every printer's text: exit 0, and the recurrent
+    layers and totals the library reads."""
+    import json
+
+    plan = TorchPlan(None, 6, (("rnn", LayerSpec(Cell.GRU, 6, 5, num_layers=2)),
+                               ("linear", 4)), (False,),
+                     LayerSpec(Cell.RNN, 4, 3, single_cell=True))
+    options = iter([{"col_names": ("num_params", "mult_adds"), "depth": 2, "verbose": 2,
+                     "row_settings": ("var_names",)}, "print(n, p.shape)"])
+    for paste in torch_pastes(plan, lambda _: next(options)):
+        path = tmp_path / "paste.txt"
+        path.write_text(paste.text)
+        result = cli("read", str(path), "--json")
+        assert result.code == 0, (paste.printer, result.err)
+        data = json.loads(result.out)
+        answer = read(paste.text)
+        assert [(r["name"], r["params"], r["hidden"]) for r in data["recurrent"]] == [
+            (layer.name, layer.params, layer.spec.hidden_size if layer.spec else None)
+            for _, layer in answer.recurrent], paste.printer
+        assert [m["total"] for m in data["models"]] == [m.total for m in answer.models]

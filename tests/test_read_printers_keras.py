@@ -10,8 +10,10 @@ count is true, one found when a count is changed.
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +22,7 @@ from hypothesis import strategies as st
 
 from paramcount.read import read
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode
-from tests.conftest import have
+from tests.conftest import CLI, have
 from tests.printers import (
     KerasPlan,
     Paste,
@@ -133,3 +135,21 @@ def test_bidirectional_merge_modes(eras: dict[int, Any], merge: str) -> None:
     if merge in ("sum", "mul", "ave") and layer.spec is not None:
         assert layer.spec.merge_modes == (MergeMode.SUM,)
         assert any("sum, mul or ave" in note for note in layer.notes)
+
+
+@pytest.mark.parametrize("era", [2, 3])
+def test_the_command_reads_both_eras(eras: dict[int, Any], era: int, cli: CLI,
+                                     tmp_path: Path) -> None:
+    """``paramcount read FILE --json`` on each era's summary of the encoder–decoder: exit 0,
+    every recurrent layer sized, the model's total."""
+    paste = printed(eras[era], era, ENCODER_DECODER)
+    assert paste is not None
+    path = tmp_path / "summary.txt"
+    path.write_text(paste.text)
+    result = cli("read", str(path), "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert [(r["input"], r["hidden"], r["params"]) for r in data["recurrent"]] == [
+        (spec.input_size, spec.hidden_size, count)
+        for spec, count in zip(paste.truth.specs, paste.truth.counts, strict=True)]
+    assert data["models"][0]["total"] == paste.truth.total
