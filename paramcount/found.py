@@ -9,6 +9,7 @@ Layers, with what their counts imply. Pure: no framework is imported.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -178,6 +179,10 @@ def _unspread(spread: Unknown) -> tuple[Missing, ...]:
                          "where they are defined") for name, line in spread.names)
 
 
+_total = functools.lru_cache(maxsize=4096)(conventions.total)
+"""A spec's count, worked out once for each configuration a paste repeats."""
+
+
 def _torch_layer(call: Call, attribute: str) -> Layer:
     """A torch module call, counted."""
     name, kind = call.name, call.path
@@ -262,7 +267,7 @@ def _recurrent(call: Call, attribute: str, framework: Framework, bound: Mapping[
         return Layer(attribute, kind, framework, call.line,
                      missing=(Missing(attribute or name, call.line, str(error)),))
     return Layer(attribute, kind, framework, call.line, spec=spec,
-                 params=conventions.total(spec))
+                 params=_total(spec))
 
 
 def _keras_layer(call: Call, attribute: str, width: int | None) -> tuple[Layer, int | None]:

@@ -13,6 +13,7 @@ from torchinfo's per-tensor rows.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -89,12 +90,31 @@ def solve_input(printed: int, spec: LayerSpec) -> list[int]:
     Only the first layer's input weights depend on I, so the count is linear in it:
     count(I) = count(1) + (I − 1)·slope, with slope = count(2) − count(1) (D·G·H).
     """
-    one = conventions.total(spec.replace(input_size=1))
-    slope = conventions.total(spec.replace(input_size=2)) - one
+    one, slope = _line(spec.replace(input_size=1) if spec.input_size != 1 else spec)
     if slope <= 0 or (printed - one) % slope:
         return []
     width = 1 + (printed - one) // slope
     return [width] if width > 0 else []
+
+
+@functools.lru_cache(maxsize=4096)
+def _line(spec: LayerSpec) -> tuple[int, int]:
+    """count(1) and the slope D·G·H of a spec's count in its input width (a long table
+    repeats a few configurations, so each is worked out once)."""
+    one = conventions.total(spec)
+    return one, conventions.total(spec.replace(input_size=2)) - one
+
+
+@functools.lru_cache(maxsize=4096)
+def _trial(cell: Cell, hidden: int, merge: MergeMode | None, bias: bool, framework: Framework,
+           reset_after: bool | None) -> LayerSpec | None:
+    """A configuration on one input feature, or None where the framework refuses it."""
+    try:
+        return LayerSpec(cell, 1, hidden, bidirectional=merge is not None, bias=bias,
+                         framework=framework, merge_modes=(merge,) if merge else None,
+                         reset_after=reset_after)
+    except SpecError:
+        return None
 
 
 _KERAS_CELLS = {"LSTM": Cell.LSTM, "GRU": Cell.GRU, "SimpleRNN": Cell.RNN,
@@ -151,12 +171,8 @@ def infer_keras(row: Row, width: int | None) -> Inferred:
             for reset_after in ((True, False) if cell is Cell.GRU and framework is
                                 Framework.KERAS else (None,)):
                 for bias in (True, False):
-                    try:
-                        trial = LayerSpec(cell, 1, hidden, bidirectional=merge is not None,
-                                          bias=bias, framework=framework,
-                                          merge_modes=(merge,) if merge else None,
-                                          reset_after=reset_after)
-                    except SpecError:
+                    trial = _trial(cell, hidden, merge, bias, framework, reset_after)
+                    if trial is None:
                         continue
                     for solved in solve_input(row.params, trial):
                         if width is None or solved == width:

@@ -75,11 +75,14 @@ def _call(text: str, line: int) -> Call | None:
     return None
 
 
+_SINGLE = ("LSTM", "GRU", "RNN")
+_ONE_MODULE = re.compile(r"(LSTM|GRU|RNN|LSTMCell|GRUCell|RNNCell)\(\d++, \d++"
+                         r"(?:, \w++=[^,()=]++)*+\)")
+
+
 def read_single(line: str, index: int) -> tuple[Printout, int] | None:
     """``print(lstm)`` of one module: ``LSTM(32, 128, num_layers=2, bidirectional=True)``."""
-    match = re.match(r"^(LSTM|GRU|RNN|LSTMCell|GRUCell|RNNCell)\(\d+, \d+[^=]*(, \w+=[^,]+)*\)$",
-                     line.strip())
-    if match is None or line.startswith((" ", "\t")):
+    if not line.startswith(_SINGLE) or (match := _ONE_MODULE.fullmatch(line.rstrip())) is None:
         return None
     call = _call(line.strip(), index + 1)
     if call is None:
