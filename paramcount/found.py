@@ -459,11 +459,12 @@ def printout_models(printouts: Sequence[Printout]) -> list[Model]:
     return models
 
 
-def _input_width(row: Row, rows: Sequence[Row], index: int, functional: bool) -> int | None:
+def _input_width(row: Row, rows: Sequence[Row], index: int, functional: bool | None
+                 ) -> int | None:
     """The width a Keras summary row reads: the previous row's output in a sequential table,
     the output its ``Connected to`` names in a functional one (None where that is cut off or
     not unique)."""
-    if not functional:
+    if functional is False:
         previous = rows[index - 1] if index else None
         return previous.shape[-1] if previous is not None and previous.shape else None
     if row.source is None:

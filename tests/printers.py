@@ -120,8 +120,9 @@ def check(paste: Paste, score: Score) -> Answer:
     truth = paste.truth
     found = [layer for layer in model.layers if layer.recurrent]
     by_name = {layer.name: layer for layer in found}
-    use_names = all(name in by_name for name in truth.names) and len(found) == len(truth.names)
     unnamed = UNNAMED in model.notes
+    use_names = not unnamed and all(name in by_name for name in truth.names) and len(
+        found) == len(truth.names)
     for index, spec in enumerate(truth.specs):
         count = truth.counts[index] if truth.counts else conventions.total(spec)
         if use_names:
@@ -156,8 +157,8 @@ def altered(paste: Paste, seed: int) -> str | None:
     target = random.Random(seed).choice(rows)
     assert target.line is not None and target.printed is not None
     lines = paste.text.split("\n")
-    header = next(x for x in reversed(lines[:target.line]) if "Param #" in x)
-    column = header.index("Param #")
+    header = next(x for x in reversed(lines[:target.line]) if "Param" in x)
+    column = header.index("Param #") if "Param #" in header else header.index("Param")
     line = lines[target.line - 1]
     for text in (f"{target.printed:,}", str(target.printed)):
         found = [m.start() for m in re.finditer(rf"(?<![\w,.]){re.escape(text)}(?![\w,.%\]])",
@@ -320,7 +321,7 @@ def build_torch(plan: TorchPlan) -> tuple[Any, Truth, Any]:
 
 TORCHINFO_COLUMNS = ("input_size", "output_size", "num_params", "params_percent",
                      "kernel_size", "mult_adds", "trainable")
-ROW_SETTINGS = ("var_names", "depth", "ascii_only")
+ROW_SETTINGS = ("var_names", "depth", "ascii_only", "hide_recursive_layers")
 
 
 @st.composite
@@ -328,7 +329,7 @@ def torchinfo_options(draw: st.DrawFn) -> dict[str, Any]:
     """torchinfo ``summary()`` options: any columns in any order, depth, verbosity, rows."""
     columns = draw(st.lists(st.sampled_from(TORCHINFO_COLUMNS), min_size=1, max_size=7,
                             unique=True))
-    rows = draw(st.lists(st.sampled_from(ROW_SETTINGS), max_size=3, unique=True))
+    rows = draw(st.lists(st.sampled_from(ROW_SETTINGS), max_size=4, unique=True))
     return {"col_names": tuple(columns), "depth": draw(st.integers(1, 3)),
             "verbose": draw(st.sampled_from([0, 2])), "row_settings": tuple(rows)}
 
@@ -518,14 +519,17 @@ def _keras_truth(model: Any, recurrent: Sequence[Any]) -> Truth:
     return Truth(tuple(specs), tuple(names), int(model.count_params()), tuple(counts))
 
 
-def keras_text(model: Any, era: int) -> str:
-    """``model.summary()`` as Keras prints it (era 2: tf-keras; era 3: Keras 3's box table)."""
+def keras_text(model: Any, era: int, line_length: int | None = None,
+               show_trainable: bool = False) -> str:
+    """``model.summary()`` as Keras prints it (era 2: tf-keras; era 3: Keras 3's box table),
+    at the default width or ``line_length``, with or without the Trainable column."""
+    options = {"line_length": line_length, "show_trainable": show_trainable}
     if era == 2:
         lines: list[str] = []
-        model.summary(print_fn=lambda line, *args, **kwargs: lines.append(line))
+        model.summary(print_fn=lambda line, *args, **kwargs: lines.append(line), **options)
         return "\n".join(lines) + "\n"
     with contextlib.redirect_stdout(io.StringIO()) as out:
-        model.summary()
+        model.summary(**options)
     return out.getvalue()
 
 

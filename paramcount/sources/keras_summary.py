@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from paramcount.layers import KERAS_FREE_RESHAPING, KERAS_KEEP_WIDTH, KERAS_SIGNATURES
 from paramcount.sources.table import Printout, Row, columns, count, number, shapes
 
 TITLES = ("Layer (type)", "Output Shape", "Param #", "Connected to", "Trainable")
@@ -24,16 +25,16 @@ _NAME_TYPE = re.compile(r"(?P<name>[^()]*?)\s*\((?P<type>[\w.]+(?:\)|…\)?))")
 _SOURCE = re.compile(r"[\[' ]*(?P<name>[\w./-]+)(?P<cut>…)?(?:\[(?P<node>\d+)\])?"
                      r"(?:\[(?P<index>\d+)\])?")
 _LIMIT = 200_000
-
-
-def is_header(line: str) -> bool:
-    """Whether ``line`` is a Keras summary's header (not torchinfo's, not torchsummary's)."""
-    return ("Layer (type)" in line and "Param #" in line and ":depth-idx" not in line
-            and "var_name" not in line and not re.match(r"\s{3,}Layer \(type\)", line))
+TYPES = frozenset({*(k for k in KERAS_SIGNATURES if not k.endswith("Cell")),
+                   *KERAS_KEEP_WIDTH, *KERAS_FREE_RESHAPING, "InputLayer", "Functional",
+                   "Sequential"})
+"""The Keras classes a cut ``(Bidirectio…`` is matched against."""
 
 
 def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     """A Keras 2 or Keras 3 summary whose header is at ``start`` (0-based)."""
+    while start and lines[start - 1].lstrip().startswith("┃"):
+        start -= 1  # a narrow table wraps its header cells too
     title, first = "model", start
     for back in range(start - 1, max(start - 4, -1), -1):
         found = _MODEL.search(lines[back])
@@ -46,7 +47,13 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     rows = [row for record, line in records if (row := _row(record, line)) is not None]
     if not rows:
         return None
-    functional = "Connected to" in header
+    # a table cropped by a narrow console may hide its Connected to column: then it is not
+    # known to be sequential, and no row's input is taken from the row above
+    titles = [t for t in re.split(r"\s*[┃]\s*|\s{2,}", header.strip()) if t]
+    functional: bool | None = "Connected to" in header or any(
+        t.startswith("Conn") for t in titles)
+    if not functional and boxed and not header.rstrip().endswith("┃"):
+        functional = None
     return Printout("keras-summary", title, first + 1, end, tuple(rows), total,
                     functional=functional), end
 
@@ -56,11 +63,16 @@ Record = dict[str, str]
 
 def _boxed(lines: Sequence[str], start: int) -> tuple[list[tuple[Record, int]], int, int | None]:
     """Keras 3's box table: cells between bars, a row's wrapped lines joined with spaces."""
-    titles = [cell.strip() for cell in lines[start].strip().split("┃")[1:-1]]
+    titles = [cell.strip() for cell in _split(lines[start], "┃")]
+    index = start + 1
+    while index < len(lines) and (line := lines[index].strip()).startswith("┃") and len(
+            cells := _split(line, "┃")) == len(titles):
+        titles = [" ".join(filter(None, (t, c.strip()))) for t, c in zip(titles, cells,
+                                                                          strict=True)]
+        index += 1
     records: list[tuple[Record, int]] = []
     current: dict[str, list[str]] = {}
     at = 0
-    index = start + 1
 
     def close() -> None:
         if current:
@@ -69,7 +81,7 @@ def _boxed(lines: Sequence[str], start: int) -> tuple[list[tuple[Record, int]], 
 
     while index < len(lines) and index - start < _LIMIT:
         line = lines[index].strip()
-        if line.startswith("│") and len(cells := line.split("│")[1:-1]) == len(titles):
+        if line.startswith("│") and (cells := _split(lines[index], "│", len(titles))):
             if not current:
                 at = index + 1
             for title, cell in zip(titles, cells, strict=True):
@@ -87,18 +99,34 @@ def _boxed(lines: Sequence[str], start: int) -> tuple[list[tuple[Record, int]], 
     return records, *_total(lines, index)
 
 
+def _split(line: str, bar: str, width: int | None = None) -> list[str]:
+    """A box row's cells (``width`` of them, for a row under a header of that many). A console
+    narrower than the table crops its lines: a row's last cell is then cut short, and left
+    blank (unknown); a header's is kept (``Conne`` still says Connected to)."""
+    cells = line.strip().split(bar)[1:]
+    if width is None:
+        return cells[:-1] if line.rstrip().endswith(bar) else cells
+    if len(cells) == width + 1 and not cells[-1].strip():
+        return cells[:-1]
+    return [*cells[:-1], ""] if len(cells) == width else []
+
+
 def _fixed(lines: Sequence[str], start: int) -> tuple[list[tuple[Record, int]], int, int | None]:
     """Keras 2's fixed columns: each record's lines cut under the headers, cells joined."""
     header = lines[start]
-    found = columns(header, TITLES)
-    if not found or found[0].title != "Layer (type)":
+    found = columns(header, [title.split(" ")[0] for title in TITLES])  # a narrow one wraps
+    if not found or found[0].title != "Layer":
         return [], start + 1, None
     starts = [0] + [c.start for c in found[1:]]
-    titles = [c.title for c in found]
+    titles = [next(t for t in TITLES if t.startswith(c.title)) for c in found]
     records: list[tuple[Record, int]] = []
     current: dict[str, str] = {}
     at = 0
     index = start + 1
+    while index < len(lines) and index - start < 4 and not lines[index].startswith("="):
+        index += 1  # the rest of wrapped header cells, down to the rule
+    if index >= len(lines) or index - start >= 4:
+        index = start + 1
 
     def close() -> None:
         if current:
@@ -165,5 +193,9 @@ def _row(record: Record, line: int) -> Row | None:
             index = found.group("index")
             source = (found.group("name") + (found.group("cut") or ""),
                       (number(index) or 0) if index is not None else -1)
-    return Row(name, match.group("type").removesuffix(")"), outputs[0] if outputs else None,
+    kind = match.group("type").removesuffix(")")
+    if kind.endswith("…"):  # a narrow table cut it: the one known class it can be, if one
+        known = [k for k in TYPES if k.startswith(kind[:-1]) and len(k) >= len(kind)]
+        kind = known[0] if len(known) == 1 else kind
+    return Row(name, kind, outputs[0] if outputs else None,
                count(record.get("Param #", "")), line, outputs=outputs, source=source)

@@ -34,10 +34,10 @@ def header_reader(lines: Sequence[str], index: int) -> Reader | None:
     the rule above it (torchinfo ``===``, torchsummary ``---``, Keras 2 ``___``, Keras 3's
     box), else by the header's own columns and indentation."""
     line = lines[index]
+    if "┃" in line and re.match(r"\s*┃ Layer\b", line):
+        return keras_summary.read  # Keras 3's box, its header cells perhaps wrapped
     if "Layer (type" not in line:
         return None
-    if "┃" in line:
-        return keras_summary.read
     above = lines[index - 1].strip()[:3] if index else ""
     if above == "===":
         return torchinfo.read

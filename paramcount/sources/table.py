@@ -61,8 +61,9 @@ class Printout:
     tensor_lines: tuple[int, ...] = ()
     block: Block | None = None
     """A repr, read as the layer calls it prints."""
-    functional: bool = False
-    """Whether the table has a ``Connected to`` column (a functional Keras model)."""
+    functional: bool | None = False
+    """Whether the table has a ``Connected to`` column (a functional Keras model); None where
+    a cropped table does not show whether it has one."""
     total_known: bool = True
     """False where the printer's own total is known to leave parameters out."""
 
