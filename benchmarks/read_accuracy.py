@@ -4,7 +4,9 @@
 
 Random models (``tests/printers.py``: every recurrent cell and option, with embedding, linear,
 conv and norm layers; Keras Sequential stacks and functional encoder–decoders) are built with
-torch, Keras 3 and tf-keras, printed by each printer and read back; every recurrent layer is
+torch, Keras 3 and tf-keras, printed by each printer (torchinfo with random columns, depth,
+verbosity and row settings; Keras summaries at random widths, half with the Trainable column)
+and read back; every recurrent layer is
 scored exact, ambiguous (the truth among the configurations listed), unsized (no configuration
 claimed, with a note saying why) or wrong. The draws are seeded, so a run is reproducible.
 ``--update`` rewrites the table between the markers in ``docs/read.md``.
@@ -69,14 +71,15 @@ def measure(torch_models: int, keras_models: int) -> tuple[dict[str, int], objec
 
         @seed(19)
         @quick(keras_models)
-        @given(keras_plans())
-        def keras_run(plan: object) -> None:
+        @given(keras_plans(), st.one_of(st.none(), st.integers(50, 140)), st.booleans())
+        def keras_run(plan: object, width: int | None, trainable: bool) -> None:
             for era, module in ((3, keras), (2, tf_keras)):
                 try:
                     model, truth = build_keras(module, plan)  # type: ignore[arg-type]
                 except ValueError:  # tf-keras' Sequential refuses a two-output layer
                     continue
-                tally(Paste(f"Keras {era} summary()", keras_text(model, era), truth))
+                text = keras_text(model, era, width, trainable)
+                tally(Paste(f"Keras {era} summary()", text, truth))
 
         torch_run()
         keras_run()

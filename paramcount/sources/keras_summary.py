@@ -15,10 +15,9 @@ import re
 from collections.abc import Sequence
 
 from paramcount.layers import KERAS_FREE_RESHAPING, KERAS_KEEP_WIDTH, KERAS_SIGNATURES
-from paramcount.sources.table import Printout, Row, columns, count, number, shapes
+from paramcount.sources.table import TOTAL, Printout, Row, columns, count, footer, number, shapes
 
 TITLES = ("Layer (type)", "Output Shape", "Param #", "Connected to", "Trainable")
-_TOTAL = re.compile(r"\s*Total params:\s*([\d,]+)")
 _AFTER_TOTAL = re.compile(r"\s*((Non-)?[Tt]rainable params|Optimizer params|_{5,}|={5,}|$)")
 _MODEL = re.compile(r'Model:\s*"([^"]{1,200})"')
 _NAME_TYPE = re.compile(r"(?P<name>[^()]*?)\s*\((?P<type>[\w.]+(?:\)|…\)?))")
@@ -136,7 +135,7 @@ def _fixed(lines: Sequence[str], start: int) -> tuple[list[tuple[Record, int]], 
     while index < len(lines) and index - start < _LIMIT:
         line = lines[index]
         stripped = line.strip()
-        if _TOTAL.match(line):
+        if TOTAL.match(line):
             break
         if not stripped or re.fullmatch(r"[_=\-]+", stripped):
             close()
@@ -169,13 +168,8 @@ def _total(lines: Sequence[str], index: int) -> tuple[int, int | None]:
         index += 1
     if index >= len(lines):
         return index, None
-    match = _TOTAL.match(lines[index].translate({ord(c): " " for c in "│┃"}))
-    if match is None:
-        return index, None
-    index += 1
-    while index < len(lines) and lines[index].strip() and _AFTER_TOTAL.match(lines[index]):
-        index += 1
-    return index, count(match.group(1))
+    ended = footer(lines, index, _AFTER_TOTAL)
+    return ended if ended is not None else (index, None)
 
 
 def _row(record: Record, line: int) -> Row | None:

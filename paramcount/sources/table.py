@@ -89,6 +89,22 @@ def count(cell: str) -> int | None:
     return number(match.group(1).replace(",", ""))
 
 
+TOTAL = re.compile(r"\s*Total params:\s*([\d,]+)")
+
+
+def footer(lines: Sequence[str], index: int, after: re.Pattern[str]
+           ) -> tuple[int, int | None] | None:
+    """The ``Total params`` line at ``index`` and the lines after it that ``after`` matches:
+    (the line past them, the total); None where ``index`` is no such line."""
+    match = TOTAL.match(lines[index])
+    if match is None:
+        return None
+    index += 1
+    while index < len(lines) and lines[index].strip() and after.match(lines[index]):
+        index += 1
+    return index, count(match.group(1))
+
+
 _SHAPE = re.compile(r"[(\[]([^()\[\]]*)[)\]]")
 
 

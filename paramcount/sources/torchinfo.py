@@ -14,7 +14,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from paramcount.sources.table import Column, Printout, Row, columns, count, first_shape, tokens
+from paramcount.sources.table import (
+    Column,
+    Printout,
+    Row,
+    columns,
+    count,
+    first_shape,
+    footer,
+    tokens,
+)
 
 TITLES = ("Input Shape", "Output Shape", "Param #", "Param %", "Kernel Shape", "Mult-Adds",
           "Trainable")
@@ -22,7 +31,6 @@ _TREE = re.compile(r"(?P<indent>(?:[│|] {4})*)(?P<branch>├─|└─|\+ )(?P
 _LABEL = re.compile(r"(?P<type>\w+)(?: \((?P<name>[^()]*)\))?(?::\s*\d+-\d+)?")
 _TENSOR = re.compile(r"[a-z_][\w.]*")
 """A tensor's name under its layer (``weight_ih_l0``, ``0.bias``); classes are capitalised."""
-_TOTAL = re.compile(r"\s*Total params:\s*([\d,]+)")
 _AFTER = re.compile(r"\s*((Non-)?[Tt]rainable params|Total mult-adds|Input size|Forward/"
                     r"backward|Params size|Estimated Total|={5,})")
 _LIMIT = 200_000
@@ -57,12 +65,8 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     index = start + 1
     while index < len(lines) and index - start < _LIMIT:
         line = lines[index].rstrip()
-        match = _TOTAL.match(line)
-        if match:
-            total = count(match.group(1))
-            index += 1
-            while index < len(lines) and _AFTER.match(lines[index]):
-                index += 1
+        if (ended := footer(lines, index, _AFTER)) is not None:
+            index, total = ended
             break
         if not line.strip() or set(line.strip()) <= {"=", "-"}:
             index += 1

@@ -11,10 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from paramcount.sources.table import Printout, Row, count, first_shape, tokens
+from paramcount.sources.table import Printout, Row, count, first_shape, footer, tokens
 
 _ROW = re.compile(r"(?P<type>\w+)-(?P<index>\d+)")
-_TOTAL = re.compile(r"\s*Total params:\s*([\d,]+)")
 _AFTER = re.compile(r"\s*((Non-)?[Tt]rainable params|Input size|Forward/backward|Params size|"
                     r"Estimated Total|-{5,})")
 UNCOUNTED = frozenset({"RNN", "GRU", "LSTM", "RNNCell", "GRUCell", "LSTMCell",
@@ -31,12 +30,8 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     index = start + 1
     while index < len(lines) and index - start < _LIMIT:
         line = lines[index]
-        match = _TOTAL.match(line)
-        if match:
-            total = count(match.group(1))
-            index += 1
-            while index < len(lines) and _AFTER.match(lines[index]):
-                index += 1
+        if (ended := footer(lines, index, _AFTER)) is not None:
+            index, total = ended
             break
         stripped = line.strip()
         if not stripped or set(stripped) <= {"=", "-"}:
