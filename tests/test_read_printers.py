@@ -41,7 +41,7 @@ pytestmark = [
 ]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(torch_plans(), st.data(), st.integers(0, 99))
 def test_every_torch_printer_reads_back_never_wrong(plan: TorchPlan, data: st.DataObject,
                                                     seed: int) -> None:

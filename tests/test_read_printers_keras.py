@@ -69,7 +69,7 @@ def printed(keras: Any, era: int, plan: KerasPlan, width: int | None = None,
         return Paste(f"keras{era}", keras_text(model, era, width, trainable), truth)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[
+@settings(max_examples=10, deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(plan=keras_plans(), seed=st.integers(0, 99),
        width=st.one_of(st.none(), st.integers(50, 140)), trainable=st.booleans())
