@@ -7,13 +7,17 @@ hundreds of layers, Keras stacks, helper functions, comments), the same source w
 indentation lost, and a 1,000-row Keras 3 summary. Each is read by the whole command
 (``paramcount read FILE --json``) and by the library call ``paramcount.read.read`` alone;
 the baseline is ``python -c pass`` timed in the same run. Runs are interleaved and medians
-reported, because machines are noisy.
+reported, because machines are noisy (after one warm-up run of each, which writes the bytecode
+an installation has); beside the wall-clock ratio, the ratio of CPU time (the
+child's user + system time, or the process' own for ``read()``), which a machine shared with
+other jobs disturbs much less.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -75,6 +79,12 @@ def summary(rows: int) -> str:
     return "\n".join(out) + "\n"
 
 
+def _children() -> float:
+    """CPU seconds (user + system) the finished child processes have used so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def main() -> None:
     """Write the inputs, time each reading, print medians and ratios."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
@@ -98,27 +108,30 @@ def main() -> None:
         cases = {"python -c pass": [sys.executable, "-c", "pass"]}
         cases.update({f"paramcount read ({name})": [*command, "read", str(path), "--json"]
                       for name, path in paths.items()})
-        times: dict[str, list[float]] = {name: [] for name in cases}
-        library: dict[str, list[float]] = {name: [] for name in inputs}
+        # what a user's installation has: bytecode written once, then loaded
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        for argv in cases.values():
+            subprocess.run(argv, stdout=subprocess.DEVNULL, check=True, env=env)
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
+        library: dict[str, list[tuple[float, float]]] = {name: [] for name in inputs}
         for _ in range(args.runs):
             for name, argv in cases.items():
-                start = time.perf_counter()
-                subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
-                times[name].append(time.perf_counter() - start)
+                start, cpu = time.perf_counter(), _children()
+                subprocess.run(argv, stdout=subprocess.DEVNULL, check=True, env=env)
+                times[name].append((time.perf_counter() - start, _children() - cpu))
             for name, text in inputs.items():
-                start = time.perf_counter()
+                start, cpu = time.perf_counter(), time.process_time()
                 answer = read(text)
-                library[name].append(time.perf_counter() - start)
+                library[name].append((time.perf_counter() - start, time.process_time() - cpu))
                 assert answer.models
-        bare = statistics.median(times["python -c pass"])
+        bare = [statistics.median(v[k] for v in times["python -c pass"]) for k in (0, 1)]
         print(f"{args.runs} interleaved runs, medians; command: {' '.join(command)}")
-        for name, values in times.items():
-            median = statistics.median(values)
-            print(f"  {name:<52} {median * 1000:8.1f} ms  {median / bare:6.1f}× bare start")
-        for name, values in library.items():
-            median = statistics.median(values)
-            print(f"  {'read() in-process: ' + name:<52} {median * 1000:8.1f} ms  "
-                  f"{median / bare:6.1f}× bare start")
+        print(f"  {'':<52} {'wall':>8}     {'× bare':>6}  {'CPU':>8}     {'× bare':>6}")
+        rows = [*times.items(), *((f"read() in-process: {n}", v) for n, v in library.items())]
+        for name, values in rows:
+            wall, cpu = (statistics.median(v[k] for v in values) for k in (0, 1))
+            print(f"  {name:<52} {wall * 1000:8.1f} ms  {wall / bare[0]:6.1f}×  "
+                  f"{cpu * 1000:8.1f} ms  {cpu / bare[1]:6.1f}×")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ Layers, with what their counts imply. Pure: no framework is imported.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,7 +45,6 @@ from paramcount.layers import (
     torch_count,
 )
 from paramcount.solve import Clues, Solution, solve
-from paramcount.sources.printout import Printout, Row
 from paramcount.sources.python_code import (
     SPREAD,
     Block,
@@ -54,6 +54,7 @@ from paramcount.sources.python_code import (
     setting,
     unknowns,
 )
+from paramcount.sources.table import Printout, Row
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity, coerce
 
 
@@ -92,6 +93,8 @@ class Layer:
     """Options the code leaves to a default that changed between Keras versions."""
     call: Call | None = field(default=None, compare=False, repr=False)
     """Code: the call that builds it (its options, such as ``batch_first``)."""
+    candidates: tuple[LayerSpec, ...] = ()
+    """A printed layer whose configuration the printout leaves open: every one that fits."""
 
     @property
     def recurrent(self) -> bool:
@@ -200,6 +203,10 @@ def _unspread(spread: Unknown) -> tuple[Missing, ...]:
                          "where they are defined") for name, line in spread.names)
 
 
+_total = functools.lru_cache(maxsize=4096)(conventions.total)
+"""A spec's count, worked out once for each configuration a paste repeats."""
+
+
 def _torch_layer(call: Call, attribute: str) -> Layer:
     """A torch module call, counted."""
     name, kind = call.name, call.path
@@ -292,7 +299,7 @@ def _recurrent(call: Call, attribute: str, framework: Framework, bound: Mapping[
             notes = (f"reset_after is not given: {call.qualified.rpartition('.')[0]}'s GRU "
                      f"defaults to False. {reset_after_note(spec)}",)
     return Layer(attribute, kind, framework, call.line, spec=spec,
-                 params=conventions.total(spec), notes=notes, defaults=defaults)
+                 params=_total(spec), notes=notes, defaults=defaults)
 
 
 def _given(call: Call, argument: str) -> bool:
@@ -596,8 +603,8 @@ def printout_models(printouts: Sequence[Printout], lines: Sequence[str] = ()) ->
         elif printout.kind == "keras-summary":
             models.append(_keras_summary_model(
                 printout, summary_version(lines[printout.first - 1:printout.last])))
-        elif printout.kind == "torchinfo":
-            models.append(_torchinfo_model(printout))
+        elif printout.kind in ("torchinfo", "torchsummary"):
+            models.append(_torch_table_model(printout))
         elif printout.kind == "shapes":
             models.append(_shapes_model(printout))
     return models
@@ -619,6 +626,37 @@ def solved_layer(row: Row, clues: Clues, kind: str) -> Layer:
                  notes=tuple(notes), solution=solution)
 
 
+def _input_width(row: Row, rows: Sequence[Row], index: int, functional: bool | None
+                 ) -> tuple[int | None, str]:
+    """The width a Keras summary row reads, and where it was read: the previous row's output in
+    a sequential table, the output its ``Connected to`` names in a functional one (None where
+    that is cut off or not unique)."""
+    if functional is False:
+        previous = rows[index - 1] if index else None
+        if previous is None or not previous.shape:
+            return None, ""
+        where = ("the Input row" if previous.type == "InputLayer"
+                 else f"the layer before, {previous.name}")
+        return previous.shape[-1], where
+    if row.source is None:
+        return None, ""
+    name, output = row.source
+    if name.endswith("…"):
+        matches = [r for r in rows[:index] if r.name.startswith(name[:-1])]
+    else:
+        matches = [r for r in rows[:index] if r.name == name]
+    if len(matches) != 1:
+        return None, ""
+    source = matches[0]
+    where = ("the Input row" if source.type == "InputLayer"
+             else f"the output of {source.name}, which it is connected to")
+    outputs = source.outputs
+    if 0 <= output < len(outputs):
+        return (outputs[output][-1] if outputs[output] else None), where
+    widths = {shape[-1] for shape in outputs if shape}
+    return (widths.pop(), where) if len(widths) == 1 else (None, "")
+
+
 def reset_after_note(spec: LayerSpec) -> str:
     """Why a Keras GRU holds the count of reset_after=False, with what Keras 3 gives."""
     today = conventions.total(spec.replace(reset_after=True))
@@ -627,30 +665,34 @@ def reset_after_note(spec: LayerSpec) -> str:
 
 def _keras_summary_model(printout: Printout, keras: KerasVersion | None) -> Model:
     layers = []
-    width: int | None = None
-    before = ""
-    for row in printout.rows:
-        out = row.shape[-1] if row.shape else None
+    rows = printout.rows
+    for index, row in enumerate(rows):
         if row.type == "InputLayer":
-            width, before = out, "the Input row"
             continue
         cell = cell_of(row.type)
         if row.params is not None and (row.type == "Bidirectional" or (
                 cell is not None and row.type in RECURRENT_KERAS)):
             framework = Framework.TF1_CUDNN if row.type.startswith("CuDNN") else Framework.KERAS
             cells = (cell,) if cell is not None else (Cell.LSTM, Cell.GRU, Cell.RNN)
+            width, before = _input_width(row, rows, index, printout.functional)
+            out = row.shape[-1] if row.shape else None
             clues = Clues(row.params, framework, cells, out, width, before,
                           row.type == "Bidirectional", keras)
             layers.append(solved_layer(row, clues, row.type))
         else:
+            unread = row.params is None and (row.type == "Bidirectional" or (
+                cell is not None and row.type in RECURRENT_KERAS))
             layers.append(Layer(row.name, row.type, Framework.KERAS, row.line,
-                                params=row.params, printed=row.params))
-        width, before = out, f"the layer before, {row.name}"
+                                params=row.params, printed=row.params,
+                                notes=("the table shows no count for this layer, so its "
+                                       "configuration is not solved",) if unread else ()))
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
                  printed_total=printout.total, keras=keras)
 
 
-def _torchinfo_model(printout: Printout) -> Model:
+def _torch_table_model(printout: Printout) -> Model:
+    """A torchinfo or torchsummary table as a Model: its leaf rows, and every container's own
+    parameters; a recurrent layer sized where its per-tensor rows tell."""
     from paramcount.sources.printout import torch_shapes
 
     layers = []
@@ -658,27 +700,50 @@ def _torchinfo_model(printout: Printout) -> Model:
     width: int | None = None
     before = ""
     for index, row in enumerate(rows):
-        if index + 1 < len(rows) and rows[index + 1].depth > row.depth:
-            continue  # a container: its children are listed
+        container = index + 1 < len(rows) and rows[index + 1].depth > row.depth
+        if row.note.startswith("(recursive)") or (container and row.params is None):
+            continue  # counted where it first appears; or its children are listed
+        spec = None
+        notes: tuple[str, ...] = (row.note,) if row.note else ()
         out = row.shape[-1] if row.shape else None
         cell = cell_of(row.type)
-        shapes = torch_shapes(row) if cell is not None else {}
-        found = conventions.recognise(shapes, [Framework.TORCH]) if shapes else []
-        if found:
-            layers.append(Layer(row.name or row.type, f"nn.{row.type}", Framework.TORCH,
-                                row.line, spec=found[0].spec, params=row.params,
-                                printed=row.params))
-        elif cell is not None and row.params:
-            single = row.type.endswith("Cell")
-            clues = Clues(row.params, Framework.TORCH, (cell,), out, width, before,
-                          False if single else None, single_cell=single, guessed=True)
-            layers.append(solved_layer(row, clues, f"nn.{row.type}"))
-        else:
-            layers.append(Layer(row.name or row.type, f"nn.{row.type}", Framework.TORCH,
-                                row.line, params=row.params, printed=row.params))
-        width, before = out, f"the layer before, {row.name or row.type}"
+        if container:
+            notes += ("its own parameters, beside its children's",)
+        elif cell is not None and printout.kind == "torchinfo":
+            shapes = torch_shapes(row)
+            found = conventions.recognise(shapes, [Framework.TORCH]) if shapes else []
+            if found and conventions.total(found[0].spec) == row.params:
+                spec = found[0].spec
+            elif row.params:
+                single = row.type.endswith("Cell")
+                shown = row.input_shape[-1] if row.input_shape else None
+                clues = Clues(row.params, Framework.TORCH, (cell,), out,
+                              shown if shown is not None else width,
+                              "its Input Shape column" if shown is not None else before,
+                              False if single else None, single_cell=single,
+                              guessed=shown is None)
+                layers.append(solved_layer(row, clues, f"nn.{row.type}"))
+                width, before = out, f"the layer before, {row.name or row.type}"
+                continue
+            else:
+                notes += ("this table shows neither this layer's sizes nor its count: paste "
+                          "the code, print(model), or summary(model, verbose=2)",)
+        params = row.params
+        if params is None and not row.note and (row.type in TORCH_FREE or row.type.endswith(
+                ("Dropout", "Pool1d", "Pool2d", "Loss"))):
+            params = 0  # ``--``: a class known to hold no parameters
+        layers.append(Layer(row.name or row.type, f"nn.{row.type}", Framework.TORCH, row.line,
+                            spec=spec, params=params, printed=row.params, notes=notes))
+        if not container:
+            width, before = out, f"the layer before, {row.name or row.type}"
+    model_notes: tuple[str, ...] = ()
+    total = printout.total
+    if not printout.total_known:
+        model_notes = (f"the printed total ({total:,}) leaves out the layers torchsummary "
+                       "shows as 0" if total is not None else "",)
+        total = None
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
-                 printed_total=printout.total)
+                 printed_total=total, notes=tuple(n for n in model_notes if n))
 
 
 def _shapes_model(printout: Printout) -> Model:
@@ -688,13 +753,21 @@ def _shapes_model(printout: Printout) -> Model:
     found = conventions.recognise(shapes)
     claimed = {name for layer in found for name in layer.names}
     entries: list[tuple[int, Layer]] = []
+    unnamed = printout.title == "parameters"
     for layer in found:
         count = sum(_count(shapes[n]) for n in layer.names)
         name = layer.prefix.rstrip("./") or layer.names[0].rsplit(".", 1)[0]
+        spec: LayerSpec | None = layer.spec
+        candidates: tuple[LayerSpec, ...] = ()
+        notes = layer.notes
+        if unnamed:
+            candidates, spec = (layer.spec, *twins(layer.spec)), None
+            notes += ("one reading of unnamed shapes: " + "; ".join(
+                conventions.describe(c) for c in candidates),)
         entries.append((lines[layer.names[0]], Layer(
             name, _kind(layer.spec), layer.spec.framework, lines[layer.names[0]],
-            spec=layer.spec, params=conventions.total(layer.spec), printed=count,
-            notes=layer.notes)))
+            spec=spec, params=conventions.total(layer.spec), printed=count,
+            notes=notes, candidates=candidates)))
     groups: dict[str, list[str]] = {}
     for tensor in printout.tensors:
         if tensor.name not in claimed:
@@ -706,9 +779,31 @@ def _shapes_model(printout: Printout) -> Model:
                                                params=count, printed=count)))
     entries.sort(key=lambda entry: entry[0])
     return Model(printout.title, printout.kind, printout.first,
-                 tuple(layer for _, layer in entries),
+                 tuple(layer for _, layer in entries), notes=(UNNAMED,) if unnamed else (),
                  printed_total=sum(_count(t.shape) for t in printout.tensors),
                  tensors=tuple((t.name, t.shape, lines[t.name]) for t in printout.tensors))
+
+
+UNNAMED = ("parameters() prints shapes without names: which shapes make one layer is only a "
+           "reading of their order (one layer or two stacked, a layer or a cell), so no "
+           "configuration is claimed")
+
+
+def twins(spec: LayerSpec) -> list[LayerSpec]:
+    """Torch configurations whose tensors have the same shapes, in the same order, as
+    ``spec``'s: a one-layer RNN and its cell; a bidirectional layer and two stacked layers
+    whose input width is their hidden size."""
+    found = []
+    if spec.single_cell:
+        found.append(spec.replace(single_cell=False))
+    elif spec.num_layers == 1 and not spec.bidirectional and not spec.proj_size:
+        found.append(spec.replace(single_cell=True))
+    if not spec.proj_size and spec.input_size == spec.hidden_size and not spec.single_cell:
+        if spec.bidirectional and spec.num_layers == 1:
+            found.append(spec.replace(bidirectional=False, num_layers=2))
+        elif not spec.bidirectional and spec.num_layers == 2:
+            found.append(spec.replace(bidirectional=True, num_layers=1))
+    return found
 
 
 def _unique_names(printout: Printout) -> Printout:

@@ -35,6 +35,7 @@ from paramcount.sources.printout import find_printouts
 from paramcount.sources.python_code import MAX_TEXT, read_code
 from paramcount.sources.recovery import is_prose
 from paramcount.sources.runtime_error import RuntimeFinding, runtime_errors
+from paramcount.sources.table import number as bounded
 from paramcount.spec import Cell, Framework, LayerSpec
 
 __all__ = ["Answer", "Disagreement", "Layer", "Missing", "Model", "NothingFound", "Unreadable",
@@ -120,12 +121,16 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     disagreements, pairing = compare(built, shown)
     disagreements += stated_counts(lines, claimed, built, disagreements)
     disagreements += unsolvable(shown, disagreements)
+    disagreements += sums(shown, disagreements)
     errors = runtime_errors(lines, [m.layers for m in from_code], overrides)
-    if not errors and not any(layer.params is not None or layer.printed is not None
-                              or layer.missing for m in models for layer in m.layers):
-        raise NothingFound(f"nothing countable found in {source}: no recurrent, linear, "
-                           "embedding or convolution layer in code, summary, repr or shape "
-                           "dump")
+    if not errors and not any(
+            layer.params is not None or layer.printed is not None or layer.missing
+            or layer.recurrent for m in models for layer in m.layers) and not any(
+            m.printed_total is not None for m in models):
+        raise NothingFound(f"nothing countable found in {source}: looked for recurrent, "
+                           "linear, embedding, convolution and norm layers in Python code, "
+                           "Keras summaries, torchinfo and torchsummary tables, print(model) "
+                           "and shape dumps")
     if errors:
         kinds = (*kinds, "runtime-error")
     answer = Answer(source, kinds, tuple(models), tuple(unresolved), tuple(disagreements),
@@ -345,6 +350,28 @@ def compare(code: Sequence[Model], printed: Sequence[Model]
     return found, notes
 
 
+def sums(printed: Sequence[Model], already: Sequence[Disagreement]) -> list[Disagreement]:
+    """Tables whose rows do not add up to their own ``Total params`` (a row missing from the
+    paste, or a count changed), where every row's count is printed and nothing in the table
+    was found wrong already (which would say the same thing twice)."""
+    found = []
+    flagged = {d.line for d in already}
+    for model in printed:
+        if flagged & {model.line, *(layer.line for layer in model.layers)}:
+            continue
+        counts = [0 if layer.printed is None and layer.params == 0 else layer.printed
+                  for layer in model.layers]
+        if model.printed_total is None or not counts or None in counts or model.tensors:
+            continue
+        shown = sum(c for c in counts if c is not None)
+        if shown != model.printed_total:
+            found.append(Disagreement(
+                model.line, model.name, model.printed_total, shown,
+                f"the rows of this table add up to {shown:,}, not its Total params: a row is "
+                "missing from the paste, or a count was changed"))
+    return found
+
+
 def shape_disagreements(printed: Model, code: Model) -> list[Disagreement]:
     """Printed tensor shapes that differ from the code's recurrent layers' (transposed ones
     named as such)."""
@@ -371,11 +398,15 @@ def _shape_text(shape: tuple[int, ...]) -> str:
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d{3,})(?![\w.,]\d)")
 
 
+_WORD = re.compile(r"(?<![A-Za-z])[A-Za-z]{3,}+\s")
+
+
 def stated_counts(lines: Sequence[str], claimed: set[int], code: Sequence[Model],
                   already: Sequence[Disagreement]) -> list[Disagreement]:
     """Counts the question states in prose that a wrong formula explains (naive growth, the
     other framework's biases, an old GRU default)."""
-    numbers = {number: [int(m.group(1).replace(",", "")) for m in _NUMBER.finditer(line)]
+    numbers = {number: [value for m in _NUMBER.finditer(line)
+                         if (value := bounded(m.group(1).replace(",", ""))) is not None]
                for number, line in enumerate(lines, 1)
                if number not in claimed and (is_prose(line) or line.lstrip().startswith("#"))}
     if not any(numbers.values()):
@@ -391,11 +422,13 @@ def stated_counts(lines: Sequence[str], claimed: set[int], code: Sequence[Model]
     printed = {d.printed for d in already}
     found = []
     for number, line in enumerate(lines, 1):
-        if number in claimed or not re.search(r"[A-Za-z]{3,}\s", line) or ("(" in line and (
+        if number in claimed or not _WORD.search(line) or ("(" in line and (
                 "=" in line or line.rstrip().endswith(")"))):
             continue
         for match in _NUMBER.finditer(line):
-            value = int(match.group(1).replace(",", ""))
+            value = bounded(match.group(1).replace(",", ""))
+            if value is None:
+                continue
             for alternative, reason, layer in expected:
                 if value == alternative and value not in printed and layer.params is not None \
                         and value != layer.params:

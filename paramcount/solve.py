@@ -300,9 +300,11 @@ def _decide(clues: Clues, fits: list[Fit]) -> Solution:
         how = _derived(clues, groups[0])
         others = [fit for fit in fits if fit.assumes and fit not in groups[0]]
         if others and usual:
+            how = how.replace("is the only configuration that gives it",
+                              "is the only configuration with default options that gives it")
             how += "; it would also fit with " + "; ".join(
                 f"{', '.join(fit.assumes)}: {conventions.describe(fit.spec)}"
-                for fit in others[:MAX_LISTED])
+                for fit in others[:MAX_LISTED]) + " (the printout cannot rule that out)"
         return Solution(clues, tuple(fits), chosen.spec, how)
     how = f"{len(groups)} configurations give {clues.count:,}: {_listed(groups)}"
     return Solution(clues, tuple(fits), None, how, _apart(clues, groups))

@@ -98,15 +98,17 @@ def test_stdin(cli: CLI, monkeypatch: pytest.MonkeyPatch) -> None:
     ],
     ids=["empty", "prose", "binary", "deep-parentheses", "deep-sum", "unclosed-calls"],
 )
-def test_nothing_countable_is_one_line_exit_1(
+def test_nothing_countable_is_one_line_exit_2(
     cli: CLI, tmp_path: Path, content: bytes, code: int, message: str
 ) -> None:
-    """Input without a countable layer: exit 1, one line on stderr, no traceback."""
+    """Input without a countable layer is bad input: exit 2, one line on stderr saying what
+    was looked for, no traceback."""
     path = tmp_path / "paste.txt"
     path.write_bytes(content)
     result = cli("read", str(path))
     assert result.code == code
     assert result.err.startswith(message) and result.err.count("\n") == 1
+    assert "looked for recurrent" in result.err
     assert result.out == ""
 
 

@@ -196,7 +196,7 @@ def parse(text: str) -> tuple[ast.Module, str, list[int]]:
     return by_lines(kept), "lines", loops
 
 
-_WORDS = re.compile(r"[A-Za-z']+(?: [A-Za-z']+){2,}")
+_WORDS = re.compile(r"(?<![A-Za-z'])[A-Za-z']++(?: [A-Za-z']++){2,}")
 _STRING = re.compile(r"\"[^\"]*\"|'[^']*'")
 
 
@@ -238,10 +238,13 @@ def _is_code(line: str) -> bool:
     return False
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f]")
+
+
 def binary(text: str) -> bool:
     """Whether more than 5% of a sample is control characters, or a third replacement
     characters (a Latin-1 paste's accents are replaced too, but are not that many)."""
     sample = text[:100_000]
-    control = sum(1 for c in sample if ord(c) < 32 and c not in "\n\r\t\f")
+    control = len(_CONTROL.findall(sample))
     replaced = sample.count("\ufffd")
     return control * 20 > len(sample) > 0 or replaced * 3 > len(sample) > 0

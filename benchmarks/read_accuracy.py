@@ -1,0 +1,128 @@
+"""How ``paramcount read`` fares on what the real printers print: the table in ``docs/read.md``.
+
+    python benchmarks/read_accuracy.py [--torch 200] [--keras 60] [--update]
+
+Random models (``tests/printers.py``: every recurrent cell and option, with embedding, linear,
+conv and norm layers; Keras Sequential stacks and functional encoder–decoders) are built with
+torch, Keras 3 and tf-keras, printed by each printer (torchinfo with random columns, depth,
+verbosity and row settings; Keras summaries at random widths, half with the Trainable column)
+and read back; every recurrent layer is
+scored exact, ambiguous (the truth among the configurations listed), unsized (no configuration
+claimed, with a note saying why) or wrong. The draws are seeded, so a run is reproducible.
+``--update`` rewrites the table between the markers in ``docs/read.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+START, END = "<!-- accuracy:start -->", "<!-- accuracy:end -->"
+
+
+def measure(torch_models: int, keras_models: int) -> tuple[dict[str, int], object]:
+    """Read every printer's paste of the random models; the pastes per printer and the score."""
+    from hypothesis import HealthCheck, Phase, given, seed, settings
+    from hypothesis import strategies as st
+
+    from tests.printers import (
+        Paste,
+        Score,
+        build_keras,
+        check,
+        keras_plans,
+        keras_text,
+        quiet_tensorflow,
+        torch_pastes,
+        torch_plans,
+    )
+
+    score = Score()
+    pastes: dict[str, int] = {}
+
+    def quick(examples: int) -> settings:
+        return settings(max_examples=examples, deadline=None, database=None,
+                        phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+
+    def tally(paste: Paste) -> None:
+        pastes[paste.printer] = pastes.get(paste.printer, 0) + 1
+        try:
+            check(paste, score)
+        except AssertionError as error:  # a wrong total or a claimed disagreement
+            score.add(paste.printer, "wrong", str(error)[:300])
+
+    @seed(19)
+    @quick(torch_models)
+    @given(torch_plans(), st.data())
+    def torch_run(plan: object, data: st.DataObject) -> None:
+        for paste in torch_pastes(plan, data.draw):  # type: ignore[arg-type]
+            tally(paste)
+
+    quiet_tensorflow()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import keras
+        import tf_keras
+
+        @seed(19)
+        @quick(keras_models)
+        @given(keras_plans(), st.one_of(st.none(), st.integers(50, 140)), st.booleans())
+        def keras_run(plan: object, width: int | None, trainable: bool) -> None:
+            for era, module in ((3, keras), (2, tf_keras)):
+                try:
+                    model, truth = build_keras(module, plan)  # type: ignore[arg-type]
+                except ValueError:  # tf-keras' Sequential refuses a two-output layer
+                    continue
+                text = keras_text(model, era, width, trainable)
+                tally(Paste(f"Keras {era} summary()", text, truth))
+
+        torch_run()
+        keras_run()
+    return pastes, score
+
+
+def table(pastes: dict[str, int], score: object) -> str:
+    """The Markdown table: per printer, how many layers were read exact, ambiguous, ..."""
+    from tests.printers import OUTCOMES, Score
+
+    assert isinstance(score, Score)
+    lines = ["| printer | pastes | recurrent layers | exact | ambiguous | unsized | wrong |",
+             "| :--- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for printer in sorted(pastes):
+        counts = [score.counts[printer, outcome] for outcome in OUTCOMES]
+        total = sum(counts)
+        cells = [f"{n:,} ({100 * n / total:.0f} %)" if total else "0" for n in counts]
+        lines.append(f"| {printer} | {pastes[printer]:,} | {total:,} | " + " | ".join(cells)
+                     + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    """Measure, print the table, and with ``--update`` write it into docs/read.md."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--torch", type=int, default=200, help="random torch models")
+    parser.add_argument("--keras", type=int, default=60, help="random Keras models")
+    parser.add_argument("--update", action="store_true", help="rewrite docs/read.md's table")
+    args = parser.parse_args()
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    pastes, score = measure(args.torch, args.keras)
+    text = table(pastes, score)
+    print(text)
+    wrong = getattr(score, "wrong", [])
+    for reason in wrong[:5]:
+        print("\nwrong:", reason)
+    if args.update:
+        path = ROOT / "docs" / "read.md"
+        doc = path.read_text()
+        head, rest = doc.split(START, 1)
+        _, tail = rest.split(END, 1)
+        path.write_text(f"{head}{START}\n{text}\n{END}{tail}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+"""Shape dumps: ``named_parameters()``, state dicts and Keras weight lists, one tensor a line.
+
+``name torch.Size([512, 32])``, ``('name', torch.Size(...))``, ``name: (28, 256)``, a line of
+dashes between models; or bare ``torch.Size([...])`` lines from ``model.parameters()``, named
+in torch's order where they form recurrent layers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from paramcount.sources.base import NamedTensor
+from paramcount.sources.table import Printout, number
+
+_DUMP = re.compile(
+    r"""^\s*+\(?\s*+['"]?(?P<name>[A-Za-z_][\w./:\-\[\]]*?)['"]?(?>\s*+[,:=]\s*+|\s++)(?P<shape>
+        torch\.Size\(\[[\d,\s]*+\]\)|TensorShape\(\[[\d,\s]*+\]\)|\([\d,\s]*+\)|\[[\d,\s]*+\])
+        \s*+\)?\s*+,?\s*+$""", re.X)
+_BARE = re.compile(r"^\s*+torch\.Size\(\[(?P<dims>[\d,\s]*+)\]\)\s*+,?\s*+$")
+
+
+def _dims(text: str) -> tuple[int, ...] | None:
+    """The numbers of a printed shape, None where one is beyond 2^63 − 1."""
+    dims = tuple(number(d) for d in re.findall(r"\d+", text))
+    return None if None in dims else tuple(d for d in dims if d is not None)
+
+
+def read_named(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
+    """Consecutive ``name shape`` lines (``named_parameters()``, a state dict, Keras weights);
+    a line of dashes ends one model's dump."""
+    tensors: list[NamedTensor] = []
+    numbers: list[int] = []
+    index = start
+    while index < len(lines):
+        match = _DUMP.match(lines[index])
+        if match is None:
+            if not lines[index].strip() and index + 1 < len(lines) and _DUMP.match(
+                    lines[index + 1]):
+                index += 1
+                continue
+            break
+        dims = _dims(match.group("shape"))
+        if dims is None:
+            break
+        name = re.sub(r":0$", "", match.group("name"))
+        if re.search(r"[A-Za-z]", name) and not re.fullmatch(r"torch\.Size|TensorShape", name):
+            tensors.append(NamedTensor(name, dims))
+            numbers.append(index + 1)
+        index += 1
+    if len(tensors) < 2 and not (tensors and re.search(r"weight|kernel|bias", tensors[0].name)):
+        return None
+    return Printout("shapes", "tensors", start + 1, index, tensors=tuple(tensors),
+                    tensor_lines=tuple(numbers)), index
+
+
+def read_bare(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
+    """Consecutive bare ``torch.Size([...])`` lines (``for p in model.parameters()``): named
+    in torch's order where they form recurrent layers."""
+    sizes: list[tuple[int, ...]] = []
+    numbers: list[int] = []
+    index = start
+    while index < len(lines):
+        match = _BARE.match(lines[index])
+        if match is None:
+            break
+        dims = _dims(match.group("dims"))
+        if dims is None:
+            break
+        sizes.append(dims)
+        numbers.append(index + 1)
+        index += 1
+    if len(sizes) < 2:
+        return None
+    tensors = tuple(NamedTensor(name, shape) for name, shape in name_bare(sizes))
+    return Printout("shapes", "parameters", start + 1, index, tensors=tensors,
+                    tensor_lines=tuple(numbers)), index
+
+
+def name_bare(sizes: Sequence[tuple[int, ...]]) -> list[tuple[str, tuple[int, ...]]]:
+    """Names for unnamed parameter shapes, so recognition can read them.
+
+    Each run shaped like a torch RNN layer — (G·H, in), (G·H, Hr) and two (G·H,) biases — is
+    named as one (``rnn0.weight_ih_l0``...). A second identical run right after the first is
+    its ``_reverse`` direction when the runs after the pair read 2·Hr (or nothing follows); a
+    1-layer bidirectional stack and a 2-layer one whose input equals its hidden size have the
+    same shapes and the same total, and are named as the former. Anything else is ``param{N}``.
+    """
+    named: list[tuple[str, tuple[int, ...]]] = []
+    index, group = 0, 0
+    while index < len(sizes):
+        run = _rnn_run(sizes, index)
+        if not run:
+            named.append((f"param{index}", sizes[index]))
+            index += 1
+            continue
+        rows, hr = sizes[index][0], sizes[index + 1][1]
+        pair = tuple(sizes[index + run:index + 2 * run]) == tuple(sizes[index:index + run])
+        after = index + 2 * run
+        bidirectional = pair and (_rnn_run(sizes, after) == 0 or sizes[after][0] != rows
+                                  or sizes[after][1] == 2 * hr)
+        prefix, layer = f"rnn{group}.", 0
+        group += 1
+        while run and sizes[index][0] == rows:
+            directions = ("", "_reverse") if bidirectional else ("",)
+            if index + run * len(directions) > len(sizes):
+                break
+            for suffix in directions:
+                roles = ["weight_ih", "weight_hh", "bias_ih", "bias_hh"][:run]
+                named += [(f"{prefix}{role}_l{layer}{suffix}", sizes[index + k])
+                          for k, role in enumerate(roles)]
+                index += run
+            layer += 1
+            run = _rnn_run(sizes, index)
+    return named
+
+
+def _rnn_run(sizes: Sequence[tuple[int, ...]], index: int) -> int:
+    """4 (or 2 without biases) when a torch RNN layer's tensors start at ``index``, else 0."""
+    if index + 1 >= len(sizes):
+        return 0
+    ih, hh = sizes[index], sizes[index + 1]
+    if len(ih) != 2 or len(hh) != 2 or ih[0] != hh[0] or hh[0] % hh[1] or (
+            hh[0] // hh[1] not in (1, 3, 4)):
+        return 0
+    biases = sizes[index + 2:index + 4]
+    return 4 if len(biases) == 2 and all(b == (ih[0],) for b in biases) else 2
+
+
+def is_dump(line: str) -> bool:
+    """Whether ``line`` reads as one ``name shape`` line of a dump."""
+    return _DUMP.match(line) is not None

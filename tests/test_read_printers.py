@@ -1,0 +1,198 @@
+"""``paramcount read`` on what the torch printers really print, each made at test time.
+
+Random torch models (every recurrent class and option, with embedding, linear, conv and norm
+layers) are printed by ``print(model)``, torchinfo 1.8 (any columns in any order, depth,
+``verbose=2``, row settings), torchsummary and ``named_parameters()`` / ``state_dict()`` /
+``parameters()`` dumps, and read back: every recurrent layer exact, honestly ambiguous or
+honestly unsized, never wrong; totals equal to torch's; no disagreement claimed while every
+printed count is true, one found when a count is changed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from paramcount.read import read
+from paramcount.spec import Cell, LayerSpec
+from tests.conftest import CLI, have
+from tests.printers import (
+    Paste,
+    Score,
+    TorchPlan,
+    altered,
+    build_torch,
+    check,
+    torch_pastes,
+    torch_plans,
+    torchinfo_text,
+    torchsummary_text,
+)
+
+pytestmark = [
+    pytest.mark.torch,
+    pytest.mark.skipif(not (have("torch") and have("torchinfo") and have("torchsummary")),
+                       reason="needs torch, torchinfo and torchsummary"),
+    pytest.mark.filterwarnings("ignore:LSTM with projections is not supported:UserWarning"),
+]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(torch_plans(), st.data(), st.integers(0, 99))
+def test_every_torch_printer_reads_back_never_wrong(plan: TorchPlan, data: st.DataObject,
+                                                    seed: int) -> None:
+    """Every printer's text of a random model: no recurrent layer read wrong, totals equal to
+    torch's, no disagreement claimed; a changed count in a table found."""
+    score = Score()
+    for paste in torch_pastes(plan, data.draw):
+        check(paste, score)
+        changed = altered(paste, seed)
+        if changed is not None:
+            assert read(changed).disagreements, (paste.printer, changed)
+    assert not score.wrong, score.wrong[0]
+
+
+def _gru_model() -> tuple[Any, Any]:
+    """The issue's model: Embedding(1000, 64), a 2-layer bidirectional GRU(64, 128), Linear."""
+    plan = TorchPlan(1000, 64, (("rnn", LayerSpec(Cell.GRU, 64, 128, num_layers=2,
+                                                  bidirectional=True)),
+                                ("linear", 10)), (True,))
+    net, truth, example = build_torch(plan)
+    assert truth.total == 512_010
+    return net, example.repeat(1, 10)
+
+
+def test_mult_adds_are_never_read_as_counts() -> None:
+    """The known failure: with Mult-Adds after Param #, the GRU was read as 26,726,400 and the
+    model as 26,859,540; the counts come from the Param # column only."""
+    net, example = _gru_model()
+    text = torchinfo_text(net, example, {"col_names": ("input_size", "output_size",
+                                                       "num_params", "mult_adds"),
+                                         "depth": 3, "verbose": 0, "row_settings": ()})
+    assert "26,726,400" in text
+    answer = read(text)
+    (model,) = answer.models
+    gru = next(layer for layer in model.layers if layer.recurrent)
+    assert (gru.params, gru.printed) == (445_440, 445_440)
+    assert (model.total, model.printed_total) == (512_010, 512_010)
+    assert not answer.disagreements
+
+
+COLUMNS = [("num_params",), ("mult_adds", "num_params"), ("kernel_size", "num_params"),
+           ("params_percent", "num_params", "trainable"),
+           ("num_params", "params_percent", "kernel_size", "mult_adds", "trainable"),
+           ("trainable", "mult_adds", "params_percent", "num_params", "output_size",
+            "input_size", "kernel_size")]
+
+
+@pytest.mark.parametrize("columns", COLUMNS, ids=["-".join(c) for c in COLUMNS])
+@pytest.mark.parametrize("rows", [(), ("var_names", "depth"), ("ascii_only",)],
+                         ids=["plain", "names-depth", "ascii"])
+def test_torchinfo_columns_in_any_order(columns: tuple[str, ...], rows: tuple[str, ...]
+                                        ) -> None:
+    """Whatever columns surround Param #, and in whatever order, each count is the layer's."""
+    net, example = _gru_model()
+    answer = read(torchinfo_text(net, example, {"col_names": columns, "depth": 3, "verbose": 0,
+                                                "row_settings": rows}))
+    (model,) = answer.models
+    assert [layer.params for layer in model.layers] == [64_000, 445_440, 2_570]
+    assert model.printed_total == 512_010
+    assert not answer.disagreements
+
+
+def test_verbose_tables_with_kernel_shapes_size_the_gru() -> None:
+    """``verbose=2`` with the Kernel Shape column: the GRU's tensors give its configuration."""
+    net, example = _gru_model()
+    text = torchinfo_text(net, example, {"col_names": ("kernel_size", "num_params"),
+                                         "depth": 2, "verbose": 2, "row_settings": ()})
+    answer = read(text)
+    (gru,) = [layer for _, layer in answer.recurrent]
+    assert gru.spec == LayerSpec(Cell.GRU, 64, 128, num_layers=2, bidirectional=True)
+
+
+def test_unknown_cells_are_never_zero() -> None:
+    """``--`` (a container, a layer without parameters) and ``(recursive)`` (a module used
+    twice) are not zero: the shared module is counted once, as torch counts it."""
+    from torch import nn
+
+    class Shared(nn.Module):
+        """A GRU applied twice, and a dropout."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.gru = nn.GRU(4, 4, batch_first=True)
+            self.drop = nn.Dropout()
+
+        def forward(self, x: Any) -> Any:
+            """The same GRU twice."""
+            return self.drop(self.gru(self.gru(x)[0])[0])
+
+    import torch
+
+    net = Shared()
+    text = torchinfo_text(net, torch.zeros(2, 3, 4), {
+        "col_names": ("num_params", "mult_adds"), "depth": 3, "verbose": 0,
+        "row_settings": ("var_names",)})
+    assert "(recursive)" in text and "--" in text
+    answer = read(text)
+    (model,) = answer.models
+    assert model.total == model.printed_total == sum(p.numel() for p in net.parameters())
+    assert not answer.disagreements
+
+
+def test_frozen_layers_in_parentheses_are_counted() -> None:
+    """torchinfo prints a frozen layer's count in parentheses; it is still its count."""
+    net, example = _gru_model()
+    for parameter in net.embedding.parameters():
+        parameter.requires_grad = False
+    text = torchinfo_text(net, example, {"col_names": ("num_params",), "depth": 3,
+                                         "verbose": 0, "row_settings": ()})
+    assert "(64,000)" in text
+    (model,) = read(text).models
+    assert model.total == 512_010
+
+
+def test_torchsummary_zero_for_a_gru_is_unknown(cli: CLI, tmp_path: Any) -> None:
+    """torchsummary prints 0 for nn.GRU (it counts only .weight and .bias): the GRU's count is
+    unknown, the model has no total, and nothing is claimed to disagree."""
+    plan = TorchPlan(None, 8, (("rnn", LayerSpec(Cell.GRU, 8, 16)), ("linear", 3)), (True,))
+    net, truth, example = build_torch(plan)
+    text = torchsummary_text(net, example)
+    assert re.search(r"GRU-\d+\s+\S.*\s0\n", text)
+    score = Score()
+    answer = check(Paste("torchsummary", text, truth, total_printed=False), score)
+    (model,) = answer.models
+    assert model.total is None and score.counts["torchsummary", "unsized"] == 1
+    assert any("torchsummary counts only .weight and .bias" in n
+               for layer in model.layers for n in layer.notes)
+    path = tmp_path / "summary.txt"
+    path.write_text(text)
+    result = cli("read", str(path))
+    assert result.code == 0 and "GRU" in result.out
+
+
+def test_the_command_reads_what_each_printer_prints(cli: CLI, tmp_path: Any) -> None:
+    """``paramcount read FILE --json`` on every printer's text: exit 0, and the recurrent
+    layers and totals the library reads."""
+    import json
+
+    plan = TorchPlan(None, 6, (("rnn", LayerSpec(Cell.GRU, 6, 5, num_layers=2)),
+                               ("linear", 4)), (False,),
+                     LayerSpec(Cell.RNN, 4, 3, single_cell=True))
+    options = iter([{"col_names": ("num_params", "mult_adds"), "depth": 2, "verbose": 2,
+                     "row_settings": ("var_names",)}, "print(n, p.shape)"])
+    for paste in torch_pastes(plan, lambda _: next(options)):
+        path = tmp_path / "paste.txt"
+        path.write_text(paste.text)
+        result = cli("read", str(path), "--json")
+        assert result.code == 0, (paste.printer, result.err)
+        data = json.loads(result.out)
+        answer = read(paste.text)
+        assert [(r["name"], r["params"], r["hidden"]) for r in data["recurrent"]] == [
+            (layer.name, layer.params, layer.spec.hidden_size if layer.spec else None)
+            for _, layer in answer.recurrent], paste.printer
+        assert [m["total"] for m in data["models"]] == [m.total for m in answer.models]
