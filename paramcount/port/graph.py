@@ -11,14 +11,19 @@ widths do not connect is refused rather than guessed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from paramcount.errors import ParamcountError
+from paramcount.port.layouts import Side
 from paramcount.port.plan import ModulePlan, UnitPlan
 from paramcount.port.units import Kind, Unit, effective_eps, effective_momentum
+from paramcount.spec import Cell
 
 Layer = ModulePlan | UnitPlan
+
+Arrays = Iterable[tuple[str, Any]]
+"""(target name, numpy array) pairs, made lazily."""
 
 
 class ChainError(ParamcountError):
@@ -75,7 +80,6 @@ def chain_model(layers: Sequence[Layer], arrays: Any) -> Any:
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
-    from paramcount.port.write import OPSET, recurrent_nodes
 
     values = dict(arrays)
     initializers = [numpy_helper.from_array(np.ascontiguousarray(a), n)
@@ -217,3 +221,125 @@ def _keras_layers(keras: Any, layer: Layer) -> list[tuple[Any, list[str]]]:
                 built, merge_mode=None if mode is MergeMode.NONE else mode.value, name=name)
         made.append((built, names))
     return made
+
+
+OPSET = 22
+_OP = {Cell.RNN: "RNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}
+
+
+def onnx_model(
+    modules: list[tuple[Side, dict[str, str]]], arrays: Arrays, states: bool = False
+) -> Any:
+    """A runnable ONNX model: per module, input ``X`` [T, N, I] and one node per layer.
+
+    Outputs are ``Y`` [T, N, D·H] (the last layer's, directions side by side), ``Y_h`` and
+    (LSTM) ``Y_c`` [L·D, N, H] ordered like torch's h_n. With ``states``, each module also takes
+    ``initial_h`` and ``initial_c`` [L·D, N, H] (to verify with non-zero initial states).
+    Several modules take their names' prefix (``encoder/X``). Each module is its side and a
+    map from the convention's names (``layer0/W``) to the arrays' names.
+    """
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    values = dict(arrays)
+    initializers = [numpy_helper.from_array(np.ascontiguousarray(a, dtype=np.float32), n)
+                    for n, a in values.items()]
+    nodes: list[Any] = []
+    inputs: list[Any] = []
+    outputs: list[Any] = []
+    for side, roles in modules:
+        spec, prefix = side.spec, side.prefix
+        d, h, n_layers = spec.directions, spec.hidden_size, spec.num_layers
+        lstm = spec.cell is Cell.LSTM
+
+        def name(text: str, prefix: str = prefix) -> str:
+            return prefix + text
+
+        dtype = TensorProto.FLOAT
+        inputs.append(helper.make_tensor_value_info(name("X"), dtype, ["T", "N",
+                                                                       spec.input_size]))
+        state_names = ["initial_h", "initial_c"] if lstm else ["initial_h"]
+        if states:
+            inputs += [helper.make_tensor_value_info(name(s), dtype, [n_layers * d, "N", h])
+                       for s in state_names]
+        current, finals = recurrent_nodes(side, roles, name("X"), nodes, states)
+        outputs.append(helper.make_tensor_value_info(current, dtype, ["T", "N", d * h]))
+        for final, parts in finals.items():
+            if parts:
+                nodes.append(helper.make_node("Concat", parts, [name(final)], axis=0))
+                outputs.append(helper.make_tensor_value_info(name(final), dtype,
+                                                             [n_layers * d, "N", h]))
+    graph = helper.make_graph(nodes, "paramcount_port", inputs, outputs, initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = 10
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+def recurrent_nodes(side: Side, roles: dict[str, str], x: str, nodes: list[Any],
+                    states: bool = False) -> tuple[str, dict[str, list[str]]]:
+    """One recurrent node per layer of ``side`` reading ``x`` [T, N, I], appended to ``nodes``.
+
+    Returns the output's name ([T, N, D·H]) and each layer's final states' names (``Y_h``,
+    ``Y_c``); with ``states`` each layer reads its slice of ``initial_h`` / ``initial_c``.
+    """
+    from onnx import helper
+
+    spec, prefix = side.spec, side.prefix
+    d, h, n_layers = spec.directions, spec.hidden_size, spec.num_layers
+    lstm = spec.cell is Cell.LSTM
+    state_names = ["initial_h", "initial_c"] if lstm else ["initial_h"]
+
+    def name(text: str) -> str:
+        return prefix + text
+
+    current = x
+    finals: dict[str, list[str]] = {"Y_h": [], "Y_c": []}
+    for layer in range(n_layers):
+        node_inputs = [current, roles[f"layer{layer}/W"], roles[f"layer{layer}/R"],
+                       roles.get(f"layer{layer}/B", ""), ""]
+        if states:
+            for state in state_names:
+                sliced = name(f"{state}{layer}")
+                nodes.append(helper.make_node(
+                    "Slice", [name(state), _const(nodes, sliced + "_start", [layer * d]),
+                              _const(nodes, sliced + "_stop", [(layer + 1) * d]),
+                              _const(nodes, sliced + "_axis", [0])], [sliced]))
+                node_inputs.append(sliced)
+        else:
+            node_inputs += [""] * len(state_names)
+        if f"layer{layer}/P" in roles:
+            node_inputs += [roles[f"layer{layer}/P"]] if lstm else []
+        while node_inputs and not node_inputs[-1]:
+            node_inputs.pop()
+        attributes: dict[str, Any] = {"hidden_size": h}
+        if spec.bidirectional:
+            attributes["direction"] = "bidirectional"
+        if spec.cell is Cell.RNN and spec.nonlinearity is not None:
+            attributes["activations"] = [spec.nonlinearity.value.capitalize()] * d
+        if spec.cell is Cell.GRU and side.reset_after:
+            attributes["linear_before_reset"] = 1
+        y = name(f"Y{layer}")
+        node_outputs = [y, name(f"Y_h{layer}")] + ([name(f"Y_c{layer}")] if lstm else [])
+        finals["Y_h"].append(name(f"Y_h{layer}"))
+        if lstm:
+            finals["Y_c"].append(name(f"Y_c{layer}"))
+        nodes.append(helper.make_node(_OP[spec.cell], node_inputs, node_outputs,
+                                      name=name(f"layer{layer}"), **attributes))
+        # Y [T, D, N, H] -> [T, N, D, H] -> [T, N, D·H], what the next layer reads.
+        nodes.append(helper.make_node("Transpose", [y], [y + "t"], perm=[0, 2, 1, 3]))
+        current = name("Y") if layer == n_layers - 1 else name(f"H{layer}")
+        nodes.append(helper.make_node(
+            "Reshape", [y + "t", _const(nodes, name(f"shape{layer}"), [0, 0, -1])],
+            [current]))
+    return current, finals
+
+
+def _const(nodes: list[Any], name: str, values: list[int]) -> str:
+    import numpy as np
+    from onnx import helper, numpy_helper
+
+    nodes.append(helper.make_node("Constant", [], [name], value=numpy_helper.from_array(
+        np.array(values, dtype=np.int64), name)))
+    return name

@@ -215,7 +215,7 @@ def _keras(side: Side, arrays: Arrays, given: Inputs) -> Run:
 def _onnx(side: Side, arrays: Arrays, given: Inputs) -> Run:
     import numpy as np
 
-    from paramcount.port.write import onnx_model
+    from paramcount.port.graph import onnx_model
 
     spec = side.spec
     plain = Side(spec, reset_after=side.reset_after)

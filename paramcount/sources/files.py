@@ -50,7 +50,7 @@ def read_file(path: Path) -> Listing:
     if stat.S_ISDIR(info.st_mode):
         from paramcount.sources import hf_folder
 
-        return hf_folder.read(path)
+        return hf_folder.read(path, read_file)
     if not stat.S_ISREG(info.st_mode):
         raise ParamcountError(f"{label}: not a regular file")
     if info.st_size == 0:

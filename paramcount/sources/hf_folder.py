@@ -9,6 +9,7 @@ config.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from paramcount.config_json import read_config
@@ -20,10 +21,10 @@ INDEX = "model.safetensors.index.json"
 SINGLE = "model.safetensors"
 
 
-def read(path: Path) -> Listing:
-    """The folder's weights and config, or a one-line error saying what it lacks."""
-    from paramcount.sources.files import read_file
-
+def read(path: Path, read_file: Callable[[Path], Listing]) -> Listing:
+    """The folder's weights and config, or a one-line error saying what it lacks; each weight
+    file is read by ``read_file`` (:func:`paramcount.sources.files.read_file`, the door this
+    folder came through)."""
     label = str(path)
     config = _config(path / CONFIG)
     weights = [path / INDEX] if (path / INDEX).is_file() else (
