@@ -62,6 +62,9 @@ ERRORS = {
     "width": (["mingru", "--dim", "3", "--expansion-factor", "0.2"],
               "--expansion-factor 0.2 leaves no inner width"),
     "depth": (["minlm", "-L", "100000000"], "--depth 100000000 is more blocks than"),
+    "mamba-depth": (["mamba", "-L", "100000000"], "--num-hidden-layers 100000000 is more blocks"),
+    "mamba2-depth": (["mamba2", "-L", "10001"], "--num-hidden-layers 10001 is more blocks"),
+    "rwkv-depth": (["rwkv", "-L", "10001"], "--num-hidden-layers 10001 is more blocks"),
 }
 
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 
 from paramcount.conventions import hf
 from paramcount.conventions.base import Formula, Symbol, Tensor
+from paramcount.conventions.parts import at_most_blocks
 from paramcount.record import record
 
 TYPE_CHECKING = False
@@ -47,6 +48,7 @@ class MambaConfig:
     def __post_init__(self) -> None:
         hf.positive(self, "vocab_size", "hidden_size", "state_size", "num_hidden_layers",
                     "expand", "conv_kernel")
+        at_most_blocks("num_hidden_layers", self.num_hidden_layers)
         hf.booleans(self, "use_bias", "use_conv_bias", "tie_word_embeddings")
         hf.resolve_rank(self)
 

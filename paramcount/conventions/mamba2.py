@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 from paramcount.conventions import hf
 from paramcount.conventions.base import Formula, Symbol, Tensor
+from paramcount.conventions.parts import at_most_blocks
 from paramcount.errors import SpecError
 from paramcount.record import record
 
@@ -49,6 +50,7 @@ class Mamba2Config:
     def __post_init__(self) -> None:
         hf.positive(self, "num_heads", "head_dim", "vocab_size", "hidden_size", "state_size",
                     "num_hidden_layers", "expand", "conv_kernel", "n_groups")
+        at_most_blocks("num_hidden_layers", self.num_hidden_layers)
         hf.booleans(self, "use_bias", "use_conv_bias", "tie_word_embeddings")
         if self.expand * self.hidden_size != self.num_heads * self.head_dim:
             raise SpecError(

@@ -33,6 +33,7 @@ from collections.abc import Mapping
 
 from paramcount.conventions import hf
 from paramcount.conventions.base import Formula, Symbol, Tensor
+from paramcount.conventions.parts import at_most_blocks
 from paramcount.errors import SpecError
 from paramcount.record import record
 
@@ -93,6 +94,7 @@ class RwkvConfig:
         if self.version not in VERSIONS:
             raise SpecError("{version} must be 4, 5, 6 or 7", version=self.version)
         hf.positive(self, "vocab_size", "hidden_size", "num_hidden_layers")
+        at_most_blocks("num_hidden_layers", self.num_hidden_layers)
         hf.booleans(self, "tie_word_embeddings")
         c, v = self.hidden_size, self.version
         ffn = 4 * c if v in (4, 7) else int((c * 3.5) // 32 * 32)
