@@ -127,7 +127,7 @@ def test_block_indices_past_the_limit_are_no_model(index: str) -> None:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.sampled_from(MODULES), st.data())
+@given(st.sampled_from([*MODULES, "mamba", "mamba2", "rwkv"]), st.data())
 def test_recognition_of_damaged_models_never_raises(name: str, data: st.DataObject) -> None:
     """A model with a tensor dropped, resized or renamed is never an error: either nothing is
     recognised, or what is recognised writes exactly the tensors found under its prefix."""
@@ -139,7 +139,12 @@ def test_recognition_of_damaged_models_never_raises(name: str, data: st.DataObje
            "xlstm": {"hidden_size": 64, "vocab_size": 9, "num_blocks": 2, "num_heads": 2},
            "xlstm_lm": {"vocab_size": 9, "num_blocks": 3, "slstm_at": (1,)},
            "rglru": {"hidden_size": 16, "vocab_size": 9, "num_hidden_layers": 3,
-                     "num_attention_heads": 2, "intermediate_size": 8}}[name]))}
+                     "num_attention_heads": 2, "intermediate_size": 8},
+           "mamba": {"hidden_size": 16, "vocab_size": 9, "num_hidden_layers": 2,
+                     "state_size": 4},
+           "mamba2": {"hidden_size": 16, "vocab_size": 9, "num_hidden_layers": 2,
+                      "num_heads": 4, "head_dim": 8, "state_size": 4},
+           "rwkv": {"hidden_size": 32, "vocab_size": 9, "num_hidden_layers": 2}}[name]))}
     target = data.draw(st.sampled_from(sorted(shapes)))
     damage = data.draw(st.sampled_from(["drop", "resize", "rename", "rank"]))
     if damage == "drop":

@@ -14,6 +14,7 @@ transformers requires to equal ``num_heads · head_dim``. Around them the same f
 from __future__ import annotations
 
 from collections.abc import Mapping
+from math import isqrt
 
 from paramcount.conventions import hf
 from paramcount.conventions.base import Formula, Symbol, Tensor
@@ -188,8 +189,8 @@ def _propose(shapes: Mapping[str, tuple[int, ...]], root: str,
     if groups_state <= 0 or groups_state % 2:
         return None
     product = groups_state // 2
-    pairs = [(g, product // g) for g in range(1, product + 1) if product % g == 0]
-    listed = ", ".join(f"{g}×{n}" for g, n in pairs[:6]) + (", …" if len(pairs) > 6 else "")
+    pairs, more = _first_factor_pairs(product, 6)
+    listed = ", ".join(f"{g}×{n}" for g, n in pairs) + (", …" if more else "")
     notes = [f"the tensors give only n_groups · state_size = {product} (here read as "
              f"n_groups=1, state_size={product}; any of {listed} fits the same tensors)"]
     config = hf.build(Mamba2Config, num_heads=h, head_dim=e // h, vocab_size=embeddings[0],
@@ -201,3 +202,22 @@ def _propose(shapes: Mapping[str, tuple[int, ...]], root: str,
     if config is None:
         return None
     return config, notes
+
+
+_FACTOR_SEARCH = 10_000
+"""The smallest factors tried when listing n_groups · state_size splits (a hostile file's
+product may be near 2^63: never a search in proportion to it)."""
+
+
+def _first_factor_pairs(product: int, most: int) -> tuple[list[tuple[int, int]], bool]:
+    """The splits g × (product / g) with the smallest g first, at most ``most`` of them, and
+    whether there may be more.
+
+    >>> _first_factor_pairs(16, 6)
+    ([(1, 16), (2, 8), (4, 4), (8, 2), (16, 1)], False)
+    """
+    small = [g for g in range(1, min(isqrt(product), _FACTOR_SEARCH) + 1) if product % g == 0]
+    searched_all = isqrt(product) <= _FACTOR_SEARCH
+    large = [product // g for g in reversed(small) if g * g != product] if searched_all else []
+    pairs = [(g, product // g) for g in (*small, *large)]
+    return pairs[:most], len(pairs) > most or not searched_all

@@ -154,6 +154,8 @@ def read_layer(shapes: Shapes, prefix: str, name: str, shape: tuple[int, ...]) -
     """The layer config whose projection at ``prefix + name`` has ``shape``, or None."""
     lstm = name == "to_hidden_and_f_i_gate"
     gates = 3 if lstm else 2
+    if len(shape) != 2:  # a damaged file: a projection is a matrix
+        return None
     rows, d = shape
     if rows % gates:
         return None
