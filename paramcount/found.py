@@ -28,6 +28,7 @@ from paramcount.keras_version import (
 from paramcount.layers import (
     KERAS,
     KERAS_DEFAULTS,
+    KERAS_FREE_RESHAPING,
     KERAS_ONLY,
     KERAS_SIGNATURES,
     KNOWN,
@@ -44,6 +45,7 @@ from paramcount.layers import (
     keras_count,
     torch_count,
 )
+from paramcount.record import replace as record_replace
 from paramcount.solve import Clues, Solution, solve
 from paramcount.sources.python_code import (
     SPREAD,
@@ -610,20 +612,48 @@ def printout_models(printouts: Sequence[Printout], lines: Sequence[str] = ()) ->
     return models
 
 
-def solved_layer(row: Row, clues: Clues, kind: str) -> Layer:
+def solved_layer(row: Row, clues: Clues, kind: str, notes: tuple[str, ...] = ()) -> Layer:
     """A printed recurrent row as a Layer: sized where its count allows exactly one
-    configuration, with how that was derived (or every configuration that fits)."""
+    configuration, with how that was derived (or every configuration that fits; where no count
+    is printed, every family of configurations its shapes allow)."""
     solution = solve(clues)
     spec = solution.spec
-    notes = [solution.how]
+    said = [*notes, solution.how]
     if solution.apart:
-        notes.append(f"what would tell them apart: {solution.apart}")
+        said.append(f"what would tell them apart: {solution.apart}")
     if spec is not None and spec.framework is Framework.KERAS and spec.cell is Cell.GRU and (
             spec.reset_after is False and clues.keras in (KerasVersion.KERAS2, None)):
-        notes.append(reset_after_note(spec))
+        said.append(reset_after_note(spec))
     return Layer(row.name or row.type, _kind(spec) if spec is not None else kind,
-                 clues.framework, row.line, spec=spec, params=row.params, printed=row.params,
-                 notes=tuple(notes), solution=solution)
+                 clues.framework, row.line, spec=spec, params=clues.count, printed=row.params,
+                 notes=tuple(said), solution=solution)
+
+
+def from_total(total: int | None, counts: Sequence[int | None], recurrent: Sequence[bool]
+               ) -> dict[int, int]:
+    """The one uncounted row's count where a table's rows leave exactly one open and it is
+    recurrent: its printed total less every other row's (by row index; empty otherwise)."""
+    unknown = [index for index, count in enumerate(counts) if count is None]
+    if total is None or len(unknown) != 1 or not recurrent[unknown[0]]:
+        return {}
+    left = total - sum(count or 0 for count in counts)
+    return {unknown[0]: left} if left > 0 else {}
+
+
+FROM_TOTAL = ("no count is printed for it: {count:,} is the printed total less every other "
+              "row's (if no container holds parameters of its own)")
+
+
+def derived_layer(row: Row, clues: Clues, kind: str, notes: tuple[str, ...] = ()) -> Layer:
+    """A recurrent row without a printed count: solved from the count its table's total leaves
+    it where that fits its shapes, else every configuration its shapes allow."""
+    if clues.count is not None:
+        solved = solved_layer(row, clues, kind, (*notes, FROM_TOTAL.format(count=clues.count)))
+        if solved.solution is not None and solved.solution.fits:
+            return solved
+    if clues.guessed:  # the row above need not be what it reads: with no count, no check
+        clues = record_replace(clues, input=None, input_from="")
+    return solved_layer(row, record_replace(clues, count=None), kind, notes)
 
 
 def _input_width(row: Row, rows: Sequence[Row], index: int, functional: bool | None
@@ -666,28 +696,44 @@ def reset_after_note(spec: LayerSpec) -> str:
 def _keras_summary_model(printout: Printout, keras: KerasVersion | None) -> Model:
     layers = []
     rows = printout.rows
+    recurrent = [row.type == "Bidirectional" or (cell_of(row.type) is not None and
+                                                 row.type in RECURRENT_KERAS) for row in rows]
+    left = from_total(printout.total, [0 if _keras_free(row) else row.params for row in rows],
+                      recurrent)
     for index, row in enumerate(rows):
         if row.type == "InputLayer":
             continue
         cell = cell_of(row.type)
-        if row.params is not None and (row.type == "Bidirectional" or (
-                cell is not None and row.type in RECURRENT_KERAS)):
+        if recurrent[index]:
             framework = Framework.TF1_CUDNN if row.type.startswith("CuDNN") else Framework.KERAS
             cells = (cell,) if cell is not None else (Cell.LSTM, Cell.GRU, Cell.RNN)
             width, before = _input_width(row, rows, index, printout.functional)
             out = row.shape[-1] if row.shape else None
             clues = Clues(row.params, framework, cells, out, width, before,
                           row.type == "Bidirectional", keras)
-            layers.append(solved_layer(row, clues, row.type))
+            if row.params is None:
+                clues = record_replace(clues, count=left.get(index))
+                layers.append(derived_layer(row, clues, row.type))
+            else:
+                layers.append(solved_layer(row, clues, row.type))
         else:
-            unread = row.params is None and (row.type == "Bidirectional" or (
-                cell is not None and row.type in RECURRENT_KERAS))
             layers.append(Layer(row.name, row.type, Framework.KERAS, row.line,
-                                params=row.params, printed=row.params,
-                                notes=("the table shows no count for this layer, so its "
-                                       "configuration is not solved",) if unread else ()))
+                                params=0 if row.params is None and _keras_free(row)
+                                else row.params, printed=row.params))
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
                  printed_total=printout.total, keras=keras)
+
+
+def _keras_free(row: Row) -> bool:
+    """Whether a Keras summary row's class holds no parameters (an uncounted row of it is 0)."""
+    return row.type in KERAS_FREE_RESHAPING or row.type in ("InputLayer", "Activation") or (
+        row.type.endswith(("Dropout", "Pooling1D", "Pooling2D", "Pooling3D")))
+
+
+def _torch_free(row: Row) -> bool:
+    """Whether a torch table's row is of a class known to hold no parameters."""
+    return not row.note and (row.type in TORCH_FREE or row.type.endswith(
+        ("Dropout", "Pool1d", "Pool2d", "Loss")))
 
 
 def _torch_table_model(printout: Printout) -> Model:
@@ -699,9 +745,19 @@ def _torch_table_model(printout: Printout) -> Model:
     rows = printout.rows
     width: int | None = None
     before = ""
+    containers = [index + 1 < len(rows) and rows[index + 1].depth > row.depth
+                  for index, row in enumerate(rows)]
+    skipped = [row.note.startswith("(recursive)") or (container and row.params is None)
+               for row, container in zip(rows, containers, strict=True)]
+    left = from_total(
+        printout.total if printout.total_known else None,
+        [0 if skip or (row.params is None and _torch_free(row)) else row.params
+         for row, skip in zip(rows, skipped, strict=True)],
+        [cell_of(row.type) is not None and not container
+         for row, container in zip(rows, containers, strict=True)])
     for index, row in enumerate(rows):
-        container = index + 1 < len(rows) and rows[index + 1].depth > row.depth
-        if row.note.startswith("(recursive)") or (container and row.params is None):
+        container = containers[index]
+        if skipped[index]:
             continue  # counted where it first appears; or its children are listed
         spec = None
         notes: tuple[str, ...] = (row.note,) if row.note else ()
@@ -709,28 +765,26 @@ def _torch_table_model(printout: Printout) -> Model:
         cell = cell_of(row.type)
         if container:
             notes += ("its own parameters, beside its children's",)
-        elif cell is not None and printout.kind == "torchinfo":
-            shapes = torch_shapes(row)
+        elif cell is not None:
+            shapes = torch_shapes(row) if printout.kind == "torchinfo" else {}
             found = conventions.recognise(shapes, [Framework.TORCH]) if shapes else []
             if found and conventions.total(found[0].spec) == row.params:
                 spec = found[0].spec
-            elif row.params:
+            else:
                 single = row.type.endswith("Cell")
                 shown = row.input_shape[-1] if row.input_shape else None
-                clues = Clues(row.params, Framework.TORCH, (cell,), out,
+                clues = Clues(row.params or left.get(index), Framework.TORCH, (cell,), out,
                               shown if shown is not None else width,
                               "its Input Shape column" if shown is not None else before,
                               False if single else None, single_cell=single,
                               guessed=shown is None)
-                layers.append(solved_layer(row, clues, f"nn.{row.type}"))
+                kind = f"nn.{row.type}"
+                layers.append(solved_layer(row, clues, kind, notes) if row.params else
+                              derived_layer(row, clues, kind, notes))
                 width, before = out, f"the layer before, {row.name or row.type}"
                 continue
-            else:
-                notes += ("this table shows neither this layer's sizes nor its count: paste "
-                          "the code, print(model), or summary(model, verbose=2)",)
         params = row.params
-        if params is None and not row.note and (row.type in TORCH_FREE or row.type.endswith(
-                ("Dropout", "Pool1d", "Pool2d", "Loss"))):
+        if params is None and _torch_free(row):
             params = 0  # ``--``: a class known to hold no parameters
         layers.append(Layer(row.name or row.type, f"nn.{row.type}", Framework.TORCH, row.line,
                             spec=spec, params=params, printed=row.params, notes=notes))

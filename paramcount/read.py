@@ -470,6 +470,12 @@ def headline(answer: Answer) -> tuple[str, str]:
             title += "layer)" if len(counted) == 2 else "layers)"
     elif recurrent and recurrent[0].printed is not None:
         title = f"{recurrent[0].kind}: {_number(recurrent[0].printed)} parameters (as printed)"
+    elif recurrent and recurrent[0].params is not None:
+        title = (f"{recurrent[0].kind}: {_number(recurrent[0].params)} parameters (the printed "
+                 "total less the other rows)")
+    elif recurrent and recurrent[0].solution is not None:
+        first = recurrent[0]
+        title = f"{first.kind} ({first.name or 'layer'}): the printout shows no count for it"
     elif recurrent:
         first = recurrent[0]
         title = (f"{first.kind} ({first.name or 'layer'}): its count depends on "

@@ -29,8 +29,8 @@ from paramcount.keras_version import KerasVersion, reset_after_default
 from paramcount.record import record, replace
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode
 
-__all__ = ["MAX_LAYERS_SEARCHED", "Clues", "Fit", "Solution", "integer_roots", "solve",
-           "widths"]
+__all__ = ["MAX_LAYERS_SEARCHED", "Clues", "Fit", "Solution", "integer_roots",
+           "same_configuration", "solve", "widths"]
 
 MAX_LAYERS_SEARCHED = 64
 """The deepest torch stack tried where the printout does not show the hidden size."""
@@ -43,8 +43,8 @@ MAX_LISTED = 12
 class Clues:
     """What a printout tells about one recurrent layer."""
 
-    count: int
-    """Its printed parameter count."""
+    count: int | None
+    """Its printed parameter count (None: the printout shows none, only shapes)."""
     framework: Framework
     cells: tuple[Cell, ...]
     """The cells its printed class allows: one, or all three for a ``Bidirectional`` row."""
@@ -67,11 +67,70 @@ class Clues:
 
 @record
 class Fit:
-    """One configuration whose tensors total the printed count."""
+    """One configuration whose tensors total the printed count, or, where no count is printed,
+    a family of configurations that the printed shapes allow."""
 
     spec: LayerSpec
     assumes: tuple[str, ...] = ()
     """The options it needs that are not the printing framework's default."""
+    open: tuple[str, ...] = ()
+    """The fields the printout leaves open (any value fits): ``spec`` holds a stand-in."""
+    total: int | None = None
+    """A family's printed count: only the members whose tensors total it fit."""
+
+    def admits(self, spec: LayerSpec) -> bool:
+        """Whether ``spec`` is this configuration, or one of this family (its open fields
+        taken from ``spec``)."""
+        if not self.open:
+            return same_configuration(self.spec, spec)
+        try:
+            filled = self.spec.replace(**{name: getattr(spec, name) for name in self.open})
+        except SpecError:
+            return False
+        return same_configuration(filled, spec) and (
+            self.total is None or conventions.total(spec) == self.total)
+
+    @property
+    def text(self) -> str:
+        """The configuration as its framework's code, a family with what is left open."""
+        if not self.open:
+            return conventions.describe(self.spec)
+        stand_ins = {name: value for name, value in (("input_size", 1_000_000_007),
+                                                     ("hidden_size", 1_000_000_009))
+                     if name in self.open}
+        text = conventions.describe(self.spec.replace(**stand_ins))
+        for value in stand_ins.values():
+            text = text.replace(f"{value:,}", "?").replace(str(value), "?")
+        words = [OPEN_WORDS[name] for name in self.open]
+        if self.total is not None:
+            words.append(f"whose tensors total {self.total:,}")
+        return f"{text}: " + ", ".join(words)
+
+
+OPEN_WORDS = {
+    "input_size": "any input width",
+    "hidden_size": "any hidden size (above proj_size)",
+    "proj_size": "any proj_size",
+    "num_layers": "any num_layers",
+    "bidirectional": "either direction",
+    "bias": "with or without biases",
+    "reset_after": "either reset_after",
+}
+"""How an answer words a field the printout leaves open."""
+
+
+def same_configuration(a: LayerSpec, b: LayerSpec) -> bool:
+    """Whether two specs are one configuration: the same tensors, names and shapes, and (for a
+    Keras Bidirectional) the same output width. A plain RNN's nonlinearity, which no tensor
+    stores, is not compared."""
+    if (a.framework, a.cell, a.single_cell) != (b.framework, b.cell, b.single_cell):
+        return False
+    if [(t.name, t.shape) for t in conventions.tensors(a)] != [
+            (t.name, t.shape) for t in conventions.tensors(b)]:
+        return False
+    widths = [tuple(m.width_factor for m in s.merge_modes or ()) for s in (a, b)]
+    return not (a.bidirectional and a.framework is not Framework.TORCH and widths[0] and
+                widths[1] and widths[0] != widths[1])
 
 
 @record
@@ -100,8 +159,14 @@ class Solution:
 
     @property
     def ambiguous(self) -> bool:
-        """Whether several configurations fit equally well."""
-        return self.spec is None and len(self.choices) > 1
+        """Whether several configurations fit equally well (or a family of them, where no
+        count is printed)."""
+        return self.spec is None and (len(self.choices) > 1 or any(
+            fit.open for fit in self.fits))
+
+    def admits(self, spec: LayerSpec) -> bool:
+        """Whether ``spec`` is one of the configurations that fit."""
+        return any(fit.admits(spec) for fit in self.fits)
 
     @property
     def choices(self) -> list[Fit]:
@@ -225,6 +290,7 @@ def _sizes(spec: LayerSpec, clues: Clues) -> Iterator[LayerSpec]:
             unknown = "hidden_size"
         else:
             continue  # neither the input nor the hidden size: too many to list
+        assert clues.count is not None, "only a printed count is solved"
         yield from _stacks(base, unknown, proj + 1 if unknown == "hidden_size" else 1,
                            clues.count)
 
@@ -262,6 +328,10 @@ def _stacks(base: LayerSpec, unknown: str, start: int, count: int) -> Iterator[L
 def solve(clues: Clues) -> Solution:
     """Every configuration of the printed layer that fits its count, and the answer (the same
     row printed many times, as in a deep summary, is solved once)."""
+    if clues.count is None:
+        return _shapes_only(clues)
+    if clues.input is None and clues.output is None:
+        return _count_only(clues)
     fits = [Fit(spec, assumes) for option, assumes in _options(clues)
             for spec in _sizes(option, clues)]
     if clues.input is not None and (not fits or (clues.guessed and all(
@@ -281,6 +351,84 @@ def solve(clues: Clues) -> Solution:
                    f"{len(_groups(both))} configurations give it: {_listed(_groups(both))}")
             return Solution(clues, tuple(both), None, how, _apart(clues, _groups(both)))
     return _decide(clues, fits)
+
+
+def _shapes_only(clues: Clues) -> Solution:
+    """No printed count: every family of configurations the printed shapes allow, each with
+    the fields the shapes leave open (never one answer: the count would tell)."""
+    fits: list[Fit] = []
+    default = reset_after_default(clues.keras)
+    deep = clues.framework is Framework.TORCH and not clues.single_cell
+    for option, assumes in _options(clues):
+        if not option.bias or assumes or (option.reset_after is False and default is None):
+            continue  # biases and reset_after are left open, not listed twice
+        left = {"bias", "num_layers" if deep else "", "input_size" if clues.input is None
+                else "", "reset_after" if option.reset_after is not None else ""}
+        for hidden, proj in _hidden(option, clues.output):
+            sizes = set(left)
+            if not hidden:  # the output not shown, or an LSTM's projection below its size
+                sizes.add("hidden_size")
+                if clues.output is None and deep and option.cell is Cell.LSTM:
+                    sizes.add("proj_size")
+            spec = option.replace(input_size=clues.input or 1, proj_size=proj,
+                                  hidden_size=max(hidden, proj + 1))
+            fits.append(Fit(spec, (), tuple(name for name in OPEN_WORDS if name in sizes)))
+    groups = _groups(fits)
+    cells = " or ".join(sorted({c.value.upper() for c in clues.cells}))
+    shown = _shown(clues)
+    how = (f"the printout shows no count for this {cells}"
+           + (f"; {' and '.join(shown)} allow{'' if len(shown) > 1 else 's'}" if shown
+              else ", nor its widths; it may be")
+           + f" {_listed(groups, counted=True)}")
+    apart = ("its count (a table with a Param # column), print(model), or the code"
+             if groups else "")
+    return Solution(clues, tuple(fits), None, how, apart)
+
+
+def _count_only(clues: Clues) -> Solution:
+    """A printed count without a width around it: too many configurations give it to list
+    (an RNN's input and hidden sizes trade against each other), so the answer is the family of
+    the cell's configurations that total it, never one of them."""
+    deep = clues.framework is Framework.TORCH and not clues.single_cell
+    fits = []
+    for cell in clues.cells:
+        left = {"input_size", "hidden_size", "bias",
+                "bidirectional" if clues.bidirectional is None and not clues.single_cell
+                else "", "num_layers" if deep else "",
+                "proj_size" if deep and cell is Cell.LSTM else "",
+                "reset_after" if cell is Cell.GRU and clues.framework is Framework.KERAS
+                else ""}
+        option = next((spec for spec, _ in _options(replace(clues, cells=(cell,)))), None)
+        if option is not None:
+            fits.append(Fit(option, (), tuple(n for n in OPEN_WORDS if n in left), clues.count))
+    how = _none(clues) + ": " + _listed(_groups(fits))
+    return Solution(clues, tuple(fits), None, how, "its input or output width")
+
+
+def _shown(clues: Clues) -> list[str]:
+    """The widths the printout shows around a layer, in words."""
+    known = []
+    if clues.output is not None:
+        known.append(f"the output width {clues.output:,}")
+    if clues.input is not None:
+        known.append(f"the input width {clues.input:,}"
+                     + (f" ({clues.input_from})" if clues.input_from else ""))
+    return known
+
+
+def _counted(fit: Fit) -> str:
+    """A family's count where its sizes are known: one layer with biases, and each further
+    layer of a torch stack."""
+    if {"input_size", "hidden_size"} & set(fit.open):
+        return ""
+    one = conventions.total(fit.spec)
+    text = f"{one:,} with one layer and biases" if "num_layers" in fit.open else (
+        f"{one:,} with biases")
+    if "reset_after" in fit.open:
+        text += f" (reset_after={fit.spec.reset_after})"
+    if "num_layers" in fit.open:
+        text += f", {conventions.total(fit.spec.replace(num_layers=2)) - one:,} more per layer"
+    return f" ({text})"
 
 
 def _decide(clues: Clues, fits: list[Fit]) -> Solution:
@@ -313,23 +461,24 @@ def _decide(clues: Clues, fits: list[Fit]) -> Solution:
 def _groups(fits: Sequence[Fit]) -> list[list[Fit]]:
     """Fits that hold the same tensors, together (Bidirectional's merge modes sum, mul and ave
     differ in nothing a count or a shape shows)."""
-    found: dict[tuple[tuple[str, tuple[int, ...]], ...], list[Fit]] = {}
+    found: dict[tuple[tuple[tuple[str, tuple[int, ...]], ...], tuple[str, ...]], list[Fit]] = {}
     for fit in fits:
-        key = tuple((t.name, t.shape) for t in conventions.tensors(fit.spec))
+        key = (tuple((t.name, t.shape) for t in conventions.tensors(fit.spec)), fit.open)
         found.setdefault(key, []).append(fit)
     return list(found.values())
 
 
 def _described(group: Sequence[Fit]) -> str:
-    text = conventions.describe(group[0].spec)
+    text = group[0].text
     modes = [fit.spec.merge_modes[-1].value for fit in group if fit.spec.merge_modes]
     if len(modes) > 1:
         text += f" (merge_mode {', '.join(modes[:-1])} or {modes[-1]}: the same tensors)"
     return text
 
 
-def _listed(groups: Sequence[Sequence[Fit]]) -> str:
-    shown = "; ".join(_described(group) for group in groups[:MAX_LISTED])
+def _listed(groups: Sequence[Sequence[Fit]], counted: bool = False) -> str:
+    shown = "; ".join(_described(group) + (_counted(group[0]) if counted else "")
+                      for group in groups[:MAX_LISTED])
     if len(groups) > MAX_LISTED:
         shown += f"; and {len(groups) - MAX_LISTED} more"
     return shown
@@ -337,12 +486,7 @@ def _listed(groups: Sequence[Sequence[Fit]]) -> str:
 
 def _derived(clues: Clues, group: Sequence[Fit]) -> str:
     """How the one answer follows from the printout."""
-    known = []
-    if clues.output is not None:
-        known.append(f"the output width {clues.output:,}")
-    if clues.input is not None:
-        known.append(f"the input width {clues.input:,}"
-                     + (f" ({clues.input_from})" if clues.input_from else ""))
+    known = _shown(clues)
     given = f"{clues.count:,}" + (" with " + " and ".join(known) if known else "")
     text = f"solved from the printed {given}: {_described(group)} is the only configuration " \
            "that gives it"

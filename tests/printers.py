@@ -5,10 +5,11 @@ the printers people paste from print it (``print(model)``, torchinfo with any co
 verbosity and row settings, torchsummary, ``named_parameters()`` / ``state_dict()`` dumps in
 the common spellings, ``model.summary()`` of both Keras eras); ``read`` reads the text back and
 each recurrent layer is scored: ``exact`` (the true configuration), ``ambiguous`` (no
-configuration claimed and the true one among those listed, or the default options' fit
-claimed with the true one named beside it), ``unsized`` (no configuration claimed
-nor listed, with a note saying why) or ``wrong`` (a configuration claimed or listed that is not
-the truth, a count that is not the layer's, or a layer not found). Used by the tests and by
+configuration claimed and the true one among those listed, or of a family listed where no
+count is printed, or the default options' fit claimed with the true one named beside it),
+``unsized`` (no configuration claimed nor listed, with a note saying why) or ``wrong`` (a
+configuration claimed or listed that is not the truth, a count that is not the layer's, or a
+layer not found). Used by the tests and by
 ``benchmarks/read_accuracy.py``, which writes the table in ``docs/read.md``.
 """
 
@@ -29,6 +30,7 @@ from hypothesis import strategies as st
 from paramcount import conventions
 from paramcount.found import UNNAMED
 from paramcount.read import Answer, Layer, Model, read
+from paramcount.solve import same_configuration as same
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
 
 OUTCOMES = ("exact", "ambiguous", "unsized", "wrong")
@@ -72,19 +74,6 @@ class Score:
             self.wrong.append(f"{printer}: {why}")
 
 
-def same(a: LayerSpec, b: LayerSpec) -> bool:
-    """Whether two specs are one configuration: the same tensors, names and shapes, and (for a
-    Keras Bidirectional) the same output width."""
-    if (a.framework, a.cell, a.single_cell) != (b.framework, b.cell, b.single_cell):
-        return False
-    if [(t.name, t.shape) for t in conventions.tensors(a)] != [
-            (t.name, t.shape) for t in conventions.tensors(b)]:
-        return False
-    widths = [tuple(m.width_factor for m in s.merge_modes or ()) for s in (a, b)]
-    return not (a.bidirectional and a.framework is not Framework.TORCH and widths[0] and
-                widths[1] and widths[0] != widths[1])
-
-
 def score_layer(layer: Layer | None, spec: LayerSpec, count: int) -> tuple[str, str]:
     """One recurrent layer read back, against the truth: (outcome, why it is wrong)."""
     if layer is None:
@@ -99,12 +88,15 @@ def score_layer(layer: Layer | None, spec: LayerSpec, count: int) -> tuple[str, 
             return "ambiguous", ""  # the default options' fit, the true one named beside it
         return "wrong", (f"{layer.name}: read {conventions.describe(layer.spec)}, truly "
                          f"{conventions.describe(spec)}")
-    candidates = layer.candidates or (
-        tuple(fit.spec for fit in layer.solution.choices) if layer.solution else ())
-    if candidates:
-        if any(same(c, spec) for c in candidates):
+    if layer.solution is not None and layer.solution.fits:
+        if layer.solution.admits(spec):
+            return "ambiguous", ""  # among those listed, or of a family listed
+        listed = [fit.text for fit in layer.solution.choices]
+        return "wrong", f"{layer.name}: listed {listed}, truly {conventions.describe(spec)}"
+    if layer.candidates:
+        if any(same(c, spec) for c in layer.candidates):
             return "ambiguous", ""
-        listed = [conventions.describe(c) for c in candidates]
+        listed = [conventions.describe(c) for c in layer.candidates]
         return "wrong", f"{layer.name}: listed {listed}, truly {conventions.describe(spec)}"
     if not layer.notes and not layer.missing:
         return "wrong", f"{layer.name}: unsized without a word"

@@ -158,7 +158,8 @@ def test_frozen_layers_in_parentheses_are_counted() -> None:
 
 def test_torchsummary_zero_for_a_gru_is_unknown(cli: CLI, tmp_path: Any) -> None:
     """torchsummary prints 0 for nn.GRU (it counts only .weight and .bias): the GRU's count is
-    unknown, the model has no total, and nothing is claimed to disagree."""
+    unknown, the model has no total, nothing is claimed to disagree, and what its output shape
+    allows is listed (a GRU of 16 or a bidirectional one of 8, any depth, bias or not)."""
     plan = TorchPlan(None, 8, (("rnn", LayerSpec(Cell.GRU, 8, 16)), ("linear", 3)), (True,))
     net, truth, example = build_torch(plan)
     text = torchsummary_text(net, example)
@@ -166,7 +167,13 @@ def test_torchsummary_zero_for_a_gru_is_unknown(cli: CLI, tmp_path: Any) -> None
     score = Score()
     answer = check(Paste("torchsummary", text, truth, total_printed=False), score)
     (model,) = answer.models
-    assert model.total is None and score.counts["torchsummary", "unsized"] == 1
+    assert model.total is None and score.counts["torchsummary", "ambiguous"] == 1
+    gru = next(layer for layer in model.layers if layer.recurrent)
+    assert gru.params is None and gru.solution is not None
+    assert [fit.text for fit in gru.solution.choices] == [
+        "nn.GRU(?, 16): any input width, any num_layers, with or without biases",
+        "nn.GRU(?, 8, bidirectional=True): any input width, any num_layers, with or without "
+        "biases"]
     assert any("torchsummary counts only .weight and .bias" in n
                for layer in model.layers for n in layer.notes)
     path = tmp_path / "summary.txt"
@@ -196,3 +203,48 @@ def test_the_command_reads_what_each_printer_prints(cli: CLI, tmp_path: Any) -> 
             (layer.name, layer.params, layer.spec.hidden_size if layer.spec else None)
             for _, layer in answer.recurrent], paste.printer
         assert [m["total"] for m in data["models"]] == [m.total for m in answer.models]
+
+
+def test_an_uncounted_row_takes_what_the_total_leaves() -> None:
+    """torchinfo without a Param # column: where the GRU is the only row that can hold
+    parameters, its count is the printed total, and with its Input and Output Shape columns the
+    one configuration that gives it is found."""
+    spec = LayerSpec(Cell.GRU, 64, 128, num_layers=2, bidirectional=True)
+    net, truth, example = build_torch(TorchPlan(None, 64, (("rnn", spec),), (True,)))
+    text = torchinfo_text(net, example, {"col_names": ("input_size", "output_size"),
+                                         "depth": 2, "verbose": 0, "row_settings": ()})
+    assert "Param #" not in text
+    (model,) = read(text).models
+    (gru,) = [layer for layer in model.layers if layer.recurrent]
+    assert gru.spec == spec and gru.params == truth.total == 445_440 and gru.printed is None
+    assert any("the printed total less every other row" in note for note in gru.notes)
+
+
+def test_a_total_that_does_not_fit_is_not_taken_for_the_layer() -> None:
+    """A model that holds a parameter of its own beside its GRU: the total less the other rows
+    is not the GRU's count, fits no GRU with the widths shown, and is not used: what the shapes
+    allow is listed, and nothing is claimed to disagree."""
+    import torch
+    from torch import nn
+
+    class Scaled(nn.Module):
+        """A GRU and a learned scale the table shows no row for."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.scale = nn.Parameter(torch.ones(7))
+            self.gru = nn.GRU(6, 5, batch_first=True)
+
+        def forward(self, x: Any) -> Any:
+            return self.gru(x)[0] * self.scale[:5]
+
+    text = torchinfo_text(Scaled(), torch.zeros(2, 3, 6),
+                          {"col_names": ("input_size", "output_size"), "depth": 2,
+                           "verbose": 0, "row_settings": ()})
+    answer = read(text)
+    (gru,) = [layer for layer in answer.models[0].layers if layer.recurrent]
+    assert gru.spec is None and gru.params is None and not answer.disagreements
+    assert gru.solution is not None
+    assert gru.solution.admits(LayerSpec(Cell.GRU, 6, 5))
+    assert [fit.text for fit in gru.solution.choices] == [
+        "nn.GRU(6, 5): any num_layers, with or without biases"]

@@ -18,6 +18,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from paramcount import conventions
+from paramcount.found import from_total
 from paramcount.keras_version import KerasVersion, old_gru_default, summary_version
 from paramcount.read import read
 from paramcount.solve import Clues, integer_roots, solve
@@ -80,6 +81,72 @@ def test_the_true_configuration_is_among_the_fits(spec: LayerSpec, shown: str) -
     assert all(conventions.total(fit.spec) == count for fit in solution.fits)
     if solution.spec is not None:
         assert conventions.total(solution.spec) == count
+
+
+@settings(max_examples=300, deadline=None)
+@given(printed_layers(), st.sampled_from(["input", "output", "both", "neither"]),
+       printed_layers())
+def test_without_a_count_the_shapes_allow_a_family_that_holds_the_truth(
+        spec: LayerSpec, shown: str, other: LayerSpec) -> None:
+    """No printed count: the families the shapes allow hold the true spec, claim none, and
+    admit no configuration whose shown widths differ (another random layer is admitted only
+    where it shows the same widths)."""
+    keras = spec.framework is Framework.KERAS
+    clues = Clues(None, spec.framework, (spec.cell,),
+                  output=None if shown in ("input", "neither") else output_width(spec),
+                  input=None if shown in ("output", "neither") else spec.input_size,
+                  bidirectional=spec.bidirectional if keras else None)
+    solution = solve(clues)
+    assert solution.spec is None and solution.ambiguous and solution.admits(spec)
+    for fit in solution.fits:  # a family, with ? where a size is open
+        assert fit.open and ("?" in fit.text.split(": ")[0]) == bool(
+            {"input_size", "hidden_size"} & set(fit.open))
+    if solution.admits(other):
+        assert other.cell is spec.cell and other.framework is spec.framework
+        if clues.output is not None:
+            assert output_width(other) == clues.output
+        if clues.input is not None:
+            assert other.input_size == clues.input
+
+
+@settings(max_examples=200, deadline=None)
+@given(printed_layers(), printed_layers())
+def test_a_count_without_widths_is_the_family_that_totals_it(spec: LayerSpec,
+                                                             other: LayerSpec) -> None:
+    """A torch row with a count and no shapes: every configuration of the cell that totals the
+    count, and only those, is admitted."""
+    assume(spec.framework is Framework.TORCH and other.framework is Framework.TORCH)
+    count = conventions.total(spec)
+    solution = solve(Clues(count, Framework.TORCH, (spec.cell,)))
+    assert solution.spec is None and not solution.complete and solution.admits(spec)
+    assert solution.admits(other) == (other.cell is spec.cell and
+                                      conventions.total(other) == count)
+
+
+def test_a_family_is_worded_with_what_it_leaves_open() -> None:
+    """Where a table shows an LSTM's widths but no count: its hidden size or a projection,
+    any depth, bias or not, with the count of one layer."""
+    solution = solve(Clues(None, Framework.TORCH, (Cell.LSTM,), output=6, input=4))
+    assert [fit.text for fit in solution.choices] == [
+        "nn.LSTM(4, 6): any num_layers, with or without biases",
+        "nn.LSTM(4, ?, proj_size=6): any hidden size (above proj_size), any num_layers, with "
+        "or without biases",
+        "nn.LSTM(4, 3, bidirectional=True): any num_layers, with or without biases",
+        "nn.LSTM(4, ?, bidirectional=True, proj_size=3): any hidden size (above proj_size), "
+        "any num_layers, with or without biases"]
+    assert "288 with one layer and biases, 336 more per layer" in solution.how
+    assert solution.admits(LayerSpec(Cell.LSTM, 4, 20, num_layers=3, proj_size=6, bias=False))
+    assert not solution.admits(LayerSpec(Cell.LSTM, 5, 6))
+
+
+def test_the_one_uncounted_row_takes_what_the_total_leaves() -> None:
+    """A table's total less its counted rows is the one uncounted row's count, only where that
+    row is recurrent and the only one open."""
+    assert from_total(100, [10, None, 0], [False, True, False]) == {1: 90}
+    assert from_total(100, [10, None, None], [False, True, False]) == {}
+    assert from_total(100, [None, 10], [False, True]) == {}
+    assert from_total(None, [None, 10], [True, False]) == {}
+    assert from_total(10, [None, 10], [True, False]) == {}
 
 
 @settings(max_examples=200, deadline=None)

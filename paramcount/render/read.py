@@ -48,9 +48,9 @@ def read_document(answer: Answer, reports: Mapping[int, Report] | None = None) -
     if fitting:
         sections.append(Section("Configurations that fit the printed counts", (Table(
             ("model", "layer", "line", "configuration", "parameters", "needs", "reproduce"),
-            tuple((model.name, layer.name or "·", str(layer.line or ""),
-                   conventions.describe(fit.spec), number(conventions.total(fit.spec)),
-                   ", ".join(fit.assumes), command(fit.spec))
+            tuple((model.name, layer.name or "·", str(layer.line or ""), fit.text,
+                   "?" if fit.open else number(conventions.total(fit.spec)),
+                   ", ".join(fit.assumes), "" if fit.open else command(fit.spec))
                   for model, layer, fit in fitting),
             numeric=frozenset({"line", "parameters"})),)))
     if answer.models:
@@ -145,9 +145,11 @@ def recurrent_data(model: Model, layer: Layer,
         "solved": None if layer.solution is None else {
             "how": layer.solution.how,
             "apart": layer.solution.apart or None,
-            "fits": [{"configuration": conventions.describe(fit.spec),
-                      "params": conventions.total(fit.spec), "needs": list(fit.assumes),
-                      "command": command(fit.spec)} for fit in layer.solution.choices],
+            "fits": [{"configuration": fit.text,
+                      "params": None if fit.open else conventions.total(fit.spec),
+                      "needs": list(fit.assumes), "open": list(fit.open),
+                      "command": None if fit.open else command(fit.spec)}
+                     for fit in layer.solution.choices],
         },
     }
     if reports is not None:
