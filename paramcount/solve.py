@@ -425,10 +425,10 @@ def _counted(fit: Fit) -> str:
     text = f"{one:,} with one layer and biases" if "num_layers" in fit.open else (
         f"{one:,} with biases")
     if "reset_after" in fit.open:
-        text += f" (reset_after={fit.spec.reset_after})"
+        text += f" and reset_after={fit.spec.reset_after}"
     if "num_layers" in fit.open:
         text += f", {conventions.total(fit.spec.replace(num_layers=2)) - one:,} more per layer"
-    return f" ({text})"
+    return f" — {text}"
 
 
 def _decide(clues: Clues, fits: list[Fit]) -> Solution:
@@ -468,8 +468,8 @@ def _groups(fits: Sequence[Fit]) -> list[list[Fit]]:
     return list(found.values())
 
 
-def _described(group: Sequence[Fit]) -> str:
-    text = group[0].text
+def _described(group: Sequence[Fit], counted: bool = False) -> str:
+    text = group[0].text + (_counted(group[0]) if counted else "")
     modes = [fit.spec.merge_modes[-1].value for fit in group if fit.spec.merge_modes]
     if len(modes) > 1:
         text += f" (merge_mode {', '.join(modes[:-1])} or {modes[-1]}: the same tensors)"
@@ -477,8 +477,7 @@ def _described(group: Sequence[Fit]) -> str:
 
 
 def _listed(groups: Sequence[Sequence[Fit]], counted: bool = False) -> str:
-    shown = "; ".join(_described(group) + (_counted(group[0]) if counted else "")
-                      for group in groups[:MAX_LISTED])
+    shown = "; ".join(_described(group, counted) for group in groups[:MAX_LISTED])
     if len(groups) > MAX_LISTED:
         shown += f"; and {len(groups) - MAX_LISTED} more"
     return shown
