@@ -162,3 +162,24 @@ def test_the_command_reads_both_eras(eras: dict[int, Any], era: int, cli: CLI,
         (spec.input_size, spec.hidden_size, count)
         for spec, count in zip(paste.truth.specs, paste.truth.counts, strict=True)]
     assert data["models"][0]["total"] == paste.truth.total
+
+
+def test_a_functional_table_cropped_at_a_column_edge_takes_no_row_above(
+        eras: dict[int, Any]) -> None:
+    """Keras 3's functional table cropped by the console: where the crop falls just after a
+    column's edge the header still ends with ``┃``, but its Connected to column is gone; no
+    layer's input is then taken from the row above (the decoder reads the encoder's output,
+    not the Input row printed above it). Every width from 50 to 140 is printed."""
+    plan = KerasPlan(True, 12, 10, (("rnn", (Cell.GRU, 7, True, True, "sum")),),
+                     (Cell.GRU, 1, 5))
+    edges = 0
+    for width in range(50, 141):
+        paste = printed(eras[3], 3, plan, width)
+        assert paste is not None
+        header = next(line for line in paste.text.splitlines() if "Layer (type)" in line)
+        if "Connected" not in paste.text and header.rstrip().endswith("┃"):
+            edges += 1
+        score = Score()
+        check(paste, score)
+        assert not score.wrong, score.wrong[0]
+    assert edges, "no width cropped the table at a column's edge"

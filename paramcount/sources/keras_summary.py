@@ -51,10 +51,16 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     titles = [t for t in re.split(r"\s*[┃]\s*|\s{2,}", header.strip()) if t]
     functional: bool | None = "Connected to" in header or any(
         t.startswith("Conn") for t in titles)
-    if not functional and boxed and not header.rstrip().endswith("┃"):
+    if not functional and boxed and not _closed(lines, start):
         functional = None
     return Printout("keras-summary", title, first + 1, end, tuple(rows), total,
                     functional=functional), end
+
+
+def _closed(lines: Sequence[str], start: int) -> bool:
+    """Whether a box table's header at ``start`` shows its right edge (``┓`` above it, ``┩``
+    under it): a console narrower than the table crops the columns on the right."""
+    return any(line.rstrip().endswith(("┓", "┩")) for line in lines[max(start - 1, 0):start + 6])
 
 
 Record = dict[str, str]
