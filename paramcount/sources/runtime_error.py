@@ -93,6 +93,12 @@ _KERNEL = re.compile(
 _STATE_BUILT = re.compile(
     r"^\s*(?:self\.)?(\w+)\s*=.*(?:torch\.(?:zeros|ones|randn|rand|empty)|\.new_zeros)\(")
 
+_MESSAGE = re.compile(r"Expected hidden|input\.size\(-1\) must|has inconsistent|mat1 and mat2"
+                      r"|is incompatible with the layer|xpected shape|Dimensions must be equal")
+"""Words each message read here holds (the patterns above, and those of
+:func:`paramcount.sources.load_error.runtime`): a line without them is not searched further,
+so that a long paste of code pays one search a line."""
+
 
 def runtime_errors(lines: Sequence[str], models: Sequence[Sequence[Built]],
                    overrides: Mapping[str, int] | None = None) -> list[RuntimeFinding]:
@@ -101,6 +107,8 @@ def runtime_errors(lines: Sequence[str], models: Sequence[Sequence[Built]],
     found: list[RuntimeFinding] = []
     seen: set[str] = set()
     for number, text in enumerate(lines, 1):
+        if not _MESSAGE.search(text):
+            continue
         for finding in _torch_checks(number, text, models, lines, overrides or {}):
             found.append(finding)
         for match in _MATMUL.finditer(text):
