@@ -42,7 +42,6 @@ from paramcount.layers import (
     TORCH_SIGNATURES,
     bind,
 )
-from paramcount.sources.load_error import runtime
 from paramcount.sources.python_code import Call
 from paramcount.spec import Framework, LayerSpec
 
@@ -132,6 +131,8 @@ def runtime_errors(lines: Sequence[str], models: Sequence[Sequence[Built]],
 def _torch_checks(number: int, text: str, models: Sequence[Sequence[Built]],
                   lines: Sequence[str], overrides: Mapping[str, int]) -> list[RuntimeFinding]:
     """``Expected hidden[0] size ...`` and ``input.size(-1) must be equal to input_size ...``."""
+    from paramcount.sources.load_error import runtime  # loaded only for a line that may hold one
+
     analysis = runtime(text)
     if analysis is None:
         return []
