@@ -45,8 +45,21 @@ def run(argv: Sequence[str] | None = None, freeze: bool = False) -> int:
 
     if args[:1] == ["explain"] and args[1:2] and args[1] in FAMILIES:
         args = [args[1], *args[2:], "--explain"]  # explaining a family is its command's --explain
-    code = answer(args, freeze)
+    try:
+        code = answer(args, freeze)
+    except ParamcountError as error:  # read's quick path: a paste it cannot answer
+        return _refused(error)
     return _run_click(args, freeze) if code is None else code
+
+
+def _refused(error: ParamcountError) -> int:
+    """Show an error of paramcount's own as one line and return its exit code (a spec's in
+    the command line's words)."""
+    if isinstance(error, SpecError):
+        from paramcount.options import cli_label
+
+        return _error(error.render(cli_label), error.exit_code)
+    return _error(str(error), error.exit_code)
 
 
 def _run_click(args: list[str], freeze: bool = False) -> int:
@@ -54,7 +67,6 @@ def _run_click(args: list[str], freeze: bool = False) -> int:
     import click
 
     from paramcount.commands import cli
-    from paramcount.options import cli_label
 
     cli.freeze = freeze
     try:
@@ -83,10 +95,8 @@ def _run_click(args: list[str], freeze: bool = False) -> int:
         return _error(error.format_message(), error.exit_code)
     except click.Abort:
         return _error("aborted", 1)
-    except SpecError as error:
-        return _error(error.render(cli_label), error.exit_code)
     except ParamcountError as error:
-        return _error(str(error), error.exit_code)
+        return _refused(error)
     return result if isinstance(result, int) else 0
 
 

@@ -1,12 +1,14 @@
-"""The quick path of ``paramcount rnn|lstm|gru``: the everyday command lines, read without click.
+"""The quick path of ``paramcount rnn|lstm|gru``, the families and ``read``: the everyday command
+lines, read without click.
 
 Loading click takes longer than counting a layer, and the count commands are what people run
-most, in loops and in CI (start-up is measured by ``benchmarks/cli_speed.py``). So
-:func:`paramcount.cli.run` offers the command line here first. This module answers only what it
-is sure of: a count command, options that command offers (spelled as in
-:mod:`paramcount.flags`, each given once, as ``--name value`` or ``--name=value``), valid values
-and a layer the spec accepts. For anything else (help, a mistake, ``--verify``, training memory
-or compute, other commands) it answers None and click reads the command line, so that every
+most, in loops and in CI (start-up is measured by ``benchmarks/cli_speed.py``; ``read``'s by
+``benchmarks/read_speed.py``). So :func:`paramcount.cli.run` offers the command line here
+first. This module answers only what it is sure of: a count command, options that command
+offers (spelled as in :mod:`paramcount.flags`, each given once, as ``--name value`` or
+``--name=value``), valid values and a layer the spec accepts; ``read`` with a file and its
+output options. For anything else (help, a mistake, ``--verify``, training memory or compute,
+``read --set``, other commands) it answers None and click reads the command line, so that every
 message comes from one place. ``tests/test_quick.py`` checks that both paths print the same
 bytes and exit codes for generated command lines, and offer the same options.
 """
@@ -84,6 +86,8 @@ def answer(argv: Sequence[str], freeze: bool = False) -> int | None:
         return None
     if argv[0] in FAMILIES:
         return _family(argv[0], argv[1:])
+    if argv[0] == "read":
+        return _read_paste(argv[1:], freeze)
     if argv[0] not in _COMMANDS:
         return None
     cell = Cell(argv[0])
@@ -170,6 +174,59 @@ def _format(options: dict[str, Any]) -> str | None:
     if len(asked) > 1:
         return None
     return asked[0] if asked else "table"
+
+
+_READ_SWITCHES: dict[str, str] = {
+    **dict.fromkeys(flags.JSON, "as_json"),
+    **dict.fromkeys(flags.MARKDOWN, "as_markdown"),
+    "--details": "details",
+}
+"""The options of ``paramcount read`` that take no value: name -> destination."""
+
+
+def _read_paste(args: Sequence[str], freeze: bool) -> int | None:
+    """``read FILE|-`` with ``--json``, ``--markdown``, ``--format F`` or ``--details``, each
+    given once: the answer printed, and 0 (a paste with nothing countable, or a file that
+    cannot be read, raises the error click's command raises). None for click: ``--set``,
+    help, anything unsure."""
+    given: dict[str, Any] = {}
+    value: str | bool
+    position = 0
+    while position < len(args):
+        token = args[position]
+        name, equals, attached = token.partition("=") if token.startswith("--") else (token, "",
+                                                                                    "")
+        if name in _READ_SWITCHES and not equals:
+            destination, value = _READ_SWITCHES[name], True
+        elif name in flags.FORMAT:
+            if not equals:
+                position += 1
+                if position == len(args):
+                    return None
+                attached = args[position]
+            if attached not in flags.FORMATS:
+                return None
+            destination, value = "output_format", attached
+        elif token == "-" or not token.startswith("-"):
+            destination, value = "path", token
+        else:
+            return None
+        if destination in given:
+            return None
+        given[destination] = value
+        position += 1
+    output_format = _format({"output_format": None, "as_json": False, "as_markdown": False,
+                             **given})
+    if "path" not in given or output_format is None:
+        return None
+    from paramcount.paste import answer_paste
+
+    if freeze:
+        import gc
+
+        gc.freeze()
+    answer_paste(given["path"], {}, output_format, given.get("details", False))
+    return 0
 
 
 _FAMILY_COMMON: dict[str, str] = {

@@ -401,15 +401,18 @@ _NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d{3,})(?![\w.,]\d)")
 _WORD = re.compile(r"(?<![A-Za-z])[A-Za-z]{3,}+\s")
 
 
+def _states_a_number(line: str) -> bool:
+    """Whether ``line`` is prose or a comment with a number in it that could be a count."""
+    return any(bounded(m.group(1).replace(",", "")) is not None for m in _NUMBER.finditer(line)
+               ) and (line.lstrip().startswith("#") or is_prose(line))
+
+
 def stated_counts(lines: Sequence[str], claimed: set[int], code: Sequence[Model],
                   already: Sequence[Disagreement]) -> list[Disagreement]:
     """Counts the question states in prose that a wrong formula explains (naive growth, the
     other framework's biases, an old GRU default)."""
-    numbers = {number: [value for m in _NUMBER.finditer(line)
-                         if (value := bounded(m.group(1).replace(",", ""))) is not None]
-               for number, line in enumerate(lines, 1)
-               if number not in claimed and (is_prose(line) or line.lstrip().startswith("#"))}
-    if not any(numbers.values()):
+    if not any(_states_a_number(line) for number, line in enumerate(lines, 1)
+               if number not in claimed):
         return []
     expected: list[tuple[int, str, Layer]] = []
     for model in code:

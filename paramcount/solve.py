@@ -325,6 +325,15 @@ def _stacks(base: LayerSpec, unknown: str, start: int, count: int) -> Iterator[L
 
 
 @lru_cache(maxsize=4096)
+def _fits(clues: Clues) -> tuple[Fit, ...]:
+    """Every configuration that totals the count, searched once for all rows alike but for
+    where their input width was read (``clues.input_from``, which the search never reads:
+    the rows of a deep summary each name the layer before theirs)."""
+    return tuple(Fit(spec, assumes) for option, assumes in _options(clues)
+                 for spec in _sizes(option, clues))
+
+
+@lru_cache(maxsize=4096)
 def solve(clues: Clues) -> Solution:
     """Every configuration of the printed layer that fits its count, and the answer (the same
     row printed many times, as in a deep summary, is solved once)."""
@@ -332,8 +341,7 @@ def solve(clues: Clues) -> Solution:
         return _shapes_only(clues)
     if clues.input is None and clues.output is None:
         return _count_only(clues)
-    fits = [Fit(spec, assumes) for option, assumes in _options(clues)
-            for spec in _sizes(option, clues)]
+    fits = list(_fits(replace(clues, input_from="") if clues.input_from else clues))
     if clues.input is not None and (not fits or (clues.guessed and all(
             fit.assumes for fit in fits))):
         # the width read from around the row fits only with an unusual option, or not at all:
@@ -463,9 +471,15 @@ def _groups(fits: Sequence[Fit]) -> list[list[Fit]]:
     differ in nothing a count or a shape shows)."""
     found: dict[tuple[tuple[tuple[str, tuple[int, ...]], ...], tuple[str, ...]], list[Fit]] = {}
     for fit in fits:
-        key = (tuple((t.name, t.shape) for t in conventions.tensors(fit.spec)), fit.open)
-        found.setdefault(key, []).append(fit)
+        found.setdefault((_layout(fit.spec), fit.open), []).append(fit)
     return list(found.values())
+
+
+@lru_cache(maxsize=4096)
+def _layout(spec: LayerSpec) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """The name and shape of each of ``spec``'s tensors (the fits of many alike rows are
+    grouped by the same few specs)."""
+    return tuple((t.name, t.shape) for t in conventions.tensors(spec))
 
 
 def _described(group: Sequence[Fit], counted: bool = False) -> str:

@@ -70,3 +70,14 @@ def test_plain_count_loads_only_what_it_uses() -> None:
                 "paramcount.conventions.flax", "paramcount.conventions.tf1",
                 "paramcount.conventions.keras", "paramcount.verify"}
     assert not loaded & unwanted
+
+
+def test_read_json_loads_neither_click_nor_rich() -> None:
+    """``paramcount read FILE --json`` is answered by the quick path: no click, no rich, no
+    framework (start-up is most of a paste's answer, see benchmarks/read_speed.py)."""
+    code = (
+        "import contextlib, io\nfrom paramcount.cli import run\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert run(['read', 'examples/pastes/bilstm-question.txt', '--json']) == 0"
+    )
+    assert not loaded_after(code) & {*HEAVY, "click", "rich"}

@@ -151,3 +151,46 @@ def monkeypatch_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Plain output on both paths, whatever the environment of the test run."""
     for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "_PARAMCOUNT_COMPLETE"):
         monkeypatch.delenv(name, raising=False)
+
+
+PASTE = "examples/pastes/bilstm-question.txt"
+READ_OPTIONS = ["--json", "--markdown", "--details", "--format", "--format=json", "json",
+                "table", "--set", "hidden_size=8", "-h", "--", "-", "--json=1", "--bogus"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                               HealthCheck.function_scoped_fixture])
+@given(args=st.lists(st.sampled_from(READ_OPTIONS), max_size=4).flatmap(
+    lambda options: st.permutations([PASTE, *options])))
+def test_read_quick_path_says_what_click_says(args: list[str], monkeypatch_env: None) -> None:
+    """``read`` command lines, valid or not: the quick path prints what click prints, or
+    leaves the line to click untouched."""
+    from paramcount.cli import run
+
+    code, out, err = _run(quick.answer, ["read", *args])
+    if code is None:
+        assert out == "" and err == ""
+        return
+    assert _run(run, ["read", *args]) == _run(_run_click, ["read", *args]), args
+
+
+@pytest.mark.parametrize("args", [
+    [PASTE], [PASTE, "--json"], ["--details", PASTE, "--markdown"],
+    [PASTE, "--format", "json", "--details"], ["examples/pastes/keras2-gru.txt", "--format=table"],
+])
+def test_read_takes_the_quick_path(args: list[str], monkeypatch_env: None) -> None:
+    """A paste with its output options is answered without click, as click answers it."""
+    code, out, err = _run(quick.answer, ["read", *args])
+    assert code == 0 and out
+    assert (code, out, err) == _run(_run_click, ["read", *args])
+
+
+@pytest.mark.parametrize("path", ["no/such/file.txt", "examples", "/dev/null", ""])
+def test_read_refusals_are_click_s(path: str, monkeypatch_env: None) -> None:
+    """A file that cannot be read, or holds nothing countable: the same line and exit code
+    both ways."""
+    from paramcount.cli import run
+
+    refused = _run(run, ["read", path, "--json"])
+    assert refused[0] == 2 and refused[1] == "" and refused[2].startswith("Error: ")
+    assert refused == _run(_run_click, ["read", path, "--json"])

@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from paramcount.counts import CountError, parse_int
 from paramcount.errors import quote
 from paramcount.options import format_options, resolve_format
-from paramcount.output import show, show_json
-from paramcount.read import Unreadable, layer_reports, read
-
-MAX_BYTES = 16_000_000
-"""Bytes read from the file before it is refused (the reader itself takes 10 MB of text)."""
+from paramcount.paste import answer_paste
 
 
 def _overrides(values: tuple[str, ...]) -> dict[str, int]:
@@ -38,25 +32,6 @@ def _overrides(values: tuple[str, ...]) -> dict[str, int]:
     return found
 
 
-def _text(path: str) -> tuple[str, str]:
-    """The paste's text and how to name it; undecodable bytes are replaced, never run."""
-    if path == "-":
-        data = sys.stdin.buffer.read(MAX_BYTES + 1) if hasattr(sys.stdin, "buffer") else (
-            sys.stdin.read(MAX_BYTES + 1).encode("utf-8", "replace"))
-        source = "<stdin>"
-    else:
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read(MAX_BYTES + 1)
-        except OSError as error:
-            raise Unreadable(f"cannot read {path}: {error.strerror or error}") from None
-        source = path
-    if len(data) > MAX_BYTES:
-        raise Unreadable(f"{source} is larger than {MAX_BYTES:,} bytes; paramcount read reads "
-                         "pasted questions, not whole projects")
-    return data.decode("utf-8", errors="replace"), source
-
-
 @click.command(name="read")
 @click.argument("path", metavar="FILE|-")
 @click.option("--set", "settings", multiple=True, metavar="NAME=N",
@@ -73,17 +48,5 @@ def read_command(path: str, settings: tuple[str, ...], output_format: str | None
     when nothing countable is found.
     """
     fmt = resolve_format(output_format, as_json, as_markdown)
-    overrides = _overrides(settings)
-    text, source = _text(path)
-    answer = read(text, overrides, source)
-    reports = layer_reports(answer) if details else None
-    if fmt == "json":
-        from paramcount.render.data import dumps
-        from paramcount.render.read import read_data
-
-        show_json(dumps(read_data(answer, reports)))
-    else:
-        from paramcount.render.read import read_document
-
-        show(read_document(answer, reports), fmt)
+    answer_paste(path, _overrides(settings), fmt, details)
     return 0

@@ -5,11 +5,11 @@ Counts are exact integers at any size; ratios are the only floats.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from paramcount import __version__
 from paramcount.conventions import Formula
+from paramcount.render.indented_json import indented
 from paramcount.report import Report
 
 if TYPE_CHECKING:
@@ -169,4 +169,4 @@ def verification_data(outcome: Verification | Unverified) -> dict[str, Any]:
 
 def dumps(data: object) -> str:
     """Indented JSON with a trailing newline."""
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return indented(data) + "\n"

@@ -6,6 +6,7 @@ Nothing is counted here: every number comes from :class:`paramcount.read.Answer`
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from paramcount import __version__, conventions
@@ -14,6 +15,7 @@ from paramcount.found import cell_of
 from paramcount.read import SCHEMA, Answer, Layer, Model
 from paramcount.render.document import Block, Document, Math, Paragraph, Section, Table, number
 from paramcount.report import Report
+from paramcount.solve import Fit
 
 
 def _count(value: int | None) -> str:
@@ -145,11 +147,7 @@ def recurrent_data(model: Model, layer: Layer,
         "solved": None if layer.solution is None else {
             "how": layer.solution.how,
             "apart": layer.solution.apart or None,
-            "fits": [{"configuration": fit.text,
-                      "params": None if fit.open else conventions.total(fit.spec),
-                      "needs": list(fit.assumes), "open": list(fit.open),
-                      "command": None if fit.open else command(fit.spec)}
-                     for fit in layer.solution.choices],
+            "fits": [_fit_data(fit) for fit in layer.solution.choices],
         },
     }
     if reports is not None:
@@ -157,6 +155,23 @@ def recurrent_data(model: Model, layer: Layer,
         data["tensors"] = [] if report is None else [
             {"name": t.name, "shape": list(t.shape), "count": t.count} for t in report.tensors]
     return data
+
+
+def _fit_data(fit: Fit) -> dict[str, Any]:
+    """One configuration that fits a printed count (or a family of them): its code, total,
+    options, open fields and command."""
+    configuration, params, line = _fit_facts(fit)
+    return {"configuration": configuration, "params": params, "needs": list(fit.assumes),
+            "open": list(fit.open), "command": line}
+
+
+@lru_cache(maxsize=4096)
+def _fit_facts(fit: Fit) -> tuple[str, int | None, str | None]:
+    """A fit's code, total and command (None for a family), worked out once (the rows of a
+    deep summary share their few fits)."""
+    if fit.open:
+        return fit.text, None, None
+    return fit.text, conventions.total(fit.spec), command(fit.spec)
 
 
 def read_data(answer: Answer, reports: Mapping[int, Report] | None = None) -> dict[str, Any]:

@@ -11,6 +11,7 @@ throughout, so every finding points at the line the user pasted. Nothing is run:
 from __future__ import annotations
 
 import ast
+import functools
 import keyword as python_keywords
 import re
 import textwrap
@@ -165,6 +166,12 @@ def _top_level_statement(node: ast.stmt) -> bool:
     return "self" not in text and _TOP_LEVEL.match(text) is not None
 
 
+def _as_parsed(source: str) -> str:
+    """``source`` as Python's parser reads it: ending in a line break, which the parser adds
+    where it is missing (so two texts it reads alike parse alike)."""
+    return source if source.endswith("\n") else source + "\n"
+
+
 def parse(text: str) -> tuple[ast.Module, str, list[int]]:
     """Parse ``text`` as written, else re-indented, else statement by statement; with the
     lines of loops whose bodies could not be delimited."""
@@ -172,15 +179,19 @@ def parse(text: str) -> tuple[ast.Module, str, list[int]]:
         return ast.parse(text), "parsed", []
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         pass
+    failed = {_as_parsed(text)}
     lines = text.splitlines()
     dedented = textwrap.dedent(text)
     if dedented != text:
         try:
             return ast.parse(dedented), "parsed", []
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            pass
-    kept = [line if _is_code(line) else "" for line in lines]
+            failed.add(_as_parsed(dedented))
+    is_code = functools.cache(_is_code)  # each line a paste repeats is judged once
+    kept = [line if is_code(line) else "" for line in lines]
     for candidate in dict.fromkeys(("\n".join(kept), textwrap.dedent("\n".join(kept)))):
+        if _as_parsed(candidate) in failed:
+            continue  # the same text as one that failed (a paste of code alone, say)
         try:
             return ast.parse(candidate), "parsed", []
         except (SyntaxError, ValueError, RecursionError, MemoryError):

@@ -42,7 +42,6 @@ from paramcount.layers import (
     TORCH_SIGNATURES,
     bind,
 )
-from paramcount.sources.load_error import runtime
 from paramcount.sources.python_code import Call
 from paramcount.spec import Framework, LayerSpec
 
@@ -93,6 +92,12 @@ _KERNEL = re.compile(
 _STATE_BUILT = re.compile(
     r"^\s*(?:self\.)?(\w+)\s*=.*(?:torch\.(?:zeros|ones|randn|rand|empty)|\.new_zeros)\(")
 
+_MESSAGE = re.compile(r"Expected hidden|input\.size\(-1\) must|has inconsistent|mat1 and mat2"
+                      r"|is incompatible with the layer|xpected shape|Dimensions must be equal")
+"""Words each message read here holds (the patterns above, and those of
+:func:`paramcount.sources.load_error.runtime`): a line without them is not searched further,
+so that a long paste of code pays one search a line."""
+
 
 def runtime_errors(lines: Sequence[str], models: Sequence[Sequence[Built]],
                    overrides: Mapping[str, int] | None = None) -> list[RuntimeFinding]:
@@ -101,6 +106,8 @@ def runtime_errors(lines: Sequence[str], models: Sequence[Sequence[Built]],
     found: list[RuntimeFinding] = []
     seen: set[str] = set()
     for number, text in enumerate(lines, 1):
+        if not _MESSAGE.search(text):
+            continue
         for finding in _torch_checks(number, text, models, lines, overrides or {}):
             found.append(finding)
         for match in _MATMUL.finditer(text):
@@ -124,6 +131,8 @@ def runtime_errors(lines: Sequence[str], models: Sequence[Sequence[Built]],
 def _torch_checks(number: int, text: str, models: Sequence[Sequence[Built]],
                   lines: Sequence[str], overrides: Mapping[str, int]) -> list[RuntimeFinding]:
     """``Expected hidden[0] size ...`` and ``input.size(-1) must be equal to input_size ...``."""
+    from paramcount.sources.load_error import runtime  # loaded only for a line that may hold one
+
     analysis = runtime(text)
     if analysis is None:
         return []
