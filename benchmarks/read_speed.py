@@ -57,6 +57,94 @@ def source(lines: int) -> str:
     return "\n".join(out[:lines]) + "\n"
 
 
+def script(lines: int) -> str:
+    """A training script of about ``lines`` lines, as model code usually comes: a few model
+    classes and builders among data loading, metrics, training loops and plotting."""
+    out = ["import argparse", "import json", "import os", "import numpy as np", "import torch",
+           "import torch.nn as nn", "from tensorflow.keras import layers, Sequential", "",
+           "HIDDEN = 256", "VOCAB = 20000", ""]
+    part = 0
+    while len(out) < lines:
+        if part % 20 == 0:
+            out += [f"class Tagger{part}(nn.Module):",
+                    f"    def __init__(self, vocab=VOCAB, width={64 + part % 7}, "
+                    "hidden=HIDDEN, tags=17):",
+                    "        super().__init__()",
+                    "        self.embedding = nn.Embedding(vocab, width)",
+                    "        self.lstm = nn.LSTM(width, hidden, num_layers=2, "
+                    "bidirectional=True, batch_first=True)",
+                    "        self.head = nn.Linear(hidden * 2, tags)",
+                    "",
+                    "    def forward(self, x):",
+                    "        return self.head(self.lstm(self.embedding(x))[0])",
+                    ""]
+        elif part % 20 == 10:
+            out += [f"def build_{part}(units={32 + part % 5}):",
+                    "    model = Sequential()",
+                    "    model.add(layers.Input(shape=(None, 28)))",
+                    "    model.add(layers.Bidirectional(layers.GRU(units, "
+                    "return_sequences=True)))",
+                    "    model.add(layers.Dense(1))",
+                    "    return model", ""]
+        else:
+            out += [f"class Loader{part}:",
+                    f'    """Batches of the {part}th dataset, shuffled each epoch."""',
+                    "",
+                    "    def __init__(self, root, batch_size=32, shuffle=True):",
+                    "        self.root = root",
+                    "        self.batch_size = batch_size",
+                    "        self.shuffle = shuffle",
+                    "        with open(os.path.join(root, 'index.json')) as handle:",
+                    "            self.items = json.load(handle)",
+                    "",
+                    "    def __len__(self):",
+                    "        return (len(self.items) + self.batch_size - 1) // self.batch_size",
+                    "",
+                    "    def __iter__(self):",
+                    "        order = np.random.permutation(len(self.items)) if self.shuffle "
+                    "else range(len(self.items))",
+                    "        batch = []",
+                    "        for index in order:",
+                    "            batch.append(self.items[index])",
+                    "            if len(batch) == self.batch_size:",
+                    "                yield self.collate(batch)",
+                    "                batch = []",
+                    "        if batch:",
+                    "            yield self.collate(batch)",
+                    "",
+                    "    def collate(self, batch):",
+                    "        width = max(len(item['tokens']) for item in batch)",
+                    "        tokens = np.zeros((len(batch), width), dtype=np.int64)",
+                    "        for row, item in enumerate(batch):",
+                    "            tokens[row, :len(item['tokens'])] = item['tokens']",
+                    "        return torch.from_numpy(tokens), [item['label'] for item in batch]",
+                    "",
+                    f"def accuracy_{part}(predicted, expected, ignore=-100):",
+                    "    mask = expected != ignore",
+                    "    if not mask.any():",
+                    "        return 0.0",
+                    "    right = (predicted.argmax(-1) == expected) & mask",
+                    "    return float(right.sum()) / float(mask.sum())",
+                    "",
+                    f"def train_{part}(model, loader, optimizer, epochs=10, log_every=100):",
+                    "    history = {'loss': [], 'accuracy': []}",
+                    "    for epoch in range(epochs):",
+                    "        for step, (tokens, labels) in enumerate(loader):",
+                    "            optimizer.zero_grad()",
+                    "            scores = model(tokens)",
+                    "            loss = torch.nn.functional.cross_entropy(scores.flatten(0, 1), "
+                    "torch.tensor(labels).flatten())",
+                    "            loss.backward()",
+                    "            optimizer.step()",
+                    "            if step % log_every == 0:",
+                    "                history['loss'].append(loss.item())",
+                    "                print(f'epoch {epoch} step {step}: {loss.item():.4f}')",
+                    "    return history",
+                    ""]
+        part += 1
+    return "\n".join(out[:lines]) + "\n"
+
+
 def summary(rows: int) -> str:
     """A Keras 3 ``model.summary()`` table with ``rows`` layer rows."""
     top = "┏" + "━" * 33 + "┳" + "━" * 24 + "┳" + "━" * 15 + "┓"
@@ -98,6 +186,7 @@ def main() -> None:
         flat = "\n".join(line.strip() for line in code.splitlines()) + "\n"
         table = summary(1000)
         inputs = {"5,000-line source": code, "5,000 lines, indentation lost": flat,
+                  "5,000-line training script": script(5000),
                   "1,000-row Keras summary": table}
         paths = {}
         for index, (name, text) in enumerate(inputs.items()):

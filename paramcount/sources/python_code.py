@@ -687,7 +687,7 @@ class _Reader:
 
     def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, outer: _Scope) -> None:
         """A function that builds a model: its parameters' defaults are known values."""
-        if self.quiet:
+        if self.quiet or not self.may_build(node, outer.env):
             return
         env: MutableMapping[str, Any] = ChainMap(self.parameters(node, (), ()), outer.env)
         scope = _Scope(env, f"{node.name}.")
@@ -696,6 +696,32 @@ class _Reader:
             self.body(node.body, scope)
             self.finish(scope)
         self.depth -= 1
+
+    def may_build(self, node: ast.FunctionDef | ast.AsyncFunctionDef,
+                  env: Mapping[str, Any]) -> bool:
+        """Whether a function's body may build a layer or a model, so that reading it can add
+        one: it names a class (``nn.LSTM``, ``Tagger``, any capitalised name), a function or
+        config of the paste, a lowercase layer (``concatenate``), ``argparse`` or ``partial``,
+        or calls a parameter whose default is not a constant (``cell=nn.LSTM``), a name the
+        module binds to a class, or a class picked by a subscript (``RNNS[kind](...)``). A
+        training loop, a metric or a loader names none of these, and is not read."""
+        defaults = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+        if any(not isinstance(d, ast.Constant) for d in defaults):
+            return True  # cell=nn.LSTM, sizes=(64, 128): read it with its defaults
+        own = self.functions.keys() | self.configs.keys() | self.classes.keys()
+        for child in ast.walk(node):
+            if isinstance(child, ast.Name):
+                word = child.id
+            elif isinstance(child, ast.Attribute):
+                word = child.attr
+            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Subscript):
+                return True
+            else:
+                continue
+            if word[:1].isupper() or word in own or word in _MAY_BUILD or word in KNOWN or (
+                    isinstance(env.get(word), Factory)):
+                return True
+        return False
 
     def parameters(self, node: ast.FunctionDef | ast.AsyncFunctionDef, args: tuple[Any, ...],
                    kwargs: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
@@ -1096,6 +1122,7 @@ class _Reader:
         """Turn what a scope built into blocks."""
         if self.quiet:
             return
+        built = len(self.blocks)
         for call, line in scope.returns if scope.prefix.rstrip(".") not in self.called else ():
             # def build(**kw): return Tagger(**kw), a factory the paste never calls
             steps, notes, complete = self.instance(
@@ -1121,6 +1148,8 @@ class _Reader:
         for name, call in scope.loose.items():
             if name in scope.used or call.name in ("Input", "InputLayer"):
                 continue
+            if call.unresolved is not None and scope.prefix:
+                continue  # scores = model(x): a value a function is handed, applied to data
             if call.name in self.classes:
                 steps, notes, complete = self.instance(
                     self.classes[call.name], call.args, call.kwargs, scope.env, "")
@@ -1129,7 +1158,8 @@ class _Reader:
                 continue
             self.blocks.append(Block(scope.prefix + name, "layer", call.line,
                                      (Step(call, name),), tuple(scope.notes)))
-        self.notes += [n for n in scope.notes if n not in self.notes]
+        if len(self.blocks) > built or not scope.prefix:  # a function that builds nothing
+            self.notes += [n for n in scope.notes if n not in self.notes]  # has no say
 
     # -- classes ------------------------------------------------------------------------------
 
@@ -1300,6 +1330,11 @@ class _Reader:
         steps.append(Step(value, prefix + attribute))
 
 
+_MAY_BUILD = frozenset({"add_argument", "parse_args", "parse_known_args", "partial", "getattr",
+                        "save_hyperparameters", "hparams"})
+"""Lowercase words that tell a function reads settings a model is built from."""
+
+
 def dotted(node: ast.AST) -> str | None:
     """``a.b.c`` for a Name or an Attribute chain (``super().x`` and calls give None)."""
     parts = []
@@ -1342,6 +1377,11 @@ def _applied(node: ast.AST) -> TypeGuard[ast.Call]:
 
 
 def _text(node: ast.AST) -> str:
+    """An expression as written (cut at 60 characters): a name or ``a.b.c`` directly, anything
+    else through ``ast.unparse``."""
+    text = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+    if text is not None:
+        return text if len(text) <= 60 else text[:57] + "..."
     try:
         text = ast.unparse(node)
     except (RecursionError, ValueError, AttributeError):
