@@ -22,6 +22,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from hypothesis import strategies as st
@@ -151,6 +152,21 @@ def check(paste: Paste, score: Score) -> Answer:
     return answer
 
 
+_PARAM = re.compile(r"(?<![^\s┃])P(?:aram\b|[a-z]*…?(?![^\s┃]))")
+"""A Param header cell, or the first fragment of a wrapped one (``Pa``, ``P``, ``Par…``)."""
+
+
+def param_column(lines: Sequence[str]) -> int:
+    """Where the Param column starts in the header nearest the end of ``lines``: ``Param #``
+    (torchinfo's ``Param %`` beside it), else the first fragment of a wrapped cell."""
+    for line in reversed(lines):
+        if "Param #" in line:
+            return line.index("Param #")
+        if match := _PARAM.search(line):
+            return match.start()
+    raise ValueError("no Param column")
+
+
 def altered(paste: Paste, seed: int) -> str | None:
     """The paste with one layer's printed count changed (None where the table prints no
     count that adds up to a checkable total)."""
@@ -163,8 +179,7 @@ def altered(paste: Paste, seed: int) -> str | None:
     target = random.Random(seed).choice(rows)
     assert target.line is not None and target.printed is not None
     lines = paste.text.split("\n")
-    header = next(x for x in reversed(lines[:target.line]) if "Param" in x)
-    column = header.index("Param #") if "Param #" in header else header.index("Param")
+    column = param_column(lines[:target.line])
     line = lines[target.line - 1]
     for text in (f"{target.printed:,}", str(target.printed)):
         found = [m.start() for m in re.finditer(rf"(?<![\w,.]){re.escape(text)}(?![\w,.%\]])",
@@ -537,6 +552,16 @@ def keras_text(model: Any, era: int, line_length: int | None = None,
     with contextlib.redirect_stdout(io.StringIO()) as out:
         model.summary(**options)
     return out.getvalue()
+
+
+def tf_keras_prints(functional: bool, line_length: int, show_trainable: bool = False) -> bool:
+    """Whether tf-keras' ``summary(line_length=...)`` ends: it loops for ever where a column
+    leaves no room for text beside its padding (a functional model's ``Param #`` below 40)."""
+    fractions = (0.3, 0.6, 0.7, 1.0) if functional else (0.45, 0.85, 1.0)
+    positions = [0, *(int(line_length * f) for f in fractions)]
+    if show_trainable:
+        positions.append(line_length + 11)
+    return all(end - begin - 3 >= 1 for begin, end in pairwise(positions[:-1]))
 
 
 def quiet_tensorflow() -> None:
