@@ -67,10 +67,20 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     # a table cropped by a narrow console may hide its Connected to column: then it is not
     # known to be sequential, and no row's input is taken from the row above
     functional: bool | None = any(t.startswith("Conn") for t in titles)
-    if not functional and boxed and not lines[start].rstrip().endswith("┃"):
+    if not functional and boxed and _cropped(lines, start):
         functional = None
     return Printout("keras-summary", title, first + 1, end, tuple(rows), total,
                     functional=functional), end
+
+
+def _cropped(lines: Sequence[str], start: int) -> bool:
+    """Whether a console narrower than Keras 3's box cropped it on the right: its top border
+    does not close with ``┓`` (where no border is pasted: its header line with ``┃``), so a
+    column may be hidden, cut right after a bar."""
+    border = lines[start - 1].strip() if start else ""
+    if border.startswith("┏"):
+        return not border.endswith("┓")
+    return not lines[start].rstrip().endswith("┃")
 
 
 def _title(text: str) -> str:
