@@ -27,6 +27,7 @@ from tests.printers import (
     altered,
     build_torch,
     check,
+    dump_text,
     torch_pastes,
     torch_plans,
     torchinfo_text,
@@ -196,3 +197,23 @@ def test_the_command_reads_what_each_printer_prints(cli: CLI, tmp_path: Any) -> 
             (layer.name, layer.params, layer.spec.hidden_size if layer.spec else None)
             for _, layer in answer.recurrent], paste.printer
         assert [m["total"] for m in data["models"]] == [m.total for m in answer.models]
+
+
+def _bare(plan: TorchPlan) -> tuple[Paste, Score]:
+    """``plan``'s model as ``parameters()`` prints it, read back and scored."""
+    net, truth, _ = build_torch(plan)
+    paste = Paste("bare", dump_text(net, "bare"), truth)
+    score = Score()
+    check(paste, score)
+    return paste, score
+
+
+def test_projected_lstms_are_read_from_unnamed_shapes() -> None:
+    """A bidirectional LSTM with ``proj_size`` (its ``weight_hr`` after each direction's
+    weights) and the GRU after it are each read as a layer, and the true one listed."""
+    plan = TorchPlan(None, 8, (("rnn", LayerSpec(Cell.LSTM, 8, 10, bidirectional=True,
+                                                 bias=False, proj_size=3)),
+                               ("rnn", LayerSpec(Cell.GRU, 6, 10))), (True, True))
+    paste, score = _bare(plan)
+    assert score.counts["bare", "ambiguous"] == 2
+    assert [x.params for _, x in read(paste.text).recurrent] == list(paste.truth.counts)
