@@ -112,6 +112,38 @@ def score_layer(layer: Layer | None, spec: LayerSpec, count: int) -> tuple[str, 
     return "unsized", ""
 
 
+def listed(layer: Layer, spec: LayerSpec) -> bool:
+    """Whether ``spec`` is among the configurations listed for an unnamed layer's shapes."""
+    return any(same(c, spec) for c in layer.candidates)
+
+
+def by_count(spec: LayerSpec, count: int, layers: Sequence[Layer]) -> Layer | None:
+    """The unnamed layer read with the true layer's count, one that lists it first (two
+    groupings can share a count)."""
+    matches = [layer for layer in layers if layer.params == count]
+    return next((layer for layer in matches if listed(layer, spec)),
+                matches[0] if matches else None)
+
+
+def grouped(index: int, specs: Sequence[LayerSpec], counts: Sequence[int],
+            layers: Sequence[Layer]) -> tuple[str, str]:
+    """A true layer of an unnamed dump whose count no layer read has (its shapes were grouped
+    otherwise: two layers in a row read as one stacked), against the groupings listed beside
+    the readings: ambiguous where one has it as a part; wrong where layers whose shapes hold
+    those of a run of true layers around it list groupings, none with it; else unsized."""
+    spec = specs[index]
+    if any(same(c, spec) for layer in layers for grouping in layer.groupings
+           for part in grouping for c in part):
+        return "ambiguous", ""
+    runs = {sum(counts[a:b]) for a in range(index + 1) for b in range(index + 1, len(counts) + 1)}
+    covering = [layer for layer in layers if layer.groupings and sum(
+        conventions.total(part[0]) for part in layer.groupings[0]) in runs]
+    if covering:
+        return "wrong", (f"{covering[0].name}: groupings listed without "
+                         f"{conventions.describe(spec)}")
+    return "unsized", ""
+
+
 def printed_models(answer: Answer) -> list[Model]:
     """The models read from printouts (not from code)."""
     return [m for m in answer.models if m.source != "code"]
@@ -126,22 +158,26 @@ def check(paste: Paste, score: Score) -> Answer:
     model = models[0]
     truth = paste.truth
     found = [layer for layer in model.layers if layer.recurrent]
+    recurrent = tuple(found)
     by_name = {layer.name: layer for layer in found}
     unnamed = UNNAMED in model.notes
     use_names = not unnamed and all(name in by_name for name in truth.names) and len(
         found) == len(truth.names)
+    counts = truth.counts or tuple(conventions.total(spec) for spec in truth.specs)
     for index, spec in enumerate(truth.specs):
-        count = truth.counts[index] if truth.counts else conventions.total(spec)
+        count = counts[index]
         if use_names:
             layer: Layer | None = by_name[truth.names[index]]
-        elif unnamed:  # which shapes make a layer is a reading: match by count
-            layer = next((x for x in found if x.params == count), None)
-            found = [x for x in found if x is not layer]
+        elif unnamed:  # which shapes make a layer is a reading: by count, else by grouping
+            layer = by_count(spec, count, found)
+            if layer is None or not listed(layer, spec):
+                outcome, why = grouped(index, truth.specs, counts, recurrent)
+                if outcome == "ambiguous" or layer is None:
+                    score.add(paste.printer, outcome, f"{why}\n{paste.text}" if why else "")
+                    continue
+            found.remove(layer)
         else:
             layer = found[index] if len(found) == len(truth.specs) else None
-        if layer is None and unnamed:
-            score.add(paste.printer, "unsized")
-            continue
         outcome, why = score_layer(layer, spec, count)
         score.add(paste.printer, outcome, f"{why}\n{paste.text}" if why else "")
     if model.total is not None:
