@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -58,6 +59,7 @@ from paramcount.sources.python_code import (
 )
 from paramcount.sources.table import Printout, Row
 from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity, coerce
+from paramcount.unnamed import Grouping, Reading, read_unnamed
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,9 @@ class Layer:
     """Code: the call that builds it (its options, such as ``batch_first``)."""
     candidates: tuple[LayerSpec, ...] = ()
     """A printed layer whose configuration the printout leaves open: every one that fits."""
+    groupings: tuple[Grouping, ...] = ()
+    """Unnamed shapes: the other ways to read this layer's tensors, as several layers in a row
+    (:mod:`paramcount.unnamed`)."""
 
     @property
     def recurrent(self) -> bool:
@@ -808,20 +813,18 @@ def _shapes_model(printout: Printout) -> Model:
     claimed = {name for layer in found for name in layer.names}
     entries: list[tuple[int, Layer]] = []
     unnamed = printout.title == "parameters"
-    for layer in found:
+    names = [layer.prefix.rstrip("./") or layer.names[0].rsplit(".", 1)[0] for layer in found]
+    readings = _unnamed_readings(found, names, list(shapes)) if unnamed else [None] * len(
+        found)
+    for layer, name, reading in zip(found, names, readings, strict=True):
         count = sum(_count(shapes[n]) for n in layer.names)
-        name = layer.prefix.rstrip("./") or layer.names[0].rsplit(".", 1)[0]
-        spec: LayerSpec | None = layer.spec
-        candidates: tuple[LayerSpec, ...] = ()
-        notes = layer.notes
-        if unnamed:
-            candidates, spec = (layer.spec, *twins(layer.spec)), None
-            notes += ("one reading of unnamed shapes: " + "; ".join(
-                conventions.describe(c) for c in candidates),)
         entries.append((lines[layer.names[0]], Layer(
             name, _kind(layer.spec), layer.spec.framework, lines[layer.names[0]],
-            spec=spec, params=conventions.total(layer.spec), printed=count,
-            notes=notes, candidates=candidates)))
+            spec=layer.spec if reading is None else None,
+            params=conventions.total(layer.spec), printed=count,
+            notes=layer.notes + ((reading.note,) if reading else ()),
+            candidates=reading.candidates if reading else (),
+            groupings=reading.groupings if reading else ())))
     groups: dict[str, list[str]] = {}
     for tensor in printout.tensors:
         if tensor.name not in claimed:
@@ -838,26 +841,19 @@ def _shapes_model(printout: Printout) -> Model:
                  tensors=tuple((t.name, t.shape, lines[t.name]) for t in printout.tensors))
 
 
+def _unnamed_readings(found: Sequence[conventions.Recognised], names: Sequence[str],
+                      order: Sequence[str]) -> list[Reading]:
+    """The readings of layers recognised among unnamed shapes (``order``: every tensor's name,
+    in the dump's order), each layer's tensors told whether they follow the last one's."""
+    at = {name: index for index, name in enumerate(order)}
+    adjacent = [min(at[n] for n in after.names) == max(at[n] for n in before.names) + 1
+                for before, after in itertools.pairwise(found)]
+    return read_unnamed([layer.spec for layer in found], names, adjacent)
+
+
 UNNAMED = ("parameters() prints shapes without names: which shapes make one layer is only a "
-           "reading of their order (one layer or two stacked, a layer or a cell), so no "
-           "configuration is claimed")
-
-
-def twins(spec: LayerSpec) -> list[LayerSpec]:
-    """Torch configurations whose tensors have the same shapes, in the same order, as
-    ``spec``'s: a one-layer RNN and its cell; a bidirectional layer and two stacked layers
-    whose input width is their hidden size."""
-    found = []
-    if spec.single_cell:
-        found.append(spec.replace(single_cell=False))
-    elif spec.num_layers == 1 and not spec.bidirectional and not spec.proj_size:
-        found.append(spec.replace(single_cell=True))
-    if not spec.proj_size and spec.input_size == spec.hidden_size and not spec.single_cell:
-        if spec.bidirectional and spec.num_layers == 1:
-            found.append(spec.replace(bidirectional=False, num_layers=2))
-        elif not spec.bidirectional and spec.num_layers == 2:
-            found.append(spec.replace(bidirectional=True, num_layers=1))
-    return found
+           "reading of their order (one layer or several in a row, stacked or bidirectional, "
+           "a layer or a cell), so no configuration is claimed: every reading is listed")
 
 
 def _unique_names(printout: Printout) -> Printout:

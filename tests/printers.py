@@ -23,6 +23,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from hypothesis import strategies as st
@@ -91,15 +92,47 @@ def score_layer(layer: Layer | None, spec: LayerSpec, count: int) -> tuple[str, 
     if layer.solution is not None and layer.solution.fits:
         if layer.solution.admits(spec):
             return "ambiguous", ""  # among those listed, or of a family listed
-        listed = [fit.text for fit in layer.solution.choices]
-        return "wrong", f"{layer.name}: listed {listed}, truly {conventions.describe(spec)}"
+        shown = [fit.text for fit in layer.solution.choices]
+        return "wrong", f"{layer.name}: listed {shown}, truly {conventions.describe(spec)}"
     if layer.candidates:
-        if any(same(c, spec) for c in layer.candidates):
+        if listed(layer, spec):
             return "ambiguous", ""
-        listed = [conventions.describe(c) for c in layer.candidates]
-        return "wrong", f"{layer.name}: listed {listed}, truly {conventions.describe(spec)}"
+        shown = [conventions.describe(c) for c in layer.candidates]
+        return "wrong", f"{layer.name}: listed {shown}, truly {conventions.describe(spec)}"
     if not layer.notes and not layer.missing:
         return "wrong", f"{layer.name}: unsized without a word"
+    return "unsized", ""
+
+
+def listed(layer: Layer, spec: LayerSpec) -> bool:
+    """Whether ``spec`` is among the configurations listed for an unnamed layer's shapes."""
+    return any(same(c, spec) for c in layer.candidates)
+
+
+def by_count(spec: LayerSpec, count: int, layers: Sequence[Layer]) -> Layer | None:
+    """The unnamed layer read with the true layer's count, one that lists it first (two
+    groupings can share a count)."""
+    matches = [layer for layer in layers if layer.params == count]
+    return next((layer for layer in matches if listed(layer, spec)),
+                matches[0] if matches else None)
+
+
+def grouped(index: int, specs: Sequence[LayerSpec], counts: Sequence[int],
+            layers: Sequence[Layer]) -> tuple[str, str]:
+    """A true layer of an unnamed dump whose count no layer read has (its shapes were grouped
+    otherwise: two layers in a row read as one stacked), against the groupings listed beside
+    the readings: ambiguous where one has it as a part; wrong where layers whose shapes hold
+    those of a run of true layers around it list groupings, none with it; else unsized."""
+    spec = specs[index]
+    if any(same(c, spec) for layer in layers for grouping in layer.groupings
+           for part in grouping for c in part):
+        return "ambiguous", ""
+    runs = {sum(counts[a:b]) for a in range(index + 1) for b in range(index + 1, len(counts) + 1)}
+    covering = [layer for layer in layers if layer.groupings and sum(
+        conventions.total(part[0]) for part in layer.groupings[0]) in runs]
+    if covering:
+        return "wrong", (f"{covering[0].name}: groupings listed without "
+                         f"{conventions.describe(spec)}")
     return "unsized", ""
 
 
@@ -117,22 +150,26 @@ def check(paste: Paste, score: Score) -> Answer:
     model = models[0]
     truth = paste.truth
     found = [layer for layer in model.layers if layer.recurrent]
+    recurrent = tuple(found)
     by_name = {layer.name: layer for layer in found}
     unnamed = UNNAMED in model.notes
     use_names = not unnamed and all(name in by_name for name in truth.names) and len(
         found) == len(truth.names)
+    counts = truth.counts or tuple(conventions.total(spec) for spec in truth.specs)
     for index, spec in enumerate(truth.specs):
-        count = truth.counts[index] if truth.counts else conventions.total(spec)
+        count = counts[index]
         if use_names:
             layer: Layer | None = by_name[truth.names[index]]
-        elif unnamed:  # which shapes make a layer is a reading: match by count
-            layer = next((x for x in found if x.params == count), None)
-            found = [x for x in found if x is not layer]
+        elif unnamed:  # which shapes make a layer is a reading: by count, else by grouping
+            layer = by_count(spec, count, found)
+            if layer is None or not listed(layer, spec):
+                outcome, why = grouped(index, truth.specs, counts, recurrent)
+                if outcome == "ambiguous" or layer is None:
+                    score.add(paste.printer, outcome, f"{why}\n{paste.text}" if why else "")
+                    continue
+            found.remove(layer)
         else:
             layer = found[index] if len(found) == len(truth.specs) else None
-        if layer is None and unnamed:
-            score.add(paste.printer, "unsized")
-            continue
         outcome, why = score_layer(layer, spec, count)
         score.add(paste.printer, outcome, f"{why}\n{paste.text}" if why else "")
     if model.total is not None:
@@ -141,6 +178,21 @@ def check(paste: Paste, score: Score) -> Answer:
         assert model.printed_total == truth.total, (paste.printer, paste.text)
     assert not answer.disagreements, (paste.printer, answer.disagreements, paste.text)
     return answer
+
+
+_PARAM = re.compile(r"(?<![^\s┃])P(?:aram\b|[a-z]*…?(?![^\s┃]))")
+"""A Param header cell, or the first fragment of a wrapped one (``Pa``, ``P``, ``Par…``)."""
+
+
+def param_column(lines: Sequence[str]) -> int:
+    """Where the Param column starts in the header nearest the end of ``lines``: ``Param #``
+    (torchinfo's ``Param %`` beside it), else the first fragment of a wrapped cell."""
+    for line in reversed(lines):
+        if "Param #" in line:
+            return line.index("Param #")
+        if match := _PARAM.search(line):
+            return match.start()
+    raise ValueError("no Param column")
 
 
 def altered(paste: Paste, seed: int) -> str | None:
@@ -155,8 +207,7 @@ def altered(paste: Paste, seed: int) -> str | None:
     target = random.Random(seed).choice(rows)
     assert target.line is not None and target.printed is not None
     lines = paste.text.split("\n")
-    header = next(x for x in reversed(lines[:target.line]) if "Param" in x)
-    column = header.index("Param #") if "Param #" in header else header.index("Param")
+    column = param_column(lines[:target.line])
     line = lines[target.line - 1]
     for text in (f"{target.printed:,}", str(target.printed)):
         found = [m.start() for m in re.finditer(rf"(?<![\w,.]){re.escape(text)}(?![\w,.%\]])",
@@ -529,6 +580,16 @@ def keras_text(model: Any, era: int, line_length: int | None = None,
     with contextlib.redirect_stdout(io.StringIO()) as out:
         model.summary(**options)
     return out.getvalue()
+
+
+def tf_keras_prints(functional: bool, line_length: int, show_trainable: bool = False) -> bool:
+    """Whether tf-keras' ``summary(line_length=...)`` ends: it loops for ever where a column
+    leaves no room for text beside its padding (a functional model's ``Param #`` below 40)."""
+    fractions = (0.3, 0.6, 0.7, 1.0) if functional else (0.45, 0.85, 1.0)
+    positions = [0, *(int(line_length * f) for f in fractions)]
+    if show_trainable:
+        positions.append(line_length + 11)
+    return all(end - begin - 3 >= 1 for begin, end in pairwise(positions[:-1]))
 
 
 def quiet_tensorflow() -> None:

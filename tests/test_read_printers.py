@@ -14,11 +14,12 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from paramcount.read import read
 from paramcount.spec import Cell, LayerSpec
+from paramcount.unnamed import MOST_RUNS
 from tests.conftest import CLI, have
 from tests.printers import (
     Paste,
@@ -27,6 +28,8 @@ from tests.printers import (
     altered,
     build_torch,
     check,
+    dump_text,
+    grouped,
     torch_pastes,
     torch_plans,
     torchinfo_text,
@@ -248,3 +251,91 @@ def test_a_total_that_does_not_fit_is_not_taken_for_the_layer() -> None:
     assert gru.solution.admits(LayerSpec(Cell.GRU, 6, 5))
     assert [fit.text for fit in gru.solution.choices] == [
         "nn.GRU(6, 5): any num_layers, with or without biases"]
+
+
+@st.composite
+def recurrent_runs(draw: st.DrawFn) -> TorchPlan:
+    """Torch recurrent layers right after one another (and perhaps a cell), small enough that
+    their shapes often repeat: parameters() then prints runs that group more ways than one
+    (no more runs than :data:`MOST_RUNS`, beyond which the ways are not listed)."""
+    width = draw(st.integers(1, 3))
+    first, blocks = width, []
+    for _ in range(draw(st.integers(1, 3))):
+        cell = draw(st.sampled_from(list(Cell)))
+        hidden = draw(st.integers(1, 3))
+        proj = draw(st.integers(0, hidden - 1)) if cell is Cell.LSTM else 0
+        spec = LayerSpec(cell, first, hidden, num_layers=draw(st.integers(1, 3)),
+                         bidirectional=draw(st.booleans()), bias=draw(st.booleans()),
+                         proj_size=proj)
+        blocks.append(("rnn", spec))
+        first = spec.directions * spec.output_size
+    cell = None
+    if draw(st.booleans()):
+        cell = LayerSpec(draw(st.sampled_from(list(Cell))), first, draw(st.integers(1, 3)),
+                         bias=draw(st.booleans()), single_cell=True)
+    assume(sum(spec.num_layers * spec.directions for _, spec in blocks) < MOST_RUNS)
+    return TorchPlan(None, width, tuple(blocks), (True,) * len(blocks), cell)
+
+
+def _bare(plan: TorchPlan) -> tuple[Paste, Score]:
+    """``plan``'s model as ``parameters()`` prints it, read back and scored."""
+    net, truth, _ = build_torch(plan)
+    paste = Paste("bare", dump_text(net, "bare"), truth)
+    score = Score()
+    check(paste, score)
+    return paste, score
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(recurrent_runs())
+def test_unnamed_shapes_list_every_grouping(plan: TorchPlan) -> None:
+    """Recurrent layers in a row, printed without names: nothing claimed, and every true layer
+    is among the readings listed, as one layer or as a part of a split (two layers read as one
+    stacked, a layer and a cell read as one bidirectional)."""
+    paste, score = _bare(plan)
+    assert score.counts["bare", "ambiguous"] == len(paste.truth.specs), (score, paste.text)
+
+
+def test_three_layers_read_as_one_stack() -> None:
+    """Three ``nn.RNN(1, 1, bias=False)`` in a row print the shapes of one 3-layer stack: that
+    reading and every split of it are listed, three in a row among them."""
+    spec = LayerSpec(Cell.RNN, 1, 1, bias=False)
+    paste, score = _bare(TorchPlan(None, 1, (("rnn", spec),) * 3, (True,) * 3))
+    assert score.counts["bare", "ambiguous"] == 3
+    (layer,) = [x for _, x in read(paste.text).recurrent]
+    assert layer.spec is None and layer.params == 6
+    assert "nn.RNN(1, 1, num_layers=3, bias=False)" in layer.notes[-1]
+    assert ("nn.RNN(1, 1, bias=False) + nn.RNN(1, 1, bias=False) + nn.RNN(1, 1, bias=False)"
+            in layer.notes[-1])
+
+
+def test_projected_lstms_are_read_from_unnamed_shapes() -> None:
+    """A bidirectional LSTM with ``proj_size`` (its ``weight_hr`` after each direction's
+    weights) and the GRU after it are each read as a layer, and the true one listed."""
+    plan = TorchPlan(None, 8, (("rnn", LayerSpec(Cell.LSTM, 8, 10, bidirectional=True,
+                                                 bias=False, proj_size=3)),
+                               ("rnn", LayerSpec(Cell.GRU, 6, 10))), (True, True))
+    paste, score = _bare(plan)
+    assert score.counts["bare", "ambiguous"] == 2
+    assert [x.params for _, x in read(paste.text).recurrent] == list(paste.truth.counts)
+
+
+def test_a_grouping_not_listed_is_wrong() -> None:
+    """The scorer's side: a true layer that no listed grouping has, where a layer read covers
+    it, is wrong, not ambiguous."""
+    spec = LayerSpec(Cell.RNN, 1, 1, bias=False)
+    paste, _ = _bare(TorchPlan(None, 1, (("rnn", spec),) * 3, (True,) * 3))
+    layers = [x for _, x in read(paste.text).recurrent]
+    other = LayerSpec(Cell.RNN, 2, 1, bias=False)
+    assert grouped(1, (spec, other, spec), (2, 2, 2), layers)[0] == "wrong"
+    assert grouped(1, (spec, spec, spec), (2, 2, 2), layers)[0] == "ambiguous"
+
+
+def test_a_long_stack_is_not_split() -> None:
+    """A stack of more runs than :data:`MOST_RUNS`: read as one layer (its one-layer readings
+    listed), its splits too many to list, which the note says."""
+    spec = LayerSpec(Cell.GRU, 2, 2, num_layers=MOST_RUNS + 1)
+    paste, score = _bare(TorchPlan(None, 2, (("rnn", spec),), (True,)))
+    assert score.counts["bare", "ambiguous"] == 1
+    (layer,) = [x for _, x in read(paste.text).recurrent]
+    assert not layer.groupings and "too many ways to list" in layer.notes[-1]

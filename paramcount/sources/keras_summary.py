@@ -12,10 +12,21 @@ Counts are read only under ``Param #``.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 
 from paramcount.layers import KERAS_FREE_RESHAPING, KERAS_KEEP_WIDTH, KERAS_SIGNATURES
-from paramcount.sources.table import TOTAL, Printout, Row, columns, count, footer, number, shapes
+from paramcount.sources.table import (
+    TOTAL,
+    Column,
+    Printout,
+    Row,
+    count,
+    footer,
+    number,
+    shapes,
+    tokens,
+)
 
 TITLES = ("Layer (type)", "Output Shape", "Param #", "Connected to", "Trainable")
 _AFTER_TOTAL = re.compile(r"\s*((Non-)?[Tt]rainable params|Optimizer params|_{5,}|={5,}|$)")
@@ -24,6 +35,8 @@ _NAME_TYPE = re.compile(r"(?P<name>[^()]*?)\s*\((?P<type>[\w.]+(?:\)|…\)?))")
 _SOURCE = re.compile(r"[\[' ]*(?P<name>[\w./-]+)(?P<cut>…)?(?:\[(?P<node>\d+)\])?"
                      r"(?:\[(?P<index>\d+)\])?")
 _LIMIT = 200_000
+_HEADER_LINES = 16
+"""The most lines a wrapped Keras 2 header spans, its rule included."""
 TYPES = frozenset({*(k for k in KERAS_SIGNATURES if not k.endswith("Cell")),
                    *KERAS_KEEP_WIDTH, *KERAS_FREE_RESHAPING, "InputLayer", "Functional",
                    "Sequential"})
@@ -40,41 +53,75 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         if found:
             title, first = found.group(1), back
             break
-    header = lines[start]
-    boxed = "┃" in header
-    records, end, total = (_boxed if boxed else _fixed)(lines, start)
+    boxed = "┃" in lines[start]
+    if boxed:
+        titles, body = _box_header(lines, start)
+        records, end, total = _boxed(lines, titles, body)
+    else:
+        header, body = fixed_header(lines, start)
+        titles = [column.title for column in header]
+        records, end, total = _fixed(lines, header, body)
     rows = [row for record, line in records if (row := _row(record, line)) is not None]
     if not rows:
         return None
     # a table cropped by a narrow console may hide its Connected to column: then it is not
     # known to be sequential, and no row's input is taken from the row above
-    titles = [t for t in re.split(r"\s*[┃]\s*|\s{2,}", header.strip()) if t]
-    functional: bool | None = "Connected to" in header or any(
-        t.startswith("Conn") for t in titles)
-    if not functional and boxed and not _closed(lines, start):
+    functional: bool | None = any(t.startswith("Conn") for t in titles)
+    if not functional and boxed and _cropped(lines, start):
         functional = None
     return Printout("keras-summary", title, first + 1, end, tuple(rows), total,
                     functional=functional), end
 
 
-def _closed(lines: Sequence[str], start: int) -> bool:
-    """Whether a box table's header at ``start`` shows its right edge (``┓`` above it, ``┩``
-    under it): a console narrower than the table crops the columns on the right."""
-    return any(line.rstrip().endswith(("┓", "┩")) for line in lines[max(start - 1, 0):start + 6])
+def _cropped(lines: Sequence[str], start: int) -> bool:
+    """Whether a console narrower than Keras 3's box cropped it on the right: its top border
+    does not close with ``┓`` (where no border is pasted: its header line with ``┃``), so a
+    column may be hidden, cut right after a bar."""
+    border = lines[start - 1].strip() if start else ""
+    if border.startswith("┏"):
+        return not border.endswith("┓")
+    return not lines[start].rstrip().endswith("┃")
+
+
+def _title(text: str) -> str:
+    """A header cell joined from its wrapped lines, as the title it is: compared without
+    spaces, each ``…`` standing for the cut end of a word (Keras 2's ``Pa`` / ``ra`` / ``m`` /
+    ``#`` and Keras 3's ``Par…`` / ``#`` are ``Param #``); any other text as it reads."""
+    squeezed = re.sub(r"\s+", "", text)
+    pattern = re.compile(".*?".join(map(re.escape, squeezed.split("…"))))
+    found = [t for t in TITLES if pattern.fullmatch(t.replace(" ", ""))]
+    return found[0] if len(found) == 1 else " ".join(text.split())
+
+
+def is_header(lines: Sequence[str], index: int) -> bool:
+    """Whether ``lines[index]`` starts a Keras 2 header whose cells, joined down their wrapped
+    lines, name the layer column first and the count column."""
+    header, _ = fixed_header(lines, index)
+    titles = [column.title for column in header]
+    return bool(titles) and titles[0] == TITLES[0] and "Param #" in titles
 
 
 Record = dict[str, str]
 
 
-def _boxed(lines: Sequence[str], start: int) -> tuple[list[tuple[Record, int]], int, int | None]:
-    """Keras 3's box table: cells between bars, a row's wrapped lines joined with spaces."""
-    titles = [cell.strip() for cell in _split(lines[start], "┃")]
+def _box_header(lines: Sequence[str], start: int) -> tuple[list[str], int]:
+    """Keras 3's header cells, each joined down the lines a narrow table wraps it onto
+    (``Par…`` / ``#``), and the index of the line below them."""
+    cells = [cell.strip() for cell in _split(lines[start], "┃")]
     index = start + 1
     while index < len(lines) and (line := lines[index].strip()).startswith("┃") and len(
-            cells := _split(line, "┃")) == len(titles):
-        titles = [" ".join(filter(None, (t, c.strip()))) for t, c in zip(titles, cells,
-                                                                          strict=True)]
+            more := _split(line, "┃")) == len(cells):
+        cells = [" ".join(filter(None, (t, c.strip()))) for t, c in zip(cells, more,
+                                                                         strict=True)]
         index += 1
+    return [_title(cell) for cell in cells], index
+
+
+def _boxed(lines: Sequence[str], titles: Sequence[str], index: int
+           ) -> tuple[list[tuple[Record, int]], int, int | None]:
+    """Keras 3's box table below its header: cells between bars, a row's wrapped lines joined
+    with spaces."""
+    start = index
     records: list[tuple[Record, int]] = []
     current: dict[str, list[str]] = {}
     at = 0
@@ -116,22 +163,34 @@ def _split(line: str, bar: str, width: int | None = None) -> list[str]:
     return [*cells[:-1], ""] if len(cells) == width else []
 
 
-def _fixed(lines: Sequence[str], start: int) -> tuple[list[tuple[Record, int]], int, int | None]:
-    """Keras 2's fixed columns: each record's lines cut under the headers, cells joined."""
-    header = lines[start]
-    found = columns(header, [title.split(" ")[0] for title in TITLES])  # a narrow one wraps
-    if not found or found[0].title != "Layer":
-        return [], start + 1, None
-    starts = [0] + [c.start for c in found[1:]]
-    titles = [next(t for t in TITLES if t.startswith(c.title)) for c in found]
+def fixed_header(lines: Sequence[str], start: int) -> tuple[list[Column], int]:
+    """Keras 2's header at ``start``: its columns, each starting where its cell does on the
+    first line, titled by the fragments a narrow table stacks under that start down to the
+    ``===`` rule (``Layer (typ`` / ``e)``, ``Pa`` / ``ra`` / ``m`` / ``#``); and the index of
+    the line after the header (one line where no rule follows)."""
+    rule = next((i for i in range(start + 1, min(start + _HEADER_LINES, len(lines)))
+                 if lines[i].startswith("=")), None)
+    starts = [at for at, _ in tokens(lines[start])]
+    parts: list[list[str]] = [[] for _ in starts]
+    for line in lines[start:rule if rule is not None else start + 1]:
+        for at, text in tokens(line):
+            parts[max(bisect_right(starts, at) - 1, 0)].append(text)
+    header = [Column(_title(" ".join(part)), at) for part, at in zip(parts, starts, strict=True)]
+    return header, rule if rule is not None else start + 1
+
+
+def _fixed(lines: Sequence[str], header: Sequence[Column], index: int
+           ) -> tuple[list[tuple[Record, int]], int, int | None]:
+    """Keras 2's fixed columns below the header: each record's lines cut under the header's
+    cells, joined."""
+    if not header or header[0].title != TITLES[0]:
+        return [], index, None
+    start = index
+    starts = [0] + [c.start for c in header[1:]]
+    titles = [c.title for c in header]
     records: list[tuple[Record, int]] = []
     current: dict[str, str] = {}
     at = 0
-    index = start + 1
-    while index < len(lines) and index - start < 4 and not lines[index].startswith("="):
-        index += 1  # the rest of wrapped header cells, down to the rule
-    if index >= len(lines) or index - start >= 4:
-        index = start + 1
 
     def close() -> None:
         if current:
@@ -152,7 +211,8 @@ def _fixed(lines: Sequence[str], start: int) -> tuple[list[tuple[Record, int]], 
         name = cells[0].strip()
         params = cells[titles.index("Param #")].strip() if "Param #" in titles else ""
         shape = cells[1] if len(cells) > 1 else ""
-        if current and name and params and shape.strip()[:1] in "([" and shape.strip():
+        if name and params and shape.strip()[:1] in "([" and shape.strip() and (
+                _NAME_TYPE.fullmatch(current.get(TITLES[0], "").strip())):
             close()  # the blank lines between records were lost in the paste
         if not current:
             at = index + 1

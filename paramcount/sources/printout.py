@@ -30,8 +30,9 @@ def header_reader(lines: Sequence[str], index: int) -> Reader | None:
     line = lines[index]
     if "┃" in line and re.match(r"\s*┃ Layer\b", line):
         return keras_summary.read  # Keras 3's box, its header cells perhaps wrapped
-    if "Layer (type" not in line:
-        return None
+    if "Layer (type" not in line:  # a narrow Keras 2 table wraps its header cells
+        wrapped = line.startswith(" L") and keras_summary.is_header(lines, index)
+        return keras_summary.read if wrapped else None
     above = lines[index - 1].strip()[:3] if index else ""
     if above == "===":
         return torchinfo.read
@@ -46,7 +47,8 @@ def header_reader(lines: Sequence[str], index: int) -> Reader | None:
         r"[=_\-\s]+", x)), "")
     if following.lstrip().startswith(("├", "└", "+ ")):
         return torchinfo.read
-    return keras_summary.read if "Param #" in line else None
+    return keras_summary.read if "Param #" in line or keras_summary.is_header(
+        lines, index) else None
 
 
 def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:

@@ -80,51 +80,78 @@ def read_bare(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
 def name_bare(sizes: Sequence[tuple[int, ...]]) -> list[tuple[str, tuple[int, ...]]]:
     """Names for unnamed parameter shapes, so recognition can read them.
 
-    Each run shaped like a torch RNN layer — (G·H, in), (G·H, Hr) and two (G·H,) biases — is
-    named as one (``rnn0.weight_ih_l0``...). A second identical run right after the first is
-    its ``_reverse`` direction when the runs after the pair read 2·Hr (or nothing follows); a
-    1-layer bidirectional stack and a 2-layer one whose input equals its hidden size have the
-    same shapes and the same total, and are named as the former. Anything else is ``param{N}``.
+    Each run shaped like a torch RNN layer — (G·H, in), (G·H, Hr), two (G·H,) biases and, for
+    an LSTM with ``proj_size``, (Hr, H) — is named as one (``rnn0.weight_ih_l0``...). A second
+    identical run right after the first is its ``_reverse`` direction when the runs after the
+    pair read 2·Hr (or nothing follows); a 1-layer bidirectional stack and a 2-layer one whose
+    input equals its hidden size have the same shapes and the same total, and are named as the
+    former. The runs after are further layers of the stack while they have the same roles and
+    read its output width. Anything else is ``param{N}``.
     """
     named: list[tuple[str, tuple[int, ...]]] = []
     index, group = 0, 0
     while index < len(sizes):
-        run = _rnn_run(sizes, index)
-        if not run:
+        roles = _roles(sizes, index)
+        if not roles:
             named.append((f"param{index}", sizes[index]))
             index += 1
             continue
-        rows, hr = sizes[index][0], sizes[index + 1][1]
-        pair = tuple(sizes[index + run:index + 2 * run]) == tuple(sizes[index:index + run])
-        after = index + 2 * run
-        bidirectional = pair and (_rnn_run(sizes, after) == 0 or sizes[after][0] != rows
-                                  or sizes[after][1] == 2 * hr)
-        prefix, layer = f"rnn{group}.", 0
-        group += 1
-        while run and sizes[index][0] == rows:
-            directions = ("", "_reverse") if bidirectional else ("",)
-            if index + run * len(directions) > len(sizes):
-                break
-            for suffix in directions:
-                roles = ["weight_ih", "weight_hh", "bias_ih", "bias_hh"][:run]
-                named += [(f"{prefix}{role}_l{layer}{suffix}", sizes[index + k])
+        directions = 2 if _bidirectional(sizes, index, len(roles)) else 1
+        for layer in range(_depth(sizes, index, roles, directions)):
+            for suffix in ("", "_reverse")[:directions]:
+                named += [(f"rnn{group}.{role}_l{layer}{suffix}", sizes[index + k])
                           for k, role in enumerate(roles)]
-                index += run
-            layer += 1
-            run = _rnn_run(sizes, index)
+                index += len(roles)
+        group += 1
     return named
 
 
-def _rnn_run(sizes: Sequence[tuple[int, ...]], index: int) -> int:
-    """4 (or 2 without biases) when a torch RNN layer's tensors start at ``index``, else 0."""
+def _roles(sizes: Sequence[tuple[int, ...]], index: int) -> tuple[str, ...]:
+    """The roles of a torch RNN layer's tensors starting at ``index`` (``weight_ih``,
+    ``weight_hh``, the biases where present, ``weight_hr`` for an LSTM's projection), or none."""
     if index + 1 >= len(sizes):
-        return 0
+        return ()
     ih, hh = sizes[index], sizes[index + 1]
-    if len(ih) != 2 or len(hh) != 2 or ih[0] != hh[0] or hh[0] % hh[1] or (
-            hh[0] // hh[1] not in (1, 3, 4)):
-        return 0
-    biases = sizes[index + 2:index + 4]
-    return 4 if len(biases) == 2 and all(b == (ih[0],) for b in biases) else 2
+    if len(ih) != 2 or len(hh) != 2 or ih[0] != hh[0] or not hh[1]:
+        return ()
+    rows = ih[0]
+    biased = tuple(sizes[index + 2:index + 4]) == ((rows,), (rows,))
+    roles = ("weight_ih", "weight_hh", *(("bias_ih", "bias_hh") if biased else ()))
+    if rows % hh[1] == 0 and rows // hh[1] in (1, 3, 4):
+        return roles
+    hidden, after = rows // 4, index + len(roles)
+    if rows % 4 == 0 and hh[1] < hidden and after < len(sizes) and sizes[after] == (
+            hh[1], hidden):
+        return (*roles, "weight_hr")
+    return ()
+
+
+def _bidirectional(sizes: Sequence[tuple[int, ...]], index: int, run: int) -> bool:
+    """Whether the run at ``index`` is repeated right after as its reverse direction (with the
+    same roles: no biases of its own after it) and the pair is not followed by a run of the
+    same rows that reads one direction's width."""
+    if tuple(sizes[index + run:index + 2 * run]) != tuple(sizes[index:index + run]) or len(
+            _roles(sizes, index + run)) != run:
+        return False
+    after = index + 2 * run
+    return not _roles(sizes, after) or sizes[after][0] != sizes[index][0] or (
+        sizes[after][1] == 2 * sizes[index + 1][1])
+
+
+def _depth(sizes: Sequence[tuple[int, ...]], index: int, roles: tuple[str, ...],
+           directions: int) -> int:
+    """How many layers the stack starting at ``index`` has: each further layer's runs have the
+    same roles and shapes as the first's, but read the width it gives (directions · Hr)."""
+    run = len(roles)
+    width = directions * sizes[index + 1][1]
+    layers, at = 1, index + run * directions
+    while _roles(sizes, at) == roles and sizes[at] == (sizes[index][0], width) and (
+            tuple(sizes[at + 1:at + run]) == tuple(sizes[index + 1:index + run])) and all(
+            tuple(sizes[at + d * run:at + (d + 1) * run]) == tuple(sizes[at:at + run])
+            for d in range(1, directions)):
+        layers += 1
+        at += run * directions
+    return layers
 
 
 def is_dump(line: str) -> bool:

@@ -1,0 +1,146 @@
+"""Unnamed shapes read every way they group: one torch layer, or several in a row.
+
+``for p in model.parameters(): print(p.shape)`` prints no names, so which consecutive tensors
+make one module is only a reading. A recognised stack of L layers in D directions is L·D runs
+of tensors, one per layer and direction (``weight_ih``, ``weight_hh``, the biases, an LSTM's
+``weight_hr``). Layers recognised right after one another with runs of one kind (cell, hidden
+size, biases, projection) form a chain, and any split of a chain's runs into consecutive
+modules whose shapes are each a torch layer (both directions of a layer read the same width,
+a later layer reads D·Hr) prints the same shapes: ``nn.RNN(1, 1, num_layers=2)``, a
+bidirectional ``nn.RNN(1, 1)``, or two ``nn.RNN(1, 1)`` in a row; a one-layer module without
+projection may as well be a cell. None of them is claimed: every one is listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from paramcount import conventions
+from paramcount.spec import LayerSpec
+
+Part = tuple[LayerSpec, ...]
+"""One module of a reading: the layer, and for a one-layer one without projection its cell."""
+Grouping = tuple[Part, ...]
+"""Consecutive modules that together print a chain's shapes."""
+
+MOST_RUNS = 10
+"""Chains of more runs are not split: the ways are too many to list."""
+_LISTED = 6
+"""The most groupings a note spells out."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What unnamed shapes say of one recognised layer."""
+
+    candidates: tuple[LayerSpec, ...]
+    """Its own tensors read as one layer: the recognised configuration first."""
+    groupings: tuple[Grouping, ...]
+    """Its chain's tensors read as several layers in a row (empty where too many)."""
+    note: str
+
+
+def read_unnamed(specs: Sequence[LayerSpec], names: Sequence[str],
+                 adjacent: Sequence[bool]) -> list[Reading]:
+    """Each recognised layer's readings, in order; ``adjacent[i]`` says whether the tensors of
+    ``specs[i + 1]`` come right after those of ``specs[i]``."""
+    found: list[Reading] = []
+    for chain in _chains(specs, adjacent):
+        members = [specs[i] for i in chain]
+        widths = [width for spec in members for width in _widths(spec)]
+        groupings: tuple[Grouping, ...] = ()
+        if len(widths) <= MOST_RUNS:
+            groupings = tuple(g for g in _groupings(members[0], widths, 0)
+                              if len(chain) > 1 or len(g) > 1)
+        together = [names[i] for i in chain] if len(chain) > 1 else []
+        for spec in members:
+            whole = _whole(spec)
+            found.append(Reading(whole, groupings, _describe(whole, groupings, together,
+                                                             len(widths) > MOST_RUNS)))
+    return found
+
+
+def _kind(spec: LayerSpec) -> tuple[object, ...]:
+    """What every run of one module shares: its cell, hidden size, biases and projection."""
+    return spec.framework, spec.cell, spec.hidden_size, spec.bias, spec.proj_size
+
+
+def _chains(specs: Sequence[LayerSpec], adjacent: Sequence[bool]) -> list[list[int]]:
+    """The recognised layers in chains: each next one right after and of the same kind."""
+    chains: list[list[int]] = []
+    for index, spec in enumerate(specs):
+        if chains and adjacent[index - 1] and _kind(specs[index - 1]) == _kind(spec):
+            chains[-1].append(index)
+        else:
+            chains.append([index])
+    return chains
+
+
+def _widths(spec: LayerSpec) -> list[int]:
+    """The width each of ``spec``'s runs reads, in torch's order (layer by layer, forward
+    then reverse)."""
+    later = spec.directions * spec.output_size
+    return [spec.input_size if run < spec.directions else later
+            for run in range(spec.num_layers * spec.directions)]
+
+
+def _whole(spec: LayerSpec) -> tuple[LayerSpec, ...]:
+    """``spec``'s runs read as one module: ``spec`` and its cell first, then the others (a
+    bidirectional layer and two stacked ones whose input width is their hidden size)."""
+    widths = _widths(spec)
+    found = [c for module in _modules(spec, widths, 0)
+             if module.num_layers * module.directions == len(widths) for c in _part(module)]
+    return tuple(sorted(found, key=lambda c: c.replace(single_cell=False) != spec))
+
+
+def _modules(spec: LayerSpec, widths: Sequence[int], start: int) -> Iterator[LayerSpec]:
+    """Each torch layer of ``spec``'s kind whose runs can be ``widths[start:...]``: L layers
+    of D directions, its first layer's directions reading one width, each later one D·Hr."""
+    for directions in (1, 2):
+        for layers in range(1, (len(widths) - start) // directions + 1):
+            span = widths[start:start + layers * directions]
+            if len(set(span[:directions])) > 1 or any(
+                    width != directions * spec.output_size for width in span[directions:]):
+                break
+            yield spec.replace(input_size=span[0], num_layers=layers,
+                               bidirectional=directions == 2, single_cell=False)
+
+
+def _groupings(spec: LayerSpec, widths: Sequence[int], start: int) -> Iterator[Grouping]:
+    """Every grouping of ``widths[start:]`` into consecutive modules of ``spec``'s kind."""
+    if start == len(widths):
+        yield ()
+        return
+    for module in _modules(spec, widths, start):
+        for rest in _groupings(spec, widths, start + module.num_layers * module.directions):
+            yield (_part(module), *rest)
+
+
+def _part(module: LayerSpec) -> Part:
+    """A module and, where it is one unidirectional layer without projection, its cell."""
+    if module.num_layers == 1 and not module.bidirectional and not module.proj_size:
+        return module, module.replace(single_cell=True)
+    return (module,)
+
+
+def _describe(whole: Sequence[LayerSpec], groupings: Sequence[Grouping],
+              together: Sequence[str], untold: bool) -> str:
+    """The readings in words: ``read as one layer: A or B; or as consecutive layers: C + D;
+    ...``, naming the layers read beside it whose shapes group with its own."""
+    text = "unnamed shapes, read as one layer: " + " or ".join(
+        conventions.describe(c) for c in whole)
+    where = f"with {', '.join(together)} (the same kind of shapes in a row), " if together \
+        else ""
+    if untold:
+        return f"{text}; {where}they may as well be several layers in a row (too many ways to " \
+               "list)"
+    if not groupings:
+        return text
+    text += f"; {where}or as consecutive layers: " + "; ".join(
+        " + ".join(conventions.describe(part[0]) for part in g) for g in groupings[:_LISTED])
+    if len(groupings) > _LISTED:
+        text += f" ({len(groupings)} ways in all)"
+    if any(len(part) > 1 for g in groupings for part in g):
+        text += " (a one-layer part may as well be a cell)"
+    return text
