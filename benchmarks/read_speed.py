@@ -2,20 +2,23 @@
 
     python benchmarks/read_speed.py [--runs 7]
 
-Inputs, written to a temporary directory: a 5,000-line Python source (a module class with
-hundreds of layers, Keras stacks, helper functions, comments), the same source with its
-indentation lost, and a 1,000-row Keras 3 summary. Each is read by the whole command
-(``paramcount read FILE --json``) and by the library call ``paramcount.read.read`` alone;
-the baseline is ``python -c pass`` timed in the same run. Runs are interleaved and medians
+Inputs, written to a temporary directory: a 5,000-line Python source dense with models (a model
+class or a Keras builder every ten lines: 500 models), the same source with its indentation
+lost, a 5,000-line training script (11 models among loaders, metrics and training loops, as
+model code usually comes), and a 1,000-row Keras 3 summary. Each is read by the whole command
+(``paramcount read FILE --json``) and by the library call ``paramcount.read.read`` alone; the
+baseline is ``python -c pass`` timed in the same run. Runs are interleaved and medians
 reported, because machines are noisy (after one warm-up run of each, which writes the bytecode
-an installation has); beside the wall-clock ratio, the ratio of CPU time (the
-child's user + system time, or the process' own for ``read()``), which a machine shared with
-other jobs disturbs much less.
+an installation has); beside the wall-clock ratio, the ratio of CPU time (the child's user +
+system time, or the process' own for ``read()``), which a machine shared with other jobs
+disturbs much less. The last row, ``ast.parse`` of the dense source alone, is the floor of any
+reading of it: CPython's parser, before paramcount looks at a node.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import resource
 import shutil
@@ -203,6 +206,7 @@ def main() -> None:
             subprocess.run(argv, stdout=subprocess.DEVNULL, check=True, env=env)
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
         library: dict[str, list[tuple[float, float]]] = {name: [] for name in inputs}
+        floor: list[tuple[float, float]] = []
         for _ in range(args.runs):
             for name, argv in cases.items():
                 start, cpu = time.perf_counter(), _children()
@@ -213,10 +217,14 @@ def main() -> None:
                 answer = read(text)
                 library[name].append((time.perf_counter() - start, time.process_time() - cpu))
                 assert answer.models
+            start, cpu = time.perf_counter(), time.process_time()
+            ast.parse(code)  # the floor of reading code: CPython's own parser, nothing else
+            floor.append((time.perf_counter() - start, time.process_time() - cpu))
         bare = [statistics.median(v[k] for v in times["python -c pass"]) for k in (0, 1)]
         print(f"{args.runs} interleaved runs, medians; command: {' '.join(command)}")
         print(f"  {'':<52} {'wall':>8}     {'× bare':>6}  {'CPU':>8}     {'× bare':>6}")
-        rows = [*times.items(), *((f"read() in-process: {n}", v) for n, v in library.items())]
+        rows = [*times.items(), *((f"read() in-process: {n}", v) for n, v in library.items()),
+                ("ast.parse() alone: 5,000-line source", floor)]
         for name, values in rows:
             wall, cpu = (statistics.median(v[k] for v in values) for k in (0, 1))
             print(f"  {name:<52} {wall * 1000:8.1f} ms  {wall / bare[0]:6.1f}×  "

@@ -654,8 +654,8 @@ def derived_layer(row: Row, clues: Clues, kind: str, notes: tuple[str, ...] = ()
     it where that fits its shapes, else every configuration its shapes allow."""
     if clues.count is not None:
         solved = solved_layer(row, clues, kind, (*notes, FROM_TOTAL.format(count=clues.count)))
-        if solved.solution is not None and solved.solution.fits:
-            return solved
+        if solved.solution is not None and any(not fit.open for fit in solved.solution.fits):
+            return solved  # a configuration with the widths shown gives it
     if clues.guessed:  # the row above need not be what it reads: with no count, no check
         clues = record_replace(clues, input=None, input_from="")
     return solved_layer(row, record_replace(clues, count=None), kind, notes)

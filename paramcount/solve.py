@@ -440,15 +440,10 @@ def _counted(fit: Fit) -> str:
 
 
 def _decide(clues: Clues, fits: list[Fit]) -> Solution:
+    if not Solution(clues, (), None, "").complete:
+        return _unsearched(clues, fits)
     if not fits:
-        solution = Solution(clues, (), None, _none(clues))
-        if solution.complete:
-            return solution
-        return Solution(clues, (), None, (
-            f"no configuration without proj_size gives {clues.count:,}; one with proj_size "
-            "may, but the printout shows too little to search them (its input and output "
-            "widths)" if clues.input is not None or clues.output is not None else
-            _none(clues)))
+        return Solution(clues, (), None, _none(clues))
     usual = _groups([fit for fit in fits if not fit.assumes])
     groups = usual or _groups(fits)
     if len(groups) == 1:
@@ -464,6 +459,48 @@ def _decide(clues: Clues, fits: list[Fit]) -> Solution:
         return Solution(clues, tuple(fits), chosen.spec, how)
     how = f"{len(groups)} configurations give {clues.count:,}: {_listed(groups)}"
     return Solution(clues, tuple(fits), None, how, _apart(clues, groups))
+
+
+def _unsearched(clues: Clues, fits: list[Fit]) -> Solution:
+    """A torch LSTM with one width not shown: its configurations with a projection cannot be
+    searched one by one, so none is claimed; those without are listed, and beside them the
+    families with proj_size that may total the count."""
+    families = _projection_families(clues)
+    count = f"{clues.count:,}"
+    projected = "; ".join(fit.text for fit in families)
+    if fits:
+        how = (f"{len(_groups(fits))} configurations without proj_size give {count}: "
+               f"{_listed(_groups(fits))}; an LSTM with proj_size may give it too ({projected}),"
+               " which the widths shown cannot rule out")
+    else:
+        how = (f"no configuration without proj_size gives {count}; one with proj_size may "
+               f"({projected}), but the printout shows too little to search them (its input "
+               "and output widths)")
+    groups = _groups([*fits, *families])
+    apart = _apart(clues, groups) if len(groups) > 1 else "proj_size (print(model) or the code)"
+    return Solution(clues, (*fits, *families), None, how, apart)
+
+
+def _projection_families(clues: Clues) -> list[Fit]:
+    """The torch LSTMs with a projection the shown width allows, a family per direction: their
+    hidden size, depth and biases open, their count the printed one."""
+    families = []
+    directions = (False, True) if clues.bidirectional is None else (clues.bidirectional,)
+    for bidirectional in directions:
+        open_ = {"hidden_size", "num_layers", "bias"}
+        if clues.input is None:
+            open_.add("input_size")
+        proj = 1
+        if clues.output is not None:
+            if clues.output % (2 if bidirectional else 1):
+                continue
+            proj = clues.output // (2 if bidirectional else 1)
+        else:
+            open_.add("proj_size")
+        spec = LayerSpec(Cell.LSTM, clues.input or 1, proj + 1, proj_size=proj,
+                         bidirectional=bidirectional, framework=Framework.TORCH)
+        families.append(Fit(spec, (), tuple(n for n in OPEN_WORDS if n in open_), clues.count))
+    return families
 
 
 def _groups(fits: Sequence[Fit]) -> list[list[Fit]]:

@@ -74,11 +74,13 @@ def test_the_true_configuration_is_among_the_fits(spec: LayerSpec, shown: str) -
                   input=None if shown == "output" else spec.input_size,
                   bidirectional=spec.bidirectional if keras else None)
     solution = solve(clues)
+    assert solution.admits(spec)
+    assert all(conventions.total(fit.spec) == count for fit in solution.fits if not fit.open)
     if spec.proj_size and shown != "both":
-        assert not solution.complete  # a projection needs both widths to be searched
+        # a projection needs both widths to be searched: none is claimed, its family listed
+        assert not solution.complete and solution.spec is None
         return
     assert spec in [fit.spec for fit in solution.fits]
-    assert all(conventions.total(fit.spec) == count for fit in solution.fits)
     if solution.spec is not None:
         assert conventions.total(solution.spec) == count
 
