@@ -60,7 +60,7 @@ def source(lines: int) -> str:
     return "\n".join(out[:lines]) + "\n"
 
 
-def script(lines: int) -> str:
+def training_script(lines: int) -> str:
     """A training script of about ``lines`` lines, as model code usually comes: a few model
     classes and builders among data loading, metrics, training loops and plotting."""
     out = ["import argparse", "import json", "import os", "import numpy as np", "import torch",
@@ -189,7 +189,7 @@ def main() -> None:
         flat = "\n".join(line.strip() for line in code.splitlines()) + "\n"
         table = summary(1000)
         inputs = {"5,000-line source": code, "5,000 lines, indentation lost": flat,
-                  "5,000-line training script": script(5000),
+                  "5,000-line training script": training_script(5000),
                   "1,000-row Keras summary": table}
         paths = {}
         for index, (name, text) in enumerate(inputs.items()):

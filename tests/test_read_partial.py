@@ -501,3 +501,57 @@ def test_evaluating_the_paste_is_bounded(code: str) -> None:
 
     notes = read_code(code).notes
     assert any("too large or too deeply nested" in n or "is not known" in n for n in notes)
+
+
+TRAINING_SCRIPT = """
+    import torch
+    import torch.nn as nn
+
+    class Tagger(nn.Module):
+        def __init__(self, vocab=1000, width=64, hidden=128, tags=10):
+            super().__init__()
+            self.embedding = nn.Embedding(vocab, width)
+            self.lstm = nn.LSTM(width, hidden, num_layers=2, bidirectional=True)
+            self.head = nn.Linear(2 * hidden, tags)
+
+    def accuracy(predicted, expected, ignore=-100):
+        mask = expected != ignore
+        if not mask.any():
+            return 0.0
+        return float(((predicted.argmax(-1) == expected) & mask).sum()) / float(mask.sum())
+
+    def train(model, loader, optimizer, epochs=10, log_every=100):
+        for epoch in range(epochs):
+            for step, (tokens, labels) in enumerate(loader):
+                scores = model(tokens)
+                loss = torch.nn.functional.cross_entropy(scores.flatten(0, 1), labels)
+                if step % log_every == 0:
+                    print(epoch, step, loss.item())
+"""
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(not have("torch"), reason="needs torch")
+def test_a_training_script_answers_its_models_only() -> None:
+    """A model among a metric and a training loop: the model, and no other (``scores =
+    model(tokens)`` applies a model to data, it builds none), and no note about the loops and
+    branches of functions that build nothing (they were unrolled once per epoch, each adding
+    its notes)."""
+    answer = read(textwrap.dedent(TRAINING_SCRIPT))
+    [model] = code_models(answer)
+    check_against(model, build(TRAINING_SCRIPT, "Tagger()"))
+    assert not answer.notes and not answer.unresolved
+
+
+@pytest.mark.parametrize("code, count", [
+    ("import torch.nn as nn\ncell = nn.GRU\ndef build():\n    rnn = cell(3, 4)\n", 108),
+    ("import torch.nn as nn\nrnns = {'gru': nn.GRU}\ndef build(kind='gru'):\n"
+     "    rnn = rnns[kind](3, 4)\n", 108),
+    ("import torch.nn as nn\ndef build(sizes=(3, 4)):\n    rnn = nn.GRU(*sizes)\n", 108),
+    ("import torch.nn as nn\ndef build(cell=nn.GRU):\n    rnn = cell(3, 4)\n", 108),
+], ids=["module-alias", "subscript", "tuple-default", "class-default"])
+def test_a_function_naming_a_class_indirectly_is_still_read(code: str, count: int) -> None:
+    """Functions that name no class directly but build a layer through a name bound to one, a
+    subscript, or a default are read as before."""
+    answer = read(code)
+    assert [layer.params for _, layer in answer.recurrent] == [count]

@@ -241,6 +241,8 @@ class _Reader:
         """The paste's classes read as part of a model."""
         self.quiet = 0
         """Above 0 while a function of the paste is evaluated for its value: no models made."""
+        self.lines: list[str] = []
+        """The module's lines as written (:meth:`segment`)."""
         self.called: set[str] = set()
         """The names the text calls (``Name(``): classes instantiated, functions used."""
 
@@ -630,6 +632,7 @@ class _Reader:
     def module(self, tree: ast.Module, text: str) -> None:
         """Read a whole module: classes, functions and top-level statements."""
         self.imports(tree.body)
+        self.lines = text.split("\n")
         calls = Counter(re.findall(r"\b(\w++)\s*+\(", text))  # linear on a long word
         calls.subtract(re.findall(r"\b(?:class|def)\s++(\w++)\s*+\(", text))
         instantiated = {name for name, count in calls.items() if count > 0}
@@ -639,7 +642,9 @@ class _Reader:
             if isinstance(node, ast.ClassDef):
                 init = next((n for n in node.body if isinstance(n, ast.FunctionDef)
                              and n.name == "__init__"), None)
-                target = self.configs if _holds_settings(node, defined) else self.classes
+                header = re.compile(rf"\bclass\s+{node.name}\b")  # its own name, once
+                words = set(_WORD.findall(header.sub("class", self.segment(node), count=1)))
+                target = self.configs if _holds_settings(node, defined, words) else self.classes
                 target[node.name] = _Class(node, init)
             elif isinstance(node, ast.FunctionDef):
                 self.functions[node.name] = node
@@ -709,6 +714,11 @@ class _Reader:
         if any(not isinstance(d, ast.Constant) for d in defaults):
             return True  # cell=nn.LSTM, sizes=(64, 128): read it with its defaults
         own = self.functions.keys() | self.configs.keys() | self.classes.keys()
+        text = re.sub(rf"\bdef\s+{node.name}\b", "def", self.segment(node), count=1)
+        if not _SUBSCRIPT_CALL.search(text) and not any(
+                word[:1].isupper() or word in own or word in _MAY_BUILD or word in KNOWN or (
+                    isinstance(env.get(word), Factory)) for word in set(_WORD.findall(text))):
+            return False  # no word of its text could say otherwise: its tree is not walked
         for child in ast.walk(node):
             if isinstance(child, ast.Name):
                 word = child.id
@@ -722,6 +732,10 @@ class _Reader:
                     isinstance(env.get(word), Factory)):
                 return True
         return False
+
+    def segment(self, node: ast.stmt) -> str:
+        """The lines of the module a statement spans, as written."""
+        return "\n".join(self.lines[node.lineno - 1:node.end_lineno or node.lineno])
 
     def parameters(self, node: ast.FunctionDef | ast.AsyncFunctionDef, args: tuple[Any, ...],
                    kwargs: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
@@ -1330,6 +1344,9 @@ class _Reader:
         steps.append(Step(value, prefix + attribute))
 
 
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_SUBSCRIPT_CALL = re.compile(r"\]\s*\(")
+
 _MAY_BUILD = frozenset({"add_argument", "parse_args", "parse_known_args", "partial", "getattr",
                         "save_hyperparameters", "hparams"})
 """Lowercase words that tell a function reads settings a model is built from."""
@@ -1477,14 +1494,17 @@ def _framework_class(qualified: str) -> bool:
     return module == "torch.nn" or module in _KERAS_MODULES
 
 
-def _holds_settings(node: ast.ClassDef, defined: set[str]) -> bool:
+def _holds_settings(node: ast.ClassDef, defined: set[str], words: set[str] | None = None
+                    ) -> bool:
     """Whether a class holds settings rather than layers: a dataclass, a NamedTuple, a pydantic
-    or transformers config, or a plain class that builds no layer (of ``defined`` either)."""
+    or transformers config, or a plain class that builds no layer (of ``defined`` either);
+    ``words``, those of its text where known, spare walking a tree that names no layer."""
     decorators = {(dotted(d.func if isinstance(d, ast.Call) else d) or "").rsplit(".", 1)[-1]
                   for d in node.decorator_list}
     bases = {(dotted(b) or "").rsplit(".", 1)[-1] for b in node.bases}
-    builds = any(isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in (
-        KNOWN | defined) for n in ast.walk(node))
+    builds = not (words is not None and words.isdisjoint(KNOWN | defined)) and any(
+        isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in (
+            KNOWN | defined) for n in ast.walk(node))
     settings = decorators & {"dataclass", "define", "frozen", "s", "attrs"} or bases & {
         "NamedTuple", "BaseModel", "BaseSettings", "PretrainedConfig", "Namespace"}
     return not builds and bool(settings or not bases - {"object"})
