@@ -48,7 +48,7 @@ def read_document(answer: Answer, reports: Mapping[int, Report] | None = None) -
                if layer.solution is not None and layer.solution.spec is None
                for fit in layer.solution.choices]
     if fitting:
-        sections.append(Section("Configurations that fit the printed counts", (Table(
+        sections.append(Section("Configurations that fit the printout", (Table(
             ("model", "layer", "line", "configuration", "parameters", "needs", "reproduce"),
             tuple((model.name, layer.name or "·", str(layer.line or ""), fit.text,
                    "?" if fit.open else number(conventions.total(fit.spec)),
