@@ -8,7 +8,10 @@ size, biases, projection) form a chain, and any split of a chain's runs into con
 modules whose shapes are each a torch layer (both directions of a layer read the same width,
 a later layer reads D·Hr) prints the same shapes: ``nn.RNN(1, 1, num_layers=2)``, a
 bidirectional ``nn.RNN(1, 1)``, or two ``nn.RNN(1, 1)`` in a row; a one-layer module without
-projection may as well be a cell. None of them is claimed: every one is listed.
+projection may as well be a cell. A one-layer plain RNN with biases right after bias-free
+layers of its kind may instead be one more of them followed by a norm (its biases are H wide,
+as ``LayerNorm(H)``'s weight and bias): those groupings are listed too. None of them is
+claimed: every one is listed.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from paramcount import conventions
-from paramcount.spec import LayerSpec
+from paramcount.spec import Cell, LayerSpec
 
 Part = tuple[LayerSpec, ...]
 """One module of a reading: the layer, and for a one-layer one without projection its cell."""
@@ -46,7 +49,13 @@ def read_unnamed(specs: Sequence[LayerSpec], names: Sequence[str],
     """Each recognised layer's readings, in order; ``adjacent[i]`` says whether the tensors of
     ``specs[i + 1]`` come right after those of ``specs[i]``."""
     found: list[Reading] = []
-    for chain in _chains(specs, adjacent):
+    chains = _chains(specs, adjacent)
+    for number, chain in enumerate(chains):
+        previous = chains[number - 1] if number else []
+        normed = bool(previous) and adjacent[chain[0] - 1] and _norm_biases(
+            specs[previous[-1]], specs[chain[0]])
+        if normed:
+            found[-1] = _as_norm(found[-1], [specs[i] for i in previous], specs[chain[0]])
         members = [specs[i] for i in chain]
         widths = [width for spec in members for width in _widths(spec)]
         groupings: tuple[Grouping, ...] = ()
@@ -56,9 +65,38 @@ def read_unnamed(specs: Sequence[LayerSpec], names: Sequence[str],
         together = [names[i] for i in chain] if len(chain) > 1 else []
         for spec in members:
             whole = _whole(spec)
-            found.append(Reading(whole, groupings, _describe(whole, groupings, together,
-                                                             len(widths) > MOST_RUNS)))
+            note = _describe(whole, groupings, together, len(widths) > MOST_RUNS)
+            if normed and spec is members[0]:
+                note += (f"; its two 1-D shapes may as well be a norm's weight and bias "
+                         f"(nn.LayerNorm({spec.hidden_size})) after a bias-free layer: see "
+                         "the layer before")
+            found.append(Reading(whole, groupings, note))
     return found
+
+
+def _norm_biases(before: LayerSpec, spec: LayerSpec) -> bool:
+    """Whether ``spec``'s two biases may be a norm's weight and bias instead: a one-layer plain
+    RNN (its biases are H wide, as ``LayerNorm(H)``'s tensors are) right after bias-free
+    layers of its kind, with which it would then form one chain."""
+    alone = spec.num_layers == 1 and not spec.bidirectional and not spec.single_cell
+    return alone and spec.cell is Cell.RNN and spec.bias and _kind(before) == _kind(
+        spec.replace(bias=False))
+
+
+def _as_norm(reading: Reading, before: Sequence[LayerSpec], spec: LayerSpec) -> Reading:
+    """The reading of the last layer before ``spec``, with the groupings its chain has when
+    ``spec`` is read without biases (its two 1-D shapes a norm's, such as ``LayerNorm``)."""
+    members = [*before, spec.replace(bias=False)]
+    widths = [width for member in members for width in _widths(member)]
+    if len(widths) > MOST_RUNS:
+        return reading
+    more = tuple(_groupings(members[0], widths, 0))
+    shown = "; ".join(" + ".join(conventions.describe(part[0]) for part in g)
+                      for g in more[:_LISTED])
+    note = (f"{reading.note}; or, if the two 1-D shapes after the next "
+            f"{conventions.describe(spec.replace(bias=False))} weights are a norm's weight and "
+            f"bias (nn.LayerNorm({spec.hidden_size})) rather than its biases: {shown}")
+    return Reading(reading.candidates, (*reading.groupings, *more), note)
 
 
 def _kind(spec: LayerSpec) -> tuple[object, ...]:

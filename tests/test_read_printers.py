@@ -339,3 +339,16 @@ def test_a_long_stack_is_not_split() -> None:
     assert score.counts["bare", "ambiguous"] == 1
     (layer,) = [x for _, x in read(paste.text).recurrent]
     assert not layer.groupings and "too many ways to list" in layer.notes[-1]
+
+
+def test_a_norm_after_a_bias_free_rnn_is_listed_as_a_reading() -> None:
+    """A bias-free 2-layer ``nn.RNN(5, 3)`` then ``nn.LayerNorm(3)``: the norm's weight and
+    bias print as the shapes of the second layer's biases, so the shapes read as a bias-free
+    RNN and a biased one; the true stack is listed among the readings, and said why."""
+    plan = TorchPlan(None, 5, (("rnn", LayerSpec(Cell.RNN, 5, 3, num_layers=2, bias=False)),
+                               ("norm", None)), (True,))
+    paste, score = _bare(plan)
+    assert score.counts["bare", "ambiguous"] == 1, score
+    first, second = [x for _, x in read(paste.text).recurrent]
+    assert "nn.RNN(5, 3, num_layers=2, bias=False)" in first.notes[-1]
+    assert "nn.LayerNorm(3)" in first.notes[-1] and "nn.LayerNorm(3)" in second.notes[-1]
