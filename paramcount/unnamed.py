@@ -8,10 +8,10 @@ size, biases, projection) form a chain, and any split of a chain's runs into con
 modules whose shapes are each a torch layer (both directions of a layer read the same width,
 a later layer reads D·Hr) prints the same shapes: ``nn.RNN(1, 1, num_layers=2)``, a
 bidirectional ``nn.RNN(1, 1)``, or two ``nn.RNN(1, 1)`` in a row; a one-layer module without
-projection may as well be a cell. A one-layer plain RNN with biases right after bias-free
-layers of its kind may instead be one more of them followed by a norm (its biases are H wide,
-as ``LayerNorm(H)``'s weight and bias): those groupings are listed too. None of them is
-claimed: every one is listed.
+projection may as well be a cell. A plain RNN's first two biases are H wide, as
+``LayerNorm(H)``'s weight and bias are: its first layer may as well be bias-free and followed
+by a norm (one more layer of a bias-free chain before it), and those groupings are listed
+too. None of them is claimed: every one is listed.
 """
 
 from __future__ import annotations
@@ -52,10 +52,10 @@ def read_unnamed(specs: Sequence[LayerSpec], names: Sequence[str],
     chains = _chains(specs, adjacent)
     for number, chain in enumerate(chains):
         previous = chains[number - 1] if number else []
-        normed = bool(previous) and adjacent[chain[0] - 1] and _norm_biases(
-            specs[previous[-1]], specs[chain[0]])
-        if normed:
-            found[-1] = _as_norm(found[-1], [specs[i] for i in previous], specs[chain[0]])
+        bare = _without_biases(specs[chain[0]])
+        if bare is not None and previous and adjacent[chain[0] - 1] and (
+                _kind(specs[previous[-1]]) == _kind(bare)):
+            found[-1] = _as_norm(found[-1], [specs[i] for i in previous], bare)
         members = [specs[i] for i in chain]
         widths = [width for spec in members for width in _widths(spec)]
         groupings: tuple[Grouping, ...] = ()
@@ -66,27 +66,29 @@ def read_unnamed(specs: Sequence[LayerSpec], names: Sequence[str],
         for spec in members:
             whole = _whole(spec)
             note = _describe(whole, groupings, together, len(widths) > MOST_RUNS)
-            if normed and spec is members[0]:
-                note += (f"; its two 1-D shapes may as well be a norm's weight and bias "
-                         f"(nn.LayerNorm({spec.hidden_size})) after a bias-free layer: see "
-                         "the layer before")
-            found.append(Reading(whole, groupings, note))
+            own = groupings
+            if bare is not None and spec is members[0]:
+                own = (*groupings, (_part(bare),))
+                note += (f"; or its first two 1-D shapes are a norm's weight and bias "
+                         f"(nn.LayerNorm({spec.hidden_size})), not biases: "
+                         f"{conventions.describe(bare)} then the norm")
+            found.append(Reading(whole, own, note))
     return found
 
 
-def _norm_biases(before: LayerSpec, spec: LayerSpec) -> bool:
-    """Whether ``spec``'s two biases may be a norm's weight and bias instead: a one-layer plain
-    RNN (its biases are H wide, as ``LayerNorm(H)``'s tensors are) right after bias-free
-    layers of its kind, with which it would then form one chain."""
-    alone = spec.num_layers == 1 and not spec.bidirectional and not spec.single_cell
-    return alone and spec.cell is Cell.RNN and spec.bias and _kind(before) == _kind(
-        spec.replace(bias=False))
+def _without_biases(spec: LayerSpec) -> LayerSpec | None:
+    """The first layer of a plain unidirectional RNN with biases, read without them, where its
+    two biases may instead be a norm's weight and bias (they are H wide, as ``LayerNorm(H)``'s
+    tensors are); None for any other layer."""
+    if spec.cell is not Cell.RNN or not spec.bias or spec.bidirectional or spec.single_cell:
+        return None
+    return spec.replace(bias=False, num_layers=1)
 
 
-def _as_norm(reading: Reading, before: Sequence[LayerSpec], spec: LayerSpec) -> Reading:
-    """The reading of the last layer before ``spec``, with the groupings its chain has when
-    ``spec`` is read without biases (its two 1-D shapes a norm's, such as ``LayerNorm``)."""
-    members = [*before, spec.replace(bias=False)]
+def _as_norm(reading: Reading, before: Sequence[LayerSpec], bare: LayerSpec) -> Reading:
+    """The reading of the last layer before ``bare``, with the groupings its chain has when the
+    next layer's first run is read without biases (``bare``: its two 1-D shapes a norm's)."""
+    members = [*before, bare]
     widths = [width for member in members for width in _widths(member)]
     if len(widths) > MOST_RUNS:
         return reading
@@ -94,8 +96,8 @@ def _as_norm(reading: Reading, before: Sequence[LayerSpec], spec: LayerSpec) -> 
     shown = "; ".join(" + ".join(conventions.describe(part[0]) for part in g)
                       for g in more[:_LISTED])
     note = (f"{reading.note}; or, if the two 1-D shapes after the next "
-            f"{conventions.describe(spec.replace(bias=False))} weights are a norm's weight and "
-            f"bias (nn.LayerNorm({spec.hidden_size})) rather than its biases: {shown}")
+            f"{conventions.describe(bare)} weights are a norm's weight and bias "
+            f"(nn.LayerNorm({bare.hidden_size})) rather than its biases: {shown}")
     return Reading(reading.candidates, (*reading.groupings, *more), note)
 
 

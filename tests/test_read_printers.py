@@ -352,3 +352,15 @@ def test_a_norm_after_a_bias_free_rnn_is_listed_as_a_reading() -> None:
     first, second = [x for _, x in read(paste.text).recurrent]
     assert "nn.RNN(5, 3, num_layers=2, bias=False)" in first.notes[-1]
     assert "nn.LayerNorm(3)" in first.notes[-1] and "nn.LayerNorm(3)" in second.notes[-1]
+
+
+def test_a_norm_after_a_lone_bias_free_rnn_is_listed_as_a_reading() -> None:
+    """``nn.RNN(12, 9, bias=False)`` then ``nn.LayerNorm(9)`` print the shapes of a biased
+    ``nn.RNN(12, 9)``: the bias-free layer followed by a norm is listed as a reading."""
+    plan = TorchPlan(None, 12, (("rnn", LayerSpec(Cell.RNN, 12, 9, bias=False)),
+                                ("norm", None)), (True,))
+    paste, score = _bare(plan)
+    assert score.counts["bare", "ambiguous"] == 1, score
+    (layer,) = [x for _, x in read(paste.text).recurrent]
+    assert layer.spec is None
+    assert "nn.RNN(12, 9, bias=False) then the norm" in layer.notes[-1]
