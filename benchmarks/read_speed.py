@@ -30,6 +30,26 @@ import time
 from pathlib import Path
 
 
+def _whole_blocks(out: list[str], lines: int) -> str:
+    """The first ``lines`` lines of ``out``, cut back to the last blank line (a whole block)."""
+    end = lines
+    while end > 0 and out[end - 1]:
+        end -= 1
+    return "\n".join(out[:end]) + "\n"
+
+
+def _keras_builder(index: int) -> list[str]:
+    """A function that builds a Keras Sequential stack (a bidirectional GRU, an LSTM)."""
+    return [f"def build_{index}(units={32 + index % 5}):",
+            "    model = Sequential()",
+            "    model.add(layers.Input(shape=(None, 28)))",
+            "    model.add(layers.Bidirectional(layers.GRU(units, return_sequences=True)))",
+            "    model.add(layers.LSTM(units))",
+            "    model.add(layers.Dense(1))",
+            "    return model",
+            ""]
+
+
 def source(lines: int) -> str:
     """A Python file of about ``lines`` lines that builds torch and Keras models."""
     out = ["import torch.nn as nn", "from tensorflow.keras import layers, Sequential",
@@ -48,16 +68,9 @@ def source(lines: int) -> str:
                 "    def forward(self, x):",
                 "        return self.head(self.norm(self.lstm(self.embedding(x))[0]))",
                 "",
-                f"def build_{block}(units={32 + block % 5}):",
-                "    model = Sequential()",
-                "    model.add(layers.Input(shape=(None, 28)))",
-                "    model.add(layers.Bidirectional(layers.GRU(units, return_sequences=True)))",
-                "    model.add(layers.LSTM(units))",
-                "    model.add(layers.Dense(1))",
-                "    return model",
-                ""]
+                *_keras_builder(block)]
         block += 1
-    return "\n".join(out[:lines]) + "\n"
+    return _whole_blocks(out, lines)
 
 
 def training_script(lines: int) -> str:
@@ -82,13 +95,7 @@ def training_script(lines: int) -> str:
                     "        return self.head(self.lstm(self.embedding(x))[0])",
                     ""]
         elif part % 20 == 10:
-            out += [f"def build_{part}(units={32 + part % 5}):",
-                    "    model = Sequential()",
-                    "    model.add(layers.Input(shape=(None, 28)))",
-                    "    model.add(layers.Bidirectional(layers.GRU(units, "
-                    "return_sequences=True)))",
-                    "    model.add(layers.Dense(1))",
-                    "    return model", ""]
+            out += _keras_builder(part)
         else:
             out += [f"class Loader{part}:",
                     f'    """Batches of the {part}th dataset, shuffled each epoch."""',
@@ -145,7 +152,7 @@ def training_script(lines: int) -> str:
                     "    return history",
                     ""]
         part += 1
-    return "\n".join(out[:lines]) + "\n"
+    return _whole_blocks(out, lines)
 
 
 def summary(rows: int) -> str:

@@ -16,7 +16,7 @@ bytes and exit codes for generated command lines, and offer the same options.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from paramcount import flags
@@ -116,37 +116,57 @@ def answer(argv: Sequence[str], freeze: bool = False) -> int | None:
 
 def _read(cell: Cell, args: Sequence[str]) -> dict[str, Any] | None:
     """The options in ``args``, converted, or None if any is not one this path is sure of."""
-    valued = {**_COMMON, **_BY_CELL[cell]}
-    switches = {**_COMMON_FLAGS, **_FLAGS_BY_CELL[cell]}
+    given = _scan(args, {**_COMMON_FLAGS, **_FLAGS_BY_CELL[cell]},
+                  {**_COMMON, **_BY_CELL[cell]}, _converted)
+    if given is None:
+        return None
+    if "input_size" not in given or "hidden_size" not in given:
+        return None
+    return {**_DEFAULTS, **given}
+
+
+Convert = Callable[[Any, str], "tuple[str, Any] | None"]
+"""An option's target and its text -> (destination, value), or None if not certainly valid."""
+
+
+def _scan(args: Sequence[str], switches: Mapping[str, tuple[str, Any]],
+          valued: Mapping[str, Any], convert: Convert, positional: str = ""
+          ) -> dict[str, Any] | None:
+    """The options in ``args`` as {destination: value}: ``switches`` take no value, ``valued``
+    one (``--name=V`` or ``--name V``) converted by ``convert``, and a bare word is the value of
+    ``positional`` where the command takes one. None where anything is unsure: an option not
+    known, given twice, or a value missing, starting with ``-`` or not valid."""
     given: dict[str, Any] = {}
     position = 0
     while position < len(args):
         token = args[position]
         name, equals, attached = token.partition("=") if token.startswith("--") else (token, "",
                                                                                       "")
+        found: tuple[str, Any] | None
         if name in switches and not equals:
-            destination, value = switches[name]
+            found = switches[name]
         elif name in valued:
             if not equals:
                 position += 1
                 if position == len(args):
                     return None
                 attached = args[position]
-            destination = valued[name]
-            if attached.startswith("-"):
-                return None
-            value = _value(destination, attached)
-            if value is None:
-                return None
+            found = None if attached.startswith("-") else convert(valued[name], attached)
+        elif positional and (token == "-" or not token.startswith("-")):
+            found = positional, token
         else:
             return None
-        if destination in given:
+        if found is None or found[0] in given:
             return None
-        given[destination] = value
+        given[found[0]] = found[1]
         position += 1
-    if "input_size" not in given or "hidden_size" not in given:
-        return None
-    return {**_DEFAULTS, **given}
+    return given
+
+
+def _converted(destination: str, text: str) -> tuple[str, Any] | None:
+    """A cell or read option's value, as :data:`Convert` wants it."""
+    value = _value(destination, text)
+    return None if value is None else (destination, value)
 
 
 def _value(destination: str, text: str) -> Any:
@@ -189,32 +209,11 @@ def _read_paste(args: Sequence[str], freeze: bool) -> int | None:
     given once: the answer printed, and 0 (a paste with nothing countable, or a file that
     cannot be read, raises the error click's command raises). None for click: ``--set``,
     help, anything unsure."""
-    given: dict[str, Any] = {}
-    value: str | bool
-    position = 0
-    while position < len(args):
-        token = args[position]
-        name, equals, attached = token.partition("=") if token.startswith("--") else (token, "",
-                                                                                    "")
-        if name in _READ_SWITCHES and not equals:
-            destination, value = _READ_SWITCHES[name], True
-        elif name in flags.FORMAT:
-            if not equals:
-                position += 1
-                if position == len(args):
-                    return None
-                attached = args[position]
-            if attached not in flags.FORMATS:
-                return None
-            destination, value = "output_format", attached
-        elif token == "-" or not token.startswith("-"):
-            destination, value = "path", token
-        else:
-            return None
-        if destination in given:
-            return None
-        given[destination] = value
-        position += 1
+    given = _scan(args, {name: (destination, True) for name, destination in
+                         _READ_SWITCHES.items()},
+                  dict.fromkeys(flags.FORMAT, "output_format"), _converted, positional="path")
+    if given is None:
+        return None
     output_format = _format({"output_format": None, "as_json": False, "as_markdown": False,
                              **given})
     if "path" not in given or output_format is None:
@@ -253,38 +252,18 @@ def _family(name: str, args: Sequence[str]) -> int | None:
                              for n in option.names})
         else:
             valued.update(dict.fromkeys(option.names, option))
-    given: dict[str, Any] = {}
-    position = 0
-    value: object
-    while position < len(args):
-        token = args[position]
-        key, equals, attached = token.partition("=") if token.startswith("--") else (token, "",
-                                                                                    "")
-        if key in switches and not equals:
-            destination, value = switches[key]
-        elif key in valued:
-            if not equals:
-                position += 1
-                if position == len(args):
-                    return None
-                attached = args[position]
-            if attached.startswith("-"):
-                return None
-            target = valued[key]
-            if isinstance(target, str):
-                destination, value = target, attached
-            else:
-                destination = target.field
-                try:
-                    value = value_of(target, attached)
-                except ParamcountError:
-                    return None
-        else:
+
+    def convert(target: Option | str, text: str) -> tuple[str, Any] | None:
+        if isinstance(target, str):
+            return target, text
+        try:
+            return target.field, value_of(target, text)
+        except ParamcountError:
             return None
-        if destination in given:
-            return None
-        given[destination] = value
-        position += 1
+
+    given = _scan(args, switches, valued, convert)
+    if given is None:
+        return None
     settings: dict[str, Any] = {"dtype": DType.FP32.value, "output_format": None, "as_json": False,
                 "as_markdown": False, "config_file": None}
     for key in settings:
