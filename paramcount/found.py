@@ -29,7 +29,6 @@ from paramcount.keras_version import (
 from paramcount.layers import (
     KERAS,
     KERAS_DEFAULTS,
-    KERAS_FREE_RESHAPING,
     KERAS_ONLY,
     KERAS_SIGNATURES,
     KNOWN,
@@ -37,14 +36,15 @@ from paramcount.layers import (
     RECURRENT_TORCH,
     TORCH,
     TORCH_DEFAULTS,
-    TORCH_FREE,
     TORCH_ONLY,
     TORCH_SIGNATURES,
     Counted,
     Unbound,
     bind,
     keras_count,
+    keras_free,
     torch_count,
+    torch_free,
 )
 from paramcount.record import replace as record_replace
 from paramcount.solve import Clues, Solution, solve
@@ -219,8 +219,7 @@ def _torch_layer(call: Call, attribute: str) -> Layer:
     name, kind = call.name, call.path
     if (spread := _spread(call)) is not None:
         return Layer(attribute, kind, Framework.TORCH, call.line, missing=_unspread(spread))
-    if name not in TORCH_SIGNATURES and name not in TORCH_FREE and not name.endswith(
-            ("Dropout", "Pool1d", "Pool2d", "Loss")):
+    if name not in TORCH_SIGNATURES and not torch_free(name):
         return Layer(attribute, kind, Framework.TORCH, call.line,
                      missing=(Missing(f"{name} ({attribute or 'layer'})", call.line,
                                       f"{name} is not a layer paramcount knows"),))
@@ -656,8 +655,6 @@ def derived_layer(row: Row, clues: Clues, kind: str, notes: tuple[str, ...] = ()
         solved = solved_layer(row, clues, kind, (*notes, FROM_TOTAL.format(count=clues.count)))
         if solved.solution is not None and any(not fit.open for fit in solved.solution.fits):
             return solved  # a configuration with the widths shown gives it
-    if clues.guessed:  # the row above need not be what it reads: with no count, no check
-        clues = record_replace(clues, input=None, input_from="")
     return solved_layer(row, record_replace(clues, count=None), kind, notes)
 
 
@@ -703,7 +700,7 @@ def _keras_summary_model(printout: Printout, keras: KerasVersion | None) -> Mode
     rows = printout.rows
     recurrent = [row.type == "Bidirectional" or (cell_of(row.type) is not None and
                                                  row.type in RECURRENT_KERAS) for row in rows]
-    left = from_total(printout.total, [0 if _keras_free(row) else row.params for row in rows],
+    left = from_total(printout.total, [0 if keras_free(row.type) else row.params for row in rows],
                       recurrent)
     for index, row in enumerate(rows):
         if row.type == "InputLayer":
@@ -723,22 +720,15 @@ def _keras_summary_model(printout: Printout, keras: KerasVersion | None) -> Mode
                 layers.append(solved_layer(row, clues, row.type))
         else:
             layers.append(Layer(row.name, row.type, Framework.KERAS, row.line,
-                                params=0 if row.params is None and _keras_free(row)
+                                params=0 if row.params is None and keras_free(row.type)
                                 else row.params, printed=row.params))
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
                  printed_total=printout.total, keras=keras)
 
 
-def _keras_free(row: Row) -> bool:
-    """Whether a Keras summary row's class holds no parameters (an uncounted row of it is 0)."""
-    return row.type in KERAS_FREE_RESHAPING or row.type in ("InputLayer", "Activation") or (
-        row.type.endswith(("Dropout", "Pooling1D", "Pooling2D", "Pooling3D")))
-
-
 def _torch_free(row: Row) -> bool:
     """Whether a torch table's row is of a class known to hold no parameters."""
-    return not row.note and (row.type in TORCH_FREE or row.type.endswith(
-        ("Dropout", "Pool1d", "Pool2d", "Loss")))
+    return not row.note and torch_free(row.type)
 
 
 def _torch_table_model(printout: Printout) -> Model:

@@ -180,9 +180,20 @@ class Counted:
     """The width of the output's last axis, where the layer sets it."""
 
 
+def torch_free(name: str) -> bool:
+    """Whether a torch module class holds no parameters."""
+    return name in TORCH_FREE or name.endswith(("Dropout", "Pool1d", "Pool2d", "Loss"))
+
+
+def keras_free(name: str) -> bool:
+    """Whether a Keras layer class holds no weights."""
+    return name in KERAS_KEEP_WIDTH or name in KERAS_FREE_RESHAPING or name in (
+        "Input", "InputLayer")
+
+
 def torch_count(name: str, bound: Mapping[str, Any]) -> Counted:
     """The parameters of a non-recurrent torch module (``Unbound`` if a size is missing)."""
-    if name in TORCH_FREE or name.endswith(("Dropout", "Pool1d", "Pool2d", "Loss")):
+    if torch_free(name):
         return Counted(0, "0", None)
     if name == "Linear":
         i, o, b = whole(bound, "in_features"), whole(bound, "out_features"), flag(bound, "bias")

@@ -64,6 +64,15 @@ class Clues:
     """Whether the input width is a guess (the row above in a torch table, which need not be
     what the layer reads), so that a fit only an unusual option allows is not trusted."""
 
+    @property
+    def searchable(self) -> bool:
+        """Whether every configuration of the cell can be searched one by one: not where
+        neither width is shown, nor for a torch LSTM missing one (its projection not pinned)."""
+        if self.input is None and self.output is None:
+            return False
+        return not (self.framework is Framework.TORCH and Cell.LSTM in self.cells
+                    and not self.single_cell and None in (self.input, self.output))
+
 
 @record
 class Fit:
@@ -107,6 +116,13 @@ class Fit:
         return f"{text}: " + ", ".join(words)
 
 
+def _open(*fields: tuple[str, bool]) -> tuple[str, ...]:
+    """The fields a family leaves open (each given with whether it is), in the order
+    :data:`OPEN_WORDS` words them."""
+    chosen = {name for name, left in fields if left}
+    return tuple(name for name in OPEN_WORDS if name in chosen)
+
+
 OPEN_WORDS = {
     "input_size": "any input width",
     "hidden_size": "any hidden size (above proj_size)",
@@ -125,8 +141,7 @@ def same_configuration(a: LayerSpec, b: LayerSpec) -> bool:
     stores, is not compared."""
     if (a.framework, a.cell, a.single_cell) != (b.framework, b.cell, b.single_cell):
         return False
-    if [(t.name, t.shape) for t in conventions.tensors(a)] != [
-            (t.name, t.shape) for t in conventions.tensors(b)]:
+    if _layout(a) != _layout(b):
         return False
     widths = [tuple(m.width_factor for m in s.merge_modes or ()) for s in (a, b)]
     return not (a.bidirectional and a.framework is not Framework.TORCH and widths[0] and
@@ -149,13 +164,8 @@ class Solution:
     @property
     def complete(self) -> bool:
         """Whether every configuration of the cell was searched (so that no fit means the count
-        is wrong): not so for a torch LSTM whose projection the widths shown cannot pin, nor
-        where neither width is shown."""
-        clues = self.clues
-        if clues.input is None and clues.output is None:
-            return False
-        return not (clues.framework is Framework.TORCH and Cell.LSTM in clues.cells
-                    and not clues.single_cell and None in (clues.input, clues.output))
+        is wrong): :attr:`Clues.searchable`."""
+        return self.clues.searchable
 
     @property
     def ambiguous(self) -> bool:
@@ -363,24 +373,28 @@ def solve(clues: Clues) -> Solution:
 
 def _shapes_only(clues: Clues) -> Solution:
     """No printed count: every family of configurations the printed shapes allow, each with
-    the fields the shapes leave open (never one answer: the count would tell)."""
+    the fields the shapes leave open (never one answer: the count would tell). A guessed
+    input width (the row above, which need not be what the layer reads) is left open: without
+    a count nothing would check it."""
+    if clues.guessed:
+        clues = replace(clues, input=None, input_from="", guessed=False)
     fits: list[Fit] = []
     default = reset_after_default(clues.keras)
     deep = clues.framework is Framework.TORCH and not clues.single_cell
     for option, assumes in _options(clues):
         if not option.bias or assumes or (option.reset_after is False and default is None):
             continue  # biases and reset_after are left open, not listed twice
-        left = {"bias", "num_layers" if deep else "", "input_size" if clues.input is None
-                else "", "reset_after" if option.reset_after is not None else ""}
         for hidden, proj in _hidden(option, clues.output):
-            sizes = set(left)
-            if not hidden:  # the output not shown, or an LSTM's projection below its size
-                sizes.add("hidden_size")
-                if clues.output is None and deep and option.cell is Cell.LSTM:
-                    sizes.add("proj_size")
+            # no hidden size: the output not shown, or an LSTM's projection below its size
+            left = _open(("bias", True), ("num_layers", deep),
+                         ("input_size", clues.input is None),
+                         ("reset_after", option.reset_after is not None),
+                         ("hidden_size", not hidden),
+                         ("proj_size", not hidden and clues.output is None and deep
+                          and option.cell is Cell.LSTM))
             spec = option.replace(input_size=clues.input or 1, proj_size=proj,
                                   hidden_size=max(hidden, proj + 1))
-            fits.append(Fit(spec, (), tuple(name for name in OPEN_WORDS if name in sizes)))
+            fits.append(Fit(spec, (), left))
     groups = _groups(fits)
     cells = " or ".join(sorted({c.value.upper() for c in clues.cells}))
     shown = _shown(clues)
@@ -400,15 +414,13 @@ def _count_only(clues: Clues) -> Solution:
     deep = clues.framework is Framework.TORCH and not clues.single_cell
     fits = []
     for cell in clues.cells:
-        left = {"input_size", "hidden_size", "bias",
-                "bidirectional" if clues.bidirectional is None and not clues.single_cell
-                else "", "num_layers" if deep else "",
-                "proj_size" if deep and cell is Cell.LSTM else "",
-                "reset_after" if cell is Cell.GRU and clues.framework is Framework.KERAS
-                else ""}
+        left = _open(("input_size", True), ("hidden_size", True), ("bias", True),
+                     ("bidirectional", clues.bidirectional is None and not clues.single_cell),
+                     ("num_layers", deep), ("proj_size", deep and cell is Cell.LSTM),
+                     ("reset_after", cell is Cell.GRU and clues.framework is Framework.KERAS))
         option = next((spec for spec, _ in _options(replace(clues, cells=(cell,)))), None)
         if option is not None:
-            fits.append(Fit(option, (), tuple(n for n in OPEN_WORDS if n in left), clues.count))
+            fits.append(Fit(option, (), left, clues.count))
     how = _none(clues) + ": " + _listed(_groups(fits))
     return Solution(clues, tuple(fits), None, how, "its input or output width")
 
@@ -440,7 +452,7 @@ def _counted(fit: Fit) -> str:
 
 
 def _decide(clues: Clues, fits: list[Fit]) -> Solution:
-    if not Solution(clues, (), None, "").complete:
+    if not clues.searchable:
         return _unsearched(clues, fits)
     if not fits:
         return Solution(clues, (), None, _none(clues))
@@ -487,19 +499,15 @@ def _projection_families(clues: Clues) -> list[Fit]:
     families = []
     directions = (False, True) if clues.bidirectional is None else (clues.bidirectional,)
     for bidirectional in directions:
-        open_ = {"hidden_size", "num_layers", "bias"}
-        if clues.input is None:
-            open_.add("input_size")
-        proj = 1
-        if clues.output is not None:
-            if clues.output % (2 if bidirectional else 1):
-                continue
-            proj = clues.output // (2 if bidirectional else 1)
-        else:
-            open_.add("proj_size")
+        factor = 2 if bidirectional else 1
+        if clues.output is not None and clues.output % factor:
+            continue
+        proj = 1 if clues.output is None else clues.output // factor
+        left = _open(("hidden_size", True), ("num_layers", True), ("bias", True),
+                     ("input_size", clues.input is None), ("proj_size", clues.output is None))
         spec = LayerSpec(Cell.LSTM, clues.input or 1, proj + 1, proj_size=proj,
                          bidirectional=bidirectional, framework=Framework.TORCH)
-        families.append(Fit(spec, (), tuple(n for n in OPEN_WORDS if n in open_), clues.count))
+        families.append(Fit(spec, (), left, clues.count))
     return families
 
 

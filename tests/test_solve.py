@@ -433,3 +433,15 @@ def test_a_guessed_width_that_needs_an_unusual_option_is_not_trusted() -> None:
     certain = solve(Clues(count, Framework.TORCH, (Cell.GRU,), 8, 12, "the Input row"))
     assert certain.spec == LayerSpec(Cell.GRU, 12, 8, bias=False)
     assert certain.how.endswith("with bias=False")
+
+
+def test_a_guessed_width_without_a_count_is_left_open() -> None:
+    """The row above's width is only a guess at what a layer reads: with a count it is checked,
+    without one it is not used (a conv's last axis is its length, not its channels)."""
+    solution = solve(Clues(None, Framework.TORCH, (Cell.GRU,), output=16, input=3,
+                           input_from="the layer before, conv", guessed=True))
+    assert [fit.text for fit in solution.choices] == [
+        "nn.GRU(?, 16): any input width, any num_layers, with or without biases",
+        "nn.GRU(?, 8, bidirectional=True): any input width, any num_layers, with or without "
+        "biases"]
+    assert solution.admits(LayerSpec(Cell.GRU, 4, 16))

@@ -50,10 +50,11 @@ def read_document(answer: Answer, reports: Mapping[int, Report] | None = None) -
     if fitting:
         sections.append(Section("Configurations that fit the printout", (Table(
             ("model", "layer", "line", "configuration", "parameters", "needs", "reproduce"),
-            tuple((model.name, layer.name or "·", str(layer.line or ""), fit.text,
-                   "?" if fit.open else number(conventions.total(fit.spec)),
-                   ", ".join(fit.assumes), "" if fit.open else command(fit.spec))
-                  for model, layer, fit in fitting),
+            tuple((model.name, layer.name or "·", str(layer.line or ""), text,
+                   "?" if params is None else number(params), ", ".join(fit.assumes),
+                   line or "")
+                  for model, layer, fit in fitting
+                  for text, params, line in (_fit_facts(fit),)),
             numeric=frozenset({"line", "parameters"})),)))
     if answer.models:
         sections.append(Section("Models", (Table(

@@ -642,8 +642,7 @@ class _Reader:
             if isinstance(node, ast.ClassDef):
                 init = next((n for n in node.body if isinstance(n, ast.FunctionDef)
                              and n.name == "__init__"), None)
-                header = re.compile(rf"\bclass\s+{node.name}\b")  # its own name, once
-                words = set(_WORD.findall(header.sub("class", self.segment(node), count=1)))
+                words = self.words(node)
                 target = self.configs if _holds_settings(node, defined, words) else self.classes
                 target[node.name] = _Class(node, init)
             elif isinstance(node, ast.FunctionDef):
@@ -714,28 +713,32 @@ class _Reader:
         if any(not isinstance(d, ast.Constant) for d in defaults):
             return True  # cell=nn.LSTM, sizes=(64, 128): read it with its defaults
         own = self.functions.keys() | self.configs.keys() | self.classes.keys()
-        text = re.sub(rf"\bdef\s+{node.name}\b", "def", self.segment(node), count=1)
-        if not _SUBSCRIPT_CALL.search(text) and not any(
-                word[:1].isupper() or word in own or word in _MAY_BUILD or word in KNOWN or (
-                    isinstance(env.get(word), Factory)) for word in set(_WORD.findall(text))):
+
+        def telling(word: str) -> bool:
+            return word[:1].isupper() or word in own or word in _MAY_BUILD or word in KNOWN or (
+                isinstance(env.get(word), Factory))
+
+        if not _SUBSCRIPT_CALL.search(self.segment(node)) and not any(
+                map(telling, self.words(node))):
             return False  # no word of its text could say otherwise: its tree is not walked
         for child in ast.walk(node):
-            if isinstance(child, ast.Name):
-                word = child.id
-            elif isinstance(child, ast.Attribute):
-                word = child.attr
-            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Subscript):
+            if isinstance(child, ast.Call) and isinstance(child.func, ast.Subscript):
                 return True
-            else:
-                continue
-            if word[:1].isupper() or word in own or word in _MAY_BUILD or word in KNOWN or (
-                    isinstance(env.get(word), Factory)):
+            word = child.id if isinstance(child, ast.Name) else (
+                child.attr if isinstance(child, ast.Attribute) else None)
+            if word is not None and telling(word):
                 return True
         return False
 
     def segment(self, node: ast.stmt) -> str:
         """The lines of the module a statement spans, as written."""
         return "\n".join(self.lines[node.lineno - 1:node.end_lineno or node.lineno])
+
+    def words(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> set[str]:
+        """Every word of a definition's text but its own name where it is defined: a superset
+        of the names its tree holds, so a word not among them is in no node either."""
+        header = re.compile(rf"\b(class|def)\s+{node.name}\b")
+        return set(_WORD.findall(header.sub(r"\1", self.segment(node), count=1)))
 
     def parameters(self, node: ast.FunctionDef | ast.AsyncFunctionDef, args: tuple[Any, ...],
                    kwargs: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
