@@ -21,7 +21,7 @@ from probe import probe
 GOAL = 5.0
 """The most peak memory above the baseline, as a multiple of the config's size."""
 
-IMPORTS = "import contextlib, io\nfrom paramcount.cli import run"
+IMPORTS = "import contextlib, io\nfrom paramcount.cli.main import run"
 CHECK = "with contextlib.redirect_stdout(io.StringIO()):\n    run(['check', path])"
 
 

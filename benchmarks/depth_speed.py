@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from paramcount.cli import run
+from paramcount.cli.main import run
 
 GOAL = 12.0
 """The most time 10× the layers may take, relative to the baseline."""
@@ -53,7 +53,7 @@ CASES: dict[str, tuple[int, Callable[[int], list[str]]]] = {
 def seconds(args: list[str], runs: int) -> float:
     """The median CPU time (the work: it is one thread, and a shared machine's wall time is
     mostly the neighbours') of ``paramcount ARGS`` in this process, output discarded, each run
-    as the console process makes it (``freeze``: see :func:`paramcount.cli.run`), from a
+    as the console process makes it (``freeze``: see :func:`paramcount.cli.main.run`), from a
     collected heap."""
     times = []
     for _ in range(runs):

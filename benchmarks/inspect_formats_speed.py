@@ -22,12 +22,12 @@ from pathlib import Path
 from probe import probe
 
 READERS = {
-    "paramcount onnx": ("from paramcount.sources import onnx_file",
+    "paramcount onnx": ("from paramcount.files import onnx_file",
                         "listing = onnx_file.read(path)\nassert listing.total > 0"),
     "onnx.load": ("import onnx",
                   "model = onnx.load(path)\n"
                   "shapes = {t.name: tuple(t.dims) for t in model.graph.initializer}"),
-    "paramcount keras": ("from paramcount.sources import keras_file\nimport h5py",
+    "paramcount keras": ("from paramcount.files import keras_file\nimport h5py",
                          "listing = keras_file.read(path)\nassert listing.total > 0"),
     "h5py, every dataset": (
         "import h5py, io, zipfile",

@@ -31,9 +31,10 @@ sys.path.insert(0, str(ROOT))
 
 from tests.test_inspect_bounds import if_tree, shared_nones, sparse_legacy
 
-IMPORTS = ("from pathlib import Path\nfrom paramcount.sources.files import read_file\n"
-           "from paramcount.errors import ParamcountError\nfrom paramcount.inspect import inspect\n"
-           "import paramcount.sources.torch_file, paramcount.sources.onnx_file")
+IMPORTS = ("from pathlib import Path\nfrom paramcount.files.dispatch import read_file\n"
+           "from paramcount.errors import ParamcountError\n"
+           "from paramcount.files.inspect import inspect\n"
+           "import paramcount.files.torch_file, paramcount.files.onnx_file")
 READ = ("try:\n    inspect(read_file(Path(path)))\nexcept ParamcountError:\n    pass")
 
 CASES: dict[str, Callable[[Path, int], Path]] = {

@@ -26,11 +26,11 @@ from probe import probe
 
 READERS = {
     "paramcount": (
-        "from paramcount.sources.files import read_file\n"
-        "from paramcount.inspect import inspect\nfrom pathlib import Path\n"
-        "import paramcount.sources.torch_file, paramcount.sources.safetensors_file\n"
-        "from paramcount import conventions\n"
-        "from paramcount.spec import Framework\n"
+        "from paramcount.files.dispatch import read_file\n"
+        "from paramcount.files.inspect import inspect\nfrom pathlib import Path\n"
+        "import paramcount.files.torch_file, paramcount.files.safetensors_file\n"
+        "from paramcount.engine import conventions\n"
+        "from paramcount.engine.spec import Framework\n"
         "for f in Framework: conventions.convention(f)",
         "report = inspect(read_file(Path(path)))\nassert report.total > 0",
     ),

@@ -41,14 +41,14 @@ import contextlib, io, json, resource, sys
 mode, source, out = sys.argv[1], sys.argv[2], sys.argv[3]
 import numpy, torch
 import paramcount.port.run, paramcount.port.load, paramcount.port.write
-import paramcount.port.execute, paramcount.commands.port
+import paramcount.port.execute, paramcount.cli.commands.port
 code = 0
 if mode == "port":
-    from paramcount.cli import run
+    from paramcount.cli.main import run
     with contextlib.redirect_stdout(io.StringIO()):
         code = run(["port", source, "--to", "keras", "--out", out])
 elif mode == "port-safetensors":
-    from paramcount.cli import run
+    from paramcount.cli.main import run
     with contextlib.redirect_stdout(io.StringIO()):
         code = run(["port", source.replace(".pt", ".safetensors"), "--to", "keras",
                     "--out", out])

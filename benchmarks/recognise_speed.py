@@ -18,8 +18,8 @@ import statistics
 import time
 from collections.abc import Callable
 
-from paramcount import conventions
-from paramcount.spec import Cell, Framework, LayerSpec
+from paramcount.engine import conventions
+from paramcount.engine.spec import Cell, Framework, LayerSpec
 
 _SPECS = [
     LayerSpec(Cell.LSTM, 64, 128, num_layers=2, bidirectional=True),

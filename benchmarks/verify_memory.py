@@ -27,7 +27,7 @@ GOAL_MB, GOAL_S = 200.0, 1.0
 CHILD = """
 import contextlib, io, json, resource, sys, time
 start = time.perf_counter()
-from paramcount.spec import Framework
+from paramcount.engine.spec import Framework
 from paramcount.verify import backend
 framework, mode, args = sys.argv[1], sys.argv[2], sys.argv[3:]
 backend(Framework(framework)).version()  # imports the framework, quietly
@@ -35,7 +35,7 @@ imported = time.perf_counter()
 import_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 code = 0
 if mode == "verify":
-    from paramcount.cli import run
+    from paramcount.cli.main import run
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         code = run([*args, "--framework", framework])

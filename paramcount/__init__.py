@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from paramcount.conventions import Direction, Formula, Tensor
+from paramcount.engine.conventions import Direction, Formula, Tensor
+from paramcount.engine.report import Report, build_report
+from paramcount.engine.spec import Cell, DType, Framework, LayerSpec, MergeMode, Nonlinearity
 from paramcount.errors import BackendUnavailable, ConfigError, Mismatch, ParamcountError, SpecError
-from paramcount.report import Report, build_report
-from paramcount.spec import Cell, DType, Framework, LayerSpec, MergeMode, Nonlinearity
 
 __version__ = "0.1.0"
 

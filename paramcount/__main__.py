@@ -1,5 +1,5 @@
 """``python -m paramcount``."""
 
-from paramcount.cli import main
+from paramcount.cli.main import main
 
 main()

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from paramcount.cli import run
+from paramcount.cli.main import run
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from paramcount import conventions
+from paramcount.engine import conventions
+from paramcount.engine.spec import Cell, Framework, LayerSpec, Nonlinearity
 from paramcount.port.layouts import Side
 from paramcount.port.plan import TargetOptions
-from paramcount.spec import Cell, Framework, LayerSpec, Nonlinearity
 
 ALWAYS_BIASED = (Framework.FLAX_LINEN, Framework.FLAX_NNX, Framework.TF1, Framework.TF1_CUDNN)
 RUNNABLE = (Framework.TORCH, Framework.KERAS, Framework.ONNX, Framework.FLAX_LINEN,

@@ -28,11 +28,11 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from paramcount import conventions
-from paramcount.found import UNNAMED
-from paramcount.read import Answer, Layer, Model, read
-from paramcount.solve import same_configuration as same
-from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
+from paramcount.engine import conventions
+from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
+from paramcount.read.found import UNNAMED
+from paramcount.read.pipeline import Answer, Layer, Model, read
+from paramcount.read.solve import same_configuration as same
 
 OUTCOMES = ("exact", "ambiguous", "unsized", "wrong")
 TABLES = ("keras-summary", "torchinfo", "torchsummary")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from paramcount.spec import Cell, Framework, LayerSpec, Nonlinearity
+from paramcount.engine.spec import Cell, Framework, LayerSpec, Nonlinearity
 
 MORE = (
     Framework.ONNX,

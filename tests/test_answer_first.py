@@ -6,11 +6,11 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from paramcount.engine.report import build_report
+from paramcount.engine.spec import LayerSpec
 from paramcount.render.explain import brief
 from paramcount.render.markdown import to_markdown
 from paramcount.render.plain import to_text
-from paramcount.report import build_report
-from paramcount.spec import LayerSpec
 from tests.conftest import CLI
 from tests.strategies import layer_specs
 from tests.strategies_more import more_specs

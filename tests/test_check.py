@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from paramcount import conventions
 from paramcount.check import read
 from paramcount.check.config import recurrent_count
+from paramcount.engine import conventions
+from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode
 from paramcount.errors import SpecError
-from paramcount.spec import Cell, Framework, LayerSpec, MergeMode
 from tests.conftest import CLI
 
 BILSTM = """\
@@ -338,7 +338,7 @@ def test_check_imports_no_framework() -> None:
     """Checking a config (without --verify) imports no framework and not rich."""
     root = Path(__file__).resolve().parent.parent
     code = (
-        "import contextlib, io, sys\nfrom paramcount.cli import run\n"
+        "import contextlib, io, sys\nfrom paramcount.cli.main import run\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    assert run(['check', {str(root / 'examples' / 'keras.toml')!r}, '--json']) == 0\n"
         "heavy = {m.split('.')[0] for m in sys.modules} & "

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paramcount.commands import COMMANDS, cli
+from paramcount.cli.commands import COMMANDS, cli
 from tests.conftest import CLI
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -185,7 +185,7 @@ TOKENS = [
 @given(st.lists(st.one_of(st.sampled_from(TOKENS), st.text(max_size=6)), max_size=12))
 def test_no_argument_list_escapes_as_a_traceback(args: list[str]) -> None:
     """Whatever the argument list, the CLI exits 0 or 2 and errors are one line."""
-    from paramcount.cli import run
+    from paramcount.cli.main import run
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -321,7 +321,7 @@ def test_a_full_disk_is_one_line_not_a_traceback(args: list[str]) -> None:
 @given(st.one_of(st.integers(-3, 40), st.integers(10_001, 10**30)), st.booleans())
 def test_any_layer_count_is_counted_or_refused_in_one_line(layers: int, bidir: bool) -> None:
     """Any --layers value gives a count (exit 0) or a one-line error (exit 2), never a crash."""
-    from paramcount.cli import run
+    from paramcount.cli.main import run
 
     out, err = io.StringIO(), io.StringIO()
     args = ["gru", "-i", "3", "-H", "4", "-L", str(layers), "--json", *(["--bidir"] * bidir)]
@@ -379,8 +379,8 @@ def test_every_install_hint_works_from_a_clone(monkeypatch: pytest.MonkeyPatch) 
     """Reading a file whose library is missing names the extra for an index and for a clone,
     as --verify does (port's torch reader, the Keras HDF5 reader)."""
     from paramcount.errors import BackendUnavailable, install_hint
+    from paramcount.files import keras_file
     from paramcount.port.load import _require
-    from paramcount.sources import keras_file
 
     with pytest.raises(BackendUnavailable) as torch_missing:
         _require("paramcount_surely_not_installed", "torch")
@@ -404,8 +404,8 @@ def test_a_bug_exits_70_and_names_its_traceback(
     line that says so and names the file in the temporary directory that holds the traceback."""
     import tempfile
 
-    from paramcount import cli as entry
-    from paramcount import conventions
+    from paramcount.cli import main as entry
+    from paramcount.engine import conventions
 
     def broken(*_: object, **__: object) -> None:
         raise ZeroDivisionError("planted\nsecond line")

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from paramcount.compare import align, difference
-from paramcount.report import build_report
-from paramcount.spec import Cell, LayerSpec
+from paramcount.analysis.compare import align, difference
+from paramcount.engine.report import build_report
+from paramcount.engine.spec import Cell, LayerSpec
 from tests.conftest import CLI
 
 Q2 = ("compare", "lstm -i 28 -H 256 --framework keras",

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramcount import conventions
-from paramcount.compute import forward, is_bias, step_cost
+from paramcount.analysis.compute import forward, is_bias, step_cost
+from paramcount.engine import conventions
+from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.errors import SpecError
-from paramcount.spec import Cell, Framework, LayerSpec
 from tests.strategies_more import more_specs
 
 STEP_CASES = [
@@ -167,7 +167,8 @@ def test_work_scales_with_sample_steps(spec: LayerSpec, seq_len: int, batch: int
     assert many.flops == 2 * many.macs + rest + many.merge_flops
 
 
-@pytest.mark.parametrize("module", ["paramcount.compute", "paramcount.memory", "paramcount.fit"])
+@pytest.mark.parametrize("module", ["paramcount.analysis.compute",
+                                    "paramcount.analysis.memory", "paramcount.analysis.fit"])
 def test_docstring_examples(module: str) -> None:
     """The examples in the memory, compute and fit modules' docstrings run."""
     import doctest

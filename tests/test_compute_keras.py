@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from paramcount.compute import forward
-from paramcount.spec import Cell, Framework, LayerSpec
+from paramcount.analysis.compute import forward
+from paramcount.engine.spec import Cell, Framework, LayerSpec
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("tensorflow")

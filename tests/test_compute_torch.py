@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from paramcount.compute import forward
-from paramcount.conventions import Direction
-from paramcount.spec import Cell, LayerSpec
+from paramcount.analysis.compute import forward
+from paramcount.engine.conventions import Direction
+from paramcount.engine.spec import Cell, LayerSpec
 
 torch = pytest.importorskip("torch")
 nn = torch.nn

@@ -10,9 +10,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paramcount import SpecError
-from paramcount.conventions import convlstm as convention
-from paramcount.convlstm import ConvLSTMSpec, DataFormat, build_conv_report, parse_kernel
-from paramcount.spec import Framework
+from paramcount.engine.conventions import convlstm as convention
+from paramcount.engine.convlstm_report import (
+    ConvLSTMSpec,
+    DataFormat,
+    build_conv_report,
+    parse_kernel,
+)
+from paramcount.engine.spec import Framework
 from tests.conftest import CLI, have
 
 SEEDS = [
@@ -181,12 +186,12 @@ def test_all_shows_keras_and_flax(cli: CLI) -> None:
 
 
 def test_docstring_examples() -> None:
-    """The examples in paramcount.convlstm's docstrings run."""
+    """The examples in paramcount.engine.convlstm_report's docstrings run."""
     import doctest
 
-    import paramcount.convlstm
+    import paramcount.engine.convlstm_report
 
-    assert doctest.testmod(paramcount.convlstm).failed == 0
+    assert doctest.testmod(paramcount.engine.convlstm_report).failed == 0
 
 
 def test_convlstm_command_imports_no_framework() -> None:
@@ -195,7 +200,7 @@ def test_convlstm_command_imports_no_framework() -> None:
 
     args = ["convlstm", "--rank", "2", "-C", "3", "-F", "5", "-k", "3x3", "--bidir", "-f", "all"]
     code = (
-        "import contextlib, io\nfrom paramcount.cli import run\n"
+        "import contextlib, io\nfrom paramcount.cli.main import run\n"
         f"with contextlib.redirect_stdout(io.StringIO()): assert run({args!r}) == 0"
     )
     assert not loaded_after(code) & {*HEAVY, "rich"}

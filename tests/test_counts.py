@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from paramcount.counts import CountError, parse_bytes, parse_count, parse_int
+from paramcount.engine.counts import CountError, parse_bytes, parse_count, parse_int
+from paramcount.engine.spec import MAX_SIZE
 from paramcount.errors import number_text, quote, shown
-from paramcount.spec import MAX_SIZE
 
 GOOD = [
     ("250", 250), ("1_000_000", 10**6), ("1,000,000", 10**6), ("1e6", 10**6), ("1E6", 10**6),
@@ -106,8 +106,8 @@ def test_long_values_are_shown_briefly() -> None:
 
 def test_specs_refuse_sizes_above_int64() -> None:
     """The API refuses sizes no framework can hold, naming the field and a short value."""
+    from paramcount.engine.spec import Cell, LayerSpec
     from paramcount.errors import SpecError
-    from paramcount.spec import Cell, LayerSpec
 
     assert LayerSpec(Cell.LSTM, 1, MAX_SIZE).hidden_size == MAX_SIZE
     with pytest.raises(SpecError, match=r"^hidden_size=9223372036854775808 is too large"):

@@ -12,11 +12,11 @@ from collections.abc import Callable
 import pytest
 from hypothesis import given, settings
 
-from paramcount import compare as compare_module
-from paramcount.conventions.base import Tensor
-from paramcount.convlstm import ConvLSTMSpec, build_conv_report
-from paramcount.report import build_report
-from paramcount.spec import Cell, Framework, LayerSpec
+from paramcount.analysis import compare as compare_module
+from paramcount.engine.conventions.base import Tensor
+from paramcount.engine.convlstm_report import ConvLSTMSpec, build_conv_report
+from paramcount.engine.report import build_report
+from paramcount.engine.spec import Cell, Framework, LayerSpec
 from tests.conftest import CLI
 from tests.strategies import layer_specs
 
@@ -70,7 +70,7 @@ def test_the_console_process_freezes_what_it_imported(cli: CLI, args: list[str])
     """``paramcount`` (``run(freeze=True)``) moves the loaded modules' objects out of the
     garbage collector's way before the work starts, on the quick path and through click;
     ``run`` called as a library function leaves the collector alone."""
-    from paramcount.cli import run
+    from paramcount.cli.main import run
 
     gc.unfreeze()
     try:
@@ -85,7 +85,7 @@ def test_the_console_process_freezes_what_it_imported(cli: CLI, args: list[str])
 def test_the_report_depth_table_is_the_tables_it_is_cut_from(spec: LayerSpec) -> None:
     """A bidirectional report's depth rows (1…max(L, 4) up to 12, then L) and its limit, now
     cut from one table, equal the tables and the limit built at each depth on their own."""
-    from paramcount.report import DEPTH_ROWS, depth_limit, depth_table
+    from paramcount.engine.report import DEPTH_ROWS, depth_limit, depth_table
 
     if spec.single_cell:
         spec = spec.replace(single_cell=False)

@@ -189,7 +189,8 @@ def test_docs_have_python_examples() -> None:
 
 
 @pytest.mark.parametrize(
-    "module", ["paramcount", "paramcount.spec", "paramcount.errors", "paramcount.render.document"],
+    "module",
+    ["paramcount", "paramcount.engine.spec", "paramcount.errors", "paramcount.render.document"],
 )
 def test_docstring_examples(module: str) -> None:
     """The examples in the core modules' docstrings run."""

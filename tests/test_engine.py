@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import paramcount
-from paramcount import conventions
-from paramcount.report import build_report
-from paramcount.spec import Cell, DType, Framework, LayerSpec
+from paramcount.engine import conventions
+from paramcount.engine.report import build_report
+from paramcount.engine.spec import Cell, DType, Framework, LayerSpec
 from tests.strategies import layer_specs
 
 SEEDS = [

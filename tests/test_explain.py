@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from paramcount.pitfalls import pitfalls
+from paramcount.analysis.pitfalls import pitfalls
+from paramcount.engine.report import build_report, depth_limit, depth_table
+from paramcount.engine.spec import Cell, LayerSpec
 from paramcount.render.explain import ratio_chart
-from paramcount.report import build_report, depth_limit, depth_table
-from paramcount.spec import Cell, LayerSpec
 from tests.conftest import CLI, have
 
 Q1 = ["explain", "lstm", "-i", "32", "-H", "128", "-L", "2", "--bidir"]

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramcount import families
-from paramcount.conventions import mamba, mamba2, rwkv
 from paramcount.errors import ConfigError, SpecError
-from paramcount.family_report import build_family_report
+from paramcount.families import mamba, mamba2, rwkv
+from paramcount.families import registry as families
+from paramcount.families.report import build_family_report
 from paramcount.record import replace
 
 small = st.integers(1, 6)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from paramcount import quick
-from paramcount.cli import _run_click
+from paramcount.cli import quick
+from paramcount.cli.main import _run_click
 from tests.conftest import CLI
 from tests.test_quick import _run
 

@@ -51,8 +51,8 @@ def test_read_counts_pasted_xlstm_and_recurrent_gemma(cli: CLI, tmp_path: Path) 
 def test_alternating_blocks_show_each_kind_once() -> None:
     """RecurrentGemma 2B's table shows one recurrent and one attention block, and says which
     blocks repeat which; a single repeated block reads as one."""
-    from paramcount.conventions import rglru, xlstm
-    from paramcount.family_report import build_family_report
+    from paramcount.families import rglru, xlstm
+    from paramcount.families.report import build_family_report
     from paramcount.render.family import tensor_rows
 
     config = rglru.from_hf_config(json.loads(Path(

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramcount import families
-from paramcount.conventions import mamba
-from paramcount.family_explain import bidirectional, knob_change, knob_changes, same_width
+from paramcount.families import mamba
+from paramcount.families import registry as families
+from paramcount.families.explain import bidirectional, knob_change, knob_changes, same_width
 from paramcount.record import replace
 from tests.conftest import CLI
 from tests.test_families import CONFIGS

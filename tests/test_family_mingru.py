@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramcount.conventions import mingru, minlm
-from paramcount.conventions.mingru import MinGRUConfig
-from paramcount.conventions.minlm import MinLMConfig
 from paramcount.errors import SpecError
+from paramcount.families import mingru, minlm
+from paramcount.families.mingru import MinGRUConfig
+from paramcount.families.minlm import MinLMConfig
 from paramcount.record import replace
 
 QUICK = settings(max_examples=40, deadline=None)

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramcount.conventions import parts
 from paramcount.errors import SpecError
+from paramcount.families import parts
 
 MODULES = ["xlstm", "xlstm_lm", "rglru", "mingru", "minlm"]
 
@@ -25,7 +25,7 @@ def test_family_modules_import_no_framework() -> None:
     """Importing and using the families' conventions loads no framework, click or rich."""
     code = (
         "import sys\n"
-        + "".join(f"from paramcount.conventions import {m}\n" for m in MODULES)
+        + "".join(f"from paramcount.families import {m}\n" for m in MODULES)
         + "".join(f"{m}.formula({m}.Config()); {m}.tensors({m}.Config())\n" for m in MODULES)
         + "heavy = {'torch', 'tensorflow', 'keras', 'jax', 'flax', 'transformers', 'click', "
         "'rich', 'dataclasses'}\n"
@@ -82,7 +82,7 @@ def test_a_block_count_beyond_the_listing_limit_is_refused(family: str, field: s
     """10^8 blocks is one error line, not a listing that never ends."""
     import importlib
 
-    module = importlib.import_module(f"paramcount.conventions.{family}")
+    module = importlib.import_module(f"paramcount.families.{family}")
     with pytest.raises(SpecError, match=f"{field}=100000000 is more blocks than paramcount lists"):
         module.Config(**{field: 10**8})
 
@@ -90,7 +90,7 @@ def test_a_block_count_beyond_the_listing_limit_is_refused(family: str, field: s
 @pytest.mark.parametrize("size", [10**19, 10**400], ids=["past-int64", "past-float"])
 def test_recognisers_pass_over_shapes_too_large(size: int) -> None:
     """Shapes no framework could build (a hostile header) are left unrecognised, quietly."""
-    from paramcount.conventions import mingru, minlm, rglru, xlstm, xlstm_lm
+    from paramcount.families import mingru, minlm, rglru, xlstm, xlstm_lm
 
     for module, config in ((xlstm, xlstm.Config(hidden_size=64, vocab_size=10, num_blocks=1)),
                            (xlstm_lm, xlstm_lm.Config(vocab_size=10, slstm_at=(0,))),
@@ -103,7 +103,7 @@ def test_recognisers_pass_over_shapes_too_large(size: int) -> None:
 
 def test_sizes_and_factors_are_bounded() -> None:
     """A size or factor past 2^63 − 1 is one error line (no float overflow later)."""
-    from paramcount.conventions import xlstm
+    from paramcount.families import xlstm
 
     with pytest.raises(SpecError, match=r"hidden_size=.* is too large"):
         xlstm.Config(hidden_size=10**400)
@@ -115,7 +115,7 @@ def test_sizes_and_factors_are_bounded() -> None:
                                                                       "unicode-digit"])
 def test_block_indices_past_the_limit_are_no_model(index: str) -> None:
     """A hostile block index (past 10,000, or a digit that is not ASCII) is no model, at once."""
-    from paramcount.conventions import rglru, xlstm_lm
+    from paramcount.families import rglru, xlstm_lm
 
     for module, config in ((xlstm_lm, xlstm_lm.Config(slstm_at=(0,))),
                            (rglru, rglru.Config(hidden_size=20, vocab_size=10, num_hidden_layers=1,
@@ -133,7 +133,7 @@ def test_recognition_of_damaged_models_never_raises(name: str, data: st.DataObje
     recognised, or what is recognised writes exactly the tensors found under its prefix."""
     import importlib
 
-    module = importlib.import_module(f"paramcount.conventions.{name}")
+    module = importlib.import_module(f"paramcount.families.{name}")
     shapes = {t.name: t.shape for t in module.tensors(module.Config(
         **{"mingru": {"dim": 8}, "minlm": {"dim": 8, "depth": 2},
            "xlstm": {"hidden_size": 64, "vocab_size": 9, "num_blocks": 2, "num_heads": 2},

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramcount.conventions import rglru
-from paramcount.conventions.rglru import RecurrentGemmaConfig
 from paramcount.errors import SpecError
+from paramcount.families import rglru
+from paramcount.families.rglru import RecurrentGemmaConfig
 from paramcount.record import fields, replace
 
 QUICK = settings(max_examples=40, deadline=None)

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramcount.conventions import xlstm, xlstm_lm
-from paramcount.conventions.xlstm import XLSTMConfig
-from paramcount.conventions.xlstm_lm import XLSTMLMConfig
 from paramcount.errors import SpecError
+from paramcount.families import xlstm, xlstm_lm
+from paramcount.families.xlstm import XLSTMConfig
+from paramcount.families.xlstm_lm import XLSTMLMConfig
 from paramcount.record import fields, replace
 from tests.conftest import have
 

@@ -9,9 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramcount import conventions
-from paramcount.errors import SpecError
-from paramcount.fit import (
+from paramcount.analysis.fit import (
     BudgetTooSmall,
     Quadratic,
     fit,
@@ -20,7 +18,9 @@ from paramcount.fit import (
     parse_count,
     quadratic,
 )
-from paramcount.spec import Cell, DType, Framework, LayerSpec
+from paramcount.engine import conventions
+from paramcount.engine.spec import Cell, DType, Framework, LayerSpec
+from paramcount.errors import SpecError
 from tests.conftest import CLI
 from tests.test_compute import specs
 

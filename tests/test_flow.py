@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from paramcount.conventions import Direction
-from paramcount.flow import keras_flow, torch_flow
-from paramcount.spec import Cell, LayerSpec
+from paramcount.analysis.flow import keras_flow, torch_flow
+from paramcount.engine.conventions import Direction
+from paramcount.engine.spec import Cell, LayerSpec
 from tests.conftest import CLI
 
 SHAPES = [

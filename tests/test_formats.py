@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from paramcount.compare import align, part
-from paramcount.report import build_report
-from paramcount.spec import Cell, Framework, LayerSpec
+from paramcount.analysis.compare import align, part
+from paramcount.engine.report import build_report
+from paramcount.engine.spec import Cell, Framework, LayerSpec
 from tests.conftest import CLI, have
 
 TORCH = pytest.mark.skipif(not have("torch"), reason="torch is not installed")

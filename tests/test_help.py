@@ -1,7 +1,7 @@
 """Help shows what a command accepts, and nothing else: every option and choice is walked.
 
-For every command in ``paramcount.commands.COMMANDS`` and every option its help lists (each name,
-each ``--no-`` form, each choice), the test finds at least one valid invocation that uses it
+For every command in ``paramcount.cli.commands.COMMANDS`` and every option its help lists (each
+name, each ``--no-`` form, each choice), the test finds at least one valid invocation that uses it
 and exits 0. An option listed for a command that then refuses it in every context ("does not
 apply", "is a Keras option", ...) fails the test. A new option needs a sample value in
 ``SAMPLES`` (or a click.Choice type) so that the walk can use it.
@@ -15,9 +15,9 @@ from pathlib import Path
 import click
 import pytest
 
-from paramcount.commands import COMMANDS, cli
-from paramcount.options import Frameworks, MergeModes
-from paramcount.spec import MergeMode
+from paramcount.cli.commands import COMMANDS, cli
+from paramcount.cli.options import Frameworks, MergeModes
+from paramcount.engine.spec import MergeMode
 from tests.conftest import CLI
 
 SIZES = ["-i", "3", "-H", "4"]
@@ -94,8 +94,8 @@ def port_bases(tmp_path: Path) -> list[list[str]]:
     """Ports of .npz files named in each convention: a GRU, a 2-layer LSTM (projected where the
     convention can), a bidirectional RNN."""
     np = pytest.importorskip("numpy")
-    from paramcount.conventions import tensors
-    from paramcount.spec import Cell, Framework, LayerSpec
+    from paramcount.engine.conventions import tensors
+    from paramcount.engine.spec import Cell, Framework, LayerSpec
 
     out = []
     for framework in Framework:

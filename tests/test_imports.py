@@ -46,7 +46,7 @@ def test_formula_commands_import_no_framework(name: str) -> None:
     the quick path leaves the command line to it."""
     args = QUICK.get(name) or CLICK[name]
     code = (
-        "import contextlib, io\nfrom paramcount.cli import run\n"
+        "import contextlib, io\nfrom paramcount.cli.main import run\n"
         f"with contextlib.redirect_stdout(io.StringIO()): assert run({args!r}) == 0"
     )
     loaded = loaded_after(code)
@@ -58,7 +58,7 @@ def test_plain_count_loads_only_what_it_uses() -> None:
     """Counting a torch layer as JSON loads neither other conventions, memory, compute nor
     the document model (startup time is a product feature, see benchmarks/cli_speed.py)."""
     probe = (
-        "import contextlib, io, sys\nfrom paramcount.cli import run\n"
+        "import contextlib, io, sys\nfrom paramcount.cli.main import run\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    assert run(['lstm', '-i', '32', '-H', '128', '--bidir', '--json']) == 0\n"
         "print(' '.join(m for m in sys.modules if m.startswith('paramcount')))"
@@ -66,9 +66,10 @@ def test_plain_count_loads_only_what_it_uses() -> None:
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True)
     loaded = set(out.stdout.split())
-    unwanted = {"paramcount.memory", "paramcount.compute", "paramcount.render.document",
-                "paramcount.conventions.flax", "paramcount.conventions.tf1",
-                "paramcount.conventions.keras", "paramcount.verify"}
+    unwanted = {"paramcount.analysis.memory", "paramcount.analysis.compute",
+                "paramcount.render.document",
+                "paramcount.engine.conventions.flax", "paramcount.engine.conventions.tf1",
+                "paramcount.engine.conventions.keras", "paramcount.verify"}
     assert not loaded & unwanted
 
 
@@ -76,7 +77,7 @@ def test_read_json_loads_neither_click_nor_rich() -> None:
     """``paramcount read FILE --json`` is answered by the quick path: no click, no rich, no
     framework (start-up is most of a paste's answer, see benchmarks/read_speed.py)."""
     code = (
-        "import contextlib, io\nfrom paramcount.cli import run\n"
+        "import contextlib, io\nfrom paramcount.cli.main import run\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    assert run(['read', 'examples/pastes/bilstm-question.txt', '--json']) == 0"
     )

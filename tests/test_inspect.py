@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from paramcount.inspect import inspect
-from paramcount.sources.files import read_file
-from paramcount.spec import Cell, Framework, LayerSpec
+from paramcount.engine.spec import Cell, Framework, LayerSpec
+from paramcount.files.dispatch import read_file
+from paramcount.files.inspect import inspect
 from tests.conftest import CLI
 from tests.docfiles import inspect as makers
 

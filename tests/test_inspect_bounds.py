@@ -136,7 +136,7 @@ def test_a_deep_onnx_nesting_error_is_short(cli: CLI, tmp_path: Path) -> None:
 def sparse_legacy(path: Path, size: int) -> Path:
     """A legacy (pre-1.6) torch.save stream whose model pickle is one BINBYTES8 declaring
     ``size`` bytes, the file a hole of that size (nothing on disk)."""
-    from paramcount.sources.torch_file import LEGACY_PROTOCOL, MAGIC_NUMBER
+    from paramcount.files.torch_file import LEGACY_PROTOCOL, MAGIC_NUMBER
 
     head = b"".join(pickle.dumps(v, protocol=2) for v in (
         MAGIC_NUMBER, LEGACY_PROTOCOL, {"protocol_version": LEGACY_PROTOCOL}))
@@ -171,7 +171,7 @@ def test_a_shared_list_is_walked_once(cli: CLI, tmp_path: Path,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """100 keys sharing a list of 20,000 Nones: the file's walks enter the list once (every
     entry the walks look at is counted), not once per key and again to describe it."""
-    from paramcount.sources import torch_file
+    from paramcount.files import torch_file
 
     entries = 0
     real = torch_file._children
@@ -230,7 +230,7 @@ def test_a_tree_of_if_subgraphs_is_summed_up_in_one_short_note(tmp_path: Path) -
     """511 subgraphs with 2,000-character node names: every Constant is counted, and where
     they sit is one note of a few hundred characters, not one note per subgraph each as long
     as its path."""
-    from paramcount.sources import onnx_file
+    from paramcount.files import onnx_file
 
     path = tmp_path / "tree.onnx"
     path.write_bytes(if_tree(8, 2000))

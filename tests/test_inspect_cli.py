@@ -87,7 +87,7 @@ def test_inspecting_safetensors_imports_no_framework(tmp_path: Path) -> None:
     makers.make_encoder(tmp_path)
     args = ["inspect", str(tmp_path / "model.safetensors"), str(tmp_path / "encoder.pt"),
             "--json"]
-    code = ("import contextlib, io\nfrom paramcount.cli import run\n"
+    code = ("import contextlib, io\nfrom paramcount.cli.main import run\n"
             f"with contextlib.redirect_stdout(io.StringIO()): assert run({args!r}) == 0")
     assert not loaded_after(code) & {"torch", "tensorflow", "keras", "jax", "flax", "onnx",
                                      "safetensors", "numpy", "rich"}

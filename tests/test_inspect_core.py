@@ -11,12 +11,12 @@ import shlex
 import pytest
 from hypothesis import given, settings
 
-from paramcount import conventions
-from paramcount.cli import run
-from paramcount.commandline import command_line
-from paramcount.inspect import convert, inspect, module_of, tensor_bytes
-from paramcount.sources.base import Listing, NamedTensor
-from paramcount.spec import Cell, Framework, LayerSpec
+from paramcount.cli.main import run
+from paramcount.engine import conventions
+from paramcount.engine.commandline import command_line
+from paramcount.engine.spec import Cell, Framework, LayerSpec
+from paramcount.files.inspect import convert, inspect, module_of, tensor_bytes
+from paramcount.files.listing import Listing, NamedTensor
 from tests.strategies import layer_specs
 from tests.strategies_more import more_specs
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from paramcount.errors import ParamcountError
-from paramcount.sources import torch_file
+from paramcount.files import torch_file
 from tests.conftest import CLI
 from tests.docfiles.inspect import Exploit, SystemExploit
 
@@ -309,7 +309,7 @@ def test_mutated_real_files_fail_cleanly(tmp_path: Path, name: str) -> None:
     ParamcountError, never another exception."""
     pytest.importorskip("torch")
     pytest.importorskip("safetensors")
-    from paramcount.sources.files import read_file
+    from paramcount.files.dispatch import read_file
     from tests.docfiles import inspect as makers
 
     makers.FILES[name][1](tmp_path)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from paramcount.errors import ParamcountError
-from paramcount.sources import torch_file
+from paramcount.files import torch_file
 from tests.conftest import CLI
 
 
@@ -235,7 +235,7 @@ def test_four_bit_safetensors_take_half_a_byte_each(cli: CLI, tmp_path: Path) ->
 ])
 def test_sub_byte_onnx_dtypes_have_sizes(dtype: str, count: int, size: int) -> None:
     """The packed ONNX types the ONNX reader names (INT4, FLOAT4E2M1, INT2) have byte sizes."""
-    from paramcount.inspect import tensor_bytes
-    from paramcount.sources.base import NamedTensor
+    from paramcount.files.inspect import tensor_bytes
+    from paramcount.files.listing import NamedTensor
 
     assert tensor_bytes(NamedTensor("w", (count,), dtype)) == size

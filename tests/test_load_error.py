@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from paramcount.output import show
+from paramcount.cli.output import show
+from paramcount.engine.spec import Cell, Framework, LayerSpec
+from paramcount.read.load_error import LoadErrorAnalysis, NoLoadError, analyse
 from paramcount.render.load_error import data, document
-from paramcount.sources.load_error import LoadErrorAnalysis, NoLoadError, analyse
-from paramcount.spec import Cell, Framework, LayerSpec
 from tests.strategies import layer_specs
 from tests.test_recognise_frameworks import torch_spec
 

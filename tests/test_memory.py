@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from paramcount.analysis.memory import Optimizer, cudnn_bias_slots, training_memory
+from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.errors import SpecError
-from paramcount.memory import Optimizer, cudnn_bias_slots, training_memory
-from paramcount.spec import Cell, Framework, LayerSpec
 
 SPEC = LayerSpec(Cell.LSTM, 32, 128, num_layers=2, bidirectional=True)  # 561,152, 16 tensors
 N = 561_152

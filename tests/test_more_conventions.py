@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 
 import paramcount
-from paramcount.report import build_report
-from paramcount.spec import Cell, Framework, LayerSpec
+from paramcount.engine.report import build_report
+from paramcount.engine.spec import Cell, Framework, LayerSpec
 from tests.conftest import CLI
 from tests.strategies_more import more_specs
 
@@ -266,7 +266,7 @@ def test_new_frameworks_import_no_framework(framework: str) -> None:
 
     args = ["lstm", "-i", "8", "-H", "16", "-L", "2", "--bidir", "-f", framework]
     code = (
-        "import contextlib, io\nfrom paramcount.cli import run\n"
+        "import contextlib, io\nfrom paramcount.cli.main import run\n"
         f"with contextlib.redirect_stdout(io.StringIO()): assert run({args!r}) == 0"
     )
     assert not loaded_after(code) & {*HEAVY, "rich"}
@@ -306,7 +306,7 @@ def test_other_commands_accept_or_refuse_the_new_frameworks(cli: CLI, framework:
 @given(more_specs(frameworks=(Framework.ONNX,)))
 def test_onnx_compute_matches_torch(spec: LayerSpec) -> None:
     """An ONNX stack does the work of the same torch stack: its B holds both biases."""
-    from paramcount.compute import forward
+    from paramcount.analysis.compute import forward
 
     torch = spec.replace(framework=Framework.TORCH, peepholes=False)
     assert forward(spec.replace(peepholes=False), seq_len=3, batch=2).flops == forward(

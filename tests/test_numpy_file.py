@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from paramcount.engine.spec import Cell
 from paramcount.errors import ParamcountError
-from paramcount.sources import numpy_file
-from paramcount.sources.files import read_file
-from paramcount.spec import Cell
+from paramcount.files import numpy_file
+from paramcount.files.dispatch import read_file
 from tests.conftest import CLI
 from tests.docfiles.inspect import Exploit
 
@@ -197,7 +197,7 @@ def test_loose_names_round_trip(cell: Cell, inputs: int, hidden: int, bias: bool
                                 keras_layout: bool, reset_after: bool) -> None:
     """Any cell written under a loose spelling in its layout is recognised as that cell, with
     its input and hidden size and bias, every tensor claimed."""
-    from paramcount import loose_names
+    from paramcount.files import loose_names
 
     rows = cell.gates * hidden
     if keras_layout:

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from paramcount.engine.spec import Cell
 from paramcount.port import layouts
-from paramcount.spec import Cell
 from tests.conftest import CLI, have
 
 np = pytest.importorskip("numpy")

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paramcount import conventions
+from paramcount.engine import conventions
+from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.port import expr
 from paramcount.port.execute import evaluate
 from paramcount.port.layouts import Side
 from paramcount.port.plan import PortRefused, TargetOptions, plan, target_side
-from paramcount.spec import Cell, Framework, LayerSpec
 from tests.port_cases import options_for, random_arrays, random_side
 
 np = pytest.importorskip("numpy")
@@ -227,7 +227,7 @@ HEAVY = {"torch", "tensorflow", "keras", "jax", "flax", "onnx", "onnxruntime", "
 
 def test_the_plan_core_imports_no_array_library() -> None:
     """Planning (expressions, layouts, refusals) needs neither numpy nor any framework."""
-    loaded = _loaded("import paramcount.port.plan, paramcount.commands.port")
+    loaded = _loaded("import paramcount.port.plan, paramcount.cli.commands.port")
     assert not loaded & {*HEAVY, "numpy", "safetensors"}
 
 
@@ -240,7 +240,7 @@ def test_planning_a_safetensors_file_imports_no_framework(tmp_path: Path) -> Non
     safetensors_numpy.save_file(
         {t.name: np.ones(t.shape, np.float32) for t in conventions.tensors(spec)}, str(source))
     out = tmp_path / "gru.npz"
-    code = ("import contextlib, io\nfrom paramcount.cli import run\n"
+    code = ("import contextlib, io\nfrom paramcount.cli.main import run\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             f"    assert run(['port', {str(source)!r}, '--to', 'keras', '--out', "
             f"{str(out)!r}]) == 0")

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from paramcount.engine.spec import Framework
 from paramcount.port.execute import evaluate
 from paramcount.port.units import (
     LEAVES,
@@ -20,7 +21,6 @@ from paramcount.port.units import (
     recognise,
     target_unit,
 )
-from paramcount.spec import Framework
 from tests.conftest import CLI
 
 np = pytest.importorskip("numpy")

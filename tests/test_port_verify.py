@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from paramcount import conventions
+from paramcount.engine import conventions
+from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.port import layouts
 from paramcount.port.execute import evaluate
 from paramcount.port.layouts import Side
 from paramcount.port.plan import PortRefused, TargetOptions, plan, target_side
 from paramcount.port.verify import Comparison, compare
-from paramcount.spec import Cell, Framework, LayerSpec
 from tests.conftest import have
 from tests.port_cases import RUNNABLE, random_arrays, random_side
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from paramcount.engine.report import build_report
+from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.errors import ConfigError
-from paramcount.proof import MAX_LAYER_RUNS, MAX_STEPS, MAX_WORK, guard
-from paramcount.report import build_report
-from paramcount.spec import Cell, Framework, LayerSpec
+from paramcount.verify.proof import MAX_LAYER_RUNS, MAX_STEPS, MAX_WORK, guard
 from tests.conftest import CLI
 
 REFUSED = [
@@ -89,8 +89,8 @@ def test_verification_of_a_stack_too_deep_is_refused(
 
 def test_verification_depth_limit_is_exact() -> None:
     """A stack of exactly MAX_VERIFIED_LAYERS layer directions may be verified; one more not."""
-    from paramcount.proof import MAX_VERIFIED_LAYERS
     from paramcount.verify import verifiable
+    from paramcount.verify.proof import MAX_VERIFIED_LAYERS
 
     verifiable(MAX_VERIFIED_LAYERS // 2, True)
     verifiable(MAX_VERIFIED_LAYERS, False)

@@ -1,4 +1,4 @@
-"""The quick path (paramcount/quick.py) says exactly what click would, or leaves it to click.
+"""The quick path (paramcount/cli/quick.py) says exactly what click would, or leaves it to click.
 
 It reads the count commands' everyday command lines without loading click. Each command line
 generated here, valid or not, is run both ways: where the quick path answers, click must print
@@ -15,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paramcount import quick
-from paramcount.cli import _run_click
-from paramcount.commands import cli
-from paramcount.spec import Cell
+from paramcount.cli import quick
+from paramcount.cli.commands import cli
+from paramcount.cli.main import _run_click
+from paramcount.engine.spec import Cell
 
 
 def _run(function: object, args: list[str]) -> tuple[int | None, str, str]:
@@ -165,7 +165,7 @@ READ_OPTIONS = ["--json", "--markdown", "--details", "--format", "--format=json"
 def test_read_quick_path_says_what_click_says(args: list[str], monkeypatch_env: None) -> None:
     """``read`` command lines, valid or not: the quick path prints what click prints, or
     leaves the line to click untouched."""
-    from paramcount.cli import run
+    from paramcount.cli.main import run
 
     code, out, err = _run(quick.answer, ["read", *args])
     if code is None:
@@ -189,7 +189,7 @@ def test_read_takes_the_quick_path(args: list[str], monkeypatch_env: None) -> No
 def test_read_refusals_are_click_s(path: str, monkeypatch_env: None) -> None:
     """A file that cannot be read, or holds nothing countable: the same line and exit code
     both ways."""
-    from paramcount.cli import run
+    from paramcount.cli.main import run
 
     refused = _run(run, ["read", path, "--json"])
     assert refused[0] == 2 and refused[1] == "" and refused[2].startswith("Error: ")

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramcount.read import Unreadable, read
-from paramcount.sources.python_code import MAX_TEXT
+from paramcount.read.pipeline import Unreadable, read
+from paramcount.read.python_code import MAX_TEXT
 from tests.conftest import CLI
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -239,7 +239,7 @@ def test_read_imports_no_framework(tmp_path: Path) -> None:
     paste = tmp_path / "paste.txt"
     paste.write_text("import torch\nimport keras\nimport torch.nn as nn\nm = nn.GRU(3, 4)\n")
     probe = (
-        "import contextlib, io, sys\nfrom paramcount.cli import run\n"
+        "import contextlib, io, sys\nfrom paramcount.cli.main import run\n"
         f"with contextlib.redirect_stdout(io.StringIO()): assert run(['read', {str(paste)!r}, "
         "'--json']) == 0\n"
         "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
@@ -266,8 +266,8 @@ def test_constructor_text_reads_back_to_its_spec(
 ) -> None:
     """Any torch RNN/LSTM/GRU written as code (keywords, positional, or inside a module whose
     indentation was lost) reads back to the spec the convention describes."""
-    from paramcount import conventions
-    from paramcount.spec import LayerSpec
+    from paramcount.engine import conventions
+    from paramcount.engine.spec import LayerSpec
 
     spec = LayerSpec(cell.lower(), input_size, hidden_size, num_layers=num_layers,  # type: ignore[arg-type]
                      bidirectional=bidirectional, bias=bias)

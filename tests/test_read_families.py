@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from paramcount import families
+from paramcount.families import registry as families
 from tests.conftest import CLI
 
 PASTES = {

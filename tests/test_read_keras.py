@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from paramcount.read import Model, read
+from paramcount.read.pipeline import Model, read
 from tests.conftest import have
 
 pytestmark = [pytest.mark.keras,
@@ -154,7 +154,7 @@ def test_summary_alone_and_with_its_code(keras_module: Any, case: str) -> None:
     for (_, layer), keras_layer in zip(alone.recurrent, recurrent, strict=True):
         assert layer.printed == keras_layer.count_params()
         if layer.spec is not None:
-            from paramcount import conventions
+            from paramcount.engine import conventions
             assert conventions.total(layer.spec) == keras_layer.count_params()
     both = read(textwrap.dedent(SNIPPETS[case]) + "\n" + table)
     assert not both.disagreements
@@ -245,7 +245,7 @@ def test_flattened_function_in_a_fence_beside_its_summary(keras_module: Any) -> 
 def test_details_name_each_tensor_as_keras_does(keras_module: Any) -> None:
     """--details names a Keras layer's tensors under that layer's name, exactly as the real
     model's weight paths (not the first layer's ``bidirectional/...`` for every layer)."""
-    from paramcount.read import layer_reports
+    from paramcount.read.pipeline import layer_reports
 
     code = """
         import keras

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from paramcount.found import Model
-from paramcount.pairing import pair
-from paramcount.read import Answer, read
+from paramcount.read.found import Model
+from paramcount.read.pairing import pair
+from paramcount.read.pipeline import Answer, read
 from tests.conftest import have
 
 pytestmark = [pytest.mark.torch,

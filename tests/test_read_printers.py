@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from paramcount.read import read
-from paramcount.spec import Cell, LayerSpec
-from paramcount.unnamed import MOST_RUNS
+from paramcount.engine.spec import Cell, LayerSpec
+from paramcount.read.pipeline import read
+from paramcount.read.unnamed import MOST_RUNS
 from tests.conftest import CLI, have
 from tests.printers import (
     Paste,

@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paramcount.read import read
-from paramcount.spec import Cell, Framework, LayerSpec, MergeMode
+from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode
+from paramcount.read.pipeline import read
 from tests.conftest import CLI, have
 from tests.printers import (
     KerasPlan,

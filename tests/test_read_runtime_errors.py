@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from paramcount.read import read
-from paramcount.sources.runtime_error import RuntimeFinding
+from paramcount.read.pipeline import read
+from paramcount.read.runtime_error import RuntimeFinding
 from tests.conftest import CLI, have
 from tests.test_read_cli import documented_keys, produced_keys
 
@@ -282,7 +282,7 @@ def test_docstring_examples() -> None:
     import doctest
     import importlib
 
-    for module in ("paramcount.sources.runtime_error", "paramcount.sources.python_code"):
+    for module in ("paramcount.read.runtime_error", "paramcount.read.python_code"):
         result = doctest.testmod(importlib.import_module(module))
         assert result.failed == 0 and result.attempted > 0, module
 

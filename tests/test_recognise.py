@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramcount import conventions
-from paramcount.conventions import Recognised, recognise
-from paramcount.conventions.recognition import RNN_NONLINEARITY
-from paramcount.spec import Cell, Framework, LayerSpec
+from paramcount.engine import conventions
+from paramcount.engine.conventions import Recognised, recognise
+from paramcount.engine.conventions.recognition import RNN_NONLINEARITY
+from paramcount.engine.spec import Cell, Framework, LayerSpec
 from tests.strategies import layer_specs
 from tests.strategies_more import more_specs
 
@@ -230,7 +230,7 @@ def test_ten_thousand_unrelated_tensors_are_passed_over() -> None:
     assert found.prefix == "head.rnn."
 
 
-@pytest.mark.parametrize("module", ["paramcount.conventions", "paramcount.sources.load_error"])
+@pytest.mark.parametrize("module", ["paramcount.engine.conventions", "paramcount.read.load_error"])
 def test_docstring_examples_run(module: str) -> None:
     """The examples in the recognition dispatcher's and the load-error reader's docstrings run."""
     import doctest

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from paramcount.conventions import recognise
-from paramcount.spec import Cell, Framework, LayerSpec
+from paramcount.engine.conventions import recognise
+from paramcount.engine.spec import Cell, Framework, LayerSpec
 
 _TORCH_CELLS = {"LSTM": Cell.LSTM, "GRU": Cell.GRU, "RNN_TANH": Cell.RNN, "RNN_RELU": Cell.RNN}
 

@@ -122,7 +122,7 @@ def test_copies_and_pickles() -> None:
 def test_the_count_path_loads_no_dataclasses() -> None:
     """The reason records exist: the count path starts without dataclasses (and so without
     inspect, ast, dis, tokenize)."""
-    code = ("import sys, paramcount.record, paramcount.spec, paramcount.report\n"
+    code = ("import sys, paramcount.record, paramcount.engine.spec, paramcount.engine.report\n"
             "print(sorted({'dataclasses', 'inspect', 'ast'} & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from paramcount.conventions import rwkv
+from paramcount.families import rwkv
 
 C, A, F, H, N = 64, 64, 96, 2, 32
 ROW = (1, 1, C)

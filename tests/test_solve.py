@@ -17,12 +17,12 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from paramcount import conventions
-from paramcount.found import from_total
-from paramcount.keras_version import KerasVersion, old_gru_default, summary_version
-from paramcount.read import read
-from paramcount.solve import Clues, integer_roots, solve
-from paramcount.spec import Cell, Framework, LayerSpec, MergeMode
+from paramcount.engine import conventions
+from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode
+from paramcount.read.found import from_total
+from paramcount.read.keras_version import KerasVersion, old_gru_default, summary_version
+from paramcount.read.pipeline import read
+from paramcount.read.solve import Clues, integer_roots, solve
 from tests.conftest import have
 from tests.docfiles.read import (
     gru_tagger,

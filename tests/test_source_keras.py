@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from paramcount import conventions
+from paramcount.engine import conventions
+from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
 from paramcount.errors import BackendUnavailable, ParamcountError
-from paramcount.sources import keras_file
-from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
+from paramcount.files import keras_file
 from tests.conftest import CLI, have
 
 needs_h5py = pytest.mark.skipif(not have("h5py"), reason="needs h5py")
@@ -216,7 +216,7 @@ def test_compressed_archives_read_alike(saved: dict[str, Any], tmp_path: Path,
 def test_reading_imports_no_framework(saved: dict[str, Any]) -> None:
     """Reading a .keras file imports neither keras nor tensorflow (nothing is deserialized)."""
     probe = (
-        "import sys\nfrom paramcount.sources import keras_file\n"
+        "import sys\nfrom paramcount.files import keras_file\n"
         f"keras_file.read({str(saved['dir'] / 'classifier.keras')!r})\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'keras', 'tensorflow', 'torch'}))"
     )

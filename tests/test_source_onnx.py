@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paramcount import conventions
+from paramcount.engine import conventions
+from paramcount.engine.spec import Cell, Framework, LayerSpec, Nonlinearity
 from paramcount.errors import ParamcountError
-from paramcount.sources import onnx_file
-from paramcount.spec import Cell, Framework, LayerSpec, Nonlinearity
+from paramcount.files import onnx_file
 from tests.conftest import CLI
 
 onnx = pytest.importorskip("onnx")

@@ -151,7 +151,7 @@ def test_a_terminal_count_loads_neither_click_nor_rich_console() -> None:
     import subprocess
     import sys
 
-    code = ("import sys\nfrom paramcount.cli import run\n"
+    code = ("import sys\nfrom paramcount.cli.main import run\n"
             "assert run(['lstm', '-i', '32', '-H', '128', '-L', '2', '--bidir']) == 0\n"
             "print(sorted(m for m in sys.modules if m in ('click', 'rich.console', 'rich.style')),"
             " file=sys.stderr)")

@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from paramcount.flow import keras_flow, torch_flow
-from paramcount.spec import Cell, LayerSpec
+from paramcount.analysis.flow import keras_flow, torch_flow
+from paramcount.engine.spec import Cell, LayerSpec
 from tests.conftest import CLI
 
 Q4 = ["rnn", "-i", "25", "-H", "50", "-L", "4", "--bidir"]
@@ -55,7 +55,7 @@ def test_torch_verify_counts_every_claim(cli: CLI) -> None:
 def test_torch_verify_catches_a_wrong_claim() -> None:
     """A wrong claim (slices swapped to h_n[-1] and h_n[-2]) is marked failed."""
     pytest.importorskip("torch")
-    from paramcount.proof import torch_run
+    from paramcount.verify import torch_run
 
     flow = torch_flow(LayerSpec(Cell.RNN, 5, 6, 2, True), 2, 4)
     wrong = dataclasses.replace(flow, slices=tuple(
@@ -70,7 +70,7 @@ def test_torch_verify_catches_a_wrong_claim() -> None:
 def test_shapes_verify_exit_1_on_a_failed_claim(cli: CLI, monkeypatch: pytest.MonkeyPatch) -> None:
     """shapes --verify exits 1 when a printed claim does not hold."""
     pytest.importorskip("torch")
-    import paramcount.commands.shapes as shapes_module
+    import paramcount.cli.commands.shapes as shapes_module
 
     real = shapes_module.make_flow
 
@@ -91,7 +91,7 @@ def test_shapes_verify_exit_1_on_a_failed_claim(cli: CLI, monkeypatch: pytest.Mo
 def test_question_4_trace(cli: CLI) -> None:
     """Question 4: nn.RNN(25, 50, 4) bidirectional rebuilt from 8 RNNs matches layer by layer."""
     pytest.importorskip("torch")
-    from paramcount.proof import torch_run
+    from paramcount.verify import torch_run
 
     spec = LayerSpec(Cell.RNN, 25, 50, 4, True)
     trace = torch_run.trace(spec, 3, 5)
@@ -112,7 +112,7 @@ def test_question_4_trace(cli: CLI) -> None:
 def test_question_4_mistake_diverges_at_layer_1() -> None:
     """Without flipping back, layer 0's states still match and layer 1's do not."""
     pytest.importorskip("torch")
-    from paramcount.proof import torch_run
+    from paramcount.verify import torch_run
 
     trace = torch_run.trace(LayerSpec(Cell.RNN, 25, 50, 4, True), 3, 5, mistake=True)
     states = {(r.layer, r.direction): r.state_diff <= r.tolerance for r in trace.rows}
@@ -151,7 +151,7 @@ def test_trace_exits_1_when_the_rebuild_does_not_match(
 ) -> None:
     """trace exits 1 and says so when the rebuild does not match."""
     pytest.importorskip("torch")
-    from paramcount.proof import torch_run
+    from paramcount.verify import torch_run
 
     real = torch_run.trace
     monkeypatch.setattr(torch_run, "trace",
@@ -202,7 +202,7 @@ def test_missing_keras_is_exit_3(cli: CLI, monkeypatch: pytest.MonkeyPatch) -> N
 def test_formula_commands_import_no_framework(args: list[str]) -> None:
     """explain, compare and shapes without --verify import no framework and no matplotlib."""
     code = (
-        "import contextlib, io, sys\nfrom paramcount.cli import run\n"
+        "import contextlib, io, sys\nfrom paramcount.cli.main import run\n"
         f"with contextlib.redirect_stdout(io.StringIO()): assert run({args!r}) == 0\n"
         "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
     )
@@ -240,7 +240,7 @@ def test_keras_shapes_verify_and_trace(cli: CLI, args: list[str]) -> None:
 def test_keras_mistake_locates_layer_1() -> None:
     """Keras: without flipping the go_backwards output, layer 1 is the first state that differs."""
     pytest.importorskip("keras")
-    from paramcount.proof import keras_run
+    from paramcount.verify import keras_run
 
     spec = LayerSpec(Cell.LSTM, 5, 4, 3, True, framework="keras")
     trace = keras_run.trace(spec, 2, 5, mistake=True)
@@ -259,8 +259,8 @@ def test_keras_state_names_are_checked_by_value(mode: str) -> None:
     pytest.importorskip("keras")
     import dataclasses
 
-    from paramcount.flow import flow as make_flow
-    from paramcount.proof import keras_run
+    from paramcount.analysis.flow import flow as make_flow
+    from paramcount.verify import keras_run
 
     spec = LayerSpec(Cell.LSTM, 4, 6, num_layers=1, bidirectional=True, framework="keras",
                      merge_modes=(mode,))

@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paramcount import conventions
-from paramcount.conventions import Tensor
+from paramcount.engine import conventions
+from paramcount.engine.conventions import Tensor
+from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
 from paramcount.record import replace
-from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
 from paramcount.verify import Unverified, backend, compare, exit_code, verify
 from paramcount.verify.compare import refused
 from tests.conftest import CLI, have
@@ -312,7 +312,7 @@ def run_blocked(blocked: str, *args: str) -> subprocess.CompletedProcess[str]:
         f"        if name.split('.')[0] in {blocked.split(',')!r}:\n"
         "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
         "sys.meta_path.insert(0, Block())\n"
-        "from paramcount.cli import run\n"
+        "from paramcount.cli.main import run\n"
         "sys.exit(run(sys.argv[1:]))\n"
     )
     return subprocess.run(
@@ -472,7 +472,7 @@ def test_keras_backend_is_respected() -> None:
 def test_torch_verification_imports_no_tensorflow() -> None:
     """Verifying with torch imports torch only: neither keras nor tensorflow."""
     code = (
-        "import contextlib, io, sys\nfrom paramcount.cli import run\n"
+        "import contextlib, io, sys\nfrom paramcount.cli.main import run\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    assert run(['lstm', '-i', '3', '-H', '4', '--verify']) == 0\n"
         "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramcount import families
+from paramcount.families import registry as families
 from paramcount.record import fields
 from tests.conftest import have
 from tests.test_families import PUBLISHED
@@ -124,7 +124,7 @@ def test_mamba_blocks_match_mambapy(d: int, layers: int, state: int, expand: int
     from mambapy.mamba import Mamba
     from mambapy.mamba import MambaConfig as PyConfig
 
-    from paramcount.conventions import mamba
+    from paramcount.families import mamba
 
     with torch.device("meta"):
         model = Mamba(PyConfig(d_model=d, n_layers=layers, dt_rank=rank, d_state=state,

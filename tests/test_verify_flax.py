@@ -7,8 +7,8 @@ import math
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from paramcount import conventions
-from paramcount.spec import Cell, Framework, LayerSpec
+from paramcount.engine import conventions
+from paramcount.engine.spec import Cell, Framework, LayerSpec
 from tests.strategies_more import more_specs
 
 pytest.importorskip("flax")

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from paramcount import conventions
+from paramcount.engine import conventions
+from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.record import replace
-from paramcount.spec import Cell, Framework, LayerSpec
 from tests.conftest import CLI
 from tests.strategies_more import more_specs
 
@@ -107,7 +107,7 @@ def test_verify_catches_a_wrong_engine(
     cli: CLI, monkeypatch: pytest.MonkeyPatch, mutate: Any, args: list[str]
 ) -> None:
     """ONNX --verify fails (exit 1) when the engine drops, renames or reorders a tensor."""
-    from paramcount.conventions import onnx as onnx_convention
+    from paramcount.engine.conventions import onnx as onnx_convention
 
     if "--peepholes" not in args:
         pytest.importorskip("torch")

@@ -94,7 +94,7 @@ def test_errors(cli: CLI, args: list[str], message: str) -> None:
 def test_no_framework_imported(args: list[str]) -> None:
     """Memory, compute and fit import no framework, and rich only for a terminal."""
     code = (
-        "import contextlib, io\nfrom paramcount.cli import run\n"
+        "import contextlib, io\nfrom paramcount.cli.main import run\n"
         f"with contextlib.redirect_stdout(io.StringIO()): assert run({args!r}) == 0"
     )
     assert not loaded_after(code) & {*HEAVY, "rich"}
@@ -102,7 +102,7 @@ def test_no_framework_imported(args: list[str]) -> None:
 
 def test_optimizer_choices_are_the_optimizers() -> None:
     """The --optimizer choices, listed without importing memory, are memory.Optimizer's values."""
-    from paramcount.memory import Optimizer
-    from paramcount.workload_options import OPTIMIZERS
+    from paramcount.analysis.memory import Optimizer
+    from paramcount.cli.workload_options import OPTIMIZERS
 
     assert tuple(o.value for o in Optimizer) == OPTIMIZERS

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paramcount.compute import forward
-from paramcount.spec import Cell, Framework, LayerSpec
+from paramcount.analysis.compute import forward
+from paramcount.engine.spec import Cell, Framework, LayerSpec
 from tests.conftest import CLI, have
 from tests.strategies import layer_specs
 

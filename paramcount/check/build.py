@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from paramcount.check.config import Layer, Model
+from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode
 from paramcount.errors import BackendUnavailable, install_hint
-from paramcount.spec import Cell, Framework, LayerSpec, MergeMode
 
 
 def require(frameworks: Sequence[Framework], doing: str = "verifying") -> None:

@@ -30,12 +30,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, overload
 
-from paramcount import conventions
 from paramcount.check.frames import Frame, conv_size, frame_text, pool_size, torch_arg, tuple_text
 from paramcount.check.locate import Path
 from paramcount.check.source import Source, did_you_mean
+from paramcount.engine import conventions
+from paramcount.engine.spec import Cell, DType, Framework, LayerSpec, MergeMode, Nonlinearity
 from paramcount.errors import ConfigError, SpecError
-from paramcount.spec import Cell, DType, Framework, LayerSpec, MergeMode, Nonlinearity
 
 RECURRENT = {"lstm": Cell.LSTM, "gru": Cell.GRU, "rnn": Cell.RNN}
 ACTIVATIONS = ("relu", "tanh", "sigmoid", "gelu", "softmax", "elu", "leaky_relu", "silu")
@@ -266,7 +266,7 @@ class _Table:
         value = self.data.get(key)
         if not isinstance(value, str):
             return self.integer(key, what=what)
-        from paramcount.counts import CountError, parse_bytes, parse_count
+        from paramcount.engine.counts import CountError, parse_bytes, parse_count
 
         try:
             return parse_bytes(value) if unit == "bytes" else parse_count(value)
@@ -539,7 +539,7 @@ def _model(source: Source, name: str, data: object, framework: Framework,
 def _family(table: _Table) -> tuple[str | None, Any]:
     """``family = "mamba"`` and its ``config = { hidden_size = 768, ... }`` (read as that
     family's config.json is read: the reference's names and defaults)."""
-    from paramcount import families
+    from paramcount.families import registry as families
 
     name = table.choice("family", families.names(), None)
     if name is None:
@@ -1135,8 +1135,8 @@ def _frame_layer(t: _Table, kind: str, framework: Framework, width: int | None, 
             raise t.error("padding", "torch refuses padding='same' with strides above 1")
         kept = () if sequence_axis else out_frame
         if kind == "convlstm":
-            from paramcount.conventions import convlstm as convention
-            from paramcount.convlstm import ConvLSTMSpec
+            from paramcount.engine.conventions import convlstm as convention
+            from paramcount.engine.convlstm_report import ConvLSTMSpec
 
             num_layers = t.integer("layers", default=1, what="a positive whole number of "
                                                               "layers") or 1

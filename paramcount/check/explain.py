@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from paramcount.spec import LayerSpec
+from paramcount.engine.spec import LayerSpec
 
 
 def short(spec: LayerSpec) -> str:

@@ -13,9 +13,9 @@ from typing import Any
 from paramcount.check.config import Model, recurrent_count
 from paramcount.check.explain import short
 from paramcount.check.measure import Measured, Row
+from paramcount.engine.spec import LayerSpec
 from paramcount.errors import SpecError
 from paramcount.record import replace
-from paramcount.spec import LayerSpec
 
 LARGEST = 3
 """How many modules are named when no per-module counts were recorded."""

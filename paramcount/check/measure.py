@@ -1,8 +1,8 @@
 """Models -> what they hold, row by row: the whole-model table behind totals, details and diffs.
 
 Hand-written layers are counted by the formula engine; ``factory`` models are built by their
-framework (``paramcount.sources.factory``); ``file`` models are read by the ``inspect`` readers
-(``paramcount.sources.files``), headers only. Each recurrent row carries its LayerSpec and the
+framework (``paramcount.factories.factory``); ``file`` models are read by the ``inspect`` readers
+(``paramcount.files.dispatch``), headers only. Each recurrent row carries its LayerSpec and the
 engine's count of it, so that a real module is cross-checked against the formulas.
 """
 
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 from paramcount.check.config import Config, Layer, Model, recurrent_count
 from paramcount.check.explain import convlstm_command, explain_command
+from paramcount.engine.spec import LayerSpec
 from paramcount.errors import ConfigError
-from paramcount.sources.fence import RUN_FACTORIES, FactoryPolicy
-from paramcount.spec import LayerSpec
+from paramcount.factories.fence import RUN_FACTORIES, FactoryPolicy
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ def folders(config: Config) -> list[str]:
 
 def from_layers(model: Model) -> Measured:
     from paramcount.check.frames import frame_text
-    from paramcount.spec import Framework
+    from paramcount.engine.spec import Framework
 
     last = model.framework is not Framework.TORCH  # channels last everywhere but in torch
 
@@ -110,7 +110,7 @@ def measure(model: Model, config: Config,
 
 def _family(model: Model) -> Measured:
     """A family model from its config: one row per part (embeddings, blocks, norm, head)."""
-    from paramcount.family_report import build_family_report
+    from paramcount.families.report import build_family_report
 
     assert model.family is not None
     report = build_family_report(model.family, model.family_config)
@@ -119,8 +119,8 @@ def _family(model: Model) -> Measured:
 
 
 def _factory(model: Model, config: Config, factories: FactoryPolicy) -> Measured:
-    from paramcount.sources.factory import FactoryError
-    from paramcount.sources.fence import build, refusal
+    from paramcount.factories.factory import FactoryError
+    from paramcount.factories.fence import build, refusal
 
     assert model.factory is not None
     if not factories.allowed:
@@ -142,8 +142,8 @@ def _file(model: Model, config: Config) -> Measured:
     from pathlib import Path as FilePath
 
     from paramcount.errors import ParamcountError
-    from paramcount.inspect import from_config, module_of, recognised
-    from paramcount.sources.files import read_file
+    from paramcount.files.dispatch import read_file
+    from paramcount.files.inspect import from_config, module_of, recognised
 
     assert model.file is not None
     base = os.path.dirname(os.path.abspath(config.source.path or config.source.name))

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from paramcount.engine.spec import Cell
 from paramcount.errors import ParamcountError
 from paramcount.port.layouts import Side
 from paramcount.port.plan import ModulePlan, UnitPlan
 from paramcount.port.units import Kind, Unit, effective_eps, effective_momentum
-from paramcount.spec import Cell
 
 Layer = ModulePlan | UnitPlan
 
@@ -173,8 +173,8 @@ def _name(prefix: str, index: int | None = None) -> str:
 
 def _keras_layers(keras: Any, layer: Layer) -> list[tuple[Any, list[str]]]:
     """The Keras layers of one planned layer, each with the names of its weights, in order."""
-    from paramcount import conventions
-    from paramcount.spec import Cell, MergeMode
+    from paramcount.engine import conventions
+    from paramcount.engine.spec import Cell, MergeMode
 
     made: list[tuple[Any, list[str]]] = []
     if isinstance(layer, UnitPlan):

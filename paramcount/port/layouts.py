@@ -16,8 +16,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from paramcount import conventions
-from paramcount.conventions.base import Direction, Tensor
+from paramcount.engine import conventions
+from paramcount.engine.conventions.base import Direction, Tensor
+from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.port.expr import (
     Expr,
     Source,
@@ -31,7 +32,6 @@ from paramcount.port.expr import (
     take,
     transpose,
 )
-from paramcount.spec import Cell, Framework, LayerSpec
 
 
 @dataclass(frozen=True)

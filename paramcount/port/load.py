@@ -5,7 +5,7 @@ mmap=True)`` (tensors stay on disk until used), safetensors through a checked he
 positioned read per tensor, ``.npz`` through ``numpy.load(allow_pickle=False)``, Keras
 ``.keras`` files through their ``config.json`` and ``h5py`` (only the recurrent datasets are
 read), ONNX through ``onnx.load`` and ``numpy_helper``. Tensor names are recognised by
-``paramcount.conventions.recognise``; ONNX and Keras files also say what the names cannot
+``paramcount.engine.conventions.recognise``; ONNX and Keras files also say what the names cannot
 (a GRU's ``linear_before_reset``, activations, merge modes), and are read from their structure.
 """
 
@@ -21,11 +21,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from paramcount import conventions
-from paramcount.conventions.base import Recognised
+from paramcount.engine import conventions
+from paramcount.engine.conventions.base import Recognised
+from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
 from paramcount.errors import BackendUnavailable, ParamcountError, install_hint
 from paramcount.port.layouts import Side, file_names
-from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
 
 
 class SourceError(ParamcountError):
@@ -250,14 +250,14 @@ _SAFETENSORS_DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2",
 
 
 def _safetensors(path: str) -> tuple[dict[str, tuple[int, ...]], Callable[[str], Any]]:
-    """A safetensors file: its header read and checked by ``paramcount.sources`` (the reader
+    """A safetensors file: its header read and checked by ``paramcount.files.listing`` (the reader
     ``paramcount inspect`` uses), then each tensor read with one positioned read when it is
     needed, so no more than one tensor is in memory (a memory map would keep every page read
     resident). bfloat16 is widened to float32, exactly.
     """
     from pathlib import Path
 
-    from paramcount.sources.safetensors_file import entries as header_entries
+    from paramcount.files.safetensors_file import entries as header_entries
 
     np = _require("numpy", "port")
     found, _ = header_entries(Path(path), path)
@@ -314,7 +314,7 @@ _ROLES = ("kernel", "recurrent_kernel", "bias")
 def _keras(path: str, frameworks: tuple[Framework, ...] | None) -> Iterator[Opened]:
     # inspect's reader checks the members (zip bombs, sizes) and reads a stored weights file
     # in place, without decompressing or copying it
-    from paramcount.sources.keras_file import _check_member, _config, _member
+    from paramcount.files.keras_file import _check_member, _config, _member
 
     h5py = _require("h5py", "port")
     with open(path, "rb") as handle, zipfile.ZipFile(handle) as archive:

@@ -1,6 +1,6 @@
 """The user's own target model (``--model module:function``): built, read, and matched by structure.
 
-The factory is imported as ``check``'s factories are (``paramcount.sources.factory.resolve``,
+The factory is imported as ``check``'s factories are (``paramcount.factories.factory.resolve``,
 the current folder on the path) and called with ``--kwargs``. Its tensors' names and shapes are
 read the way a source file's are (recurrent layers by ``conventions.recognise``, the others by
 ``units.recognise``), with what only the model says (a layer's class, a norm's epsilon) taken
@@ -16,13 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from paramcount import conventions
-from paramcount.conventions.base import Direction
+from paramcount.engine import conventions
+from paramcount.engine.conventions.base import Direction
+from paramcount.engine.spec import Framework
 from paramcount.errors import ParamcountError
 from paramcount.port.layouts import Side
 from paramcount.port.load import side_of
 from paramcount.port.units import Kind, Unit, named_by, recognise
-from paramcount.spec import Framework
 
 Layer = Side | Unit
 """One layer of a source or a model: a recurrent stack, or a common layer."""
@@ -66,7 +66,7 @@ def build(factory: str, kwargs: dict[str, Any], framework: Framework,
           first: Layer | None, option: str = "--model") -> TargetModel:
     """Call ``factory`` and read the model it returns in ``framework``'s convention
     (``option`` names it in errors)."""
-    from paramcount.sources.factory import FactoryError, import_path, one_line, resolve
+    from paramcount.factories.factory import FactoryError, import_path, one_line, resolve
 
     if ":" not in factory:
         raise ModelError(f"{option} {factory}: expected module:function")
@@ -233,7 +233,7 @@ def _flax(factory: str, model: Any, first: Layer | None) -> TargetModel:
         with linen.intercept_methods(record):
             variables = jax.eval_shape(model.init, jax.random.key(0), example)
     except Exception as error:
-        from paramcount.sources.factory import one_line
+        from paramcount.factories.factory import one_line
 
         raise ModelError(f"--model {factory}: init on an input {example.shape} "
                          f"({example.dtype}) raised {one_line(error)}") from None

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from paramcount.cli.options import cli_label
+from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
 from paramcount.errors import ParamcountError, SpecError
-from paramcount.options import cli_label
 from paramcount.port.expr import Expr, Shape, exact, sources, steps
 from paramcount.port.layouts import Canonical, Key, Side, read, write
 from paramcount.port.units import Unit, left_out, plan_rows
-from paramcount.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
 
 
 class PortRefused(ParamcountError):

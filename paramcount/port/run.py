@@ -27,7 +27,7 @@ from paramcount.port.verify import Comparison
 if TYPE_CHECKING:
     from paramcount.port.model import Atom, TargetModel
     from paramcount.port.whole import ModelComparison
-from paramcount.spec import Cell, Framework, MergeMode, Nonlinearity
+from paramcount.engine.spec import Cell, Framework, MergeMode, Nonlinearity
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ def _source_side(side: Side, options: SourceOptions, target: TargetOptions) -> S
     for field_name, wanted in options.expect.items():
         have = getattr(spec, field_name)
         if wanted is not None and have != wanted:
-            from paramcount.options import cli_label
+            from paramcount.cli.options import cli_label
 
             raise SourceError(
                 f"the file holds {side.prefix or 'a layer'} with {cli_label(field_name, have)}, "
@@ -162,7 +162,7 @@ def units_of(opened: Opened, plans: list[ModulePlan], target: TargetOptions,
 
 def source_units(opened: Opened, sides: list[Side]) -> tuple[list[Unit], list[str]]:
     """The common layers among the tensors ``sides`` do not hold, and the tensors of none."""
-    from paramcount import conventions
+    from paramcount.engine import conventions
 
     taken = {s.name(t) for s in sides for t in conventions.tensors(s.spec)}
     rest = {name: shape for name, shape in opened.shapes.items() if name not in taken}
@@ -202,7 +202,7 @@ def _unmapped(opened: Opened, unmapped: list[str], fw: Framework, allowed: bool)
 def to_model(opened: Opened, source: SourceOptions, target: TargetOptions, model: TargetModel,
              allow_unmapped: bool) -> tuple[list[ModulePlan], list[UnitPlan], list[str]]:
     """Plans whose target tensors are the user's model's, layer by layer, matched by structure."""
-    from paramcount import conventions
+    from paramcount.engine import conventions
     from paramcount.port.model import ModelError, atoms, label, match, match_structures
 
     fw = target.framework
@@ -411,7 +411,7 @@ _ASSUMED_TANH = ("a plain RNN's nonlinearity is not stored in its weights: porte
 
 def _notes(notes: list[str], source: SourceOptions) -> tuple[str, ...]:
     """The reader's notes, said for a port: what was assumed, and how to say otherwise."""
-    from paramcount.conventions.recognition import RNN_NONLINEARITY
+    from paramcount.engine.conventions.recognition import RNN_NONLINEARITY
 
     if RNN_NONLINEARITY not in notes:
         return tuple(notes)
@@ -443,7 +443,7 @@ def _dtype(module: ModulePlan | UnitPlan, fetch: Any) -> Any:
 
 
 def _verify(module: ModulePlan, fetch: Any, seed: int) -> Comparison:
-    from paramcount import conventions
+    from paramcount.engine import conventions
     from paramcount.port.verify import compare
 
     source = module.source

@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
+from paramcount.engine.spec import Framework
 from paramcount.port.expr import Expr, Shape, Source, Zeros, permute, transpose
-from paramcount.spec import Framework
 
 
 class Kind(StrEnum):

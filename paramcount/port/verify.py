@@ -18,10 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from paramcount import conventions
+from paramcount.engine import conventions
+from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.errors import BackendUnavailable
 from paramcount.port.layouts import Side
-from paramcount.spec import Cell, Framework, LayerSpec
 
 TOLERANCE = 1e-5
 """The largest difference accepted in fp32."""

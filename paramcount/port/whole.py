@@ -16,9 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from paramcount.engine.spec import Framework
 from paramcount.port.model import ModelError, TargetModel, build, example_input
 from paramcount.port.verify import TOLERANCE
-from paramcount.spec import Framework
 
 Runner = Callable[[Any], Any]
 """Input array -> output array."""

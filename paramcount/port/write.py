@@ -15,10 +15,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from paramcount.atomic import replacing
+from paramcount.engine.spec import Framework
 from paramcount.errors import ParamcountError
 from paramcount.port.graph import Arrays
 from paramcount.port.plan import ModulePlan, UnitPlan
-from paramcount.spec import Framework
 
 SUFFIXES = (".npz", ".safetensors", ".pt", ".onnx", ".weights.h5", ".keras", ".msgpack")
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from paramcount.conventions import Direction
+from paramcount.engine.conventions import Direction
+from paramcount.engine.report import Growth, Report
+from paramcount.engine.spec import Framework
 from paramcount.render.document import (
     Block,
     Document,
@@ -19,12 +21,10 @@ from paramcount.render.document import (
     signed,
     size,
 )
-from paramcount.report import Growth, Report
-from paramcount.spec import Framework
 
 if TYPE_CHECKING:
-    from paramcount.convlstm import ConvReport
-    from paramcount.family_report import FamilyReport
+    from paramcount.engine.convlstm_report import ConvReport
+    from paramcount.families.report import FamilyReport
     from paramcount.render.verification import Outcome
 
 AXES = {

@@ -5,8 +5,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from paramcount.compare import Difference, align, difference, output_width, part_totals
-from paramcount.conventions import Direction, Tensor
+from paramcount.analysis.compare import Difference, align, difference, output_width, part_totals
+from paramcount.engine.conventions import Direction, Tensor
+from paramcount.engine.report import Report
 from paramcount.render.document import (
     Block,
     Document,
@@ -18,7 +19,6 @@ from paramcount.render.document import (
     shape,
     signed,
 )
-from paramcount.report import Report
 
 if TYPE_CHECKING:
     from paramcount.render.verification import Outcome

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from paramcount import __version__
-from paramcount.conventions.convlstm import concatenates_channels
-from paramcount.convlstm import ConvReport
+from paramcount.engine.conventions.convlstm import concatenates_channels
+from paramcount.engine.convlstm_report import ConvReport
 from paramcount.render.breakdown import formula_section, headline, layer_table, tensor_table
 from paramcount.render.data import formula_data
 from paramcount.render.document import (

@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from paramcount import __version__
-from paramcount.conventions import Formula
+from paramcount.engine.conventions import Formula
+from paramcount.engine.report import Report
 from paramcount.render.indented_json import indented
-from paramcount.report import Report
 
 if TYPE_CHECKING:
     from paramcount.verify.compare import RealTensor, Unverified, Verification

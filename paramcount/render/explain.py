@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from paramcount.pitfalls import Pitfall, pitfalls
+from paramcount.analysis.pitfalls import Pitfall, pitfalls
+from paramcount.engine.report import (
+    DepthRow,
+    Growth,
+    GrowthRow,
+    Report,
+    depth_limit,
+    depth_table,
+    growth_because,
+)
 from paramcount.record import replace
 from paramcount.render.breakdown import (
     AXES,
@@ -21,15 +30,6 @@ from paramcount.render.breakdown import (
     tensor_table,
 )
 from paramcount.render.document import Block, Document, Math, Paragraph, Section, number, signed
-from paramcount.report import (
-    DepthRow,
-    Growth,
-    GrowthRow,
-    Report,
-    depth_limit,
-    depth_table,
-    growth_because,
-)
 
 DEPTH = 8
 """The deepest stack the depth table and chart show."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from paramcount import __version__
-from paramcount.family_report import FamilyReport
+from paramcount.families.report import FamilyReport
 from paramcount.render.breakdown import formula_section, headline
 from paramcount.render.document import Document, Paragraph, Section, Table, number, shape
 

@@ -7,9 +7,9 @@ from itertools import pairwise
 from typing import Any
 
 from paramcount import __version__
-from paramcount.conventions.hf import role_of
-from paramcount.family_explain import Bidirectional, KnobChange, SameWidth, TensorChange
-from paramcount.family_report import FamilyReport
+from paramcount.families.explain import Bidirectional, KnobChange, SameWidth, TensorChange
+from paramcount.families.hf import role_of
+from paramcount.families.report import FamilyReport
 from paramcount.render.document import (
     Document,
     Paragraph,
@@ -114,7 +114,7 @@ def bidirectional_section(bi: Bidirectional) -> Section:
 def explanation(report: FamilyReport, what_if: list[KnobChange]) -> tuple[Section, ...]:
     """The explain sections: the asked changes, every option's effect, the LSTM and GRU of the
     same width, and (Mamba) the bidirectional variant."""
-    from paramcount.family_explain import bidirectional, knob_changes, same_width
+    from paramcount.families.explain import bidirectional, knob_changes, same_width
 
     made = list(report.tensors)
     sections = [what_if_section(change) for change in what_if]
@@ -127,7 +127,7 @@ def explanation(report: FamilyReport, what_if: list[KnobChange]) -> tuple[Sectio
 
 def explanation_data(report: FamilyReport, what_if: list[KnobChange]) -> dict[str, Any]:
     """The explain sections as JSON-ready data."""
-    from paramcount.family_explain import bidirectional, knob_changes, same_width
+    from paramcount.families.explain import bidirectional, knob_changes, same_width
 
     made = list(report.tensors)
     width = same_width(report.config, made)
@@ -159,7 +159,7 @@ def change_data(change: KnobChange) -> dict[str, Any]:
 
 def _changes(items: list[tuple[str, object]]) -> list[tuple[str, str, KnobChange]]:
     """What changed between each model and the next one of the same family."""
-    from paramcount.family_explain import change_between
+    from paramcount.families.explain import change_between
 
     out = []
     for (first, a), (second, b) in pairwise(items):
@@ -172,7 +172,7 @@ def _row(text: str, item: object) -> tuple[str, str, int]:
     """(argument, what it builds, total) for a family report or a layer report."""
     if isinstance(item, FamilyReport):
         return text, f"{item.title} — {item.reference}", item.total
-    from paramcount.report import Report
+    from paramcount.engine.report import Report
 
     assert isinstance(item, Report)
     return text, item.description, item.total

@@ -6,8 +6,9 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from paramcount import __version__, conventions
-from paramcount.fit import Fit
+from paramcount import __version__
+from paramcount.analysis.fit import Fit
+from paramcount.engine import conventions
 from paramcount.render.document import Document, Math, Paragraph, Section, Table, number, size
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ def fit_data(
     error: str | None = None,
 ) -> dict[str, Any]:
     """The answer as JSON-ready data; ``verification`` holds the real layers' verdicts. When
-    nothing fits (``answer`` is :class:`~paramcount.fit.BudgetTooSmall`'s ``smallest``) the
+    nothing fits (``answer`` is :class:`~paramcount.analysis.fit.BudgetTooSmall`'s ``smallest``) the
     answer's values are null, ``next`` is the smallest size and ``error`` says why."""
     from paramcount.render.data import verification_data
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from paramcount.flow import Check, Flow, Trace, TraceRow
+from paramcount.analysis.flow import Check, Flow, Trace, TraceRow
+from paramcount.engine.report import build_report
+from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode
 from paramcount.render.document import Block, Document, Math, Paragraph, Section, Table, shape
-from paramcount.report import build_report
-from paramcount.spec import Cell, Framework, LayerSpec, MergeMode
 
 
 def _mark(check: Check | None) -> str:

@@ -9,16 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from paramcount import __version__
-from paramcount.flow import Check, Flow, Trace, TraceRow
-from paramcount.spec import LayerSpec
+from paramcount.analysis.flow import Check, Flow, Trace, TraceRow
+from paramcount.engine.spec import LayerSpec
 
 SHAPES_SCHEMA = "paramcount.shapes/1"
 TRACE_SCHEMA = "paramcount.trace/1"
 
 
 def _head(schema: str, spec: LayerSpec) -> dict[str, Any]:
+    from paramcount.engine.report import build_report
     from paramcount.render.data import config
-    from paramcount.report import build_report
 
     report = build_report(spec)
     return {

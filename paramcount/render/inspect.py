@@ -1,6 +1,6 @@
 """``paramcount inspect`` output: a Document for people and the ``paramcount.inspect/1`` JSON.
 
-Nothing here computes: every number comes from :class:`paramcount.inspect.InspectReport`.
+Nothing here computes: every number comes from :class:`paramcount.files.inspect.InspectReport`.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from paramcount import __version__
-from paramcount.inspect import (
+from paramcount.files.inspect import (
     Check,
     FamilyModel,
     InspectReport,
@@ -17,6 +17,7 @@ from paramcount.inspect import (
     module_of,
     tensor_bytes,
 )
+from paramcount.files.listing import NamedTensor
 from paramcount.render.document import (
     Document,
     Math,
@@ -29,7 +30,6 @@ from paramcount.render.document import (
     signed,
     size,
 )
-from paramcount.sources.base import NamedTensor
 
 SCHEMA = "paramcount.inspect/1"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from paramcount import conventions
+from paramcount.engine import conventions
 from paramcount.port.plan import ModulePlan, UnitPlan
 from paramcount.port.run import Result
 from paramcount.port.verify import TOLERANCE, Comparison

@@ -1,6 +1,6 @@
 """What ``paramcount read`` shows: the answer as a Document (table or Markdown) or JSON data.
 
-Nothing is counted here: every number comes from :class:`paramcount.read.Answer`.
+Nothing is counted here: every number comes from :class:`paramcount.read.pipeline.Answer`.
 """
 
 from __future__ import annotations
@@ -9,13 +9,14 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from paramcount import __version__, conventions
-from paramcount.commandline import command_line as command
-from paramcount.found import cell_of
-from paramcount.read import SCHEMA, Answer, Layer, Model
+from paramcount import __version__
+from paramcount.engine import conventions
+from paramcount.engine.commandline import command_line as command
+from paramcount.engine.report import Report
+from paramcount.read.found import cell_of
+from paramcount.read.pipeline import SCHEMA, Answer, Layer, Model
+from paramcount.read.solve import Fit
 from paramcount.render.document import Block, Document, Math, Paragraph, Section, Table, number
-from paramcount.report import Report
-from paramcount.solve import Fit
 
 
 def _count(value: int | None) -> str:

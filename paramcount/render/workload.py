@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from paramcount.compute import Compute, StepCost
-from paramcount.memory import Memory
+from paramcount.analysis.compute import Compute, StepCost
+from paramcount.analysis.memory import Memory
+from paramcount.engine.report import Report
+from paramcount.engine.spec import Cell, Framework
 from paramcount.render.document import (
     Block,
     Document,
@@ -18,8 +20,6 @@ from paramcount.render.document import (
     scaled,
     size,
 )
-from paramcount.report import Report
-from paramcount.spec import Cell, Framework
 
 if TYPE_CHECKING:
     from paramcount.render.verification import Outcome

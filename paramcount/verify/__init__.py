@@ -11,11 +11,11 @@ import importlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from paramcount import conventions
-from paramcount.conventions import Tensor
+from paramcount.engine import conventions
+from paramcount.engine.conventions import Tensor
+from paramcount.engine.report import Report
+from paramcount.engine.spec import Framework, LayerSpec
 from paramcount.errors import BackendUnavailable, ParamcountError
-from paramcount.report import Report
-from paramcount.spec import Framework, LayerSpec
 from paramcount.verify.compare import (
     RealTensor,
     TensorCheck,
@@ -26,7 +26,7 @@ from paramcount.verify.compare import (
 )
 
 if TYPE_CHECKING:
-    from paramcount.compute import Compute
+    from paramcount.analysis.compute import Compute
     from paramcount.verify.flops import FlopOutcome
 
 __all__ = [
@@ -78,7 +78,7 @@ def backend(framework: Framework) -> Backend:
 
 def verifiable(num_layers: int, bidirectional: bool) -> None:
     """Refuse (exit 2, the limit named) a stack too deep to build for a verification."""
-    from paramcount.proof import MAX_VERIFIED_LAYERS, check_depth
+    from paramcount.verify.proof import MAX_VERIFIED_LAYERS, check_depth
 
     check_depth(num_layers, bidirectional, MAX_VERIFIED_LAYERS, "build and verify",
                 "a verification", "what it checks")

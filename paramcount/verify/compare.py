@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
 
-from paramcount.conventions import Tensor
-from paramcount.spec import Framework
+from paramcount.engine.conventions import Tensor
+from paramcount.engine.spec import Framework
 
 RealTensor = tuple[str, tuple[int, ...]]
 """A tensor as the framework reports it: its name and its shape."""
@@ -89,7 +89,7 @@ def compare(
 ) -> Verification:
     """Compare the engine's tensors with the framework's, position by position, and the totals.
 
-    >>> from paramcount.conventions import Direction
+    >>> from paramcount.engine.conventions import Direction
     >>> engine = [Tensor("weight_ih", (4, 2), 0, Direction.FORWARD, 2, "weight_ih")]
     >>> compare(Framework.TORCH, "x", engine, [("weight_ih", (4, 2))]).match
     True

@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from paramcount.convlstm import ConvLSTMSpec, ConvReport
+from paramcount.engine.convlstm_report import ConvLSTMSpec, ConvReport
+from paramcount.engine.spec import Framework
 from paramcount.errors import BackendUnavailable
-from paramcount.spec import Framework
 from paramcount.verify.compare import Verification, compare, refused
 
 Named = list[tuple[str, tuple[int, ...]]]

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.errors import BackendUnavailable
-from paramcount.spec import Cell, Framework, LayerSpec
 
 Named = list[tuple[str, tuple[int, ...]]]
 """(name, shape) pairs, in the order the parameter tree flattens."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from paramcount.spec import Framework
+from paramcount.engine.spec import Framework
 
 COUNTER = "torch.utils.flop_counter.FlopCounterMode"
 """What measures: PyTorch's FLOP counter, 2·m·n·k per matrix product."""

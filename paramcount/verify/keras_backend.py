@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
+from paramcount.engine.spec import Cell, LayerSpec, MergeMode
 from paramcount.errors import BackendUnavailable
-from paramcount.spec import Cell, LayerSpec, MergeMode
 from paramcount.verify.compare import RealTensor
 
 _CLASS = {Cell.RNN: "SimpleRNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}

@@ -20,9 +20,9 @@ import io
 import warnings
 from typing import Any
 
-from paramcount import conventions
+from paramcount.engine import conventions
+from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.errors import BackendUnavailable, ConfigError, SpecError
-from paramcount.spec import Cell, Framework, LayerSpec
 
 Named = list[tuple[str, tuple[int, ...]]]
 """(name, shape) pairs, in the order the graph holds them."""

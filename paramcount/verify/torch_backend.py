@@ -10,8 +10,8 @@ import warnings
 from types import ModuleType
 from typing import Any
 
+from paramcount.engine.spec import Cell, LayerSpec
 from paramcount.errors import BackendUnavailable
-from paramcount.spec import Cell, LayerSpec
 from paramcount.verify.compare import RealTensor
 
 _CLASS = {Cell.RNN: "RNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}

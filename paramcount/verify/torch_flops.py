@@ -15,7 +15,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from paramcount.compute import Compute
+from paramcount.analysis.compute import Compute
 from paramcount.verify import torch_backend
 from paramcount.verify.flops import FlopCheck
 

@@ -1,0 +1,80 @@
+"""The click group of every command, with one module per command, each loaded lazily.
+
+:func:`paramcount.cli.main.run` comes here for every command line that the quick path
+(:mod:`paramcount.cli.quick`) leaves to click.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from paramcount import __version__
+from paramcount.families.registry import FAMILIES
+
+# name -> "module:attribute"; modules load only when their command runs.
+COMMANDS = {
+    "rnn": "paramcount.cli.commands.count:rnn",
+    "lstm": "paramcount.cli.commands.count:lstm",
+    "gru": "paramcount.cli.commands.count:gru",
+    "convlstm": "paramcount.cli.commands.convlstm:convlstm",
+    "explain": "paramcount.cli.commands.explain:explain",
+    "compare": "paramcount.cli.commands.compare:compare",
+    "shapes": "paramcount.cli.commands.shapes:shapes",
+    "trace": "paramcount.cli.commands.trace:trace",
+    "fit": "paramcount.cli.commands.fit:fit_command",
+    "compute": "paramcount.cli.commands.workload:compute_command",
+    "memory": "paramcount.cli.commands.workload:memory_command",
+    "check": "paramcount.cli.commands.check:check",
+    "inspect": "paramcount.cli.commands.inspect:inspect",
+    "read": "paramcount.cli.commands.read:read_command",
+    "port": "paramcount.cli.commands.port:port",
+    **{name: f"paramcount.cli.commands.family:{name}" for name in FAMILIES},
+}
+
+
+class LazyGroup(click.Group):
+    """A group that imports a command's module only when that command is used."""
+
+    freeze = False
+    """Whether to ``gc.freeze()`` once the command's module is loaded (see
+    :func:`paramcount.cli.main.run`)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command, sorted."""
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """Import and return the command, or None if there is no such command."""
+        if cmd_name not in COMMANDS:
+            return None
+        module_name, attribute = COMMANDS[cmd_name].split(":")
+        command: click.Command = getattr(importlib.import_module(module_name), attribute)
+        if self.freeze:
+            import gc
+
+            gc.freeze()
+        return command
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """Like click's, with a "did you mean" for unknown commands."""
+        name = args[0]
+        if name not in COMMANDS and not name.startswith("-"):
+            import difflib
+
+            close = difflib.get_close_matches(name.lower(), COMMANDS, n=1)
+            hint = f" Did you mean '{close[0]}'?" if close else ""
+            raise click.UsageError(
+                f"no such command {name!r}; commands: {', '.join(sorted(COMMANDS))}.{hint}",
+                ctx,
+            )
+        return super().resolve_command(ctx, args)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="paramcount")
+def cli() -> None:
+    """Exact parameter counts of RNN / LSTM / GRU layers, explained tensor by tensor."""

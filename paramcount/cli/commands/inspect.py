@@ -1,0 +1,88 @@
+"""``paramcount inspect``: count and explain model files and checkpoints, or a failed load."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from paramcount.cli.options import Frameworks, resolve_format
+from paramcount.cli.output import show, show_json
+from paramcount.engine.spec import Framework
+
+AS_CHOICES = ("torch", "keras", "onnx")
+
+
+@click.command(name="inspect")
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path, dir_okay=True,
+                                                     allow_dash=False))
+@click.option("--as", "as_framework", default=None,
+              type=Frameworks(tuple(Framework(f) for f in AS_CHOICES), several=False),
+              help="Also give the count in this framework's convention, every difference "
+                   "named (biases, tied and duplicated weights, buffers).")
+@click.option("--error", "error_file", type=click.Path(path_type=Path, allow_dash=True,
+                                                        dir_okay=False),
+              default=None, help="Explain a failed load_state_dict / hidden-size error "
+                                 "read from FILE, or '-' for standard input.")
+@click.option("--format", "output_format", type=click.Choice(("table", "json", "markdown")),
+              default=None, help="Output format. [default: table]")
+@click.option("--json", "as_json", is_flag=True, help="Shorthand for --format json.")
+@click.option("--markdown", "as_markdown", is_flag=True, help="Shorthand for --format markdown.")
+def inspect(files: tuple[Path, ...], as_framework: tuple[Framework] | None, error_file: Path | None,
+            output_format: str | None, as_json: bool, as_markdown: bool) -> None:
+    """Count and explain model files and checkpoints, reading headers only.
+
+    FILES may be safetensors (or a sharded *.index.json), PyTorch .pt/.pth/.bin/.ckpt, ONNX,
+    Keras .keras/.h5 or numpy .npz/.npy. Shows every tensor by module, totals per dtype, and
+    each recurrent layer recognised, checked against the formula engine, with the command that
+    explains it. Nothing in a file is executed; a file paramcount cannot read exits 2.
+    """
+    fmt = resolve_format(output_format, as_json, as_markdown)
+    if error_file is not None:
+        if files:
+            raise click.UsageError("give FILES or --error, not both")
+        _explain_error(error_file, fmt)
+        return
+    if not files:
+        raise click.UsageError("name at least one model file (or use --error FILE|-)")
+    from paramcount.files.dispatch import read_file
+    from paramcount.files.inspect import inspect as inspect_listing
+
+    target = as_framework[0] if as_framework else None
+    reports = [inspect_listing(read_file(path), target) for path in files]
+    if fmt == "json":
+        from paramcount.render.data import dumps
+        from paramcount.render.inspect import data
+
+        items = [data(r) for r in reports]
+        show_json(dumps(items[0] if len(items) == 1 else {"files": items}))
+        return
+    from paramcount.render.inspect import document
+
+    for k, report in enumerate(reports):
+        if k:
+            click.echo()
+        show(document(report), fmt)
+
+
+def _explain_error(error_file: Path, fmt: str) -> None:
+    """``--error``: what a checkpoint holds against what the model expects, per module."""
+    from paramcount.errors import ParamcountError
+    from paramcount.read.load_error import analyse
+    from paramcount.render import load_error as render
+
+    if str(error_file) == "-":
+        text = sys.stdin.read()
+    else:
+        try:
+            text = error_file.read_text(encoding="utf-8", errors="replace")
+        except OSError as error:
+            raise ParamcountError(f"{error_file}: cannot read it ({error.strerror})") from None
+    analysis = analyse(text)
+    if fmt == "json":
+        from paramcount.render.data import dumps
+
+        show_json(dumps(render.data(analysis)))
+    else:
+        show(render.document(analysis), fmt)

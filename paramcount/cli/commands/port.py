@@ -1,0 +1,118 @@
+"""``paramcount port``: move recurrent weights to another framework's convention, with proof."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import click
+
+from paramcount.cli.options import (
+    Frameworks,
+    MergeModes,
+    WholeNumber,
+    format_options,
+    resolve_format,
+)
+from paramcount.cli.output import show, show_json
+from paramcount.engine.spec import Framework, Nonlinearity
+
+_FRAMEWORKS = Frameworks(several=False)  # pytorch, tensorflow, tf.keras accepted too
+
+
+@click.command(name="port")
+@click.argument("source", metavar="SRC", type=click.Path(dir_okay=False))
+@click.option("--to", "to", type=_FRAMEWORKS, required=True,
+              help="The target convention.")
+@click.option("--from", "from_", type=_FRAMEWORKS, default=None,
+              help="The source's convention, when its names could be read several ways.")
+@click.option("--out", "-o", "out", type=click.Path(dir_okay=False), default=None,
+              help="Write the ported tensors: .npz or .safetensors (one array per target "
+                   "tensor), .pt (a torch state dict) or .onnx (a runnable graph).")
+@click.option("--verify", is_flag=True,
+              help="Run the real source and target layers on random input with non-zero "
+                   "initial states; exit 1 if outputs or final states differ by more than "
+                   "1e-5.")
+@click.option("--model", "model", metavar="MODULE:FUNCTION", default=None,
+              help="Your target model's factory (imported from the current folder): its "
+                   "layers are matched to the source's and its own names written.")
+@click.option("--kwargs", "kwargs", metavar="JSON", default=None,
+              help="Keyword arguments for --model's factory, as a JSON object.")
+@click.option("--source-model", "source_model", metavar="MODULE:FUNCTION", default=None,
+              help="With --verify --model: the factory of a torch checkpoint's own model, so "
+                   "that both whole models run side by side (a .keras file is its own model).")
+@click.option("--source-kwargs", "source_kwargs", metavar="JSON", default=None,
+              help="Keyword arguments for --source-model's factory, as a JSON object.")
+@click.option("--allow-unmapped", is_flag=True,
+              help="Leave out the tensors nothing in the target maps (named under Notes); "
+                   "without it such a port is refused and nothing is written.")
+@format_options()
+@click.option("--input", "--input-size", "-i", "input_size", type=WholeNumber(), default=None,
+              help="Check: the source layer's input width.")
+@click.option("--hidden", "--hidden-size", "--units", "-H", "hidden_size", type=WholeNumber(),
+              default=None,
+              help="Check: the source layer's hidden size.")
+@click.option("--layers", "--num-layers", "-L", "num_layers", type=WholeNumber(), default=None,
+              help="Check: the source's stacked layers.")
+@click.option("--bidir/--no-bidir", "--bidirectional/--no-bidirectional", "bidirectional",
+              default=None,
+              help="Check: whether the source is bidirectional.")
+@click.option("--proj", "--proj-size", "proj_size", type=WholeNumber(), default=None,
+              help="Check: the source LSTM's projection size.")
+@click.option("--nonlinearity", type=click.Choice([n.value for n in Nonlinearity]),
+              default=None, help="A plain RNN's activation, which torch files do not store.")
+@click.option("--forget-bias", type=float, default=1.0, show_default=True,
+              help="TF1 LSTMCell's forget_bias (not stored in checkpoints), folded into or "
+                   "out of the forget-gate bias.")
+@click.option("--reset-after/--no-reset-after", default=None,
+              help="Keras GRU's reset_after: of the target, or of a Keras source whose "
+                   "GRU has no bias (which the weights cannot tell). [default: what is "
+                   "exact]")
+@click.option("--linear-before-reset/--no-linear-before-reset", default=None,
+              help="Target ONNX GRU's linear_before_reset. [default: what is exact]")
+@click.option("--merge-mode", "merge_modes", type=MergeModes(), default=None,
+              help="Target Keras Bidirectional merge mode(s). [default: the source's]")
+@click.option("--seed", type=click.IntRange(0), default=0, show_default=True,
+              help="Seed of the random input and states used by --verify.")
+def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out: str | None,
+         verify: bool, model: str | None, kwargs: str | None, source_model: str | None,
+         source_kwargs: str | None, allow_unmapped: bool,
+         output_format: str | None, as_json: bool, as_markdown: bool,
+         nonlinearity: str | None, forget_bias: float,
+         reset_after: bool | None, linear_before_reset: bool | None,
+         merge_modes: Any, seed: int, **expect: Any) -> int:
+    """Port the recurrent weights of SRC to another framework, tensor by tensor."""
+    from paramcount.port.model import parse_kwargs
+    from paramcount.port.plan import TargetOptions
+    from paramcount.port.run import SourceOptions
+    from paramcount.port.run import port as run_port
+
+    fmt = resolve_format(output_format, as_json, as_markdown)
+    if not math.isfinite(forget_bias):
+        raise click.BadParameter(f"{forget_bias} is not a finite number",
+                                 param_hint="'--forget-bias'")
+    chosen = Nonlinearity(nonlinearity) if nonlinearity else None
+    result = run_port(
+        source,
+        SourceOptions(from_[0] if from_ else None, chosen, forget_bias, expect),
+        TargetOptions(to[0], reset_after, linear_before_reset, merge_modes,
+                      forget_bias, chosen),
+        out=out, verify=verify, seed=seed, allow_unmapped=allow_unmapped,
+        model=model, kwargs=parse_kwargs(kwargs), source_model=source_model,
+        source_kwargs=parse_kwargs(source_kwargs, "--source-kwargs"),
+    )
+    if fmt == "json":
+        from paramcount.render.data import dumps
+        from paramcount.render.port import port_data
+
+        show_json(dumps(port_data(result)))
+    else:
+        from paramcount.render.port import port_document
+
+        show(port_document(result), fmt)
+    if not result.ok:
+        worst = result.worst
+        click.echo(f"Error: the ported layer computes something else (largest difference "
+                   f"{worst:.1e} > 1e-05)" + ("; nothing written" if out else ""), err=True)
+        return 1
+    return 0

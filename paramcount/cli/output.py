@@ -1,0 +1,168 @@
+"""Printing an answer in the format the user chose: styled on a terminal, plain when piped.
+
+click is not loaded here unless it changes what is printed, so that the quick path
+(:mod:`paramcount.cli.quick`) prints exactly what the click commands print, without loading click.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the JSON path never needs the document model
+    from paramcount.analysis.compute import Compute
+    from paramcount.analysis.memory import Memory
+    from paramcount.engine.report import Report
+    from paramcount.families.explain import KnobChange
+    from paramcount.families.report import FamilyReport
+    from paramcount.render.document import Document, Section
+    from paramcount.verify import Outcome
+    from paramcount.verify.flops import FlopOutcome
+
+Extras = tuple[str, "Memory | None", "Compute | None"]
+"""A report's framework name, training memory and forward compute (None when not asked)."""
+
+
+def on_terminal() -> bool:
+    """Whether to draw for a terminal: stdout is one that takes escape codes (not
+    ``TERM=dumb``), or the user forces it with ``FORCE_COLOR`` / ``TTY_COMPATIBLE=1``."""
+    if os.environ.get("TTY_COMPATIBLE") == "1" or os.environ.get("FORCE_COLOR"):
+        return True
+    if sys.stdout is None or not sys.stdout.isatty():
+        return False
+    return os.environ.get("TERM") not in ("dumb", "unknown") and _takes_escape_codes()
+
+
+def _takes_escape_codes() -> bool:
+    """Whether the terminal reads escape codes: always, but on Windows only once the console
+    is switched to them (Windows 10 and later); a console that cannot be gets plain text."""
+    if sys.platform != "win32":
+        return True
+    import ctypes
+
+    kernel32 = ctypes.windll.kernel32
+    handle = kernel32.GetStdHandle(-11)  # the standard output
+    mode = ctypes.c_uint32()
+    if not kernel32.GetConsoleMode(handle, ctypes.byref(mode)):
+        return False
+    return bool(kernel32.SetConsoleMode(handle, mode.value | 0x0004))  # virtual terminal
+
+
+def show(document: Document, output_format: str) -> None:
+    """Print ``document`` as a table (for a terminal, or plain) or as Markdown."""
+    if output_format == "markdown":
+        from paramcount.render.markdown import to_markdown
+
+        echo(to_markdown(document))
+    elif on_terminal():
+        from paramcount.render.terminal import to_terminal
+
+        write(to_terminal(document))
+    else:
+        from paramcount.render.plain import to_text
+
+        echo(to_text(document))
+
+
+def show_json(text: str) -> None:
+    """Print JSON text as it is."""
+    echo(text)
+
+
+def echo(text: str) -> None:
+    """Print ``text`` (no newline added) as ``click.echo`` does: click is loaded only where it
+    changes something, escape codes to strip from piped output or a stream that is not UTF-8."""
+    encoding = getattr(sys.stdout, "encoding", None)
+    if "\x1b" in text or (encoding and encoding.lower().replace("-", "") != "utf8"):
+        import click
+
+        click.echo(text, nl=False)
+    else:
+        write(text)
+
+
+def write(text: str) -> None:
+    """Write ``text`` to stdout as it is (escape codes and all) and flush."""
+    if sys.stdout is not None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+def discard_stdout() -> None:
+    """Send what is left for stdout to the null device after a write to it failed (a full
+    disk), so that the interpreter's own flush at exit fails no more."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def show_reports(
+    reports: Sequence[Report],
+    output_format: str,
+    extras: Sequence[Extras] | None = None,
+    outcomes: Sequence[Outcome] | None = None,
+    flops: Sequence[FlopOutcome | None] | None = None,
+) -> None:
+    """Print the count commands' answer: one report's breakdown, or several side by side,
+    with training memory and compute when asked for and verification when run."""
+    if output_format == "json":
+        from paramcount.render.data import dumps, report_data
+
+        data = [
+            {**report_data(r, outcomes[i] if outcomes else None),
+             **_workload_data(*(extras[i][1:] if extras else (None, None)),
+                              flops[i] if flops else None)}
+            for i, r in enumerate(reports)
+        ]
+        show_json(dumps(data[0] if len(data) == 1 else {"reports": data}))
+        return
+    from paramcount.render.breakdown import breakdown, side_by_side
+
+    document = (
+        breakdown(reports[0], outcomes[0] if outcomes else None) if len(reports) == 1
+        else side_by_side(reports, outcomes)
+    )
+    if extras and any(m or c for _, m, c in extras):
+        from paramcount.render.workload import append_sections
+
+        document = append_sections(document, extras, flops)
+    show(document, output_format)
+
+
+def show_family(report: FamilyReport, output_format: str, explain: bool = False,
+                what_if: Sequence[KnobChange] = ()) -> None:
+    """Print a family model's answer: its tensors, parts and formula (and, to explain it, what
+    each option adds), or its JSON."""
+    if output_format == "json":
+        from paramcount.render.data import dumps
+        from paramcount.render.family import family_data
+
+        data = family_data(report)
+        if explain or what_if:
+            from paramcount.render.family_explain import explanation_data
+
+            data["explanation"] = explanation_data(report, list(what_if))
+        show_json(dumps(data))
+        return
+    from paramcount.render.family import family_breakdown
+
+    explained: tuple[Section, ...] = ()
+    if explain or what_if:
+        from paramcount.render.family_explain import explanation
+
+        explained = explanation(report, list(what_if))
+    show(family_breakdown(report, explained), output_format)
+
+
+def _workload_data(
+    memory: Memory | None, compute: Compute | None, flops: FlopOutcome | None = None
+) -> dict[str, Any]:
+    """The ``memory`` and ``compute`` keys: null unless asked for (and then the renderer of
+    the workload is loaded)."""
+    if memory is None and compute is None:
+        return {"memory": None, "compute": None}
+    from paramcount.render.workload import compute_data, memory_data
+
+    return {"memory": memory_data(memory), "compute": compute_data(compute, flops)}

@@ -1,0 +1,285 @@
+"""The quick path of ``paramcount rnn|lstm|gru``, the families and ``read``: the everyday command
+lines, read without click.
+
+Loading click takes longer than counting a layer, and the count commands are what people run
+most, in loops and in CI (start-up is measured by ``benchmarks/cli_speed.py``; ``read``'s by
+``benchmarks/read_speed.py``). So :func:`paramcount.cli.main.run` offers the command line here
+first. This module answers only what it is sure of: a count command, options that command
+offers (spelled as in :mod:`paramcount.engine.flags`, each given once, as ``--name value`` or
+``--name=value``), valid values and a layer the spec accepts; ``read`` with a file and its
+output options. For anything else (help, a mistake, ``--verify``, training memory or compute,
+``read --set``, other commands) it answers None and click reads the command line, so that every
+message comes from one place. ``tests/test_quick.py`` checks that both paths print the same
+bytes and exit codes for generated command lines, and offer the same options.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from paramcount.engine import flags
+from paramcount.engine.counts import CountError, parse_int
+from paramcount.engine.spec import Cell, DType, Framework
+from paramcount.errors import ParamcountError
+from paramcount.families.registry import FAMILIES
+
+_COMMANDS = frozenset(cell.value for cell in Cell)
+
+_COMMON: dict[str, str] = {
+    **dict.fromkeys(flags.INPUT, "input_size"),
+    **dict.fromkeys(flags.HIDDEN, "hidden_size"),
+    **dict.fromkeys(flags.LAYERS, "num_layers"),
+    **dict.fromkeys(flags.FRAMEWORK, "framework"),
+    **dict.fromkeys(flags.MERGE_MODE, "merge_modes"),
+    **dict.fromkeys(flags.DTYPE, "dtype"),
+    **dict.fromkeys(flags.FORMAT, "output_format"),
+}
+"""Options that take a value, on every count command: name -> destination."""
+
+_BY_CELL: dict[Cell, dict[str, str]] = {
+    Cell.LSTM: dict.fromkeys(flags.PROJ, "proj_size"),
+    Cell.GRU: {},
+    Cell.RNN: dict.fromkeys(flags.NONLINEARITY, "nonlinearity"),
+}
+"""Options that take a value, on one count command only."""
+
+
+def _switches(pairs: tuple[tuple[str, str], ...], destination: str) -> dict[str, tuple[str, bool]]:
+    return {name: (destination, on) for pair in pairs for name, on in zip(pair, (True, False),
+                                                                          strict=True)}
+
+
+_COMMON_FLAGS: dict[str, tuple[str, bool]] = {
+    **_switches(flags.BIDIRECTIONAL, "bidirectional"),
+    **_switches(flags.BIAS, "bias"),
+    **dict.fromkeys(flags.SINGLE_CELL, ("single_cell", True)),
+    **dict.fromkeys(flags.JSON, ("as_json", True)),
+    **dict.fromkeys(flags.MARKDOWN, ("as_markdown", True)),
+}
+"""Options that take no value, on every count command: name -> (destination, value)."""
+
+_FLAGS_BY_CELL: dict[Cell, dict[str, tuple[str, bool]]] = {
+    Cell.LSTM: dict.fromkeys(flags.PEEPHOLES, ("peepholes", True)),
+    Cell.GRU: _switches(flags.RESET_AFTER, "reset_after"),
+    Cell.RNN: {},
+}
+
+_DEFAULTS: dict[str, Any] = {
+    "num_layers": 1, "bidirectional": False, "bias": True, "proj_size": 0,
+    "framework": (Framework.TORCH,), "merge_modes": None, "reset_after": None,
+    "nonlinearity": None, "single_cell": False, "peepholes": False, "dtype": DType.FP32.value,
+    "output_format": None, "as_json": False, "as_markdown": False,
+}
+
+
+def offered(cell: Cell) -> tuple[set[str], set[str]]:
+    """The option names the quick path reads for ``cell``'s command: (with a value, without)."""
+    return set(_COMMON) | set(_BY_CELL[cell]), set(_COMMON_FLAGS) | set(_FLAGS_BY_CELL[cell])
+
+
+def answer(argv: Sequence[str], freeze: bool = False) -> int | None:
+    """Print the answer to ``argv`` and return the exit code, or None for click to handle
+    (``freeze``: as :func:`paramcount.cli.main.run` says)."""
+    if not argv or "_PARAMCOUNT_COMPLETE" in os.environ:
+        return None
+    if argv[0] in FAMILIES:
+        return _family(argv[0], argv[1:])
+    if argv[0] == "read":
+        return _read_paste(argv[1:], freeze)
+    if argv[0] not in _COMMANDS:
+        return None
+    cell = Cell(argv[0])
+    options = _read(cell, argv[1:])
+    if options is None:
+        return None
+    output_format = _format(options)
+    if output_format is None:
+        return None
+    from paramcount.engine.report import build_report
+
+    if freeze:
+        import gc
+
+        gc.freeze()
+    try:
+        reports = [build_report(spec, DType(options["dtype"]))
+                   for spec in flags.layer_specs(cell, options, options["framework"])]
+    except ParamcountError:
+        return None  # click says why, in the words the click path uses
+    from paramcount.cli.output import show_reports
+
+    show_reports(reports, output_format)
+    return 0
+
+
+def _read(cell: Cell, args: Sequence[str]) -> dict[str, Any] | None:
+    """The options in ``args``, converted, or None if any is not one this path is sure of."""
+    given = _scan(args, {**_COMMON_FLAGS, **_FLAGS_BY_CELL[cell]},
+                  {**_COMMON, **_BY_CELL[cell]}, _converted)
+    if given is None:
+        return None
+    if "input_size" not in given or "hidden_size" not in given:
+        return None
+    return {**_DEFAULTS, **given}
+
+
+Convert = Callable[[Any, str], "tuple[str, Any] | None"]
+"""An option's target and its text -> (destination, value), or None if not certainly valid."""
+
+
+def _scan(args: Sequence[str], switches: Mapping[str, tuple[str, Any]],
+          valued: Mapping[str, Any], convert: Convert, positional: str = ""
+          ) -> dict[str, Any] | None:
+    """The options in ``args`` as {destination: value}: ``switches`` take no value, ``valued``
+    one (``--name=V`` or ``--name V``) converted by ``convert``, and a bare word is the value of
+    ``positional`` where the command takes one. None where anything is unsure: an option not
+    known, given twice, or a value missing, starting with ``-`` or not valid."""
+    given: dict[str, Any] = {}
+    position = 0
+    while position < len(args):
+        token = args[position]
+        name, equals, attached = token.partition("=") if token.startswith("--") else (token, "",
+                                                                                      "")
+        found: tuple[str, Any] | None
+        if name in switches and not equals:
+            found = switches[name]
+        elif name in valued:
+            if not equals:
+                position += 1
+                if position == len(args):
+                    return None
+                attached = args[position]
+            found = None if attached.startswith("-") else convert(valued[name], attached)
+        elif positional and (token == "-" or not token.startswith("-")):
+            found = positional, token
+        else:
+            return None
+        if found is None or found[0] in given:
+            return None
+        given[found[0]] = found[1]
+        position += 1
+    return given
+
+
+def _converted(destination: str, text: str) -> tuple[str, Any] | None:
+    """A cell or read option's value, as :data:`Convert` wants it."""
+    value = _value(destination, text)
+    return None if value is None else (destination, value)
+
+
+def _value(destination: str, text: str) -> Any:
+    """``text`` converted for ``destination``, or None if it is not certainly valid."""
+    if destination in ("input_size", "hidden_size", "num_layers", "proj_size"):
+        try:
+            return parse_int(text)
+        except CountError:
+            return None
+    if destination == "framework":
+        named = flags.frameworks_named(text)
+        return None if isinstance(named, str) else named
+    if destination == "merge_modes":
+        modes = tuple(flags.merge_mode_named(part) for part in text.split(","))
+        return None if None in modes else modes
+    choices = {"dtype": [d.value for d in DType], "output_format": flags.FORMATS,
+               "nonlinearity": flags.NONLINEARITIES}[destination]
+    return text if text in choices else None
+
+
+def _format(options: dict[str, Any]) -> str | None:
+    """The one output format asked for, or None if two were (click names them)."""
+    asked = flags.formats_asked(options["output_format"], options["as_json"],
+                                options["as_markdown"])
+    if len(asked) > 1:
+        return None
+    return asked[0] if asked else "table"
+
+
+_READ_SWITCHES: dict[str, str] = {
+    **dict.fromkeys(flags.JSON, "as_json"),
+    **dict.fromkeys(flags.MARKDOWN, "as_markdown"),
+    "--details": "details",
+}
+"""The options of ``paramcount read`` that take no value: name -> destination."""
+
+
+def _read_paste(args: Sequence[str], freeze: bool) -> int | None:
+    """``read FILE|-`` with ``--json``, ``--markdown``, ``--format F`` or ``--details``, each
+    given once: the answer printed, and 0 (a paste with nothing countable, or a file that
+    cannot be read, raises the error click's command raises). None for click: ``--set``,
+    help, anything unsure."""
+    given = _scan(args, {name: (destination, True) for name, destination in
+                         _READ_SWITCHES.items()},
+                  dict.fromkeys(flags.FORMAT, "output_format"), _converted, positional="path")
+    if given is None:
+        return None
+    output_format = _format({"output_format": None, "as_json": False, "as_markdown": False,
+                             **given})
+    if "path" not in given or output_format is None:
+        return None
+    from paramcount.cli.paste import answer_paste
+
+    if freeze:
+        import gc
+
+        gc.freeze()
+    answer_paste(given["path"], {}, output_format, given.get("details", False))
+    return 0
+
+
+_FAMILY_COMMON: dict[str, str] = {
+    **dict.fromkeys(flags.DTYPE, "dtype"),
+    **dict.fromkeys(flags.FORMAT, "output_format"),
+    "--config": "config_file",
+}
+"""Options that take a value on every family command, beside the family's own."""
+
+
+def _family(name: str, args: Sequence[str]) -> int | None:
+    """A family command's answer, or None for click (help, a mistake, anything unsure)."""
+    from paramcount.families.registry import Option, build, options, value_of
+
+    valued: dict[str, Option | str] = dict(_FAMILY_COMMON)
+    switches: dict[str, tuple[str, bool]] = {
+        **dict.fromkeys(flags.JSON, ("as_json", True)),
+        **dict.fromkeys(flags.MARKDOWN, ("as_markdown", True)),
+    }
+    for option in options(name):
+        if option.kind == "bool":
+            switches.update(dict.fromkeys(option.names, (option.field, True)))
+            switches.update({f"--no-{n.removeprefix('--')}": (option.field, False)
+                             for n in option.names})
+        else:
+            valued.update(dict.fromkeys(option.names, option))
+
+    def convert(target: Option | str, text: str) -> tuple[str, Any] | None:
+        if isinstance(target, str):
+            return target, text
+        try:
+            return target.field, value_of(target, text)
+        except ParamcountError:
+            return None
+
+    given = _scan(args, switches, valued, convert)
+    if given is None:
+        return None
+    settings: dict[str, Any] = {"dtype": DType.FP32.value, "output_format": None, "as_json": False,
+                "as_markdown": False, "config_file": None}
+    for key in settings:
+        settings[key] = given.pop(key, settings[key])
+    if settings["dtype"] not in [d.value for d in DType] or settings["output_format"] not in (
+            None, *flags.FORMATS):
+        return None
+    output_format = _format(settings)
+    if output_format is None:
+        return None
+    try:
+        config = build(name, given, settings["config_file"])
+    except ParamcountError:
+        return None
+    from paramcount.cli.output import show_family
+    from paramcount.families.report import build_family_report
+
+    show_family(build_family_report(name, config, DType(settings["dtype"])), output_format)
+    return 0

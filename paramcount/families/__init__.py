@@ -1,0 +1,8 @@
+"""The modern recurrent families (Mamba, Mamba-2, RWKV, xLSTM, RG-LRU, minGRU / minLM).
+
+``registry`` names each family's convention module (``mamba``, ``mamba2``, ``rwkv``, ``xlstm``,
+``xlstm_lm``, ``rglru``, ``mingru``, ``minlm``: config → tensors, formula, ``config.json``,
+recognition; ``family``, ``hf`` and ``parts`` what they share); ``config_json`` reads a
+``config.json``; ``report`` and ``explain`` a family model's parts and what each option adds.
+May import: ``paramcount.engine`` and the top-level shared modules.
+"""

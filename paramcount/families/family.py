@@ -1,0 +1,50 @@
+"""What each modern recurrent family's convention provides: Mamba, Mamba-2, xLSTM, RWKV, RG-LRU,
+minGRU.
+
+A family is one module in ``paramcount/families/``, the counterpart of
+``engine/conventions/pytorch.py``: a config record whose fields carry the reference
+implementation's own option names and defaults, config → named, shaped tensors exactly as the
+reference model's ``named_parameters()`` (tied weights once), the closed-form formula with its
+knobs as symbols, ``config.json`` → config as the reference reads it, and tensors → config
+(recognition), round-trip tested. Pure: no framework import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from paramcount.engine.conventions.base import Formula, Tensor
+from paramcount.record import record
+
+
+@record
+class RecognisedModel:
+    """A family's model (or block stack) found among named tensors: the inverse of ``tensors``.
+
+    ``prefix`` stands before the reference's own names (``backbone.`` …, ``""`` at the top);
+    ``names`` are the source's tensors it accounts for; ``notes`` say what the tensors cannot
+    tell and what was assumed.
+    """
+
+    prefix: str
+    family: str
+    config: Any
+    names: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+
+class FamilyConvention(Protocol):
+    """What a family module provides (module-level names)."""
+
+    NAME: str
+    """The command and JSON name: ``mamba``, ``mamba2``, ``xlstm``, ``rwkv``, ``rglru``, …"""
+    TITLE: str
+    """How people write it: ``Mamba (v1)``."""
+    REFERENCE: str
+    """The implementation whose ``named_parameters()`` the tensors follow."""
+
+    def tensors(self, config: Any) -> list[Tensor]: ...
+    def formula(self, config: Any) -> Formula: ...
+    def from_hf_config(self, data: Mapping[str, object]) -> Any: ...
+    def recognise(self, shapes: Mapping[str, tuple[int, ...]]) -> list[RecognisedModel]: ...

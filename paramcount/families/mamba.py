@@ -1,0 +1,188 @@
+"""Mamba (v1) as transformers' ``MambaForCausalLM`` builds it from a ``MambaConfig``.
+
+Per block ``backbone.layers.{i}``: ``norm.weight`` (D,) (an RMSNorm), then the mixer's own
+parameters ``A_log`` (E, N) and ``D`` (E,), then its modules ``conv1d`` (a depthwise Conv1d:
+weight (E, 1, K), bias (E,) with ``use_conv_bias``), ``in_proj`` (2E, D) (+ bias (2E,) with
+``use_bias``), ``x_proj`` (R + 2N, E), ``dt_proj`` (E, R) with bias (E,) always, ``out_proj``
+(D, E) (+ bias (D,) with ``use_bias``); E = ``intermediate_size`` = expand·D and R =
+``time_step_rank`` ("auto" is ⌈D / 16⌉). Around the blocks ``backbone.embeddings.weight`` (V, D),
+``backbone.norm_f.weight`` (D,) and ``lm_head.weight`` (V, D), tied to the embeddings by default
+(``tie_word_embeddings``), then listed once. mamba_ssm's own ``config.json`` (``d_model``,
+``n_layer``, ``ssm_cfg``) is read as mamba_ssm reads it, the vocabulary padded to a multiple of
+``pad_vocab_size_multiple``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from paramcount.engine.conventions.base import Formula, Symbol, Tensor
+from paramcount.families import hf
+from paramcount.families.parts import at_most_blocks
+from paramcount.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from paramcount.families.family import RecognisedModel
+
+NAME = "mamba"
+TITLE = "Mamba (v1)"
+REFERENCE = "transformers MambaForCausalLM"
+
+
+@record
+class MambaConfig:
+    """The options of transformers' ``MambaConfig`` that shape its parameters."""
+
+    vocab_size: int = 50280
+    hidden_size: int = 768
+    state_size: int = 16
+    num_hidden_layers: int = 32
+    expand: int = 2
+    conv_kernel: int = 4
+    use_bias: bool = False
+    use_conv_bias: bool = True
+    time_step_rank: int | str = "auto"
+    tie_word_embeddings: bool = True
+
+    def __post_init__(self) -> None:
+        hf.positive(self, "vocab_size", "hidden_size", "state_size", "num_hidden_layers",
+                    "expand", "conv_kernel")
+        at_most_blocks("num_hidden_layers", self.num_hidden_layers)
+        hf.booleans(self, "use_bias", "use_conv_bias", "tie_word_embeddings")
+        hf.resolve_rank(self)
+
+    @property
+    def intermediate_size(self) -> int:
+        """E = expand · hidden_size."""
+        return self.expand * self.hidden_size
+
+    @property
+    def rank(self) -> int:
+        """R, the time step rank (resolved from "auto" on construction)."""
+        return int(self.time_step_rank)
+
+
+Config = MambaConfig
+
+
+def block_tensors(config: MambaConfig, layer: int, prefix: str = "backbone.") -> list[Tensor]:
+    """One block's tensors (its norm and mixer), named under ``{prefix}layers.{layer}.``."""
+    d, e, n, k, r = (config.hidden_size, config.intermediate_size, config.state_size,
+                     config.conv_kernel, config.rank)
+    shapes: list[tuple[str, tuple[int, ...]]] = [
+        ("norm.weight", (d,)),
+        ("mixer.A_log", (e, n)),
+        ("mixer.D", (e,)),
+        ("mixer.conv1d.weight", (e, 1, k)),
+    ]
+    if config.use_conv_bias:
+        shapes.append(("mixer.conv1d.bias", (e,)))
+    shapes.append(("mixer.in_proj.weight", (2 * e, d)))
+    if config.use_bias:
+        shapes.append(("mixer.in_proj.bias", (2 * e,)))
+    shapes += [
+        ("mixer.x_proj.weight", (r + 2 * n, e)),
+        ("mixer.dt_proj.weight", (e, r)),
+        ("mixer.dt_proj.bias", (e,)),
+        ("mixer.out_proj.weight", (d, e)),
+    ]
+    if config.use_bias:
+        shapes.append(("mixer.out_proj.bias", (d,)))
+    return hf.block(f"{prefix}layers.{layer}.", shapes, layer, d)
+
+
+def tensors(config: MambaConfig) -> list[Tensor]:
+    """Every parameter of ``MambaForCausalLM(config)``, in ``named_parameters()`` order."""
+    blocks = [t for i in range(config.num_hidden_layers) for t in block_tensors(config, i)]
+    return hf.causal_lm(config.vocab_size, config.hidden_size, blocks,
+                        config.tie_word_embeddings)
+
+
+def block_formula(config: MambaConfig) -> tuple[str, int]:
+    """One block's closed form (symbolic) and its value."""
+    d, e, n, k, r = (config.hidden_size, config.intermediate_size, config.state_size,
+                     config.conv_kernel, config.rank)
+    b, c = int(config.use_bias), int(config.use_conv_bias)
+    value = (d + 2 * e * (d + b) + e * (k + c) + e * (r + 2 * n) + e * (r + 1) + e * n + e
+             + d * (e + b))
+    return "D + 2E·(D + b) + E·(K + c) + E·(R + 2N) + E·(R + 1) + E·N + E + D·(E + b)", value
+
+
+def formula(config: MambaConfig) -> Formula:
+    """V·D + L·[block] + D (+ V·D for an untied head), each knob a symbol."""
+    d, e, n, k, r = (config.hidden_size, config.intermediate_size, config.state_size,
+                     config.conv_kernel, config.rank)
+    b, c, v, layers = (int(config.use_bias), int(config.use_conv_bias), config.vocab_size,
+                       config.num_hidden_layers)
+    symbolic, per_block = block_formula(config)
+    block_text = (f"{d} + 2·{e}·({d} + {b}) + {e}·({k} + {c}) + {e}·({r} + 2·{n}) + "
+                  f"{e}·({r} + 1) + {e}·{n} + {e} + {d}·({e} + {b})")
+    symbols = (
+        Symbol("V", v, "vocab_size"),
+        Symbol("D", d, "hidden_size (d_model)"),
+        Symbol("L", layers, "num_hidden_layers"),
+        Symbol("E", e, f"intermediate_size = expand·D = {config.expand}·{d}"),
+        Symbol("N", n, "state_size (d_state)"),
+        Symbol("K", k, "conv_kernel (d_conv)"),
+        Symbol("R", r, "time_step_rank (dt_rank)"),
+        Symbol("b", b, "1 with use_bias (in_proj, out_proj), 0 without"),
+        Symbol("c", c, "1 with use_conv_bias, 0 without"),
+    )
+    return hf.model_formula(symbolic, block_text, per_block, symbols, v, d, layers,
+                            config.tie_word_embeddings)
+
+
+def from_hf_config(data: Mapping[str, object]) -> MambaConfig:
+    """A ``config.json`` read as transformers' ``MambaConfig`` reads it, or as mamba_ssm's."""
+    if "d_model" in data or "n_layer" in data:  # mamba_ssm's MambaConfig
+        ssm = hf.mamba_ssm(data, "Mamba1")
+        return MambaConfig(
+            vocab_size=hf.padded_vocab(data, 50277, 8),
+            hidden_size=hf.integer(data, "d_model", 2560),
+            num_hidden_layers=hf.integer(data, "n_layer", 64),
+            state_size=hf.integer(ssm, "d_state", 16),
+            expand=hf.integer(ssm, "expand", 2),
+            conv_kernel=hf.integer(ssm, "d_conv", 4),
+            use_bias=hf.boolean(ssm, "bias", False),
+            use_conv_bias=hf.boolean(ssm, "conv_bias", True),
+            time_step_rank=hf.rank_value(ssm, "dt_rank"),
+            tie_word_embeddings=hf.boolean(data, "tie_embeddings", True),
+        )
+    return hf.read(MambaConfig, data)
+
+
+def recognise(shapes: Mapping[str, tuple[int, ...]]) -> list[RecognisedModel]:
+    """Every Mamba model among ``shapes``: its config from the tensors, checked exactly."""
+    return hf.recognise_models(NAME, shapes, "mixer.x_proj.weight", _propose, tensors)
+
+
+def _propose(shapes: Mapping[str, tuple[int, ...]], root: str,
+             layers: int) -> tuple[MambaConfig, list[str]] | None:
+    """A config read from the first block's tensors under ``root``, and what it assumed."""
+    block = f"{root}layers.0."
+    a_log = shapes.get(block + "mixer.A_log")
+    in_proj = shapes.get(block + "mixer.in_proj.weight")
+    conv = shapes.get(block + "mixer.conv1d.weight")
+    x_proj = shapes.get(block + "mixer.x_proj.weight")
+    embeddings = shapes.get(root + "embeddings.weight")
+    if not (hf.rank2(a_log) and hf.rank2(in_proj) and hf.rank2(x_proj) and hf.rank2(embeddings)
+            and conv is not None and len(conv) == 3):
+        return None
+    assert a_log and in_proj and x_proj and embeddings
+    e, n = a_log
+    d = in_proj[1]
+    if e % d:
+        return None
+    notes = []
+    rank = x_proj[0] - 2 * n
+    if rank == -(-d // 16):
+        notes.append(f"time_step_rank {rank} is what 'auto' gives (⌈{d} / 16⌉)")
+    config = hf.build(MambaConfig, vocab_size=embeddings[0], hidden_size=d, state_size=n,
+                      num_hidden_layers=layers, expand=e // d, conv_kernel=conv[2],
+                      use_bias=block + "mixer.in_proj.bias" in shapes,
+                      use_conv_bias=block + "mixer.conv1d.bias" in shapes,
+                      time_step_rank=rank, tie_word_embeddings=True)
+    if config is None:
+        return None
+    return config, notes

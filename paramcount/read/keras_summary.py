@@ -1,0 +1,261 @@
+"""Keras ``model.summary()`` tables of both eras, read column by column under their headers.
+
+Keras 2 (tf-keras) lays its columns out at fixed positions under ``Layer (type)``, ``Output
+Shape``, ``Param #`` and, for a functional model, ``Connected to``; a cell too long for its
+column wraps onto the next lines of the same record (``bidirectional (Bidirection`` / ``al)``,
+``[(None, 256),`` / `` (None, 256)]``, a count of eight digits), and records are separated by
+blank lines (TF 2.9+) or lines of underscores (older). Keras 3 draws the same table with box
+characters, each cell between ``│`` bars, wrapped at spaces, rows separated by ``├──┼`` rules.
+Counts are read only under ``Param #``.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+
+from paramcount.engine.layers import KERAS_FREE_RESHAPING, KERAS_KEEP_WIDTH, KERAS_SIGNATURES
+from paramcount.read.table import (
+    TOTAL,
+    Column,
+    Printout,
+    Row,
+    count,
+    footer,
+    number,
+    shapes,
+    tokens,
+)
+
+TITLES = ("Layer (type)", "Output Shape", "Param #", "Connected to", "Trainable")
+_AFTER_TOTAL = re.compile(r"\s*((Non-)?[Tt]rainable params|Optimizer params|_{5,}|={5,}|$)")
+_MODEL = re.compile(r'Model:\s*"([^"]{1,200})"')
+_NAME_TYPE = re.compile(r"(?P<name>[^()]*?)\s*\((?P<type>[\w.]+(?:\)|…\)?))")
+_SOURCE = re.compile(r"[\[' ]*(?P<name>[\w./-]+)(?P<cut>…)?(?:\[(?P<node>\d+)\])?"
+                     r"(?:\[(?P<index>\d+)\])?")
+_LIMIT = 200_000
+_HEADER_LINES = 16
+"""The most lines a wrapped Keras 2 header spans, its rule included."""
+TYPES = frozenset({*(k for k in KERAS_SIGNATURES if not k.endswith("Cell")),
+                   *KERAS_KEEP_WIDTH, *KERAS_FREE_RESHAPING, "InputLayer", "Functional",
+                   "Sequential"})
+"""The Keras classes a cut ``(Bidirectio…`` is matched against."""
+
+
+def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
+    """A Keras 2 or Keras 3 summary whose header is at ``start`` (0-based)."""
+    while start and lines[start - 1].lstrip().startswith("┃"):
+        start -= 1  # a narrow table wraps its header cells too
+    title, first = "model", start
+    for back in range(start - 1, max(start - 4, -1), -1):
+        found = _MODEL.search(lines[back])
+        if found:
+            title, first = found.group(1), back
+            break
+    boxed = "┃" in lines[start]
+    if boxed:
+        titles, body = _box_header(lines, start)
+        records, end, total = _boxed(lines, titles, body)
+    else:
+        header, body = fixed_header(lines, start)
+        titles = [column.title for column in header]
+        records, end, total = _fixed(lines, header, body)
+    rows = [row for record, line in records if (row := _row(record, line)) is not None]
+    if not rows:
+        return None
+    # a table cropped by a narrow console may hide its Connected to column: then it is not
+    # known to be sequential, and no row's input is taken from the row above
+    functional: bool | None = any(t.startswith("Conn") for t in titles)
+    if not functional and boxed and _cropped(lines, start):
+        functional = None
+    return Printout("keras-summary", title, first + 1, end, tuple(rows), total,
+                    functional=functional), end
+
+
+def _cropped(lines: Sequence[str], start: int) -> bool:
+    """Whether a console narrower than Keras 3's box cropped it on the right: its top border
+    does not close with ``┓`` (where no border is pasted: its header line with ``┃``), so a
+    column may be hidden, cut right after a bar."""
+    border = lines[start - 1].strip() if start else ""
+    if border.startswith("┏"):
+        return not border.endswith("┓")
+    return not lines[start].rstrip().endswith("┃")
+
+
+def _title(text: str) -> str:
+    """A header cell joined from its wrapped lines, as the title it is: compared without
+    spaces, each ``…`` standing for the cut end of a word (Keras 2's ``Pa`` / ``ra`` / ``m`` /
+    ``#`` and Keras 3's ``Par…`` / ``#`` are ``Param #``); any other text as it reads."""
+    squeezed = re.sub(r"\s+", "", text)
+    pattern = re.compile(".*?".join(map(re.escape, squeezed.split("…"))))
+    found = [t for t in TITLES if pattern.fullmatch(t.replace(" ", ""))]
+    return found[0] if len(found) == 1 else " ".join(text.split())
+
+
+def is_header(lines: Sequence[str], index: int) -> bool:
+    """Whether ``lines[index]`` starts a Keras 2 header whose cells, joined down their wrapped
+    lines, name the layer column first and the count column."""
+    header, _ = fixed_header(lines, index)
+    titles = [column.title for column in header]
+    return bool(titles) and titles[0] == TITLES[0] and "Param #" in titles
+
+
+Record = dict[str, str]
+
+
+def _box_header(lines: Sequence[str], start: int) -> tuple[list[str], int]:
+    """Keras 3's header cells, each joined down the lines a narrow table wraps it onto
+    (``Par…`` / ``#``), and the index of the line below them."""
+    cells = [cell.strip() for cell in _split(lines[start], "┃")]
+    index = start + 1
+    while index < len(lines) and (line := lines[index].strip()).startswith("┃") and len(
+            more := _split(line, "┃")) == len(cells):
+        cells = [" ".join(filter(None, (t, c.strip()))) for t, c in zip(cells, more,
+                                                                         strict=True)]
+        index += 1
+    return [_title(cell) for cell in cells], index
+
+
+def _boxed(lines: Sequence[str], titles: Sequence[str], index: int
+           ) -> tuple[list[tuple[Record, int]], int, int | None]:
+    """Keras 3's box table below its header: cells between bars, a row's wrapped lines joined
+    with spaces."""
+    start = index
+    records: list[tuple[Record, int]] = []
+    current: dict[str, list[str]] = {}
+    at = 0
+
+    def close() -> None:
+        if current:
+            records.append(({t: " ".join(v) for t, v in current.items()}, at))
+            current.clear()
+
+    while index < len(lines) and index - start < _LIMIT:
+        line = lines[index].strip()
+        if line.startswith("│") and (cells := _split(lines[index], "│", len(titles))):
+            if not current:
+                at = index + 1
+            for title, cell in zip(titles, cells, strict=True):
+                if cell.strip():
+                    current.setdefault(title, []).append(cell.strip())
+        elif line.startswith(("├", "┡", "└")) or not line:
+            close()
+            if line.startswith("└"):
+                index += 1
+                break
+        else:
+            break
+        index += 1
+    close()
+    return records, *_total(lines, index)
+
+
+def _split(line: str, bar: str, width: int | None = None) -> list[str]:
+    """A box row's cells (``width`` of them, for a row under a header of that many). A console
+    narrower than the table crops its lines: a row's last cell is then cut short, and left
+    blank (unknown); a header's is kept (``Conne`` still says Connected to)."""
+    cells = line.strip().split(bar)[1:]
+    if width is None:
+        return cells[:-1] if line.rstrip().endswith(bar) else cells
+    if len(cells) == width + 1 and not cells[-1].strip():
+        return cells[:-1]
+    return [*cells[:-1], ""] if len(cells) == width else []
+
+
+def fixed_header(lines: Sequence[str], start: int) -> tuple[list[Column], int]:
+    """Keras 2's header at ``start``: its columns, each starting where its cell does on the
+    first line, titled by the fragments a narrow table stacks under that start down to the
+    ``===`` rule (``Layer (typ`` / ``e)``, ``Pa`` / ``ra`` / ``m`` / ``#``); and the index of
+    the line after the header (one line where no rule follows)."""
+    rule = next((i for i in range(start + 1, min(start + _HEADER_LINES, len(lines)))
+                 if lines[i].startswith("=")), None)
+    starts = [at for at, _ in tokens(lines[start])]
+    parts: list[list[str]] = [[] for _ in starts]
+    for line in lines[start:rule if rule is not None else start + 1]:
+        for at, text in tokens(line):
+            parts[max(bisect_right(starts, at) - 1, 0)].append(text)
+    header = [Column(_title(" ".join(part)), at) for part, at in zip(parts, starts, strict=True)]
+    return header, rule if rule is not None else start + 1
+
+
+def _fixed(lines: Sequence[str], header: Sequence[Column], index: int
+           ) -> tuple[list[tuple[Record, int]], int, int | None]:
+    """Keras 2's fixed columns below the header: each record's lines cut under the header's
+    cells, joined."""
+    if not header or header[0].title != TITLES[0]:
+        return [], index, None
+    start = index
+    starts = [0] + [c.start for c in header[1:]]
+    titles = [c.title for c in header]
+    records: list[tuple[Record, int]] = []
+    current: dict[str, str] = {}
+    at = 0
+
+    def close() -> None:
+        if current:
+            records.append((dict(current), at))
+            current.clear()
+
+    while index < len(lines) and index - start < _LIMIT:
+        line = lines[index]
+        stripped = line.strip()
+        if TOTAL.match(line):
+            break
+        if not stripped or re.fullmatch(r"[_=\-]+", stripped):
+            close()
+            index += 1
+            continue
+        cells = [line[begin:(starts[k + 1] if k + 1 < len(starts) else len(line))]
+                 for k, begin in enumerate(starts)]
+        name = cells[0].strip()
+        params = cells[titles.index("Param #")].strip() if "Param #" in titles else ""
+        shape = cells[1] if len(cells) > 1 else ""
+        if name and params and shape.strip()[:1] in "([" and shape.strip() and (
+                _NAME_TYPE.fullmatch(current.get(TITLES[0], "").strip())):
+            close()  # the blank lines between records were lost in the paste
+        if not current:
+            at = index + 1
+        for title, cell in zip(titles, cells, strict=True):
+            chunk = cell.rstrip()
+            if title == "Layer (type)":
+                chunk = chunk[1:] if chunk.startswith(" ") else chunk
+            if chunk.strip():
+                current[title] = current.get(title, "") + chunk
+        index += 1
+    close()
+    return records, *_total(lines, index)
+
+
+def _total(lines: Sequence[str], index: int) -> tuple[int, int | None]:
+    """The ``Total params`` at or after ``index`` (past rules), and the line after the block."""
+    while index < len(lines) and re.fullmatch(r"\s*[_=\-─━]*\s*", lines[index]) and (
+            lines[index].strip()):
+        index += 1
+    if index >= len(lines):
+        return index, None
+    ended = footer(lines, index, _AFTER_TOTAL)
+    return ended if ended is not None else (index, None)
+
+
+def _row(record: Record, line: int) -> Row | None:
+    """A record's cells as a Row: name and class, every output shape, count, first input."""
+    label = record.get("Layer (type)", "")
+    match = _NAME_TYPE.fullmatch(label.strip())
+    if match is None:
+        return None
+    name = re.sub(r"\s+", "", match.group("name"))
+    outputs = shapes(record.get("Output Shape", ""))
+    source = None
+    if (connected := record.get("Connected to", "").strip()) and connected != "-":
+        found = _SOURCE.match(connected)
+        if found:
+            index = found.group("index")
+            source = (found.group("name") + (found.group("cut") or ""),
+                      (number(index) or 0) if index is not None else -1)
+    kind = match.group("type").removesuffix(")")
+    if kind.endswith("…"):  # a narrow table cut it: the one known class it can be, if one
+        known = [k for k in TYPES if k.startswith(kind[:-1]) and len(k) >= len(kind)]
+        kind = known[0] if len(known) == 1 else kind
+    return Row(name, kind, outputs[0] if outputs else None,
+               count(record.get("Param #", "")), line, outputs=outputs, source=source)

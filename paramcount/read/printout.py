@@ -1,0 +1,119 @@
+"""Printouts in a paste, each read by the module of the printer that made it.
+
+A printer is a source: Keras summaries of both eras (``keras_summary``), torchinfo tables
+(``torchinfo``), torchsummary tables (``torchsummary``), ``print(model)`` reprs
+(``torch_repr``) and shape dumps (``shape_dump``). Each is found by its own landmarks (the
+``Layer (type`` header and the rule above it, ``(name): Class(...)`` lines, ``torch.Size``)
+and read into rows or named tensors; the lines it spans are claimed, so the code reader does
+not see them. A torch RNN's sizes are read here from torchinfo's per-tensor rows; what else
+a printout hides (a recurrent row's sizes) is solved from its counts by
+:mod:`paramcount.read.solve`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+
+from paramcount.read import keras_summary, shape_dump, torch_repr, torchinfo, torchsummary
+from paramcount.read.table import Printout as Printout
+from paramcount.read.table import Row as Row
+
+Reader = Callable[[Sequence[str], int], "tuple[Printout, int] | None"]
+
+
+def header_reader(lines: Sequence[str], index: int) -> Reader | None:
+    """The reader of the table whose ``Layer (type`` header is ``lines[index]``: told apart by
+    the rule above it (torchinfo ``===``, torchsummary ``---``, Keras 2 ``___``, Keras 3's
+    box), else by the header's own columns and indentation."""
+    line = lines[index]
+    if "┃" in line and re.match(r"\s*┃ Layer\b", line):
+        return keras_summary.read  # Keras 3's box, its header cells perhaps wrapped
+    if "Layer (type" not in line:  # a narrow Keras 2 table wraps its header cells
+        wrapped = line.startswith(" L") and keras_summary.is_header(lines, index)
+        return keras_summary.read if wrapped else None
+    above = lines[index - 1].strip()[:3] if index else ""
+    if above == "===":
+        return torchinfo.read
+    if above == "---" or re.match(r"\s{3,}Layer \(type\)", line):
+        return torchsummary.read
+    if above == "___" or "Connected to" in line:
+        return keras_summary.read
+    if any(t in line for t in (":depth-idx", "var_name", "Mult-Adds", "Kernel Shape",
+                               "Input Shape", "Param %")):
+        return torchinfo.read
+    following = next((x for x in lines[index + 1:index + 4] if x.strip() and not re.fullmatch(
+        r"[=_\-\s]+", x)), "")
+    if following.lstrip().startswith(("├", "└", "+ ")):
+        return torchinfo.read
+    return keras_summary.read if "Param #" in line or keras_summary.is_header(
+        lines, index) else None
+
+
+def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
+    """Every printout in ``lines`` and the (1-based) line numbers they span."""
+    found: list[Printout] = []
+    claimed: set[int] = set()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        result: tuple[Printout, int] | None = None
+        reader = header_reader(lines, index)
+        if reader is not None:
+            result = reader(lines, index)
+        elif line.rstrip().endswith("(") and not line.startswith(" "):
+            result = torch_repr.read(lines, index)
+        elif "torch.Size" in line or shape_dump.is_dump(line):
+            result = shape_dump.read_bare(lines, index) or shape_dump.read_named(lines, index)
+        if result is None:
+            result = torch_repr.read_single(line, index)
+        if result is None:
+            index += 1
+            continue
+        printout, end = result
+        found.append(printout)
+        claimed.update(range(printout.first, end + 1))
+        index = max(end, index + 1)
+    return found, claimed
+
+
+# -- inference --------------------------------------------------------------------------------
+
+_TENSOR = re.compile(r"(weight|bias)_(ih|hh|hr)(\w*)")
+_GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
+
+
+def torch_shapes(row: Row) -> dict[str, tuple[int, ...]]:
+    """A torchinfo row's per-tensor shapes: its Kernel Shape column where printed, else solved
+    from each tensor's count where a torch RNN's names tell them (a bias gives the gate rows
+    G·H; without biases or projection, weight_hh holds G·H² values)."""
+    if row.kernels:
+        return dict(row.kernels)
+    gates = _GATES.get(row.type.removesuffix("Cell"))
+    if gates is None:
+        return {}
+    counts = dict(row.tensors)
+    shapes: dict[str, tuple[int, ...]] = {}
+    for name, number in row.tensors:
+        match = _TENSOR.fullmatch(name)
+        if match is None:
+            return {}
+        suffix = match.group(3)
+        rows = counts.get(f"bias_ih{suffix}") or counts.get(f"bias_hh{suffix}")
+        hh = counts.get(f"weight_hh{suffix}")
+        if rows is None and hh is not None and f"weight_hr{suffix}" not in counts:
+            root = math.isqrt(hh * gates)
+            rows = root if root * root == hh * gates and root % gates == 0 else None
+        if not rows:
+            return {}
+        role = match.group(1) + "_" + match.group(2)
+        if role.startswith("bias"):
+            shapes[name] = (number,)
+        elif role in ("weight_ih", "weight_hh") and number % rows == 0:
+            shapes[name] = (rows, number // rows)
+        elif role == "weight_hr" and number % (rows // gates) == 0:
+            shapes[name] = (number // (rows // gates), rows // gates)
+        else:
+            return {}
+    return shapes

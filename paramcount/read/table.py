@@ -1,0 +1,162 @@
+"""What every printed table shares: its rows, its columns found by their headers, its cells.
+
+A printer lays its columns out under header cells (``Param #``, ``Output Shape``, ``Mult-Adds``
+...); a cell is found under its header, so a count is only ever read from the parameter
+column. A count cell reads ``1,234`` or ``1234`` (``(1,234)`` for torchinfo's frozen layers);
+``--``, a blank, ``(recursive)`` and ``0 (unused)`` are unknown (None), never zero. Shapes read
+``(None, 30, 64)``, ``[2, 30, 64]`` and ``[(None, 256), (None, 256)]`` (every output).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from paramcount.engine.spec import MAX_SIZE
+from paramcount.files.listing import NamedTensor
+from paramcount.read.python_code import Block
+
+Shape = tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One layer row of a summary table."""
+
+    name: str
+    type: str
+    shape: Shape | None
+    """The printed output shape (None for the batch axis), where the table shows one."""
+    params: int | None
+    """The printed count (None where the table prints ``--``, a blank or ``(recursive)``)."""
+    line: int
+    depth: int = 1
+    tensors: tuple[tuple[str, int], ...] = ()
+    """torchinfo's per-tensor rows under this layer: (name, count)."""
+    outputs: tuple[Shape, ...] = ()
+    """Every output shape a row prints (an LSTM with ``return_state``: three)."""
+    source: tuple[str, int] | None = None
+    """The first ``Connected to`` entry of a functional table: (layer name, output index)."""
+    input_shape: Shape | None = None
+    """torchinfo's Input Shape column, where printed."""
+    kernels: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    """torchinfo's Kernel Shape of each per-tensor row: (name, shape)."""
+    note: str = ""
+    """What the printer is known to get wrong about this row (torchsummary's RNN zero)."""
+
+
+@dataclass(frozen=True)
+class Printout:
+    """One printout found in the paste."""
+
+    kind: str
+    """``keras-summary``, ``torchinfo``, ``torchsummary``, ``repr`` or ``shapes``."""
+    title: str
+    first: int
+    last: int
+    rows: tuple[Row, ...] = ()
+    total: int | None = None
+    tensors: tuple[NamedTensor, ...] = ()
+    tensor_lines: tuple[int, ...] = ()
+    block: Block | None = None
+    """A repr, read as the layer calls it prints."""
+    functional: bool | None = False
+    """Whether the table has a ``Connected to`` column (a functional Keras model); None where
+    a cropped table does not show whether it has one."""
+    total_known: bool = True
+    """False where the printer's own total is known to leave parameters out."""
+
+
+_COUNT = re.compile(r"\(?(\d{1,3}(?:,\d{3})++|\d++)\)?")
+_DIGITS = len(str(MAX_SIZE))
+
+
+def number(digits: str) -> int | None:
+    """Decimal digits as a number, None beyond 2^63 − 1 (never a huge conversion)."""
+    if len(digits.lstrip("0")) > _DIGITS:
+        return None
+    value = int(digits)
+    return value if value <= MAX_SIZE else None
+
+
+def count(cell: str) -> int | None:
+    """A count cell as a number: ``1,234``, ``1234``, ``(1,234)``; anything else is unknown."""
+    text = cell.strip()
+    match = _COUNT.fullmatch(text)
+    if match is None or (text.startswith("(") != text.endswith(")")):
+        return None
+    return number(match.group(1).replace(",", ""))
+
+
+TOTAL = re.compile(r"\s*Total params:\s*([\d,]+)")
+
+
+def footer(lines: Sequence[str], index: int, after: re.Pattern[str]
+           ) -> tuple[int, int | None] | None:
+    """The ``Total params`` line at ``index`` and the lines after it that ``after`` matches:
+    (the line past them, the total); None where ``index`` is no such line."""
+    match = TOTAL.match(lines[index])
+    if match is None:
+        return None
+    index += 1
+    while index < len(lines) and lines[index].strip() and after.match(lines[index]):
+        index += 1
+    return index, count(match.group(1))
+
+
+_SHAPE = re.compile(r"[(\[]([^()\[\]]*)[)\]]")
+
+
+def shapes(text: str) -> tuple[Shape, ...]:
+    """Every innermost ``(...)`` or ``[...]`` in ``text`` read as a shape, in order."""
+    found: list[Shape] = []
+    for match in _SHAPE.finditer(text):
+        dims: list[int | None] = []
+        for part in match.group(1).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            if part in ("None", "?", "-1"):
+                dims.append(None)
+            elif part.isdigit() and (value := number(part)) is not None:
+                dims.append(value)
+            else:
+                break
+        else:
+            found.append(tuple(dims))
+    return tuple(found)
+
+
+def first_shape(text: str) -> Shape | None:
+    """The first shape in ``text``, if any."""
+    found = shapes(text)
+    return found[0] if found else None
+
+
+@dataclass(frozen=True)
+class Column:
+    """A header cell: its title and where it starts on the line."""
+
+    title: str
+    start: int
+
+
+def columns(header: str, titles: Sequence[str]) -> list[Column]:
+    """The columns a header line names (each of ``titles`` found), in order of position."""
+    found = [Column(title, header.find(title)) for title in titles if title in header]
+    return sorted(found, key=lambda c: c.start)
+
+
+def slices(line: str, found: Sequence[Column]) -> dict[str, str]:
+    """A line cut under each column, from its header's start to the next header's start."""
+    cells: dict[str, str] = {}
+    for index, column in enumerate(found):
+        end = found[index + 1].start if index + 1 < len(found) else len(line)
+        cells[column.title] = line[column.start:end].strip()
+    return cells
+
+
+def tokens(text: str) -> list[tuple[int, str]]:
+    """Runs of text separated by two or more spaces, with where each starts."""
+    return [(m.start(), m.group()) for m in re.finditer(r"\S+(?: \S+)*", text)]
