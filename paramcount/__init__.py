@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from paramcount._version import __version__
 from paramcount.engine.conventions import Direction, Formula, Tensor
 from paramcount.engine.report import Report, build_report
 from paramcount.engine.spec import Cell, DType, Framework, LayerSpec, MergeMode, Nonlinearity
 from paramcount.errors import BackendUnavailable, ConfigError, Mismatch, ParamcountError, SpecError
-
-__version__ = "0.1.0"
 
 __all__ = [
     "BackendUnavailable",

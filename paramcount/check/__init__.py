@@ -3,6 +3,9 @@
 ``source`` reads a TOML/JSON file and locates errors in it, ``config`` validates models and
 counts their layers, ``evaluate`` holds them to their expectations, ``update`` writes counts
 back, ``build`` makes the real models for ``--verify``. Nothing here prints.
+
+May import: ``paramcount.engine``, ``paramcount.families``, ``paramcount.files`` (inspect's
+readers, for model files a config names), ``paramcount.factories`` (the user's own code).
 """
 
 from __future__ import annotations

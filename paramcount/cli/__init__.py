@@ -4,5 +4,8 @@
 ``quick`` (the count commands' everyday lines answered without loading click), ``options`` and
 ``workload_options`` (the shared click options → specs), ``output`` (printing in the chosen
 format), ``paste`` (``read``'s body), ``commands/`` (one module per command, loaded lazily).
-May import anything in paramcount; nothing imports it.
+Nothing imports it. May import: every package of paramcount: ``paramcount.engine``,
+``paramcount.families``, ``paramcount.analysis``, ``paramcount.verify``, ``paramcount.files``,
+``paramcount.factories``, ``paramcount.read``, ``paramcount.check``, ``paramcount.port``,
+``paramcount.render``.
 """

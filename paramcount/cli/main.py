@@ -56,7 +56,7 @@ def _refused(error: ParamcountError) -> int:
     """Show an error of paramcount's own as one line and return its exit code (a spec's in
     the command line's words)."""
     if isinstance(error, SpecError):
-        from paramcount.cli.options import cli_label
+        from paramcount.engine.flags import cli_label
 
         return _error(error.render(cli_label), error.exit_code)
     return _error(str(error), error.exit_code)

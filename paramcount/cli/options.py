@@ -24,41 +24,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 FRAMEWORK_CHOICES = (*(f.value for f in Framework), "all")
 
-# How each LayerSpec field is spelled on the command line, for error messages.
-_FLAGS = {
-    "input_size": "--input",
-    "hidden_size": "--hidden",
-    "num_layers": "--layers",
-    "proj_size": "--proj",
-    "merge_modes": "--merge-mode",
-    "nonlinearity": "--nonlinearity",
-    "framework": "--framework",
-    "cell": "cell",
-    "dtype": "--dtype",
-    "input_channels": "--input-channels",
-    "filters": "--filters",
-    "kernel": "--kernel",
-    "rank": "--rank",
-    "data_format": "--data-format",
-}
-_SWITCHES = {
-    "bidirectional": ("--bidir", "--no-bidir"),
-    "bias": ("--bias", "--no-bias"),
-    "reset_after": ("--reset-after", "--no-reset-after"),
-    "single_cell": ("--cell", "--cell"),
-    "peepholes": ("--peepholes", "--no-peepholes"),
-    "mixed_precision": ("--mixed-precision", "--mixed-precision"),
-}
-
-
-def cli_label(field: str, value: object) -> str:
-    """Name a LayerSpec field as the user typed it: ``--proj 128``, ``--no-reset-after``."""
-    if field in _SWITCHES:
-        on, off = _SWITCHES[field]
-        return on if value else off
-    return f"{_FLAGS.get(field, '--' + field.replace('_', '-'))} {value}"
-
-
 class WholeNumber(click.ParamType):  # type: ignore[type-arg]
     """A whole number as people write counts: ``250``, ``1_000_000``, ``1e6``, ``1.5M``, ``250K``.
 

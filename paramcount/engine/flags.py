@@ -122,3 +122,38 @@ def layer_specs(cell: Cell, options: dict[str, Any],
                 **error.values,
             ) from None
     return specs
+
+
+# How each LayerSpec field is spelled on the command line, for error messages.
+_SPELLED: dict[str, str] = {
+    "input_size": INPUT[0],
+    "hidden_size": HIDDEN[0],
+    "num_layers": LAYERS[0],
+    "proj_size": PROJ[0],
+    "merge_modes": MERGE_MODE[0],
+    "nonlinearity": NONLINEARITY[0],
+    "framework": FRAMEWORK[0],
+    "cell": "cell",
+    "dtype": DTYPE[0],
+    "input_channels": "--input-channels",
+    "filters": "--filters",
+    "kernel": "--kernel",
+    "rank": "--rank",
+    "data_format": "--data-format",
+}
+_SWITCHED: dict[str, tuple[str, str]] = {
+    "bidirectional": BIDIRECTIONAL[0],
+    "bias": BIAS[0],
+    "reset_after": RESET_AFTER[0],
+    "single_cell": ("--cell", "--cell"),
+    "peepholes": ("--peepholes", "--no-peepholes"),
+    "mixed_precision": ("--mixed-precision", "--mixed-precision"),
+}
+
+
+def cli_label(field: str, value: object) -> str:
+    """Name a LayerSpec field as the user typed it: ``--proj 128``, ``--no-reset-after``."""
+    if field in _SWITCHED:
+        on, off = _SWITCHED[field]
+        return on if value else off
+    return f"{_SPELLED.get(field, '--' + field.replace('_', '-'))} {value}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from paramcount.cli.options import cli_label
+from paramcount.engine.flags import cli_label
 from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
 from paramcount.errors import ParamcountError, SpecError
 from paramcount.port.expr import Expr, Shape, exact, sources, steps

@@ -94,7 +94,7 @@ def _source_side(side: Side, options: SourceOptions, target: TargetOptions) -> S
     for field_name, wanted in options.expect.items():
         have = getattr(spec, field_name)
         if wanted is not None and have != wanted:
-            from paramcount.cli.options import cli_label
+            from paramcount.engine.flags import cli_label
 
             raise SourceError(
                 f"the file holds {side.prefix or 'a layer'} with {cli_label(field_name, have)}, "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
-from paramcount import __version__
+from paramcount._version import __version__
 from paramcount.check.config import Config
 from paramcount.check.evaluate import Outcome
 from paramcount.check.explain import short

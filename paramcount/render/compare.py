@@ -128,7 +128,7 @@ def compare_data(
     reports: list[Report], arguments: list[str], outcomes: list[Outcome] | None = None
 ) -> dict[str, Any]:
     """The comparison as JSON-ready data (schema ``paramcount.compare/1``)."""
-    from paramcount import __version__
+    from paramcount._version import __version__
     from paramcount.render.data import config, verification_data
 
     return {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from paramcount import __version__
+from paramcount._version import __version__
 from paramcount.engine.conventions.convlstm import concatenates_channels
 from paramcount.engine.convlstm_report import ConvReport
 from paramcount.render.breakdown import formula_section, headline, layer_table, tensor_table

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from paramcount import __version__
+from paramcount._version import __version__
 from paramcount.engine.conventions import Formula
 from paramcount.engine.report import Report
 from paramcount.render.indented_json import indented

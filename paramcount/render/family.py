@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from paramcount import __version__
+from paramcount._version import __version__
 from paramcount.families.report import FamilyReport
 from paramcount.render.breakdown import formula_section, headline
 from paramcount.render.document import Document, Paragraph, Section, Table, number, shape

@@ -6,7 +6,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
-from paramcount import __version__
+from paramcount._version import __version__
 from paramcount.families.explain import Bidirectional, KnobChange, SameWidth, TensorChange
 from paramcount.families.hf import role_of
 from paramcount.families.report import FamilyReport

@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from paramcount import __version__
+from paramcount._version import __version__
 from paramcount.analysis.fit import Fit
 from paramcount.engine import conventions
 from paramcount.render.document import Document, Math, Paragraph, Section, Table, number, size

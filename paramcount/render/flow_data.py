@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from paramcount import __version__
+from paramcount._version import __version__
 from paramcount.analysis.flow import Check, Flow, Trace, TraceRow
 from paramcount.engine.spec import LayerSpec
 

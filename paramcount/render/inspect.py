@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from paramcount import __version__
+from paramcount._version import __version__
 from paramcount.files.inspect import (
     Check,
     FamilyModel,

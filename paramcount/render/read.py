@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from paramcount import __version__
+from paramcount._version import __version__
 from paramcount.engine import conventions
 from paramcount.engine.commandline import command_line as command
 from paramcount.engine.report import Report

@@ -321,7 +321,7 @@ def workload_report_data(
     flops: FlopOutcome | None = None,
 ) -> dict[str, Any]:
     """``paramcount.memory/1`` or ``paramcount.compute/1``: the layer, its total, the view."""
-    from paramcount import __version__
+    from paramcount._version import __version__
     from paramcount.render.data import config, verification_data
 
     data: dict[str, Any] = {

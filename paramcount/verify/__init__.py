@@ -3,6 +3,9 @@
 One backend module per framework, imported only when asked for; each imports its framework
 inside its functions and raises :class:`~paramcount.errors.BackendUnavailable` (exit code 3)
 when it is not installed. :func:`compare` is pure and shared.
+
+May import: ``paramcount.engine``, ``paramcount.analysis`` (the flow and compute a real run is
+held to).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import importlib
 
 import click
 
-from paramcount import __version__
+from paramcount._version import __version__
 from paramcount.families.registry import FAMILIES
 
 # name -> "module:attribute"; modules load only when their command runs.

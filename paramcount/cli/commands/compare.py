@@ -6,8 +6,9 @@ import click
 
 from paramcount.analysis.compare import COMPARABLE
 from paramcount.cli.commands.configs import parse_config
-from paramcount.cli.options import cli_label, format_options, resolve_format, verify_option
+from paramcount.cli.options import format_options, resolve_format, verify_option
 from paramcount.cli.output import show, show_json
+from paramcount.engine.flags import cli_label
 from paramcount.engine.report import build_report
 from paramcount.engine.spec import Framework, LayerSpec
 from paramcount.errors import SpecError

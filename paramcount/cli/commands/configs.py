@@ -12,7 +12,8 @@ from typing import Any, TypeVar
 
 import click
 
-from paramcount.cli.options import cli_label, layer_options, layer_specs, name_option_once
+from paramcount.cli.options import layer_options, layer_specs, name_option_once
+from paramcount.engine.flags import cli_label
 from paramcount.engine.spec import Cell, LayerSpec
 from paramcount.errors import SpecError, quote
 
