@@ -85,6 +85,8 @@ def bases(command: str, tmp_path: Path) -> list[list[str]]:
     }
     if command == "xlstm-lm":  # rounding down leaves a 32-wide model's feed-forward no width
         return [[command, *small[command]], [command, *small[command], "--embedding-dim", "64"]]
+    if command == "xlstm":  # --impl xlstm: the package's layout, from its own options
+        return [[command, *small[command]], [command, *small["xlstm-lm"]]]
     if command in small:
         return [[command, *small[command]]]
     raise AssertionError(f"add invocations of the new command {command!r} to bases()")

@@ -39,10 +39,11 @@ CASES = [
     ("rglru-tiny", makers.tiny_gemma, "rglru", "paramcount rglru --vocab-size 100 "
      "--hidden-size 32 --intermediate-size 48 --num-hidden-layers 3 --num-attention-heads 2 "
      "--num-key-value-heads 1 --lru-width 32"),
-    ("xlstm-stack.safetensors", makers.tiny_xlstm_stack, "xlstm-lm", "paramcount xlstm-lm "
-     "--vocab-size 50 --embedding-dim 32 --num-blocks 3 --slstm-at 1 --slstm-backend vanilla"),
-    ("minlm.safetensors", makers.tiny_minlm, "minlm", "paramcount minlm --num-tokens 40 "
-     "--dim 16 --depth 2 --use-lstm --enable-conv"),
+    ("xlstm-stack.safetensors", makers.tiny_xlstm_stack, "xlstm-lm",
+     "paramcount xlstm --impl xlstm --vocab-size 50 --embedding-dim 32 --num-blocks 3 "
+     "--slstm-at 1 --slstm-backend vanilla"),
+    ("minlm.safetensors", makers.tiny_minlm, "minlm",
+     "paramcount mingru --impl lm --num-tokens 40 --dim 16 --depth 2 --use-lstm --enable-conv"),
 ]
 
 

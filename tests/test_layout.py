@@ -156,7 +156,8 @@ def test_no_module_passes_a_thousand_lines() -> None:
 
 
 PLANTED = [
-    ("upward", {"low/a.py": "from pkg.high import b\n", "high/b.py": ""}, ["pkg.low.a -> pkg.high.b"]),
+    ("upward", {"low/a.py": "from pkg.high import b\n", "high/b.py": ""},
+     ["pkg.low.a -> pkg.high.b"]),
     ("lazy-upward", {"low/a.py": "def f():\n    from ..high.b import g\n", "high/b.py": ""},
      ["pkg.low.a -> pkg.high.b"]),
     ("type-checking", {"low/a.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"

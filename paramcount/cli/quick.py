@@ -27,14 +27,22 @@ from paramcount.families.registry import FAMILIES
 
 _COMMANDS = frozenset(cell.value for cell in Cell)
 
+_FORMAT: dict[str, str] = dict.fromkeys(flags.FORMAT, "output_format")
+_DTYPE: dict[str, str] = dict.fromkeys(flags.DTYPE, "dtype")
+_FORMAT_SWITCHES: dict[str, tuple[str, bool]] = {
+    **dict.fromkeys(flags.JSON, ("as_json", True)),
+    **dict.fromkeys(flags.MARKDOWN, ("as_markdown", True)),
+}
+"""The output options, spelled once for the count, family and read paths."""
+
 _COMMON: dict[str, str] = {
     **dict.fromkeys(flags.INPUT, "input_size"),
     **dict.fromkeys(flags.HIDDEN, "hidden_size"),
     **dict.fromkeys(flags.LAYERS, "num_layers"),
     **dict.fromkeys(flags.FRAMEWORK, "framework"),
     **dict.fromkeys(flags.MERGE_MODE, "merge_modes"),
-    **dict.fromkeys(flags.DTYPE, "dtype"),
-    **dict.fromkeys(flags.FORMAT, "output_format"),
+    **_DTYPE,
+    **_FORMAT,
 }
 """Options that take a value, on every count command: name -> destination."""
 
@@ -55,8 +63,7 @@ _COMMON_FLAGS: dict[str, tuple[str, bool]] = {
     **_switches(flags.BIDIRECTIONAL, "bidirectional"),
     **_switches(flags.BIAS, "bias"),
     **dict.fromkeys(flags.SINGLE_CELL, ("single_cell", True)),
-    **dict.fromkeys(flags.JSON, ("as_json", True)),
-    **dict.fromkeys(flags.MARKDOWN, ("as_markdown", True)),
+    **_FORMAT_SWITCHES,
 }
 """Options that take no value, on every count command: name -> (destination, value)."""
 
@@ -171,6 +178,8 @@ def _converted(destination: str, text: str) -> tuple[str, Any] | None:
 
 def _value(destination: str, text: str) -> Any:
     """``text`` converted for ``destination``, or None if it is not certainly valid."""
+    if destination in _AS_GIVEN:
+        return text
     if destination in ("input_size", "hidden_size", "num_layers", "proj_size"):
         try:
             return parse_int(text)
@@ -187,21 +196,22 @@ def _value(destination: str, text: str) -> Any:
     return text if text in choices else None
 
 
-def _format(options: dict[str, Any]) -> str | None:
+_AS_GIVEN = frozenset({"config_file", "impl", "path"})
+"""Destinations whose text is the value (a file is read by the command; --impl's choice checked
+against its command)."""
+
+
+def _format(options: Mapping[str, Any]) -> str | None:
     """The one output format asked for, or None if two were (click names them)."""
-    asked = flags.formats_asked(options["output_format"], options["as_json"],
-                                options["as_markdown"])
+    asked = flags.formats_asked(options.get("output_format"), options.get("as_json", False),
+                                options.get("as_markdown", False))
     if len(asked) > 1:
         return None
     return asked[0] if asked else "table"
 
 
-_READ_SWITCHES: dict[str, str] = {
-    **dict.fromkeys(flags.JSON, "as_json"),
-    **dict.fromkeys(flags.MARKDOWN, "as_markdown"),
-    "--details": "details",
-}
-"""The options of ``paramcount read`` that take no value: name -> destination."""
+_READ_SWITCHES: dict[str, tuple[str, bool]] = {**_FORMAT_SWITCHES, "--details": ("details", True)}
+"""The options of ``paramcount read`` that take no value: name -> (destination, value)."""
 
 
 def _read_paste(args: Sequence[str], freeze: bool) -> int | None:
@@ -209,13 +219,10 @@ def _read_paste(args: Sequence[str], freeze: bool) -> int | None:
     given once: the answer printed, and 0 (a paste with nothing countable, or a file that
     cannot be read, raises the error click's command raises). None for click: ``--set``,
     help, anything unsure."""
-    given = _scan(args, {name: (destination, True) for name, destination in
-                         _READ_SWITCHES.items()},
-                  dict.fromkeys(flags.FORMAT, "output_format"), _converted, positional="path")
+    given = _scan(args, _READ_SWITCHES, _FORMAT, _converted, positional="path")
     if given is None:
         return None
-    output_format = _format({"output_format": None, "as_json": False, "as_markdown": False,
-                             **given})
+    output_format = _format(given)
     if "path" not in given or output_format is None:
         return None
     from paramcount.cli.paste import answer_paste
@@ -228,58 +235,52 @@ def _read_paste(args: Sequence[str], freeze: bool) -> int | None:
     return 0
 
 
-_FAMILY_COMMON: dict[str, str] = {
-    **dict.fromkeys(flags.DTYPE, "dtype"),
-    **dict.fromkeys(flags.FORMAT, "output_format"),
-    "--config": "config_file",
-}
+_FAMILY_COMMON: dict[str, str] = {**_DTYPE, **_FORMAT, "--config": "config_file"}
 """Options that take a value on every family command, beside the family's own."""
 
 
 def _family(name: str, args: Sequence[str]) -> int | None:
-    """A family command's answer, or None for click (help, a mistake, anything unsure)."""
+    """A family command's answer, or None for click (help, a mistake, anything unsure).
+
+    A command with several implementations (``xlstm``) reads the line with the options of the
+    one :func:`paramcount.families.command.chosen` chooses, as its click command does."""
+    from paramcount.families.command import IMPL, VARIANTS, chosen
     from paramcount.families.registry import Option, build, options, value_of
 
-    valued: dict[str, Option | str] = dict(_FAMILY_COMMON)
-    switches: dict[str, tuple[str, bool]] = {
-        **dict.fromkeys(flags.JSON, ("as_json", True)),
-        **dict.fromkeys(flags.MARKDOWN, ("as_markdown", True)),
-    }
-    for option in options(name):
+    family = chosen(name, args)
+    valued: dict[str, Option | str] = {**_FAMILY_COMMON,
+                                       **({IMPL: "impl"} if name in VARIANTS else {})}
+    switches = dict(_FORMAT_SWITCHES)
+    for option in options(family):
         if option.kind == "bool":
-            switches.update(dict.fromkeys(option.names, (option.field, True)))
-            switches.update({f"--no-{n.removeprefix('--')}": (option.field, False)
-                             for n in option.names})
+            switches.update(_switches(tuple((n, f"--no-{n.removeprefix('--')}")
+                                            for n in option.names), option.field))
         else:
             valued.update(dict.fromkeys(option.names, option))
 
     def convert(target: Option | str, text: str) -> tuple[str, Any] | None:
         if isinstance(target, str):
-            return target, text
+            return _converted(target, text)
         try:
             return target.field, value_of(target, text)
         except ParamcountError:
             return None
 
     given = _scan(args, switches, valued, convert)
-    if given is None:
+    if given is None or given.get("impl") not in (None, *VARIANTS.get(name, ())):
         return None
-    settings: dict[str, Any] = {"dtype": DType.FP32.value, "output_format": None, "as_json": False,
-                "as_markdown": False, "config_file": None}
-    for key in settings:
-        settings[key] = given.pop(key, settings[key])
-    if settings["dtype"] not in [d.value for d in DType] or settings["output_format"] not in (
-            None, *flags.FORMATS):
-        return None
-    output_format = _format(settings)
+    output_format = _format(given)
     if output_format is None:
         return None
+    settings = {key: given.pop(key, None) for key in (
+        "dtype", "output_format", "as_json", "as_markdown", "config_file", "impl")}
     try:
-        config = build(name, given, settings["config_file"])
+        config = build(family, given, settings["config_file"])
     except ParamcountError:
         return None
     from paramcount.cli.output import show_family
     from paramcount.families.report import build_family_report
 
-    show_family(build_family_report(name, config, DType(settings["dtype"])), output_format)
+    show_family(build_family_report(family, config, DType(settings["dtype"] or DType.FP32.value)),
+                output_format)
     return 0

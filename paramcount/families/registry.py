@@ -233,18 +233,3 @@ def describe(name: str, config: Any) -> str:
     the options that differ from its defaults."""
     cls = family(name).REFERENCE.split()[-1]
     return f"{cls}({', '.join(f'{k}={v!r}' for k, v in changed(config).items())})"
-
-
-def command_line(name: str, config: Any) -> str:
-    """The ``paramcount`` command that counts ``config`` (options only where not default)."""
-    spelled = {o.field: o for o in options(name)}
-    words = ["paramcount", name]
-    for field, value in changed(config).items():
-        option = spelled[field]
-        if option.kind == "bool":
-            words.append(option.label if value else option.off)
-        elif isinstance(value, tuple):
-            words += [option.label, ",".join(str(item) for item in value)]
-        else:
-            words += [option.label, str(value)]
-    return " ".join(words)

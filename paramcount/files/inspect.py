@@ -260,6 +260,7 @@ def from_config(listing: Listing) -> Listing:
 def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...]:
     """Every family model among the tensors no recurrent layer claimed, each checked."""
     from paramcount.families import registry as families
+    from paramcount.families.command import command_line as family_command
 
     shapes = {t.name: t.shape for t in listing.tensors if t.name not in claimed}
     if not shapes:
@@ -282,7 +283,7 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
             description=families.describe(model.family, config),
             params=sum(math.prod(s) for _, s in expected),
             stored=sum(math.prod(shapes[n]) for n in model.names),
-            checks=checks, command=families.command_line(model.family, config),
+            checks=checks, command=family_command(model.family, config),
             notes=tuple(notes), claims=claims))
     return tuple(found)
 

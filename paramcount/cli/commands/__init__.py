@@ -11,6 +11,7 @@ import importlib
 import click
 
 from paramcount._version import __version__
+from paramcount.families.command import HIDDEN
 from paramcount.families.registry import FAMILIES
 
 # name -> "module:attribute"; modules load only when their command runs.
@@ -33,6 +34,9 @@ COMMANDS = {
     **{name: f"paramcount.cli.commands.family:{name}" for name in FAMILIES},
 }
 
+LISTED = [name for name in COMMANDS if name not in HIDDEN]
+"""The commands ``--help`` lists: all but the old names kept as aliases (``xlstm-lm``)."""
+
 
 class LazyGroup(click.Group):
     """A group that imports a command's module only when that command is used."""
@@ -42,8 +46,8 @@ class LazyGroup(click.Group):
     :func:`paramcount.cli.main.run`)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        """Every command, sorted."""
-        return sorted(COMMANDS)
+        """Every command but the hidden old names, sorted."""
+        return sorted(LISTED)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         """Import and return the command, or None if there is no such command."""
@@ -65,10 +69,10 @@ class LazyGroup(click.Group):
         if name not in COMMANDS and not name.startswith("-"):
             import difflib
 
-            close = difflib.get_close_matches(name.lower(), COMMANDS, n=1)
+            close = difflib.get_close_matches(name.lower(), LISTED, n=1)
             hint = f" Did you mean '{close[0]}'?" if close else ""
             raise click.UsageError(
-                f"no such command {name!r}; commands: {', '.join(sorted(COMMANDS))}.{hint}",
+                f"no such command {name!r}; commands: {', '.join(sorted(LISTED))}.{hint}",
                 ctx,
             )
         return super().resolve_command(ctx, args)

@@ -114,8 +114,7 @@ def _with_families(configs: tuple[str, ...], fmt: str) -> int:
     for position, text in enumerate(configs, start=1):
         args = shlex.split(text)
         if args[0] in FAMILIES:
-            report = build_family_report(args[0], parse_family(
-                args, f"argument {position} ({text!r})"))
+            report = build_family_report(*parse_family(args, f"argument {position} ({text!r})"))
             items.append((text, report))
         else:
             items += [(text, build_report(spec)) for spec in parse_config(text, position)]

@@ -9,6 +9,7 @@ import click
 
 from paramcount.cli.options import output_options, resolve_format
 from paramcount.errors import ParamcountError, SpecError
+from paramcount.families import command
 from paramcount.families import registry as families
 
 
@@ -28,12 +29,48 @@ def _metavar(option: families.Option) -> str:
     return "N|auto" if option.kind == "int | str" else "N" if option.kind == "int" else "TEXT"
 
 
-def make_command(name: str) -> click.Command:
-    """The counting command of family ``name``."""
-    module = families.family(name)
+class Implementations(click.Command):
+    """A family command with several implementations (``paramcount xlstm``): each command line
+    is read by the command of the implementation it chooses (``--impl``, else the one
+    ``--config``'s file describes, else the one offering every option given, else the first),
+    so its help lists that implementation's options."""
 
-    @click.command(name=name, help=f"Parameters of {module.TITLE} ({module.REFERENCE}), tensor "
-                   "by tensor, from options or a config.json.")
+    def __init__(self, *args: Any, family: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.family = family
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        """The context of the chosen implementation's command."""
+        family = command.chosen(self.name or "", args)
+        if family == self.family:
+            return super().make_context(info_name, args, parent, **extra)
+        return make_command(self.name or "", family).make_context(info_name, args, parent,
+                                                                   **extra)
+
+
+def make_command(name: str, family: str | None = None) -> click.Command:
+    """The counting command ``name`` of ``family`` (by default the command's own or, for a
+    command with several implementations, the first)."""
+    variants = command.VARIANTS.get(name)
+    family = family or (next(iter(variants.values())) if variants else name)
+    module = families.family(family)
+    if variants:
+        titles = " or ".join(f"{families.family(f).TITLE} with --impl {impl}"
+                             for impl, f in variants.items())
+        shown = next(impl for impl, f in variants.items() if f == family)
+        text = (f"Parameters of {titles}, tensor by tensor, from options or a config.json (whose "
+                f"implementation is recognised). This help lists the options of --impl {shown}; "
+                f"'paramcount {name} --impl IMPL --help' those of another.")
+    else:
+        text = (f"Parameters of {module.TITLE} ({module.REFERENCE}), tensor by tensor, from "
+                "options or a config.json.")
+        if name in command.HIDDEN:
+            text += f" (The same as 'paramcount {' '.join(command.command_words(name))}'.)"
+
+    @click.command(name=name, help=text, hidden=name in command.HIDDEN,
+                   cls=Implementations if variants else click.Command,
+                   **({"family": family} if variants else {}))
     @click.option("--config", "config_file", metavar="FILE",
                   help="A Hugging Face (or the reference's own) config.json; options given "
                        "beside it override its values.")
@@ -45,15 +82,23 @@ def make_command(name: str) -> click.Command:
                   help="What changing one option does, tensor by tensor (repeatable): "
                        "--what-if state_size=64.")
     @output_options
-    def command(config_file: str | None, explain: bool, what_if: tuple[str, ...],
+    def counted(config_file: str | None, explain: bool, what_if: tuple[str, ...],
                 output_format: str | None, as_json: bool, as_markdown: bool, dtype: str,
-                **given: Any) -> int:
+                impl: str | None = None, **given: Any) -> int:
         fmt = resolve_format(output_format, as_json, as_markdown)
-        return answer(name, values_of(name, given), config_file, fmt, dtype, explain, what_if)
+        return answer(family, values_of(family, given), config_file, fmt, dtype, explain,
+                      what_if)
 
-    for option in reversed(families.options(name)):
-        command = _option(option)(command)
-    return command
+    if variants:  # click.option on a command appends: --impl, then the fields in their order
+        counted = click.option(
+            command.IMPL, "impl", type=click.Choice(list(variants)), default=None,
+            help="Which implementation: " + "; ".join(
+                f"{impl}, {families.family(f).REFERENCE}" for impl, f in variants.items())
+            + f" (default: the one --config describes, else {next(iter(variants))}).",
+        )(counted)
+    for option in families.options(family):
+        counted = _option(option)(counted)
+    return counted
 
 
 def values_of(name: str, given: dict[str, Any]) -> dict[str, object]:
@@ -68,25 +113,28 @@ def values_of(name: str, given: dict[str, Any]) -> dict[str, object]:
     return values
 
 
-def parse_family(args: list[str], where: str) -> Any:
+def parse_family(args: list[str], where: str) -> tuple[str, Any]:
     """A family model from ``["mamba", "--d-model", "768", ...]`` (compare's quoted
-    arguments), read by the family's own command; bad input names ``where``."""
+    arguments), read by the family's own command: the family and its config; bad input names
+    ``where``."""
     name = args[0]
-    command = make_command(name)
+    family = command.chosen(name, args[1:])
+    counted = make_command(name, family)
     try:
-        with command.make_context(name, args[1:]) as ctx:
+        with counted.make_context(name, args[1:]) as ctx:
             given = dict(ctx.params)
     except click.ClickException as error:
         raise click.UsageError(f"{where}: {error.format_message()}") from None
+    given.pop("impl", None)
     if given.pop("explain") or given.pop("what_if") or given.pop("output_format") or given.pop(
             "as_json") or given.pop("as_markdown") or given.pop("dtype") != "fp32":
         raise click.UsageError(f"{where}: give the model's options only (compare chooses the "
                                "output)")
     config_file = given.pop("config_file")
     try:
-        return families.build(name, values_of(name, given), config_file)
+        return family, families.build(family, values_of(family, given), config_file)
     except SpecError as error:
-        raise click.UsageError(f"{where}: {error.render(families.label_for(name))}") from None
+        raise click.UsageError(f"{where}: {error.render(families.label_for(family))}") from None
 
 
 def answer(name: str, values: dict[str, object], config_file: str | None, fmt: str,
