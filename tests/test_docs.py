@@ -6,7 +6,9 @@ A ```console block holds ``$ paramcount ...`` lines, each followed by exactly wh
 
 Commands run in the repository's root, except those naming a file that ``tests/docfiles``
 makes (``paramcount inspect encoder.pt``): the real library first writes it into one shared
-directory, and the command runs there. ``< FILE`` at the end of a command feeds that file to
+directory, and the command runs there. The README's commands run as written on a fresh clone:
+they name only files the repository ships (``examples/``), and run in a directory holding a copy
+of them, where what they write lands. ``< FILE`` at the end of a command feeds that file to
 standard input.
 """
 
@@ -16,6 +18,7 @@ import doctest
 import io
 import re
 import shlex
+import shutil
 import sys
 import textwrap
 from pathlib import Path
@@ -78,6 +81,16 @@ def doc_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("docs")
 
 
+@pytest.fixture(scope="session")
+def clone_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory laid out as a fresh clone is, for the README's commands: the repository's
+    ``examples/`` copied (the files a command writes land here, not in the repository)."""
+    directory = tmp_path_factory.mktemp("clone")
+    shutil.copytree(ROOT / "examples", directory / "examples",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return directory
+
+
 def documented_files(command: str) -> list[str]:
     """The files made by ``tests/docfiles`` that ``command`` names."""
     return [word for word in shlex.split(command) if word in DOC_FILES]
@@ -124,12 +137,17 @@ CASES = [(doc, command, expected) for doc in DOCS for command, expected in examp
 )
 def test_console_example(
     cli: CLI, update_golden: bool, doc: str, command: str, expected: str,
-    doc_dir: Path, monkeypatch: pytest.MonkeyPatch,
+    doc_dir: Path, clone_dir: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The command shown in the docs prints exactly what the docs say it prints."""
+    """The command shown in the docs prints exactly what the docs say it prints (the README's
+    as written, on a fresh clone)."""
+    if doc == "README.md":
+        assert not documented_files(command), f"README: {command!r} names a file the "\
+            "repository does not ship (put a small one in examples/)"
     if missing := missing_for(command) + prepare_files(command, doc_dir):
         pytest.skip(f"needs {', '.join(missing)}")
-    monkeypatch.chdir(doc_dir if documented_files(command) else ROOT)
+    monkeypatch.chdir(clone_dir if doc == "README.md"
+                      else doc_dir if documented_files(command) else ROOT)
     actual = printed(cli, command, monkeypatch)
     assert "<built-in method" not in actual and "<bound method" not in actual
     if update_golden and "\n...\n" not in f"\n{expected}\n":
@@ -140,6 +158,24 @@ def test_console_example(
         path.write_text(text.replace(old, f"$ {command}\n{actual}\n"))
         return
     assert matches(expected, actual), f"{doc}: `{command}` printed:\n{actual}"
+
+
+def test_readme_files_ship_and_are_what_their_script_makes(tmp_path: Path) -> None:
+    """Every file a README command names is in the repository, and ``examples/make_files.py``
+    makes the shipped model files anew with the same tensors (names, shapes, dtypes)."""
+    named = {word for command, _ in examples("README.md") for word in shlex.split(command)
+             if word.startswith("examples/")}
+    assert named and all((ROOT / word).is_file() for word in named), named
+    pytest.importorskip("torch")
+    import runpy
+
+    from paramcount.files.dispatch import read_file
+
+    maker = runpy.run_path(str(ROOT / "examples" / "make_files.py"))
+    for name, make in maker["MAKERS"].items():
+        made, shipped = read_file(make(tmp_path)), read_file(ROOT / "examples" / name)
+        assert [(t.name, t.shape, t.dtype) for t in made.tensors] == \
+            [(t.name, t.shape, t.dtype) for t in shipped.tensors], name
 
 
 def test_docs_have_examples() -> None:

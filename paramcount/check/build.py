@@ -9,10 +9,10 @@ imported here, inside functions, only when asked for.
 from __future__ import annotations
 
 import importlib.util
-import os
 from collections.abc import Sequence
 from typing import Any
 
+from paramcount import quiet
 from paramcount.check.config import Layer, Model
 from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode
 from paramcount.errors import BackendUnavailable, install_hint
@@ -268,9 +268,7 @@ def _keras_frames(layer: Layer) -> list[Any] | None:
 
 def keras_counts(model: Model) -> list[int]:
     """Build ``model`` as a functional Keras model without allocating weights and count it."""
-    # No oneDNN / CPU-feature banners on stderr: only shapes are built here, nothing computed.
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+    quiet.install()  # no TensorFlow banners on stderr
     import keras
 
     keras.backend.clear_session()

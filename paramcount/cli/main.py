@@ -66,8 +66,10 @@ def _run_click(args: list[str], freeze: bool = False) -> int:
     """Run the click group on ``args``, every error shown as one line."""
     import click
 
+    from paramcount import quiet
     from paramcount.cli.commands import cli
 
+    quiet.install()  # whichever command imports TensorFlow or Keras, or a factory does
     cli.freeze = freeze
     try:
         result = cli.main(args=args, prog_name="paramcount", standalone_mode=False)
@@ -87,7 +89,12 @@ def _run_click(args: list[str], freeze: bool = False) -> int:
         from paramcount.cli.options import name_option_once
 
         # The rule is in the message: no pointer to --help.
-        return _error(name_option_once(error).format_message(), 2)
+        text = name_option_once(error).format_message()
+        if isinstance(error, click.MissingParameter):
+            # click lays the choices out on lines of their own ("Choose from:\n\trnn,\n\tlstm");
+            # the message holds no value of the user's, so its line breaks are click's own.
+            text = text.replace("\n\t", " ")
+        return _error(text, 2)
     except click.UsageError as error:
         hint = f" (see '{error.ctx.command_path} --help')" if error.ctx else ""
         return _error(error.format_message() + hint, 2)

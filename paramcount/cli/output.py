@@ -149,11 +149,13 @@ def show_family(report: FamilyReport, output_format: str, explain: bool = False,
     from paramcount.render.family import family_breakdown
 
     explained: tuple[Section, ...] = ()
+    asked: tuple[Section, ...] = ()
     if explain or what_if:
-        from paramcount.render.family_explain import explanation
+        from paramcount.render.family_explain import explanation, what_if_section
 
-        explained = explanation(report, list(what_if))
-    show(family_breakdown(report, explained), output_format)
+        explained = explanation(report)
+        asked = tuple(what_if_section(change) for change in what_if)  # the answer comes first
+    show(family_breakdown(report, explained, asked), output_format)
 
 
 def _workload_data(

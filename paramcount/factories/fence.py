@@ -31,6 +31,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from paramcount import quiet
 from paramcount.engine.spec import Framework, LayerSpec
 from paramcount.factories.factory import Built, FactoryError, Module, build_here, one_line
 from paramcount.record import fields, record
@@ -213,6 +214,7 @@ def _built_data(built: Built) -> dict[str, Any]:
 
 def main() -> None:
     """The child: read the request on stdin, build the model, write the answer, exit."""
+    quiet.install()  # a factory that imports Keras: TensorFlow's banners kept off stderr
     request = json.loads(sys.stdin.read())
     target = request["target"]
     printed = open(os.dup(1), "w", encoding="utf-8", errors="replace", buffering=1)  # noqa: SIM115

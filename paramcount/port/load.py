@@ -53,6 +53,8 @@ class Opened:
 
 
 TORCH_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt")
+READS = (*TORCH_SUFFIXES, ".safetensors", ".npz", ".keras", ".h5", ".hdf5", ".onnx")
+"""Every source suffix that port reads."""
 
 
 def _require(module: str, extra: str) -> Any:
@@ -121,7 +123,7 @@ def _open(path: str, suffix: str, frameworks: tuple[Framework, ...] | None,
         return opened
     raise SourceError(
         f"{path}: cannot tell the format from '{suffix or 'no suffix'}' (port reads "
-        ".pt, .pth, .bin, .ckpt, .safetensors, .npz, .keras, .h5 and .onnx files)"
+        f"{', '.join(READS[:-1])} and {READS[-1]} files)"
     )
 
 

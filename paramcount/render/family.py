@@ -77,14 +77,16 @@ def settings_line(report: FamilyReport) -> str:
                      if value != "auto")
 
 
-def family_breakdown(report: FamilyReport, explained: tuple[Section, ...] = ()) -> Document:
-    """The whole answer for one family model: tensors, parts and the closed form (then the
-    explanation, when asked)."""
+def family_breakdown(report: FamilyReport, explained: tuple[Section, ...] = (),
+                     asked: tuple[Section, ...] = ()) -> Document:
+    """The whole answer for one family model: what was ``asked`` first (the ``--what-if``
+    changes), then tensors, parts and the closed form, then the explanation, when asked."""
     lines = [f"{report.reference}: {settings_line(report)}"]
     if getattr(report.config, "tie_word_embeddings", False):
         lines.append("The head is tied to the embeddings (tie_word_embeddings): one tensor, "
                      "counted once.")
     sections = (
+        *asked,
         Section("Configuration", (Paragraph(tuple(lines)),)),
         tensors_section(report),
         parts_section(report),

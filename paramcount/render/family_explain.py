@@ -111,14 +111,14 @@ def bidirectional_section(bi: Bidirectional) -> Section:
                                                                aligned(lines)))
 
 
-def explanation(report: FamilyReport, what_if: list[KnobChange]) -> tuple[Section, ...]:
-    """The explain sections: the asked changes, every option's effect, the LSTM and GRU of the
-    same width, and (Mamba) the bidirectional variant."""
+def explanation(report: FamilyReport) -> tuple[Section, ...]:
+    """The explain sections: every option's effect, the LSTM and GRU of the same width, and
+    (Mamba) the bidirectional variant (the asked changes, :func:`what_if_section`, come first
+    in the answer)."""
     from paramcount.families.explain import bidirectional, knob_changes, same_width
 
     made = list(report.tensors)
-    sections = [what_if_section(change) for change in what_if]
-    sections.append(knob_section(knob_changes(report.family, report.config)))
+    sections = [knob_section(knob_changes(report.family, report.config))]
     sections.append(same_width_section(report, same_width(report.config, made)))
     if report.family == "mamba":
         sections.append(bidirectional_section(bidirectional(made)))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from paramcount import quiet
 from paramcount.engine.convlstm_report import ConvLSTMSpec, ConvReport
 from paramcount.engine.spec import Framework
 from paramcount.errors import BackendUnavailable
@@ -26,7 +27,7 @@ _FRAME = 4
 def keras_tensors(spec: ConvLSTMSpec) -> Named:
     """The variables of the Keras ConvLSTM stack, in ``weights`` order, named by path."""
     os.environ.setdefault("KERAS_BACKEND", "tensorflow")
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    quiet.install()
     try:
         import keras
     except ImportError:

@@ -13,49 +13,22 @@ GPU build's "Could not find cuda drivers" line on a machine without a GPU).
 from __future__ import annotations
 
 import contextlib
-import logging
-import os
 import sys
 import warnings
-from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
+from paramcount import quiet
 from paramcount.engine.spec import Cell, LayerSpec, MergeMode
 from paramcount.errors import BackendUnavailable
 from paramcount.verify.compare import RealTensor
 
 _CLASS = {Cell.RNN: "SimpleRNN", Cell.LSTM: "LSTM", Cell.GRU: "GRU"}
 
-# Set before tensorflow is imported; a user's own setting wins.
-_QUIET = {"TF_CPP_MIN_LOG_LEVEL": "3", "TF_ENABLE_ONEDNN_OPTS": "0"}
-
-
-@contextlib.contextmanager
-def _native_stderr_silenced() -> Iterator[None]:
-    """Point file descriptor 2 at the null device for the duration (Python's own ``sys.stderr``
-    object is untouched, so exceptions and warnings are unaffected)."""
-    try:
-        sys.stderr.flush()
-        saved = os.dup(2)
-    except (OSError, ValueError):  # no descriptor 2 to silence
-        yield
-        return
-    null = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(null, 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(null)
-
-
 def load() -> ModuleType:
     """Import keras (and its backend) quietly, or raise BackendUnavailable."""
-    for name, value in _QUIET.items():
-        os.environ.setdefault(name, value)
-    with warnings.catch_warnings(), _native_stderr_silenced():
+    quiet.install()
+    with warnings.catch_warnings(), quiet.native_stderr_silenced():
         warnings.simplefilter("ignore")
         try:
             import keras
@@ -64,8 +37,7 @@ def load() -> ModuleType:
         if "tensorflow" not in sys.modules:  # another backend: Keras still imports it lazily
             with contextlib.suppress(ImportError):
                 import tensorflow  # noqa: F401
-    for logger in ("tensorflow", "absl", "keras"):
-        logging.getLogger(logger).setLevel(logging.ERROR)
+    quiet.quiet_loggers()
     module: ModuleType = keras
     return module
 

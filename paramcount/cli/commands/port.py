@@ -27,8 +27,11 @@ _FRAMEWORKS = Frameworks(several=False)  # pytorch, tensorflow, tf.keras accepte
 @click.option("--from", "from_", type=_FRAMEWORKS, default=None,
               help="The source's convention, when its names could be read several ways.")
 @click.option("--out", "-o", "out", type=click.Path(dir_okay=False), default=None,
-              help="Write the ported tensors: .npz or .safetensors (one array per target "
-                   "tensor), .pt (a torch state dict) or .onnx (a runnable graph).")
+              help="Write the ported model: .npz or .safetensors (one array per target "
+                   "tensor, any convention), .pt (--to torch: a state dict), .onnx (--to onnx: "
+                   "a runnable graph of the whole model), .keras (--to keras: a whole model, "
+                   "keras.saving.load_model), .weights.h5 (--to keras --model: "
+                   "model.load_weights) or .msgpack (--to flax-linen: the variables tree).")
 @click.option("--verify", is_flag=True,
               help="Run the real source and target layers on random input with non-zero "
                    "initial states; exit 1 if outputs or final states differ by more than "
@@ -81,7 +84,15 @@ def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out:
          nonlinearity: str | None, forget_bias: float,
          reset_after: bool | None, linear_before_reset: bool | None,
          merge_modes: Any, seed: int, **expect: Any) -> int:
-    """Port the recurrent weights of SRC to another framework, tensor by tensor."""
+    """Port the weights of a whole model in SRC to another framework, tensor by tensor.
+
+    SRC is a checkpoint or model file (.pt, .pth, .bin, .ckpt, .safetensors, .npz, .keras, .h5,
+    .hdf5, .onnx). Every layer is ported: recurrent layers (RNN, LSTM, GRU) and Linear / Dense,
+    Embedding, Conv1d/2d/3d and batch and layer norms; the plan shows each target tensor, the
+    source tensors it reads and every operation applied. --out writes the result in a file the
+    target loads in one line; --verify runs the real source and target and exits 1 if they
+    differ.
+    """
     from paramcount.port.model import parse_kwargs
     from paramcount.port.plan import TargetOptions
     from paramcount.port.run import SourceOptions
