@@ -137,3 +137,28 @@ def test_compare_takes_an_implementation(cli: CLI) -> None:
     result = cli("compare", "xlstm --impl xlstm " + " ".join(STACK),
                  "xlstm-lm " + " ".join(STACK).replace("32", "64"), "--json")
     assert result.code == 0, result.err
+
+
+IMPLEMENTATIONS = [(name, family) for name in command.commands()
+                   for family in command.VARIANTS.get(name, {"": name}).values()]
+
+
+@pytest.mark.parametrize(("name", "family"), IMPLEMENTATIONS,
+                         ids=[f"{n}:{f}" for n, f in IMPLEMENTATIONS])
+def test_quick_path_reads_only_what_click_offers(name: str, family: str) -> None:
+    """Every name the quick path reads for a family command (each implementation) is an option
+    of the click command that implementation gets, taking a value exactly when click's does;
+    what it leaves to click is help, --explain and --what-if."""
+    import click
+
+    from paramcount.cli.commands.family import make_command
+
+    counted = make_command(name, family)
+    options = {n: p for p in counted.params if isinstance(p, click.Option)
+               for n in (*p.opts, *p.secondary_opts)}
+    valued, switches = quick.family_options(name, family)
+    assert valued.keys() | switches.keys() <= options.keys()
+    assert [n for n in valued if options[n].is_flag] == []
+    assert [n for n in switches if not options[n].is_flag] == []
+    assert options.keys() - valued.keys() - switches.keys() <= {"--explain", "--what-if",
+                                                                "--help", "-h"}

@@ -239,17 +239,13 @@ _FAMILY_COMMON: dict[str, str] = {**_DTYPE, **_FORMAT, "--config": "config_file"
 """Options that take a value on every family command, beside the family's own."""
 
 
-def _family(name: str, args: Sequence[str]) -> int | None:
-    """A family command's answer, or None for click (help, a mistake, anything unsure).
+def family_options(name: str, family: str) -> tuple[dict[str, Any], dict[str, tuple[str, bool]]]:
+    """The options the quick path reads for ``paramcount NAME`` counting ``family``: (with a
+    value: name -> destination or the family's Option, without: name -> (destination, value))."""
+    from paramcount.families.command import IMPL, VARIANTS
+    from paramcount.families.registry import options
 
-    A command with several implementations (``xlstm``) reads the line with the options of the
-    one :func:`paramcount.families.command.chosen` chooses, as its click command does."""
-    from paramcount.families.command import IMPL, VARIANTS, chosen
-    from paramcount.families.registry import Option, build, options, value_of
-
-    family = chosen(name, args)
-    valued: dict[str, Option | str] = {**_FAMILY_COMMON,
-                                       **({IMPL: "impl"} if name in VARIANTS else {})}
+    valued: dict[str, Any] = {**_FAMILY_COMMON, **({IMPL: "impl"} if name in VARIANTS else {})}
     switches = dict(_FORMAT_SWITCHES)
     for option in options(family):
         if option.kind == "bool":
@@ -257,6 +253,19 @@ def _family(name: str, args: Sequence[str]) -> int | None:
                                             for n in option.names), option.field))
         else:
             valued.update(dict.fromkeys(option.names, option))
+    return valued, switches
+
+
+def _family(name: str, args: Sequence[str]) -> int | None:
+    """A family command's answer, or None for click (help, a mistake, anything unsure).
+
+    A command with several implementations (``xlstm``) reads the line with the options of the
+    one :func:`paramcount.families.command.chosen` chooses, as its click command does."""
+    from paramcount.families.command import VARIANTS, chosen
+    from paramcount.families.registry import Option, build, value_of
+
+    family = chosen(name, args)
+    valued, switches = family_options(name, family)
 
     def convert(target: Option | str, text: str) -> tuple[str, Any] | None:
         if isinstance(target, str):
