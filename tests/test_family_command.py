@@ -162,3 +162,31 @@ def test_quick_path_reads_only_what_click_offers(name: str, family: str) -> None
     assert [n for n in switches if not options[n].is_flag] == []
     assert options.keys() - valued.keys() - switches.keys() <= {"--explain", "--what-if",
                                                                 "--help", "-h"}
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["xlstm", "--impl", "transformers", "--config", "{stack}"],
+     "(count it with 'paramcount xlstm --impl xlstm --config {stack}')"),
+    (["xlstm-lm", "--config", "examples/hf/xlstm-7b/config.json"],
+     "(count it with 'paramcount xlstm --config examples/hf/xlstm-7b/config.json')"),
+    (["minlm", "--config", "{mingru}"], "(count it with 'paramcount mingru --config {mingru}')"),
+    (["mingru", "--impl", "layer", "--config", "{minlm}"],
+     "(count it with 'paramcount mingru --impl lm --config {minlm}')"),
+], ids=["transformers-on-package-file", "alias-on-transformers-file", "minlm-on-layer-file",
+        "layer-on-minlm-file"])
+def test_an_implementation_refuses_anothers_config(cli: CLI, configs: dict[str, Path],
+                                                   args: list[str], says: str) -> None:
+    """A config file of the other implementation is refused in one line that gives the command
+    counting it, on both paths, never counted with defaults standing in."""
+    args = [a.format(**configs) for a in args]
+    assert _run(quick.answer, args) == (None, "", "")
+    result = cli(*args)
+    assert (result.code, result.out, result.err.count("\n")) == (2, "", 1)
+    assert says.format(**configs) in result.err
+    again = cli(*says.format(**configs).split("'")[1].split()[1:])
+    assert again.code == 0, again.err
+
+
+def test_a_file_with_both_implementations_keys_says_nothing() -> None:
+    """A config holding keys of both minGRU and minLM chooses neither (the default counts)."""
+    assert command.from_config("mingru", {"dim": 8, "depth": 2, "expansion_factor": 1.5}) is None

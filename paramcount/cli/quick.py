@@ -261,7 +261,7 @@ def _family(name: str, args: Sequence[str]) -> int | None:
 
     A command with several implementations (``xlstm``) reads the line with the options of the
     one :func:`paramcount.families.command.chosen` chooses, as its click command does."""
-    from paramcount.families.command import VARIANTS, chosen
+    from paramcount.families.command import VARIANTS, check_config, chosen
     from paramcount.families.registry import Option, build, value_of
 
     family = chosen(name, args)
@@ -284,6 +284,7 @@ def _family(name: str, args: Sequence[str]) -> int | None:
     settings = {key: given.pop(key, None) for key in (
         "dtype", "output_format", "as_json", "as_markdown", "config_file", "impl")}
     try:
+        check_config(family, settings["config_file"])
         config = build(family, given, settings["config_file"])
     except ParamcountError:
         return None

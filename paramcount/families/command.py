@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from paramcount.errors import ParamcountError
+from paramcount.errors import ConfigError, ParamcountError
 from paramcount.families.registry import FAMILIES, changed, family_of, options
 
 IMPL = "--impl"
@@ -32,9 +32,11 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
     "xlstm-lm": frozenset({"model", "mlstm_block", "slstm_block", "slstm_at", "context_length"}),
     "minlm": frozenset({"num_tokens", "depth", "ff_mult", "expansion", "conv_kernel_size",
                         "enable_conv"}),
+    "mingru": frozenset({"expansion_factor", "proj_out"}),
 }
 """Keys of a config file that only this implementation's file has (beside ``model_type``,
-which :func:`paramcount.families.registry.family_of` reads)."""
+which :func:`paramcount.families.registry.family_of` reads); a file with the keys of two says
+nothing."""
 
 SHARED_OPTIONS = frozenset({"--config", "--explain", "--what-if", "--format", "--json",
                             "--markdown", "--dtype", "-h", "--help", IMPL})
@@ -101,10 +103,25 @@ def from_config(command: str, data: Mapping[str, object]) -> str | None:
     named = family_of(data)
     if named in families:
         return named
-    for family in families:
-        if not CONFIG_KEYS.get(family, frozenset()).isdisjoint(data):
-            return family
-    return None
+    keyed = [family for family in families
+             if not CONFIG_KEYS.get(family, frozenset()).isdisjoint(data)]
+    return keyed[0] if len(keyed) == 1 else None
+
+
+def check_config(family: str, path: str | None) -> None:
+    """Refuse (ConfigError) a config file that describes another implementation of
+    ``family``'s command (``--impl transformers`` beside the xlstm package's file): counting it
+    as this one would give a confident wrong number."""
+    found = impl_of(family)
+    if path is None or found is None:
+        return
+    from paramcount.families.config_json import read_config
+    from paramcount.families.registry import family as module
+
+    other = from_config(found[0], read_config(path))
+    if other is not None and other != family:
+        raise ConfigError(f"{path}: describes a {module(other).TITLE} model (count it with "
+                          f"'paramcount {' '.join(command_words(other))} --config {path}')")
 
 
 def command_line(family: str, config: Any) -> str:

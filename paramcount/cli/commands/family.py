@@ -132,6 +132,7 @@ def parse_family(args: list[str], where: str) -> tuple[str, Any]:
                                "output)")
     config_file = given.pop("config_file")
     try:
+        command.check_config(family, config_file)
         return family, families.build(family, values_of(family, given), config_file)
     except SpecError as error:
         raise click.UsageError(f"{where}: {error.render(families.label_for(family))}") from None
@@ -145,6 +146,7 @@ def answer(name: str, values: dict[str, object], config_file: str | None, fmt: s
     from paramcount.families.explain import knob_change
     from paramcount.families.report import build_family_report
 
+    command.check_config(name, config_file)
     try:
         config = families.build(name, values, config_file)
     except SpecError as error:
