@@ -129,6 +129,13 @@ def test_each_package_names_what_it_may_import(package: str) -> None:
     assert may_import(docstring) == ALLOWED[package]
 
 
+def test_every_package_says_what_it_does() -> None:
+    """Every ``__init__.py`` under ``paramcount/``, sub-packages included, has a docstring."""
+    bare = [str(path.relative_to(ROOT)) for path in sorted((ROOT / "paramcount").rglob(
+        "__init__.py")) if not ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))]
+    assert bare == []
+
+
 def layout_table(text: str) -> dict[str, set[str]]:
     """The package rows of ``docs/layout.md``: the package in the first column, what it may
     import (as ``pkg/``) in the last."""
