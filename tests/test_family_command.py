@@ -190,3 +190,19 @@ def test_an_implementation_refuses_anothers_config(cli: CLI, configs: dict[str, 
 def test_a_file_with_both_implementations_keys_says_nothing() -> None:
     """A config holding keys of both minGRU and minLM chooses neither (the default counts)."""
     assert command.from_config("mingru", {"dim": 8, "depth": 2, "expansion_factor": 1.5}) is None
+
+
+@pytest.mark.parametrize(("name", "family"), IMPLEMENTATIONS,
+                         ids=[f"{n}:{f}" for n, f in IMPLEMENTATIONS])
+def test_the_what_if_example_in_help_runs(cli: CLI, name: str, family: str) -> None:
+    """The ``--what-if`` setting each command's help shows is one of its own fields: run as
+    shown, it answers with that change first."""
+    from paramcount.cli.commands.family import what_if_example
+
+    impl = [i for i, f in command.VARIANTS.get(name, {}).items() if f == family]
+    args = [name, *(["--impl", impl[0]] if impl else [])]
+    example = what_if_example(family)
+    assert f"--what-if {example}" in " ".join(cli(*args, "--help").out.split())
+    result = cli(*args, "--what-if", example)
+    assert result.code == 0, result.err
+    assert result.out.splitlines()[3].startswith(example.split("=")[0] + " ")

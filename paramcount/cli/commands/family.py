@@ -80,7 +80,7 @@ def make_command(name: str, family: str | None = None) -> click.Command:
                        + ". ('paramcount explain " + name + " ...' is the same.)")
     @click.option("--what-if", "what_if", multiple=True, metavar="FIELD=VALUE",
                   help="What changing one option does, tensor by tensor (repeatable): "
-                       "--what-if state_size=64.")
+                       f"--what-if {what_if_example(family)}.")
     @output_options
     def counted(config_file: str | None, explain: bool, what_if: tuple[str, ...],
                 output_format: str | None, as_json: bool, as_markdown: bool, dtype: str,
@@ -99,6 +99,18 @@ def make_command(name: str, family: str | None = None) -> click.Command:
     for option in families.options(family):
         counted = _option(option)(counted)
     return counted
+
+
+def what_if_example(family: str) -> str:
+    """A ``--what-if`` setting that ``family``'s command takes: ``state_size=64`` where the
+    family has a state size, else its first whole-number option doubled."""
+    found = families.options(family)
+    if any(option.field == "state_size" for option in found):
+        return "state_size=64"
+    for option in found:
+        if option.kind == "int" and isinstance(option.default, int) and option.default > 0:
+            return f"{option.field}={2 * option.default}"
+    return "FIELD=VALUE"
 
 
 def values_of(name: str, given: dict[str, Any]) -> dict[str, object]:
