@@ -5,11 +5,21 @@
 561152
 >>> paramcount.count("lstm", 28, 128, bidirectional=True, framework="keras").total
 160768
+
+Every command has its library call, each returning a result whose ``to_dict()`` is the
+command's ``--json`` document and which shows itself as the command does (and as HTML in
+Jupyter): ``summary(model)`` for a live torch, Keras or Flax model, ``read(text)``,
+``inspect(path)``, ``check(path)``, ``family(name, ...)``, ``load_error(text)``; see
+:mod:`paramcount.api` (where they are typed) and docs/python-api.md.
 """
 
 from __future__ import annotations
 
+import importlib
+import sys
+import types
 from collections.abc import Sequence
+from typing import Any
 
 from paramcount.engine.conventions import Direction, Formula, Tensor
 from paramcount.engine.report import Report, build_report
@@ -35,8 +45,59 @@ __all__ = [
     "SpecError",
     "Tensor",
     "__version__",
+    "check",
     "count",
+    "family",
+    "inspect",
+    "load_error",
+    "read",
+    "summary",
 ]
+
+
+class _Call:
+    """A library call of :mod:`paramcount.api.calls`, loaded when first called; where a
+    subpackage has the same name (``paramcount.read``, ``paramcount.check``), its attributes
+    are the subpackage's, so ``paramcount.read.pipeline`` still names the module."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self.__doc__ = f"paramcount.api.calls.{name}: see its docstring."
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the library function."""
+        calls = importlib.import_module("paramcount.api.calls")
+        return getattr(calls, self._name)(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(importlib.import_module(f"paramcount.{self._name}"), name)
+
+    def __repr__(self) -> str:
+        return f"<paramcount.{self._name}: a library call (paramcount.api.calls.{self._name})>"
+
+
+_CALLS = ("summary", "read", "inspect", "check", "family", "load_error")
+
+
+class _Package(types.ModuleType):
+    """paramcount's module type: importing the subpackage ``paramcount.read`` (or ``check``)
+    leaves ``paramcount.read`` the library call, the subpackage reachable through it."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _CALLS and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+summary = _Call("summary")
+read = _Call("read")
+inspect = _Call("inspect")
+check = _Call("check")
+family = _Call("family")
+load_error = _Call("load_error")
+sys.modules[__name__].__class__ = _Package
 
 
 def count(

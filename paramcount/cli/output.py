@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the JSON path never needs the document model
     from paramcount.engine.report import Report
     from paramcount.families.explain import KnobChange
     from paramcount.families.report import FamilyReport
-    from paramcount.render.document import Document, Section
+    from paramcount.render.document import Document
     from paramcount.verify import Outcome
     from paramcount.verify.flops import FlopOutcome
 
@@ -135,25 +135,13 @@ def show_family(report: FamilyReport, output_format: str, explain: bool = False,
                 what_if: Sequence[KnobChange] = ()) -> None:
     """Print a family model's answer: its tensors, parts and formula (and, to explain it, what
     each option adds), or its JSON."""
+    from paramcount.api.calls import FamilyCount
+
+    result = FamilyCount(report, explain, what_if)
     if output_format == "json":
-        from paramcount.render.data import dumps
-        from paramcount.render.family import family_data
-
-        data = family_data(report)
-        if explain or what_if:
-            from paramcount.render.family_explain import explanation_data
-
-            data["explanation"] = explanation_data(report, list(what_if))
-        show_json(dumps(data))
+        show_json(result.to_json())
         return
-    from paramcount.render.family import family_breakdown
-
-    explained: tuple[Section, ...] = ()
-    if explain or what_if:
-        from paramcount.render.family_explain import explanation
-
-        explained = explanation(report, list(what_if))
-    show(family_breakdown(report, explained), output_format)
+    show(result.documents()[0], output_format)
 
 
 def _workload_data(
