@@ -9,8 +9,9 @@
 Every command has its library call, each returning a result whose ``to_dict()`` is the
 command's ``--json`` document and which shows itself as the command does (and as HTML in
 Jupyter): ``summary(model)`` for a live torch, Keras or Flax model, ``read(text)``,
-``inspect(path)``, ``check(path)``, ``family(name, ...)``, ``load_error(text)``; see
-:mod:`paramcount.api` (where they are typed) and docs/python-api.md.
+``inspect(path)``, ``check(path)``, ``family(name, ...)``, ``load_error(text)``,
+``port(path, to)``; see :mod:`paramcount.api.calls` (where they are typed) and
+docs/python-api.md.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ __all__ = [
     "family",
     "inspect",
     "load_error",
+    "port",
     "read",
     "summary",
 ]
@@ -78,7 +80,7 @@ class _Call:
         return f"<paramcount.{self._name}: a library call (paramcount.api.calls.{self._name})>"
 
 
-_CALLS = ("summary", "read", "inspect", "check", "family", "load_error")
+_CALLS = ("summary", "read", "inspect", "check", "family", "load_error", "port")
 
 
 class _Package(types.ModuleType):
@@ -97,6 +99,7 @@ inspect = _Call("inspect")
 check = _Call("check")
 family = _Call("family")
 load_error = _Call("load_error")
+port = _Call("port")
 sys.modules[__name__].__class__ = _Package
 
 

@@ -71,6 +71,11 @@ CASES: dict[str, Callable[[Path], Case]] = {
                                 lambda d: paramcount.family("mamba", MAMBA, state_size=8,
                                                             explain=True,
                                                             what_if={"expand": 4})),
+    "port": lambda d: (["port", str(npz_file(d)), "--to", "keras"],
+                       lambda d: paramcount.port(d / "encoder.npz", "keras")),
+    "port-verify": lambda d: (["port", str(npz_file(d)), "--to", "onnx", "--verify"],
+                              lambda d: paramcount.port(d / "encoder.npz", "onnx",
+                                                        verify=True)),
 }
 """Each command line and the library call it is a client of."""
 
