@@ -278,7 +278,7 @@ def flax_model(spec: LayerSpec) -> tuple[Any, Any, int]:
 def test_random_flax_models(spec: LayerSpec) -> None:
     """A random Flax stack (linen with its variables, NNX on its own) and a Dense head: Flax's
     own count, and the stack recognised with its configuration (a SimpleCell's activation,
-    which no weight stores, said to be assumed)."""
+    which no weight stores, read from the module)."""
     if spec.single_cell:
         spec = spec.replace(single_cell=False)
     with warnings.catch_warnings():
@@ -288,11 +288,9 @@ def test_random_flax_models(spec: LayerSpec) -> None:
     assert result.total == total
     assert len(result.recurrent) >= 1
     stack = result.recurrent[0]
-    if spec.cell is Cell.RNN:
-        assert RNN_NONLINEARITY in stack.notes
+    assert RNN_NONLINEARITY not in stack.notes
     if spec.num_layers == 1:
-        assert len(result.recurrent) == 1 and same_configuration(stack.spec, spec), (
-            stack.spec, spec)
+        assert len(result.recurrent) == 1 and same(stack.spec, spec), (stack.spec, spec)
     else:  # Sequential's layers are read as one stack or one layer each: the same tensors
         assert sum(layer.params for layer in result.recurrent) == total - (
             spec.directions * spec.hidden_size * 2 + 2)

@@ -61,6 +61,10 @@ class Live:
     notes: tuple[str, ...] = ()
     config: dict[str, Any] | None = None
     """A Hugging Face model's ``config.to_dict()``: what a family's tensors cannot tell."""
+    activations: tuple[tuple[str, str], ...] = ()
+    """(path, name) of each plain RNN cell's activation, read from the module where its
+    weights cannot tell (a Flax SimpleCell's ``activation_fn``): ``params/layers_0/cell``,
+    ``relu``."""
     reported: int | None = None
     """The framework's own count of parameters, asked of the model where it has one
     (``count_params()``); None where the framework has no such call."""

@@ -7,6 +7,7 @@ graph walk for an NNX module); a linen variables tree is walked as the plain map
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -64,7 +65,38 @@ def _linen(model: Any, variables: Any) -> Live:
 
     for collection, tree in variables.items():
         walk(tree, str(collection), Kind.TRAINABLE if collection == "params" else Kind.BUFFER)
-    return Live("flax", type(model).__name__, tuple(tensors), _modules(tensors, {}))
+    return Live("flax", type(model).__name__, tuple(tensors), _modules(tensors, {}),
+                activations=tuple(_linen_activations(model, "params")))
+
+
+def _activation(cell: Any) -> str | None:
+    """A SimpleCell's activation function's name (``relu``), or None for another module."""
+    if "SimpleCell" not in _classes(cell):
+        return None
+    name = getattr(getattr(cell, "activation_fn", None), "__name__", None)
+    return name if isinstance(name, str) else None
+
+
+def _linen_activations(module: Any, path: str, depth: int = 0) -> list[tuple[str, str]]:
+    """Each SimpleCell under a linen module with its parameters' path, named as linen names
+    submodules given as attributes: the attribute (``forward_rnn``), ``layers_0`` in a list."""
+    found = []
+    activation = _activation(module)
+    if activation is not None:
+        found.append((path, activation))
+    if depth > 50 or not dataclasses.is_dataclass(module):
+        return found
+    for field in dataclasses.fields(module):
+        if field.name in ("parent", "name"):
+            continue
+        value = getattr(module, field.name, None)
+        children = ([(f"{field.name}_{k}", v) for k, v in enumerate(value)]
+                    if isinstance(value, (list, tuple)) else [(field.name, value)])
+        for name, child in children:
+            if "Module" in _classes(child):
+                own = getattr(child, "name", None)
+                found += _linen_activations(child, f"{path}/{own or name}", depth + 1)
+    return found
 
 
 def _nnx(model: Any) -> Live:
@@ -75,16 +107,21 @@ def _nnx(model: Any) -> Live:
         raise ParamcountError("flax.nnx is not loaded, so this NNX module cannot be walked")
     tensors: list[LiveTensor] = []
     kinds: dict[str, str] = {}
+    activations = []
     for path, node in nnx.iter_graph(model):
         name = "/".join(str(p) for p in path)
         classes = _classes(node)
+        activation = _activation(node)
+        if activation is not None:
+            activations.append((name, activation))
         if "Variable" in classes and not classes & set(_SKIPPED):
             value = node if hasattr(node, "shape") else node.get_value()
             tensors.append(_tensor(name, value, Kind.TRAINABLE if "Param" in classes
                                    else Kind.BUFFER))
         elif "Module" in classes:
             kinds[name] = type(node).__name__
-    return Live("flax", type(model).__name__, tuple(tensors), _modules(tensors, kinds))
+    return Live("flax", type(model).__name__, tuple(tensors), _modules(tensors, kinds),
+                activations=tuple(activations))
 
 
 def _modules(tensors: list[LiveTensor], kinds: dict[str, str]) -> tuple[LiveModule, ...]:

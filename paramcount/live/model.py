@@ -6,7 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from paramcount.engine import conventions
+from paramcount.engine.commandline import command_line
+from paramcount.engine.conventions.recognition import RNN_NONLINEARITY
 from paramcount.engine.report import Report, build_report
+from paramcount.engine.spec import Cell, Nonlinearity
 from paramcount.files.inspect import FamilyModel, InspectReport, Layer, inspect, tensor_bytes
 from paramcount.files.listing import Listing
 from paramcount.live.description import Kind, Live, LiveTensor
@@ -106,5 +110,28 @@ def summarise(live: Live) -> ModelSummary:
                       tuple(replace(t.tensor, trainable=True) for t in live.tensors),
                       recognised=live.recognised, config=live.config)
     inspected = inspect(listing)
+    if live.activations:
+        inspected = replace(inspected, layers=tuple(_activated(layer, live.activations)
+                                                    for layer in inspected.layers))
     return ModelSummary(live, inspected, tuple(build_report(layer.spec)
                                                for layer in inspected.layers))
+
+
+def _activated(layer: Layer, activations: tuple[tuple[str, str], ...]) -> Layer:
+    """A plain RNN layer with the activation its cells' modules name, where the weights could
+    not tell it: relu or tanh taken into its configuration, another one noted."""
+    if layer.spec.cell is not Cell.RNN:
+        return layer
+    names = [c.name for c in layer.checks if c.name]
+    used = {name for path, name in activations
+            if any(n.startswith(path + "/") for n in names)}
+    if len(used) != 1:
+        return layer
+    [name] = used
+    notes = tuple(n for n in layer.notes if n != RNN_NONLINEARITY)
+    if name not in ("relu", "tanh"):
+        return replace(layer, notes=(*notes, f"activation_fn is {name}: the count is the same "
+                                             "as tanh's or relu's"))
+    spec = layer.spec.replace(nonlinearity=Nonlinearity(name))
+    return replace(layer, spec=spec, description=conventions.describe(spec),
+                   command=command_line(spec), notes=notes)
