@@ -167,6 +167,8 @@ def test_hugging_face_family_model() -> None:
     assert mamba.family == "mamba" and mamba.match and mamba.params == result.total
     data = result.to_dict()["recurrent"][0]
     assert data["family"] == "mamba" and data["config"]["hidden_size"] == 16
+    state = next(k for k in data["knobs"] if k["field"] == "state_size")
+    assert state["before"] == 4 and state["delta"] > 0  # what each option adds, explained
 
 
 # -- Keras -----------------------------------------------------------------------------------

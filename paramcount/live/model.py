@@ -75,8 +75,12 @@ class ModelSummary:
     @property
     def notes(self) -> tuple[str, ...]:
         """What the reader and the recognition noticed."""
+        said = []
+        if self.live.reported is not None and self.live.reported != self.total:
+            said.append(f"the framework's own count says {self.live.reported:,} parameters, "
+                        f"not {self.total:,}: some of its weights were not read")
         return (*self.live.notes, *(n for n in self.inspected.notes
-                                    if n not in self.live.notes))
+                                    if n not in self.live.notes), *said)
 
     def layer_class(self, layer: Layer) -> str | None:
         """The class of the module a recurrent layer was read from, where known."""

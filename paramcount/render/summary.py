@@ -8,6 +8,7 @@ from typing import Any
 
 from paramcount import __version__
 from paramcount.engine.report import Report
+from paramcount.families.explain import knob_changes
 from paramcount.files.inspect import FamilyModel, Layer, module_of
 from paramcount.live.description import Kind
 from paramcount.live.model import ModelSummary
@@ -24,6 +25,7 @@ from paramcount.render.document import (
     signed,
     size,
 )
+from paramcount.render.family_explain import change_data
 from paramcount.render.inspect import family_data, family_section
 
 SCHEMA = "paramcount.summary/1"
@@ -165,6 +167,7 @@ def recurrent_data(summary: ModelSummary, layer: Layer, report: Report) -> dict[
         "growth": None if growth is None else {
             "kind": growth.kind, "multiplier": growth.multiplier, "baseline": growth.baseline,
             "naive": growth.naive, "actual": growth.actual, "difference": growth.difference},
+        "knobs": None,
     }
 
 
@@ -180,7 +183,8 @@ def _family_data(summary: ModelSummary, model: FamilyModel) -> dict[str, Any]:
             "params": model.params, "printed": None, "line": None, "command": model.command,
             "notes": list(model.notes), "solved": None, "layer": model.description,
             "stored": model.stored, "match": model.match, "tensors": data["tensors"],
-            "formula": None, "growth": None, "claims": data["claims"]}
+            "formula": None, "growth": None, "claims": data["claims"],
+            "knobs": [change_data(c) for c in knob_changes(model.family, model.config)]}
 
 
 def data(summary: ModelSummary) -> dict[str, Any]:
