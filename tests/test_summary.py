@@ -224,6 +224,26 @@ def test_keras_shared_frozen_and_unbuilt(eras: dict[int, Any]) -> None:
     assert unbuilt.total == 0 and "not built" in unbuilt.notes[0]
 
 
+@keras_only
+def test_keras_layer_without_a_config(eras: dict[int, Any]) -> None:
+    """A user's LSTM whose get_config() raises is read from its weights' shapes, and a note
+    says why."""
+    keras = eras[3]
+
+    class LSTM(keras.layers.LSTM):  # type: ignore[misc]
+        """An LSTM that cannot serialise itself."""
+
+        def get_config(self) -> Any:
+            raise NotImplementedError("no config")
+
+    model = keras.Sequential([keras.Input((5, 3)), LSTM(4, name="mine")], name="net")
+    result = paramcount.summary(model)
+    assert result.total == model.count_params()
+    assert [layer.spec for layer in result.recurrent] == [
+        LayerSpec(Cell.LSTM, 3, 4, framework=Framework.KERAS)]
+    assert any("get_config() failed" in note for note in result.notes)
+
+
 # -- Flax ------------------------------------------------------------------------------------
 
 flax_only = pytest.mark.skipif(not (have("jax") and have("flax")), reason="needs jax and flax")

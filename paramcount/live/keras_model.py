@@ -94,8 +94,13 @@ def read(model: Any) -> Live:
         mine = [by_name[names[id(w)]] for w in layer.weights if id(w) in names]
         if not mine or any(t.name in claimed for t in mine):
             continue
-        for item in keras_file._recognise(str(layer.name), klass, layer.get_config(), mine,
-                                          notes):
+        try:
+            config = layer.get_config()
+        except Exception as error:  # a user's layer may not serialise; its shapes still read
+            notes.append(f"{_path(layer)} ({klass}): get_config() failed ({error}); read "
+                         "from its weights' shapes instead")
+            continue
+        for item in keras_file._recognise(str(layer.name), klass, config, mine, notes):
             recognised.append(item)
             classes.append((item.prefix, klass))
             claimed.update(item.names)
