@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from os import PathLike
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paramcount.api.result import Result
@@ -211,6 +210,8 @@ class Inspection(Result):
 def inspect(*paths: FileName, as_framework: str | None = None) -> Inspection:
     """Read model files (safetensors, PyTorch, ONNX, Keras, numpy) by their headers, nothing
     executed; ``as_framework`` also counts them the ``torch``, ``keras`` or ``onnx`` way."""
+    from pathlib import Path
+
     from paramcount.engine.spec import Framework
     from paramcount.errors import ParamcountError
     from paramcount.files.dispatch import read_file
