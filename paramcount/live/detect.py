@@ -7,6 +7,7 @@ from paramcount.errors import ParamcountError
 FRAMEWORKS = ("torch", "keras", "flax")
 """What :func:`framework_of` answers."""
 
+
 def _roots(obj: object) -> list[tuple[str, str]]:
     """(top-level package, class name) of every class in ``obj``'s type's MRO."""
     return [((getattr(c, "__module__", "") or "").split(".")[0], c.__name__)
