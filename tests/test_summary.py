@@ -171,6 +171,28 @@ def test_hugging_face_family_model() -> None:
     assert state["before"] == 4 and state["delta"] > 0  # what each option adds, explained
 
 
+@pytest.mark.skipif(not (have("torch") and have("transformers")), reason="needs transformers")
+def test_hugging_face_model_with_transient_buffers() -> None:
+    """RecurrentGemma's non-persistent buffers (rotary frequencies, the embedding normalizer)
+    are buffers the state dict leaves out: counted apart, and the family still recognised from
+    what a checkpoint would hold."""
+    import torch
+    from transformers import RecurrentGemmaConfig, RecurrentGemmaForCausalLM
+
+    config = RecurrentGemmaConfig(vocab_size=100, hidden_size=32, intermediate_size=64,
+                                  num_hidden_layers=3, num_attention_heads=2,
+                                  num_key_value_heads=1, lru_width=32, head_dim=16)
+    with torch.device("meta"):
+        model = RecurrentGemmaForCausalLM(config)
+    result = paramcount.summary(model)
+    assert result.total == sum(p.numel() for p in model.parameters())
+    assert result.buffers == sum(b.numel() for b in model.buffers())
+    assert [(m.family, m.match) for m in result.families] == [("rglru", True)]
+    unsaved = {t.tensor.name for t in result.tensors if not t.saved}
+    assert unsaved and unsaved <= {n for n, _ in model.named_buffers()}
+    assert unsaved.isdisjoint(model.state_dict())
+
+
 # -- Keras -----------------------------------------------------------------------------------
 
 keras_only = pytest.mark.skipif(

@@ -30,6 +30,10 @@ class LiveTensor:
     tensor: NamedTensor
     kind: Kind
     aliases: tuple[str, ...] = ()
+    saved: bool = True
+    """Whether the model's state dict holds it (False for torch's non-persistent buffers,
+    such as rotary frequencies): what a checkpoint of the model would hold, which is what
+    recognition reads."""
 
 
 @dataclass(frozen=True)

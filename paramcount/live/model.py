@@ -111,7 +111,7 @@ def read(obj: Any, params: Any = None) -> Live:
 def summarise(live: Live) -> ModelSummary:
     """``live`` recognised and counted."""
     listing = Listing(f"<{live.kind}>", f"live {live.framework}",
-                      tuple(replace(t.tensor, trainable=True) for t in live.tensors),
+                      tuple(replace(t.tensor, trainable=True) for t in live.tensors if t.saved),
                       recognised=live.recognised, config=live.config)
     inspected = inspect(listing)
     if live.activations:

@@ -35,6 +35,9 @@ def read(model: Any) -> Live:
              for name, p in model.named_parameters(remove_duplicate=False)]
     items += [(name, b, Kind.BUFFER) for name, b in model.named_buffers(remove_duplicate=False)
               if b is not None]
+    transient = {f"{path}.{name}" if path else name
+                 for path, module in model.named_modules(remove_duplicate=False)
+                 for name in getattr(module, "_non_persistent_buffers_set", ())}
     for name, value, kind in items:
         if type(value).__name__ in _LAZY:
             lazy.append(name)
@@ -68,7 +71,8 @@ def read(model: Any) -> Live:
             classes.append((prefix, type(module).__name__))
     order = [n for m in modules for n in m.tensors]
     order += [n for n in tensors if n not in set(order)]
-    live = tuple(LiveTensor(tensors[n], kinds[n], tuple(aliases[n])) for n in order)
+    live = tuple(LiveTensor(tensors[n], kinds[n], tuple(aliases[n]), n not in transient)
+                 for n in order)
     if lazy:
         notes.append(f"{len(lazy)} parameters are not yet initialized (lazy modules: "
                      f"{', '.join(lazy[:3])}{' ...' if len(lazy) > 3 else ''}): their sizes "

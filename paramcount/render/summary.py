@@ -121,7 +121,8 @@ def document(summary: ModelSummary) -> Document:
     last = None
     for item in summary.tensors:
         tensor, module = item.tensor, owners[item.tensor.name]
-        label = item.kind.value + (f", also {', '.join(item.aliases)}" if item.aliases else "")
+        label = item.kind.value + ("" if item.saved else ", not in the state dict") + (
+            f", also {', '.join(item.aliases)}" if item.aliases else "")
         name = tensor.name[len(module) + 1:] if module and tensor.name.startswith(module) \
             else tensor.name
         tensor_rows.append(((module or "(top level)") if module != last else "", name,
@@ -218,7 +219,7 @@ def data(summary: ModelSummary) -> dict[str, Any]:
         "tensors": [
             {"name": t.tensor.name, "module": owners[t.tensor.name],
              "shape": list(t.tensor.shape), "dtype": t.tensor.dtype, "count": t.tensor.count,
-             "kind": t.kind.value, "aliases": list(t.aliases)}
+             "kind": t.kind.value, "aliases": list(t.aliases), "saved": t.saved}
             for t in summary.tensors
         ],
         "notes": list(summary.notes),
