@@ -6,11 +6,12 @@
 >>> paramcount.count("lstm", 28, 128, bidirectional=True, framework="keras").total
 160768
 
-Every command has its library call, each returning a result whose ``to_dict()`` is the
-command's ``--json`` document and which shows itself as the command does (and as HTML in
-Jupyter): ``summary(model)`` for a live torch, Keras or Flax model, ``read(text)``,
-``inspect(path)``, ``check(path)``, ``family(name, ...)``, ``load_error(text)``,
-``port(path, to)``; see :mod:`paramcount.api.calls` (where they are typed) and
+The reading and counting commands have library calls, each returning a result whose
+``to_dict()`` is the command's ``--json`` document and which shows itself as the command does
+(and as HTML in Jupyter): ``summary(model)`` for a live torch, Keras or Flax model,
+``read(text)``, ``inspect(path)``, ``check(path)``, ``family(name, ...)``,
+``load_error(text)``, ``port(path, to)``, ``counted(cell, ...)`` (``count``'s report as the
+count command's result); see :mod:`paramcount.api.calls` (where they are typed) and
 docs/python-api.md.
 """
 
@@ -48,6 +49,7 @@ __all__ = [
     "__version__",
     "check",
     "count",
+    "counted",
     "family",
     "inspect",
     "load_error",
@@ -80,7 +82,7 @@ class _Call:
         return f"<paramcount.{self._name}: a library call (paramcount.api.calls.{self._name})>"
 
 
-_CALLS = ("summary", "read", "inspect", "check", "family", "load_error", "port")
+_CALLS = ("summary", "read", "inspect", "check", "family", "load_error", "port", "counted")
 
 
 class _Package(types.ModuleType):
@@ -100,6 +102,7 @@ check = _Call("check")
 family = _Call("family")
 load_error = _Call("load_error")
 port = _Call("port")
+counted = _Call("counted")
 sys.modules[__name__].__class__ = _Package
 
 
