@@ -64,14 +64,14 @@ class _Call:
     subpackage has the same name (``paramcount.read``, ``paramcount.check``), its attributes
     are the subpackage's, so ``paramcount.read.pipeline`` still names the module."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, module: str) -> None:
         self._name = name
-        self.__doc__ = f"paramcount.api.calls.{name}: see its docstring."
+        self._module = f"paramcount.api.{module}"
+        self.__doc__ = f"{self._module}.{name}: see its docstring."
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Call the library function."""
-        calls = importlib.import_module("paramcount.api.calls")
-        return getattr(calls, self._name)(*args, **kwargs)
+        """Call the library function (its module is loaded the first time)."""
+        return getattr(importlib.import_module(self._module), self._name)(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
@@ -79,7 +79,7 @@ class _Call:
         return getattr(importlib.import_module(f"paramcount.{self._name}"), name)
 
     def __repr__(self) -> str:
-        return f"<paramcount.{self._name}: a library call (paramcount.api.calls.{self._name})>"
+        return f"<paramcount.{self._name}: a library call ({self._module}.{self._name})>"
 
 
 _CALLS = ("summary", "read", "inspect", "check", "family", "load_error", "port", "counted")
@@ -95,14 +95,14 @@ class _Package(types.ModuleType):
         super().__setattr__(name, value)
 
 
-summary = _Call("summary")
-read = _Call("read")
-inspect = _Call("inspect")
-check = _Call("check")
-family = _Call("family")
-load_error = _Call("load_error")
-port = _Call("port")
-counted = _Call("counted")
+summary = _Call("summary", "summary")
+read = _Call("read", "paste")
+inspect = _Call("inspect", "files")
+check = _Call("check", "budgets")
+family = _Call("family", "family")
+load_error = _Call("load_error", "files")
+port = _Call("port", "port")
+counted = _Call("counted", "count")
 sys.modules[__name__].__class__ = _Package
 
 

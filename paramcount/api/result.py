@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from os import PathLike
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from paramcount.render.document import Document
+
+FileName = str | PathLike[str]
+"""A file's name: text or a path."""
 
 
 class Result:

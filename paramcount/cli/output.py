@@ -107,7 +107,7 @@ def show_reports(
 ) -> None:
     """Print the count commands' answer: one report's breakdown, or several side by side,
     with training memory and compute when asked for and verification when run."""
-    from paramcount.api.calls import Counted
+    from paramcount.api.count import Counted
 
     result = Counted(reports, extras, outcomes, flops)
     if output_format == "json":
@@ -120,7 +120,7 @@ def show_family(report: FamilyReport, output_format: str, explain: bool = False,
                 what_if: Sequence[KnobChange] = ()) -> None:
     """Print a family model's answer: its tensors, parts and formula (and, to explain it, what
     each option adds), or its JSON."""
-    from paramcount.api.calls import FamilyCount
+    from paramcount.api.family import FamilyCount
 
     result = FamilyCount(report, explain, what_if)
     if output_format == "json":

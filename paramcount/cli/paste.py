@@ -40,7 +40,7 @@ def answer_paste(path: str, overrides: Mapping[str, int], output_format: str,
                  details: bool) -> None:
     """Read the paste at ``path``, answer it with the ``--set`` sizes ``overrides``, and print
     the answer in ``output_format`` (with every tensor where ``details``)."""
-    from paramcount.api.calls import read as read_text
+    from paramcount.api.paste import read as read_text
 
     text, source = paste_text(path)
     result = read_text(text, overrides, source=source, details=details)

@@ -162,7 +162,7 @@ def _check(files: tuple[str, ...], verify: bool, update: bool, details: bool, as
             click.echo(f"Error: {problem}", err=True)
             _annotate_error(str(problem), err=as_json)
     if as_json:
-        from paramcount.api.calls import Checked
+        from paramcount.api.budgets import Checked
 
         click.echo(Checked(results, update).to_json(), nl=False)
     elif any(r.outcomes for r in results):
@@ -211,7 +211,7 @@ def _fail(results: list[FileResult], as_json: bool, junit_file: str | None) -> i
             click.echo(f"Error: {error}", err=True)
             _annotate_error(str(error), err=as_json)
     if as_json:
-        from paramcount.api.calls import Checked
+        from paramcount.api.budgets import Checked
 
         click.echo(Checked(results).to_json(), nl=False)
     return 2

@@ -46,7 +46,7 @@ def inspect(files: tuple[Path, ...], as_framework: tuple[Framework] | None, erro
         return
     if not files:
         raise click.UsageError("name at least one model file (or use --error FILE|-)")
-    from paramcount.api.calls import Inspection
+    from paramcount.api.files import Inspection
     from paramcount.files.dispatch import read_file
     from paramcount.files.inspect import inspect as inspect_listing
 
@@ -63,7 +63,7 @@ def inspect(files: tuple[Path, ...], as_framework: tuple[Framework] | None, erro
 
 def _explain_error(error_file: Path, fmt: str) -> None:
     """``--error``: what a checkpoint holds against what the model expects, per module."""
-    from paramcount.api.calls import load_error
+    from paramcount.api.files import load_error
     from paramcount.errors import ParamcountError
 
     if str(error_file) == "-":

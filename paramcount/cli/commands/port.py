@@ -101,7 +101,7 @@ def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out:
         model=model, kwargs=parse_kwargs(kwargs), source_model=source_model,
         source_kwargs=parse_kwargs(source_kwargs, "--source-kwargs"),
     )
-    from paramcount.api.calls import Ported
+    from paramcount.api.port import Ported
 
     if fmt == "json":
         show_json(Ported(result).to_json())
