@@ -1,5 +1,6 @@
 """Presentation: reports become documents, documents become text, Markdown or a rich table.
 
-Nothing here computes a count. ``document`` is the neutral model; ``plain``, ``markdown`` and
-``terminal`` (the only module that imports rich) draw it; ``data`` gives the JSON form.
+Nothing here computes a count. ``document`` is the neutral model; ``plain``, ``markdown``,
+``html`` (no script, for Jupyter) and ``terminal`` (the only module that imports rich) draw
+it; ``data`` gives the JSON form.
 """
