@@ -5,15 +5,27 @@
 561152
 >>> paramcount.count("lstm", 28, 128, bidirectional=True, framework="keras").total
 160768
+
+The reading and counting commands have library calls, each returning a result whose
+``to_dict()`` is the command's ``--json`` document and which shows itself as the command does
+(and as HTML in Jupyter): ``summary(model)`` for a live torch, Keras or Flax model,
+``read(text)``, ``inspect(path)``, ``check(path)``, ``family(name, ...)``,
+``load_error(text)``, ``port(path, to)``, ``counted(cell, ...)`` (``count``'s report as the
+count command's result); see :mod:`paramcount.api.calls` (where they are typed) and
+docs/python-api.md.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import importlib
+import sys
+import types
+from typing import Any
 
 from paramcount._version import __version__
+from paramcount.api.count import count
 from paramcount.engine.conventions import Direction, Formula, Tensor
-from paramcount.engine.report import Report, build_report
+from paramcount.engine.report import Report
 from paramcount.engine.spec import Cell, DType, Framework, LayerSpec, MergeMode, Nonlinearity
 from paramcount.errors import BackendUnavailable, ConfigError, Mismatch, ParamcountError, SpecError
 
@@ -34,54 +46,60 @@ __all__ = [
     "SpecError",
     "Tensor",
     "__version__",
+    "check",
     "count",
+    "counted",
+    "family",
+    "inspect",
+    "load_error",
+    "port",
+    "read",
+    "summary",
 ]
 
 
-def count(
-    cell: Cell | str,
-    input_size: int,
-    hidden_size: int,
-    *,
-    num_layers: int = 1,
-    bidirectional: bool = False,
-    bias: bool = True,
-    proj_size: int = 0,
-    framework: Framework | str = Framework.TORCH,
-    merge_mode: MergeMode | str | Sequence[MergeMode | str] | None = None,
-    reset_after: bool | None = None,
-    nonlinearity: Nonlinearity | str | None = None,
-    single_cell: bool = False,
-    peepholes: bool = False,
-    dtype: DType | str = DType.FP32,
-) -> Report:
-    """Count the parameters of a recurrent layer stack and explain them tensor by tensor."""
-    modes = None
-    if merge_mode is not None:
-        modes = (
-            (merge_mode,) if isinstance(merge_mode, str)
-            else tuple(merge_mode) if isinstance(merge_mode, (list, tuple))
-            else merge_mode  # LayerSpec says why it is not a merge mode
-        )
-    spec = LayerSpec(
-        cell=cell,  # type: ignore[arg-type]  # coerced and validated by LayerSpec
-        input_size=input_size,
-        hidden_size=hidden_size,
-        num_layers=num_layers,
-        bidirectional=bidirectional,
-        bias=bias,
-        proj_size=proj_size,
-        framework=framework,  # type: ignore[arg-type]
-        merge_modes=modes,  # type: ignore[arg-type]
-        reset_after=reset_after,
-        nonlinearity=nonlinearity,  # type: ignore[arg-type]
-        single_cell=single_cell,
-        peepholes=peepholes,
-    )
-    try:
-        dtype = DType(dtype)
-    except ValueError:
-        raise SpecError(
-            "{dtype} is not one of: " + ", ".join(d.value for d in DType), dtype=dtype
-        ) from None
-    return build_report(spec, dtype)
+class _Call:
+    """A library call of :mod:`paramcount.api.calls`, loaded when first called; where a
+    subpackage has the same name (``paramcount.read``, ``paramcount.check``), its attributes
+    are the subpackage's, so ``paramcount.read.pipeline`` still names the module."""
+
+    def __init__(self, name: str, module: str) -> None:
+        self._name = name
+        self._module = f"paramcount.api.{module}"
+        self.__doc__ = f"{self._module}.{name}: see its docstring."
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the library function (its module is loaded the first time)."""
+        return getattr(importlib.import_module(self._module), self._name)(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(importlib.import_module(f"paramcount.{self._name}"), name)
+
+    def __repr__(self) -> str:
+        return f"<paramcount.{self._name}: a library call ({self._module}.{self._name})>"
+
+
+_CALLS = ("summary", "read", "inspect", "check", "family", "load_error", "port", "counted")
+
+
+class _Package(types.ModuleType):
+    """paramcount's module type: importing the subpackage ``paramcount.read`` (or ``check``)
+    leaves ``paramcount.read`` the library call, the subpackage reachable through it."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _CALLS and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+summary = _Call("summary", "summary")
+read = _Call("read", "paste")
+inspect = _Call("inspect", "files")
+check = _Call("check", "budgets")
+family = _Call("family", "family")
+load_error = _Call("load_error", "files")
+port = _Call("port", "port")
+counted = _Call("counted", "count")
+sys.modules[__name__].__class__ = _Package

@@ -37,10 +37,13 @@ ALLOWED: dict[str, set[str]] = {
     "read": {"engine", "families", "files"},
     "check": {"engine", "families", "files", "factories"},
     "port": {"engine", "files", "factories", "verify"},
+    "live": {"engine", "families", "files"},
     "render": {"engine", "families", "analysis", "verify", "files", "factories", "read",
-               "check", "port"},
+               "check", "port", "live"},
+    "api": {"engine", "families", "analysis", "verify", "files", "factories", "read", "check",
+            "port", "live", "render"},
     "cli": {"engine", "families", "analysis", "verify", "files", "factories", "read", "check",
-            "port", "render"},
+            "port", "live", "render", "api"},
 }
 """Each package of paramcount and the packages it may import (the floor aside)."""
 

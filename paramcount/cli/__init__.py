@@ -7,5 +7,5 @@ format), ``paste`` (``read``'s body), ``commands/`` (one module per command, loa
 Nothing imports it. May import: every package of paramcount: ``paramcount.engine``,
 ``paramcount.families``, ``paramcount.analysis``, ``paramcount.verify``, ``paramcount.files``,
 ``paramcount.factories``, ``paramcount.read``, ``paramcount.check``, ``paramcount.port``,
-``paramcount.render``.
+``paramcount.live``, ``paramcount.render``, ``paramcount.api``.
 """

@@ -10,7 +10,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the JSON path never needs the document model
     from paramcount.analysis.compute import Compute
@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the JSON path never needs the document model
     from paramcount.engine.report import Report
     from paramcount.families.explain import KnobChange
     from paramcount.families.report import FamilyReport
-    from paramcount.render.document import Document, Section
+    from paramcount.render.document import Document
     from paramcount.verify import Outcome
     from paramcount.verify.flops import FlopOutcome
 
@@ -107,64 +107,23 @@ def show_reports(
 ) -> None:
     """Print the count commands' answer: one report's breakdown, or several side by side,
     with training memory and compute when asked for and verification when run."""
+    from paramcount.api.count import Counted
+
+    result = Counted(reports, extras, outcomes, flops)
     if output_format == "json":
-        from paramcount.render.data import dumps, report_data
-
-        data = [
-            {**report_data(r, outcomes[i] if outcomes else None),
-             **_workload_data(*(extras[i][1:] if extras else (None, None)),
-                              flops[i] if flops else None)}
-            for i, r in enumerate(reports)
-        ]
-        show_json(dumps(data[0] if len(data) == 1 else {"reports": data}))
+        show_json(result.to_json())
         return
-    from paramcount.render.breakdown import breakdown, side_by_side
-
-    document = (
-        breakdown(reports[0], outcomes[0] if outcomes else None) if len(reports) == 1
-        else side_by_side(reports, outcomes)
-    )
-    if extras and any(m or c for _, m, c in extras):
-        from paramcount.render.workload import append_sections
-
-        document = append_sections(document, extras, flops)
-    show(document, output_format)
+    show(result.documents()[0], output_format)
 
 
 def show_family(report: FamilyReport, output_format: str, explain: bool = False,
                 what_if: Sequence[KnobChange] = ()) -> None:
     """Print a family model's answer: its tensors, parts and formula (and, to explain it, what
     each option adds), or its JSON."""
+    from paramcount.api.family import FamilyCount
+
+    result = FamilyCount(report, explain, what_if)
     if output_format == "json":
-        from paramcount.render.data import dumps
-        from paramcount.render.family import family_data
-
-        data = family_data(report)
-        if explain or what_if:
-            from paramcount.render.family_explain import explanation_data
-
-            data["explanation"] = explanation_data(report, list(what_if))
-        show_json(dumps(data))
+        show_json(result.to_json())
         return
-    from paramcount.render.family import family_breakdown
-
-    explained: tuple[Section, ...] = ()
-    asked: tuple[Section, ...] = ()
-    if explain or what_if:
-        from paramcount.render.family_explain import explanation, what_if_section
-
-        explained = explanation(report)
-        asked = tuple(what_if_section(change) for change in what_if)  # the answer comes first
-    show(family_breakdown(report, explained, asked), output_format)
-
-
-def _workload_data(
-    memory: Memory | None, compute: Compute | None, flops: FlopOutcome | None = None
-) -> dict[str, Any]:
-    """The ``memory`` and ``compute`` keys: null unless asked for (and then the renderer of
-    the workload is loaded)."""
-    if memory is None and compute is None:
-        return {"memory": None, "compute": None}
-    from paramcount.render.workload import compute_data, memory_data
-
-    return {"memory": memory_data(memory), "compute": compute_data(compute, flops)}
+    show(result.documents()[0], output_format)

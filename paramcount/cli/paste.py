@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 
-from paramcount.read.pipeline import Unreadable, layer_reports, read
+from paramcount.read.pipeline import Unreadable
 
 MAX_BYTES = 16_000_000
 """Bytes read from the file before it is refused (the reader itself takes 10 MB of text)."""
@@ -40,17 +40,15 @@ def answer_paste(path: str, overrides: Mapping[str, int], output_format: str,
                  details: bool) -> None:
     """Read the paste at ``path``, answer it with the ``--set`` sizes ``overrides``, and print
     the answer in ``output_format`` (with every tensor where ``details``)."""
+    from paramcount.api.paste import read as read_text
+
     text, source = paste_text(path)
-    answer = read(text, overrides, source)
-    reports = layer_reports(answer) if details else None
+    result = read_text(text, overrides, source=source, details=details)
     if output_format == "json":
         from paramcount.cli.output import show_json
-        from paramcount.render.data import dumps
-        from paramcount.render.read import read_data
 
-        show_json(dumps(read_data(answer, reports)))
+        show_json(result.to_json())
     else:
         from paramcount.cli.output import show
-        from paramcount.render.read import read_document
 
-        show(read_document(answer, reports), output_format)
+        show(result.documents()[0], output_format)

@@ -162,15 +162,9 @@ def _check(files: tuple[str, ...], verify: bool, update: bool, details: bool, as
             click.echo(f"Error: {problem}", err=True)
             _annotate_error(str(problem), err=as_json)
     if as_json:
-        from paramcount.render.data import dumps
+        from paramcount.api.budgets import Checked
 
-        data = render.data_all(results)
-        if update:
-            data["updated"] = [c for r in results if r.written for c in r.changes]
-            not_updated = [c for r in results if not r.written for c in r.changes]
-            if not_updated:
-                data["not_updated"] = not_updated
-        click.echo(dumps(data), nl=False)
+        click.echo(Checked(results, update).to_json(), nl=False)
     elif any(r.outcomes for r in results):
         lines = []
         width = _terminal_width() if details else None
@@ -217,7 +211,7 @@ def _fail(results: list[FileResult], as_json: bool, junit_file: str | None) -> i
             click.echo(f"Error: {error}", err=True)
             _annotate_error(str(error), err=as_json)
     if as_json:
-        from paramcount.render.data import dumps
+        from paramcount.api.budgets import Checked
 
-        click.echo(dumps(render.data_all(results)), nl=False)
+        click.echo(Checked(results).to_json(), nl=False)
     return 2

@@ -46,31 +46,25 @@ def inspect(files: tuple[Path, ...], as_framework: tuple[Framework] | None, erro
         return
     if not files:
         raise click.UsageError("name at least one model file (or use --error FILE|-)")
+    from paramcount.api.files import Inspection
     from paramcount.files.dispatch import read_file
     from paramcount.files.inspect import inspect as inspect_listing
 
     target = as_framework[0] if as_framework else None
-    reports = [inspect_listing(read_file(path), target) for path in files]
+    result = Inspection([inspect_listing(read_file(path), target) for path in files])
     if fmt == "json":
-        from paramcount.render.data import dumps
-        from paramcount.render.inspect import data
-
-        items = [data(r) for r in reports]
-        show_json(dumps(items[0] if len(items) == 1 else {"files": items}))
+        show_json(result.to_json())
         return
-    from paramcount.render.inspect import document
-
-    for k, report in enumerate(reports):
+    for k, document in enumerate(result.documents()):
         if k:
             click.echo()
-        show(document(report), fmt)
+        show(document, fmt)
 
 
 def _explain_error(error_file: Path, fmt: str) -> None:
     """``--error``: what a checkpoint holds against what the model expects, per module."""
+    from paramcount.api.files import load_error
     from paramcount.errors import ParamcountError
-    from paramcount.read.load_error import analyse
-    from paramcount.render import load_error as render
 
     if str(error_file) == "-":
         text = sys.stdin.read()
@@ -79,10 +73,8 @@ def _explain_error(error_file: Path, fmt: str) -> None:
             text = error_file.read_text(encoding="utf-8", errors="replace")
         except OSError as error:
             raise ParamcountError(f"{error_file}: cannot read it ({error.strerror})") from None
-    analysis = analyse(text)
+    result = load_error(text)
     if fmt == "json":
-        from paramcount.render.data import dumps
-
-        show_json(dumps(render.data(analysis)))
+        show_json(result.to_json())
     else:
-        show(render.document(analysis), fmt)
+        show(result.documents()[0], fmt)

@@ -112,15 +112,12 @@ def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out:
         model=model, kwargs=parse_kwargs(kwargs), source_model=source_model,
         source_kwargs=parse_kwargs(source_kwargs, "--source-kwargs"),
     )
+    from paramcount.api.port import Ported
+
     if fmt == "json":
-        from paramcount.render.data import dumps
-        from paramcount.render.port import port_data
-
-        show_json(dumps(port_data(result)))
+        show_json(Ported(result).to_json())
     else:
-        from paramcount.render.port import port_document
-
-        show(port_document(result), fmt)
+        show(Ported(result).documents()[0], fmt)
     if not result.ok:
         worst = result.worst
         click.echo(f"Error: the ported layer computes something else (largest difference "

@@ -1,0 +1,15 @@
+"""The library's face: one call per capability, each returning one result type.
+
+``result`` is what every result shares (``to_dict()``, the command's ``--json`` document;
+plain text as ``repr``; ``_repr_html_`` and ``_repr_markdown_`` for Jupyter; rich's
+``__rich_console__`` and ``show()`` for a terminal); one module per capability holds its call
+and result type (``count``, ``summary``, ``paste``, ``files``, ``budgets``, ``family``,
+``port``), and ``calls`` gathers them all for a typed import. The CLI commands are thin
+clients of these calls, each loading only its own module; nothing here imports a framework
+(a live model's own methods are all ``summary`` uses).
+
+May import: every package below the command line: ``paramcount.engine``,
+``paramcount.families``, ``paramcount.analysis``, ``paramcount.verify``, ``paramcount.files``,
+``paramcount.factories``, ``paramcount.read``, ``paramcount.check``, ``paramcount.port``,
+``paramcount.live``, ``paramcount.render``.
+"""

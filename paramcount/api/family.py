@@ -1,0 +1,88 @@
+"""``family(name, ...)``: a modern recurrent family's model counted (``paramcount mamba`` ...)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from paramcount.api.result import FileName, Result
+
+if TYPE_CHECKING:
+    from paramcount.families.explain import KnobChange
+    from paramcount.families.report import FamilyReport
+    from paramcount.render.document import Document
+
+
+
+class FamilyCount(Result):
+    """A modern recurrent family's model counted tensor by tensor (and explained)."""
+
+    def __init__(self, report: FamilyReport, explain: bool = False,
+                 what_if: Sequence[KnobChange] = ()) -> None:
+        """Wrap a family report (``explain``/``what_if``: what each option adds)."""
+        self.report = report
+        self.explain = explain
+        self.what_if = list(what_if)
+
+    @property
+    def total(self) -> int:
+        """The number of parameters, tied weights once."""
+        return self.report.total
+
+    @property
+    def family(self) -> str:
+        """The family's name: ``mamba``, ``rwkv``, …."""
+        return self.report.family
+
+    @property
+    def config(self) -> Any:
+        """The family's config record, every field set."""
+        return self.report.config
+
+    def to_dict(self) -> dict[str, Any]:
+        """The family command's ``--json`` document."""
+        from paramcount.render.family import family_data
+
+        data = family_data(self.report)
+        if self.explain or self.what_if:
+            from paramcount.render.family_explain import explanation_data
+
+            data["explanation"] = explanation_data(self.report, self.what_if)
+        return data
+
+    def documents(self) -> list[Document]:
+        """The family model's one document."""
+        from paramcount.render.document import Section
+        from paramcount.render.family import family_breakdown
+
+        explained: tuple[Section, ...] = ()
+        asked: tuple[Section, ...] = ()
+        if self.explain or self.what_if:
+            from paramcount.render.family_explain import explanation, what_if_section
+
+            explained = explanation(self.report)
+            asked = tuple(what_if_section(change) for change in self.what_if)  # answer first
+        return [family_breakdown(self.report, explained, asked)]
+
+
+def family(name: str, config: FileName | None = None, *, dtype: str = "fp32",
+           explain: bool = False, what_if: Mapping[str, object] | None = None,
+           **options: object) -> FamilyCount:
+    """Count family ``name``'s model (``mamba``, ``mamba2``, ``rwkv``, ``xlstm``, …) from its
+    config fields as keyword arguments, or a ``config.json`` they override."""
+    from paramcount.engine.spec import DType
+    from paramcount.errors import SpecError
+    from paramcount.families import registry as families
+    from paramcount.families.explain import knob_change
+    from paramcount.families.report import build_family_report
+
+    if name not in families.FAMILIES:
+        raise SpecError(f"{{name}} is not one of: {', '.join(families.names())}", name=name)
+    fields = {o.field for o in families.options(name)}
+    if unknown := sorted(set(options) - fields):
+        raise SpecError(f"{{option}} is no field of {name} (fields: {', '.join(sorted(fields))})",
+                        option=unknown[0])
+    built = families.build(name, options, None if config is None else str(config))
+    changes = [knob_change(name, built, field, value)
+               for field, value in (what_if or {}).items()]
+    return FamilyCount(build_family_report(name, built, DType(dtype)), explain, changes)
