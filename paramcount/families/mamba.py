@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from paramcount.engine.conventions.base import Formula, Symbol, Tensor
-from paramcount.families import hf
-from paramcount.families.parts import at_most_blocks
+from paramcount.engine.spec import MAX_SIZE
+from paramcount.errors import SpecError
+from paramcount.families import loader, parts
 from paramcount.record import record
 
 TYPE_CHECKING = False
@@ -46,11 +47,11 @@ class MambaConfig:
     tie_word_embeddings: bool = True
 
     def __post_init__(self) -> None:
-        hf.positive(self, "vocab_size", "hidden_size", "state_size", "num_hidden_layers",
+        parts.sizes(self, "vocab_size", "hidden_size", "state_size", "num_hidden_layers",
                     "expand", "conv_kernel")
-        at_most_blocks("num_hidden_layers", self.num_hidden_layers)
-        hf.booleans(self, "use_bias", "use_conv_bias", "tie_word_embeddings")
-        hf.resolve_rank(self)
+        parts.at_most_blocks("num_hidden_layers", self.num_hidden_layers)
+        parts.booleans(self, "use_bias", "use_conv_bias", "tie_word_embeddings")
+        _resolve_rank(self)
 
     @property
     def intermediate_size(self) -> int:
@@ -61,6 +62,16 @@ class MambaConfig:
     def rank(self) -> int:
         """R, the time step rank (resolved from "auto" on construction)."""
         return int(self.time_step_rank)
+
+
+def _resolve_rank(config: MambaConfig) -> None:
+    """Replace ``time_step_rank="auto"`` by ⌈hidden_size / 16⌉, as the reference's config does."""
+    rank = config.time_step_rank
+    if rank == "auto":
+        config.__dict__["time_step_rank"] = -(-config.hidden_size // 16)
+    elif not parts.is_int(rank) or not 0 < int(rank) <= MAX_SIZE:
+        raise SpecError("{time_step_rank} must be a positive integer or 'auto'",
+                        time_step_rank=rank)
 
 
 Config = MambaConfig
@@ -89,13 +100,13 @@ def block_tensors(config: MambaConfig, layer: int, prefix: str = "backbone.") ->
     ]
     if config.use_bias:
         shapes.append(("mixer.out_proj.bias", (d,)))
-    return hf.block(f"{prefix}layers.{layer}.", shapes, layer, d)
+    return parts.block(f"{prefix}layers.{layer}.", shapes, layer, d)
 
 
 def tensors(config: MambaConfig) -> list[Tensor]:
     """Every parameter of ``MambaForCausalLM(config)``, in ``named_parameters()`` order."""
     blocks = [t for i in range(config.num_hidden_layers) for t in block_tensors(config, i)]
-    return hf.causal_lm(config.vocab_size, config.hidden_size, blocks,
+    return parts.causal_lm(config.vocab_size, config.hidden_size, blocks,
                         config.tie_word_embeddings)
 
 
@@ -129,32 +140,32 @@ def formula(config: MambaConfig) -> Formula:
         Symbol("b", b, "1 with use_bias (in_proj, out_proj), 0 without"),
         Symbol("c", c, "1 with use_conv_bias, 0 without"),
     )
-    return hf.model_formula(symbolic, block_text, per_block, symbols, v, d, layers,
+    return parts.model_formula(symbolic, block_text, per_block, symbols, v, d, layers,
                             config.tie_word_embeddings)
 
 
 def from_hf_config(data: Mapping[str, object]) -> MambaConfig:
     """A ``config.json`` read as transformers' ``MambaConfig`` reads it, or as mamba_ssm's."""
     if "d_model" in data or "n_layer" in data:  # mamba_ssm's MambaConfig
-        ssm = hf.mamba_ssm(data, "Mamba1")
+        ssm = loader.mamba_ssm(data, "Mamba1")
         return MambaConfig(
-            vocab_size=hf.padded_vocab(data, 50277, 8),
-            hidden_size=hf.integer(data, "d_model", 2560),
-            num_hidden_layers=hf.integer(data, "n_layer", 64),
-            state_size=hf.integer(ssm, "d_state", 16),
-            expand=hf.integer(ssm, "expand", 2),
-            conv_kernel=hf.integer(ssm, "d_conv", 4),
-            use_bias=hf.boolean(ssm, "bias", False),
-            use_conv_bias=hf.boolean(ssm, "conv_bias", True),
-            time_step_rank=hf.rank_value(ssm, "dt_rank"),
-            tie_word_embeddings=hf.boolean(data, "tie_embeddings", True),
+            vocab_size=loader.padded_vocab(data, 50277, 8),
+            hidden_size=loader.integer(data, "d_model", 2560),
+            num_hidden_layers=loader.integer(data, "n_layer", 64),
+            state_size=loader.integer(ssm, "d_state", 16),
+            expand=loader.integer(ssm, "expand", 2),
+            conv_kernel=loader.integer(ssm, "d_conv", 4),
+            use_bias=loader.boolean(ssm, "bias", False),
+            use_conv_bias=loader.boolean(ssm, "conv_bias", True),
+            time_step_rank=loader.rank_value(ssm, "dt_rank"),
+            tie_word_embeddings=loader.boolean(data, "tie_embeddings", True),
         )
-    return hf.read(MambaConfig, data)
+    return loader.read(MambaConfig, data)
 
 
 def recognise(shapes: Mapping[str, tuple[int, ...]]) -> list[RecognisedModel]:
     """Every Mamba model among ``shapes``: its config from the tensors, checked exactly."""
-    return hf.recognise_models(NAME, shapes, "mixer.x_proj.weight", _propose, tensors)
+    return parts.recognise_models(NAME, shapes, "mixer.x_proj.weight", _propose, tensors)
 
 
 def _propose(shapes: Mapping[str, tuple[int, ...]], root: str,
@@ -166,8 +177,8 @@ def _propose(shapes: Mapping[str, tuple[int, ...]], root: str,
     conv = shapes.get(block + "mixer.conv1d.weight")
     x_proj = shapes.get(block + "mixer.x_proj.weight")
     embeddings = shapes.get(root + "embeddings.weight")
-    if not (hf.rank2(a_log) and hf.rank2(in_proj) and hf.rank2(x_proj) and hf.rank2(embeddings)
-            and conv is not None and len(conv) == 3):
+    if not (parts.rank2(a_log) and parts.rank2(in_proj) and parts.rank2(x_proj)
+            and parts.rank2(embeddings) and conv is not None and len(conv) == 3):
         return None
     assert a_log and in_proj and x_proj and embeddings
     e, n = a_log
@@ -178,7 +189,7 @@ def _propose(shapes: Mapping[str, tuple[int, ...]], root: str,
     rank = x_proj[0] - 2 * n
     if rank == -(-d // 16):
         notes.append(f"time_step_rank {rank} is what 'auto' gives (⌈{d} / 16⌉)")
-    config = hf.build(MambaConfig, vocab_size=embeddings[0], hidden_size=d, state_size=n,
+    config = parts.build(MambaConfig, vocab_size=embeddings[0], hidden_size=d, state_size=n,
                       num_hidden_layers=layers, expand=e // d, conv_kernel=conv[2],
                       use_bias=block + "mixer.in_proj.bias" in shapes,
                       use_conv_bias=block + "mixer.conv1d.bias" in shapes,

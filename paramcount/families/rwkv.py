@@ -33,8 +33,7 @@ from collections.abc import Mapping
 
 from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.errors import SpecError
-from paramcount.families import hf
-from paramcount.families.parts import at_most_blocks
+from paramcount.families import parts
 from paramcount.record import record
 
 TYPE_CHECKING = False
@@ -61,8 +60,9 @@ def reference(config: RwkvConfig) -> str:
     if config.version == 4:
         return "transformers RwkvForCausalLM"
     return f"BlinkDL RWKV-LM {CODE[config.version]}"
-HF_FRAME = hf.Frame("rwkv.", "embeddings.weight", ("ln_out.weight", "ln_out.bias"), "head.weight")
-BLINK_FRAME = hf.Frame("", "emb.weight", ("ln_out.weight", "ln_out.bias"), "head.weight")
+HF_FRAME = parts.Frame("rwkv.", "embeddings.weight", ("ln_out.weight", "ln_out.bias"),
+                       "head.weight")
+BLINK_FRAME = parts.Frame("", "emb.weight", ("ln_out.weight", "ln_out.bias"), "head.weight")
 
 
 def lora(c: int, factor: float) -> int:
@@ -93,9 +93,9 @@ class RwkvConfig:
     def __post_init__(self) -> None:
         if self.version not in VERSIONS:
             raise SpecError("{version} must be 4, 5, 6 or 7", version=self.version)
-        hf.positive(self, "vocab_size", "hidden_size", "num_hidden_layers")
-        at_most_blocks("num_hidden_layers", self.num_hidden_layers)
-        hf.booleans(self, "tie_word_embeddings")
+        parts.sizes(self, "vocab_size", "hidden_size", "num_hidden_layers")
+        parts.at_most_blocks("num_hidden_layers", self.num_hidden_layers)
+        parts.booleans(self, "tie_word_embeddings")
         c, v = self.hidden_size, self.version
         ffn = 4 * c if v in (4, 7) else int((c * 3.5) // 32 * 32)
         defaults = {"attention_hidden_size": c, "intermediate_size": ffn, "head_size": 64,
@@ -113,7 +113,7 @@ class RwkvConfig:
                                     **{name: value})
             elif value == "auto":
                 self.__dict__[name] = default
-            elif not hf.is_int(value) or value <= 0:
+            elif not parts.is_int(value) or value <= 0:
                 raise SpecError("{" + name + "} must be a positive integer or 'auto'",
                                 **{name: value})
         if self.intermediate_size == 0:
@@ -211,10 +211,10 @@ def block_tensors(config: RwkvConfig, layer: int) -> list[Tensor]:
     shapes = ([*first, *norms] if config.version == 4 else [*norms, *first]) + [
         (att + name, shape) for name, shape in _att(config)] + [
         (ffn + name, shape) for name, shape in _ffn(config)]
-    return hf.block(f"{frame(config).backbone}blocks.{layer}.", shapes, layer, c)
+    return parts.block(f"{frame(config).backbone}blocks.{layer}.", shapes, layer, c)
 
 
-def frame(config: RwkvConfig) -> hf.Frame:
+def frame(config: RwkvConfig) -> parts.Frame:
     """transformers' names for version 4, BlinkDL's for the others."""
     return HF_FRAME if config.version == 4 else BLINK_FRAME
 
@@ -222,7 +222,7 @@ def frame(config: RwkvConfig) -> hf.Frame:
 def tensors(config: RwkvConfig) -> list[Tensor]:
     """Every parameter, in the reference's ``named_parameters()`` order."""
     blocks = [t for i in range(config.num_hidden_layers) for t in block_tensors(config, i)]
-    return hf.causal_lm(config.vocab_size, config.hidden_size, blocks,
+    return parts.causal_lm(config.vocab_size, config.hidden_size, blocks,
                         config.tie_word_embeddings, frame(config))
 
 
@@ -292,10 +292,10 @@ def from_hf_config(data: Mapping[str, object]) -> RwkvConfig:
 
 def recognise(shapes: Mapping[str, tuple[int, ...]]) -> list[RecognisedModel]:
     """Every RWKV model among ``shapes``, of any version, checked exactly."""
-    found = hf.recognise_models(NAME, shapes, "attention.time_decay", _propose_hf, tensors,
+    found = parts.recognise_models(NAME, shapes, "attention.time_decay", _propose_hf, tensors,
                                 HF_FRAME, "blocks")
     for marker in ("att.time_decay", "att.w0"):
-        found += hf.recognise_models(NAME, shapes, marker, _propose_blink, tensors, BLINK_FRAME,
+        found += parts.recognise_models(NAME, shapes, marker, _propose_blink, tensors, BLINK_FRAME,
                                      "blocks")
     return found
 
@@ -305,7 +305,7 @@ def _common(shapes: Mapping[str, tuple[int, ...]], root: str, layers: int, names
     """The sizes every version's tensors tell: from the embeddings, block 0's time-mix key and
     channel-mix key (``names``, as the reference names them)."""
     att, ffn, emb = (shapes.get(root + name) for name in names)
-    if not (hf.rank2(att) and hf.rank2(ffn) and hf.rank2(emb)):
+    if not (parts.rank2(att) and parts.rank2(ffn) and parts.rank2(emb)):
         return None
     assert att and ffn and emb
     return {"vocab_size": emb[0], "hidden_size": att[1], "num_hidden_layers": layers,
@@ -318,7 +318,7 @@ def _propose_hf(shapes: Mapping[str, tuple[int, ...]], root: str,
     values = _common(shapes, root, layers, ("blocks.0.attention.key.weight",
                                             "blocks.0.feed_forward.key.weight",
                                             "embeddings.weight"))
-    config = None if values is None else hf.build(RwkvConfig, version=4, **values,
+    config = None if values is None else parts.build(RwkvConfig, version=4, **values,
                                                   tie_word_embeddings=True)
     return None if config is None else (config, [])
 
@@ -340,17 +340,17 @@ def _propose_blink(shapes: Mapping[str, tuple[int, ...]], root: str,
         for name, tensor in (("decay_lora", "w1"), ("aaa_lora", "a1"), ("mv_lora", "v1"),
                              ("gate_lora", "g1")):
             shape = shapes.get(f"{block}att.{tensor}")
-            if not hf.rank2(shape):
+            if not parts.rank2(shape):
                 return None
             assert shape
             values[name] = shape[1]
     elif block + "att.time_maa_w1" in shapes:
         mix, decay = shapes[block + "att.time_maa_w1"], shapes.get(block + "att.time_decay_w1")
-        if len(mix) != 2 or mix[1] % 5 or not hf.rank2(decay):
+        if len(mix) != 2 or mix[1] % 5 or not parts.rank2(decay):
             return None
         assert decay
         values.update(version=6, mix_lora=mix[1] // 5, decay_lora=decay[1])
     else:
         values["version"] = 5
-    config = hf.build(RwkvConfig, **values)
+    config = parts.build(RwkvConfig, **values)
     return None if config is None else (config, [])
