@@ -136,11 +136,54 @@ def formula(config: Mamba2Config) -> Formula:
                             config.tie_word_embeddings)
 
 
+TRANSFORMERS = loader.Layout("transformers Mamba2Config", frozenset({
+    "num_heads", "head_dim", "vocab_size", "hidden_size", "state_size", "num_hidden_layers",
+    "layer_norm_epsilon", "expand", "conv_kernel", "n_groups", "use_bias", "use_conv_bias",
+    "hidden_act", "initializer_range", "residual_in_fp32", "time_step_rank", "time_step_min",
+    "time_step_max", "time_step_floor", "time_step_limit", "rescale_prenorm_residual",
+    "chunk_size"}))
+"""transformers' ``Mamba2Config`` (5.x): its fields (``intermediate_size`` is not one: the
+mixer is expand · hidden_size wide whatever a ``config.json`` says)."""
+MODEL_TYPES = ("mamba2",)
+CLASSES = ("Mamba2ForCausalLM", "Mamba2Model")
+
+
 def from_hf_config(data: Mapping[str, object]) -> Mamba2Config:
-    """A ``config.json`` read as transformers' ``Mamba2Config`` reads it, or as mamba_ssm's
-    (``d_model``, ``n_layer``, ``ssm_cfg`` with ``"layer": "Mamba2"``)."""
-    if "d_model" not in data and "n_layer" not in data:
-        return loader.read(Mamba2Config, data)
+    """A ``config.json`` read as the class it names reads it (see :func:`load`)."""
+    config: Mamba2Config = load(data).config
+    return config
+
+
+def load(data: Mapping[str, object]) -> loader.Reading:
+    """A ``config.json`` read as transformers' ``Mamba2Config`` reads it when its
+    ``model_type`` or ``architectures`` say so, or when it carries no mamba_ssm key; as
+    mamba_ssm's (``d_model``, ``n_layer``, ``ssm_cfg`` with ``"layer": "Mamba2"``) otherwise."""
+    layout = loader.MAMBA_SSM
+    if loader.named_by(data, MODEL_TYPES, CLASSES) or not (
+            layout.keys.intersection(data) - TRANSFORMERS.keys):
+        config = loader.read(Mamba2Config, data)
+        said = {"d_model": f"hidden_size={config.hidden_size}",
+                "n_layer": f"num_hidden_layers={config.num_hidden_layers}",
+                "tie_embeddings": f"tie_word_embeddings={config.tie_word_embeddings}",
+                "pad_vocab_size_multiple": f"vocab_size={config.vocab_size}",
+                "ssm_cfg": "its own state_size, n_groups, head_dim, conv_kernel"}
+        return loader.Reading(config, TRANSFORMERS.name,
+                              tuple(loader.unread(data, TRANSFORMERS, (layout,), said)),
+                              loader.base_class(data, ("Mamba2Model",)))
+    config = _from_mamba_ssm(data)
+    said = {"hidden_size": f"d_model={config.hidden_size}",
+            "num_hidden_layers": f"n_layer={config.num_hidden_layers}",
+            "tie_word_embeddings": f"tie_embeddings={config.tie_word_embeddings}",
+            "vocab_size": f"vocab_size={config.vocab_size} padded",
+            "num_heads": f"num_heads={config.num_heads}", "head_dim": f"headdim={config.head_dim}",
+            "n_groups": f"ngroups={config.n_groups}", "state_size": f"d_state={config.state_size}"}
+    transformers_only = loader.Layout(TRANSFORMERS.name, TRANSFORMERS.keys - layout.keys)
+    return loader.Reading(config, layout.name,
+                          tuple(loader.unread(data, layout, (transformers_only,), said)))
+
+
+def _from_mamba_ssm(data: Mapping[str, object]) -> Mamba2Config:
+    """mamba_ssm's ``config.json`` of a stack of Mamba-2 mixers."""
     ssm = loader.mamba_ssm(data, "Mamba2")
     for key, plain in (("d_ssm", None), ("rmsnorm", True), ("D_has_hdim", False)):
         if ssm.get(key, plain) != plain:

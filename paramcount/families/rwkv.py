@@ -33,7 +33,7 @@ from collections.abc import Mapping
 
 from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.errors import SpecError
-from paramcount.families import parts
+from paramcount.families import loader, parts
 from paramcount.record import record
 
 TYPE_CHECKING = False
@@ -274,20 +274,98 @@ def formula(config: RwkvConfig) -> Formula:
     return Formula(whole, tuple(symbols), tuple(terms))
 
 
+TRANSFORMERS = loader.Layout("transformers RwkvConfig", frozenset({
+    "vocab_size", "context_length", "max_position_embeddings", "hidden_size",
+    "num_hidden_layers", "attention_hidden_size", "intermediate_size", "layer_norm_epsilon",
+    "rescale_every", "version"}))
+"""transformers' ``RwkvConfig`` (version 4; ``max_position_embeddings`` is its alias of
+``context_length``); ``version`` is paramcount's own key for versions 5 to 7."""
+HUB = loader.Layout("RWKV hub RwkvConfig (rwkv5 / rwkv6)",
+                    TRANSFORMERS.keys | {"head_size", "head_size_divisor", "num_attention_heads"})
+"""The ``RWKV/rwkv-5-world`` and ``rwkv-6-world`` repositories' own config classes."""
+FLA = loader.Layout("fla RWKV7Config", frozenset({
+    "attn_mode", "hidden_size", "hidden_ratio", "intermediate_size", "num_hidden_layers",
+    "head_dim", "num_heads", "decay_low_rank_dim", "gate_low_rank_dim", "a_low_rank_dim",
+    "v_low_rank_dim", "hidden_act", "max_position_embeddings", "norm_first", "norm_bias",
+    "norm_eps", "attn", "initializer_range", "fuse_norm", "fuse_cross_entropy", "vocab_size",
+    "value_dim", "fuse_linear_cross_entropy", "use_l2warp"}))
+"""flash-linear-attention's ``RWKV7Config`` (``model_type`` "rwkv7"; "rwkv7_fla" lately)."""
+FLA_TYPES = ("rwkv7", "rwkv7_fla")
+
+
 def from_hf_config(data: Mapping[str, object]) -> RwkvConfig:
-    """A ``config.json``: transformers' ``RwkvConfig`` (``model_type`` "rwkv", version 4), or
-    the same keys with ``model_type`` "rwkv5", "rwkv6" or "rwkv7" (or a ``version``)."""
+    """A ``config.json`` read as the class it names reads it (see :func:`load`)."""
+    config: RwkvConfig = load(data).config
+    return config
+
+
+def load(data: Mapping[str, object]) -> loader.Reading:
+    """A ``config.json``: transformers' ``RwkvConfig`` (``model_type`` "rwkv", version 4),
+    the hub's RWKV-5 / RWKV-6 configs (``model_type`` "rwkv5", "rwkv6", the same keys and
+    ``head_size``), fla's ``RWKV7Config`` (``model_type`` "rwkv7": ``head_dim`` and the LoRA
+    widths ``decay_low_rank_dim``, ``a_low_rank_dim``, ``v_low_rank_dim``,
+    ``gate_low_rank_dim``, fla's defaults where they are missing), or a ``version`` key."""
     kind = data.get("model_type", "rwkv")
+    if kind in FLA_TYPES:
+        return _from_fla(data)
     version = {"rwkv": 4, "rwkv5": 5, "rwkv6": 6, "rwkv7": 7}.get(str(kind), 4)
     values = {"version": data.get("version", version)}
     for key in ("vocab_size", "hidden_size", "num_hidden_layers", "attention_hidden_size",
                 "intermediate_size", "head_size", "tie_word_embeddings"):
         if data.get(key) is not None:
             values[key] = data[key]
+    layout = TRANSFORMERS if kind == "rwkv" and values["version"] == 4 else HUB
+    config = _config(values)
+    base = loader.base_class(data, ("RwkvModel",))
+    return loader.Reading(config, layout.name, tuple(loader.unread(data, layout)), base)
+
+
+def _config(values: Mapping[str, object]) -> RwkvConfig:
+    """``RwkvConfig(**values)``, a refusal worded as the file's."""
     try:
         return RwkvConfig(**values)  # type: ignore[arg-type]
     except SpecError as error:
         raise SpecError("config.json: " + error.template, **error.values) from None
+
+
+def _from_fla(data: Mapping[str, object]) -> loader.Reading:
+    """fla's ``RWKV7Config``, counted as BlinkDL's RWKV-7 of the same sizes."""
+    for key, plain in (("attn", None), ("norm_bias", True), ("norm_first", True)):
+        if data.get(key, plain) != plain:
+            raise SpecError("config.json: {" + key + "} makes a model paramcount's RWKV-7 "
+                            "(BlinkDL's layout) does not count", **{key: data[key]})
+    c = loader.integer(data, "hidden_size", 2048)
+    head = data.get("head_dim", 64)
+    heads = data.get("num_heads")
+    if head is None and isinstance(heads, int) and not isinstance(heads, bool) and heads > 0 \
+            and c % heads == 0:
+        head = c // heads
+    dims = data.get("value_dim")
+    if dims is not None and any(d != c for d in (dims if isinstance(dims, list) else [dims])):
+        raise SpecError("config.json: {value_dim} other than hidden_size is not counted",
+                        value_dim=dims)
+    ffn = data.get("intermediate_size")
+    if ffn is None:
+        ratio = data.get("hidden_ratio")
+        if isinstance(ratio, bool) or not isinstance(ratio, int | float) or ratio <= 0:
+            ratio = 4
+        ffn = 32 * ((int(c * ratio) + 31) // 32)
+    config = _config({
+        "version": 7, "vocab_size": data.get("vocab_size", 32000), "hidden_size": c,
+        "num_hidden_layers": data.get("num_hidden_layers", 24), "head_size": head,
+        "intermediate_size": ffn,
+        "tie_word_embeddings": data.get("tie_word_embeddings", False),
+        "decay_lora": data.get("decay_low_rank_dim", 64),
+        "aaa_lora": data.get("a_low_rank_dim", 64), "mv_lora": data.get("v_low_rank_dim", 16),
+        "gate_lora": data.get("gate_low_rank_dim", 128)})
+    layer0 = 2 * c * int(config.mv_lora) + c
+    total = sum(t.count for t in tensors(config))
+    notes = [*loader.unread(data, FLA),
+             f"counted as BlinkDL's RWKV-7 state dict (blocks.{{i}}.att…); fla's "
+             f"RWKV7ForCausalLM builds no value-residual LoRA in layer 0 (v0, v1, v2: "
+             f"2·C·Dv + C = {layer0:,}), so it holds {total - layer0:,}"]
+    return loader.Reading(config, FLA.name, tuple(notes),
+                          loader.base_class(data, ("RWKV7Model",)))
 
 
 def recognise(shapes: Mapping[str, tuple[int, ...]]) -> list[RecognisedModel]:

@@ -250,11 +250,16 @@ def from_config(listing: Listing) -> Listing:
                               f"model paramcount counts from a config (model_type {kind!r}; "
                               f"families: {', '.join(families.names())})")
     try:
-        config = families.family(name).from_hf_config(listing.config)
+        reading = families.load(name, listing.config)
     except SpecError as error:
         raise ParamcountError(f"{listing.source}/config.json: {error}") from None
-    tensors = tuple(NamedTensor(t.name, t.shape) for t in families.family(name).tensors(config))
-    return dataclasses.replace(listing, tensors=tensors)
+    tensors = tuple(NamedTensor(t.name, t.shape)
+                    for t in families.tensors(name, reading.config, reading.base))
+    said = f"config.json read as {reading.loader}"
+    if reading.base:
+        said += " (a base model class: no head)"
+    return dataclasses.replace(listing, tensors=tensors,
+                               notes=(*listing.notes, said, *reading.notes))
 
 
 def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...]:
