@@ -329,10 +329,11 @@ def recognise_models(family: str, shapes: Mapping[str, tuple[int, ...]], marker:
         if len(ours) != len(expected) or any(shapes.get(n) != s for n, s in expected.items()):
             continue
         if bare:
-            notes.append("no head beside the backbone: counted as the causal LM with tied "
-                         "embeddings, which holds the same parameters")
+            notes.append("no head beside the backbone: the base model class (no head), read "
+                         "with tie_word_embeddings true, which it does not store")
         elif config.tie_word_embeddings:
             notes.append("no separate head tensor: the embeddings are tied to it "
                          "(tie_word_embeddings)")
-        found.append(RecognisedModel(outer, family, config, tuple(expected), tuple(notes)))
+        found.append(RecognisedModel(outer, family, config, tuple(expected), tuple(notes),
+                                     bare))
     return found

@@ -271,16 +271,50 @@ def backbone(name: str, config: Any) -> str:
 
 def recognise(shapes: Mapping[str, tuple[int, ...]],
               chosen: Sequence[str] | None = None) -> list[RecognisedModel]:
-    """Every family model among named tensors, each tensor claimed once, in source order."""
+    """Every family model among named tensors, each tensor claimed once, in source order:
+    causal LMs, then base model classes (no head)."""
     claimed: set[str] = set()
     found = []
     for name in chosen or names():
-        for model in family(name).recognise(shapes):
+        models = family(name).recognise(shapes)
+        if has_base(name):
+            models += base_models(name, shapes)
+        for model in models:
             if claimed.isdisjoint(model.names):
                 claimed.update(model.names)
                 found.append(model)
     order = {name: i for i, name in enumerate(shapes)}
     found.sort(key=lambda model: min(order.get(n, len(order)) for n in model.names))
+    return found
+
+
+def base_models(name: str, shapes: Mapping[str, tuple[int, ...]]) -> list[RecognisedModel]:
+    """Family ``name``'s base models (``xLSTMModel``: no head, names without ``backbone.``)
+    among ``shapes``: each is the causal LM recognised from its tensors with the backbone's
+    prefix put back and a head beside them, then the head taken away."""
+    default = config_class(name)()
+    embeddings = tensors(name, default, base=True)[0].name
+    prefix = backbone(name, default)
+    frame = getattr(family(name), "frame", None)
+    head = frame(default).head if frame is not None else "lm_head.weight"
+    found = []
+    for key, shape in shapes.items():
+        if not key.endswith(embeddings) or len(shape) != 2:
+            continue
+        root = key[: len(key) - len(embeddings)]
+        if root and not root.endswith("."):
+            continue
+        inner = {prefix + n[len(root):]: s for n, s in shapes.items() if n.startswith(root)}
+        if not prefix:
+            continue
+        inner[head] = shape
+        for model in family(name).recognise(inner):
+            if model.prefix or head not in model.names:
+                continue
+            names_ = tuple(root + n[len(prefix):] for n in model.names if n != head)
+            notes = (*model.notes, "no head: the base model class "
+                     f"{base_class_name(name)}, counted without it")
+            found.append(replace(model, prefix=root, names=names_, notes=notes, base=True))
     return found
 
 
