@@ -237,14 +237,17 @@ def _propose(shapes: Mapping[str, tuple[int, ...]], root: str,
     assert a_log and in_proj and x_proj and embeddings
     e, n = a_log
     d = in_proj[1]
-    if e % d:
-        return None
     notes = []
+    widths: dict[str, object] = {"expand": e // d}
+    if e % d:  # transformers takes intermediate_size from config.json over expand · D
+        widths = {"intermediate_size": e}
+        notes.append(f"intermediate_size {e} is no multiple of hidden_size {d}: set in "
+                     "config.json, not expand · hidden_size")
     rank = x_proj[0] - 2 * n
     if rank == -(-d // 16):
         notes.append(f"time_step_rank {rank} is what 'auto' gives (⌈{d} / 16⌉)")
     config = parts.build(MambaConfig, vocab_size=embeddings[0], hidden_size=d, state_size=n,
-                      num_hidden_layers=layers, expand=e // d, conv_kernel=conv[2],
+                      num_hidden_layers=layers, **widths, conv_kernel=conv[2],
                       use_bias=block + "mixer.in_proj.bias" in shapes,
                       use_conv_bias=block + "mixer.conv1d.bias" in shapes,
                       time_step_rank=rank, tie_word_embeddings=True)
