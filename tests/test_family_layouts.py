@@ -174,11 +174,17 @@ def test_mamba_ssm_layout_is_read_only_where_the_file_says_so() -> None:
 
 
 def test_an_unknown_size_key_is_named() -> None:
-    """A key no layout knows whose name says size is named in the answer, never dropped."""
+    """A key no layout knows whose name says size is named in the answer, never dropped (in
+    mamba_ssm's ssm_cfg too)."""
     data = {**LAYOUTS["mamba-transformers"], "num_experts": 8, "rope_theta": 10000.0}
     _, _, reading = ours(data)
     (note,) = [n for n in reading.notes if "does not know" in n]
     assert "num_experts=8" in note and "rope_theta" not in note
+    data = {"d_model": 64, "n_layer": 2, "ssm_cfg": {"layer": "Mamba2", "n_experts": 4,
+                                                     "dt_min": 0.001}}
+    _, _, reading = ours(data)
+    (note,) = [n for n in reading.notes if "does not know" in n]
+    assert "n_experts=4" in note and "dt_min" not in note
 
 
 RWKV7: dict[str, Any] = json.loads(

@@ -213,8 +213,9 @@ def load(data: Mapping[str, object]) -> loader.Reading:
             "tie_word_embeddings": f"tie_embeddings={config.tie_word_embeddings}",
             "vocab_size": f"vocab_size={config.vocab_size} padded"}
     transformers_only = loader.Layout(TRANSFORMERS.name, TRANSFORMERS.keys - MAMBA_SSM.keys)
+    notes = loader.unread(data, MAMBA_SSM, (transformers_only,), said)
     return loader.Reading(config, MAMBA_SSM.name,
-                          tuple(loader.unread(data, MAMBA_SSM, (transformers_only,), said)))
+                          (*notes, *loader.unread_ssm(ssm, "Mamba1")))
 
 
 def recognise(shapes: Mapping[str, tuple[int, ...]]) -> list[RecognisedModel]:
