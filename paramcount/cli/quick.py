@@ -95,6 +95,10 @@ def answer(argv: Sequence[str], freeze: bool = False) -> int | None:
         return _family(argv[0], argv[1:])
     if argv[0] == "read":
         return _read_paste(argv[1:], freeze)
+    if argv[0] == "inspect":
+        return _inspect(argv[1:])
+    if argv[0] == "check":
+        return _check(argv[1:])
     if argv[0] not in _COMMANDS:
         return None
     cell = Cell(argv[0])
@@ -119,6 +123,83 @@ def answer(argv: Sequence[str], freeze: bool = False) -> int | None:
 
     show_reports(reports, output_format)
     return 0
+
+
+def _inspect(args: Sequence[str]) -> int | None:
+    """``inspect PATH`` with its output options only (one path: several are separated by
+    click's blank line), answered as the click command answers it."""
+    given = _scan(args, {**dict.fromkeys(flags.JSON, ("as_json", True)),
+                         **dict.fromkeys(flags.MARKDOWN, ("as_markdown", True))},
+                  dict.fromkeys(flags.FORMAT, "output_format"),
+                  lambda target, text: (str(target), text), positional="path")
+    if given is None or given.get("path") in (None, "", "-"):
+        return None
+    given = {"output_format": None, "as_json": False, "as_markdown": False, **given}
+    if given["output_format"] not in (None, *flags.FORMATS):
+        return None
+    output_format = _format(given)
+    if output_format is None:
+        return None
+    from pathlib import Path
+
+    from paramcount.cli.output import show, show_json
+    from paramcount.files.dispatch import read_file
+    from paramcount.files.inspect import inspect
+
+    report = inspect(read_file(Path(given["path"])))
+    if output_format == "json":
+        from paramcount.render.data import dumps
+        from paramcount.render.inspect import data
+
+        show_json(dumps(data(report)))
+        return 0
+    from paramcount.render.inspect import document
+
+    show(document(report), output_format)
+    return 0
+
+
+def _check(args: Sequence[str]) -> int | None:
+    """``check FILE --json`` (one file, no other option, not under GitHub Actions), answered
+    as the click command answers it: the JSON on stdout, each error on stderr."""
+    given = _scan(args, dict.fromkeys(flags.JSON, ("as_json", True)),
+                  dict.fromkeys(flags.FORMAT, "output_format"),
+                  lambda target, text: (str(target), text), positional="file")
+    if (given is None or given.get("file") in (None, "", "-")
+            or os.environ.get("GITHUB_ACTIONS") == "true"
+            or flags.formats_asked(given.get("output_format"), given.get("as_json", False),
+                                   False) != ["json"]):
+        return None
+    import gc
+    import sys
+
+    from paramcount.check.session import check_file, expand
+    from paramcount.errors import ConfigError
+    from paramcount.factories.fence import policy_from
+    from paramcount.render import check as render
+    from paramcount.render.data import dumps
+
+    try:
+        factories = policy_from(False, None)
+        names = expand((given["file"],))
+    except (ValueError, ConfigError):
+        return None  # click says why
+    thaw = gc.get_freeze_count() == 0  # as the click command: see paramcount.cli.commands.check
+    try:
+        results = []
+        for name in names:
+            results.append(check_file(name, verify=False, update=False, factories=factories))
+            gc.freeze()
+        for result in results:
+            for problem in result.errors:
+                sys.stderr.write(f"Error: {problem}\n")
+        sys.stdout.write(dumps(render.data_all(results)))
+    finally:
+        if thaw:
+            gc.unfreeze()
+    if any(r.errors for r in results):
+        return 2
+    return 0 if all(r.failed == 0 for r in results) else 1
 
 
 def _read(cell: Cell, args: Sequence[str]) -> dict[str, Any] | None:
@@ -243,10 +324,12 @@ def family_options(name: str, family: str) -> tuple[dict[str, Any], dict[str, tu
     """The options the quick path reads for ``paramcount NAME`` counting ``family``: (with a
     value: name -> destination or the family's Option, without: name -> (destination, value))."""
     from paramcount.families.command import IMPL, VARIANTS
-    from paramcount.families.registry import options
+    from paramcount.families.registry import has_base, options
 
     valued: dict[str, Any] = {**_FAMILY_COMMON, **({IMPL: "impl"} if name in VARIANTS else {})}
     switches = dict(_FORMAT_SWITCHES)
+    if has_base(family):
+        switches["--base"] = ("base", True)
     for option in options(family):
         if option.kind == "bool":
             switches.update(_switches(tuple((n, f"--no-{n.removeprefix('--')}")
@@ -262,7 +345,7 @@ def _family(name: str, args: Sequence[str]) -> int | None:
     A command with several implementations (``xlstm``) reads the line with the options of the
     one :func:`paramcount.families.command.chosen` chooses, as its click command does."""
     from paramcount.families.command import VARIANTS, check_config, chosen
-    from paramcount.families.registry import Option, build, value_of
+    from paramcount.families.registry import Option, build_reading, value_of
 
     family = chosen(name, args)
     valued, switches = family_options(name, family)
@@ -282,15 +365,17 @@ def _family(name: str, args: Sequence[str]) -> int | None:
     if output_format is None:
         return None
     settings = {key: given.pop(key, None) for key in (
-        "dtype", "output_format", "as_json", "as_markdown", "config_file", "impl")}
+        "dtype", "output_format", "as_json", "as_markdown", "config_file", "impl", "base")}
     try:
         check_config(family, settings["config_file"])
-        config = build(family, given, settings["config_file"])
+        reading = build_reading(family, given, settings["config_file"])
     except ParamcountError:
         return None
     from paramcount.cli.output import show_family
     from paramcount.families.report import build_family_report
 
-    show_family(build_family_report(family, config, DType(settings["dtype"] or DType.FP32.value)),
+    show_family(build_family_report(family, reading.config,
+                                    DType(settings["dtype"] or DType.FP32.value), reading.notes,
+                                    bool(settings["base"]) or reading.base),
                 output_format)
     return 0

@@ -24,10 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
-import subprocess
 import sys
-import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -35,6 +32,10 @@ from paramcount import quiet
 from paramcount.engine.spec import Framework, LayerSpec
 from paramcount.factories.factory import Built, FactoryError, Module, build_here, one_line
 from paramcount.record import fields, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
 
 DEFAULT_TIMEOUT = 120.0
 """Seconds a factory may take (importing torch or Keras included) unless told otherwise."""
@@ -99,6 +100,8 @@ def build(target: str, kwargs: Mapping[str, Any], framework: Framework,
     except (TypeError, ValueError) as error:
         raise FactoryError(f"kwargs cannot be passed to the factory: {error}",
                            key="kwargs") from None
+    import tempfile  # (with subprocess and signal: only when a factory runs)
+
     with tempfile.TemporaryDirectory(prefix="paramcount-factory-") as scratch:
         answer_path = os.path.join(scratch, "answer.json")
         request = {"target": target, "kwargs": json.loads(arguments),
@@ -119,6 +122,8 @@ def build(target: str, kwargs: Mapping[str, Any], framework: Framework,
 
 def _run(request: dict[str, Any], output: Any, timeout: float, target: str) -> int:
     """Run the child to its end (or kill it at ``timeout``); its exit code."""
+    import subprocess
+
     package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
@@ -143,6 +148,8 @@ def _run(request: dict[str, Any], output: Any, timeout: float, target: str) -> i
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
     """Kill the child and every process it left in its session, then reap the child."""
+    import signal
+
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError):
@@ -165,6 +172,8 @@ def _relay(output: Any) -> None:
 
 
 def _ended(target: str, code: int) -> str:
+    import signal
+
     if code < 0:
         try:
             name = signal.Signals(-code).name

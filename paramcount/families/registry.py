@@ -15,10 +15,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from paramcount.errors import ConfigError, SpecError
-from paramcount.record import fields, record
+from paramcount.record import fields, record, replace
 
 if TYPE_CHECKING:
+    from paramcount.engine.conventions.base import Tensor
     from paramcount.families.family import FamilyConvention, RecognisedModel
+    from paramcount.families.loader import Reading
 
 FAMILIES: dict[str, str] = {
     "mamba": "mamba",
@@ -47,15 +49,19 @@ ALIASES: dict[str, tuple[str, ...]] = {
 }
 """The names people use for a field beside ``--field-name``, in every family that has it."""
 
-MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "mamba2": "mamba2", "rwkv": "rwkv",
-                               "rwkv5": "rwkv", "rwkv6": "rwkv", "rwkv7": "rwkv",
+MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "falcon_mamba": "mamba", "mamba2": "mamba2",
+                               "rwkv": "rwkv", "rwkv5": "rwkv", "rwkv6": "rwkv",
+                               "rwkv7": "rwkv", "rwkv7_fla": "rwkv",
                                "xlstm": "xlstm", "recurrent_gemma": "rglru"}
-"""A ``config.json``'s ``model_type`` → family."""
+"""A ``config.json``'s ``model_type`` → family (a family's aliases included: Falcon-Mamba is
+Mamba; fla's RWKV-7 is RWKV)."""
 
 
 CLASSES: dict[str, tuple[str, str]] = {
     "MambaConfig": ("mamba", "config"), "MambaForCausalLM": ("mamba", "lm"),
     "MambaModel": ("mamba", "backbone"),
+    "FalconMambaConfig": ("mamba", "config"), "FalconMambaForCausalLM": ("mamba", "lm"),
+    "FalconMambaModel": ("mamba", "backbone"),
     "Mamba2Config": ("mamba2", "config"), "Mamba2ForCausalLM": ("mamba2", "lm"),
     "Mamba2Model": ("mamba2", "backbone"),
     "RwkvConfig": ("rwkv", "config"), "RwkvForCausalLM": ("rwkv", "lm"),
@@ -65,8 +71,9 @@ CLASSES: dict[str, tuple[str, str]] = {
     "RecurrentGemmaConfig": ("rglru", "config"),
     "RecurrentGemmaForCausalLM": ("rglru", "lm"), "RecurrentGemmaModel": ("rglru", "backbone"),
 }
-"""The reference classes that ``read`` recognises in pasted code: family and what it builds
-(a config, the causal LM, or the backbone without its head)."""
+"""The reference classes that ``read`` recognises in pasted code and ``config.json``'s
+``architectures`` names: family and what it builds (a config, the causal LM, or the backbone
+without its head)."""
 
 
 def names() -> list[str]:
@@ -163,16 +170,27 @@ def label_for(name: str) -> Any:
 
 def build(name: str, values: Mapping[str, object], config_file: str | None = None) -> Any:
     """Family ``name``'s config: from ``config_file`` if given, then the options given."""
+    return build_reading(name, values, config_file).config
+
+
+def build_reading(name: str, values: Mapping[str, object],
+                  config_file: str | None = None) -> Reading:
+    """Family ``name``'s config and what its ``config.json`` left unread: from
+    ``config_file`` if given, then the options given."""
+    from paramcount.families.loader import Reading
+
     kind = config_class(name)
-    base: dict[str, object] = {}
-    if config_file is not None:
-        loaded = from_config_file(name, config_file)
-        base = {field: getattr(loaded, field) for field in fields(loaded)}
-    return kind(**{**base, **values})
+    if config_file is None:
+        return Reading(kind(**values), family(name).REFERENCE)
+    reading = from_config_file(name, config_file)
+    if not values:
+        return reading
+    base = {field: getattr(reading.config, field) for field in fields(reading.config)}
+    return replace(reading, config=kind(**{**base, **values}))
 
 
-def from_config_file(name: str, path: str) -> Any:
-    """Family ``name``'s config from a ``config.json`` file."""
+def from_config_file(name: str, path: str) -> Reading:
+    """Family ``name``'s reading of a ``config.json`` file."""
     from paramcount.families.config_json import read_config
 
     data = read_config(path)
@@ -180,15 +198,39 @@ def from_config_file(name: str, path: str) -> Any:
     if found is not None and found != name:
         raise ConfigError(f"{path}: describes a {family(found).TITLE} model (count it with "
                           f"'paramcount {found} --config {path}')")
-    return family(name).from_hf_config(data)
+    return load(name, data)
+
+
+def load(name: str, data: Mapping[str, object]) -> Reading:
+    """A ``config.json`` object read as family ``name``'s loading class reads it: the config,
+    that class, the keys it left unread, and whether it is a base model class (no head)."""
+    from paramcount.families.loader import Reading, base_class, unread
+
+    module = family(name)
+    own = getattr(module, "load", None)
+    if own is not None:
+        reading: Reading = own(data)
+        return reading
+    config = module.from_hf_config(data)
+    layout = getattr(module, "LAYOUT", None)
+    notes = () if layout is None else tuple(unread(data, layout))
+    base = base_class(data, [c for c, (f, built) in CLASSES.items()
+                             if f == name and built == "backbone"])
+    return Reading(config, layout.name if layout else module.REFERENCE, notes, base)
 
 
 def family_of(data: Mapping[str, object]) -> str | None:
-    """The family a ``config.json`` object describes, by its ``model_type`` or, for mamba_ssm's
-    own files, its ``ssm_cfg``; None if it names none of them."""
+    """The family a ``config.json`` object describes, by its ``model_type``, its
+    ``architectures`` or, for mamba_ssm's own files, its ``ssm_cfg``; None if it names none
+    of them."""
     model_type = data.get("model_type")
     if isinstance(model_type, str) and model_type in MODEL_TYPES:
         return MODEL_TYPES[model_type]
+    architectures = data.get("architectures")
+    if isinstance(architectures, list):
+        for name in architectures:
+            if isinstance(name, str) and name in CLASSES:
+                return CLASSES[name][0]
     if "d_model" in data and "n_layer" in data:
         ssm = data.get("ssm_cfg")
         layer = ssm.get("layer", "Mamba1") if isinstance(ssm, Mapping) else "Mamba1"
@@ -196,18 +238,113 @@ def family_of(data: Mapping[str, object]) -> str | None:
     return None
 
 
+def base_class_name(name: str) -> str:
+    """Family ``name``'s base model class (``MambaModel``), or "" where it has none."""
+    return next((c for c, (f, built) in CLASSES.items() if f == name and built == "backbone"),
+                "")
+
+
+def has_base(name: str) -> bool:
+    """Whether family ``name``'s reference has a base model class (``--base``)."""
+    return bool(base_class_name(name))
+
+
+def tensors(name: str, config: Any, base: bool = False) -> list[Tensor]:
+    """Family ``name``'s tensors of ``config``: the causal LM's, or with ``base`` the base
+    model class's (``MambaModel``: no head, and the names without the backbone's prefix)."""
+    key = (name, config, base)
+    if key in _MADE:
+        return list(_MADE[key])
+    made = family(name).tensors(config)
+    if len(_MADE) > 16:
+        _MADE.clear()
+    if not base:
+        _MADE[key] = tuple(made)
+        return made
+    prefix = backbone(name, config)
+    frame = getattr(family(name), "frame", None)
+    head = frame(config).head if frame is not None else "lm_head.weight"
+    made = [replace(t, name=t.name[len(prefix):]) for t in made
+            if t.name.startswith(prefix) and t.name != head]
+    _MADE[key] = tuple(made)
+    return made
+
+
+_MADE: dict[tuple[str, Any, bool], tuple[Tensor, ...]] = {}
+"""The last few models' tensors: ``inspect`` asks for the same config's several times (the
+config.json's, the recognised one's, their comparison)."""
+
+
+def backbone(name: str, config: Any) -> str:
+    """The prefix the causal LM puts before its base model's tensors (``backbone.``)."""
+    module = family(name)
+    frame = getattr(module, "frame", None)
+    if frame is not None:
+        prefix: str = frame(config).backbone
+        return prefix
+    prefix = getattr(module, "BACKBONE", "backbone.")
+    return prefix
+
+
 def recognise(shapes: Mapping[str, tuple[int, ...]],
               chosen: Sequence[str] | None = None) -> list[RecognisedModel]:
-    """Every family model among named tensors, each tensor claimed once, in source order."""
+    """Every family model among named tensors, each tensor claimed once, in source order:
+    causal LMs, then base model classes (no head)."""
     claimed: set[str] = set()
     found = []
     for name in chosen or names():
-        for model in family(name).recognise(shapes):
+        models = family(name).recognise(shapes)
+        if has_base(name):
+            models += base_models(name, shapes)
+        for model in models:
             if claimed.isdisjoint(model.names):
                 claimed.update(model.names)
                 found.append(model)
     order = {name: i for i, name in enumerate(shapes)}
     found.sort(key=lambda model: min(order.get(n, len(order)) for n in model.names))
+    return found
+
+
+BASES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
+    "mamba": ("backbone.", "embeddings.weight", "lm_head.weight",
+              ("embeddings.", "layers.", "norm_f.")),
+    "mamba2": ("backbone.", "embeddings.weight", "lm_head.weight",
+               ("embeddings.", "layers.", "norm_f.")),
+    "rwkv": ("rwkv.", "embeddings.weight", "head.weight", ("embeddings.", "blocks.", "ln_out.")),
+    "xlstm": ("backbone.", "embeddings.weight", "lm_head.weight",
+              ("embeddings.", "blocks.", "out_norm.")),
+    "rglru": ("model.", "embed_tokens.weight", "lm_head.weight",
+              ("embed_tokens.", "layers.", "final_norm.")),
+}
+"""Each family's causal LM around its base model class: the base model's prefix, its
+embeddings' name (the first tensor it lists), the head's name, and the base model's
+top-level modules (what a base model found at a prefix may claim)."""
+
+
+def base_models(name: str, shapes: Mapping[str, tuple[int, ...]]) -> list[RecognisedModel]:
+    """Family ``name``'s base models (``xLSTMModel``: no head, names without ``backbone.``)
+    among ``shapes``: each is the causal LM recognised from its tensors with the backbone's
+    prefix put back and a head beside them, then the head taken away."""
+    if name not in BASES:
+        return []
+    prefix, embeddings, head, modules = BASES[name]
+    found = []
+    for key, shape in shapes.items():
+        if not key.endswith(embeddings) or len(shape) != 2:
+            continue
+        root = key[: len(key) - len(embeddings)]
+        if (root and not root.endswith(".")) or root.endswith(prefix):
+            continue  # another name, or a causal LM's own backbone
+        inner = {prefix + n[len(root):]: s for n, s in shapes.items()
+                 if n.startswith(root) and n[len(root):].startswith(modules)}
+        inner[head] = shape
+        for model in family(name).recognise(inner):
+            if model.prefix or head not in model.names:
+                continue
+            names_ = tuple(root + n[len(prefix):] for n in model.names if n != head)
+            notes = (*model.notes, "no head: the base model class "
+                     f"{base_class_name(name)}, counted without it")
+            found.append(replace(model, prefix=root, names=names_, notes=notes, base=True))
     return found
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from paramcount.engine.conventions.base import Formula, Tensor
 from paramcount.engine.spec import DType
-from paramcount.record import fields, record
+from paramcount.record import fields, record, replace
 
 
 @record
@@ -46,6 +46,10 @@ class FamilyReport:
     parts: tuple[Part, ...]
     total: int
     """The number of parameters (tied weights once): the sum of the tensors."""
+    notes: tuple[str, ...] = ()
+    """What the ``config.json`` it was read from left unread, and how it was read."""
+    base: bool = False
+    """The base model class (``MambaModel``): no head, names without the backbone's prefix."""
 
     @property
     def bytes(self) -> int:
@@ -96,13 +100,26 @@ def _blocks(run: list[int], by_layer: dict[int, list[Tensor]]) -> Part:
     return Part(label, run[0], run[-1], sum(t.count for t in first), len(first))
 
 
-def build_family_report(name: str, config: Any, dtype: DType = DType.FP32) -> FamilyReport:
-    """The report of family ``name``'s model built from ``config``."""
-    from paramcount.families.registry import family
+def build_family_report(name: str, config: Any, dtype: DType = DType.FP32,
+                        notes: tuple[str, ...] = (), base: bool = False) -> FamilyReport:
+    """The report of family ``name``'s model built from ``config`` (its base model class,
+    without the head, with ``base``)."""
+    from paramcount.families.registry import family, tensors
 
     module = family(name)
-    made = module.tensors(config)
+    made = tensors(name, config, base)
     title = getattr(module, "title", lambda _: module.TITLE)(config)
     reference = getattr(module, "reference", lambda _: module.REFERENCE)(config)
-    return FamilyReport(name, title, reference, config, tuple(made), module.formula(config),
-                        dtype, parts(made), sum(t.count for t in made))
+    formula = module.formula(config)
+    total = sum(t.count for t in made)
+    if base:
+        reference = reference.replace("ForCausalLM", "Model")
+        if formula.total != total and getattr(config, "tie_word_embeddings", True) is False:
+            tied = module.formula(replace(config, tie_word_embeddings=True))
+            formula = tied if tied.total == total else formula
+        head = formula.total - total
+        if head:
+            formula = Formula(formula.symbolic + " − V·D (the base model class: no head)",
+                              formula.symbols, (*formula.terms, (f"−{head} (no head)", -head)))
+    return FamilyReport(name, title, reference, config, tuple(made), formula,
+                        dtype, parts(made), total, notes, base)

@@ -214,11 +214,13 @@ class InspectReport:
 def inspect(listing: Listing, as_framework: Framework | None = None) -> InspectReport:
     """Explain a listing: modules, dtype totals, recurrent layers, family models, notes (and
     ``--as``)."""
+    made = not listing.tensors and listing.config is not None
     listing = from_config(listing)
     modules: dict[str, list[NamedTensor]] = {}
     for tensor in listing.tensors:
         modules.setdefault(module_of(tensor.name), []).append(tensor)
-    layers = tuple(_layer(listing, r) for r in recognised(listing))
+    # tensors made from a config.json are its family model's: no recurrent layer among them
+    layers = () if made else tuple(_layer(listing, r) for r in recognised(listing))
     notes = (*listing.notes, *_notes(listing, layers))
     if _PREFIXES["module."] in notes:  # said once for the file, not again for each layer
         layers = tuple(dataclasses.replace(layer, notes=tuple(
@@ -250,11 +252,16 @@ def from_config(listing: Listing) -> Listing:
                               f"model paramcount counts from a config (model_type {kind!r}; "
                               f"families: {', '.join(families.names())})")
     try:
-        config = families.family(name).from_hf_config(listing.config)
+        reading = families.load(name, listing.config)
     except SpecError as error:
         raise ParamcountError(f"{listing.source}/config.json: {error}") from None
-    tensors = tuple(NamedTensor(t.name, t.shape) for t in families.family(name).tensors(config))
-    return dataclasses.replace(listing, tensors=tensors)
+    tensors = tuple(NamedTensor(t.name, t.shape)
+                    for t in families.tensors(name, reading.config, reading.base))
+    said = f"config.json read as {reading.loader}"
+    if reading.base:
+        said += " (a base model class: no head)"
+    return dataclasses.replace(listing, tensors=tensors,
+                               notes=(*listing.notes, said, *reading.notes))
 
 
 def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...]:
@@ -270,26 +277,31 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
         said = families.family_of(listing.config)
     found = []
     for model in families.recognise(shapes):
-        module = families.family(model.family)
-        expected = [(model.prefix + t.name, t.shape) for t in module.tensors(model.config)]
+        expected = [(model.prefix + t.name, t.shape)
+                    for t in families.tensors(model.family, model.config, model.base)]
         checks = tuple(Check(name, shape, name if name in shapes else None, shapes.get(name))
                        for name, shape in expected)
         claims: tuple[Claim, ...] = ()
         config, notes = model.config, list(model.notes)
         if said == model.family and listing.config is not None:
-            config, claims, notes = _claims(model.family, listing.config, model.config, notes)
+            config, claims, notes = _claims(model.family, listing.config, model.config, notes,
+                                            model.base)
+        description = families.describe(model.family, config)
+        command = family_command(model.family, config)
+        if model.base:
+            description = description.replace("ForCausalLM(", "Model(", 1)
+            command += " --base"
         found.append(FamilyModel(
             name=model.prefix.rstrip("./"), family=model.family, config=config,
-            description=families.describe(model.family, config),
+            description=description,
             params=sum(math.prod(s) for _, s in expected),
             stored=sum(math.prod(shapes[n]) for n in model.names),
-            checks=checks, command=family_command(model.family, config),
-            notes=tuple(notes), claims=claims))
+            checks=checks, command=command, notes=tuple(notes), claims=claims))
     return tuple(found)
 
 
-def _claims(family: str, data: dict[str, Any], found: Any, notes: list[str]) -> tuple[
-        Any, tuple[Claim, ...], list[str]]:
+def _claims(family: str, data: dict[str, Any], found: Any, notes: list[str],
+            base: bool = False) -> tuple[Any, tuple[Claim, ...], list[str]]:
     """The config.json's values against the recognised config, field by field.
 
     Where the config describes exactly the tensors found, it settles what the tensors cannot
@@ -298,18 +310,19 @@ def _claims(family: str, data: dict[str, Any], found: Any, notes: list[str]) -> 
     from paramcount.families import registry as families
     from paramcount.record import fields
 
-    module = families.family(family)
     try:
-        said = module.from_hf_config(data)
+        reading = families.load(family, data)
     except SpecError as error:
         return found, (), [*notes, f"config.json cannot be read as a {family} config: {error}"]
-    if [(t.name, t.shape) for t in module.tensors(said)] == [
-            (t.name, t.shape) for t in module.tensors(found)]:
+    said = reading.config
+    read_as = [f"config.json read as {reading.loader}", *reading.notes]
+    if [(t.name, t.shape) for t in families.tensors(family, said, base)] == [
+            (t.name, t.shape) for t in families.tensors(family, found, base)]:
         claims = tuple(Claim(f, getattr(said, f), getattr(said, f)) for f in fields(said))
         return said, claims, ["config.json describes exactly these tensors (what the tensors "
-                              "alone cannot tell is taken from it)"]
+                              "alone cannot tell is taken from it)", *read_as]
     claims = tuple(Claim(f, getattr(said, f), getattr(found, f)) for f in fields(said))
-    return found, claims, [*notes, *(
+    return found, claims, [*notes, *read_as, *(
         f"config.json says {c.field}={c.config!r}, the tensors hold {c.tensors!r}"
         for c in claims if not c.match)]
 
