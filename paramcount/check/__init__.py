@@ -2,8 +2,9 @@
 
 ``source`` reads a TOML/JSON file and locates errors in it, ``config`` validates models
 (``records`` their vocabulary and records, ``table`` typed access to a table, ``layers`` each
-layer stack) and counts their layers, ``evaluate`` holds them to their expectations, ``update`` writes counts
-back, ``build`` makes the real models for ``--verify``. Nothing here prints.
+layer stack) and counts their layers, ``evaluate`` holds them to their expectations,
+``update`` writes counts back, ``build`` makes the real models for ``--verify``. Nothing here
+prints.
 """
 
 from __future__ import annotations
