@@ -69,6 +69,7 @@ def _run_click(args: list[str], freeze: bool = False) -> int:
     from paramcount.cli.commands import cli
 
     cli.freeze = freeze
+    cli.arguments = list(args)
     try:
         result = cli.main(args=args, prog_name="paramcount", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as error:

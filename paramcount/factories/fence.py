@@ -34,7 +34,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
 
 from paramcount.engine.spec import Framework, LayerSpec
@@ -110,11 +110,14 @@ def build(target: str, kwargs: Mapping[str, Any], framework: Framework,
     return _answer(answer, target)
 
 
-def run_fenced(module: str, request: dict[str, Any], timeout: float, what: str,
+def run_fenced(module: str, request: dict[str, Any], timeout: float | None, what: str,
                env: Mapping[str, str] | None = None) -> object:
     """Run ``python -m module`` (whose ``main`` calls :func:`serve`) on ``request`` behind the
     fence and return its JSON answer; FactoryError (naming ``what``) for a child that does not
-    answer in time, ends without answering or leaves an unreadable answer."""
+    answer in time, ends without answering or leaves an unreadable answer.
+
+    ``timeout`` limits the whole child (None: no limit, the child limiting each factory call
+    itself with :func:`time_limit`, from ``request["limit"]``)."""
     with tempfile.TemporaryDirectory(prefix="paramcount-factory-") as scratch:
         answer_path = os.path.join(scratch, "answer.json")
         request = {**request, "answer": answer_path, "scratch": scratch}
@@ -127,6 +130,11 @@ def run_fenced(module: str, request: dict[str, Any], timeout: float, what: str,
             with open(answer_path, encoding="utf-8") as file:
                 return json.load(file)
         except FileNotFoundError:
+            running = os.path.join(scratch, "running")  # the factory running, if one was
+            with contextlib.suppress(OSError), open(running, encoding="utf-8") as file:
+                what = file.read() or what
+            if code == -signal.SIGALRM and request.get("limit"):
+                raise FactoryError(_late(what, request["limit"])) from None
             raise FactoryError(_ended(what, code)) from None
         except (OSError, ValueError):
             raise FactoryError(f"{what}(...) left an unreadable answer") from None
@@ -136,7 +144,12 @@ _GRACE = 10.0
 """Seconds the child's reaper has to end the factory and its descendants when told to stop."""
 
 
-def _run(module: str, request: dict[str, Any], output: Any, timeout: float, what: str,
+def _late(what: str, timeout: float) -> str:
+    return (f"{what}(...) did not return within {timeout:g} s: stopped (a factory that takes "
+            "longer needs --factory-timeout SECONDS)")
+
+
+def _run(module: str, request: dict[str, Any], output: Any, timeout: float | None, what: str,
          env: Mapping[str, str] | None) -> int:
     """Run the child to its end (or stop it at ``timeout``); its exit code."""
     package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -154,9 +167,8 @@ def _run(module: str, request: dict[str, Any], output: Any, timeout: float, what
         try:
             return process.wait(timeout)
         except subprocess.TimeoutExpired:
-            raise FactoryError(
-                f"{what}(...) did not return within {timeout:g} s: stopped (a factory that "
-                "takes longer needs --factory-timeout SECONDS)") from None
+            assert timeout is not None
+            raise FactoryError(_late(what, timeout)) from None
     finally:
         _stop(process)
 
@@ -305,6 +317,9 @@ def _work(work: Callable[[dict[str, Any]], object], request: dict[str, Any]) -> 
     """The worker: prints to the scratch output, the answer written whole, then exit."""
     printed = open(os.dup(1), "w", encoding="utf-8", errors="replace", buffering=1)  # noqa: SIM115
     sys.stdout = sys.stderr = printed
+    global _LIMIT, _RUNNING
+    _LIMIT = request.get("limit")
+    _RUNNING = os.path.join(request["scratch"], "running")
     try:
         answer = work(request)
     except BaseException as error:  # the user's code escaped the work's own handling
@@ -317,6 +332,34 @@ def _work(work: Callable[[dict[str, Any]], object], request: dict[str, Any]) -> 
         sys.stdout.flush()
         sys.stderr.flush()
     os._exit(0)  # the factory's atexit hooks and threads are not ours to wait for
+
+
+_LIMIT: float | None = None
+"""Inside a fenced worker: the seconds each factory call may take (:func:`time_limit`)."""
+_RUNNING = ""
+"""Inside a fenced worker: the file naming the factory running now, for the parent's message."""
+
+
+@contextlib.contextmanager
+def time_limit(what: str) -> Iterator[None]:
+    """Within a fenced worker that was given a limit: end the worker (SIGALRM, whose default
+    action no Python code can delay) if the block, the call of factory ``what``, has not
+    finished within it; elsewhere, nothing. The parent reads that end as the factory's time
+    running out, and an end without an answer during the block as ``what``'s doing."""
+    if _LIMIT is None:
+        yield
+        return
+    with open(_RUNNING, "w", encoding="utf-8") as file:
+        file.write(what)
+    previous = signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    signal.setitimer(signal.ITIMER_REAL, _LIMIT)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        with contextlib.suppress(OSError):
+            os.unlink(_RUNNING)
 
 
 _PR_SET_PDEATHSIG = 1
