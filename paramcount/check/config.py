@@ -212,6 +212,11 @@ def _family(table: _Table) -> tuple[str | None, Any]:
     if not isinstance(data, dict):
         raise table.error("config", f"expected a table of {name}'s options (hidden_size = "
                                     f"768, ...), got {_describe(data)}")
+    from paramcount.families.config_json import oversized
+
+    problem = oversized(data)
+    if problem is not None:
+        raise table.error("config", problem)
     try:
         return name, families.family(name).from_hf_config(data)
     except SpecError as error:
