@@ -37,7 +37,7 @@ SIZES = (250, 1_000, 1_500)
 
 def index_of(folder: Path, n: int) -> Path:
     """``n`` shards of ``n`` tensors each; the index lists each shard's first tensor."""
-    first = write_shard(folder / "s0.safetensors", ["t0"] + [f"x.{k}" for k in range(n - 1)])
+    first = write_shard(folder / "s0.safetensors", ["t0"] + [f"x.{k}" for k in range(1, n)])
     for s in range(1, n):
         shutil.copyfile(first, folder / f"s{s}.safetensors")
     return write_index(folder, {"t0": "s0.safetensors",
