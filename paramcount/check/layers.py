@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, overload
 
 from paramcount.check.frames import Frame, conv_size, frame_text, pool_size, torch_arg, tuple_text
 from paramcount.check.locate import Path
@@ -98,7 +100,7 @@ def _one(source: Source, table: _Table, n: int, kinds: list[str], framework: Fra
                 + did_you_mean(source_name, names),
             )
         reads = names[source_name]
-        earlier = layers[[layer.index for layer in layers].index(reads)]
+        earlier = layers[bisect.bisect_left(layers, reads, key=lambda layer: layer.index)]
         width, flat, frame = earlier.output_width, earlier.flat, earlier.frame
     # A convlstm reads any tensor of frames as a sequence, its first axis as time, as Keras
     # does (ConvLSTM{r}D takes r + 3 dimensions): after a reshape that adds that axis too.
@@ -107,7 +109,7 @@ def _one(source: Source, table: _Table, n: int, kinds: list[str], framework: Fra
         raise table.error("kind", f"this {kinds[n]} layer reads a sequence, but its input "
                                   f"has no time axis any more: {flat}")
     layer = _layer(source, table, n, kinds[n], framework, width,
-                   following=kinds[n + 1:], first=(n == 0 and top_level), frame=frame,
+                   following=Rest(kinds, n + 1), first=(n == 0 and top_level), frame=frame,
                    flat=flat)
     after = _flat_after(layer, flat)
     if after != layer.flat:
@@ -170,6 +172,31 @@ _FRAME_KINDS = (*CONVS, "convlstm", "batch_norm", *POOLS, *GLOBAL_POOLS, "flatte
                 "upsampling", "repeat_vector", "params")
 _VECTOR_KINDS = (*RECURRENT, "embedding", "linear", "dense", "time_distributed", "layer_norm",
                  "attention", "pool")
+
+
+class Rest(Sequence[str]):
+    """The kinds of the layers after one, as a view of the stack's list: handing each layer
+    its followers costs nothing (a copy each made a stack of n layers cost n²)."""
+
+    def __init__(self, kinds: list[str], start: int) -> None:
+        self.kinds, self.start = kinds, start
+
+    def __len__(self) -> int:
+        return max(0, len(self.kinds) - self.start)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        if isinstance(index, slice):
+            return self.kinds[self.start:][index]
+        if not -len(self) <= index < len(self):
+            raise IndexError(index)
+        return self.kinds[self.start + index if index >= 0 else index]
+
+    def __iter__(self) -> Iterator[str]:
+        return itertools.islice(self.kinds, self.start, None)
 
 
 def _sequence_reader(following: Sequence[str], frames: bool = False) -> str | None:
