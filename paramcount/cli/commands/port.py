@@ -146,6 +146,10 @@ def _behind_fence(model: str | None, source_model: str | None,
         raise ModelError(f"{what}: not run: {policy.refused_by} refuses every factory")
     root = click.get_current_context().find_root().command
     arguments = root.arguments if isinstance(root, LazyGroup) else []
+    if "port" not in arguments:  # a click group run by other means than paramcount's own
+        raise click.UsageError("port with --model or --source-model runs as a command line "
+                               "(paramcount.cli.main.run(['port', ...])), which its fenced "
+                               "child runs again")
     try:
         return port_behind_fence(arguments, policy.timeout, what)
     except FactoryError as error:
