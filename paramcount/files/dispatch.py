@@ -33,7 +33,7 @@ HDF5 = b"\x89HDF\r\n\x1a\n"
 NUMPY = b"\x93NUMPY"
 MAX_INDEX = 100_000_000
 """The largest ``*.index.json`` read (real ones are a few hundred kilobytes)."""
-MAX_ENTRIES = 2_000_000
+MAX_ENTRIES = 1_000_000
 """The most header entries (tensors) read from an index's shards in all: the largest real
 checkpoints hold about a hundred thousand; past this a model is refused, so that shards which
 each hold every tensor cannot make the read grow as shards × tensors."""
