@@ -10,17 +10,49 @@ changes nothing, and nothing piles up:
 - it is created exclusively (``O_EXCL``, after removing a stale one, never following a link),
   so a link planted at its name is replaced, never written through;
 - it is flushed to disk (``fsync``) before the rename, and removed on any error, on Ctrl-C and
-  on SIGTERM.
+  on SIGTERM;
+- a target that exists and is not a regular file (a FIFO, a device node such as ``/dev/null``,
+  a folder, a socket) is refused before anything is made, and left as it is
+  (:func:`refusal`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import stat
 import threading
 from collections.abc import Iterator, Sequence
+
+_KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device",
+          stat.S_IFBLK: "a block device", stat.S_IFDIR: "a folder", stat.S_IFSOCK: "a socket"}
+
+
+class NotRegularFile(OSError):
+    """A target that exists and is not a regular file, which is never replaced."""
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
+
+
+def refusal(target: str) -> NotRegularFile | None:
+    """Why ``target`` may not be replaced (it exists, through any link, and is not a regular
+    file), or None.
+
+    >>> str(refusal("/dev/null"))
+    '/dev/null: a character device, not a regular file; it is left as it is'
+    """
+    try:
+        info = os.stat(target)
+    except OSError:
+        return None
+    if stat.S_ISREG(info.st_mode):
+        return None
+    what = _KINDS.get(stat.S_IFMT(info.st_mode), "not a file")
+    return NotRegularFile(errno.EEXIST, f"{what}, not a regular file; it is left as it is",
+                          target)
 
 
 def temporary_path(target: str, purpose: str, suffix: str = ".tmp") -> str:
@@ -83,8 +115,12 @@ def replacing(target: str, purpose: str, mode: int | None = None, suffix: str = 
 
     ``companions`` are suffixes of side files a writer makes next to the temporary file
     (``.data``): stale ones are removed first, and they are removed with it on failure. OSError
-    is the caller's to report.
+    is the caller's to report; a target that is not a regular file is refused first, as a
+    :class:`NotRegularFile` OSError, with nothing made or touched.
     """
+    refused = refusal(target)
+    if refused is not None:
+        raise refused
     temporary = temporary_path(target, purpose, suffix)
     extras = [temporary + suffix for suffix in companions]
     keep = mode_of(target) if mode is None else mode

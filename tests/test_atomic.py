@@ -95,3 +95,119 @@ def test_port_leaves_no_temporary_files(cli: CLI, tmp_path: Path) -> None:
     result = cli("port", str(source), "--to", "keras", "--out", str(out))
     assert result.code == 0, result.err
     assert sorted(os.listdir(tmp_path)) == ["rnn.pt", "rnn.safetensors"]
+
+
+def _not_regular(tmp_path: Path, kind: str) -> Path:
+    """Make a target that exists and is not a regular file: a FIFO, a device node, a folder or
+    a socket (a device node needs root: skipped otherwise)."""
+    import socket
+    import stat
+
+    target = tmp_path / f"report-{kind}.xml"
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "device":
+        try:
+            os.mknod(target, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # /dev/null's numbers
+        except PermissionError:
+            pytest.skip("making a device node needs root")
+    elif kind == "folder":
+        target.mkdir()
+    else:
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(target))
+        listener.close()
+    return target
+
+
+def _kind_of(path: Path) -> int:
+    """The file-type bits of ``path`` (not following a link)."""
+    import stat
+
+    return stat.S_IFMT(os.lstat(path).st_mode)
+
+
+KINDS = ("fifo", "device", "folder", "socket")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_replacing_refuses_a_target_that_is_not_a_regular_file(tmp_path: Path, kind: str) -> None:
+    """A FIFO, a device node, a folder or a socket at the target is refused before anything is
+    made (OSError naming what it is), and stays what it was, with nothing beside it."""
+    target = _not_regular(tmp_path, kind)
+    before = _kind_of(target)
+    with pytest.raises(OSError, match="not a regular file") as raised, \
+            replacing(str(target), "junit") as temporary:
+        Path(temporary).write_text("report")
+    assert raised.value.strerror is not None and "left as it is" in raised.value.strerror
+    assert _kind_of(target) == before
+    assert os.listdir(tmp_path) == [target.name]
+
+
+def test_replacing_dev_null_is_refused_before_any_file_is_touched(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``/dev/null`` (a character device) is refused before a temporary file is made or
+    anything is renamed: those calls fail the test instead of running, so the device can never
+    be replaced by it, even as root."""
+    import paramcount.atomic as atomic
+
+    def forbidden(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"touched the file system: {args}")
+
+    for name in ("open", "replace", "unlink", "chmod"):
+        monkeypatch.setattr(atomic.os, name, forbidden)
+    with pytest.raises(OSError, match="/dev/null: a character device, not a regular file"), \
+            replacing("/dev/null", "junit"):
+        raise AssertionError("not reached")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_check_junit_onto_what_is_not_a_regular_file_is_refused(
+        cli: CLI, tmp_path: Path, kind: str) -> None:
+    """``check --junit`` onto a FIFO, a device node, a folder or a socket: exit 2, one line
+    naming it, before any work, and the target left as it was."""
+    path = tmp_path / "models.toml"
+    path.write_text(CONFIG)
+    target = _not_regular(tmp_path, kind)
+    before = _kind_of(target)
+    result = cli("check", str(path), "--junit", str(target))
+    assert result.code == 2, result
+    assert result.err.count("\n") == 1 and f"--junit {target}" in result.err, result.err
+    assert _kind_of(target) == before
+    assert sorted(os.listdir(tmp_path)) == sorted(["models.toml", target.name])
+
+
+def test_check_update_onto_a_fifo_is_refused(tmp_path: Path) -> None:
+    """``--update``'s writer refuses a config path that is now a FIFO: a ConfigError, the FIFO
+    kept."""
+    from paramcount.check.source import Source
+    from paramcount.check.update import write
+    from paramcount.errors import ConfigError
+
+    target = _not_regular(tmp_path, "fifo")
+    source = Source(name=str(target), text=CONFIG, format="toml", data={}, path=str(target))
+    with pytest.raises(ConfigError, match="a FIFO, not a regular file"):
+        write(source, CONFIG)
+    import stat
+
+    assert stat.S_ISFIFO(os.lstat(target).st_mode) and os.listdir(tmp_path) == [target.name]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("kind", ("fifo", "device"))
+def test_port_out_onto_what_is_not_a_regular_file_is_refused(
+        cli: CLI, tmp_path: Path, kind: str) -> None:
+    """``port --out`` onto a FIFO or a device node: exit 2, one line, the target as it was."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("numpy")
+    source = tmp_path / "rnn.pt"
+    torch.save(torch.nn.LSTM(3, 4).state_dict(), source)
+    target = _not_regular(tmp_path, kind)
+    out = target.with_name(target.stem + ".npz")
+    target.rename(out)
+    before = _kind_of(out)
+    result = cli("port", str(source), "--to", "keras", "--out", str(out))
+    assert result.code == 2, result
+    assert result.err.count("\n") == 1 and "not a regular file" in result.err, result.err
+    assert _kind_of(out) == before
+    assert sorted(os.listdir(tmp_path)) == sorted(["rnn.pt", out.name])

@@ -60,6 +60,30 @@ def leaves_a_child():
     return nn.LSTM(4, 8)
 
 
+def detaches_a_child():
+    here = os.path.dirname(os.path.abspath(__file__))
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"],
+                             start_new_session=True)
+    with open(os.path.join(here, "pids.txt"), "a") as file:
+        file.write(f"{child.pid}\\n")
+    return nn.LSTM(4, 8)
+
+
+def daemonizes():
+    here = os.path.dirname(os.path.abspath(__file__))
+    middle = os.fork()
+    if middle == 0:
+        os.setsid()
+        if os.fork() == 0:
+            with open(os.path.join(here, "pids.txt"), "a") as file:
+                file.write(f"{os.getpid()}\\n")
+            import time
+            time.sleep(30)
+        os._exit(0)
+    os.waitpid(middle, 0)
+    return nn.LSTM(4, 8)
+
+
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
@@ -272,3 +296,55 @@ def test_junit_replaces_its_file_and_leaves_nothing_beside_it(cli: CLI, tmp_path
     assert junit.read_text().startswith("<?xml")
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "helpers.py", "models.toml", "nets.py", "report.xml"]
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            return file.read().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def wait_for_pids(path: Path, count: int) -> list[int]:
+    """The ``count`` process ids written to ``path`` (waiting briefly for late writers)."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        pids = [int(n) for n in path.read_text().split()] if path.exists() else []
+        if len(pids) >= count:
+            return pids
+        time.sleep(0.05)
+    raise AssertionError(f"{path} holds {path.read_text() if path.exists() else 'nothing'}")
+
+
+def run_and_reap(args: list[str], cwd: Path, pids: Path, count: int) -> subprocess.Popen[str]:
+    """Run ``paramcount ARGS`` with its output on pipes; it must end, pipes closed, well before
+    the 30 s its factory's children sleep, and none of them may be left alive."""
+    process = subprocess.Popen([sys.executable, "-m", "paramcount", *args], cwd=cwd, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        out, err = process.communicate(timeout=25)  # returns once both pipes are closed
+    finally:
+        process.kill()
+        found = wait_for_pids(pids, count)
+        left = [pid for pid in found if alive(pid)]
+        for pid in left:
+            os.kill(pid, 9)
+    assert left == [], f"left alive: {left}"
+    process.stdout_text, process.stderr_text = out, err  # type: ignore[attr-defined]
+    return process
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the fence reaps on Linux")
+@pytest.mark.parametrize("factory", ["nets:detaches_a_child", "nets:daemonizes"],
+                         ids=["start_new_session", "double-fork"])
+def test_no_descendant_of_a_factory_outlives_check(tmp_path: Path, factory: str) -> None:
+    """A child the factory starts in a session of its own, or a daemon it leaves by forking
+    twice, ends with the factory: check's pipes close and nothing it started is left."""
+    path = project(tmp_path, factory)
+    done = run_and_reap(["check", "--json", str(path)], tmp_path, tmp_path / "pids.txt", 1)
+    assert done.returncode == 0, done.stderr_text  # type: ignore[attr-defined]
+    assert json.loads(done.stdout_text)["passed"] == 2  # type: ignore[attr-defined]

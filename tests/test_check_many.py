@@ -203,3 +203,29 @@ def test_json_file_with_a_huge_number(cli: CLI, tmp_path: Path) -> None:
     result = cli("check", str(path), "--json")
     assert result.code == 2
     assert json.loads(result.out)["errors"][0]["column"] == 28
+
+
+def test_each_layer_is_handed_the_later_kinds_as_a_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stack of n parameter-free layers is read in linear time: each layer is handed the
+    kinds after it as a view of the stack's one list, never a copy (a copy each made 100,000
+    layers take 113 s; benchmarks/check_layers_speed.py times it)."""
+    from paramcount.check import layers as stack
+    from paramcount.check.config import load_config
+    from paramcount.check.source import Source, parse
+
+    seen: list[object] = []
+    real = stack._layer
+
+    def spy(*args: object, following: object, **kwargs: object) -> object:
+        seen.append(following)
+        return real(*args, following=following, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(stack, "_layer", spy)
+    text = ('[models.m]\ninput = 4\nlayers = [{ kind = "lstm", hidden = 8 }, '
+            + ", ".join('{ kind = "dropout" }' for _ in range(50)) + "]\n")
+    config = load_config(Source("m.toml", text, "toml", parse("m.toml", text, "toml")))
+    assert config.models[0].total == 4 * 8 * (4 + 8 + 2)
+    assert len(seen) == 51 and all(isinstance(f, stack.Rest) for f in seen)
+    assert len({id(f.kinds) for f in seen}) == 1  # type: ignore[attr-defined]
+    assert [len(f) for f in seen] == list(range(50, -1, -1))  # type: ignore[arg-type]
+    assert list(seen[0])[:2] == ["dropout", "dropout"] and seen[0][0] == "dropout"  # type: ignore[index]

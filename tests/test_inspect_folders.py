@@ -111,7 +111,7 @@ def test_a_published_config_alone_without_torch(cli: CLI, tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize(("files", "message"), [
-    ({}, "a directory with neither config.json nor *.safetensors"),
+    ({}, "a folder with neither config.json nor *.safetensors"),
     ({"config.json": "{"}, "config.json:1:2: not JSON"),
     ({"config.json": '{"model_type": "llama"}'}, "model_type 'llama'"),
     ({"config.json": '{"model_type": "mamba", "hidden_size": -1}'}, "hidden_size=-1"),
@@ -137,3 +137,57 @@ def test_check_counts_a_folder(cli: CLI, tmp_path: Path) -> None:
     config.write_text('[models.m]\nfile = "mamba2"\ntotal = 1_300_000_000\n')
     result = cli("check", str(config))
     assert result.code == 1 and "+43,757,312" in result.out
+
+
+@pytest.mark.torch
+def test_check_says_a_folder_config_disagrees_with_its_tensors(
+        cli: CLI, folders: Path, tmp_path: Path) -> None:
+    """``check`` with ``file = DIR`` whose config.json claims another size says so, in text and
+    JSON, in the words ``inspect`` uses (the tensors are what is counted)."""
+    folder = tmp_path / "edited"
+    shutil.copytree(folders / "mamba-tiny", folder)
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "state_size": 32}))
+    said = "config.json says state_size=32, the tensors hold 16"
+    assert said in inspected(cli, folder)["recurrent"][0]["notes"]
+    path = tmp_path / "models.toml"
+    path.write_text('[models.m]\nfile = "edited"\n')
+    text = cli("check", str(path))
+    assert text.code == 0 and said in text.out, text
+    data = json.loads(cli("check", "--json", str(path)).out)
+    assert said in data["models"][0]["notes"][0]
+    shutil.copytree(folders / "mamba-tiny", tmp_path / "agrees")
+    path.write_text('[models.m]\nfile = "agrees"\n')
+    assert json.loads(cli("check", "--json", str(path)).out)["models"][0]["notes"] == []
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "loop", "dangling"])
+def test_check_and_inspect_name_what_a_path_is_in_the_same_words(
+        cli: CLI, tmp_path: Path, kind: str) -> None:
+    """A path that is a folder, a FIFO, a symbolic link loop or a dangling link, given to
+    ``inspect``, to ``check`` as its config, and to ``check`` as a model's ``file =``: each
+    says what it is, in the same words, exit 2 (never "no such file" for what exists)."""
+    import os
+
+    words = {"folder": "a folder", "fifo": "a FIFO, not a regular file",
+             "loop": "a symbolic link loop", "dangling": "a dangling symbolic link"}[kind]
+    for name in ("models.toml", "model.pt"):
+        target = tmp_path / name
+        if kind == "folder":
+            target.mkdir()
+        elif kind == "fifo":
+            os.mkfifo(target)
+        elif kind == "loop":
+            target.symlink_to(name)
+        else:
+            target.symlink_to("gone")
+    inspected_ = cli("inspect", str(tmp_path / "model.pt"))
+    assert inspected_.code == 2 and words in inspected_.err, inspected_.err
+    checked = cli("check", str(tmp_path / "models.toml"))
+    assert checked.code == 2 and words in checked.err, checked.err
+    config = tmp_path / "real.toml"
+    config.write_text('[models.m]\nfile = "model.pt"\n')
+    model = cli("check", str(config))
+    assert model.code == 2 and words in model.err, model.err
+    for result in (inspected_, checked, model):
+        assert "no such file" not in result.err and result.err.count("\n") == 1

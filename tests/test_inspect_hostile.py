@@ -191,7 +191,7 @@ def test_empty_random_directory_and_missing_paths(cli: CLI, tmp_path: Path) -> N
     assert_refused(cli, saved(tmp_path, "notes.txt", b"hello, world\n"), "it reads safetensors")
     assert_refused(cli, tmp_path / "absent.pt", "no such file")
     (tmp_path / "folder").mkdir()
-    assert_refused(cli, tmp_path / "folder", "a directory")
+    assert_refused(cli, tmp_path / "folder", "a folder")
     os.mkfifo(tmp_path / "pipe")
     assert_refused(cli, tmp_path / "pipe", "not a regular file")
 

@@ -58,6 +58,8 @@ class Measured:
     """What was measured: ``hand-written layers``, ``Listener from speech.models:build``."""
     non_trainable: int = 0
     buffers: int = 0
+    notes: tuple[str, ...] = ()
+    """What the reading found to say (a folder's config.json the tensors contradict)."""
 
     @property
     def mismatches(self) -> tuple[Row, ...]:
@@ -143,7 +145,13 @@ def _file(model: Model, config: Config) -> Measured:
 
     from paramcount.errors import ParamcountError
     from paramcount.files.dispatch import read_file
-    from paramcount.files.inspect import from_config, module_of, recognised
+    from paramcount.files.inspect import (
+        disagreement,
+        family_models,
+        from_config,
+        module_of,
+        recognised,
+    )
 
     assert model.file is not None
     base = os.path.dirname(os.path.abspath(config.source.path or config.source.name))
@@ -182,8 +190,13 @@ def _file(model: Model, config: Config) -> Measured:
                                       non_trainable=other)))
     rows = [row for _, row in sorted(placed, key=lambda item: item[0])]
     total = sum(r.params for r in rows)
+    notes: tuple[str, ...] = ()
+    if listing.config is not None:  # what inspect says of a config the tensors contradict
+        notes = tuple(f"{found.name + ': ' if found.name else ''}{disagreement(claim)} (the "
+                      "tensors are counted)" for found in family_models(listing, claimed)
+                      for claim in found.claims if not claim.match)
     return Measured(total, tuple(rows), f"{listing.format} file {model.file}",
-                    sum(r.non_trainable for r in rows), sum(r.buffers for r in rows))
+                    sum(r.non_trainable for r in rows), sum(r.buffers for r in rows), notes)
 
 
 def measure_all(config: Config, factories: FactoryPolicy = RUN_FACTORIES

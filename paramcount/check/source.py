@@ -207,8 +207,11 @@ def load(path: str | None) -> Source:
     suffix = file.suffix.lower()
     if suffix not in (".toml", ".json"):
         raise ConfigError(f"{path}: expected a .toml or .json config file")
-    if not file.is_file():
-        raise ConfigError(f"{path}: no such file")
+    from paramcount.filekind import kind_of, not_regular
+
+    kind = kind_of(file)
+    if kind is not None:
+        raise ConfigError(f"{path}: {not_regular(kind)}")
     source = _read(file, path, suffix[1:])
     if file.name == "pyproject.toml":
         tool = source.data.get("tool")

@@ -71,6 +71,7 @@ def _run_click(args: list[str], freeze: bool = False) -> int:
 
     quiet.install()  # whichever command imports TensorFlow or Keras, or a factory does
     cli.freeze = freeze
+    cli.arguments = list(args)
     try:
         result = cli.main(args=args, prog_name="paramcount", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as error:

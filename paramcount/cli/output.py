@@ -10,7 +10,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the JSON path never needs the document model
     from paramcount.analysis.compute import Compute
@@ -21,6 +21,25 @@ if TYPE_CHECKING:  # the JSON path never needs the document model
     from paramcount.render.document import Document
     from paramcount.verify import Outcome
     from paramcount.verify.flops import FlopOutcome
+
+_ANSWER: list[Any] = []
+"""Where answers go instead of stdout (``port --model``'s fenced child), innermost last."""
+
+
+@contextlib.contextmanager
+def answering_to(stream: Any) -> Any:
+    """Print answers to ``stream`` instead of stdout for the duration (the fenced child of
+    ``port --model`` keeps stdout for what the user's code prints)."""
+    _ANSWER.append(stream)
+    try:
+        yield stream
+    finally:
+        _ANSWER.pop()
+
+
+def _stdout() -> Any:
+    return _ANSWER[-1] if _ANSWER else sys.stdout
+
 
 Extras = tuple[str, "Memory | None", "Compute | None"]
 """A report's framework name, training memory and forward compute (None when not asked)."""
@@ -75,20 +94,22 @@ def show_json(text: str) -> None:
 def echo(text: str) -> None:
     """Print ``text`` (no newline added) as ``click.echo`` does: click is loaded only where it
     changes something, escape codes to strip from piped output or a stream that is not UTF-8."""
-    encoding = getattr(sys.stdout, "encoding", None)
+    stream = _stdout()
+    encoding = getattr(stream, "encoding", None)
     if "\x1b" in text or (encoding and encoding.lower().replace("-", "") != "utf8"):
         import click
 
-        click.echo(text, nl=False)
+        click.echo(text, nl=False, file=stream)
     else:
         write(text)
 
 
 def write(text: str) -> None:
     """Write ``text`` to stdout as it is (escape codes and all) and flush."""
-    if sys.stdout is not None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+    stream = _stdout()
+    if stream is not None:
+        stream.write(text)
+        stream.flush()
 
 
 def discard_stdout() -> None:

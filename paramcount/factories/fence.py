@@ -11,9 +11,15 @@ None of that may reach ``check``'s own output or exit code, so each factory runs
   core writes to the process's stderr goes straight to ours, as it always did);
 - past ``timeout`` seconds it is killed, with anything it started, and the model gets a
   located error; so does a process that ends without an answer or is killed by a signal;
-- the answer comes back as JSON (never a pickle) in a file, not a pipe, so a process the
-  factory leaves behind cannot hold ``check`` open; that process group is killed when the
-  factory is done.
+- the answer comes back as JSON (never a pickle) in a file, not a pipe;
+- the child is the reaper of everything the factory starts (Linux: ``PR_SET_CHILD_SUBREAPER``),
+  so a process started in a session of its own or left by forking twice, which would hold the
+  CI step's pipes open, is adopted by it and killed with every other descendant when the
+  factory is done or stopped; the child's process group is killed too (elsewhere, that is
+  all).
+
+:func:`run_fenced` and :func:`serve` are the two sides of the fence for any work that runs the
+user's code: ``port --model`` runs its whole port behind it too.
 
 ``PARAMCOUNT_NO_FACTORIES=1`` (or ``check --no-factories``) refuses every factory before
 anything is imported, for configs from untrusted pull requests.
@@ -25,15 +31,14 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from paramcount import quiet
 from paramcount.engine.spec import Framework, LayerSpec
 from paramcount.factories.factory import Built, FactoryError, Module, build_here, one_line
 from paramcount.record import fields, record
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
 
@@ -100,37 +105,66 @@ def build(target: str, kwargs: Mapping[str, Any], framework: Framework,
     except (TypeError, ValueError) as error:
         raise FactoryError(f"kwargs cannot be passed to the factory: {error}",
                            key="kwargs") from None
-    import tempfile  # (with subprocess and signal: only when a factory runs)
-
-    with tempfile.TemporaryDirectory(prefix="paramcount-factory-") as scratch:
-        answer_path = os.path.join(scratch, "answer.json")
-        request = {"target": target, "kwargs": json.loads(arguments),
-                   "framework": framework.value, "folders": list(folders),
-                   "answer": answer_path}
-        with open(os.path.join(scratch, "output"), "w+b") as output:
-            code = _run(request, output, timeout, target)
-            _relay(output)
-        try:
-            with open(answer_path, encoding="utf-8") as file:
-                answer = json.load(file)
-        except FileNotFoundError:
-            raise FactoryError(_ended(target, code)) from None
-        except (OSError, ValueError):
-            raise FactoryError(f"{target}(...) left an unreadable answer") from None
+    request = {"target": target, "kwargs": json.loads(arguments),
+               "framework": framework.value, "folders": list(folders)}
+    answer = run_fenced("paramcount.factories.fence", request, timeout, target)
     return _answer(answer, target)
 
 
-def _run(request: dict[str, Any], output: Any, timeout: float, target: str) -> int:
-    """Run the child to its end (or kill it at ``timeout``); its exit code."""
+def run_fenced(module: str, request: dict[str, Any], timeout: float | None, what: str,
+               env: Mapping[str, str] | None = None) -> object:
+    """Run ``python -m module`` (whose ``main`` calls :func:`serve`) on ``request`` behind the
+    fence and return its JSON answer; FactoryError (naming ``what``) for a child that does not
+    answer in time, ends without answering or leaves an unreadable answer.
+
+    ``timeout`` limits the whole child (None: no limit, the child limiting each factory call
+    itself with :func:`time_limit`, from ``request["limit"]``)."""
+    import signal
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="paramcount-factory-") as scratch:
+        answer_path = os.path.join(scratch, "answer.json")
+        request = {**request, "answer": answer_path, "scratch": scratch}
+        with open(os.path.join(scratch, "output"), "w+b") as output:
+            try:
+                code = _run(module, request, output, timeout, what, env)
+            finally:
+                _relay(output)
+        try:
+            with open(answer_path, encoding="utf-8") as file:
+                return json.load(file)
+        except FileNotFoundError:
+            running = os.path.join(scratch, "running")  # the factory running, if one was
+            with contextlib.suppress(OSError), open(running, encoding="utf-8") as file:
+                what = file.read() or what
+            if code == -signal.SIGALRM and request.get("limit"):
+                raise FactoryError(_late(what, request["limit"])) from None
+            raise FactoryError(_ended(what, code)) from None
+        except (OSError, ValueError):
+            raise FactoryError(f"{what}(...) left an unreadable answer") from None
+
+
+_GRACE = 10.0
+"""Seconds the child's reaper has to end the factory and its descendants when told to stop."""
+
+
+def _late(what: str, timeout: float) -> str:
+    return (f"{what}(...) did not return within {timeout:g} s: stopped (a factory that takes "
+            "longer needs --factory-timeout SECONDS)")
+
+
+def _run(module: str, request: dict[str, Any], output: Any, timeout: float | None, what: str,
+         env: Mapping[str, str] | None) -> int:
+    """Run the child to its end (or stop it at ``timeout``); its exit code."""
     import subprocess
 
     package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [package_root] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    environ = dict(os.environ if env is None else env)
+    environ["PYTHONPATH"] = os.pathsep.join(
+        [package_root] + ([environ["PYTHONPATH"]] if environ.get("PYTHONPATH") else []))
     process = subprocess.Popen(
-        [sys.executable, "-m", "paramcount.factories.fence"], stdin=subprocess.PIPE,
-        stdout=output, start_new_session=True, env=env)
+        [sys.executable, "-m", module], stdin=subprocess.PIPE,
+        stdout=output, start_new_session=True, env=environ)
     try:
         assert process.stdin is not None
         with contextlib.suppress(BrokenPipeError):
@@ -139,11 +173,23 @@ def _run(request: dict[str, Any], output: Any, timeout: float, target: str) -> i
         try:
             return process.wait(timeout)
         except subprocess.TimeoutExpired:
-            raise FactoryError(
-                f"{target}(...) did not return within {timeout:g} s: stopped (a factory that "
-                "takes longer needs --factory-timeout SECONDS)") from None
+            assert timeout is not None
+            raise FactoryError(_late(what, timeout)) from None
     finally:
-        _kill_group(process)
+        _stop(process)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """End the child: its reaper ends the factory and every descendant on SIGTERM; whatever is
+    still there after :data:`_GRACE` seconds (and the child's process group) is killed."""
+    import subprocess
+
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            process.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(_GRACE)
+    _kill_group(process)
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
@@ -221,21 +267,78 @@ def _built_data(built: Built) -> dict[str, Any]:
                         for m in built.modules]}
 
 
-def main() -> None:
-    """The child: read the request on stdin, build the model, write the answer, exit."""
-    quiet.install()  # a factory that imports Keras: TensorFlow's banners kept off stderr
-    request = json.loads(sys.stdin.read())
+def _build_answer(request: dict[str, Any]) -> dict[str, Any]:
+    """The child's work for ``check``: build the factory's model and describe it."""
     target = request["target"]
-    printed = open(os.dup(1), "w", encoding="utf-8", errors="replace", buffering=1)  # noqa: SIM115
-    sys.stdout = sys.stderr = printed
     try:
         built = build_here(target, request["kwargs"], Framework(request["framework"]),
                            request["folders"])
-        answer: dict[str, Any] = {"built": _built_data(built)}
+        return {"built": _built_data(built)}
     except FactoryError as error:
-        answer = {"error": str(error), "key": error.key}
+        return {"error": str(error), "key": error.key}
     except BaseException as error:  # the factory's own doing: its answer, not our crash
-        answer = {"error": f"{target}(...) raised {one_line(error)}", "key": "factory"}
+        return {"error": f"{target}(...) raised {one_line(error)}", "key": "factory"}
+
+
+def main() -> None:
+    """The child: read the request on stdin, build the model, write the answer, exit."""
+    serve(_build_answer)
+
+
+def serve(work: Callable[[dict[str, Any]], object]) -> NoReturn:
+    """The child's side of the fence: read the request on stdin and answer it with ``work``.
+
+    The process becomes its descendants' reaper (Linux: ``PR_SET_CHILD_SUBREAPER``, so that
+    whatever the factory starts, in a session of its own or by forking twice, is adopted here
+    when its parent ends) and runs ``work`` in a forked worker, whose prints go to the scratch
+    output. When the worker ends, or on SIGTERM, every descendant is killed and reaped; the
+    process then ends as the worker did.
+    """
+    import signal
+
+    quiet.install()  # a factory that imports Keras: TensorFlow's banners kept off stderr
+    request = json.loads(sys.stdin.read())
+    reaping = _become_reaper()
+    worker_pid: list[int] = []
+
+    def stop(signum: int, frame: object) -> None:
+        for pid in worker_pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+    signal.signal(signal.SIGTERM, stop)
+    pid = os.fork()
+    if pid == 0:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        _work(work, request)
+    worker_pid.append(pid)
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except ChildProcessError:
+            status = 0
+            break
+    if reaping:
+        _end_descendants()
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0:  # end as the worker did, by its signal
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    os._exit(code)
+
+
+def _work(work: Callable[[dict[str, Any]], object], request: dict[str, Any]) -> NoReturn:
+    """The worker: prints to the scratch output, the answer written whole, then exit."""
+    printed = open(os.dup(1), "w", encoding="utf-8", errors="replace", buffering=1)  # noqa: SIM115
+    sys.stdout = sys.stderr = printed
+    global _LIMIT, _RUNNING
+    _LIMIT = request.get("limit")
+    _RUNNING = os.path.join(request["scratch"], "running")
+    try:
+        answer = work(request)
+    except BaseException as error:  # the user's code escaped the work's own handling
+        answer = {"error": f"the fenced run raised {one_line(error)}", "key": "factory"}
     partial = request["answer"] + ".partial"
     with open(partial, "w", encoding="utf-8") as file:
         json.dump(answer, file)
@@ -244,6 +347,91 @@ def main() -> None:
         sys.stdout.flush()
         sys.stderr.flush()
     os._exit(0)  # the factory's atexit hooks and threads are not ours to wait for
+
+
+_LIMIT: float | None = None
+"""Inside a fenced worker: the seconds each factory call may take (:func:`time_limit`)."""
+_RUNNING = ""
+"""Inside a fenced worker: the file naming the factory running now, for the parent's message."""
+
+
+@contextlib.contextmanager
+def time_limit(what: str) -> Iterator[None]:
+    """Within a fenced worker that was given a limit: end the worker (SIGALRM, whose default
+    action no Python code can delay) if the block, the call of factory ``what``, has not
+    finished within it; elsewhere, nothing. The parent reads that end as the factory's time
+    running out, and an end without an answer during the block as ``what``'s doing."""
+    import signal
+
+    if _LIMIT is None:
+        yield
+        return
+    with open(_RUNNING, "w", encoding="utf-8") as file:
+        file.write(what)
+    previous = signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    signal.setitimer(signal.ITIMER_REAL, _LIMIT)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        with contextlib.suppress(OSError):
+            os.unlink(_RUNNING)
+
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _become_reaper() -> bool:
+    """Make this process the reaper of its orphaned descendants, and have it told (SIGTERM)
+    when its parent dies; False where the system cannot (not Linux)."""
+    import signal
+
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+            return False
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):
+        return False
+    return True
+
+
+def _end_descendants() -> None:
+    """Kill every child of this process until none is left (each one's orphans are adopted
+    here as it dies, and killed in the next round), reaping them all."""
+    import signal
+
+    while True:
+        for pid in _children():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
+def _children() -> list[int]:
+    """The process ids whose parent is this process (from /proc)."""
+    me = os.getpid()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as file:
+                fields_after = file.read().rpartition(b")")[2].split()
+        except OSError:
+            continue
+        if len(fields_after) > 2 and int(fields_after[1]) == me:
+            found.append(int(entry))
+    return found
 
 
 if __name__ == "__main__":

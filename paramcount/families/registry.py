@@ -149,9 +149,14 @@ def value_of(option: Option, text: str) -> object:
                             **{option.field: text}) from None
     if option.kind == "tuple[int, ...]":
         items = [item.strip() for item in text.split(",") if item.strip()]
+        from paramcount.errors import shown
+
         if not all(item.isdigit() for item in items):
             raise SpecError("{" + option.field + "} must be whole numbers separated by commas",
-                            **{option.field: text})
+                            **{option.field: shown(text)})
+        if any(len(item.lstrip("0")) > 19 or int(item) > 2**63 - 1 for item in items):
+            raise SpecError("{" + option.field + "}: each number must be at most 2^63 − 1 "
+                            "(what the frameworks hold)", **{option.field: shown(text)})
         return tuple(int(item) for item in items)
     if option.kind == "tuple[str, ...]":
         return tuple(item.strip() for item in text.split(",") if item.strip())

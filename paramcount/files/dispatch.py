@@ -10,11 +10,11 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import stat
+import zipfile
 from pathlib import Path, PurePosixPath
 
 from paramcount.errors import ParamcountError, number_text
-from paramcount.files.limits import bounded, printable, shown_name
+from paramcount.files.limits import bounded, inside, printable, shown_name
 from paramcount.files.listing import Listing
 
 # format -> (module whose ``read(path)`` reads it, what users call it)
@@ -33,25 +33,28 @@ HDF5 = b"\x89HDF\r\n\x1a\n"
 NUMPY = b"\x93NUMPY"
 MAX_INDEX = 100_000_000
 """The largest ``*.index.json`` read (real ones are a few hundred kilobytes)."""
+MAX_ENTRIES = 1_000_000
+"""The most header entries (tensors) read from an index's shards in all: the largest real
+checkpoints hold about a hundred thousand; past this a model is refused, so that shards which
+each hold every tensor cannot make the read grow as shards × tensors."""
 
 
 def read_file(path: Path) -> Listing:
     """Read a model file of any known format, or raise one-line errors naming it."""
+    from paramcount.filekind import kind_of, not_regular
+
     label = printable(str(path))
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise ParamcountError(f"{label}: no such file") from None
-    except OSError as error:
-        raise ParamcountError(f"{label}: cannot read it ({error.strerror or error})") from None
-    except ValueError:  # a NUL byte, which no path can hold
-        raise ParamcountError(f"{label}: not a file name (it holds a NUL byte)") from None
-    if stat.S_ISDIR(info.st_mode):
+    kind = kind_of(path)
+    if kind == "a folder":
         from paramcount.files import hf_folder
 
         return hf_folder.read(path, read_file)
-    if not stat.S_ISREG(info.st_mode):
-        raise ParamcountError(f"{label}: not a regular file")
+    if kind is not None:
+        raise ParamcountError(f"{label}: {not_regular(kind)}")
+    try:
+        info = path.stat()
+    except OSError as error:
+        raise ParamcountError(f"{label}: cannot read it ({error.strerror or error})") from None
     if info.st_size == 0:
         raise ParamcountError(f"{label}: an empty file")
     try:
@@ -98,7 +101,6 @@ def detect(path: Path, head: bytes, size: int) -> str:
 
 
 def _zip_names(path: Path) -> set[str]:
-    import zipfile
 
     try:
         with zipfile.ZipFile(path) as archive:
@@ -144,9 +146,17 @@ def read_index(path: Path) -> Listing:
     tensors = []
     notes = []
     formats = set()
-    for shard, names in shards.items():
-        shard_path = _shard_path(path, shard)
+    files: dict[tuple[int, int], tuple[Path, str, list[str]]] = {}
+    for shard, names in shards.items():  # each file once, whatever names lead to it
+        shard_path, identity = _shard_path(path, shard)
+        files.setdefault(identity, (shard_path, shard, []))[2].extend(names)
+    entries = 0
+    for shard_path, shard, names in files.values():
         listing = read_file(shard_path)
+        entries += len(listing.tensors)
+        if entries > MAX_ENTRIES:
+            raise ParamcountError(f"{label}: its shards hold over {MAX_ENTRIES:,} header "
+                                  "entries in all, more than paramcount reads")
         formats.add(listing.format)
         held = {t.name for t in listing.tensors}
         if missing := [n for n in names if n not in held]:
@@ -172,8 +182,10 @@ def read_index(path: Path) -> Listing:
     return Listing(label, f"{kind}-sharded", tuple(tensors), tuple(notes))
 
 
-def _shard_path(index: Path, shard: str) -> Path:
-    """A shard named by the index, which must be a file beside it (no paths elsewhere)."""
+def _shard_path(index: Path, shard: str) -> tuple[Path, tuple[int, int]]:
+    """A shard named by the index, which must be a regular file beside it, whose resolved path
+    is inside the index's folder; with the file's identity (device, inode), so that names
+    leading to one file read it once."""
     parts = PurePosixPath(shard.replace("\\", "/")).parts
     if not parts or PurePosixPath(shard).is_absolute() or ".." in parts or os.sep in shard[:1]:
         raise ParamcountError(
@@ -181,4 +193,10 @@ def _shard_path(index: Path, shard: str) -> Path:
         )
     if shard.lower().endswith(".index.json"):
         raise ParamcountError(f"{index}: the shard {shard!r} is itself an index")
-    return index.parent.joinpath(*parts)
+    path = index.parent.joinpath(*parts)
+    return path, inside(index.parent, path, f"{index}: the shard {shard_text(shard)}")
+
+
+def shard_text(name: str) -> str:
+    """A shard's name for a message, quoted and shortened."""
+    return repr(shown_name(name))

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from paramcount.errors import ParamcountError
 from paramcount.families.config_json import read_config
+from paramcount.files.limits import inside
 from paramcount.files.listing import Listing, NamedTensor
 
 CONFIG = "config.json"
@@ -32,7 +33,7 @@ def read(path: Path, read_file: Callable[[Path], Listing]) -> Listing:
         else sorted(p for p in path.glob("*.safetensors") if p.is_file()))
     if not weights:
         if config is None:
-            raise ParamcountError(f"{label}: a directory with neither {CONFIG} nor "
+            raise ParamcountError(f"{label}: a folder with neither {CONFIG} nor "
                                   "*.safetensors weights; name a model file in it")
         return Listing(label, "hf-config", (), (f"no weights in the folder: counted from "
                                                 f"{CONFIG} alone",), config=config)
@@ -40,6 +41,7 @@ def read(path: Path, read_file: Callable[[Path], Listing]) -> Listing:
     notes = []
     formats = []
     for weight in weights:
+        inside(path, weight, f"{label}: {weight.name}")
         listing = read_file(weight)
         tensors += listing.tensors
         formats.append(listing.format)

@@ -322,9 +322,13 @@ def _claims(family: str, data: dict[str, Any], found: Any, notes: list[str],
         return said, claims, ["config.json describes exactly these tensors (what the tensors "
                               "alone cannot tell is taken from it)", *read_as]
     claims = tuple(Claim(f, getattr(said, f), getattr(found, f)) for f in fields(said))
-    return found, claims, [*notes, *read_as, *(
-        f"config.json says {c.field}={c.config!r}, the tensors hold {c.tensors!r}"
-        for c in claims if not c.match)]
+    return found, claims, [*notes, *read_as, *(disagreement(c) for c in claims if not c.match)]
+
+
+def disagreement(claim: Claim) -> str:
+    """What a config.json value the tensors contradict is called, by ``inspect`` and ``check``:
+    ``config.json says state_size=32, the tensors hold 16``."""
+    return f"config.json says {claim.field}={claim.config!r}, the tensors hold {claim.tensors!r}"
 
 
 def recognised(listing: Listing) -> list[Recognised]:

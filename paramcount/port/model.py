@@ -1,7 +1,9 @@
 """The user's own target model (``--model module:function``): built, read, and matched by structure.
 
 The factory is imported as ``check``'s factories are (``paramcount.factories.factory.resolve``,
-the current folder on the path) and called with ``--kwargs``. Its tensors' names and shapes are
+the current folder on the path) and called with ``--kwargs``, behind the same fence: the whole
+port runs in a fenced child (:mod:`paramcount.cli.fenced`), each factory call within
+``--factory-timeout``. Its tensors' names and shapes are
 read the way a source file's are (recurrent layers by ``conventions.recognise``, the others by
 ``units.recognise``), with what only the model says (a layer's class, a norm's epsilon) taken
 from the model. :func:`match` then pairs the source's layers with the model's by order, kind and
@@ -67,6 +69,7 @@ def build(factory: str, kwargs: dict[str, Any], framework: Framework,
     """Call ``factory`` and read the model it returns in ``framework``'s convention
     (``option`` names it in errors)."""
     from paramcount.factories.factory import FactoryError, import_path, one_line, resolve
+    from paramcount.factories.fence import time_limit
 
     if ":" not in factory:
         raise ModelError(f"{option} {factory}: expected module:function")
@@ -81,8 +84,9 @@ def build(factory: str, kwargs: dict[str, Any], framework: Framework,
     with import_path(folders):
         _quiet_keras(framework)
         try:
-            model = function(**kwargs)
-        except Exception as error:  # the user's code: any failure is theirs, in one line
+            with time_limit(f"{option} {factory}"):
+                model = function(**kwargs)
+        except BaseException as error:  # the user's code: any failure is theirs, in one line
             raise ModelError(f"{option} {factory}(...) raised {one_line(error)}") from None
         return _READERS[framework](factory, model, first)
 

@@ -14,7 +14,7 @@ import zipfile
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from paramcount.atomic import replacing
+from paramcount.atomic import refusal, replacing
 from paramcount.engine.spec import Framework
 from paramcount.errors import ParamcountError
 from paramcount.port.graph import Arrays
@@ -56,6 +56,9 @@ def check_destination(path: str, framework: Framework, model: bool = False) -> s
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise WriteError(f"--out {path}: no such directory {directory}")
+    refused = refusal(path)
+    if refused is not None:
+        raise WriteError(f"--out {path}: {refused.strerror}")
     return suffix
 
 

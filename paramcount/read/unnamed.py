@@ -62,7 +62,7 @@ def read_unnamed(specs: Sequence[LayerSpec], names: Sequence[str],
         if len(widths) <= MOST_RUNS:
             groupings = tuple(g for g in _groupings(members[0], widths, 0)
                               if len(chain) > 1 or len(g) > 1)
-        together = [names[i] for i in chain] if len(chain) > 1 else []
+        together = _together([names[i] for i in chain]) if len(chain) > 1 else ""
         for spec in members:
             whole = _whole(spec)
             note = _describe(whole, groupings, together, len(widths) > MOST_RUNS)
@@ -164,14 +164,25 @@ def _part(module: LayerSpec) -> Part:
     return (module,)
 
 
+_NAMED = 4
+"""The most layers of a chain a note names one by one (more: the first, the last, how many)."""
+
+
+def _together(names: Sequence[str]) -> str:
+    """The layers of a chain, named in a bounded number of words (each member's note holds it,
+    so a chain of n layers costs n notes, not n²)."""
+    if len(names) <= _NAMED:
+        return ", ".join(names)
+    return f"{names[0]} … {names[-1]} ({len(names):,} layers)"
+
+
 def _describe(whole: Sequence[LayerSpec], groupings: Sequence[Grouping],
-              together: Sequence[str], untold: bool) -> str:
+              together: str, untold: bool) -> str:
     """The readings in words: ``read as one layer: A or B; or as consecutive layers: C + D;
     ...``, naming the layers read beside it whose shapes group with its own."""
     text = "unnamed shapes, read as one layer: " + " or ".join(
         conventions.describe(c) for c in whole)
-    where = f"with {', '.join(together)} (the same kind of shapes in a row), " if together \
-        else ""
+    where = f"with {together} (the same kind of shapes in a row), " if together else ""
     if untold:
         return f"{text}; {where}they may as well be several layers in a row (too many ways to " \
                "list)"

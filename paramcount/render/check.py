@@ -56,8 +56,15 @@ def summary_all(results: list[FileResult]) -> str:
 
 
 def grew_lines(outcome: Outcome) -> list[str]:
-    """What grew, indented under a failed model's line."""
-    return [f"    {text}" for text in outcome.grew]
+    """What grew, indented under a failed model's line; then what reading the model found to
+    say (a folder's config.json that its tensors contradict)."""
+    return [f"    {text}" for text in outcome.grew] + [f"    note: {text}"
+                                                     for text in notes(outcome)]
+
+
+def notes(outcome: Outcome) -> tuple[str, ...]:
+    """What measuring the model found to say."""
+    return outcome.measured.notes if outcome.measured is not None else ()
 
 
 def details(outcome: Outcome, width: int | None = None) -> list[str]:
@@ -170,6 +177,7 @@ def data(config: Config, outcomes: list[Outcome]) -> dict[str, Any]:
                 for row in outcome.table.rows
             ],
             "grew": list(outcome.grew),
+            "notes": list(notes(outcome)),
             "layers": [
                 {
                     "index": layer.index,

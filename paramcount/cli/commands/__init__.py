@@ -44,6 +44,8 @@ class LazyGroup(click.Group):
     freeze = False
     """Whether to ``gc.freeze()`` once the command's module is loaded (see
     :func:`paramcount.cli.main.run`)."""
+    arguments: list[str] = []  # noqa: RUF012
+    """The command line being run (``port --model`` hands it to its fenced child)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         """Every command but the hidden old names, sorted."""

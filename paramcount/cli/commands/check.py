@@ -44,14 +44,19 @@ def _terminal_width() -> int | None:
 
 
 def _junit_refused(path: str, inputs: list[str]) -> ConfigError | None:
-    """Why the report cannot go to ``path``: a link (never written through), a folder, or a
-    file this run reads; None when it can."""
+    """Why the report cannot go to ``path``: a link (never written through), a folder or
+    anything else that is not a regular file, or a file this run reads; None when it can."""
     if os.path.islink(path):
         return ConfigError(f"--junit {path} is a symbolic link: the report is never written "
                            "through a link; name a plain file")
     if os.path.isdir(path):
         return ConfigError(f"--junit {path} is a folder: name the report's file, e.g. "
                            f"{os.path.join(path, 'paramcount.xml')}")
+    from paramcount.atomic import refusal
+
+    refused = refusal(path)
+    if refused is not None:
+        return ConfigError(f"--junit {path}: {refused.strerror} (name a regular file)")
     for name in inputs:
         if _same_file(path, name):
             return ConfigError(f"--junit {path} is an input of this run ({name}): give the "

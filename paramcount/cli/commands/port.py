@@ -46,6 +46,10 @@ _FRAMEWORKS = Frameworks(several=False)  # pytorch, tensorflow, tf.keras accepte
                    "that both whole models run side by side (a .keras file is its own model).")
 @click.option("--source-kwargs", "source_kwargs", metavar="JSON", default=None,
               help="Keyword arguments for --source-model's factory, as a JSON object.")
+@click.option("--factory-timeout", metavar="SECONDS", default=None,
+              help="Stop --model's or --source-model's factory if it has not returned its "
+                   "model after SECONDS (the port runs in a child process). Also "
+                   "PARAMCOUNT_FACTORY_TIMEOUT. [default: 120]")
 @click.option("--allow-unmapped", is_flag=True,
               help="Leave out the tensors nothing in the target maps (named under Notes); "
                    "without it such a port is refused and nothing is written.")
@@ -79,7 +83,7 @@ _FRAMEWORKS = Frameworks(several=False)  # pytorch, tensorflow, tf.keras accepte
               help="Seed of the random input and states used by --verify.")
 def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out: str | None,
          verify: bool, model: str | None, kwargs: str | None, source_model: str | None,
-         source_kwargs: str | None, allow_unmapped: bool,
+         source_kwargs: str | None, factory_timeout: str | None, allow_unmapped: bool,
          output_format: str | None, as_json: bool, as_markdown: bool,
          nonlinearity: str | None, forget_bias: float,
          reset_after: bool | None, linear_before_reset: bool | None,
@@ -99,6 +103,10 @@ def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out:
     from paramcount.port.run import port as run_port
 
     fmt = resolve_format(output_format, as_json, as_markdown)
+    from paramcount.cli import fenced
+
+    if (model or source_model) and not fenced.inside():
+        return _behind_fence(model, source_model, factory_timeout)
     if not math.isfinite(forget_bias):
         raise click.BadParameter(f"{forget_bias} is not a finite number",
                                  param_hint="'--forget-bias'")
@@ -124,3 +132,33 @@ def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out:
                    f"{worst:.1e} > 1e-05)" + ("; nothing written" if out else ""), err=True)
         return 1
     return 0
+
+
+def _behind_fence(model: str | None, source_model: str | None,
+                  factory_timeout: str | None) -> int:
+    """Run this port, whose factories are the user's code, in the fenced child."""
+    from paramcount.cli.commands import LazyGroup
+    from paramcount.cli.fenced import port_behind_fence
+    from paramcount.factories.factory import FactoryError
+    from paramcount.factories.fence import parse_timeout, policy_from
+    from paramcount.port.model import ModelError
+
+    what = f"--model {model}" if model else f"--source-model {source_model}"
+    try:
+        timeout = (None if factory_timeout is None
+                   else parse_timeout(factory_timeout, "--factory-timeout"))
+        policy = policy_from(False, timeout)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    if not policy.allowed:
+        raise ModelError(f"{what}: not run: {policy.refused_by} refuses every factory")
+    root = click.get_current_context().find_root().command
+    arguments = root.arguments if isinstance(root, LazyGroup) else []
+    if "port" not in arguments:  # a click group run by other means than paramcount's own
+        raise click.UsageError("port with --model or --source-model runs as a command line "
+                               "(paramcount.cli.main.run(['port', ...])), which its fenced "
+                               "child runs again")
+    try:
+        return port_behind_fence(arguments, policy.timeout, what)
+    except FactoryError as error:
+        raise ModelError(str(error)) from None
