@@ -235,8 +235,9 @@ def onnx_model(
     Outputs are ``Y`` [T, N, D·H] (the last layer's, directions side by side), ``Y_h`` and
     (LSTM) ``Y_c`` [L·D, N, H] ordered like torch's h_n. With ``states``, each module also takes
     ``initial_h`` and ``initial_c`` [L·D, N, H] (to verify with non-zero initial states).
-    Several modules take their names' prefix (``encoder/X``). Each module is its side and a
-    map from the convention's names (``layer0/W``) to the arrays' names.
+    One module's inputs and outputs are named so, whatever its prefix; several modules' take
+    their module's prefix (``encoder/X``, ``decoder/X``), which keeps them apart. Each module is
+    its side and a map from the convention's names (``layer0/W``) to the arrays' names.
     """
     import numpy as np
     import onnx
@@ -252,8 +253,9 @@ def onnx_model(
         spec, prefix = side.spec, side.prefix
         d, h, n_layers = spec.directions, spec.hidden_size, spec.num_layers
         lstm = spec.cell is Cell.LSTM
+        outer = prefix if len(modules) > 1 else ""
 
-        def name(text: str, prefix: str = prefix) -> str:
+        def name(text: str, prefix: str = outer) -> str:
             return prefix + text
 
         dtype = TensorProto.FLOAT
@@ -263,8 +265,10 @@ def onnx_model(
         if states:
             inputs += [helper.make_tensor_value_info(name(s), dtype, [n_layers * d, "N", h])
                        for s in state_names]
-        current, finals = recurrent_nodes(side, roles, name("X"), nodes, states)
-        outputs.append(helper.make_tensor_value_info(current, dtype, ["T", "N", d * h]))
+        current, finals = recurrent_nodes(side, roles, name("X"), nodes, states, outer)
+        if current != name("Y"):
+            nodes.append(helper.make_node("Identity", [current], [name("Y")]))
+        outputs.append(helper.make_tensor_value_info(name("Y"), dtype, ["T", "N", d * h]))
         for final, parts in finals.items():
             if parts:
                 nodes.append(helper.make_node("Concat", parts, [name(final)], axis=0))
@@ -278,11 +282,13 @@ def onnx_model(
 
 
 def recurrent_nodes(side: Side, roles: dict[str, str], x: str, nodes: list[Any],
-                    states: bool = False) -> tuple[str, dict[str, list[str]]]:
+                    states: bool = False, outer: str | None = None
+                    ) -> tuple[str, dict[str, list[str]]]:
     """One recurrent node per layer of ``side`` reading ``x`` [T, N, I], appended to ``nodes``.
 
     Returns the output's name ([T, N, D·H]) and each layer's final states' names (``Y_h``,
-    ``Y_c``); with ``states`` each layer reads its slice of ``initial_h`` / ``initial_c``.
+    ``Y_c``); with ``states`` each layer reads its slice of ``initial_h`` / ``initial_c``
+    (under the prefix ``outer``, the side's own when None).
     """
     from onnx import helper
 
@@ -302,8 +308,9 @@ def recurrent_nodes(side: Side, roles: dict[str, str], x: str, nodes: list[Any],
         if states:
             for state in state_names:
                 sliced = name(f"{state}{layer}")
+                given = (side.prefix if outer is None else outer) + state
                 nodes.append(helper.make_node(
-                    "Slice", [name(state), _const(nodes, sliced + "_start", [layer * d]),
+                    "Slice", [given, _const(nodes, sliced + "_start", [layer * d]),
                               _const(nodes, sliced + "_stop", [(layer + 1) * d]),
                               _const(nodes, sliced + "_axis", [0])], [sliced]))
                 node_inputs.append(sliced)
