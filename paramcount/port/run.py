@@ -314,9 +314,11 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
          verify: bool = False, seed: int = 0, allow_unmapped: bool = False,
          model: str | None = None, kwargs: dict[str, Any] | None = None,
          source_model: str | None = None,
-         source_kwargs: dict[str, Any] | None = None) -> Result:
+         source_kwargs: dict[str, Any] | None = None,
+         input_shape: tuple[int, ...] | None = None) -> Result:
     """Port every layer of ``path`` (into the layers of ``model``, the user's factory, when
-    given); write ``out`` and compare runs when asked."""
+    given); write ``out`` and compare runs when asked (``input_shape``: one example of the
+    whole models' input, as the source model reads it)."""
     from paramcount.port.write import (
         check_destination,
         check_not_source,
@@ -352,7 +354,7 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
         whole = None
         if verify and built is not None:
             whole = _whole(opened, layers, built, source_model, source_kwargs or {}, seed,
-                           unit_notes)
+                           unit_notes, input_shape)
         proved = all(c.ok for c in comparisons or ()) and (whole is None or whole.ok)
         if out is not None and model is None and (
                 (units and suffix_of(out) == ".onnx") or suffix_of(out) == ".keras"):
@@ -370,10 +372,12 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
 
 
 def _whole(opened: Opened, layers: tuple[ModulePlan | UnitPlan, ...], built: TargetModel,
-           source_model: str | None, kwargs: dict[str, Any], seed: int, notes: list[str]
-           ) -> ModelComparison | None:
-    """The source model and the user's model with the ported weights, on one random input."""
-    from paramcount.port.whole import compare_models, random_input, source_runner, target_runner
+           source_model: str | None, kwargs: dict[str, Any], seed: int, notes: list[str],
+           input_shape: tuple[int, ...] | None = None) -> ModelComparison | None:
+    """The source model and the user's model with the ported weights, on one random example
+    laid out as each reads it (``input_shape``: ``--input-shape``, in the source's layout)."""
+    from paramcount.port.inputs import first_reads, plan
+    from paramcount.port.whole import compare_models, source_runner, target_runner
 
     first = layers[0].source if layers else None
     source = source_runner(opened.path, opened.format, source_model, kwargs, opened.fetch,
@@ -382,8 +386,10 @@ def _whole(opened: Opened, layers: tuple[ModulePlan | UnitPlan, ...], built: Tar
         notes.append("the whole model was not run: a checkpoint holds no code, and "
                      "--source-model module:function builds its model")
         return None
-    target = target_runner(built, dict(_arrays(layers, opened.fetch)))
-    return compare_models(source, target, random_input(first, seed))
+    target = target_runner(built, dict(_arrays(layers, opened.fetch)), first)
+    example = plan(first_reads(first), [source.layout, target.layout], input_shape,
+                   source.layout)
+    return compare_models(source, target, example, seed, source.layout)
 
 
 _MERGED = {MergeMode.SUM: "adds", MergeMode.MUL: "multiplies", MergeMode.AVE: "averages",

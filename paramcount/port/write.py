@@ -138,10 +138,16 @@ def _torch(path: str, arrays: Arrays) -> None:
         torch.save(state, handle)
 
 
-def assign(model: Any, values: dict[str, Any]) -> Any:
-    """A Keras model with each variable set to the array named by its path."""
-    for variable in model.weights:
-        variable.assign(values[variable.path])
+def assign(model: Any, arrays: Arrays) -> Any:
+    """A Keras model with each variable set to the array named by its path, one array at a
+    time (each is let go once assigned)."""
+    variables = {variable.path: variable for variable in model.weights}
+    for name, array in arrays:
+        if name not in variables:
+            raise WriteError(f"the model holds no variable {name} (or it was given twice)")
+        variables.pop(name).assign(array)
+    if variables:
+        raise WriteError(f"nothing was ported to the model's {', '.join(variables)}")
     return model
 
 
@@ -155,7 +161,7 @@ def _saved_by_keras(save: Callable[[str], None], path: str) -> None:
 
 def _keras_weights(path: str, model: Any, arrays: Arrays) -> None:
     """The user's Keras model with every variable assigned, saved by Keras itself."""
-    _saved_by_keras(assign(model, dict(arrays)).save_weights, path)
+    _saved_by_keras(assign(model, arrays).save_weights, path)
 
 
 def _keras_file(path: str, plans: Sequence[ModulePlan | UnitPlan], model: Any,
@@ -166,7 +172,7 @@ def _keras_file(path: str, plans: Sequence[ModulePlan | UnitPlan], model: Any,
 
         model = keras_model(plans, arrays)
     else:
-        assign(model, dict(arrays))
+        assign(model, arrays)
     _saved_by_keras(model.save, path)
 
 
