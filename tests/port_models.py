@@ -79,14 +79,15 @@ def flax_tagger(hidden: int = HIDDEN) -> Any:
     return Tagger()
 
 
-def keras_pair(cell: str = "LSTM", bidirectional: bool = True, layers: int = 1) -> Any:
+def keras_pair(cell: str = "LSTM", bidirectional: bool = True, layers: int = 1,
+               bias: bool = True) -> Any:
     """A Keras model of ``layers`` recurrent layers on 4 features (hidden 6), one at a time."""
     from paramcount.verify.keras_backend import load
 
     keras = load()
     stack: list[Any] = [keras.Input((None, 4))]
     for _ in range(layers):
-        layer = getattr(keras.layers, cell)(6, return_sequences=True)
+        layer = getattr(keras.layers, cell)(6, return_sequences=True, use_bias=bias)
         stack.append(keras.layers.Bidirectional(layer) if bidirectional else layer)
     return keras.Sequential(stack)
 
@@ -181,3 +182,8 @@ def torch_fixed(steps: int = 10) -> Any:
             return self.dense(y.flatten(1))
 
     return Fixed()
+
+
+def never_built() -> Any:
+    """A factory that must not be called: a refusal the source decides comes before it."""
+    raise AssertionError("the model was built before the source was checked")

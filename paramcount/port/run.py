@@ -199,6 +199,27 @@ def _unmapped(opened: Opened, unmapped: list[str], fw: Framework, allowed: bool)
     return [f"left out (--allow-unmapped): {listed}"]
 
 
+def before_model(opened: Opened, source: SourceOptions, target: TargetOptions,
+                 allow_unmapped: bool) -> list[Side | Unit]:
+    """What the source alone decides, refused before the user's model is built (which can take
+    longer than the rest of the port): the source's options, tensors no layer holds, a layer
+    no weights of the target can equal (a GRU into Keras waits for the model, whose
+    ``reset_after`` decides), and a file with nothing port maps. Returns the source's layers
+    in file order."""
+    fw = target.framework
+    sides = [_source_side(m, source, target) for m in opened.modules]
+    for side in sides:
+        if not (fw is Framework.KERAS and side.spec.cell is Cell.GRU):
+            target_side(side, target)
+    units, unmapped = source_units(opened, sides)
+    _unmapped(opened, unmapped, fw, allow_unmapped)
+    if not sides and not units:
+        asked = f" in the {source.framework.display_name} convention" \
+            if source.framework else ""
+        raise SourceError(f"{opened.path}: no layer found that port maps{asked}")
+    return _ordered(opened, [*sides, *units])
+
+
 def to_model(opened: Opened, source: SourceOptions, target: TargetOptions, model: TargetModel,
              allow_unmapped: bool) -> tuple[list[ModulePlan], list[UnitPlan], list[str]]:
     """Plans whose target tensors are the user's model's, layer by layer, matched by structure."""
@@ -233,7 +254,17 @@ def to_model(opened: Opened, source: SourceOptions, target: TargetOptions, model
                 options = replace(target, reset_after=theirs.spec.reset_after)
             side = target_side(one, options)
             held = dict(theirs.names)
-            if side.spec.bias != theirs.spec.bias or any(
+            if side.spec.bias != theirs.spec.bias:
+                biased, other = (one, theirs) if one.spec.bias else (theirs, one)
+                biases = [biased.name(t) for t in conventions.tensors(biased.spec)
+                          if "bias" in t.role.lower() or t.role in ("B", "Wb", "Rb")]
+                whose = "source's" if biased is one else "model's"
+                where = "the model's" if biased is one else "the source's"
+                raise PortRefused(f"the {whose} {', '.join(biases)} "
+                                  f"{'has' if len(biases) == 1 else 'have'} no counterpart: "
+                                  f"{where} {label(other)} is the same layer without biases; "
+                                  "give both the same tensors")
+            if any(
                     t.name not in held for t in conventions.tensors(side.spec)):
                 raise PortRefused(f"the model's {label(theirs)} is not "
                                   f"{conventions.describe(side.spec)}, which the source's "
@@ -339,7 +370,7 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
         else:
             from paramcount.port.model import build
 
-            first = _ordered(opened, [*opened.modules, *source_units(opened, opened.modules)[0]])
+            first = before_model(opened, source, target, allow_unmapped)
             built = build(model, kwargs or {}, target.framework, first[0] if first else None)
             plans, units, unit_notes = to_model(opened, source, target, built, allow_unmapped)
         if not plans and not units:
