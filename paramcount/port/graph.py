@@ -11,7 +11,8 @@ widths do not connect is refused rather than guessed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import contextlib
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from paramcount.engine.spec import Cell
@@ -148,22 +149,57 @@ def _unit_nodes(unit: Unit, eps: float, x: str, step: str, nodes: list[Any]) -> 
 
 
 def keras_model(layers: Sequence[Layer], arrays: Any) -> Any:
-    """A Keras Sequential of the layers in the file's order, holding the ported weights."""
+    """A Keras Sequential of the layers in the file's order, holding the ported weights (each
+    assigned as it comes, so that no more than one array is held beside the model)."""
     from paramcount.verify.keras_backend import load
 
     keras = load()
-    values = dict(arrays)
     keras.backend.clear_session()
     first, _ = widths(layers[0])
     made: list[tuple[Any, list[str]]] = []
     for layer in layers:
         made += _keras_layers(keras, layer)
-    model = keras.Sequential(
-        [keras.Input((None,), dtype="int32") if first is None else keras.Input((None, first)),
-         *(k for k, _ in made)])
-    for built, names in made:
-        built.set_weights([values[name] for name in names])
+    with _made_as_zeros(keras, [k for k, _ in made]):
+        model = keras.Sequential(
+            [keras.Input((None,), dtype="int32") if first is None else
+             keras.Input((None, first)), *(k for k, _ in made)])
+    variables = {name: variable for built, names in made
+                 for variable, name in zip(built.weights, names, strict=True)}
+    from paramcount.port.write import assign_array
+
+    for name, array in arrays:
+        assign_array(variables.pop(name), array)
+    if variables:
+        raise ChainError(f"nothing was ported to {', '.join(variables)}")
     return model
+
+
+@contextlib.contextmanager
+def _made_as_zeros(keras: Any, layers: list[Any]) -> Iterator[None]:
+    """Within: ``layers`` (and the layers and cells they hold) make their variables as zeros,
+    which the ported values then replace; after, their own initialisers are back, so that the
+    saved configuration is theirs. (A random initialisation would be thrown away, and in
+    TensorFlow costs about half the weights' size in memory that stays taken.)"""
+    swapped: list[tuple[Any, str, Any]] = []
+    seen: set[int] = set()
+    stack = list(layers)
+    while stack:
+        layer = stack.pop()
+        if id(layer) in seen:
+            continue
+        seen.add(id(layer))
+        for name, value in list(vars(layer).items()):
+            if name.endswith("initializer") and isinstance(value,
+                                                           keras.initializers.Initializer):
+                swapped.append((layer, name, value))
+                setattr(layer, name, keras.initializers.Zeros())
+            elif isinstance(value, keras.layers.Layer):
+                stack.append(value)
+    try:
+        yield
+    finally:
+        for layer, name, value in swapped:
+            setattr(layer, name, value)
 
 
 def _name(prefix: str, index: int | None = None) -> str:

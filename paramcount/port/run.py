@@ -464,10 +464,11 @@ def _arrays(plans: Iterable[ModulePlan | UnitPlan], fetch: Any,
     for module in plans:
         dtype = _dtype(module, fetch)
         for row in module.rows:
-            yield row.name, evaluate(row.expr, fetch, dtype)
-            if release is not None:  # written: its sources' pages can go
-                for name in row.sources:
+            array = evaluate(row.expr, fetch, dtype)
+            if release is not None:  # made: its sources' pages can go (they are read again
+                for name in row.sources:  # from the file where the array is a view of them)
                     release(name)
+            yield row.name, array
 
 
 def _dtype(module: ModulePlan | UnitPlan, fetch: Any) -> Any:
