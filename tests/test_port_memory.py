@@ -77,7 +77,7 @@ def test_a_keras_model_takes_its_arrays_one_at_a_time(layers: tuple[Any, Any]) -
 def test_assign_takes_the_models_arrays_one_at_a_time() -> None:
     """The user's Keras model (--model) is assigned one array at a time, rows in chunks on
     TensorFlow, to the same values."""
-    from paramcount.port import write
+    from paramcount.port import variables
     from tests import port_models
 
     model = port_models.keras_dense((3000, 2))
@@ -85,7 +85,7 @@ def test_assign_takes_the_models_arrays_one_at_a_time() -> None:
     arrays = [(v.path, rng.standard_normal(tuple(v.shape)).astype(np.float32))
               for v in model.weights]
     kept: list[str] = []
-    write.assign(model, _one_at_a_time(((n, a.copy()) for n, a in arrays), kept))
+    variables.assign(model, _one_at_a_time(((n, a.copy()) for n, a in arrays), kept))
     assert kept == []
     assert all(np.array_equal(np.asarray(v.numpy()), a)
                for v, (_, a) in zip(model.weights, arrays, strict=True))

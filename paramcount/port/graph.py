@@ -165,12 +165,12 @@ def keras_model(layers: Sequence[Layer], arrays: Any) -> Any:
              keras.Input((None, first)), *(k for k, _ in made)])
     variables = {name: variable for built, names in made
                  for variable, name in zip(built.weights, names, strict=True)}
-    from paramcount.port.write import assign_array
+    from paramcount.port.variables import assign_array
 
     for name, array in arrays:
         assign_array(variables.pop(name), array)
     if variables:
-        raise ChainError(f"nothing was ported to {', '.join(variables)}")
+        raise AssertionError(f"nothing was ported to {', '.join(variables)}")
     return model
 
 

@@ -106,7 +106,7 @@ def target_runner(model: TargetModel, arrays: dict[str, Any], first: Any) -> Run
     if model.framework is Framework.TORCH:
         return _torch_runner(model.model, arrays, first)
     if model.framework is Framework.KERAS:
-        from paramcount.port.write import assign
+        from paramcount.port.variables import assign
 
         return _keras_runner(assign(model.model, arrays.items()))
     import flax

@@ -19,6 +19,7 @@ from paramcount.engine.spec import Framework
 from paramcount.errors import ParamcountError
 from paramcount.port.graph import Arrays
 from paramcount.port.plan import ModulePlan, UnitPlan
+from paramcount.port.variables import assign
 
 SUFFIXES = (".npz", ".safetensors", ".pt", ".onnx", ".weights.h5", ".keras", ".msgpack")
 
@@ -158,40 +159,6 @@ def _torch(path: str, arrays: Arrays) -> None:
     state = {name: torch.from_numpy(array.copy()) for name, array in arrays}
     with open(path, "wb") as handle:  # torch names the archive after the file; keep it valid
         torch.save(state, handle)
-
-
-def assign(model: Any, arrays: Arrays) -> Any:
-    """A Keras model with each variable set to the array named by its path, one array at a
-    time (each is let go once assigned)."""
-    variables = {variable.path: variable for variable in model.weights}
-    for name, array in arrays:
-        if name not in variables:
-            raise WriteError(f"the model holds no variable {name} (or it was given twice)")
-        assign_array(variables.pop(name), array)
-    if variables:
-        raise WriteError(f"nothing was ported to the model's {', '.join(variables)}")
-    return model
-
-
-CHUNK = 1 << 22
-"""The bytes of an array assigned to a TensorFlow variable at once (4 MiB)."""
-
-
-def assign_array(variable: Any, array: Any) -> None:
-    """Set a Keras variable to ``array``; on TensorFlow a few rows at a time, which it copies
-    into the variable in place (assigned whole, it first makes a tensor of all of it)."""
-    import numpy as np
-
-    value: Any = getattr(variable, "value", None)
-    rows = len(array) if array.ndim else 0
-    if rows < 2 or array.nbytes <= CHUNK or type(value).__module__.split(".")[0] != \
-            "tensorflow" or tuple(value.shape) != array.shape:
-        variable.assign(array)
-        return
-    step = max(1, CHUNK * rows // array.nbytes)
-    for start in range(0, rows, step):
-        part = np.ascontiguousarray(array[start:start + step], dtype=value.dtype.as_numpy_dtype)
-        value[start:start + step].assign(part)
 
 
 def _saved_by_keras(save: Callable[[str], None], path: str) -> None:
