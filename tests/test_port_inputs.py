@@ -68,7 +68,36 @@ def test_a_torch_crnn_into_keras_is_verified(cli: CLI, crnn: Path, tmp_path: Pat
                  "--source-model", f"{MODELS}:torch_crnn", "--verify", "--out", str(out))
     assert result.code == 0, result.err
     assert "Whole model\n  equal: torch " in result.out
-    assert out.exists()
+    twin = port_models.keras_crnn()
+    twin.load_weights(str(out))
+    saved = tmp_path / "crnn.keras"
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "__array__ implementation", DeprecationWarning)
+        twin.save(str(saved))
+    result = cli("port", str(saved), "--to", "torch", "--model", f"{MODELS}:torch_crnn",
+                 "--verify", "--out", str(tmp_path / "back.pt"))
+    assert result.code == 0, result.err
+    assert "Whole model\n  equal: keras " in result.out
+
+
+def test_outputs_channels_first_and_last_are_compared_alike() -> None:
+    """A model ending in a convolution gives [N, C, T] in torch and [N, T, C] in Keras: the
+    same values, compared as such; other shapes that differ are refused."""
+    np = pytest.importorskip("numpy")
+    from paramcount.port.model import ModelError
+    from paramcount.port.whole import Runner, compare_models
+
+    weight = np.arange(6, dtype=np.float32).reshape(2, 3)
+    torch_like = Runner(lambda x: np.einsum("oc,nct->not", weight, x), "torch",
+                        Layout("torch", True))
+    keras_like = Runner(lambda x: np.einsum("oc,ntc->nto", weight, x), "keras",
+                        Layout("keras", False))
+    example = Example(False, 3, (5,))
+    comparison = compare_models(torch_like, keras_like, example, 0, torch_like.layout)
+    assert comparison.ok and comparison.difference == 0.0
+    flat = Runner(lambda x: x.reshape(len(x), -1), "keras", Layout("keras", False))
+    with pytest.raises(ModelError, match="do not compute the same function"):
+        compare_models(torch_like, flat, example, 0, torch_like.layout)
 
 
 def test_a_fixed_length_keras_model_into_torch_is_verified(cli: CLI, fixed: Path,
