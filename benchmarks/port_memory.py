@@ -1,16 +1,19 @@
 """What porting a ~1 GB checkpoint costs in memory, against the checkpoint's size.
 
 A torch checkpoint of ``nn.LSTM(2048, 2048, num_layers=3, bidirectional=True)`` (268 million
-parameters, 1.07 GB in fp32) is written once. Fresh interpreters then either only import what
-a port needs (torch, numpy and paramcount's port modules: the baseline) or run
-``paramcount port big.pt --to keras --out out.safetensors`` (and ``--out out.npz``, and from
-``big.safetensors``), and report their peak RSS. For contrast, a naive port is measured too:
-``torch.load`` without mmap, every tensor converted, all target arrays built before
-``numpy.savez``. Reported: each run's peak RSS
-beyond the baseline, as a ratio of the checkpoint's size. Goal: at most 1.0 (a port needs no
-more memory than the checkpoint it reads).
+parameters, 1.07 GB in fp32; ``--hidden 1024`` makes it 67 million, 268 MB) is written once.
+Fresh interpreters then either only import what a port needs (torch, numpy and paramcount's
+port modules: the baseline; for ``.keras``, Keras and TensorFlow too) or run
+``paramcount port big.pt --to keras --out out.safetensors`` (and ``--out out.npz``, from
+``big.safetensors``, and ``--out out.keras``, a whole Keras model), and report their peak RSS.
+For contrast, a naive port is measured too: ``torch.load`` without mmap, every tensor
+converted, all target arrays built before ``numpy.savez``. Reported: each run's peak RSS
+beyond its baseline, as a ratio of the checkpoint's size. Goals: at most 1.0 for the array
+files (a port needs no more memory than the checkpoint it reads) and 1.5 for ``.keras``
+(which holds the whole model in Keras' variables while Keras saves it).
 
-Run from the repository root: ``PYTHONPATH=. python benchmarks/port_memory.py [--keep DIR]``.
+Run from the repository root:
+``PYTHONPATH=. python benchmarks/port_memory.py [--keep DIR] [--hidden 1024] [--only keras]``.
 """
 
 from __future__ import annotations
@@ -25,12 +28,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GOAL = 1.0
+KERAS_GOAL = 1.5
 
 MAKE = """
 import sys, torch
 torch.manual_seed(0)
+hidden = int(sys.argv[2])
 with torch.no_grad():
-    lstm = torch.nn.LSTM(2048, 2048, num_layers=3, bidirectional=True)
+    lstm = torch.nn.LSTM(hidden, hidden, num_layers=3, bidirectional=True)
 torch.save(lstm.state_dict(), sys.argv[1])
 from safetensors.torch import save_file
 save_file(lstm.state_dict(), sys.argv[1].replace(".pt", ".safetensors"))
@@ -42,8 +47,12 @@ mode, source, out = sys.argv[1], sys.argv[2], sys.argv[3]
 import numpy, torch
 import paramcount.port.run, paramcount.port.load, paramcount.port.write
 import paramcount.port.execute, paramcount.cli.commands.port
+if mode in ("import-keras", "port-keras"):
+    import paramcount.port.graph
+    from paramcount.verify.keras_backend import load
+    load()
 code = 0
-if mode == "port":
+if mode in ("port", "port-keras"):
     from paramcount.cli.main import run
     with contextlib.redirect_stdout(io.StringIO()):
         code = run(["port", source, "--to", "keras", "--out", out])
@@ -79,34 +88,49 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", type=Path, default=None,
                         help="a directory to write the files in (default: a temporary one)")
+    parser.add_argument("--hidden", type=int, default=2048,
+                        help="the LSTM's width (2048: 1.07 GB; 1024: 268 MB)")
+    parser.add_argument("--only", choices=["arrays", "keras"], default=None,
+                        help="measure only the array files, or only .keras")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         directory = options.keep or Path(scratch)
-        source = directory / "big.pt"
+        source = directory / f"big{options.hidden}.pt"
         if not source.exists():
-            subprocess.run([sys.executable, "-c", MAKE, str(source)], check=True)
+            subprocess.run([sys.executable, "-c", MAKE, str(source), str(options.hidden)],
+                           check=True)
         size_mb = source.stat().st_size / 2**20
-        print(f"checkpoint: {source.name}, {size_mb:,.0f} MB")
-        baseline = child("import", source, directory / "unused")
-        print(f"baseline (imports only): peak RSS {baseline:,.0f} MB")
-        worst = 0.0
-        runs = (("port", "out.safetensors", "port big.pt --out out.safetensors"),
-                ("port", "out.npz", "port big.pt --out out.npz"),
-                ("port-safetensors", "out.npz", "port big.safetensors --out out.npz"),
-                ("naive", "naive.npz", "naive torch.load + numpy.savez"))
-        for mode, out, label in runs:
+        print(f"checkpoint: nn.LSTM({options.hidden}, {options.hidden}, num_layers=3, "
+              f"bidirectional=True), {size_mb:,.0f} MB")
+        ok = True
+        runs = [("import", "port", "out.safetensors", "port big.pt --out out.safetensors"),
+                ("import", "port", "out.npz", "port big.pt --out out.npz"),
+                ("import", "port-safetensors", "out.npz", "port big.safetensors --out out.npz"),
+                ("import", "naive", "naive.npz", "naive torch.load + numpy.savez"),
+                ("import-keras", "port-keras", "out.keras", "port big.pt --out out.keras")]
+        wanted = {None: ("import", "import-keras"), "arrays": ("import",),
+                  "keras": ("import-keras",)}[options.only]
+        baselines = {}
+        for base in wanted:
+            baselines[base] = child(base, source, directory / "unused")
+            print(f"baseline ({base.replace('-', ' ')} only): peak RSS "
+                  f"{baselines[base]:,.0f} MB")
+        for base, mode, out, label in runs:
+            if base not in wanted:
+                continue
             peak = child(mode, source, directory / out)
-            extra = peak - baseline
+            extra = peak - baselines[base]
             ratio = extra / size_mb
             print(f"{label:38} peak RSS {peak:,.0f} MB, beyond baseline {extra:,.0f} MB "
                   f"= {ratio:.2f} × the checkpoint")
-            if mode != "naive":
-                worst = max(worst, ratio)
+            goal = KERAS_GOAL if mode == "port-keras" else GOAL
+            if mode != "naive" and ratio > goal:
+                ok = False
+                print(f"  OVER the goal of {goal:.1f} ×")
             (directory / out).unlink(missing_ok=True)
-    verdict = "within" if worst <= GOAL else "OVER"
-    print(f"goal: port needs at most {GOAL:.1f} × the checkpoint beyond the baseline: {verdict} "
-          f"({worst:.2f})")
-    return 0 if worst <= GOAL else 1
+    print(f"goals: at most {GOAL:.1f} × the checkpoint beyond the baseline for array files, "
+          f"{KERAS_GOAL:.1f} × for .keras: {'within' if ok else 'OVER'}")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

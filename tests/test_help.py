@@ -140,9 +140,12 @@ SAMPLES = {
     "num_attention_heads": "2", "num_key_value_heads": "1", "lru_width": "8",
     "conv1d_width": "3", "block_types": "recurrent,attention", "dim": "8",
     "expansion_factor": "1.5", "num_tokens": "10", "depth": "2", "ff_mult": "2.0",
-    "expansion": "1.5", "conv_kernel_size": "3",
+    "expansion": "1.5", "conv_kernel_size": "3", "input_shape": "5,3",
 }
 """A valid value for each option that takes one and is not a choice."""
+
+WITH = {"input_shape": ["--model", "tests.port_models:torch_gru"]}
+"""The options an option is refused without (port's --input-shape shapes --model's input)."""
 
 WHAT_IF = {"mingru": "dim=16", "minlm": "dim=16"}
 """--what-if for the families without a vocab_size."""
@@ -193,7 +196,7 @@ def uses(command: click.Command, tmp_path: Path) -> Iterator[list[str]]:
         for name in param.opts:
             for value in values(param, tmp_path):
                 yield [name, WHAT_IF.get(command.name or "", value)
-                       if param.name == "what_if" else value]
+                       if param.name == "what_if" else value, *WITH.get(param.name or "", [])]
 
 
 def _command(name: str) -> click.Command:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 from pathlib import Path
 from typing import Any
 
@@ -63,13 +64,73 @@ def test_onnx_output_is_a_runnable_graph_equal_to_torch(
     onnx.checker.check_model(model, full_check=True)
     assert [n.op_type for n in model.graph.node if n.op_type == "LSTM"] == ["LSTM", "LSTM"]
     x = np.random.default_rng(0).standard_normal((7, 2, 6)).astype(np.float32)
-    y, h, c = ReferenceEvaluator(model).run(["lstm/Y", "lstm/Y_h", "lstm/Y_c"],
-                                            {"lstm/X": x})
+    y, h, c = ReferenceEvaluator(model).run(["Y", "Y_h", "Y_c"], {"X": x})
     with torch.no_grad():
         expected, (h_n, c_n) = lstm(torch.from_numpy(x))
     assert np.max(np.abs(y - expected.numpy())) < 1e-5
     assert np.max(np.abs(h - h_n.numpy())) < 1e-5
     assert np.max(np.abs(c - c_n.numpy())) < 1e-5
+
+
+def _documented_run() -> str:
+    """The Python block of docs/port.md that runs a written .onnx file with onnxruntime."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "port.md").read_text()
+    blocks = [b for b in re.findall(r"^```python\n(.*?)^```$", text, re.S | re.M)
+              if "onnxruntime.InferenceSession" in b]
+    assert len(blocks) == 1, blocks
+    return blocks[0]
+
+
+@pytest.mark.onnx
+def test_the_documented_onnxruntime_call_runs_the_written_file(
+    cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/port.md's own lines run encoder.onnx (one module under ``encoder.``) with
+    onnxruntime, feeding ``X`` and reading Y, Y_h, Y_c equal to torch's (the inputs and outputs
+    were named ``encoder/X``, ``encoder/Y``)."""
+    pytest.importorskip("onnxruntime")
+    torch.manual_seed(3)
+    lstm = torch.nn.LSTM(8, 16, num_layers=2, bidirectional=True)
+    torch.save({f"encoder.{k}": v for k, v in lstm.state_dict().items()},
+               tmp_path / "encoder.pt")
+    monkeypatch.chdir(tmp_path)
+    result = cli("port", "encoder.pt", "--to", "onnx", "--out", "encoder.onnx")
+    assert result.code == 0, result.err
+    namespace: dict[str, Any] = {}
+    exec(_documented_run(), namespace)  # the docs' lines, as they stand
+    with torch.no_grad():
+        expected, (h_n, c_n) = lstm(torch.from_numpy(namespace["x"]))
+    for got, want in zip([namespace[n] for n in ("y", "y_h", "y_c")], (expected, h_n, c_n),
+                         strict=True):
+        assert np.max(np.abs(got - want.numpy())) < 1e-5
+
+
+@pytest.mark.onnx
+def test_several_modules_keep_their_prefixes_apart(cli: CLI, tmp_path: Path) -> None:
+    """Two recurrent modules alone are one graph whose inputs and outputs carry their module's
+    prefix, each computing what its torch module does."""
+    onnx = pytest.importorskip("onnx")
+    from onnx.reference import ReferenceEvaluator
+
+    torch.manual_seed(4)
+    modules = {"encoder": torch.nn.GRU(3, 4), "decoder": torch.nn.LSTM(5, 2)}
+    path = tmp_path / "two.pt"
+    torch.save(torch.nn.ModuleDict(modules).state_dict(), path)
+    out = tmp_path / "two.onnx"
+    assert cli("port", str(path), "--to", "onnx", "--out", str(out)).code == 0
+    model = onnx.load(str(out))
+    assert sorted(i.name for i in model.graph.input) == ["decoder/X", "encoder/X"]
+    assert sorted(o.name for o in model.graph.output) == [
+        "decoder/Y", "decoder/Y_c", "decoder/Y_h", "encoder/Y", "encoder/Y_h"]
+    rng = np.random.default_rng(5)
+    feeds = {"encoder/X": rng.standard_normal((6, 2, 3)).astype(np.float32),
+             "decoder/X": rng.standard_normal((6, 2, 5)).astype(np.float32)}
+    y_enc, y_dec = ReferenceEvaluator(model).run(["encoder/Y", "decoder/Y"], feeds)
+    with torch.no_grad():
+        assert np.max(np.abs(y_enc - modules["encoder"](
+            torch.from_numpy(feeds["encoder/X"]))[0].numpy())) < 1e-5
+        assert np.max(np.abs(y_dec - modules["decoder"](
+            torch.from_numpy(feeds["decoder/X"]))[0].numpy())) < 1e-5
 
 
 def test_safetensors_output_names_match_the_convention(

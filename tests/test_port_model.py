@@ -295,3 +295,53 @@ def test_an_ambiguous_match_is_refused_with_the_choices(cli: CLI, tmp_path: Path
         "Error: the source's a (nn.Linear(4, 4)) could be the model's sequential/dense "
         "(Dense(4) on 4 features) or sequential/dense_1 (Dense(4) on 4 features), and their "
         "order does not say which: make the model's layers follow the source's order\n")
+
+
+@pytest.mark.keras
+@pytest.mark.skipif(not have("keras"), reason="needs keras")
+def test_a_layer_short_of_a_tensor_names_the_tensor(cli: CLI, tmp_path: Path) -> None:
+    """A model whose Dense lacks only the Linear's bias names that bias and the Dense (it said
+    the whole Linear had no counterpart)."""
+    path = tmp_path / "crnn.pt"
+    torch.save(port_models.torch_crnn().state_dict(), path)
+    result = cli("port", str(path), "--to", "keras", "--model", f"{MODELS}:keras_crnn",
+                 "--kwargs", '{"bias": false}')
+    assert (result.code, result.err) == (2, (
+        "Error: the source's out.bias (7,) has no counterpart: the model's dense (Dense(7) on "
+        "16 features) is the same layer without a bias; give both the same tensors\n"))
+
+
+@pytest.mark.keras
+@pytest.mark.skipif(not have("keras"), reason="needs keras")
+def test_a_recurrent_layer_without_biases_names_them(cli: CLI, tmp_path: Path) -> None:
+    """A torch LSTM with biases into a Keras LSTM without: the biases are named."""
+    path = _saved(tmp_path, {"rnn": torch.nn.LSTM(4, 6)})
+    result = cli("port", str(path), "--to", "keras", "--model", f"{MODELS}:keras_pair",
+                 "--kwargs", '{"bidirectional": false, "bias": false}')
+    assert result.code == 2
+    assert result.err.startswith("Error: the source's rnn.bias_ih_l0, rnn.bias_hh_l0 have no "
+                                 "counterpart: the model's sequential/lstm (LSTM(6"), result.err
+    assert result.err.endswith("is the same layer without biases; give both the same "
+                               "tensors\n"), result.err
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    pytest.param([], "nothing in Keras maps 1 tensor of", id="unmapped-tensor"),
+    pytest.param(["--hidden", "7"], "with --hidden 6, not --hidden 7", id="expected-size"),
+    pytest.param(["--proj"], "projection", id="no-weights-make-it"),
+])
+def test_what_the_source_decides_comes_before_the_model(cli: CLI, tmp_path: Path,
+                                                        extra: list[str], message: str) -> None:
+    """A refusal the source alone decides (a tensor no layer holds, a size the user expected)
+    is said before the model is built: its factory, which raises, is never called."""
+    lstm = torch.nn.LSTM(4, 6, proj_size=3 if extra == ["--proj"] else 0)
+    state = {f"rnn.{k}": v for k, v in lstm.state_dict().items()}
+    if not extra:
+        state["stray"] = torch.zeros(3)
+    extra = [] if extra == ["--proj"] else extra
+    path = tmp_path / "m.pt"
+    torch.save(state, path)
+    args = ["port", str(path), "--to", "keras", "--model", f"{MODELS}:never_built", *extra]
+    result = cli(*args)
+    assert result.code == 2
+    assert message in result.err and "built before" not in result.err, result.err

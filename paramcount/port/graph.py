@@ -11,7 +11,8 @@ widths do not connect is refused rather than guessed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import contextlib
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from paramcount.engine.spec import Cell
@@ -148,22 +149,57 @@ def _unit_nodes(unit: Unit, eps: float, x: str, step: str, nodes: list[Any]) -> 
 
 
 def keras_model(layers: Sequence[Layer], arrays: Any) -> Any:
-    """A Keras Sequential of the layers in the file's order, holding the ported weights."""
+    """A Keras Sequential of the layers in the file's order, holding the ported weights (each
+    assigned as it comes, so that no more than one array is held beside the model)."""
     from paramcount.verify.keras_backend import load
 
     keras = load()
-    values = dict(arrays)
     keras.backend.clear_session()
     first, _ = widths(layers[0])
     made: list[tuple[Any, list[str]]] = []
     for layer in layers:
         made += _keras_layers(keras, layer)
-    model = keras.Sequential(
-        [keras.Input((None,), dtype="int32") if first is None else keras.Input((None, first)),
-         *(k for k, _ in made)])
-    for built, names in made:
-        built.set_weights([values[name] for name in names])
+    with _made_as_zeros(keras, [k for k, _ in made]):
+        model = keras.Sequential(
+            [keras.Input((None,), dtype="int32") if first is None else
+             keras.Input((None, first)), *(k for k, _ in made)])
+    variables = {name: variable for built, names in made
+                 for variable, name in zip(built.weights, names, strict=True)}
+    from paramcount.port.variables import assign_array
+
+    for name, array in arrays:
+        assign_array(variables.pop(name), array)
+    if variables:
+        raise AssertionError(f"nothing was ported to {', '.join(variables)}")
     return model
+
+
+@contextlib.contextmanager
+def _made_as_zeros(keras: Any, layers: list[Any]) -> Iterator[None]:
+    """Within: ``layers`` (and the layers and cells they hold) make their variables as zeros,
+    which the ported values then replace; after, their own initialisers are back, so that the
+    saved configuration is theirs. (A random initialisation would be thrown away, and in
+    TensorFlow costs about half the weights' size in memory that stays taken.)"""
+    swapped: list[tuple[Any, str, Any]] = []
+    seen: set[int] = set()
+    stack = list(layers)
+    while stack:
+        layer = stack.pop()
+        if id(layer) in seen:
+            continue
+        seen.add(id(layer))
+        for name, value in list(vars(layer).items()):
+            if name.endswith("initializer") and isinstance(value,
+                                                           keras.initializers.Initializer):
+                swapped.append((layer, name, value))
+                setattr(layer, name, keras.initializers.Zeros())
+            elif isinstance(value, keras.layers.Layer):
+                stack.append(value)
+    try:
+        yield
+    finally:
+        for layer, name, value in swapped:
+            setattr(layer, name, value)
 
 
 def _name(prefix: str, index: int | None = None) -> str:
@@ -235,8 +271,9 @@ def onnx_model(
     Outputs are ``Y`` [T, N, D·H] (the last layer's, directions side by side), ``Y_h`` and
     (LSTM) ``Y_c`` [L·D, N, H] ordered like torch's h_n. With ``states``, each module also takes
     ``initial_h`` and ``initial_c`` [L·D, N, H] (to verify with non-zero initial states).
-    Several modules take their names' prefix (``encoder/X``). Each module is its side and a
-    map from the convention's names (``layer0/W``) to the arrays' names.
+    One module's inputs and outputs are named so, whatever its prefix; several modules' take
+    their module's prefix (``encoder/X``, ``decoder/X``), which keeps them apart. Each module is
+    its side and a map from the convention's names (``layer0/W``) to the arrays' names.
     """
     import numpy as np
     import onnx
@@ -252,8 +289,9 @@ def onnx_model(
         spec, prefix = side.spec, side.prefix
         d, h, n_layers = spec.directions, spec.hidden_size, spec.num_layers
         lstm = spec.cell is Cell.LSTM
+        outer = prefix if len(modules) > 1 else ""
 
-        def name(text: str, prefix: str = prefix) -> str:
+        def name(text: str, prefix: str = outer) -> str:
             return prefix + text
 
         dtype = TensorProto.FLOAT
@@ -263,8 +301,10 @@ def onnx_model(
         if states:
             inputs += [helper.make_tensor_value_info(name(s), dtype, [n_layers * d, "N", h])
                        for s in state_names]
-        current, finals = recurrent_nodes(side, roles, name("X"), nodes, states)
-        outputs.append(helper.make_tensor_value_info(current, dtype, ["T", "N", d * h]))
+        current, finals = recurrent_nodes(side, roles, name("X"), nodes, states, outer)
+        if current != name("Y"):
+            nodes.append(helper.make_node("Identity", [current], [name("Y")]))
+        outputs.append(helper.make_tensor_value_info(name("Y"), dtype, ["T", "N", d * h]))
         for final, parts in finals.items():
             if parts:
                 nodes.append(helper.make_node("Concat", parts, [name(final)], axis=0))
@@ -278,11 +318,13 @@ def onnx_model(
 
 
 def recurrent_nodes(side: Side, roles: dict[str, str], x: str, nodes: list[Any],
-                    states: bool = False) -> tuple[str, dict[str, list[str]]]:
+                    states: bool = False, outer: str | None = None
+                    ) -> tuple[str, dict[str, list[str]]]:
     """One recurrent node per layer of ``side`` reading ``x`` [T, N, I], appended to ``nodes``.
 
     Returns the output's name ([T, N, D·H]) and each layer's final states' names (``Y_h``,
-    ``Y_c``); with ``states`` each layer reads its slice of ``initial_h`` / ``initial_c``.
+    ``Y_c``); with ``states`` each layer reads its slice of ``initial_h`` / ``initial_c``
+    (under the prefix ``outer``, the side's own when None).
     """
     from onnx import helper
 
@@ -302,8 +344,9 @@ def recurrent_nodes(side: Side, roles: dict[str, str], x: str, nodes: list[Any],
         if states:
             for state in state_names:
                 sliced = name(f"{state}{layer}")
+                given = (side.prefix if outer is None else outer) + state
                 nodes.append(helper.make_node(
-                    "Slice", [name(state), _const(nodes, sliced + "_start", [layer * d]),
+                    "Slice", [given, _const(nodes, sliced + "_start", [layer * d]),
                               _const(nodes, sliced + "_stop", [(layer + 1) * d]),
                               _const(nodes, sliced + "_axis", [0])], [sliced]))
                 node_inputs.append(sliced)

@@ -192,6 +192,7 @@ def _torch(path: str) -> tuple[dict[str, tuple[int, ...]], Callable[[str], Any],
     import pickle
 
     torch = _require("torch", "torch")
+    mapped = True
     try:
         try:
             loaded = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
@@ -200,6 +201,7 @@ def _torch(path: str) -> tuple[dict[str, tuple[int, ...]], Callable[[str], Any],
                 raise
             # the legacy (pre-zip) format cannot be memory-mapped; read it whole, still safely
             loaded = torch.load(path, map_location="cpu", weights_only=True)
+            mapped = False
     except pickle.UnpicklingError as error:  # torch's text advises weights_only=False: not here
         named = re.search(r"GLOBAL ([\w.]+)", str(error))
         raise SourceError(
@@ -220,6 +222,8 @@ def _torch(path: str) -> tuple[dict[str, tuple[int, ...]], Callable[[str], Any],
     shapes = {name: tuple(int(d) for d in t.shape) for name, t in tensors.items()}
 
     def release(name: str) -> None:
+        if not mapped:  # the pages are the process' own memory, not the file's: kept
+            return
         tensor = tensors[name]
         _drop_pages(tensor.data_ptr(), tensor.numel() * tensor.element_size())
 

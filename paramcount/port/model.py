@@ -304,6 +304,34 @@ def _fits(source: Layer, target: Layer) -> bool:
     return signature(source) == signature(target)
 
 
+def _leftover(source: Layer, target: Layer) -> str | None:
+    """Where ``target`` is ``source``'s layer but for tensors one of them holds and the other
+    does not (a Dense without the Linear's bias): the refusal naming those tensors; else
+    None."""
+    if not (isinstance(source, Unit) and isinstance(target, Unit)) or \
+            target.kind not in _kinds(source):
+        return None
+    ours = {role for role, _, _ in source.tensors if role != "num_batches_tracked"}
+    theirs = {role for role, _, _ in target.tensors if role != "num_batches_tracked"}
+    if ours == theirs or any(source.canonical(r) != target.canonical(r) for r in ours & theirs):
+        return None
+    if ours - theirs:
+        extra = [(name, shape) for role, name, shape in source.tensors if role in ours - theirs]
+        whose, other, where = "source's", target, "the model's"
+    else:
+        extra = [(name, shape) for role, name, shape in target.tensors if role in theirs - ours]
+        whose, other, where = "model's", source, "the source's"
+    listed = ", ".join(f"{name} {_shape(shape)}" for name, shape in extra)
+    missing = " and ".join(sorted(ours ^ theirs))
+    return (f"the {whose} {listed} {'has' if len(extra) == 1 else 'have'} no counterpart: "
+            f"{where} {label(other)} is the same layer without a {missing}; give both the "
+            "same tensors")
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
 def match(sources: Sequence[Layer], targets: Sequence[Layer]) -> list[tuple[Layer, Layer]]:
     """Each source layer paired with the model's: in order when the structures agree, else by
     kind and shapes where only one pairing fits; ModelError naming the choices otherwise."""
@@ -315,6 +343,9 @@ def match(sources: Sequence[Layer], targets: Sequence[Layer]) -> list[tuple[Laye
     for source in sources:
         fitting = [t for t in free if _fits(source, t)]
         if not fitting:
+            near = [t for t in free if _leftover(source, t) is not None]
+            if len(near) == 1:
+                raise ModelError(_leftover(source, near[0]))
             raise ModelError(f"the source's {label(source)} has no counterpart in the model "
                              f"(its layers: {', '.join(label(t) for t in targets) or 'none'})")
         if len(fitting) > 1:

@@ -199,6 +199,27 @@ def _unmapped(opened: Opened, unmapped: list[str], fw: Framework, allowed: bool)
     return [f"left out (--allow-unmapped): {listed}"]
 
 
+def before_model(opened: Opened, source: SourceOptions, target: TargetOptions,
+                 allow_unmapped: bool) -> list[Side | Unit]:
+    """What the source alone decides, refused before the user's model is built (which can take
+    longer than the rest of the port): the source's options, tensors no layer holds, a layer
+    no weights of the target can equal (a GRU into Keras waits for the model, whose
+    ``reset_after`` decides), and a file with nothing port maps. Returns the source's layers
+    in file order."""
+    fw = target.framework
+    sides = [_source_side(m, source, target) for m in opened.modules]
+    for side in sides:
+        if not (fw is Framework.KERAS and side.spec.cell is Cell.GRU):
+            target_side(side, target)
+    units, unmapped = source_units(opened, sides)
+    _unmapped(opened, unmapped, fw, allow_unmapped)
+    if not sides and not units:
+        asked = f" in the {source.framework.display_name} convention" \
+            if source.framework else ""
+        raise SourceError(f"{opened.path}: no layer found that port maps{asked}")
+    return _ordered(opened, [*sides, *units])
+
+
 def to_model(opened: Opened, source: SourceOptions, target: TargetOptions, model: TargetModel,
              allow_unmapped: bool) -> tuple[list[ModulePlan], list[UnitPlan], list[str]]:
     """Plans whose target tensors are the user's model's, layer by layer, matched by structure."""
@@ -233,7 +254,17 @@ def to_model(opened: Opened, source: SourceOptions, target: TargetOptions, model
                 options = replace(target, reset_after=theirs.spec.reset_after)
             side = target_side(one, options)
             held = dict(theirs.names)
-            if side.spec.bias != theirs.spec.bias or any(
+            if side.spec.bias != theirs.spec.bias:
+                biased, other = (one, theirs) if one.spec.bias else (theirs, one)
+                biases = [biased.name(t) for t in conventions.tensors(biased.spec)
+                          if "bias" in t.role.lower() or t.role in ("B", "Wb", "Rb")]
+                whose = "source's" if biased is one else "model's"
+                where = "the model's" if biased is one else "the source's"
+                raise PortRefused(f"the {whose} {', '.join(biases)} "
+                                  f"{'has' if len(biases) == 1 else 'have'} no counterpart: "
+                                  f"{where} {label(other)} is the same layer without biases; "
+                                  "give both the same tensors")
+            if any(
                     t.name not in held for t in conventions.tensors(side.spec)):
                 raise PortRefused(f"the model's {label(theirs)} is not "
                                   f"{conventions.describe(side.spec)}, which the source's "
@@ -314,9 +345,11 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
          verify: bool = False, seed: int = 0, allow_unmapped: bool = False,
          model: str | None = None, kwargs: dict[str, Any] | None = None,
          source_model: str | None = None,
-         source_kwargs: dict[str, Any] | None = None) -> Result:
+         source_kwargs: dict[str, Any] | None = None,
+         input_shape: tuple[int, ...] | None = None) -> Result:
     """Port every layer of ``path`` (into the layers of ``model``, the user's factory, when
-    given); write ``out`` and compare runs when asked."""
+    given); write ``out`` and compare runs when asked (``input_shape``: one example of the
+    whole models' input, as the source model reads it)."""
     from paramcount.port.write import (
         check_destination,
         check_not_source,
@@ -337,7 +370,7 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
         else:
             from paramcount.port.model import build
 
-            first = _ordered(opened, [*opened.modules, *source_units(opened, opened.modules)[0]])
+            first = before_model(opened, source, target, allow_unmapped)
             built = build(model, kwargs or {}, target.framework, first[0] if first else None)
             plans, units, unit_notes = to_model(opened, source, target, built, allow_unmapped)
         if not plans and not units:
@@ -352,7 +385,7 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
         whole = None
         if verify and built is not None:
             whole = _whole(opened, layers, built, source_model, source_kwargs or {}, seed,
-                           unit_notes)
+                           unit_notes, input_shape)
         proved = all(c.ok for c in comparisons or ()) and (whole is None or whole.ok)
         if out is not None and model is None and (
                 (units and suffix_of(out) == ".onnx") or suffix_of(out) == ".keras"):
@@ -370,10 +403,12 @@ def port(path: str, source: SourceOptions, target: TargetOptions, out: str | Non
 
 
 def _whole(opened: Opened, layers: tuple[ModulePlan | UnitPlan, ...], built: TargetModel,
-           source_model: str | None, kwargs: dict[str, Any], seed: int, notes: list[str]
-           ) -> ModelComparison | None:
-    """The source model and the user's model with the ported weights, on one random input."""
-    from paramcount.port.whole import compare_models, random_input, source_runner, target_runner
+           source_model: str | None, kwargs: dict[str, Any], seed: int, notes: list[str],
+           input_shape: tuple[int, ...] | None = None) -> ModelComparison | None:
+    """The source model and the user's model with the ported weights, on one random example
+    laid out as each reads it (``input_shape``: ``--input-shape``, in the source's layout)."""
+    from paramcount.port.inputs import first_reads, plan
+    from paramcount.port.whole import compare_models, source_runner, target_runner
 
     first = layers[0].source if layers else None
     source = source_runner(opened.path, opened.format, source_model, kwargs, opened.fetch,
@@ -382,8 +417,10 @@ def _whole(opened: Opened, layers: tuple[ModulePlan | UnitPlan, ...], built: Tar
         notes.append("the whole model was not run: a checkpoint holds no code, and "
                      "--source-model module:function builds its model")
         return None
-    target = target_runner(built, dict(_arrays(layers, opened.fetch)))
-    return compare_models(source, target, random_input(first, seed))
+    target = target_runner(built, dict(_arrays(layers, opened.fetch)), first)
+    example = plan(first_reads(first), [source.layout, target.layout], input_shape,
+                   source.layout)
+    return compare_models(source, target, example, seed, source.layout)
 
 
 _MERGED = {MergeMode.SUM: "adds", MergeMode.MUL: "multiplies", MergeMode.AVE: "averages",
@@ -427,10 +464,11 @@ def _arrays(plans: Iterable[ModulePlan | UnitPlan], fetch: Any,
     for module in plans:
         dtype = _dtype(module, fetch)
         for row in module.rows:
-            yield row.name, evaluate(row.expr, fetch, dtype)
-            if release is not None:  # written: its sources' pages can go
-                for name in row.sources:
+            array = evaluate(row.expr, fetch, dtype)
+            if release is not None:  # made: its sources' pages can go (they are read again
+                for name in row.sources:  # from the file where the array is a view of them)
                     release(name)
+            yield row.name, array
 
 
 def _dtype(module: ModulePlan | UnitPlan, fetch: Any) -> Any:

@@ -50,6 +50,11 @@ _FRAMEWORKS = Frameworks(several=False)  # pytorch, tensorflow, tf.keras accepte
               help="Stop --model's or --source-model's factory if it has not returned its "
                    "model after SECONDS (the port runs in a child process). Also "
                    "PARAMCOUNT_FACTORY_TIMEOUT. [default: 120]")
+@click.option("--input-shape", "input_shape", metavar="SIZES", default=None,
+              help="With --verify --model: one example of the whole models' input without "
+                   "the batch axis, as the source model reads it (1,32,100 for a torch "
+                   "Conv2d on 1 channel of 32 × 100); by default what the models declare, "
+                   "free sizes 7.")
 @click.option("--allow-unmapped", is_flag=True,
               help="Leave out the tensors nothing in the target maps (named under Notes); "
                    "without it such a port is refused and nothing is written.")
@@ -83,7 +88,8 @@ _FRAMEWORKS = Frameworks(several=False)  # pytorch, tensorflow, tf.keras accepte
               help="Seed of the random input and states used by --verify.")
 def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out: str | None,
          verify: bool, model: str | None, kwargs: str | None, source_model: str | None,
-         source_kwargs: str | None, factory_timeout: str | None, allow_unmapped: bool,
+         source_kwargs: str | None, factory_timeout: str | None, input_shape: str | None,
+         allow_unmapped: bool,
          output_format: str | None, as_json: bool, as_markdown: bool,
          nonlinearity: str | None, forget_bias: float,
          reset_after: bool | None, linear_before_reset: bool | None,
@@ -111,6 +117,14 @@ def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out:
         raise click.BadParameter(f"{forget_bias} is not a finite number",
                                  param_hint="'--forget-bias'")
     chosen = Nonlinearity(nonlinearity) if nonlinearity else None
+    shape = None
+    if input_shape is not None:
+        from paramcount.port.inputs import InputError, parse_shape
+
+        if model is None:
+            raise InputError("--input-shape shapes the whole models' test input: give it with "
+                             "--model (and --verify)")
+        shape = parse_shape(input_shape)
     result = run_port(
         source,
         SourceOptions(from_[0] if from_ else None, chosen, forget_bias, expect),
@@ -118,7 +132,7 @@ def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out:
                       forget_bias, chosen),
         out=out, verify=verify, seed=seed, allow_unmapped=allow_unmapped,
         model=model, kwargs=parse_kwargs(kwargs), source_model=source_model,
-        source_kwargs=parse_kwargs(source_kwargs, "--source-kwargs"),
+        source_kwargs=parse_kwargs(source_kwargs, "--source-kwargs"), input_shape=shape,
     )
     from paramcount.api.port import Ported
 
