@@ -288,3 +288,32 @@ def test_bad_arguments_are_one_clear_error() -> None:
         paramcount.family("mamba", d_model=3)
     with pytest.raises(paramcount.ParamcountError, match="as_framework='tf1'"):
         paramcount.inspect("x.npz", as_framework="tf1")
+
+
+def test_forum_calls_refuse_bad_arguments_in_one_line() -> None:
+    """The forum answers' calls name the argument at fault, in the Python API's words."""
+    lstm = paramcount.count("lstm", 3, 4)
+    with pytest.raises(paramcount.SpecError, match="two or more configurations"):
+        paramcount.compare(lstm)
+    with pytest.raises(paramcount.SpecError, match="no configuration to compare"):
+        paramcount.compare("lstm -i 3 -H 4", lstm)
+    with pytest.raises(paramcount.SpecError, match="framework='tf1': TF1's LSTMCell"):
+        paramcount.compare(paramcount.count("lstm", 3, 4, framework="tf1"), lstm)
+    with pytest.raises(paramcount.SpecError, match="give one budget"):
+        paramcount.fit("lstm", 3)
+    with pytest.raises(paramcount.Mismatch, match="no hidden size fits 10 parameters") as info:
+        paramcount.fit("lstm", 3, max_params=10)
+    smallest = getattr(info.value, "smallest")
+    assert (smallest.next_hidden_size, smallest.next_total) == (1, 4 * 1 * (3 + 1 + 2))
+    with pytest.raises(paramcount.SpecError, match="framework='onnx' is not one of: torch, keras"):
+        paramcount.shapes("lstm", 3, 4, framework="onnx")
+    with pytest.raises(paramcount.SpecError, match="batch_first=True is a PyTorch option"):
+        paramcount.shapes("lstm", 3, 4, framework="keras", batch_first=True)
+    with pytest.raises(paramcount.SpecError, match="kernel='3x3x3' gives 3 sizes for rank=2"):
+        paramcount.convlstm(2, 3, 8, "3x3x3")
+    with pytest.raises(paramcount.SpecError, match="framework='bogus' is not one of"):
+        paramcount.explain("lstm", 3, 4, framework="torch,bogus")
+    with pytest.raises(paramcount.SpecError, match=r"\[keras refuses it"):
+        paramcount.memory("lstm", 3, 4, framework="all", proj_size=2)
+    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
+        getattr(paramcount.fit, "nothing")
