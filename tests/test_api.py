@@ -62,6 +62,11 @@ def _counted_with_workload() -> Result:
                                forward(report.spec, 4))])
 
 
+def family_case(name: str) -> Callable[[Path], Case]:
+    """A family command with every field at its default, and the call it is a client of."""
+    return lambda d: ([name], lambda d: paramcount.family(name))
+
+
 Case = tuple[list[str], Callable[[Path], Result]]
 CASES: dict[str, Callable[[Path], Case]] = {
     "read": lambda d: (["read", str(PASTE)],
@@ -177,8 +182,7 @@ CASES: dict[str, Callable[[Path], Case]] = {
                                 "-f", "all", "--dtype", "fp16"],
                                lambda d: paramcount.convlstm(1, 3, 8, (3,), framework="all",
                                                              dtype="fp16")),
-    **{name: (lambda name: lambda d: ([name], lambda d: paramcount.family(name)))(name)
-       for name in FAMILIES if name != "mamba"},
+    **{name: family_case(name) for name in FAMILIES if name != "mamba"},
 }
 """Each command line and the library call it is a client of (named ``command`` or
 ``command:variant``)."""
@@ -301,9 +305,12 @@ def test_forum_calls_refuse_bad_arguments_in_one_line() -> None:
         paramcount.compare(paramcount.count("lstm", 3, 4, framework="tf1"), lstm)
     with pytest.raises(paramcount.SpecError, match="give one budget"):
         paramcount.fit("lstm", 3)
-    with pytest.raises(paramcount.Mismatch, match="no hidden size fits 10 parameters") as info:
+    from paramcount.analysis.fit import BudgetTooSmall
+
+    with pytest.raises(BudgetTooSmall, match="no hidden size fits 10 parameters") as info:
         paramcount.fit("lstm", 3, max_params=10)
-    smallest = getattr(info.value, "smallest")
+    assert isinstance(info.value, paramcount.Mismatch)
+    smallest = info.value.smallest
     assert (smallest.next_hidden_size, smallest.next_total) == (1, 4 * 1 * (3 + 1 + 2))
     with pytest.raises(paramcount.SpecError, match="framework='onnx' is not one of: torch, keras"):
         paramcount.shapes("lstm", 3, 4, framework="onnx")
@@ -316,4 +323,4 @@ def test_forum_calls_refuse_bad_arguments_in_one_line() -> None:
     with pytest.raises(paramcount.SpecError, match=r"\[keras refuses it"):
         paramcount.memory("lstm", 3, 4, framework="all", proj_size=2)
     with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
-        getattr(paramcount.fit, "nothing")
+        _ = paramcount.fit.nothing

@@ -100,10 +100,14 @@ def shapes_of(spec: LayerSpec, batch: int = 3, seq_len: int = 5, seed: int = 0,
     ``verify`` checks every claim with a real forward pass (random weights from ``seed``)."""
     from paramcount.analysis.flow import flow as make_flow
 
-    flow = make_flow(spec, batch, seq_len, batch_first)
+    return checked_shapes(make_flow(spec, batch, seq_len, batch_first), seed, verify)
+
+
+def checked_shapes(flow: Flow, seed: int = 0, verify: bool = False) -> Shapes:
+    """``flow``'s claims as a result, each checked by a real forward pass where ``verify``."""
     checks = None
     if verify:
-        if spec.framework is Framework.TORCH:
+        if flow.spec.framework is Framework.TORCH:
             from paramcount.verify import torch_run
 
             checks = torch_run.verify_flow(flow, seed)

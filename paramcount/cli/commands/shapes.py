@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 import click
 
+from paramcount.analysis.flow import flow as make_flow
 from paramcount.api import flow as api_flow
 from paramcount.cli.commands.configs import cell_argument, specs_of
 from paramcount.cli.options import WholeNumber, format_options, layer_options_for, resolve_format
@@ -67,9 +68,9 @@ def shapes(cell: str, batch: int, seq_len: int, seed: int, output_format: str | 
         raise click.UsageError(
             "--batch-first is a PyTorch option: Keras layers always take (N, T, features)"
         )
-    from paramcount.api.flow import shapes_of
+    from paramcount.api.flow import checked_shapes
 
-    result = shapes_of(spec, batch, seq_len, seed, batch_first, verify)
+    result = checked_shapes(make_flow(spec, batch, seq_len, batch_first), seed, verify)
     if fmt == "json":
         show_json(result.to_json())
     else:
