@@ -70,8 +70,8 @@ class Compared(Result):
         return reports, self.labels
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``paramcount.compare/1`` document (with a family model, the families'
-        comparison)."""
+        """The ``paramcount.compare/1`` document (with a family model,
+        ``paramcount.family-compare/1``)."""
         if self.families:
             from paramcount.render.family_explain import compare_data as family_data
 
