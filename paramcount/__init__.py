@@ -11,7 +11,8 @@ The reading and counting commands have library calls, each returning a result wh
 (and as HTML in Jupyter): ``summary(model)`` for a live torch, Keras or Flax model,
 ``read(text)``, ``inspect(path)``, ``check(path)``, ``family(name, ...)``,
 ``load_error(text)``, ``port(path, to)``, ``counted(cell, ...)`` (``count``'s report as the
-count command's result); see :mod:`paramcount.api.calls` (where they are typed) and
+count command's result), ``explain``, ``fit``, ``compute``, ``memory``, ``compare``,
+``shapes``, ``trace`` and ``convlstm``; see :mod:`paramcount.api.calls` (where they are typed) and
 docs/python-api.md.
 """
 
@@ -47,14 +48,22 @@ __all__ = [
     "Tensor",
     "__version__",
     "check",
+    "compare",
+    "compute",
+    "convlstm",
     "count",
     "counted",
+    "explain",
     "family",
+    "fit",
     "inspect",
     "load_error",
+    "memory",
     "port",
     "read",
+    "shapes",
     "summary",
+    "trace",
 ]
 
 
@@ -75,13 +84,21 @@ class _Call:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        return getattr(importlib.import_module(f"paramcount.{self._name}"), name)
+        package = f"paramcount.{self._name}"
+        try:
+            module = importlib.import_module(package)
+        except ModuleNotFoundError as error:  # a call with no subpackage of its name
+            if error.name != package:
+                raise
+            raise AttributeError(f"{package} (a library call) has no attribute {name!r}") from None
+        return getattr(module, name)
 
     def __repr__(self) -> str:
         return f"<paramcount.{self._name}: a library call ({self._module}.{self._name})>"
 
 
-_CALLS = ("summary", "read", "inspect", "check", "family", "load_error", "port", "counted")
+_CALLS = ("summary", "read", "inspect", "check", "family", "load_error", "port", "counted",
+          "explain", "fit", "compute", "memory", "compare", "shapes", "trace", "convlstm")
 
 
 class _Package(types.ModuleType):
@@ -102,4 +119,12 @@ family = _Call("family", "family")
 load_error = _Call("load_error", "files")
 port = _Call("port", "port")
 counted = _Call("counted", "count")
+explain = _Call("explain", "explain")
+fit = _Call("fit", "fit")
+compute = _Call("compute", "workload")
+memory = _Call("memory", "workload")
+compare = _Call("compare", "compare")
+shapes = _Call("shapes", "flow")
+trace = _Call("trace", "flow")
+convlstm = _Call("convlstm", "convlstm")
 sys.modules[__name__].__class__ = _Package

@@ -4,7 +4,9 @@
 plain text as ``repr``; ``_repr_html_`` and ``_repr_markdown_`` for Jupyter; rich's
 ``__rich_console__`` and ``show()`` for a terminal); one module per capability holds its call
 and result type (``count``, ``summary``, ``paste``, ``files``, ``budgets``, ``family``,
-``port``), and ``calls`` gathers them all for a typed import. The CLI commands are thin
+``port``, ``explain``, ``fit``, ``workload`` for compute and memory, ``compare``, ``flow`` for
+shapes and trace, ``convlstm``; ``verdict`` is the real layers' verdict they share), and
+``calls`` gathers them all for a typed import. The CLI commands are thin
 clients of these calls, each loading only its own module; nothing here imports a framework
 (a live model's own methods are all ``summary`` uses).
 

@@ -102,6 +102,40 @@ def count(
     dtype: DType | str = DType.FP32,
 ) -> Report:
     """Count the parameters of a recurrent layer stack and explain them tensor by tensor."""
+    spec = layer_spec(cell, input_size, hidden_size, num_layers=num_layers,
+                      bidirectional=bidirectional, bias=bias, proj_size=proj_size,
+                      framework=framework, merge_mode=merge_mode, reset_after=reset_after,
+                      nonlinearity=nonlinearity, single_cell=single_cell, peepholes=peepholes)
+    return build_report(spec, dtype_of(dtype))
+
+
+def dtype_of(dtype: DType | str) -> DType:
+    """``dtype`` as a :class:`DType`; any other name is a :class:`SpecError` listing them."""
+    try:
+        return DType(dtype)
+    except ValueError:
+        raise SpecError(
+            "{dtype} is not one of: " + ", ".join(d.value for d in DType), dtype=dtype
+        ) from None
+
+
+def layer_spec(
+    cell: Cell | str,
+    input_size: int,
+    hidden_size: int,
+    *,
+    num_layers: int = 1,
+    bidirectional: bool = False,
+    bias: bool = True,
+    proj_size: int = 0,
+    framework: Framework | str = Framework.TORCH,
+    merge_mode: MergeMode | str | Sequence[MergeMode | str] | None = None,
+    reset_after: bool | None = None,
+    nonlinearity: Nonlinearity | str | None = None,
+    single_cell: bool = False,
+    peepholes: bool = False,
+) -> LayerSpec:
+    """The validated :class:`LayerSpec` of :func:`count`'s arguments."""
     modes = None
     if merge_mode is not None:
         modes = (
@@ -109,7 +143,7 @@ def count(
             else tuple(merge_mode) if isinstance(merge_mode, (list, tuple))
             else merge_mode  # LayerSpec says why it is not a merge mode
         )
-    spec = LayerSpec(
+    return LayerSpec(
         cell=cell,  # type: ignore[arg-type]  # coerced and validated by LayerSpec
         input_size=input_size,
         hidden_size=hidden_size,
@@ -124,10 +158,43 @@ def count(
         single_cell=single_cell,
         peepholes=peepholes,
     )
-    try:
-        dtype = DType(dtype)
-    except ValueError:
-        raise SpecError(
-            "{dtype} is not one of: " + ", ".join(d.value for d in DType), dtype=dtype
-        ) from None
-    return build_report(spec, dtype)
+
+
+Frameworks = Framework | str | Sequence[Framework | str]
+"""One framework, ``"all"``, a comma list (``"torch,keras"``) or a sequence of them."""
+
+
+def frameworks_of(framework: Frameworks,
+                  allowed: tuple[Framework, ...] = tuple(Framework)) -> tuple[Framework | str, ...]:
+    """The frameworks ``framework`` names (a single name is left for the spec to check)."""
+    from paramcount.engine import flags
+
+    if isinstance(framework, Framework):
+        return (framework,)
+    if isinstance(framework, str):
+        if framework.strip().lower() != "all" and "," not in framework:
+            return (framework,)
+        chosen = flags.frameworks_named(framework, allowed)
+        if isinstance(chosen, str):
+            raise SpecError("{framework} is not one of: " + ", ".join(
+                [f.value for f in allowed] + ["all"]), framework=chosen)
+        return chosen
+    return tuple(f for item in framework for f in frameworks_of(item, allowed))
+
+
+def layer_specs(cell: Cell | str, input_size: int, hidden_size: int, *,
+                framework: Frameworks = Framework.TORCH, **layer: Any) -> list[LayerSpec]:
+    """:func:`layer_spec` for each framework ``framework`` names (``"all"``, ``"torch,keras"``);
+    with several, an error names the framework refusing the layer."""
+    frameworks = frameworks_of(framework)
+    if len(frameworks) == 1:
+        return [layer_spec(cell, input_size, hidden_size, framework=frameworks[0], **layer)]
+    specs = []
+    for each in frameworks:
+        try:
+            specs.append(layer_spec(cell, input_size, hidden_size, framework=each, **layer))
+        except SpecError as error:
+            raise SpecError(error.template + f" [{getattr(each, 'value', each)} refuses it; "
+                            "pick frameworks with a list, e.g. framework='torch,keras']",
+                            **error.values) from None
+    return specs

@@ -108,7 +108,8 @@ def family_data(report: FamilyReport) -> dict[str, Any]:
         "paramcount": __version__,
         "family": report.family,
         "reference": report.reference,
-        "config": report.settings,
+        "config": {name: list(value) if isinstance(value, tuple) else value
+                   for name, value in report.settings.items()},  # as JSON reads it back
         "total": report.total,
         "dtype": report.dtype.value,
         "bytes": report.bytes,

@@ -9,29 +9,9 @@ from paramcount.cli.commands.configs import parse_config
 from paramcount.cli.options import format_options, resolve_format, verify_option
 from paramcount.cli.output import show, show_json
 from paramcount.engine.flags import cli_label
-from paramcount.engine.report import build_report
-from paramcount.engine.spec import Framework, LayerSpec
+from paramcount.engine.report import Report, build_report
 from paramcount.errors import SpecError
 from paramcount.families.registry import FAMILIES
-
-
-def _across_frameworks(text: str, base: LayerSpec) -> tuple[list[LayerSpec], list[str]]:
-    """``base`` in PyTorch and Keras, after its own framework if it is neither of those."""
-    specs, arguments = [], []
-    if base.framework not in (Framework.TORCH, Framework.KERAS):
-        specs.append(base)
-        arguments.append(text)
-    try:
-        for framework in (Framework.TORCH, Framework.KERAS):
-            if framework is Framework.TORCH:
-                specs.append(base.replace(framework=framework, merge_modes=None))
-            else:
-                specs.append(base.replace(framework=framework))
-            arguments.append(f"{text} (as {framework.display_name})"
-                             if base.framework is not framework else text)
-    except SpecError as error:
-        raise click.UsageError(f"--frameworks: {error.render(cli_label)}") from None
-    return specs, arguments
 
 
 @click.command(name="compare")
@@ -63,7 +43,12 @@ def compare(configs: tuple[str, ...], frameworks: bool, output_format: str | Non
                 "--frameworks compares one configuration with one --framework across "
                 f"frameworks; {len(specs)} were given"
             )
-        specs, arguments = _across_frameworks(configs[0], specs[0])
+        from paramcount.api.compare import across_frameworks
+
+        try:
+            specs, arguments = across_frameworks(specs[0], configs[0])
+        except SpecError as error:
+            raise click.UsageError(f"--frameworks: {error.render(cli_label)}") from None
     if len(specs) < 2:
         raise click.UsageError(
             "give two or more configurations to compare, or one with --frameworks"
@@ -76,28 +61,16 @@ def compare(configs: tuple[str, ...], frameworks: bool, output_format: str | Non
                 f"layer's; use paramcount {spec.cell.value} -f {spec.framework.value} to see "
                 "its tensors"
             )
-    reports = [build_report(spec) for spec in specs]
-    outcomes = None
-    if verify:
-        from paramcount.verify import verify_reports
+    from paramcount.api.compare import compare_layers
 
-        outcomes = verify_reports(reports, skip_missing=True)
+    result = compare_layers(specs, arguments, verify)
     if fmt == "json":
-        from paramcount.render.compare import compare_data
-        from paramcount.render.data import dumps
-
-        show_json(dumps(compare_data(reports, arguments, outcomes)))
+        show_json(result.to_json())
     else:
-        from paramcount.render.compare import compare_document
-
-        show(compare_document(reports, arguments, outcomes), fmt)
-    if outcomes is None:
-        return 0
-    from paramcount.verify import exit_code, problems
-
-    for line in problems(outcomes):
+        show(result.documents()[0], fmt)
+    for line in result.problems:
         click.echo(f"Error: {line}", err=True)
-    return exit_code(outcomes)
+    return result.exit_code
 
 
 def _with_families(configs: tuple[str, ...], fmt: str) -> int:
@@ -106,11 +79,11 @@ def _with_families(configs: tuple[str, ...], fmt: str) -> int:
     import shlex
 
     from paramcount.cli.commands.family import parse_family
-    from paramcount.families.report import build_family_report
+    from paramcount.families.report import FamilyReport, build_family_report
 
     if len(configs) < 2:
         raise click.UsageError("give two or more configurations to compare")
-    items: list[tuple[str, object]] = []
+    items: list[tuple[str, Report | FamilyReport]] = []
     for position, text in enumerate(configs, start=1):
         args = shlex.split(text)
         if args[0] in FAMILIES:
@@ -118,12 +91,11 @@ def _with_families(configs: tuple[str, ...], fmt: str) -> int:
             items.append((text, report))
         else:
             items += [(text, build_report(spec)) for spec in parse_config(text, position)]
-    from paramcount.render.family_explain import compare_data, compare_document
+    from paramcount.api.compare import Compared
 
+    result = Compared(items)
     if fmt == "json":
-        from paramcount.render.data import dumps
-
-        show_json(dumps(compare_data(items)))
+        show_json(result.to_json())
     else:
-        show(compare_document(items), fmt)
+        show(result.documents()[0], fmt)
     return 0

@@ -12,15 +12,8 @@ from paramcount.cli.options import (
     verify_option,
 )
 from paramcount.cli.output import show, show_json
-from paramcount.engine.convlstm_report import (
-    FRAMEWORKS,
-    ConvLSTMSpec,
-    DataFormat,
-    build_conv_report,
-    parse_kernel,
-)
-from paramcount.engine.spec import DType, Framework
-from paramcount.errors import BackendUnavailable, SpecError
+from paramcount.engine.convlstm_report import FRAMEWORKS, DataFormat
+from paramcount.engine.spec import Framework
 
 
 @click.command(name="convlstm")
@@ -68,57 +61,15 @@ def convlstm(
 ) -> int:
     """Parameters of a ConvLSTM stack: Keras ConvLSTM1D/2D/3D, Flax linen ConvLSTMCell."""
     fmt = resolve_format(output_format, as_json, as_markdown)
-    sizes = parse_kernel(kernel, rank)
-    if len(sizes) != rank:
-        raise SpecError(
-            f"{{kernel}} gives {len(sizes)} sizes for {{rank}}: give one size per spatial axis "
-            "(or one size for all)",
-            kernel=kernel,
-            rank=rank,
-        )
-    frameworks = list(framework)
-    reports = [
-        build_conv_report(
-            ConvLSTMSpec(rank, input_channels, filters, sizes, num_layers, bidirectional, bias,
-                         DataFormat(data_format), f),
-            DType(dtype),
-        )
-        for f in frameworks
-    ]
-    outcomes = None
-    if verify:
-        from paramcount.verify import Outcome, Unverified, exit_code, problems
-        from paramcount.verify.convlstm_backend import verify_conv
+    from paramcount.api.convlstm import convlstm as count_convlstm
 
-        outcomes = []
-        for report in reports:
-            outcome: Outcome
-            try:
-                outcome = verify_conv(report)
-            except BackendUnavailable as error:
-                if len(reports) == 1:
-                    raise
-                outcome = Unverified(report.spec.framework, str(error))
-            outcomes.append(outcome)
-    from paramcount.render.convlstm import conv_breakdown, conv_data
-
+    result = count_convlstm(rank, input_channels, filters, kernel, num_layers=num_layers,
+                            bidirectional=bidirectional, bias=bias, data_format=data_format,
+                            framework=framework, dtype=dtype, verify=verify)
     if fmt == "json":
-        from paramcount.render.data import dumps
-
-        data = [conv_data(r, outcomes[k] if outcomes else None) for k, r in enumerate(reports)]
-        show_json(dumps(data[0] if len(data) == 1 else {"reports": data}))
+        show_json(result.to_json())
     else:
-        documents = [conv_breakdown(r, outcomes[k] if outcomes else None)
-                     for k, r in enumerate(reports)]
-        if len(documents) == 1:
-            show(documents[0], fmt)
-        else:
-            from paramcount.render.breakdown import combined
-
-            show(combined(documents, reports, "The same ConvLSTM in Keras and Flax linen",
-                          outcomes), fmt)
-    if outcomes is None:
-        return 0
-    for line in problems(outcomes):
+        show(result.documents()[0], fmt)
+    for line in result.problems:
         click.echo(f"Error: {line}", err=True)
-    return exit_code(outcomes)
+    return result.exit_code

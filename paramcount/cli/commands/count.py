@@ -21,7 +21,6 @@ from paramcount.engine.report import build_report
 from paramcount.engine.spec import Cell, DType
 
 if TYPE_CHECKING:
-    from paramcount.analysis.compute import Compute
     from paramcount.verify import Outcome
     from paramcount.verify.flops import FlopOutcome
 
@@ -59,6 +58,7 @@ def make_command(cell: Cell) -> click.Command:
         ]
         outcomes = flops = None
         if verify:
+            from paramcount.api.verdict import check_flops
             from paramcount.verify import verify_reports
 
             outcomes = verify_reports(reports, skip_missing=len(reports) > 1)
@@ -71,44 +71,13 @@ def make_command(cell: Cell) -> click.Command:
     return command
 
 
-def check_flops(
-    computes: Sequence[Compute | None], skip_missing: bool
-) -> list[FlopOutcome | None] | None:
-    """Measure each asked-for forward pass with the real layer's FLOP counter (None if none)."""
-    if not any(computes):
-        return None
-    from paramcount.errors import BackendUnavailable
-    from paramcount.verify import check_flops as measure
-    from paramcount.verify.flops import FlopUnchecked
-
-    outcomes: list[FlopOutcome | None] = []
-    for compute in computes:
-        if compute is None:
-            outcomes.append(None)
-            continue
-        try:
-            outcomes.append(measure(compute))
-        except BackendUnavailable as error:
-            if not skip_missing:
-                raise
-            outcomes.append(FlopUnchecked(compute.spec.framework, str(error)))
-    return outcomes
-
-
 def verdict_code(outcomes: Sequence[Outcome], flops: Sequence[FlopOutcome | None] | None) -> int:
     """Print one error line per disagreement; 1 if the parameters or the MACs disagree."""
-    from paramcount.render.verification import flop_verdict
-    from paramcount.verify import exit_code, problems
-    from paramcount.verify.flops import FlopCheck
+    from paramcount.api.verdict import exit_code, problems
 
-    for line in problems(outcomes):
+    for line in problems(outcomes, flops):
         click.echo(f"Error: {line}", err=True)
-    code = exit_code(outcomes)
-    for flop in flops or ():
-        if isinstance(flop, FlopCheck) and not flop.match:
-            click.echo(f"Error: {flop_verdict(flop).removeprefix('✗ ')}", err=True)
-            code = 1
-    return code
+    return exit_code(outcomes, flops)
 
 
 rnn = make_command(Cell.RNN)

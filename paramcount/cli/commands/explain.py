@@ -10,8 +10,6 @@ import click
 from paramcount.cli.commands.configs import cell_argument, specs_of
 from paramcount.cli.options import layer_options, output_options, resolve_format, verify_option
 from paramcount.cli.output import show, show_json
-from paramcount.engine.report import build_report
-from paramcount.engine.spec import DType
 
 
 @click.command(name="explain")
@@ -43,47 +41,20 @@ def explain(cell: str, output_format: str | None, as_json: bool, as_markdown: bo
             f"--brief answers for one framework in at most a dozen lines; -f all gives "
             f"{len(specs)}: choose one with -f, or drop --brief"
         )
-    reports = [build_report(spec, DType(dtype)) for spec in specs]
-    outcomes = None
-    if verify:
-        from paramcount.verify import verify_reports
+    from paramcount.api.explain import explain_specs
 
-        outcomes = verify_reports(reports, skip_missing=len(reports) > 1)
+    result = explain_specs(specs, dtype, verify, brief)
     if plot_path is not None:
         from paramcount.analysis.plot import depth_plot
 
-        depth_plot(reports[0], plot_path)
+        depth_plot(result.reports[0], plot_path)
     if fmt == "json":
-        from paramcount.render.data import dumps
-        from paramcount.render.explain import explain_data
-
-        others = len(reports) > 1
-        data = [explain_data(r, outcomes[k] if outcomes else None, others)
-                for k, r in enumerate(reports)]
-        show_json(dumps(data[0] if len(data) == 1 else {"reports": data}))
+        show_json(result.to_json())
     else:
-        from paramcount.render import explain as render
-
-        if len(reports) > 1:
-            from paramcount.render.breakdown import totals_table
-            from paramcount.render.document import Document, Section, number
-
-            show(Document(
-                "The same configuration in "
-                + ", ".join(r.spec.framework.display_name for r in reports),
-                " vs ".join(number(r.total) for r in reports) + " parameters",
-                (Section("Totals", (totals_table(reports, outcomes),)),),
-            ), fmt)
-        for k, report in enumerate(reports):
-            outcome = outcomes[k] if outcomes else None
-            if k or len(reports) > 1:
+        for k, document in enumerate(result.documents()):
+            if k:
                 click.echo()
-            show(render.brief(report, outcome) if brief
-                 else render.explain(report, outcome, others=len(reports) > 1), fmt)
-    if outcomes is None:
-        return 0
-    from paramcount.verify import exit_code, problems
-
-    for line in problems(outcomes):
+            show(document, fmt)
+    for line in result.problems:
         click.echo(f"Error: {line}", err=True)
-    return exit_code(outcomes)
+    return result.exit_code

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
-from paramcount.analysis.fit import BudgetTooSmall, Fit, fit
+from paramcount.analysis.fit import BudgetTooSmall
 from paramcount.cli.options import (
     ByteSize,
     Count,
@@ -20,9 +19,6 @@ from paramcount.cli.options import (
 )
 from paramcount.cli.output import show, show_json
 from paramcount.engine.spec import Cell, DType
-
-if TYPE_CHECKING:
-    from paramcount.render.verification import Outcome
 
 
 @click.command(name="fit")
@@ -60,43 +56,18 @@ def fit_command(
     proj = options.get("proj_size", 0)
     hidden = proj + 1 if isinstance(proj, int) and proj > 0 else 1
     (spec,) = layer_specs(Cell(cell), {**options, "hidden_size": hidden})
+    from paramcount.api.fit import Fitted, fit_spec
+
     try:
-        answer = fit(spec, max_params=max_params, max_bytes=max_bytes, dtype=DType(dtype),
-                     round_to=round_to)
+        result = fit_spec(spec, max_params, max_bytes, DType(dtype), round_to, verify)
     except BudgetTooSmall as error:
-        if fmt != "json":
-            raise
-        _show_data(error.smallest, None, str(error))
+        if fmt == "json":
+            show_json(Fitted(error.smallest, None, str(error)).to_json())
         raise
-    outcomes = None
-    if verify:
-        from paramcount.engine.report import build_report
-        from paramcount.verify import verify_reports
-
-        outcomes = verify_reports([
-            build_report(answer.spec, answer.dtype),
-            build_report(answer.spec.replace(hidden_size=answer.next_hidden_size), answer.dtype),
-        ])
     if fmt == "json":
-        _show_data(answer, outcomes)
+        show_json(result.to_json())
     else:
-        from paramcount.render.fit import fit_document
-
-        show(fit_document(answer, outcomes), fmt)
-    if outcomes is None:
-        return 0
-    from paramcount.verify import exit_code, problems
-
-    for line in problems(outcomes):
+        show(result.documents()[0], fmt)
+    for line in result.problems:
         click.echo(f"Error: {line}", err=True)
-    return exit_code(outcomes)
-
-
-def _show_data(answer: Fit, outcomes: Sequence[Outcome] | None, error: str | None = None) -> None:
-    """Print ``answer`` as JSON, with the error when nothing fits."""
-    from paramcount.engine.report import build_report
-    from paramcount.render.data import config, dumps
-    from paramcount.render.fit import fit_data
-
-    data = fit_data(answer, config(build_report(answer.spec, answer.dtype)), outcomes, error)
-    show_json(dumps(data))
+    return result.exit_code

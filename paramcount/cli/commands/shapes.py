@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 import click
 
 from paramcount.analysis.flow import flow as make_flow
+from paramcount.api import flow as api_flow
 from paramcount.cli.commands.configs import cell_argument, specs_of
 from paramcount.cli.options import WholeNumber, format_options, layer_options_for, resolve_format
 from paramcount.cli.output import show, show_json
@@ -38,7 +39,7 @@ def one_spec(cell: str, options: dict[str, Any]) -> LayerSpec:
     return specs[0]
 
 
-RUN_FRAMEWORKS = (Framework.TORCH, Framework.KERAS)
+RUN_FRAMEWORKS = api_flow.RUN_FRAMEWORKS
 """The frameworks whose layers ``shapes --verify`` and ``trace`` run for real."""
 
 
@@ -67,24 +68,11 @@ def shapes(cell: str, batch: int, seq_len: int, seed: int, output_format: str | 
         raise click.UsageError(
             "--batch-first is a PyTorch option: Keras layers always take (N, T, features)"
         )
-    flow = make_flow(spec, batch, seq_len, batch_first)
-    checks = None
-    if verify:
-        if spec.framework is Framework.TORCH:
-            from paramcount.verify import torch_run
+    from paramcount.api.flow import checked_shapes
 
-            checks = torch_run.verify_flow(flow, seed)
-        else:
-            from paramcount.verify import keras_run
-
-            checks = keras_run.verify_flow(flow, seed)
+    result = checked_shapes(make_flow(spec, batch, seq_len, batch_first), seed, verify)
     if fmt == "json":
-        from paramcount.render.data import dumps
-        from paramcount.render.flow_data import shapes_data
-
-        show_json(dumps(shapes_data(flow, checks)))
+        show_json(result.to_json())
     else:
-        from paramcount.render.flow import shapes_document
-
-        show(shapes_document(flow, checks), fmt)
-    return 1 if checks is not None and not all(c.ok for c in checks.values()) else 0
+        show(result.documents()[0], fmt)
+    return result.exit_code

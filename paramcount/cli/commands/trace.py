@@ -10,7 +10,6 @@ from paramcount.cli.commands.configs import cell_argument
 from paramcount.cli.commands.shapes import one_spec, run_layer_options, run_options
 from paramcount.cli.options import resolve_format
 from paramcount.cli.output import show, show_json
-from paramcount.engine.spec import Framework
 
 
 @click.command(name="trace")
@@ -25,19 +24,11 @@ def trace(cell: str, batch: int, seq_len: int, seed: int, output_format: str | N
     """Rebuild a (bidirectional) stack from unidirectional single-layer modules and compare."""
     fmt = resolve_format(output_format, as_json, as_markdown)
     spec = one_spec(cell, options)
-    if spec.framework is Framework.TORCH:
-        from paramcount.verify import torch_run as backend
-    else:
-        from paramcount.verify import keras_run as backend  # type: ignore[no-redef]
-    result = backend.trace(spec, batch, seq_len, seed)
-    mistake = backend.trace(spec, batch, seq_len, seed, mistake=True) if show_mistake else None
+    from paramcount.api.flow import trace_of
+
+    result = trace_of(spec, batch, seq_len, seed, show_mistake)
     if fmt == "json":
-        from paramcount.render.data import dumps
-        from paramcount.render.flow_data import trace_data
-
-        show_json(dumps(trace_data(result, mistake)))
+        show_json(result.to_json())
     else:
-        from paramcount.render.flow import trace_document
-
-        show(trace_document(result, mistake), fmt)
-    return 0 if result.ok else 1
+        show(result.documents()[0], fmt)
+    return result.exit_code

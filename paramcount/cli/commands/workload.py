@@ -4,12 +4,11 @@ its training memory — the names people guess for the count commands' -T and --
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from paramcount.cli.commands.configs import cell_argument, specs_of
-from paramcount.cli.commands.count import check_flops, verdict_code
 from paramcount.cli.options import (
     format_options,
     layer_options,
@@ -18,22 +17,25 @@ from paramcount.cli.options import (
 )
 from paramcount.cli.output import show, show_json
 from paramcount.cli.workload_options import compute_options, memory_options, pop_workload
-from paramcount.engine.report import Report, build_report
 from paramcount.engine.spec import DType
 
-COMPUTE_SCHEMA = "paramcount.compute/1"
-MEMORY_SCHEMA = "paramcount.memory/1"
+if TYPE_CHECKING:
+    from paramcount.api.workload import Computed, TrainingMemory
 
 
-def _reports(cell: str, dtype: str, options: dict[str, Any]) -> list[Report]:
-    return [build_report(spec, DType(dtype)) for spec in specs_of(cell, options)]
-
-
-def _show_all(documents: list[Any], fmt: str) -> None:
-    for k, document in enumerate(documents):
-        if k:
-            click.echo()
-        show(document, fmt)
+def _show(result: Computed | TrainingMemory, fmt: str) -> int:
+    """Print the result (its JSON, or each layer's document), the real layers' disagreements
+    on stderr; return the exit code."""
+    if fmt == "json":
+        show_json(result.to_json())
+    else:
+        for k, document in enumerate(result.documents()):
+            if k:
+                click.echo()
+            show(document, fmt)
+    for line in result.problems:
+        click.echo(f"Error: {line}", err=True)
+    return result.exit_code
 
 
 @click.command(name="compute")
@@ -51,29 +53,11 @@ def compute_command(cell: str, output_format: str | None, as_json: bool, as_mark
     if options["seq_len"] is None and options["lengths"] is None:
         options["seq_len"] = 1
     workload = pop_workload(options)
-    reports = _reports(cell, "fp32", options)
-    computes = [workload.compute(r.spec) for r in reports]
-    outcomes = flops = None
-    if verify:
-        from paramcount.verify import verify_reports
+    from paramcount.api.workload import compute_specs
 
-        outcomes = verify_reports(reports, skip_missing=len(reports) > 1)
-        flops = check_flops(computes, skip_missing=len(reports) > 1)
-    if fmt == "json":
-        from paramcount.render.data import dumps
-        from paramcount.render.workload import workload_report_data
-
-        data = [workload_report_data(COMPUTE_SCHEMA, r, outcomes[k] if outcomes else None,
-                                     compute=c, flops=flops[k] if flops else None)
-                for k, (r, c) in enumerate(zip(reports, computes, strict=True))]
-        show_json(dumps(data[0] if len(data) == 1 else {"reports": data}))
-    else:
-        from paramcount.render.workload import compute_document
-
-        _show_all([compute_document(r, c, outcomes[k] if outcomes else None,
-                                    flops[k] if flops else None)
-                   for k, (r, c) in enumerate(zip(reports, computes, strict=True))], fmt)
-    return 0 if outcomes is None else verdict_code(outcomes, flops)
+    result = compute_specs(specs_of(cell, options), workload.seq_len, workload.batch,
+                           workload.lengths, verify)
+    return _show(result, fmt)
 
 
 @click.command(name="memory")
@@ -92,24 +76,9 @@ def memory_command(cell: str, output_format: str | None, as_json: bool, as_markd
     --optimizer view): paramcount memory lstm -i 32 -H 128 --optimizer adam."""
     fmt = resolve_format(output_format, as_json, as_markdown)
     workload = pop_workload(options)
-    reports = _reports(cell, dtype, options)
-    memories = [workload.memory(r.spec, r.dtype) for r in reports]
-    outcomes = None
-    if verify:
-        from paramcount.verify import verify_reports
+    from paramcount.api.workload import memory_specs
 
-        outcomes = verify_reports(reports, skip_missing=len(reports) > 1)
-    if fmt == "json":
-        from paramcount.render.data import dumps
-        from paramcount.render.workload import workload_report_data
-
-        data = [workload_report_data(MEMORY_SCHEMA, r, outcomes[k] if outcomes else None,
-                                     memory=m)
-                for k, (r, m) in enumerate(zip(reports, memories, strict=True))]
-        show_json(dumps(data[0] if len(data) == 1 else {"reports": data}))
-    else:
-        from paramcount.render.workload import memory_document
-
-        _show_all([memory_document(r, m, outcomes[k] if outcomes else None)
-                   for k, (r, m) in enumerate(zip(reports, memories, strict=True))], fmt)
-    return 0 if outcomes is None else verdict_code(outcomes, None)
+    assert workload.optimizer is not None  # the command's default: adam
+    result = memory_specs(specs_of(cell, options), workload.optimizer,
+                          workload.mixed_precision, dtype, verify)
+    return _show(result, fmt)

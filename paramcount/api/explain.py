@@ -1,0 +1,103 @@
+"""``explain(cell, ...)``: one configuration's complete answer (``paramcount explain``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from paramcount.api.count import Frameworks, dtype_of, layer_specs
+from paramcount.api.result import Result
+from paramcount.engine.spec import Cell, DType, Framework
+
+if TYPE_CHECKING:
+    from paramcount.engine.report import Report
+    from paramcount.engine.spec import LayerSpec
+    from paramcount.render.document import Document
+    from paramcount.verify import Outcome
+
+
+class Explained(Result):
+    """Why a layer holds the parameters it does: the answer against the naive guess, the
+    formula, the tensors, the depth and the pitfalls (in several frameworks side by side)."""
+
+    def __init__(self, reports: Sequence[Report], outcomes: Sequence[Outcome] | None = None,
+                 brief: bool = False) -> None:
+        """Wrap one report per framework (their verification where run; ``brief``: the
+        answer in at most a dozen lines)."""
+        self.reports = tuple(reports)
+        self.outcomes = None if outcomes is None else tuple(outcomes)
+        self.brief = brief
+
+    @property
+    def total(self) -> int:
+        """The first (or only) framework's number of parameters."""
+        return self.reports[0].total
+
+    @property
+    def problems(self) -> list[str]:
+        """One line per framework whose real layer disagrees (none unverified)."""
+        from paramcount.api.verdict import problems
+
+        return problems(self.outcomes)
+
+    @property
+    def exit_code(self) -> int:
+        """The command's exit code: 1 where a real layer disagrees, 3 where none was found."""
+        from paramcount.api.verdict import exit_code
+
+        return exit_code(self.outcomes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``paramcount.explain/1`` document (several frameworks: ``{"reports": [...]}``)."""
+        from paramcount.render.explain import explain_data
+
+        others = len(self.reports) > 1
+        data = [explain_data(r, self.outcomes[k] if self.outcomes else None, others)
+                for k, r in enumerate(self.reports)]
+        return data[0] if len(data) == 1 else {"reports": data}
+
+    def documents(self) -> list[Document]:
+        """The explanation (several frameworks: their totals first, then each one's)."""
+        from paramcount.render import explain as render
+
+        documents = []
+        several = len(self.reports) > 1
+        if several:
+            from paramcount.render.breakdown import totals_table
+            from paramcount.render.document import Document, Section, number
+
+            documents.append(Document(
+                "The same configuration in "
+                + ", ".join(r.spec.framework.display_name for r in self.reports),
+                " vs ".join(number(r.total) for r in self.reports) + " parameters",
+                (Section("Totals", (totals_table(self.reports, self.outcomes),)),),
+            ))
+        for k, report in enumerate(self.reports):
+            outcome = self.outcomes[k] if self.outcomes else None
+            documents.append(render.brief(report, outcome) if self.brief
+                             else render.explain(report, outcome, others=several))
+        return documents
+
+
+def explain_specs(specs: Sequence[LayerSpec], dtype: DType | str = DType.FP32,
+                  verify: bool = False, brief: bool = False) -> Explained:
+    """Explain each of ``specs`` (``verify``: against its real layer, a framework not
+    installed skipped when there are several)."""
+    from paramcount.engine.report import build_report
+
+    reports = [build_report(spec, dtype_of(dtype)) for spec in specs]
+    outcomes = None
+    if verify:
+        from paramcount.verify import verify_reports
+
+        outcomes = verify_reports(reports, skip_missing=len(reports) > 1)
+    return Explained(reports, outcomes, brief)
+
+
+def explain(cell: Cell | str, input_size: int, hidden_size: int, *,
+            framework: Frameworks = Framework.TORCH, dtype: DType | str = DType.FP32,
+            verify: bool = False, brief: bool = False, **layer: Any) -> Explained:
+    """Explain a layer's count as ``paramcount explain`` does, with :func:`paramcount.count`'s
+    arguments; ``framework`` may name several (``"all"``, ``"torch,keras"``)."""
+    specs = layer_specs(cell, input_size, hidden_size, framework=framework, **layer)
+    return explain_specs(specs, dtype, verify, brief)
