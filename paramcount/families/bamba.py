@@ -106,7 +106,7 @@ def stack(config: BambaConfig) -> hybrid.Stack:
     hybrid.embeddings(s, "model.embed_tokens.weight", config.vocab_size, d)
     kv = config.num_key_value_heads or config.num_attention_heads
     att = Attention(d, config.num_attention_heads, kv, config.heads_dim, d,
-                    config.attention_bias)
+                    config.attention_bias) if config.attn_layer_indices else None
     mixer = Mamba2(d, config.mamba_expand * d, config.mamba_n_heads, config.mamba_n_groups,
                    config.mamba_d_state, config.mamba_d_conv, config.mamba_conv_bias,
                    config.mamba_proj_bias, config.mamba_proj_bias)
@@ -116,7 +116,7 @@ def stack(config: BambaConfig) -> hybrid.Stack:
         s.part("mlp", "mlp", mlp, p + "feed_forward.", i)
         hybrid.norm_of(s, p + "input_layernorm.", d, i)
         hybrid.norm_of(s, p + "pre_ff_layernorm.", d, i)
-        if i in config.attn_layer_indices:
+        if att is not None and i in config.attn_layer_indices:
             s.part("attention", "attention", att, p + "self_attn.", i)
         else:
             s.part("recurrent", "mamba2", mixer, p + "mamba.", i)
@@ -162,23 +162,29 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
     n = hybrid.layer_count(shapes, start)
     attending = tuple(i for i in range(n) if f"{start}{i}.self_attn.q_proj.weight" in shapes)
     mambas = [i for i in range(n) if i not in attending]
-    if not n or not mambas or f"{start}{mambas[0]}.mamba.dt_bias" not in shapes:
-        return None
-    mixer = read_mamba2(shapes, f"{start}{mambas[0]}.mamba.")
     mlp = read_mlp(shapes, f"{start}0.feed_forward.", "gate_up_down")
-    if mixer is None or mlp is None or mixer.inner % d:
+    if not n or mlp is None or f"{start}0.pre_ff_layernorm.weight" not in shapes:
         return None
-    notes = [f"the weights hold only mamba_n_groups × mamba_d_state = "
-             f"{mixer.groups * mixer.state}: read as 1 × {mixer.groups * mixer.state}"]
+    notes: list[str] = []
     values: dict[str, object] = {
         "vocab_size": vocab, "hidden_size": d, "intermediate_size": mlp.inner,
-        "num_hidden_layers": n, "attn_layer_indices": attending,
-        "mamba_n_heads": mixer.heads, "mamba_n_groups": mixer.groups,
-        "mamba_d_state": mixer.state, "mamba_d_conv": mixer.kernel,
-        "mamba_expand": mixer.inner // d, "mamba_conv_bias": mixer.conv_bias,
-        "mamba_proj_bias": mixer.bias, "mlp_bias": mlp.bias,
+        "num_hidden_layers": n, "attn_layer_indices": attending, "mlp_bias": mlp.bias,
         "tie_word_embeddings": prefix + "lm_head.weight" not in shapes,
     }
+    if mambas:
+        mixer = read_mamba2(shapes, f"{start}{mambas[0]}.mamba.")
+        if mixer is None or mixer.inner % d:
+            return None
+        values.update(mamba_n_heads=mixer.heads, mamba_n_groups=mixer.groups,
+                      mamba_d_state=mixer.state, mamba_d_conv=mixer.kernel,
+                      mamba_expand=mixer.inner // d, mamba_conv_bias=mixer.conv_bias,
+                      mamba_proj_bias=mixer.bias)
+        notes.append(f"the weights hold only mamba_n_groups × mamba_d_state = "
+                     f"{mixer.groups * mixer.state}: read as 1 × {mixer.groups * mixer.state}")
+    else:
+        values["mamba_n_heads"] = 1  # any that divides the width: no layer holds one
+        notes.append("no Mamba-2 layer: attention and MLP layers alone (the Mamba-2 options "
+                     "shape nothing)")
     if attending:
         att = read_attention(shapes, f"{start}{attending[0]}.self_attn.", 128)
         if att is None:

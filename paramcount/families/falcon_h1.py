@@ -169,7 +169,7 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
         return None
     mixer = read_mamba2(shapes, f"{start}0.mamba.")
     mlp = read_mlp(shapes, f"{start}0.feed_forward.", "gate_up_down")
-    att = read_attention(shapes, f"{start}0.self_attn.", 128)
+    att = read_attention(shapes, f"{start}0.self_attn.", 128, rope=True)
     if mixer is None or mlp is None or att is None:
         return None
     notes = [f"the weights hold only mamba_n_groups × mamba_d_state = "
@@ -179,7 +179,8 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
     config = hybrid.build(
         FalconH1Config, vocab_size=vocab, hidden_size=d, intermediate_size=mlp.inner,
         num_hidden_layers=n, num_attention_heads=att.heads, num_key_value_heads=att.kv_heads,
-        head_dim=att.head_dim, mamba_d_ssm=mixer.inner, mamba_n_heads=mixer.heads,
+        head_dim=None if att.head_dim * att.heads == d else att.head_dim,
+        mamba_d_ssm=mixer.inner, mamba_n_heads=mixer.heads,
         mamba_n_groups=mixer.groups, mamba_d_state=mixer.state, mamba_d_conv=mixer.kernel,
         mamba_conv_bias=mixer.conv_bias, mamba_proj_bias=mixer.bias,
         mamba_rms_norm=mixer.gated_norm, projectors_bias=mixer.out_bias,

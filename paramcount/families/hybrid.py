@@ -216,9 +216,10 @@ def accept(shapes: Shapes, family: str, prefix: str, config: object,
 def build(kind: type, **values: object) -> object | None:
     """``kind(**values)``, or None where the reference would refuse it."""
     try:
-        return kind(**values)
+        made: object = kind(**values)
     except (SpecError, TypeError):
         return None
+    return made
 
 
 def rope_even(field: str, head_dim: int | None) -> None:

@@ -146,12 +146,13 @@ def stack(config: JambaConfig) -> hybrid.Stack:
     d = config.hidden_size
     hybrid.embeddings(s, "model.embed_tokens.weight", config.vocab_size, d)
     attending = set(config.attention_layers)
-    att, mixer = attention(config), mamba(config)
+    att = attention(config) if attending else None
+    mixer = mamba(config) if len(attending) < config.num_hidden_layers else None
     for i in range(config.num_hidden_layers):
         p = f"model.layers.{i}."
-        if i in attending:
+        if att is not None and i in attending:
             s.part("attention", "attention", att, p + "self_attn.", i)
-        else:
+        elif mixer is not None:
             s.part("recurrent", "mamba", mixer, p + "mamba.", i)
         experts = config.experts_at(i)
         if experts > 1:
@@ -211,19 +212,23 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
     attending = [i for i in range(n) if f"{start}{i}.self_attn.q_proj.weight" in shapes]
     with_experts = [i for i in range(n) if f"{start}{i}.feed_forward.router.weight" in shapes]
     mambas = [i for i in range(n) if i not in attending]
-    if not mambas or f"{start}{mambas[0]}.mamba.x_proj.weight" not in shapes:
-        return None
-    mixer = read_mamba(shapes, f"{start}{mambas[0]}.mamba.")
-    if mixer is None or mixer.width != d or not mixer.inner_norms or mixer.inner % d:
-        return None
     notes: list[str] = []
     values: dict[str, object] = {
         "vocab_size": vocab, "hidden_size": d, "num_hidden_layers": n,
-        "mamba_d_state": mixer.state, "mamba_d_conv": mixer.kernel,
-        "mamba_expand": mixer.inner // d, "mamba_dt_rank": mixer.rank,
-        "mamba_conv_bias": mixer.conv_bias, "mamba_proj_bias": mixer.bias,
         "tie_word_embeddings": prefix + "lm_head.weight" not in shapes,
     }
+    if mambas:
+        mixer = read_mamba(shapes, f"{start}{mambas[0]}.mamba.")
+        if mixer is None or mixer.width != d or not mixer.inner_norms or mixer.inner % d:
+            return None
+        values.update(mamba_d_state=mixer.state, mamba_d_conv=mixer.kernel,
+                      mamba_expand=mixer.inner // d, mamba_dt_rank=mixer.rank,
+                      mamba_conv_bias=mixer.conv_bias, mamba_proj_bias=mixer.bias)
+    elif f"{start}0.pre_ff_layernorm.weight" in shapes:
+        notes.append("no Mamba layer: attention and MLP layers alone, which a Bamba model "
+                     "without Mamba-2 layers holds too (the same tensors)")
+    else:
+        return None
     values.update(_period("attn_layer", attending, n))
     if with_experts:
         moe = read_experts(shapes, f"{start}{with_experts[0]}.feed_forward.", 2)

@@ -45,9 +45,9 @@ class Lfm2Config:
     num_key_value_heads: int = 8
     head_dim: int | None = None
     conv_bias: bool = False
-    conv_L_cache: int = 3  # noqa: N815 (the reference's name)
+    conv_L_cache: int = 3
     block_multiple_of: int = 256
-    block_ffn_dim_multiplier: float | None = 1.0
+    block_ffn_dim_multiplier: float = 1.0
     block_auto_adjust_ff_dim: bool = True
     full_attn_idxs: tuple[int, ...] | None = None
     layer_types: tuple[str, ...] | None = None
@@ -61,8 +61,7 @@ class Lfm2Config:
             ("conv_bias", "block_auto_adjust_ff_dim", "tie_word_embeddings"), ("head_dim",))
         at_most_blocks("num_hidden_layers", self.num_hidden_layers)
         hybrid.rope_even("head_dim", self.head_dim)
-        if self.block_ffn_dim_multiplier is not None:
-            factor("block_ffn_dim_multiplier", self.block_ffn_dim_multiplier)
+        factor("block_ffn_dim_multiplier", self.block_ffn_dim_multiplier)
         if self.layer_types is not None:
             types = hybrid.kinds_of(self, "layer_types", LAYER_TYPES)
             if len(types) != self.num_hidden_layers:
@@ -99,11 +98,9 @@ class Lfm2Config:
         """The MLP's width F, as ``Lfm2MLP`` computes it."""
         size = self.intermediate_size
         if self.block_auto_adjust_ff_dim:
-            size = int(2 * size / 3)
-            if self.block_ffn_dim_multiplier is not None:
-                size = int(self.block_ffn_dim_multiplier * size)
-                m = self.block_multiple_of
-                size = m * ((size + m - 1) // m)
+            size = int(self.block_ffn_dim_multiplier * int(2 * size / 3))
+            m = self.block_multiple_of
+            size = m * ((size + m - 1) // m)
         return size
 
 
@@ -120,13 +117,14 @@ def stack(config: Lfm2Config) -> hybrid.Stack:
     s = hybrid.Stack()
     d = config.hidden_size
     hybrid.embeddings(s, "model.embed_tokens.weight", config.vocab_size, d)
+    types = config.types
     att = Attention(d, config.num_attention_heads, config.num_key_value_heads,
-                    config.heads_dim, d, False, "out_proj", True)
+                    config.heads_dim, d, False, "out_proj", True) if "attention" in types else None
     conv = ShortConv(d, config.conv_L_cache, config.conv_bias)
     mlp = Mlp(d, config.ffn_size, False, "w1_w3_w2")
-    for i, kind in enumerate(config.types):
+    for i, kind in enumerate(types):
         p = f"model.layers.{i}."
-        if kind == "attention":
+        if att is not None and kind == "attention":
             s.part("attention", "attention", att, p + "self_attn.", i)
         else:
             s.part("recurrent", "short conv", conv, p + "conv.", i)
@@ -200,7 +198,7 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
             return None
         values.update(conv_L_cache=conv.kernel, conv_bias=conv.bias)
     if attending:
-        att = read_attention(shapes, f"{start}{attending[0]}.self_attn.")
+        att = read_attention(shapes, f"{start}{attending[0]}.self_attn.", rope=True)
         if att is None:
             return None
         values.update(num_attention_heads=att.heads, num_key_value_heads=att.kv_heads,

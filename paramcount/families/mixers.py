@@ -65,10 +65,12 @@ class Attention:
                 + 2 * self.head_dim * int(self.qk_norm))
 
 
-def read_attention(shapes: Shapes, prefix: str, head_dim: int | None = None) -> Attention | None:
+def read_attention(shapes: Shapes, prefix: str, head_dim: int | None = None,
+                   rope: bool = False) -> Attention | None:
     """The attention under ``prefix`` (``…self_attn.``), or None. Its q/k norms tell the head
     width; without them ``head_dim`` is taken if it divides q's and k's rows, else the largest
-    width that does (heads × width is all the weights hold)."""
+    width that does (heads × width is all the weights hold) — with ``rope``, the largest that
+    transformers' rotary embedding accepts (even, or at most 4)."""
     q, k, v = (shapes.get(f"{prefix}{n}_proj.weight") for n in "qkv")
     out_name = next((n for n in OUT_NAMES if f"{prefix}{n}.weight" in shapes), None)
     if out_name is None or not (is_shape(q, 2) and is_shape(k, 2) and k == v):
@@ -83,7 +85,10 @@ def read_attention(shapes: Shapes, prefix: str, head_dim: int | None = None) -> 
             return None
         head_dim = qk_norm[0]
     elif head_dim is None or q[0] % head_dim or k[0] % head_dim:
-        head_dim = gcd(q[0], k[0])
+        common = gcd(q[0], k[0])
+        head_dim = common
+        if rope and common > 4 and common % 2:  # odd: its largest divisor of at most 4
+            head_dim = max(n for n in (1, 2, 3, 4) if common % n == 0)
     if q[0] % head_dim or k[0] % head_dim:
         return None
     return Attention(q[1], q[0] // head_dim, k[0] // head_dim, head_dim, o[0],
@@ -138,7 +143,7 @@ class Mlp:
 
 def read_mlp(shapes: Shapes, prefix: str, style: str) -> Mlp | None:
     """The MLP of ``style`` under ``prefix``, or None."""
-    gate, up, down = MLP_STYLES[style]
+    down = MLP_STYLES[style][2]
     d = shapes.get(f"{prefix}{down}.weight")
     if not is_shape(d, 2):
         return None
@@ -227,13 +232,13 @@ def read_experts(shapes: Shapes, prefix: str, top_k: int) -> Experts | None:
         if not is_shape(router, 2):
             return None
         return Experts(router[1], down[2], down[0], top_k, "jamba")
-    router, shared = shapes.get(prefix + "gate.weight"), shapes.get(
+    gate, shared = shapes.get(prefix + "gate.weight"), shapes.get(
         prefix + "shared_experts.down_proj.weight")
-    if not (is_shape(router, 2) and is_shape(shared, 2)):
+    if not (is_shape(gate, 2) and is_shape(shared, 2)):
         return None
-    assert router is not None and shared is not None
+    assert gate is not None and shared is not None
     latent = down[1] if prefix + "fc1_latent_proj.weight" in shapes else None
-    return Experts(router[1], down[2], down[0], top_k, "nemotron_h", shared[1], latent,
+    return Experts(gate[1], down[2], down[0], top_k, "nemotron_h", shared[1], latent,
                    prefix + "shared_experts.down_proj.bias" in shapes)
 
 

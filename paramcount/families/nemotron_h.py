@@ -10,7 +10,8 @@ with ``use_bias``), attention (q, k, v, o without biases, heads ``head_dim`` wid
 squared-ReLU MLP (up, down; ``intermediate_size``, biases with ``mlp_bias``) or a mixture of
 ``n_routed_experts`` such MLPs (``moe_intermediate_size``) with a router ``gate``, a shared
 expert and, with ``moe_latent_size``, projections into and out of a latent space. Around them
-``model.embeddings``, ``model.norm_f`` and ``lm_head`` (untied by default). The router's
+``model.embeddings``, ``model.norm_f`` and ``lm_head``, never tied: transformers'
+``NemotronHForCausalLM`` ties nothing, whatever ``tie_word_embeddings`` says. The router's
 ``e_score_correction_bias`` is a buffer, not a parameter; multi-token-prediction layers
 (``num_nextn_predict_layers``) are not built by transformers.
 """
@@ -77,7 +78,6 @@ class NemotronHConfig:
     moe_intermediate_size: int = 7688
     moe_shared_expert_intermediate_size: int = 7688
     moe_latent_size: int | None = None
-    tie_word_embeddings: bool = False
 
     def __post_init__(self) -> None:
         hybrid.check_types(
@@ -86,7 +86,7 @@ class NemotronHConfig:
                    "mamba_head_dim", "n_groups", "conv_kernel", "n_routed_experts",
                    "num_experts_per_tok", "moe_intermediate_size",
                    "moe_shared_expert_intermediate_size"),
-            ("mlp_bias", "use_conv_bias", "use_bias", "tie_word_embeddings"),
+            ("mlp_bias", "use_conv_bias", "use_bias"),
             ("moe_latent_size",))
         if self.layers_block_type is not None:
             hybrid.kinds_of(self, "layers_block_type", LAYER_TYPES)
@@ -126,28 +126,27 @@ def stack(config: NemotronHConfig) -> hybrid.Stack:
     d = config.hidden_size
     hybrid.embeddings(s, "model.embeddings.weight", config.vocab_size, d)
     inner = config.mamba_num_heads * config.mamba_head_dim
-    mixer = Mamba2(d, inner, config.mamba_num_heads, config.n_groups, config.ssm_state_size,
-                   config.conv_kernel, config.use_conv_bias, config.use_bias, config.use_bias)
-    att = Attention(d, config.num_attention_heads, config.num_key_value_heads,
-                    config.head_dim, d)
-    mlp = Mlp(d, config.intermediate_size, config.mlp_bias, "up_down")
-    moe = Experts(d, config.moe_intermediate_size, config.n_routed_experts,
-                  min(config.num_experts_per_tok, config.n_routed_experts), "nemotron_h",
-                  config.moe_shared_expert_intermediate_size, config.moe_latent_size,
-                  config.mlp_bias)
+    parts: dict[str, tuple[str, str, hybrid.Part]] = {
+        "mamba": ("recurrent", "mamba2", Mamba2(
+            d, inner, config.mamba_num_heads, config.n_groups, config.ssm_state_size,
+            config.conv_kernel, config.use_conv_bias, config.use_bias, config.use_bias)),
+        "attention": ("attention", "attention", Attention(
+            d, config.num_attention_heads, config.num_key_value_heads, config.head_dim, d)),
+        "mlp": ("mlp", "mlp", Mlp(d, config.intermediate_size, config.mlp_bias, "up_down")),
+        "moe": ("experts", "experts", Experts(
+            d, config.moe_intermediate_size, config.n_routed_experts,
+            min(config.num_experts_per_tok, config.n_routed_experts), "nemotron_h",
+            config.moe_shared_expert_intermediate_size, config.moe_latent_size,
+            config.mlp_bias)),
+    }
     for i, kind in enumerate(config.types):
         p = f"model.layers.{i}."
         hybrid.norm_of(s, p + "norm.", d, i)
-        if kind == "mamba":
-            s.part("recurrent", "mamba2", mixer, p + "mixer.", i)
-        elif kind == "attention":
-            s.part("attention", "attention", att, p + "mixer.", i)
-        elif kind == "mlp":
-            s.part("mlp", "mlp", mlp, p + "mixer.", i)
-        else:
-            s.part("experts", "experts", moe, p + "mixer.", i)
-            s.idle += moe.count - moe.active
-    hybrid.final(s, "model.norm_f.", config.vocab_size, d, config.tie_word_embeddings)
+        group, label, part = parts[kind]
+        s.part(group, label, part, p + "mixer.", i)
+        if isinstance(part, Experts):
+            s.idle += part.count - part.active
+    hybrid.final(s, "model.norm_f.", config.vocab_size, d, False)
     return s
 
 
@@ -215,8 +214,7 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
         return None
     pattern = "".join(k for k in kinds if k is not None)
     values: dict[str, object] = {
-        "vocab_size": vocab, "hidden_size": d, "hybrid_override_pattern": pattern,
-        "tie_word_embeddings": prefix + "lm_head.weight" not in shapes}
+        "vocab_size": vocab, "hidden_size": d, "hybrid_override_pattern": pattern}
     notes: list[str] = []
     if "M" in pattern:
         mixer = read_mamba2(shapes, f"{start}{pattern.index('M')}.mixer.", 8)

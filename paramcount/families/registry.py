@@ -21,6 +21,12 @@ if TYPE_CHECKING:
     from paramcount.families.family import FamilyConvention, RecognisedModel
 
 FAMILIES: dict[str, str] = {
+    "jamba": "jamba",
+    "bamba": "bamba",
+    "zamba2": "zamba2",
+    "falcon-h1": "falcon_h1",
+    "nemotron-h": "nemotron_h",
+    "lfm2": "lfm2",
     "mamba": "mamba",
     "mamba2": "mamba2",
     "rwkv": "rwkv",
@@ -31,7 +37,11 @@ FAMILIES: dict[str, str] = {
     "mingru": "mingru",
 }
 """Command name → module in ``paramcount/families/``. A model recognised first claims its
-tensors, so a model comes before the layers it is made of (minLM before minGRU)."""
+tensors, so a model comes before the layers it is made of (the hybrids before Mamba-2, minLM
+before minGRU)."""
+
+HYBRIDS = ("jamba", "bamba", "zamba2", "falcon-h1", "nemotron-h", "lfm2")
+"""The families that mix recurrent mixers with attention, MLPs and experts."""
 
 ALIASES: dict[str, tuple[str, ...]] = {
     "hidden_size": ("--d-model", "--hidden"),
@@ -49,7 +59,10 @@ ALIASES: dict[str, tuple[str, ...]] = {
 
 MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "mamba2": "mamba2", "rwkv": "rwkv",
                                "rwkv5": "rwkv", "rwkv6": "rwkv", "rwkv7": "rwkv",
-                               "xlstm": "xlstm", "recurrent_gemma": "rglru"}
+                               "xlstm": "xlstm", "recurrent_gemma": "rglru",
+                               "jamba": "jamba", "bamba": "bamba", "zamba2": "zamba2",
+                               "falcon_h1": "falcon-h1", "nemotron_h": "nemotron-h",
+                               "lfm2": "lfm2"}
 """A ``config.json``'s ``model_type`` → family."""
 
 
@@ -64,6 +77,11 @@ CLASSES: dict[str, tuple[str, str]] = {
     "xLSTMModel": ("xlstm", "backbone"),
     "RecurrentGemmaConfig": ("rglru", "config"),
     "RecurrentGemmaForCausalLM": ("rglru", "lm"), "RecurrentGemmaModel": ("rglru", "backbone"),
+    **{f"{cls}{kind}": (name, built)
+       for name, cls in (("jamba", "Jamba"), ("bamba", "Bamba"), ("zamba2", "Zamba2"),
+                         ("falcon-h1", "FalconH1"), ("nemotron-h", "NemotronH"),
+                         ("lfm2", "Lfm2"))
+       for kind, built in (("Config", "config"), ("ForCausalLM", "lm"), ("Model", "backbone"))},
 }
 """The reference classes that ``read`` recognises in pasted code: family and what it builds
 (a config, the causal LM, or the backbone without its head)."""

@@ -46,6 +46,12 @@ class FamilyReport:
     parts: tuple[Part, ...]
     total: int
     """The number of parameters (tied weights once): the sum of the tensors."""
+    shares: tuple[tuple[str, int], ...] = ()
+    """A hybrid's parameters by kind of part (recurrent, attention, mlp, experts, embeddings,
+    norms); empty for the families made of one kind of block."""
+    active: int | None = None
+    """With a mixture of experts, the parameters one token uses (the experts it is not routed
+    to left out); None without experts."""
 
     @property
     def bytes(self) -> int:
@@ -101,8 +107,16 @@ def build_family_report(name: str, config: Any, dtype: DType = DType.FP32) -> Fa
     from paramcount.families.registry import family
 
     module = family(name)
-    made = module.tensors(config)
+    stack = getattr(module, "stack", None)
+    shares: tuple[tuple[str, int], ...] = ()
+    active = None
+    if stack is not None:  # a hybrid: its tensors with the kind of part each belongs to
+        built = stack(config)
+        made, shares = built.tensors, built.shares
+        active = built.active if built.idle else None
+    else:
+        made = module.tensors(config)
     title = getattr(module, "title", lambda _: module.TITLE)(config)
     reference = getattr(module, "reference", lambda _: module.REFERENCE)(config)
     return FamilyReport(name, title, reference, config, tuple(made), module.formula(config),
-                        dtype, parts(made), sum(t.count for t in made))
+                        dtype, parts(made), sum(t.count for t in made), shares, active)

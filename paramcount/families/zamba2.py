@@ -209,8 +209,10 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
     n = hybrid.layer_count(shapes, start)
     types = tuple("hybrid" if f"{start}{i}.linear.weight" in shapes else "mamba"
                   for i in range(n))
-    if not n or "hybrid" not in types:
+    if not n:
         return None
+    if "hybrid" not in types:
+        return _mamba_only(shapes, prefix, vocab, d, n)
     first = types.index("hybrid")
     block = f"{start}{first}.shared_transformer."
     mixer = read_mamba2(shapes, f"{start}{first}.mamba_decoder.mamba.")
@@ -218,7 +220,7 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
     mlp = shapes.get(block + "feed_forward.down_proj.weight")
     if mixer is None or att is None or mlp is None or len(mlp) != 2 or mixer.inner % d:
         return None
-    heads = 2 * d // att.head_dim if att.head_dim else 0
+    heads = _heads(2 * d, att.heads * att.head_dim, att.kv_heads * att.head_dim)
     blocks = [i for i in range(n) if f"{start}{i}.shared_transformer.self_attn.q_proj.weight"
               in shapes]
     uses = types.count("hybrid")
@@ -226,13 +228,12 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
                 f"{block}feed_forward.gate_up_proj_adapter_list.{k}.0.weight" in shapes]
     rank = shapes.get(f"{block}feed_forward.gate_up_proj_adapter_list.{adapters[0]}.0.weight"
                       ) if adapters else None
-    if rank is None or not heads or att.heads * att.head_dim != heads * (2 * d // heads):
+    if rank is None or not heads:
         return None
     tied = len(blocks) < uses or prefix + "lm_head.weight" not in shapes
-    if tied:
-        memory = len(blocks)
-    else:  # every hybrid layer lists its block; block 0's adapters are M slots apart
-        memory = adapters[1] - adapters[0] if len(adapters) > 1 else uses
+    # untied, every hybrid layer lists its block, and block 0's adapters are M slots apart
+    spacing = adapters[1] - adapters[0] if len(adapters) > 1 else uses
+    memory = len(blocks) if tied else spacing
     config = hybrid.build(
         Zamba2Config, vocab_size=vocab, hidden_size=d, num_hidden_layers=n,
         layers_block_type=types, mamba_d_state=mixer.state, mamba_d_conv=mixer.kernel,
@@ -243,7 +244,37 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
             f"{block}self_attn.linear_q_adapter_list.{adapters[0]}.0.weight" in shapes),
         adapter_rank=rank[0], tie_word_embeddings=tied)
     notes = [f"the weights hold only mamba_ngroups × mamba_d_state = "
-             f"{mixer.groups * mixer.state}: read as 1 × {mixer.groups * mixer.state}"]
+             f"{mixer.groups * mixer.state}: read as 1 × {mixer.groups * mixer.state}",
+             f"num_attention_heads read as {heads}: heads × (2·hidden_size // heads) is all "
+             "the weights hold"]
     if config is None:
         return None
     return hybrid.accept(shapes, NAME, prefix, config, tensors, notes)  # type: ignore[arg-type]
+
+
+def _mamba_only(shapes: Shapes, prefix: str, vocab: int, d: int, n: int
+                ) -> RecognisedModel | None:
+    """A Zamba2 model without hybrid layers (Mamba-2 layers alone), or None."""
+    mixer = read_mamba2(shapes, f"{prefix}model.layers.0.mamba.")
+    if mixer is None or mixer.inner % d or not mixer.conv_bias:
+        return None
+    config = hybrid.build(
+        Zamba2Config, vocab_size=vocab, hidden_size=d, num_hidden_layers=n,
+        layers_block_type=("mamba",) * n, mamba_d_state=mixer.state, mamba_d_conv=mixer.kernel,
+        mamba_expand=mixer.inner // d, mamba_ngroups=mixer.groups, n_mamba_heads=mixer.heads,
+        add_bias_linear=mixer.bias, num_attention_heads=1 if 2 * d <= 4 else 2 * d // 2,
+        tie_word_embeddings=prefix + "lm_head.weight" not in shapes)
+    if config is None:
+        return None
+    notes = ["no hybrid layer: the shared blocks' options shape nothing",
+             f"the weights hold only mamba_ngroups × mamba_d_state = "
+             f"{mixer.groups * mixer.state}: read as 1 × {mixer.groups * mixer.state}"]
+    return hybrid.accept(shapes, NAME, prefix, config, tensors, notes)  # type: ignore[arg-type]
+
+
+def _heads(width: int, q: int, kv: int) -> int:
+    """A head count h whose heads (width // h wide) give q query and kv key rows: the one with
+    heads 128 wide (Zamba2's) where it fits, else the fewest; 0 if none does."""
+    fits = [h for h in range(1, min(width, 65_536) + 1)
+            if h * (width // h) == q and kv % (width // h) == 0]
+    return next((h for h in fits if width // h == 128), fits[0] if fits else 0)
