@@ -288,3 +288,20 @@ def test_a_wrong_config_json_value_names_its_key() -> None:
         families.family("bamba").from_hf_config({"mamba_d_state": "big"})
     with pytest.raises(SpecError, match="layers_block_type"):
         families.family("zamba2").from_hf_config({"layers_block_type": ["attention"]})
+
+
+EXAMPLES = {"Jamba-1.5-Mini": "jamba-1.5-mini", "Bamba-9B": "bamba-9b",
+            "Zamba2-1.2B": "zamba2-1.2b", "Falcon-H1-1.5B": "falcon-h1-1.5b",
+            "Falcon-H1-7B": "falcon-h1-7b", "Nemotron-H-8B": "nemotron-h-8b",
+            "Nemotron-3-Super": "nemotron-3-super", "LFM2-1.2B": "lfm2-1.2b"}
+"""The published configs as files in examples/hf (what docs/families.md counts)."""
+
+
+@pytest.mark.parametrize(("name", "folder"), EXAMPLES.items())
+def test_the_example_files_are_the_published_configs(cli: CLI, name: str, folder: str) -> None:
+    """Each examples/hf file holds the published config above, and inspect counts it whole."""
+    path = Path(__file__).resolve().parent.parent / "examples" / "hf" / folder
+    assert json.loads((path / "config.json").read_text()) == PUBLISHED[name][1]
+    result = cli("inspect", str(path), "--json")
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["total"] == PUBLISHED[name][2]
