@@ -184,7 +184,7 @@ def test_config_json_is_read_as_the_reference_reads_it(family: str, data: dict[s
 
 BAD = [
     ("mamba", {"hidden_size": 0}, r"hidden_size=0 must be a positive integer"),
-    ("mamba", {"hidden_size": 1.5}, r"hidden_size=1.5 must be a positive integer"),
+    ("mamba", {"hidden_size": 1.5}, r"hidden_size=1.5 must be a whole number"),
     ("mamba", {"use_bias": "yes"}, r"use_bias='yes' must be true or false"),
     ("mamba", {"time_step_rank": "big"}, r"time_step_rank='big' must be a positive integer"),
     ("mamba2", {"hidden_size": 100}, r"must equal num_heads=128 · head_dim=64"),

@@ -238,13 +238,15 @@ _FAMILY_COMMON: dict[str, str] = {
 
 def _family(name: str, args: Sequence[str]) -> int | None:
     """A family command's answer, or None for click (help, a mistake, anything unsure)."""
-    from paramcount.families.registry import Option, build, options, value_of
+    from paramcount.families.registry import Option, build_reading, has_base, options, value_of
 
     valued: dict[str, Option | str] = dict(_FAMILY_COMMON)
     switches: dict[str, tuple[str, bool]] = {
         **dict.fromkeys(flags.JSON, ("as_json", True)),
         **dict.fromkeys(flags.MARKDOWN, ("as_markdown", True)),
     }
+    if has_base(name):
+        switches["--base"] = ("base", True)
     for option in options(name):
         if option.kind == "bool":
             switches.update(dict.fromkeys(option.names, (option.field, True)))
@@ -265,7 +267,7 @@ def _family(name: str, args: Sequence[str]) -> int | None:
     if given is None:
         return None
     settings: dict[str, Any] = {"dtype": DType.FP32.value, "output_format": None, "as_json": False,
-                "as_markdown": False, "config_file": None}
+                "as_markdown": False, "config_file": None, "base": False}
     for key in settings:
         settings[key] = given.pop(key, settings[key])
     if settings["dtype"] not in [d.value for d in DType] or settings["output_format"] not in (
@@ -275,11 +277,13 @@ def _family(name: str, args: Sequence[str]) -> int | None:
     if output_format is None:
         return None
     try:
-        config = build(name, given, settings["config_file"])
+        reading = build_reading(name, given, settings["config_file"])
     except ParamcountError:
         return None
     from paramcount.cli.output import show_family
     from paramcount.families.report import build_family_report
 
-    show_family(build_family_report(name, config, DType(settings["dtype"])), output_format)
+    show_family(build_family_report(name, reading.config, DType(settings["dtype"]),
+                                    reading.notes, settings["base"] or reading.base),
+                output_format)
     return 0

@@ -2,7 +2,8 @@
 
 ``registry`` names each family's convention module (``mamba``, ``mamba2``, ``rwkv``, ``xlstm``,
 ``xlstm_lm``, ``rglru``, ``mingru``, ``minlm``: config → tensors, formula, ``config.json``,
-recognition; ``family``, ``hf`` and ``parts`` what they share); ``config_json`` reads a
-``config.json``; ``report`` and ``explain`` a family model's parts and what each option adds.
+recognition); ``family`` and ``parts`` are what they share, ``loader`` reads a
+``config.json``'s values as the class that loads it does, ``config_json`` reads the file;
+``report`` and ``explain`` a family model's parts and what each option adds.
 May import: ``paramcount.engine`` and the top-level shared modules.
 """

@@ -18,6 +18,7 @@ from paramcount.engine.conventions.recognition import Shapes
 from paramcount.errors import SpecError
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
+from paramcount.families.loader import Layout
 from paramcount.families.mixers import (
     Attention,
     Mamba2,
@@ -34,6 +35,20 @@ TITLE = "Bamba (Mamba-2 + attention)"
 REFERENCE = "transformers BambaForCausalLM"
 MODEL_TYPES = ("bamba",)
 CLASSES = ("BambaForCausalLM", "BambaModel")
+
+
+LAYOUT = Layout("transformers BambaConfig", frozenset({
+    "attention_bias", "attention_dropout", "attn_layer_indices", "head_dim", "hidden_act",
+    "hidden_size", "initializer_range", "intermediate_size", "layer_types", "mamba_chunk_size",
+    "mamba_conv_bias", "mamba_d_conv", "mamba_d_head", "mamba_d_state", "mamba_expand",
+    "mamba_n_groups", "mamba_n_heads", "mamba_proj_bias", "max_position_embeddings", "mlp_bias",
+    "num_attention_heads", "num_hidden_layers", "num_key_value_heads", "num_logits_to_keep",
+    "rms_norm_eps", "rope_parameters", "time_step_limit", "vocab_size", "z_loss_coefficient"}))
+"""The keys transformers' ``BambaConfig`` reads (its fields, ``attribute_map`` and the older
+names its ``__post_init__`` takes), and those the published files carry that it keeps but never
+uses."""
+BACKBONE = "model."
+"""The causal LM's prefix before the base model class's tensors."""
 
 
 @record

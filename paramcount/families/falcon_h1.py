@@ -19,6 +19,7 @@ from paramcount.engine.conventions.recognition import Shapes
 from paramcount.errors import SpecError
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
+from paramcount.families.loader import Layout
 from paramcount.families.mixers import (
     Attention,
     Mamba2,
@@ -35,6 +36,24 @@ TITLE = "Falcon-H1 (Mamba-2 and attention in parallel)"
 REFERENCE = "transformers FalconH1ForCausalLM"
 MODEL_TYPES = ("falcon_h1",)
 CLASSES = ("FalconH1ForCausalLM", "FalconH1Model")
+
+
+LAYOUT = Layout("transformers FalconH1Config", frozenset({
+    "attention_bias", "attention_dropout", "attention_in_multiplier", "attention_out_multiplier",
+    "attn_layer_indices", "embedding_multiplier", "head_dim", "hidden_act", "hidden_size",
+    "initializer_range", "intermediate_size", "key_multiplier", "layer_types",
+    "lm_head_multiplier", "mamba_chunk_size", "mamba_conv_bias", "mamba_d_conv", "mamba_d_head",
+    "mamba_d_ssm", "mamba_d_state", "mamba_expand", "mamba_n_groups", "mamba_n_heads",
+    "mamba_norm_before_gate", "mamba_proj_bias", "mamba_rms_norm", "max_position_embeddings",
+    "mlp_bias", "mlp_multipliers", "num_attention_heads", "num_hidden_layers",
+    "num_key_value_heads", "num_logits_to_keep", "projectors_bias", "rms_norm_eps",
+    "rope_parameters", "ssm_in_multiplier", "ssm_multipliers", "ssm_out_multiplier",
+    "time_step_limit", "vocab_size"}))
+"""The keys transformers' ``FalconH1Config`` reads (its fields, ``attribute_map`` and the older
+names its ``__post_init__`` takes), and those the published files carry that it keeps but never
+uses."""
+BACKBONE = "model."
+"""The causal LM's prefix before the base model class's tensors."""
 
 
 @record

@@ -32,6 +32,9 @@ class RecognisedModel:
     config: Any
     names: tuple[str, ...]
     notes: tuple[str, ...] = ()
+    base: bool = False
+    """The base model class (``MambaModel``): no head, the reference's names without the
+    backbone's prefix (``embeddings.weight``)."""
 
 
 class FamilyConvention(Protocol):

@@ -22,6 +22,7 @@ from paramcount.engine.conventions.recognition import Shapes
 from paramcount.errors import SpecError
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
+from paramcount.families.loader import Layout
 from paramcount.families.mixers import (
     Attention,
     Experts,
@@ -40,6 +41,22 @@ TITLE = "Jamba (Mamba + attention + experts)"
 REFERENCE = "transformers JambaForCausalLM"
 MODEL_TYPES = ("jamba",)
 CLASSES = ("JambaForCausalLM", "JambaModel")
+
+
+LAYOUT = Layout("transformers JambaConfig", frozenset({
+    "attention_dropout", "attn_layer_offset", "attn_layer_period", "expert_layer_offset",
+    "expert_layer_period", "head_dim", "hidden_act", "hidden_size", "initializer_range",
+    "intermediate_size", "mamba_conv_bias", "mamba_d_conv", "mamba_d_state", "mamba_dt_rank",
+    "mamba_expand", "mamba_proj_bias", "max_position_embeddings", "num_attention_heads",
+    "num_experts", "num_experts_per_tok", "num_hidden_layers", "num_key_value_heads",
+    "num_local_experts", "num_logits_to_keep", "output_router_logits", "rms_norm_eps",
+    "router_aux_loss_coef", "sliding_window", "use_associative_scan", "use_mamba_kernels",
+    "use_mambapy", "vocab_size"}))
+"""The keys transformers' ``JambaConfig`` reads (its fields, ``attribute_map`` and the older
+names its ``__post_init__`` takes), and those the published files carry that it keeps but never
+uses."""
+BACKBONE = "model."
+"""The causal LM's prefix before the base model class's tensors."""
 
 
 @record

@@ -21,6 +21,7 @@ from paramcount.engine.conventions.recognition import Shapes
 from paramcount.errors import SpecError
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
+from paramcount.families.loader import Layout
 from paramcount.families.mixers import Attention, Mlp, ShortConv, read_attention, read_short_conv
 from paramcount.families.parts import at_most_blocks, factor
 from paramcount.record import record
@@ -31,6 +32,21 @@ REFERENCE = "transformers Lfm2ForCausalLM"
 MODEL_TYPES = ("lfm2",)
 CLASSES = ("Lfm2ForCausalLM", "Lfm2Model")
 LAYER_TYPES = {"full_attention": "attention", "conv": "conv"}
+
+
+LAYOUT = Layout("transformers Lfm2Config", frozenset({
+    "block_auto_adjust_ff_dim", "block_dim", "block_ff_dim", "block_ffn_dim_multiplier",
+    "block_mlp_init_scale", "block_multiple_of", "block_norm_eps", "block_out_init_scale",
+    "block_use_swiglu", "block_use_xavier_init", "conv_L_cache", "conv_bias", "conv_dim",
+    "conv_dim_out", "conv_use_xavier_init", "full_attn_idxs", "head_dim", "hidden_size",
+    "initializer_range", "intermediate_size", "layer_types", "max_position_embeddings",
+    "norm_eps", "num_attention_heads", "num_heads", "num_hidden_layers", "num_key_value_heads",
+    "rope_parameters", "tie_embedding", "use_pos_enc", "vocab_size"}))
+"""The keys transformers' ``Lfm2Config`` reads (its fields, ``attribute_map`` and the older
+names its ``__post_init__`` takes), and those the published files carry that it keeps but never
+uses."""
+BACKBONE = "model."
+"""The causal LM's prefix before the base model class's tensors."""
 
 
 @record

@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from paramcount.engine.conventions.base import Formula, Symbol, Tensor
-from paramcount.families import hf
-from paramcount.families.parts import at_most_blocks
+from paramcount.engine.spec import MAX_SIZE
+from paramcount.errors import SpecError
+from paramcount.families import loader, parts
 from paramcount.record import record
 
 TYPE_CHECKING = False
@@ -39,6 +40,7 @@ class MambaConfig:
     state_size: int = 16
     num_hidden_layers: int = 32
     expand: int = 2
+    intermediate_size: int | str = "auto"
     conv_kernel: int = 4
     use_bias: bool = False
     use_conv_bias: bool = True
@@ -46,16 +48,20 @@ class MambaConfig:
     tie_word_embeddings: bool = True
 
     def __post_init__(self) -> None:
-        hf.positive(self, "vocab_size", "hidden_size", "state_size", "num_hidden_layers",
+        parts.sizes(self, "vocab_size", "hidden_size", "state_size", "num_hidden_layers",
                     "expand", "conv_kernel")
-        at_most_blocks("num_hidden_layers", self.num_hidden_layers)
-        hf.booleans(self, "use_bias", "use_conv_bias", "tie_word_embeddings")
-        hf.resolve_rank(self)
+        parts.at_most_blocks("num_hidden_layers", self.num_hidden_layers)
+        parts.booleans(self, "use_bias", "use_conv_bias", "tie_word_embeddings")
+        _resolve_rank(self)
+        if self.intermediate_size == "auto":
+            self.__dict__["intermediate_size"] = self.expand * self.hidden_size
+        else:
+            parts.sizes(self, "intermediate_size")
 
     @property
-    def intermediate_size(self) -> int:
-        """E = expand · hidden_size."""
-        return self.expand * self.hidden_size
+    def inner(self) -> int:
+        """E, the mixer's width: ``intermediate_size`` (expand · hidden_size unless set)."""
+        return int(self.intermediate_size)
 
     @property
     def rank(self) -> int:
@@ -63,12 +69,22 @@ class MambaConfig:
         return int(self.time_step_rank)
 
 
+def _resolve_rank(config: MambaConfig) -> None:
+    """Replace ``time_step_rank="auto"`` by ⌈hidden_size / 16⌉, as the reference's config does."""
+    rank = config.time_step_rank
+    if rank == "auto":
+        config.__dict__["time_step_rank"] = -(-config.hidden_size // 16)
+    elif not parts.is_int(rank) or not 0 < int(rank) <= MAX_SIZE:
+        raise SpecError("{time_step_rank} must be a positive integer or 'auto'",
+                        time_step_rank=rank)
+
+
 Config = MambaConfig
 
 
 def block_tensors(config: MambaConfig, layer: int, prefix: str = "backbone.") -> list[Tensor]:
     """One block's tensors (its norm and mixer), named under ``{prefix}layers.{layer}.``."""
-    d, e, n, k, r = (config.hidden_size, config.intermediate_size, config.state_size,
+    d, e, n, k, r = (config.hidden_size, config.inner, config.state_size,
                      config.conv_kernel, config.rank)
     shapes: list[tuple[str, tuple[int, ...]]] = [
         ("norm.weight", (d,)),
@@ -89,19 +105,19 @@ def block_tensors(config: MambaConfig, layer: int, prefix: str = "backbone.") ->
     ]
     if config.use_bias:
         shapes.append(("mixer.out_proj.bias", (d,)))
-    return hf.block(f"{prefix}layers.{layer}.", shapes, layer, d)
+    return parts.block(f"{prefix}layers.{layer}.", shapes, layer, d)
 
 
 def tensors(config: MambaConfig) -> list[Tensor]:
     """Every parameter of ``MambaForCausalLM(config)``, in ``named_parameters()`` order."""
     blocks = [t for i in range(config.num_hidden_layers) for t in block_tensors(config, i)]
-    return hf.causal_lm(config.vocab_size, config.hidden_size, blocks,
+    return parts.causal_lm(config.vocab_size, config.hidden_size, blocks,
                         config.tie_word_embeddings)
 
 
 def block_formula(config: MambaConfig) -> tuple[str, int]:
     """One block's closed form (symbolic) and its value."""
-    d, e, n, k, r = (config.hidden_size, config.intermediate_size, config.state_size,
+    d, e, n, k, r = (config.hidden_size, config.inner, config.state_size,
                      config.conv_kernel, config.rank)
     b, c = int(config.use_bias), int(config.use_conv_bias)
     value = (d + 2 * e * (d + b) + e * (k + c) + e * (r + 2 * n) + e * (r + 1) + e * n + e
@@ -111,7 +127,7 @@ def block_formula(config: MambaConfig) -> tuple[str, int]:
 
 def formula(config: MambaConfig) -> Formula:
     """V·D + L·[block] + D (+ V·D for an untied head), each knob a symbol."""
-    d, e, n, k, r = (config.hidden_size, config.intermediate_size, config.state_size,
+    d, e, n, k, r = (config.hidden_size, config.inner, config.state_size,
                      config.conv_kernel, config.rank)
     b, c, v, layers = (int(config.use_bias), int(config.use_conv_bias), config.vocab_size,
                        config.num_hidden_layers)
@@ -122,39 +138,88 @@ def formula(config: MambaConfig) -> Formula:
         Symbol("V", v, "vocab_size"),
         Symbol("D", d, "hidden_size (d_model)"),
         Symbol("L", layers, "num_hidden_layers"),
-        Symbol("E", e, f"intermediate_size = expand·D = {config.expand}·{d}"),
+        Symbol("E", e, f"intermediate_size = expand·D = {config.expand}·{d}"
+               if e == config.expand * d else "intermediate_size (set, not expand·D)"),
         Symbol("N", n, "state_size (d_state)"),
         Symbol("K", k, "conv_kernel (d_conv)"),
         Symbol("R", r, "time_step_rank (dt_rank)"),
         Symbol("b", b, "1 with use_bias (in_proj, out_proj), 0 without"),
         Symbol("c", c, "1 with use_conv_bias, 0 without"),
     )
-    return hf.model_formula(symbolic, block_text, per_block, symbols, v, d, layers,
+    return parts.model_formula(symbolic, block_text, per_block, symbols, v, d, layers,
                             config.tie_word_embeddings)
 
 
+TRANSFORMERS = loader.Layout("transformers MambaConfig", frozenset({
+    "vocab_size", "hidden_size", "state_size", "num_hidden_layers", "layer_norm_epsilon",
+    "expand", "intermediate_size", "conv_kernel", "use_bias", "use_conv_bias", "hidden_act",
+    "initializer_range", "residual_in_fp32", "time_step_rank", "time_step_scale",
+    "time_step_min", "time_step_max", "time_step_init_scheme", "time_step_floor",
+    "rescale_prenorm_residual", "use_mambapy", "use_associative_scan"}))
+"""transformers' ``MambaConfig`` (5.x): its fields, and ``intermediate_size``, which its
+``__post_init__`` computes as expand · hidden_size but a ``config.json`` value replaces."""
+FALCON = loader.Layout("transformers FalconMambaConfig",
+                       TRANSFORMERS.keys | {"mixer_rms_eps", "use_falcon_mambapy"})
+"""``FalconMambaConfig``: Mamba's keys and its mixer's RMS norms' epsilon (those norms have no
+weight, so a Falcon-Mamba model holds a Mamba model's parameters, under the same names)."""
+MAMBA_SSM = loader.MAMBA_SSM
+MODEL_TYPES = ("mamba", "falcon_mamba")
+CLASSES = ("MambaForCausalLM", "MambaModel", "FalconMambaForCausalLM", "FalconMambaModel")
+BASES = ("MambaModel", "FalconMambaModel")
+
+
 def from_hf_config(data: Mapping[str, object]) -> MambaConfig:
-    """A ``config.json`` read as transformers' ``MambaConfig`` reads it, or as mamba_ssm's."""
-    if "d_model" in data or "n_layer" in data:  # mamba_ssm's MambaConfig
-        ssm = hf.mamba_ssm(data, "Mamba1")
-        return MambaConfig(
-            vocab_size=hf.padded_vocab(data, 50277, 8),
-            hidden_size=hf.integer(data, "d_model", 2560),
-            num_hidden_layers=hf.integer(data, "n_layer", 64),
-            state_size=hf.integer(ssm, "d_state", 16),
-            expand=hf.integer(ssm, "expand", 2),
-            conv_kernel=hf.integer(ssm, "d_conv", 4),
-            use_bias=hf.boolean(ssm, "bias", False),
-            use_conv_bias=hf.boolean(ssm, "conv_bias", True),
-            time_step_rank=hf.rank_value(ssm, "dt_rank"),
-            tie_word_embeddings=hf.boolean(data, "tie_embeddings", True),
-        )
-    return hf.read(MambaConfig, data)
+    """A ``config.json`` read as the class it names reads it (see :func:`load`)."""
+    config: MambaConfig = load(data).config
+    return config
+
+
+def load(data: Mapping[str, object]) -> loader.Reading:
+    """A ``config.json`` read as transformers' ``MambaConfig`` (or ``FalconMambaConfig``)
+    reads it when its ``model_type`` or ``architectures`` say so, or when it carries no
+    mamba_ssm key; as mamba_ssm's ``MambaConfig`` otherwise (``d_model``, ``n_layer``,
+    ``ssm_cfg``, the vocabulary padded to ``pad_vocab_size_multiple``)."""
+    own = loader.named_by(data, MODEL_TYPES, CLASSES)
+    if own or not MAMBA_SSM.keys.intersection(data) - TRANSFORMERS.keys:
+        layout = FALCON if (data.get("model_type") == "falcon_mamba" or loader.named_by(
+            data, (), ("FalconMambaForCausalLM", "FalconMambaModel"))) else TRANSFORMERS
+        config = loader.read(MambaConfig, data)
+        said = {"d_model": f"hidden_size={config.hidden_size}",
+                "n_layer": f"num_hidden_layers={config.num_hidden_layers}",
+                "tie_embeddings": f"tie_word_embeddings={config.tie_word_embeddings}",
+                "pad_vocab_size_multiple": f"vocab_size={config.vocab_size}",
+                "ssm_cfg": "its own state_size, expand, conv_kernel, time_step_rank"}
+        notes = loader.unread(data, layout, (MAMBA_SSM,), said)
+        if layout is FALCON:
+            notes.append("FalconMambaForCausalLM holds Mamba's parameters under Mamba's names "
+                         "(its mixer's RMS norms have no weight)")
+        return loader.Reading(config, layout.name, tuple(notes),
+                              loader.base_class(data, BASES))
+    ssm = loader.mamba_ssm(data, "Mamba1")
+    config = MambaConfig(
+        vocab_size=loader.padded_vocab(data, 50277, 8),
+        hidden_size=loader.integer(data, "d_model", 2560),
+        num_hidden_layers=loader.integer(data, "n_layer", 64),
+        state_size=loader.integer(ssm, "d_state", 16),
+        expand=loader.integer(ssm, "expand", 2),
+        conv_kernel=loader.integer(ssm, "d_conv", 4),
+        use_bias=loader.boolean(ssm, "bias", False),
+        use_conv_bias=loader.boolean(ssm, "conv_bias", True),
+        time_step_rank=loader.rank_value(ssm, "dt_rank"),
+        tie_word_embeddings=loader.boolean(data, "tie_embeddings", True),
+    )
+    said = {"hidden_size": f"d_model={config.hidden_size}",
+            "num_hidden_layers": f"n_layer={config.num_hidden_layers}",
+            "tie_word_embeddings": f"tie_embeddings={config.tie_word_embeddings}",
+            "vocab_size": f"vocab_size={config.vocab_size} padded"}
+    transformers_only = loader.Layout(TRANSFORMERS.name, TRANSFORMERS.keys - MAMBA_SSM.keys)
+    return loader.Reading(config, MAMBA_SSM.name,
+                          tuple(loader.unread(data, MAMBA_SSM, (transformers_only,), said)))
 
 
 def recognise(shapes: Mapping[str, tuple[int, ...]]) -> list[RecognisedModel]:
     """Every Mamba model among ``shapes``: its config from the tensors, checked exactly."""
-    return hf.recognise_models(NAME, shapes, "mixer.x_proj.weight", _propose, tensors)
+    return parts.recognise_models(NAME, shapes, "mixer.x_proj.weight", _propose, tensors)
 
 
 def _propose(shapes: Mapping[str, tuple[int, ...]], root: str,
@@ -166,8 +231,8 @@ def _propose(shapes: Mapping[str, tuple[int, ...]], root: str,
     conv = shapes.get(block + "mixer.conv1d.weight")
     x_proj = shapes.get(block + "mixer.x_proj.weight")
     embeddings = shapes.get(root + "embeddings.weight")
-    if not (hf.rank2(a_log) and hf.rank2(in_proj) and hf.rank2(x_proj) and hf.rank2(embeddings)
-            and conv is not None and len(conv) == 3):
+    if not (parts.rank2(a_log) and parts.rank2(in_proj) and parts.rank2(x_proj)
+            and parts.rank2(embeddings) and conv is not None and len(conv) == 3):
         return None
     assert a_log and in_proj and x_proj and embeddings
     e, n = a_log
@@ -178,7 +243,7 @@ def _propose(shapes: Mapping[str, tuple[int, ...]], root: str,
     rank = x_proj[0] - 2 * n
     if rank == -(-d // 16):
         notes.append(f"time_step_rank {rank} is what 'auto' gives (⌈{d} / 16⌉)")
-    config = hf.build(MambaConfig, vocab_size=embeddings[0], hidden_size=d, state_size=n,
+    config = parts.build(MambaConfig, vocab_size=embeddings[0], hidden_size=d, state_size=n,
                       num_hidden_layers=layers, expand=e // d, conv_kernel=conv[2],
                       use_bias=block + "mixer.in_proj.bias" in shapes,
                       use_conv_bias=block + "mixer.conv1d.bias" in shapes,

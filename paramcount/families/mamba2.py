@@ -18,8 +18,7 @@ from math import isqrt
 
 from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.errors import SpecError
-from paramcount.families import hf
-from paramcount.families.parts import at_most_blocks
+from paramcount.families import loader, parts
 from paramcount.record import record
 
 TYPE_CHECKING = False
@@ -49,10 +48,10 @@ class Mamba2Config:
     tie_word_embeddings: bool = False
 
     def __post_init__(self) -> None:
-        hf.positive(self, "num_heads", "head_dim", "vocab_size", "hidden_size", "state_size",
+        parts.sizes(self, "num_heads", "head_dim", "vocab_size", "hidden_size", "state_size",
                     "num_hidden_layers", "expand", "conv_kernel", "n_groups")
-        at_most_blocks("num_hidden_layers", self.num_hidden_layers)
-        hf.booleans(self, "use_bias", "use_conv_bias", "tie_word_embeddings")
+        parts.at_most_blocks("num_hidden_layers", self.num_hidden_layers)
+        parts.booleans(self, "use_bias", "use_conv_bias", "tie_word_embeddings")
         if self.expand * self.hidden_size != self.num_heads * self.head_dim:
             raise SpecError(
                 "{expand} · {hidden_size} must equal {num_heads} · {head_dim} (transformers: "
@@ -92,13 +91,13 @@ def block_tensors(config: Mamba2Config, layer: int, prefix: str = "backbone.") -
     shapes += [("mixer.norm.weight", (e,)), ("mixer.out_proj.weight", (d, e))]
     if config.use_bias:
         shapes.append(("mixer.out_proj.bias", (d,)))
-    return hf.block(f"{prefix}layers.{layer}.", shapes, layer, d)
+    return parts.block(f"{prefix}layers.{layer}.", shapes, layer, d)
 
 
 def tensors(config: Mamba2Config) -> list[Tensor]:
     """Every parameter of ``Mamba2ForCausalLM(config)``, in ``named_parameters()`` order."""
     blocks = [t for i in range(config.num_hidden_layers) for t in block_tensors(config, i)]
-    return hf.causal_lm(config.vocab_size, config.hidden_size, blocks,
+    return parts.causal_lm(config.vocab_size, config.hidden_size, blocks,
                         config.tie_word_embeddings)
 
 
@@ -133,40 +132,84 @@ def formula(config: Mamba2Config) -> Formula:
         Symbol("b", b, "1 with use_bias (in_proj, out_proj), 0 without"),
         Symbol("c", cb, "1 with use_conv_bias, 0 without"),
     )
-    return hf.model_formula(symbolic, block_text, per_block, symbols, v, d, layers,
+    return parts.model_formula(symbolic, block_text, per_block, symbols, v, d, layers,
                             config.tie_word_embeddings)
 
 
+TRANSFORMERS = loader.Layout("transformers Mamba2Config", frozenset({
+    "num_heads", "head_dim", "vocab_size", "hidden_size", "state_size", "num_hidden_layers",
+    "layer_norm_epsilon", "expand", "conv_kernel", "n_groups", "use_bias", "use_conv_bias",
+    "hidden_act", "initializer_range", "residual_in_fp32", "time_step_rank", "time_step_min",
+    "time_step_max", "time_step_floor", "time_step_limit", "rescale_prenorm_residual",
+    "chunk_size"}))
+"""transformers' ``Mamba2Config`` (5.x): its fields (``intermediate_size`` is not one: the
+mixer is expand · hidden_size wide whatever a ``config.json`` says)."""
+MODEL_TYPES = ("mamba2",)
+CLASSES = ("Mamba2ForCausalLM", "Mamba2Model")
+
+
 def from_hf_config(data: Mapping[str, object]) -> Mamba2Config:
-    """A ``config.json`` read as transformers' ``Mamba2Config`` reads it, or as mamba_ssm's
-    (``d_model``, ``n_layer``, ``ssm_cfg`` with ``"layer": "Mamba2"``)."""
-    if "d_model" not in data and "n_layer" not in data:
-        return hf.read(Mamba2Config, data)
-    ssm = hf.mamba_ssm(data, "Mamba2")
+    """A ``config.json`` read as the class it names reads it (see :func:`load`)."""
+    config: Mamba2Config = load(data).config
+    return config
+
+
+def load(data: Mapping[str, object]) -> loader.Reading:
+    """A ``config.json`` read as transformers' ``Mamba2Config`` reads it when its
+    ``model_type`` or ``architectures`` say so, or when it carries no mamba_ssm key; as
+    mamba_ssm's (``d_model``, ``n_layer``, ``ssm_cfg`` with ``"layer": "Mamba2"``) otherwise."""
+    layout = loader.MAMBA_SSM
+    if loader.named_by(data, MODEL_TYPES, CLASSES) or not (
+            layout.keys.intersection(data) - TRANSFORMERS.keys):
+        config = loader.read(Mamba2Config, data)
+        said = {"d_model": f"hidden_size={config.hidden_size}",
+                "n_layer": f"num_hidden_layers={config.num_hidden_layers}",
+                "tie_embeddings": f"tie_word_embeddings={config.tie_word_embeddings}",
+                "pad_vocab_size_multiple": f"vocab_size={config.vocab_size}",
+                "ssm_cfg": "its own state_size, n_groups, head_dim, conv_kernel"}
+        return loader.Reading(config, TRANSFORMERS.name,
+                              tuple(loader.unread(data, TRANSFORMERS, (layout,), said)),
+                              loader.base_class(data, ("Mamba2Model",)))
+    config = _from_mamba_ssm(data)
+    said = {"hidden_size": f"d_model={config.hidden_size}",
+            "num_hidden_layers": f"n_layer={config.num_hidden_layers}",
+            "tie_word_embeddings": f"tie_embeddings={config.tie_word_embeddings}",
+            "vocab_size": f"vocab_size={config.vocab_size} padded",
+            "num_heads": f"num_heads={config.num_heads}", "head_dim": f"headdim={config.head_dim}",
+            "n_groups": f"ngroups={config.n_groups}", "state_size": f"d_state={config.state_size}"}
+    transformers_only = loader.Layout(TRANSFORMERS.name, TRANSFORMERS.keys - layout.keys)
+    return loader.Reading(config, layout.name,
+                          tuple(loader.unread(data, layout, (transformers_only,), said)))
+
+
+def _from_mamba_ssm(data: Mapping[str, object]) -> Mamba2Config:
+    """mamba_ssm's ``config.json`` of a stack of Mamba-2 mixers."""
+    ssm = loader.mamba_ssm(data, "Mamba2")
     for key, plain in (("d_ssm", None), ("rmsnorm", True), ("D_has_hdim", False)):
         if ssm.get(key, plain) != plain:
             raise SpecError("config.json: ssm_cfg {" + key + "} is not supported (transformers' "
                             "Mamba2 has no such option)", **{key: ssm[key]})
-    d = hf.integer(data, "d_model", 2560)
-    expand = hf.integer(ssm, "expand", 2)
-    head_dim = hf.integer(ssm, "headdim", 64)
+    d = loader.integer(data, "d_model", 2560)
+    expand = loader.integer(ssm, "expand", 2)
+    head_dim = loader.integer(ssm, "headdim", 64)
     if head_dim <= 0 or (expand * d) % head_dim:
         raise SpecError("config.json: ssm_cfg {headdim} must divide expand · d_model",
                         headdim=head_dim)
     return Mamba2Config(
         num_heads=expand * d // head_dim, head_dim=head_dim,
-        vocab_size=hf.padded_vocab(data, 50277, 8), hidden_size=d,
-        state_size=hf.integer(ssm, "d_state", 128),
-        num_hidden_layers=hf.integer(data, "n_layer", 64), expand=expand,
-        conv_kernel=hf.integer(ssm, "d_conv", 4), n_groups=hf.integer(ssm, "ngroups", 1),
-        use_bias=hf.boolean(ssm, "bias", False), use_conv_bias=hf.boolean(ssm, "conv_bias", True),
-        tie_word_embeddings=hf.boolean(data, "tie_embeddings", True),
+        vocab_size=loader.padded_vocab(data, 50277, 8), hidden_size=d,
+        state_size=loader.integer(ssm, "d_state", 128),
+        num_hidden_layers=loader.integer(data, "n_layer", 64), expand=expand,
+        conv_kernel=loader.integer(ssm, "d_conv", 4), n_groups=loader.integer(ssm, "ngroups", 1),
+        use_bias=loader.boolean(ssm, "bias", False),
+        use_conv_bias=loader.boolean(ssm, "conv_bias", True),
+        tie_word_embeddings=loader.boolean(data, "tie_embeddings", True),
     )
 
 
 def recognise(shapes: Mapping[str, tuple[int, ...]]) -> list[RecognisedModel]:
     """Every Mamba-2 model among ``shapes``: its config from the tensors, checked exactly."""
-    return hf.recognise_models(NAME, shapes, "mixer.dt_bias", _propose, tensors)
+    return parts.recognise_models(NAME, shapes, "mixer.dt_bias", _propose, tensors)
 
 
 def _propose(shapes: Mapping[str, tuple[int, ...]], root: str,
@@ -179,7 +222,7 @@ def _propose(shapes: Mapping[str, tuple[int, ...]], root: str,
     norm = shapes.get(block + "mixer.norm.weight")
     embeddings = shapes.get(root + "embeddings.weight")
     if (heads is None or norm is None or conv is None or len(conv) != 3 or len(heads) != 1
-            or len(norm) != 1 or not hf.rank2(in_proj) or not hf.rank2(embeddings)):
+            or len(norm) != 1 or not parts.rank2(in_proj) or not parts.rank2(embeddings)):
         return None
     assert in_proj and embeddings
     (h,), (e,), d = heads, norm, in_proj[1]
@@ -193,7 +236,7 @@ def _propose(shapes: Mapping[str, tuple[int, ...]], root: str,
     listed = ", ".join(f"{g}×{n}" for g, n in pairs) + (", …" if more else "")
     notes = [f"the tensors give only n_groups · state_size = {product} (here read as "
              f"n_groups=1, state_size={product}; any of {listed} fits the same tensors)"]
-    config = hf.build(Mamba2Config, num_heads=h, head_dim=e // h, vocab_size=embeddings[0],
+    config = parts.build(Mamba2Config, num_heads=h, head_dim=e // h, vocab_size=embeddings[0],
                       hidden_size=d, state_size=product,
                       num_hidden_layers=layers, expand=e // d, conv_kernel=conv[2], n_groups=1,
                       use_bias=block + "mixer.in_proj.bias" in shapes,

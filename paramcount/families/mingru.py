@@ -16,8 +16,8 @@ from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
 from paramcount.families.family import RecognisedModel
-from paramcount.families.hf import booleans
 from paramcount.families.parts import (
+    booleans,
     exact,
     factor,
     factor_for,

@@ -17,11 +17,11 @@ from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
 from paramcount.families.family import RecognisedModel
-from paramcount.families.hf import booleans
 from paramcount.families.mingru import MinGRUConfig, layer_tensors, projection_name, read_layer
 from paramcount.families.parts import (
     at_most_blocks,
     blocks_under,
+    booleans,
     exact,
     factor,
     factor_for,

@@ -25,6 +25,7 @@ from paramcount.engine.conventions.recognition import Shapes
 from paramcount.errors import SpecError
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
+from paramcount.families.loader import Layout
 from paramcount.families.mixers import (
     Attention,
     Experts,
@@ -50,6 +51,29 @@ LAYER_TYPES = {"linear_attention": "mamba", "mamba": "mamba", "full_attention": 
 PATTERN = {"M": "mamba", "*": "attention", "-": "mlp", "E": "moe"}
 """``hybrid_override_pattern``'s letters."""
 DEFAULT_LAYERS = ("linear_attention", "moe", "full_attention", "mlp")
+
+
+LAYOUT = Layout("transformers NemotronHConfig", frozenset({
+    "attention_bias", "attention_dropout", "chunk_size", "conv_kernel", "expand", "head_dim",
+    "hidden_dropout", "hidden_size", "hybrid_override_pattern", "initializer_range",
+    "intermediate_size", "layer_norm_epsilon", "layer_types", "layers_block_type",
+    "mamba_chunk_size", "mamba_conv_bias", "mamba_d_conv", "mamba_dt_init_floor",
+    "mamba_dt_limit", "mamba_dt_max", "mamba_dt_min", "mamba_expand", "mamba_head_dim",
+    "mamba_hidden_act", "mamba_n_groups", "mamba_num_heads", "mamba_proj_bias",
+    "mamba_ssm_cache_dtype", "max_position_embeddings", "mlp_bias", "mlp_hidden_act",
+    "moe_intermediate_size", "moe_latent_size", "moe_shared_expert_intermediate_size",
+    "moe_shared_expert_overlap", "mtp_hybrid_override_pattern", "mtp_layers_block_type",
+    "n_group", "n_groups", "n_routed_experts", "n_shared_experts", "norm_topk_prob",
+    "num_attention_heads", "num_experts_per_tok", "num_hidden_layers", "num_key_value_heads",
+    "num_local_experts", "num_logits_to_keep", "num_nextn_predict_layers", "output_router_logits",
+    "rescale_prenorm_residual", "residual_in_fp32", "routed_scaling_factor", "sliding_window",
+    "ssm_state_size", "time_step_floor", "time_step_limit", "time_step_max", "time_step_min",
+    "topk_group", "use_bias", "use_conv_bias", "use_mamba_kernels", "vocab_size"}))
+"""The keys transformers' ``NemotronHConfig`` reads (its fields, ``attribute_map`` and the older
+names its ``__post_init__`` takes), and those the published files carry that it keeps but never
+uses."""
+BACKBONE = "model."
+"""The causal LM's prefix before the base model class's tensors."""
 
 
 @record

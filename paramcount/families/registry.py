@@ -15,9 +15,11 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from paramcount.errors import ConfigError, SpecError
-from paramcount.record import fields, record
+from paramcount.families.loader import Reading, base_class, unread
+from paramcount.record import fields, record, replace
 
 if TYPE_CHECKING:
+    from paramcount.engine.conventions.base import Tensor
     from paramcount.families.family import FamilyConvention, RecognisedModel
 
 FAMILIES: dict[str, str] = {
@@ -57,18 +59,22 @@ ALIASES: dict[str, tuple[str, ...]] = {
 }
 """The names people use for a field beside ``--field-name``, in every family that has it."""
 
-MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "mamba2": "mamba2", "rwkv": "rwkv",
-                               "rwkv5": "rwkv", "rwkv6": "rwkv", "rwkv7": "rwkv",
+MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "falcon_mamba": "mamba", "mamba2": "mamba2",
+                               "rwkv": "rwkv", "rwkv5": "rwkv", "rwkv6": "rwkv",
+                               "rwkv7": "rwkv", "rwkv7_fla": "rwkv",
                                "xlstm": "xlstm", "recurrent_gemma": "rglru",
                                "jamba": "jamba", "bamba": "bamba", "zamba2": "zamba2",
                                "falcon_h1": "falcon-h1", "nemotron_h": "nemotron-h",
                                "lfm2": "lfm2"}
-"""A ``config.json``'s ``model_type`` → family."""
+"""A ``config.json``'s ``model_type`` → family (a family's aliases included: Falcon-Mamba is
+Mamba; fla's RWKV-7 is RWKV)."""
 
 
 CLASSES: dict[str, tuple[str, str]] = {
     "MambaConfig": ("mamba", "config"), "MambaForCausalLM": ("mamba", "lm"),
     "MambaModel": ("mamba", "backbone"),
+    "FalconMambaConfig": ("mamba", "config"), "FalconMambaForCausalLM": ("mamba", "lm"),
+    "FalconMambaModel": ("mamba", "backbone"),
     "Mamba2Config": ("mamba2", "config"), "Mamba2ForCausalLM": ("mamba2", "lm"),
     "Mamba2Model": ("mamba2", "backbone"),
     "RwkvConfig": ("rwkv", "config"), "RwkvForCausalLM": ("rwkv", "lm"),
@@ -83,8 +89,9 @@ CLASSES: dict[str, tuple[str, str]] = {
                          ("lfm2", "Lfm2"))
        for kind, built in (("Config", "config"), ("ForCausalLM", "lm"), ("Model", "backbone"))},
 }
-"""The reference classes that ``read`` recognises in pasted code: family and what it builds
-(a config, the causal LM, or the backbone without its head)."""
+"""The reference classes that ``read`` recognises in pasted code and ``config.json``'s
+``architectures`` names: family and what it builds (a config, the causal LM, or the backbone
+without its head)."""
 
 
 def names() -> list[str]:
@@ -181,16 +188,25 @@ def label_for(name: str) -> Any:
 
 def build(name: str, values: Mapping[str, object], config_file: str | None = None) -> Any:
     """Family ``name``'s config: from ``config_file`` if given, then the options given."""
+    return build_reading(name, values, config_file).config
+
+
+def build_reading(name: str, values: Mapping[str, object],
+                  config_file: str | None = None) -> Reading:
+    """Family ``name``'s config and what its ``config.json`` left unread: from
+    ``config_file`` if given, then the options given."""
     kind = config_class(name)
-    base: dict[str, object] = {}
-    if config_file is not None:
-        loaded = from_config_file(name, config_file)
-        base = {field: getattr(loaded, field) for field in fields(loaded)}
-    return kind(**{**base, **values})
+    if config_file is None:
+        return Reading(kind(**values), family(name).REFERENCE)
+    reading = from_config_file(name, config_file)
+    if not values:
+        return reading
+    base = {field: getattr(reading.config, field) for field in fields(reading.config)}
+    return replace(reading, config=kind(**{**base, **values}))
 
 
-def from_config_file(name: str, path: str) -> Any:
-    """Family ``name``'s config from a ``config.json`` file."""
+def from_config_file(name: str, path: str) -> Reading:
+    """Family ``name``'s reading of a ``config.json`` file."""
     from paramcount.families.config_json import read_config
 
     data = read_config(path)
@@ -198,15 +214,37 @@ def from_config_file(name: str, path: str) -> Any:
     if found is not None and found != name:
         raise ConfigError(f"{path}: describes a {family(found).TITLE} model (count it with "
                           f"'paramcount {found} --config {path}')")
-    return family(name).from_hf_config(data)
+    return load(name, data)
+
+
+def load(name: str, data: Mapping[str, object]) -> Reading:
+    """A ``config.json`` object read as family ``name``'s loading class reads it: the config,
+    that class, the keys it left unread, and whether it is a base model class (no head)."""
+    module = family(name)
+    own = getattr(module, "load", None)
+    if own is not None:
+        reading: Reading = own(data)
+        return reading
+    config = module.from_hf_config(data)
+    layout = getattr(module, "LAYOUT", None)
+    notes = () if layout is None else tuple(unread(data, layout))
+    base = base_class(data, [c for c, (f, built) in CLASSES.items()
+                             if f == name and built == "backbone"])
+    return Reading(config, layout.name if layout else module.REFERENCE, notes, base)
 
 
 def family_of(data: Mapping[str, object]) -> str | None:
-    """The family a ``config.json`` object describes, by its ``model_type`` or, for mamba_ssm's
-    own files, its ``ssm_cfg``; None if it names none of them."""
+    """The family a ``config.json`` object describes, by its ``model_type``, its
+    ``architectures`` or, for mamba_ssm's own files, its ``ssm_cfg``; None if it names none
+    of them."""
     model_type = data.get("model_type")
     if isinstance(model_type, str) and model_type in MODEL_TYPES:
         return MODEL_TYPES[model_type]
+    architectures = data.get("architectures")
+    if isinstance(architectures, list):
+        for name in architectures:
+            if isinstance(name, str) and name in CLASSES:
+                return CLASSES[name][0]
     if "d_model" in data and "n_layer" in data:
         ssm = data.get("ssm_cfg")
         layer = ssm.get("layer", "Mamba1") if isinstance(ssm, Mapping) else "Mamba1"
@@ -214,18 +252,89 @@ def family_of(data: Mapping[str, object]) -> str | None:
     return None
 
 
+def base_class_name(name: str) -> str:
+    """Family ``name``'s base model class (``MambaModel``), or "" where it has none."""
+    return next((c for c, (f, built) in CLASSES.items() if f == name and built == "backbone"),
+                "")
+
+
+def has_base(name: str) -> bool:
+    """Whether family ``name``'s reference has a base model class (``--base``)."""
+    return bool(base_class_name(name))
+
+
+def tensors(name: str, config: Any, base: bool = False) -> list[Tensor]:
+    """Family ``name``'s tensors of ``config``: the causal LM's, or with ``base`` the base
+    model class's (``MambaModel``: no head, and the names without the backbone's prefix)."""
+    made = family(name).tensors(config)
+    if not base:
+        return made
+    prefix = backbone(name, config)
+    frame = getattr(family(name), "frame", None)
+    head = frame(config).head if frame is not None else "lm_head.weight"
+    return [replace(t, name=t.name[len(prefix):]) for t in made
+            if t.name.startswith(prefix) and t.name != head]
+
+
+def backbone(name: str, config: Any) -> str:
+    """The prefix the causal LM puts before its base model's tensors (``backbone.``)."""
+    module = family(name)
+    frame = getattr(module, "frame", None)
+    if frame is not None:
+        prefix: str = frame(config).backbone
+        return prefix
+    prefix = getattr(module, "BACKBONE", "backbone.")
+    return prefix
+
+
 def recognise(shapes: Mapping[str, tuple[int, ...]],
               chosen: Sequence[str] | None = None) -> list[RecognisedModel]:
-    """Every family model among named tensors, each tensor claimed once, in source order."""
+    """Every family model among named tensors, each tensor claimed once, in source order:
+    causal LMs, then base model classes (no head)."""
     claimed: set[str] = set()
     found = []
-    for name in chosen or names():
-        for model in family(name).recognise(shapes):
-            if claimed.isdisjoint(model.names):
-                claimed.update(model.names)
-                found.append(model)
+    chosen = chosen or names()
+    # every family's causal LMs first: a base model class read under a prefix may hold the
+    # same tensors as another family's causal LM (NemotronHModel under "backbone." with a head
+    # beside it is Mamba2ForCausalLM), and the causal LM is the plainer reading
+    passes = [[family(name).recognise(shapes) for name in chosen],
+              [base_models(name, shapes) if has_base(name) else [] for name in chosen]]
+    for model in (m for batch in passes for group in batch for m in group):
+        if claimed.isdisjoint(model.names):
+            claimed.update(model.names)
+            found.append(model)
     order = {name: i for i, name in enumerate(shapes)}
     found.sort(key=lambda model: min(order.get(n, len(order)) for n in model.names))
+    return found
+
+
+def base_models(name: str, shapes: Mapping[str, tuple[int, ...]]) -> list[RecognisedModel]:
+    """Family ``name``'s base models (``xLSTMModel``: no head, names without ``backbone.``)
+    among ``shapes``: each is the causal LM recognised from its tensors with the backbone's
+    prefix put back and a head beside them, then the head taken away."""
+    default = config_class(name)()
+    embeddings = tensors(name, default, base=True)[0].name
+    prefix = backbone(name, default)
+    frame = getattr(family(name), "frame", None)
+    head = frame(default).head if frame is not None else "lm_head.weight"
+    found = []
+    for key, shape in shapes.items():
+        if not key.endswith(embeddings) or len(shape) != 2:
+            continue
+        root = key[: len(key) - len(embeddings)]
+        if root and not root.endswith("."):
+            continue
+        inner = {prefix + n[len(root):]: s for n, s in shapes.items() if n.startswith(root)}
+        if not prefix:
+            continue
+        inner[head] = shape
+        for model in family(name).recognise(inner):
+            if model.prefix or head not in model.names:
+                continue
+            names_ = tuple(root + n[len(prefix):] for n in model.names if n != head)
+            notes = (*model.notes, "no head: the base model class "
+                     f"{base_class_name(name)}, counted without it")
+            found.append(replace(model, prefix=root, names=names_, notes=notes, base=True))
     return found
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from paramcount.engine.conventions.base import Formula, Tensor
 from paramcount.engine.spec import DType
-from paramcount.record import fields, record
+from paramcount.record import fields, record, replace
 
 
 @record
@@ -52,6 +52,10 @@ class FamilyReport:
     active: int | None = None
     """With a mixture of experts, the parameters one token uses (the experts it is not routed
     to left out); None without experts."""
+    notes: tuple[str, ...] = ()
+    """What the ``config.json`` it was read from left unread, and how it was read."""
+    base: bool = False
+    """The base model class (``MambaModel``): no head, names without the backbone's prefix."""
 
     @property
     def bytes(self) -> int:
@@ -102,21 +106,36 @@ def _blocks(run: list[int], by_layer: dict[int, list[Tensor]]) -> Part:
     return Part(label, run[0], run[-1], sum(t.count for t in first), len(first))
 
 
-def build_family_report(name: str, config: Any, dtype: DType = DType.FP32) -> FamilyReport:
-    """The report of family ``name``'s model built from ``config``."""
-    from paramcount.families.registry import family
+def build_family_report(name: str, config: Any, dtype: DType = DType.FP32,
+                        notes: tuple[str, ...] = (), base: bool = False) -> FamilyReport:
+    """The report of family ``name``'s model built from ``config`` (its base model class,
+    without the head, with ``base``)."""
+    from paramcount.families.registry import family, tensors
 
+    module = family(name)
     module = family(name)
     stack = getattr(module, "stack", None)
     shares: tuple[tuple[str, int], ...] = ()
     active = None
-    if stack is not None:  # a hybrid: its tensors with the kind of part each belongs to
+    made = tensors(name, config, base)
+    if stack is not None:  # a hybrid: the kind of part each tensor belongs to
         built = stack(config)
-        made, shares = built.tensors, built.shares
-        active = built.active if built.idle else None
-    else:
-        made = module.tensors(config)
+        head = built.total - sum(t.count for t in made)  # the base class has no head
+        shares = tuple((kind, n - head if kind == "embeddings" else n)
+                       for kind, n in built.shares)
+        active = built.active - head if built.idle else None
     title = getattr(module, "title", lambda _: module.TITLE)(config)
     reference = getattr(module, "reference", lambda _: module.REFERENCE)(config)
-    return FamilyReport(name, title, reference, config, tuple(made), module.formula(config),
-                        dtype, parts(made), sum(t.count for t in made), shares, active)
+    formula = module.formula(config)
+    total = sum(t.count for t in made)
+    if base:
+        reference = reference.replace("ForCausalLM", "Model")
+        if formula.total != total and getattr(config, "tie_word_embeddings", True) is False:
+            tied = module.formula(replace(config, tie_word_embeddings=True))
+            formula = tied if tied.total == total else formula
+        head = formula.total - total
+        if head:
+            formula = Formula(formula.symbolic + " − V·D (the base model class: no head)",
+                              formula.symbols, (*formula.terms, (f"−{head} (no head)", -head)))
+    return FamilyReport(name, title, reference, config, tuple(made), formula,
+                        dtype, parts(made), total, shares, active, notes, base)

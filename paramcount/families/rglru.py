@@ -25,10 +25,11 @@ from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
 from paramcount.families.family import RecognisedModel
-from paramcount.families.hf import booleans
+from paramcount.families.loader import Layout
 from paramcount.families.parts import (
     at_most_blocks,
     blocks_under,
+    booleans,
     depthwise_conv,
     divides,
     exact,
@@ -217,6 +218,20 @@ def formula(config: RecurrentGemmaConfig) -> Formula:
     terms += [(f"{n}·(3·{h} + 3·{m}·{h} + 2·{m})", n * (3 * h + 3 * m * h + 2 * m)),
               (f"{h}", h), (f"(1 − {t})·{v}·{h}", (1 - t) * v * h)]
     return Formula(" + ".join(parts), tuple(symbols), tuple(terms))
+
+
+LAYOUT = Layout("transformers RecurrentGemmaConfig", frozenset({
+    "num_hidden_layers", "vocab_size", "hidden_size", "intermediate_size",
+    "num_attention_heads", "lru_width", "attention_window_size", "sliding_window",
+    "conv1d_width", "logits_soft_cap", "rms_norm_eps", "hidden_activation", "rope_parameters",
+    "rope_theta", "partial_rotary_factor", "block_types", "_block_types", "attention_dropout",
+    "num_key_value_heads", "attention_bias", "w_init_variance_scale", "final_w_init_variance_scale",
+    "embeddings_scale_by_sqrt_dim", "head_dim"}))
+"""transformers' ``RecurrentGemmaConfig`` (5.x): its fields, ``sliding_window`` (its alias
+of ``attention_window_size``), the rotary keys it takes apart, ``head_dim`` (which it
+computes as hidden_size / num_attention_heads whatever the file says) and the older
+``_block_types`` (see :func:`from_hf_config`)."""
+BACKBONE = "model."
 
 
 def from_hf_config(data: Mapping[str, object]) -> RecurrentGemmaConfig:

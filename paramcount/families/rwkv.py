@@ -33,8 +33,7 @@ from collections.abc import Mapping
 
 from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.errors import SpecError
-from paramcount.families import hf
-from paramcount.families.parts import at_most_blocks
+from paramcount.families import loader, parts
 from paramcount.record import record
 
 TYPE_CHECKING = False
@@ -61,8 +60,9 @@ def reference(config: RwkvConfig) -> str:
     if config.version == 4:
         return "transformers RwkvForCausalLM"
     return f"BlinkDL RWKV-LM {CODE[config.version]}"
-HF_FRAME = hf.Frame("rwkv.", "embeddings.weight", ("ln_out.weight", "ln_out.bias"), "head.weight")
-BLINK_FRAME = hf.Frame("", "emb.weight", ("ln_out.weight", "ln_out.bias"), "head.weight")
+HF_FRAME = parts.Frame("rwkv.", "embeddings.weight", ("ln_out.weight", "ln_out.bias"),
+                       "head.weight")
+BLINK_FRAME = parts.Frame("", "emb.weight", ("ln_out.weight", "ln_out.bias"), "head.weight")
 
 
 def lora(c: int, factor: float) -> int:
@@ -93,9 +93,9 @@ class RwkvConfig:
     def __post_init__(self) -> None:
         if self.version not in VERSIONS:
             raise SpecError("{version} must be 4, 5, 6 or 7", version=self.version)
-        hf.positive(self, "vocab_size", "hidden_size", "num_hidden_layers")
-        at_most_blocks("num_hidden_layers", self.num_hidden_layers)
-        hf.booleans(self, "tie_word_embeddings")
+        parts.sizes(self, "vocab_size", "hidden_size", "num_hidden_layers")
+        parts.at_most_blocks("num_hidden_layers", self.num_hidden_layers)
+        parts.booleans(self, "tie_word_embeddings")
         c, v = self.hidden_size, self.version
         ffn = 4 * c if v in (4, 7) else int((c * 3.5) // 32 * 32)
         defaults = {"attention_hidden_size": c, "intermediate_size": ffn, "head_size": 64,
@@ -113,7 +113,7 @@ class RwkvConfig:
                                     **{name: value})
             elif value == "auto":
                 self.__dict__[name] = default
-            elif not hf.is_int(value) or value <= 0:
+            elif not parts.is_int(value) or value <= 0:
                 raise SpecError("{" + name + "} must be a positive integer or 'auto'",
                                 **{name: value})
         if self.intermediate_size == 0:
@@ -211,10 +211,10 @@ def block_tensors(config: RwkvConfig, layer: int) -> list[Tensor]:
     shapes = ([*first, *norms] if config.version == 4 else [*norms, *first]) + [
         (att + name, shape) for name, shape in _att(config)] + [
         (ffn + name, shape) for name, shape in _ffn(config)]
-    return hf.block(f"{frame(config).backbone}blocks.{layer}.", shapes, layer, c)
+    return parts.block(f"{frame(config).backbone}blocks.{layer}.", shapes, layer, c)
 
 
-def frame(config: RwkvConfig) -> hf.Frame:
+def frame(config: RwkvConfig) -> parts.Frame:
     """transformers' names for version 4, BlinkDL's for the others."""
     return HF_FRAME if config.version == 4 else BLINK_FRAME
 
@@ -222,7 +222,7 @@ def frame(config: RwkvConfig) -> hf.Frame:
 def tensors(config: RwkvConfig) -> list[Tensor]:
     """Every parameter, in the reference's ``named_parameters()`` order."""
     blocks = [t for i in range(config.num_hidden_layers) for t in block_tensors(config, i)]
-    return hf.causal_lm(config.vocab_size, config.hidden_size, blocks,
+    return parts.causal_lm(config.vocab_size, config.hidden_size, blocks,
                         config.tie_word_embeddings, frame(config))
 
 
@@ -274,28 +274,106 @@ def formula(config: RwkvConfig) -> Formula:
     return Formula(whole, tuple(symbols), tuple(terms))
 
 
+TRANSFORMERS = loader.Layout("transformers RwkvConfig", frozenset({
+    "vocab_size", "context_length", "max_position_embeddings", "hidden_size",
+    "num_hidden_layers", "attention_hidden_size", "intermediate_size", "layer_norm_epsilon",
+    "rescale_every", "version"}))
+"""transformers' ``RwkvConfig`` (version 4; ``max_position_embeddings`` is its alias of
+``context_length``); ``version`` is paramcount's own key for versions 5 to 7."""
+HUB = loader.Layout("RWKV hub RwkvConfig (rwkv5 / rwkv6)",
+                    TRANSFORMERS.keys | {"head_size", "head_size_divisor", "num_attention_heads"})
+"""The ``RWKV/rwkv-5-world`` and ``rwkv-6-world`` repositories' own config classes."""
+FLA = loader.Layout("fla RWKV7Config", frozenset({
+    "attn_mode", "hidden_size", "hidden_ratio", "intermediate_size", "num_hidden_layers",
+    "head_dim", "num_heads", "decay_low_rank_dim", "gate_low_rank_dim", "a_low_rank_dim",
+    "v_low_rank_dim", "hidden_act", "max_position_embeddings", "norm_first", "norm_bias",
+    "norm_eps", "attn", "initializer_range", "fuse_norm", "fuse_cross_entropy", "vocab_size",
+    "value_dim", "fuse_linear_cross_entropy", "use_l2warp"}))
+"""flash-linear-attention's ``RWKV7Config`` (``model_type`` "rwkv7"; "rwkv7_fla" lately)."""
+FLA_TYPES = ("rwkv7", "rwkv7_fla")
+
+
 def from_hf_config(data: Mapping[str, object]) -> RwkvConfig:
-    """A ``config.json``: transformers' ``RwkvConfig`` (``model_type`` "rwkv", version 4), or
-    the same keys with ``model_type`` "rwkv5", "rwkv6" or "rwkv7" (or a ``version``)."""
+    """A ``config.json`` read as the class it names reads it (see :func:`load`)."""
+    config: RwkvConfig = load(data).config
+    return config
+
+
+def load(data: Mapping[str, object]) -> loader.Reading:
+    """A ``config.json``: transformers' ``RwkvConfig`` (``model_type`` "rwkv", version 4),
+    the hub's RWKV-5 / RWKV-6 configs (``model_type`` "rwkv5", "rwkv6", the same keys and
+    ``head_size``), fla's ``RWKV7Config`` (``model_type`` "rwkv7": ``head_dim`` and the LoRA
+    widths ``decay_low_rank_dim``, ``a_low_rank_dim``, ``v_low_rank_dim``,
+    ``gate_low_rank_dim``, fla's defaults where they are missing), or a ``version`` key."""
     kind = data.get("model_type", "rwkv")
+    if kind in FLA_TYPES:
+        return _from_fla(data)
     version = {"rwkv": 4, "rwkv5": 5, "rwkv6": 6, "rwkv7": 7}.get(str(kind), 4)
     values = {"version": data.get("version", version)}
     for key in ("vocab_size", "hidden_size", "num_hidden_layers", "attention_hidden_size",
                 "intermediate_size", "head_size", "tie_word_embeddings"):
         if data.get(key) is not None:
             values[key] = data[key]
+    layout = TRANSFORMERS if kind == "rwkv" and values["version"] == 4 else HUB
+    config = _config(values)
+    base = loader.base_class(data, ("RwkvModel",))
+    return loader.Reading(config, layout.name, tuple(loader.unread(data, layout)), base)
+
+
+def _config(values: Mapping[str, object]) -> RwkvConfig:
+    """``RwkvConfig(**values)``, a refusal worded as the file's."""
     try:
         return RwkvConfig(**values)  # type: ignore[arg-type]
     except SpecError as error:
         raise SpecError("config.json: " + error.template, **error.values) from None
 
 
+def _from_fla(data: Mapping[str, object]) -> loader.Reading:
+    """fla's ``RWKV7Config``, counted as BlinkDL's RWKV-7 of the same sizes."""
+    for key, plain in (("attn", None), ("norm_bias", True), ("norm_first", True)):
+        if data.get(key, plain) != plain:
+            raise SpecError("config.json: {" + key + "} makes a model paramcount's RWKV-7 "
+                            "(BlinkDL's layout) does not count", **{key: data[key]})
+    c = loader.integer(data, "hidden_size", 2048)
+    head = data.get("head_dim", 64)
+    heads = data.get("num_heads")
+    if head is None and isinstance(heads, int) and not isinstance(heads, bool) and heads > 0 \
+            and c % heads == 0:
+        head = c // heads
+    dims = data.get("value_dim")
+    if dims is not None and any(d != c for d in (dims if isinstance(dims, list) else [dims])):
+        raise SpecError("config.json: {value_dim} other than hidden_size is not counted",
+                        value_dim=dims)
+    ffn = data.get("intermediate_size")
+    if ffn is None:
+        ratio = data.get("hidden_ratio")
+        if isinstance(ratio, bool) or not isinstance(ratio, int | float) or ratio <= 0:
+            ratio = 4
+        ffn = 32 * ((int(c * ratio) + 31) // 32)
+    config = _config({
+        "version": 7, "vocab_size": data.get("vocab_size", 32000), "hidden_size": c,
+        "num_hidden_layers": data.get("num_hidden_layers", 24), "head_size": head,
+        "intermediate_size": ffn,
+        "tie_word_embeddings": data.get("tie_word_embeddings", False),
+        "decay_lora": data.get("decay_low_rank_dim", 64),
+        "aaa_lora": data.get("a_low_rank_dim", 64), "mv_lora": data.get("v_low_rank_dim", 16),
+        "gate_lora": data.get("gate_low_rank_dim", 128)})
+    layer0 = 2 * c * int(config.mv_lora) + c
+    total = sum(t.count for t in tensors(config))
+    notes = [*loader.unread(data, FLA),
+             f"counted as BlinkDL's RWKV-7 state dict (blocks.{{i}}.att…); fla's "
+             f"RWKV7ForCausalLM builds no value-residual LoRA in layer 0 (v0, v1, v2: "
+             f"2·C·Dv + C = {layer0:,}), so it holds {total - layer0:,}"]
+    return loader.Reading(config, FLA.name, tuple(notes),
+                          loader.base_class(data, ("RWKV7Model",)))
+
+
 def recognise(shapes: Mapping[str, tuple[int, ...]]) -> list[RecognisedModel]:
     """Every RWKV model among ``shapes``, of any version, checked exactly."""
-    found = hf.recognise_models(NAME, shapes, "attention.time_decay", _propose_hf, tensors,
+    found = parts.recognise_models(NAME, shapes, "attention.time_decay", _propose_hf, tensors,
                                 HF_FRAME, "blocks")
     for marker in ("att.time_decay", "att.w0"):
-        found += hf.recognise_models(NAME, shapes, marker, _propose_blink, tensors, BLINK_FRAME,
+        found += parts.recognise_models(NAME, shapes, marker, _propose_blink, tensors, BLINK_FRAME,
                                      "blocks")
     return found
 
@@ -305,7 +383,7 @@ def _common(shapes: Mapping[str, tuple[int, ...]], root: str, layers: int, names
     """The sizes every version's tensors tell: from the embeddings, block 0's time-mix key and
     channel-mix key (``names``, as the reference names them)."""
     att, ffn, emb = (shapes.get(root + name) for name in names)
-    if not (hf.rank2(att) and hf.rank2(ffn) and hf.rank2(emb)):
+    if not (parts.rank2(att) and parts.rank2(ffn) and parts.rank2(emb)):
         return None
     assert att and ffn and emb
     return {"vocab_size": emb[0], "hidden_size": att[1], "num_hidden_layers": layers,
@@ -318,7 +396,7 @@ def _propose_hf(shapes: Mapping[str, tuple[int, ...]], root: str,
     values = _common(shapes, root, layers, ("blocks.0.attention.key.weight",
                                             "blocks.0.feed_forward.key.weight",
                                             "embeddings.weight"))
-    config = None if values is None else hf.build(RwkvConfig, version=4, **values,
+    config = None if values is None else parts.build(RwkvConfig, version=4, **values,
                                                   tie_word_embeddings=True)
     return None if config is None else (config, [])
 
@@ -340,17 +418,17 @@ def _propose_blink(shapes: Mapping[str, tuple[int, ...]], root: str,
         for name, tensor in (("decay_lora", "w1"), ("aaa_lora", "a1"), ("mv_lora", "v1"),
                              ("gate_lora", "g1")):
             shape = shapes.get(f"{block}att.{tensor}")
-            if not hf.rank2(shape):
+            if not parts.rank2(shape):
                 return None
             assert shape
             values[name] = shape[1]
     elif block + "att.time_maa_w1" in shapes:
         mix, decay = shapes[block + "att.time_maa_w1"], shapes.get(block + "att.time_decay_w1")
-        if len(mix) != 2 or mix[1] % 5 or not hf.rank2(decay):
+        if len(mix) != 2 or mix[1] % 5 or not parts.rank2(decay):
             return None
         assert decay
         values.update(version=6, mix_lora=mix[1] // 5, decay_lora=decay[1])
     else:
         values["version"] = 5
-    config = hf.build(RwkvConfig, **values)
+    config = parts.build(RwkvConfig, **values)
     return None if config is None else (config, [])

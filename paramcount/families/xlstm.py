@@ -21,10 +21,11 @@ from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
 from paramcount.families.family import RecognisedModel
-from paramcount.families.hf import booleans
+from paramcount.families.loader import Layout
 from paramcount.families.parts import (
     at_most_blocks,
     blocks_under,
+    booleans,
     choice,
     divides,
     exact,
@@ -176,6 +177,16 @@ def formula(config: XLSTMConfig) -> Formula:
         symbols,
         terms,
     )
+
+
+LAYOUT = Layout("transformers xLSTMConfig", frozenset({
+    "vocab_size", "hidden_size", "embedding_dim", "num_hidden_layers", "num_blocks",
+    "num_heads", "use_bias", "norm_reduction_force_float32", "add_out_norm", "norm_eps",
+    "qk_dim_factor", "v_dim_factor", "chunkwise_kernel", "sequence_kernel", "step_kernel",
+    "mode", "chunk_size", "return_last_states", "autocast_kernel_dtype", "eps",
+    "inference_state_dtype", "ffn_proj_factor", "ffn_round_up_to_multiple_of",
+    "gate_soft_cap", "output_logit_soft_cap", "weight_mode", "max_inference_chunksize"}))
+"""transformers' ``xLSTMConfig`` (5.x): its fields."""
 
 
 def from_hf_config(data: Mapping[str, object]) -> XLSTMConfig:

@@ -31,10 +31,10 @@ from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.engine.spec import MAX_LAYERS
 from paramcount.errors import SpecError
 from paramcount.families.family import RecognisedModel
-from paramcount.families.hf import booleans
 from paramcount.families.parts import (
     at_most_blocks,
     blocks_under,
+    booleans,
     choice,
     depthwise_conv,
     divides,

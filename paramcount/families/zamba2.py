@@ -29,6 +29,7 @@ from paramcount.engine.conventions.recognition import Shapes
 from paramcount.errors import SpecError
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
+from paramcount.families.loader import Layout
 from paramcount.families.mixers import Attention, Mamba2, Mlp, read_attention, read_mamba2
 from paramcount.families.parts import at_most_blocks, linear
 from paramcount.record import record
@@ -42,6 +43,23 @@ LAYER_TYPES = {"mamba": "mamba", "linear_attention": "mamba", "hybrid": "hybrid"
 DEFAULT_LAYERS = (("mamba",) + (("mamba",) * 5 + ("hybrid",)) * 7 + ("mamba",) * 4
                   + ("hybrid",) + ("mamba",) * 3 + ("hybrid",) + ("mamba",) * 2)
 """``Zamba2Config``'s layers when config.json lists none (Zamba2-2.7B's 54)."""
+
+
+LAYOUT = Layout("transformers Zamba2Config", frozenset({
+    "adapter_rank", "add_bias_linear", "attention_dropout", "attention_head_dim",
+    "attention_hidden_size", "chunk_size", "head_dim", "hidden_act", "hidden_size",
+    "hybrid_layer_ids", "initializer_range", "intermediate_size", "kv_channels", "layer_types",
+    "layers_block_type", "mamba_d_conv", "mamba_d_state", "mamba_expand", "mamba_headdim",
+    "mamba_ngroups", "max_position_embeddings", "n_mamba_heads", "num_attention_heads",
+    "num_hidden_layers", "num_key_value_heads", "num_logits_to_keep", "num_mem_blocks",
+    "num_query_groups", "rms_norm_eps", "rope_parameters", "time_step_floor", "time_step_max",
+    "time_step_min", "use_conv_bias", "use_long_context", "use_mamba_kernels", "use_mem_eff_path",
+    "use_mem_rope", "use_shared_attention_adapter", "vocab_size"}))
+"""The keys transformers' ``Zamba2Config`` reads (its fields, ``attribute_map`` and the older
+names its ``__post_init__`` takes), and those the published files carry that it keeps but never
+uses."""
+BACKBONE = "model."
+"""The causal LM's prefix before the base model class's tensors."""
 
 
 @record

@@ -250,11 +250,16 @@ def from_config(listing: Listing) -> Listing:
                               f"model paramcount counts from a config (model_type {kind!r}; "
                               f"families: {', '.join(families.names())})")
     try:
-        config = families.family(name).from_hf_config(listing.config)
+        reading = families.load(name, listing.config)
     except SpecError as error:
         raise ParamcountError(f"{listing.source}/config.json: {error}") from None
-    tensors = tuple(NamedTensor(t.name, t.shape) for t in families.family(name).tensors(config))
-    return dataclasses.replace(listing, tensors=tensors)
+    tensors = tuple(NamedTensor(t.name, t.shape)
+                    for t in families.tensors(name, reading.config, reading.base))
+    said = f"config.json read as {reading.loader}"
+    if reading.base:
+        said += " (a base model class: no head)"
+    return dataclasses.replace(listing, tensors=tensors,
+                               notes=(*listing.notes, said, *reading.notes))
 
 
 def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...]:
@@ -269,26 +274,31 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
         said = families.family_of(listing.config)
     found = []
     for model in families.recognise(shapes):
-        module = families.family(model.family)
-        expected = [(model.prefix + t.name, t.shape) for t in module.tensors(model.config)]
+        expected = [(model.prefix + t.name, t.shape)
+                    for t in families.tensors(model.family, model.config, model.base)]
         checks = tuple(Check(name, shape, name if name in shapes else None, shapes.get(name))
                        for name, shape in expected)
         claims: tuple[Claim, ...] = ()
         config, notes = model.config, list(model.notes)
         if said == model.family and listing.config is not None:
-            config, claims, notes = _claims(model.family, listing.config, model.config, notes)
+            config, claims, notes = _claims(model.family, listing.config, model.config, notes,
+                                            model.base)
+        description = families.describe(model.family, config)
+        command = families.command_line(model.family, config)
+        if model.base:
+            description = description.replace("ForCausalLM(", "Model(", 1)
+            command += " --base"
         found.append(FamilyModel(
             name=model.prefix.rstrip("./"), family=model.family, config=config,
-            description=families.describe(model.family, config),
+            description=description,
             params=sum(math.prod(s) for _, s in expected),
             stored=sum(math.prod(shapes[n]) for n in model.names),
-            checks=checks, command=families.command_line(model.family, config),
-            notes=tuple(notes), claims=claims))
+            checks=checks, command=command, notes=tuple(notes), claims=claims))
     return tuple(found)
 
 
-def _claims(family: str, data: dict[str, Any], found: Any, notes: list[str]) -> tuple[
-        Any, tuple[Claim, ...], list[str]]:
+def _claims(family: str, data: dict[str, Any], found: Any, notes: list[str],
+            base: bool = False) -> tuple[Any, tuple[Claim, ...], list[str]]:
     """The config.json's values against the recognised config, field by field.
 
     Where the config describes exactly the tensors found, it settles what the tensors cannot
@@ -297,18 +307,19 @@ def _claims(family: str, data: dict[str, Any], found: Any, notes: list[str]) -> 
     from paramcount.families import registry as families
     from paramcount.record import fields
 
-    module = families.family(family)
     try:
-        said = module.from_hf_config(data)
+        reading = families.load(family, data)
     except SpecError as error:
         return found, (), [*notes, f"config.json cannot be read as a {family} config: {error}"]
-    if [(t.name, t.shape) for t in module.tensors(said)] == [
-            (t.name, t.shape) for t in module.tensors(found)]:
+    said = reading.config
+    read_as = [f"config.json read as {reading.loader}", *reading.notes]
+    if [(t.name, t.shape) for t in families.tensors(family, said, base)] == [
+            (t.name, t.shape) for t in families.tensors(family, found, base)]:
         claims = tuple(Claim(f, getattr(said, f), getattr(said, f)) for f in fields(said))
         return said, claims, ["config.json describes exactly these tensors (what the tensors "
-                              "alone cannot tell is taken from it)"]
+                              "alone cannot tell is taken from it)", *read_as]
     claims = tuple(Claim(f, getattr(said, f), getattr(found, f)) for f in fields(said))
-    return found, claims, [*notes, *(
+    return found, claims, [*notes, *read_as, *(
         f"config.json says {c.field}={c.config!r}, the tensors hold {c.tensors!r}"
         for c in claims if not c.match)]
 

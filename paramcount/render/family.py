@@ -95,7 +95,10 @@ def family_breakdown(report: FamilyReport, explained: tuple[Section, ...] = ()) 
     """The whole answer for one family model: tensors, parts and the closed form (then the
     explanation, when asked)."""
     lines = [f"{report.reference}: {settings_line(report)}"]
-    if getattr(report.config, "tie_word_embeddings", False):
+    lines += [f"Note: {note}" for note in report.notes]
+    if report.base:
+        lines.append("The base model class: no head, names without the backbone's prefix.")
+    elif getattr(report.config, "tie_word_embeddings", False):
         lines.append("The head is tied to the embeddings (tie_word_embeddings): one tensor, "
                      "counted once.")
     sections = (
@@ -133,5 +136,7 @@ def family_data(report: FamilyReport) -> dict[str, Any]:
             for p in report.parts
         ],
         "formula": formula_data(report.formula),
+        "base": report.base,
+        "notes": list(report.notes),
         **({"shares": dict(report.shares), "active": report.active} if report.shares else {}),
     }

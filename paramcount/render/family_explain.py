@@ -8,7 +8,7 @@ from typing import Any
 
 from paramcount import __version__
 from paramcount.families.explain import Bidirectional, KnobChange, SameWidth, TensorChange
-from paramcount.families.hf import role_of
+from paramcount.families.parts import role_of
 from paramcount.families.report import FamilyReport
 from paramcount.render.document import (
     Document,

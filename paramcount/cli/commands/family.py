@@ -49,10 +49,17 @@ def make_command(name: str) -> click.Command:
                 output_format: str | None, as_json: bool, as_markdown: bool, dtype: str,
                 **given: Any) -> int:
         fmt = resolve_format(output_format, as_json, as_markdown)
-        return answer(name, values_of(name, given), config_file, fmt, dtype, explain, what_if)
+        base = bool(given.pop("base", False))
+        return answer(name, values_of(name, given), config_file, fmt, dtype, explain, what_if,
+                      base)
 
     for option in reversed(families.options(name)):
         command = _option(option)(command)
+    if families.has_base(name):
+        command = click.option(
+            "--base", "base", is_flag=True,
+            help="Count the base model class (" + families.base_class_name(name)
+                 + "): no head, names without the backbone's prefix.")(command)
     return command
 
 
@@ -78,6 +85,8 @@ def parse_family(args: list[str], where: str) -> Any:
             given = dict(ctx.params)
     except click.ClickException as error:
         raise click.UsageError(f"{where}: {error.format_message()}") from None
+    if given.pop("base", False):
+        raise click.UsageError(f"{where}: --base is not compared (compare counts causal LMs)")
     if given.pop("explain") or given.pop("what_if") or given.pop("output_format") or given.pop(
             "as_json") or given.pop("as_markdown") or given.pop("dtype") != "fp32":
         raise click.UsageError(f"{where}: give the model's options only (compare chooses the "
@@ -90,19 +99,23 @@ def parse_family(args: list[str], where: str) -> Any:
 
 
 def answer(name: str, values: dict[str, object], config_file: str | None, fmt: str,
-           dtype: str, explain: bool = False, what_if: tuple[str, ...] = ()) -> int:
-    """Count family ``name``'s model and print it; a bad value is one error line (exit 2)."""
+           dtype: str, explain: bool = False, what_if: tuple[str, ...] = (),
+           base: bool = False) -> int:
+    """Count family ``name``'s model (its base model class with ``base``, or where the
+    ``config.json`` names one) and print it; a bad value is one error line (exit 2)."""
     from paramcount.cli.output import show_family
     from paramcount.engine.spec import DType
     from paramcount.families.explain import knob_change
     from paramcount.families.report import build_family_report
 
     try:
-        config = families.build(name, values, config_file)
+        reading = families.build_reading(name, values, config_file)
     except SpecError as error:
         raise ParamcountError(error.render(families.label_for(name))) from None
+    config = reading.config
     changes = [knob_change(name, config, *_setting(name, text)) for text in what_if]
-    show_family(build_family_report(name, config, DType(dtype)), fmt, explain, changes)
+    report = build_family_report(name, config, DType(dtype), reading.notes, base or reading.base)
+    show_family(report, fmt, explain, changes)
     return 0
 
 
