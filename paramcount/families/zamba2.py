@@ -291,8 +291,10 @@ def _mamba_only(shapes: Shapes, prefix: str, vocab: int, d: int, n: int
 
 
 def _heads(width: int, q: int, kv: int) -> int:
-    """A head count h whose heads (width // h wide) give q query and kv key rows: the one with
-    heads 128 wide (Zamba2's) where it fits, else the fewest; 0 if none does."""
+    """A head count h whose heads (width // h wide, a width transformers' RoPE accepts) give q
+    query and kv key rows: the one with heads 128 wide (Zamba2's) where it fits, else the
+    fewest; 0 if none does."""
     fits = [h for h in range(1, min(width, 65_536) + 1)
-            if h * (width // h) == q and kv % (width // h) == 0]
+            if h * (width // h) == q and kv % (width // h) == 0
+            and (width // h <= 4 or width // h % 2 == 0)]
     return next((h for h in fits if width // h == 128), fits[0] if fits else 0)
