@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 import tomllib
@@ -88,6 +87,8 @@ class Source:
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """`` Did you mean 'hidden'?`` for the closest choice, or nothing."""
+    import difflib  # here, not at the top: only a mistake needs it
+
     options = list(choices)
     folded = {choice.lower(): choice for choice in reversed(options)}
     close = [folded[word.lower()]] if word.lower() in folded else []

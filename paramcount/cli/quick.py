@@ -88,6 +88,10 @@ def answer(argv: Sequence[str], freeze: bool = False) -> int | None:
         return _family(argv[0], argv[1:])
     if argv[0] == "read":
         return _read_paste(argv[1:], freeze)
+    if argv[0] == "inspect":
+        return _inspect(argv[1:])
+    if argv[0] == "check":
+        return _check(argv[1:])
     if argv[0] not in _COMMANDS:
         return None
     cell = Cell(argv[0])
@@ -112,6 +116,83 @@ def answer(argv: Sequence[str], freeze: bool = False) -> int | None:
 
     show_reports(reports, output_format)
     return 0
+
+
+def _inspect(args: Sequence[str]) -> int | None:
+    """``inspect PATH`` with its output options only (one path: several are separated by
+    click's blank line), answered as the click command answers it."""
+    given = _scan(args, {**dict.fromkeys(flags.JSON, ("as_json", True)),
+                         **dict.fromkeys(flags.MARKDOWN, ("as_markdown", True))},
+                  dict.fromkeys(flags.FORMAT, "output_format"),
+                  lambda target, text: (str(target), text), positional="path")
+    if given is None or given.get("path") in (None, "", "-"):
+        return None
+    given = {"output_format": None, "as_json": False, "as_markdown": False, **given}
+    if given["output_format"] not in (None, *flags.FORMATS):
+        return None
+    output_format = _format(given)
+    if output_format is None:
+        return None
+    from pathlib import Path
+
+    from paramcount.cli.output import show, show_json
+    from paramcount.files.dispatch import read_file
+    from paramcount.files.inspect import inspect
+
+    report = inspect(read_file(Path(given["path"])))
+    if output_format == "json":
+        from paramcount.render.data import dumps
+        from paramcount.render.inspect import data
+
+        show_json(dumps(data(report)))
+        return 0
+    from paramcount.render.inspect import document
+
+    show(document(report), output_format)
+    return 0
+
+
+def _check(args: Sequence[str]) -> int | None:
+    """``check FILE --json`` (one file, no other option, not under GitHub Actions), answered
+    as the click command answers it: the JSON on stdout, each error on stderr."""
+    given = _scan(args, dict.fromkeys(flags.JSON, ("as_json", True)),
+                  dict.fromkeys(flags.FORMAT, "output_format"),
+                  lambda target, text: (str(target), text), positional="file")
+    if (given is None or given.get("file") in (None, "", "-")
+            or os.environ.get("GITHUB_ACTIONS") == "true"
+            or flags.formats_asked(given.get("output_format"), given.get("as_json", False),
+                                   False) != ["json"]):
+        return None
+    import gc
+    import sys
+
+    from paramcount.check.session import check_file, expand
+    from paramcount.errors import ConfigError
+    from paramcount.factories.fence import policy_from
+    from paramcount.render import check as render
+    from paramcount.render.data import dumps
+
+    try:
+        factories = policy_from(False, None)
+        names = expand((given["file"],))
+    except (ValueError, ConfigError):
+        return None  # click says why
+    thaw = gc.get_freeze_count() == 0  # as the click command: see paramcount.cli.commands.check
+    try:
+        results = []
+        for name in names:
+            results.append(check_file(name, verify=False, update=False, factories=factories))
+            gc.freeze()
+        for result in results:
+            for problem in result.errors:
+                sys.stderr.write(f"Error: {problem}\n")
+        sys.stdout.write(dumps(render.data_all(results)))
+    finally:
+        if thaw:
+            gc.unfreeze()
+    if any(r.errors for r in results):
+        return 2
+    return 0 if all(r.failed == 0 for r in results) else 1
 
 
 def _read(cell: Cell, args: Sequence[str]) -> dict[str, Any] | None:

@@ -24,16 +24,17 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
-import subprocess
 import sys
-import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from paramcount.engine.spec import Framework, LayerSpec
 from paramcount.factories.factory import Built, FactoryError, Module, build_here, one_line
 from paramcount.record import fields, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
 
 DEFAULT_TIMEOUT = 120.0
 """Seconds a factory may take (importing torch or Keras included) unless told otherwise."""
@@ -98,6 +99,8 @@ def build(target: str, kwargs: Mapping[str, Any], framework: Framework,
     except (TypeError, ValueError) as error:
         raise FactoryError(f"kwargs cannot be passed to the factory: {error}",
                            key="kwargs") from None
+    import tempfile  # (with subprocess and signal: only when a factory runs)
+
     with tempfile.TemporaryDirectory(prefix="paramcount-factory-") as scratch:
         answer_path = os.path.join(scratch, "answer.json")
         request = {"target": target, "kwargs": json.loads(arguments),
@@ -118,6 +121,8 @@ def build(target: str, kwargs: Mapping[str, Any], framework: Framework,
 
 def _run(request: dict[str, Any], output: Any, timeout: float, target: str) -> int:
     """Run the child to its end (or kill it at ``timeout``); its exit code."""
+    import subprocess
+
     package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
@@ -142,6 +147,8 @@ def _run(request: dict[str, Any], output: Any, timeout: float, target: str) -> i
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
     """Kill the child and every process it left in its session, then reap the child."""
+    import signal
+
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError):
@@ -164,6 +171,8 @@ def _relay(output: Any) -> None:
 
 
 def _ended(target: str, code: int) -> str:
+    import signal
+
     if code < 0:
         try:
             name = signal.Signals(-code).name

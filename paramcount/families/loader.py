@@ -17,7 +17,6 @@ import re
 from collections.abc import Collection, Mapping
 
 from paramcount.errors import SpecError
-from paramcount.families.parts import is_int
 from paramcount.record import fields, record
 
 TYPE_CHECKING = False  # typing is for the type checker only
@@ -25,6 +24,11 @@ if TYPE_CHECKING:
     from typing import Any, TypeVar
 
     C = TypeVar("C")
+
+
+def is_int(value: object) -> bool:
+    """Whether ``value`` is an int and not a bool."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def integer(data: Mapping[str, object], key: str, default: int) -> int:

@@ -15,12 +15,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from paramcount.errors import ConfigError, SpecError
-from paramcount.families.loader import Reading, base_class, unread
 from paramcount.record import fields, record, replace
 
 if TYPE_CHECKING:
     from paramcount.engine.conventions.base import Tensor
     from paramcount.families.family import FamilyConvention, RecognisedModel
+    from paramcount.families.loader import Reading
 
 FAMILIES: dict[str, str] = {
     "jamba": "jamba",
@@ -195,6 +195,8 @@ def build_reading(name: str, values: Mapping[str, object],
                   config_file: str | None = None) -> Reading:
     """Family ``name``'s config and what its ``config.json`` left unread: from
     ``config_file`` if given, then the options given."""
+    from paramcount.families.loader import Reading
+
     kind = config_class(name)
     if config_file is None:
         return Reading(kind(**values), family(name).REFERENCE)
@@ -220,6 +222,8 @@ def from_config_file(name: str, path: str) -> Reading:
 def load(name: str, data: Mapping[str, object]) -> Reading:
     """A ``config.json`` object read as family ``name``'s loading class reads it: the config,
     that class, the keys it left unread, and whether it is a base model class (no head)."""
+    from paramcount.families.loader import Reading, base_class, unread
+
     module = family(name)
     own = getattr(module, "load", None)
     if own is not None:
@@ -266,14 +270,27 @@ def has_base(name: str) -> bool:
 def tensors(name: str, config: Any, base: bool = False) -> list[Tensor]:
     """Family ``name``'s tensors of ``config``: the causal LM's, or with ``base`` the base
     model class's (``MambaModel``: no head, and the names without the backbone's prefix)."""
+    key = (name, config, base)
+    if key in _MADE:
+        return list(_MADE[key])
     made = family(name).tensors(config)
+    if len(_MADE) > 16:
+        _MADE.clear()
     if not base:
+        _MADE[key] = tuple(made)
         return made
     prefix = backbone(name, config)
     frame = getattr(family(name), "frame", None)
     head = frame(config).head if frame is not None else "lm_head.weight"
-    return [replace(t, name=t.name[len(prefix):]) for t in made
+    made = [replace(t, name=t.name[len(prefix):]) for t in made
             if t.name.startswith(prefix) and t.name != head]
+    _MADE[key] = tuple(made)
+    return made
+
+
+_MADE: dict[tuple[str, Any, bool], tuple[Tensor, ...]] = {}
+"""The last few models' tensors: ``inspect`` asks for the same config's several times (the
+config.json's, the recognised one's, their comparison)."""
 
 
 def backbone(name: str, config: Any) -> str:
@@ -308,25 +325,32 @@ def recognise(shapes: Mapping[str, tuple[int, ...]],
     return found
 
 
+BASES: dict[str, tuple[str, str, str]] = {
+    "mamba": ("backbone.", "embeddings.weight", "lm_head.weight"),
+    "mamba2": ("backbone.", "embeddings.weight", "lm_head.weight"),
+    "rwkv": ("rwkv.", "embeddings.weight", "head.weight"),
+    "xlstm": ("backbone.", "embeddings.weight", "lm_head.weight"),
+    "rglru": ("model.", "embed_tokens.weight", "lm_head.weight"),
+}
+"""Each family's causal LM around its base model class: the base model's prefix, its
+embeddings' name (the first tensor it lists) and the head's name."""
+
+
 def base_models(name: str, shapes: Mapping[str, tuple[int, ...]]) -> list[RecognisedModel]:
     """Family ``name``'s base models (``xLSTMModel``: no head, names without ``backbone.``)
     among ``shapes``: each is the causal LM recognised from its tensors with the backbone's
     prefix put back and a head beside them, then the head taken away."""
-    default = config_class(name)()
-    embeddings = tensors(name, default, base=True)[0].name
-    prefix = backbone(name, default)
-    frame = getattr(family(name), "frame", None)
-    head = frame(default).head if frame is not None else "lm_head.weight"
+    if name not in BASES:
+        return []
+    prefix, embeddings, head = BASES[name]
     found = []
     for key, shape in shapes.items():
         if not key.endswith(embeddings) or len(shape) != 2:
             continue
         root = key[: len(key) - len(embeddings)]
-        if root and not root.endswith("."):
-            continue
+        if (root and not root.endswith(".")) or root.endswith(prefix):
+            continue  # another name, or a causal LM's own backbone
         inner = {prefix + n[len(root):]: s for n, s in shapes.items() if n.startswith(root)}
-        if not prefix:
-            continue
         inner[head] = shape
         for model in family(name).recognise(inner):
             if model.prefix or head not in model.names:

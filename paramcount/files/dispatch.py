@@ -11,7 +11,6 @@ import importlib
 import json
 import os
 import stat
-import zipfile
 from pathlib import Path, PurePosixPath
 
 from paramcount.errors import ParamcountError, number_text
@@ -71,6 +70,8 @@ def detect(path: Path, head: bytes, size: int) -> str:
     if name.endswith(".index.json"):
         return "index"
     if head.startswith(ZIP):
+        import zipfile  # only for a zip archive: it loads compression modules and threading
+
         if not zipfile.is_zipfile(path):
             raise ParamcountError(f"{path}: a truncated or damaged zip archive")
         members = _zip_names(path)
@@ -97,6 +98,8 @@ def detect(path: Path, head: bytes, size: int) -> str:
 
 
 def _zip_names(path: Path) -> set[str]:
+    import zipfile
+
     try:
         with zipfile.ZipFile(path) as archive:
             return set(archive.namelist())
