@@ -305,3 +305,18 @@ def test_the_example_files_are_the_published_configs(cli: CLI, name: str, folder
     result = cli("inspect", str(path), "--json")
     assert result.code == 0, result.err
     assert json.loads(result.out)["total"] == PUBLISHED[name][2]
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_base_model_class_is_recognised(name: str, data: st.DataObject) -> None:
+    """``…Model`` (no head, names without ``model.``): recognised as the base class, every
+    tensor claimed, and its config writes the same tensors (Zamba2's tied shared blocks
+    included)."""
+    config = config_of(name, data.draw(STRATEGIES[name]))
+    shapes = {t.name: t.shape for t in families.tensors(name, config, base=True)}
+    (model,) = families.recognise(shapes)
+    assert model.base and set(model.names) == set(shapes)
+    assert {t.name: t.shape for t in families.tensors(model.family, model.config, base=True)
+            } == shapes

@@ -60,7 +60,7 @@ def test_quick_files_say_what_click_says(place: Path, command: str, target: str,
     args = [command, *data.draw(st.permutations([target, *words]))]
     try:
         code, out, err = _run(quick.answer, args)
-    except Exception:  # noqa: BLE001 (a refusal: run() turns it into click's line)
+    except Exception:  # a refusal: run() turns it into click's line
         code, out, err = None, "", ""
     if code is None:
         assert out == "" and err == ""

@@ -331,6 +331,9 @@ BASES: dict[str, tuple[str, str, str]] = {
     "rwkv": ("rwkv.", "embeddings.weight", "head.weight"),
     "xlstm": ("backbone.", "embeddings.weight", "lm_head.weight"),
     "rglru": ("model.", "embed_tokens.weight", "lm_head.weight"),
+    **{name: ("model.", "embed_tokens.weight", "lm_head.weight")
+       for name in ("jamba", "bamba", "zamba2", "falcon-h1", "lfm2")},
+    "nemotron-h": ("model.", "embeddings.weight", "lm_head.weight"),
 }
 """Each family's causal LM around its base model class: the base model's prefix, its
 embeddings' name (the first tensor it lists) and the head's name."""
@@ -351,14 +354,18 @@ def base_models(name: str, shapes: Mapping[str, tuple[int, ...]]) -> list[Recogn
         if (root and not root.endswith(".")) or root.endswith(prefix):
             continue  # another name, or a causal LM's own backbone
         inner = {prefix + n[len(root):]: s for n, s in shapes.items() if n.startswith(root)}
-        inner[head] = shape
-        for model in family(name).recognise(inner):
-            if model.prefix or head not in model.names:
-                continue
-            names_ = tuple(root + n[len(prefix):] for n in model.names if n != head)
-            notes = (*model.notes, "no head: the base model class "
-                     f"{base_class_name(name)}, counted without it")
-            found.append(replace(model, prefix=root, names=names_, notes=notes, base=True))
+        # with a head beside it (an untied causal LM), else as it is: a causal LM whose head is
+        # tied (Zamba2's shared blocks are tied only with tie_word_embeddings)
+        for given in ({**inner, head: shape}, inner):
+            models = [m for m in family(name).recognise(given)
+                      if not m.prefix and (head in m.names) == (head in given)]
+            for model in models:
+                names_ = tuple(root + n[len(prefix):] for n in model.names if n != head)
+                notes = (*model.notes, "no head: the base model class "
+                         f"{base_class_name(name)}, counted without it")
+                found.append(replace(model, prefix=root, names=names_, notes=notes, base=True))
+            if models:
+                break
     return found
 
 
