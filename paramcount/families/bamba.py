@@ -174,6 +174,9 @@ def recognise(shapes: Shapes) -> list[RecognisedModel]:
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:
     start = f"{prefix}model.layers."
+    if f"{start}0.pre_ff_layernorm.weight" not in shapes or (
+            f"{start}0.mamba.dt_bias" in shapes and f"{start}0.self_attn.q_proj.weight" in shapes):
+        return None  # not a Bamba layer (Falcon-H1's hold both mixers)
     n = hybrid.layer_count(shapes, start)
     attending = tuple(i for i in range(n) if f"{start}{i}.self_attn.q_proj.weight" in shapes)
     mambas = [i for i in range(n) if i not in attending]

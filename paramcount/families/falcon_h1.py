@@ -183,8 +183,10 @@ def recognise(shapes: Shapes) -> list[RecognisedModel]:
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:
     start = f"{prefix}model.layers."
+    if f"{start}0.mamba.dt_bias" not in shapes:
+        return None
     n = hybrid.layer_count(shapes, start)
-    if not n or f"{start}0.mamba.dt_bias" not in shapes:
+    if not n:
         return None
     mixer = read_mamba2(shapes, f"{start}0.mamba.")
     mlp = read_mlp(shapes, f"{start}0.feed_forward.", "gate_up_down")

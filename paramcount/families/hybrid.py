@@ -182,9 +182,16 @@ def kinds_of(config: object, name: str, allowed: Mapping[str, str]) -> tuple[str
 
 def layer_count(shapes: Shapes, start: str) -> int:
     """How many layers ``start`` + ``0.``, ``1.`` … there are, counting on while layer n has a
-    tensor (and at most 10,000)."""
+    tensor (at most 10,000): one pass over the names."""
+    seen = set()
+    cut = len(start)
+    for name in shapes:
+        if name.startswith(start):
+            head = name[cut:].split(".", 1)[0]
+            if head.isdigit() and len(head) < 6:
+                seen.add(int(head))
     n = 0
-    while n < 10_000 and any(name.startswith(f"{start}{n}.") for name in shapes):
+    while n in seen and n < 10_000:
         n += 1
     return n
 

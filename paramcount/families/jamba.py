@@ -223,6 +223,8 @@ def recognise(shapes: Shapes) -> list[RecognisedModel]:
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:
     start = f"{prefix}model.layers."
+    if f"{start}0.input_layernorm.weight" not in shapes or f"{start}0.mamba.dt_bias" in shapes:
+        return None  # not a Jamba layer (a Mamba-2 mixer has dt_bias: Bamba, Falcon-H1)
     n = hybrid.layer_count(shapes, start)
     if not n:
         return None

@@ -193,8 +193,10 @@ def recognise(shapes: Shapes) -> list[RecognisedModel]:
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:
     start = f"{prefix}model.layers."
+    if f"{start}0.operator_norm.weight" not in shapes:
+        return None
     n = hybrid.layer_count(shapes, start)
-    if not n or f"{start}0.operator_norm.weight" not in shapes:
+    if not n:
         return None
     attending = tuple(i for i in range(n) if f"{start}{i}.self_attn.q_proj.weight" in shapes)
     w1 = shapes.get(f"{start}0.feed_forward.w1.weight")

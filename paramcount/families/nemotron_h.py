@@ -232,6 +232,8 @@ def _kind(shapes: Shapes, mixer: str) -> str | None:
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:
     start = f"{prefix}model.layers."
+    if f"{start}0.norm.weight" not in shapes:
+        return None
     n = hybrid.layer_count(shapes, start)
     kinds = [_kind(shapes, f"{start}{i}.mixer.") for i in range(n)]
     if not n or None in kinds or f"{prefix}model.norm_f.weight" not in shapes:

@@ -224,6 +224,10 @@ def recognise(shapes: Shapes) -> list[RecognisedModel]:
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:
     start = f"{prefix}model.layers."
+    if f"{start}0.feed_forward.down_proj.weight" in shapes or (
+            f"{start}0.input_layernorm.weight" not in shapes
+            and f"{start}0.linear.weight" not in shapes):
+        return None  # a layer of another family (Zamba2's MLPs are in the shared blocks)
     n = hybrid.layer_count(shapes, start)
     types = tuple("hybrid" if f"{start}{i}.linear.weight" in shapes else "mamba"
                   for i in range(n))
