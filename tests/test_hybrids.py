@@ -227,8 +227,9 @@ ROUTES = [
 
 @pytest.mark.parametrize(("name", "flags"), ROUTES, ids=[r[0] for r in ROUTES])
 def test_the_three_routes_agree(cli: CLI, tmp_path: Path, name: str, flags: list[str]) -> None:
-    """Flags, ``--config`` with the config.json they make, and ``inspect`` on a folder with
-    that config.json alone: the same tensors, the same total."""
+    """Flags, ``--config`` with the config.json they make, ``inspect`` on a folder with that
+    config.json alone, and ``check`` of a model whose ``file =`` is that folder: the same
+    tensors, the same total."""
     by_flags = cli(name, *flags, "--json")
     assert by_flags.code == 0, by_flags.err
     data = json.loads(by_flags.out)
@@ -244,6 +245,12 @@ def test_the_three_routes_agree(cli: CLI, tmp_path: Path, name: str, flags: list
     found = json.loads(inspected.out)
     assert found["total"] == data["total"]
     assert [(m["family"], m["params"]) for m in found["recurrent"]] == [(name, data["total"])]
+    (tmp_path / "paramcount.toml").write_text(f'[models.m]\nfile = "{name}"\n'
+                                              f'total = {data["total"]}\n')
+    checked = cli("check", str(tmp_path / "paramcount.toml"), "--json")
+    assert checked.code == 0, checked.err + checked.out
+    (model,) = json.loads(checked.out)["models"]
+    assert model["total"] == data["total"]
 
 
 def test_shares_and_active_parameters_are_shown(cli: CLI) -> None:
