@@ -306,12 +306,18 @@ EXAMPLES = {"Jamba-1.5-Mini": "jamba-1.5-mini", "Bamba-9B": "bamba-9b",
 
 @pytest.mark.parametrize(("name", "folder"), EXAMPLES.items())
 def test_the_example_files_are_the_published_configs(cli: CLI, name: str, folder: str) -> None:
-    """Each examples/hf file holds the published config above, and inspect counts it whole."""
+    """Each examples/hf file holds the published config above, and inspect counts it whole,
+    with the shares (and, with experts, the parameters active per token) in a note."""
     path = Path(__file__).resolve().parent.parent / "examples" / "hf" / folder
     assert json.loads((path / "config.json").read_text()) == PUBLISHED[name][1]
     result = cli("inspect", str(path), "--json")
     assert result.code == 0, result.err
-    assert json.loads(result.out)["total"] == PUBLISHED[name][2]
+    data = json.loads(result.out)
+    assert data["total"] == PUBLISHED[name][2]
+    (shares,) = [n for n in data["recurrent"][0]["notes"] if n.startswith("shares: ")]
+    active = PUBLISHED[name][3]
+    assert ("active per token" in shares) == (active is not None)
+    assert active is None or f"{active:,} active per token" in shares
 
 
 @pytest.mark.parametrize("name", NAMES)

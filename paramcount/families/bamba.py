@@ -114,6 +114,7 @@ ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
 """Names people use for this family's options beside ``--field-name``."""
 
 
+@hybrid.cached
 def stack(config: BambaConfig) -> hybrid.Stack:
     """Every parameter, with its kind, in ``named_parameters()`` order."""
     s = hybrid.Stack()
@@ -141,7 +142,7 @@ def stack(config: BambaConfig) -> hybrid.Stack:
 
 def tensors(config: BambaConfig) -> list[Tensor]:
     """Every parameter of ``BambaForCausalLM(config)``, in ``named_parameters()`` order."""
-    return stack(config).tensors
+    return list(stack(config).tensors)
 
 
 def formula(config: BambaConfig) -> Formula:

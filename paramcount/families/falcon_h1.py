@@ -127,6 +127,7 @@ ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
 """Names people use for this family's options beside ``--field-name``."""
 
 
+@hybrid.cached
 def stack(config: FalconH1Config) -> hybrid.Stack:
     """Every parameter, with its kind, in ``named_parameters()`` order."""
     s = hybrid.Stack()
@@ -152,7 +153,7 @@ def stack(config: FalconH1Config) -> hybrid.Stack:
 
 def tensors(config: FalconH1Config) -> list[Tensor]:
     """Every parameter of ``FalconH1ForCausalLM(config)``, in ``named_parameters()`` order."""
-    return stack(config).tensors
+    return list(stack(config).tensors)
 
 
 def formula(config: FalconH1Config) -> Formula:

@@ -22,7 +22,9 @@ from paramcount.record import fields
 
 TYPE_CHECKING = False  # typing is for the type checker only (it is slow to import)
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import Protocol, TypeVar
+
+    C = TypeVar("C")
 
     class Part(Protocol):
         """A part spec of :mod:`~paramcount.families.mixers`."""
@@ -89,6 +91,23 @@ class Stack:
         symbolic = " + ".join(f"{n}·[{label}]" if n > 1 else f"[{label}]"
                               for (label, _), n in grouped.items())
         return Formula(symbolic, symbols, terms)
+
+
+def cached(build: Callable[[C], Stack]) -> Callable[[C], Stack]:
+    """``build`` (a family's config → its :class:`Stack`) remembering its last few answers:
+    the count, the report, the recognition check and ``inspect`` ask for the same config's
+    tensors several times. A stack is not changed once built."""
+    made: dict[object, Stack] = {}
+
+    def stack(config: C) -> Stack:
+        if config not in made:
+            if len(made) > 16:
+                made.clear()
+            made[config] = build(config)
+        return made[config]
+
+    stack.__doc__ = build.__doc__
+    return stack
 
 
 def embeddings(stack: Stack, name: str, vocab: int, width: int) -> None:

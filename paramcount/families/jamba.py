@@ -157,6 +157,7 @@ def mamba(config: JambaConfig) -> Mamba:
                  config.mamba_conv_bias, config.mamba_proj_bias)
 
 
+@hybrid.cached
 def stack(config: JambaConfig) -> hybrid.Stack:
     """Every parameter, with its kind, in ``named_parameters()`` order."""
     s = hybrid.Stack()
@@ -187,7 +188,7 @@ def stack(config: JambaConfig) -> hybrid.Stack:
 
 def tensors(config: JambaConfig) -> list[Tensor]:
     """Every parameter of ``JambaForCausalLM(config)``, in ``named_parameters()`` order."""
-    return stack(config).tensors
+    return list(stack(config).tensors)
 
 
 def formula(config: JambaConfig) -> Formula:

@@ -128,6 +128,7 @@ ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
 """Names people use for this family's options beside ``--field-name``."""
 
 
+@hybrid.cached
 def stack(config: Lfm2Config) -> hybrid.Stack:
     """Every parameter, with its kind, in ``named_parameters()`` order."""
     s = hybrid.Stack()
@@ -153,7 +154,7 @@ def stack(config: Lfm2Config) -> hybrid.Stack:
 
 def tensors(config: Lfm2Config) -> list[Tensor]:
     """Every parameter of ``Lfm2ForCausalLM(config)``, in ``named_parameters()`` order."""
-    return stack(config).tensors
+    return list(stack(config).tensors)
 
 
 def formula(config: Lfm2Config) -> Formula:

@@ -144,6 +144,7 @@ ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
 """Names people use for this family's options beside ``--field-name``."""
 
 
+@hybrid.cached
 def stack(config: NemotronHConfig) -> hybrid.Stack:
     """Every parameter, with its kind, in ``named_parameters()`` order."""
     s = hybrid.Stack()
@@ -176,7 +177,7 @@ def stack(config: NemotronHConfig) -> hybrid.Stack:
 
 def tensors(config: NemotronHConfig) -> list[Tensor]:
     """Every parameter of ``NemotronHForCausalLM(config)``, in ``named_parameters()`` order."""
-    return stack(config).tensors
+    return list(stack(config).tensors)
 
 
 def formula(config: NemotronHConfig) -> Formula:

@@ -158,6 +158,7 @@ def _shared_block(s: hybrid.Stack, config: Zamba2Config, prefix: str, block: int
     hybrid.norm_of(s, prefix + "pre_ff_layernorm.", d, layer)
 
 
+@hybrid.cached
 def stack(config: Zamba2Config) -> hybrid.Stack:
     """Every parameter, with its kind, in ``named_parameters()`` order."""
     s = hybrid.Stack()
@@ -188,7 +189,7 @@ def stack(config: Zamba2Config) -> hybrid.Stack:
 def tensors(config: Zamba2Config) -> list[Tensor]:
     """Every parameter of ``Zamba2ForCausalLM(config)``, in ``named_parameters()`` order
     (each shared block once)."""
-    return stack(config).tensors
+    return list(stack(config).tensors)
 
 
 def formula(config: Zamba2Config) -> Formula:

@@ -283,6 +283,7 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
         if said == model.family and listing.config is not None:
             config, claims, notes = _claims(model.family, listing.config, model.config, notes,
                                             model.base)
+        notes += _shares(model.family, config, model.base)
         description = families.describe(model.family, config)
         command = families.command_line(model.family, config)
         if model.base:
@@ -295,6 +296,20 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
             stored=sum(math.prod(shapes[n]) for n in model.names),
             checks=checks, command=command, notes=tuple(notes), claims=claims))
     return tuple(found)
+
+
+def _shares(family: str, config: Any, base: bool) -> list[str]:
+    """A hybrid's parameters by kind of part and, with experts, what a token uses (as its
+    family command shows them), as one note; nothing for the other families."""
+    from paramcount.families.report import build_family_report
+
+    report = build_family_report(family, config, base=base)
+    if not report.shares:
+        return []
+    shares = ", ".join(f"{kind} {100 * n / report.total:.1f}%" for kind, n in report.shares)
+    active = "" if report.active is None else (
+        f"; {report.active:,} active per token (the experts it is not routed to left out)")
+    return [f"shares: {shares}{active}"]
 
 
 def _claims(family: str, data: dict[str, Any], found: Any, notes: list[str],
