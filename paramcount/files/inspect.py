@@ -301,8 +301,11 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
 def _shares(family: str, config: Any, base: bool) -> list[str]:
     """A hybrid's parameters by kind of part and, with experts, what a token uses (as its
     family command shows them), as one note; nothing for the other families."""
+    from paramcount.families.registry import family as module
     from paramcount.families.report import build_family_report
 
+    if getattr(module(family), "stack", None) is None:
+        return []
     report = build_family_report(family, config, base=base)
     if not report.shares:
         return []
