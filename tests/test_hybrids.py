@@ -295,6 +295,8 @@ def test_a_wrong_config_json_value_names_its_key() -> None:
         families.family("bamba").from_hf_config({"mamba_d_state": "big"})
     with pytest.raises(SpecError, match="layers_block_type"):
         families.family("zamba2").from_hf_config({"layers_block_type": ["attention"]})
+    with pytest.raises(SpecError, match="write layers_block_type"):
+        families.family("zamba2").from_hf_config({"layer_types": ["mamba", "hybrid"]})
 
 
 EXAMPLES = {"Jamba-1.5-Mini": "jamba-1.5-mini", "Bamba-9B": "bamba-9b",

@@ -104,3 +104,53 @@ def test_published_models_match_the_reference(family: str, data: dict[str, Any],
     reference = built(family, theirs)
     assert tensors_of(family, config) == reference
     assert sum(math.prod(shape) for _, shape in reference) == total
+
+
+MIXED = {
+    "nemotron-h old and new names": ("nemotron-h", {
+        "model_type": "nemotron_h", "hidden_size": 16, "hybrid_override_pattern": "M*-E",
+        "n_groups": 2, "mamba_n_groups": 4, "conv_kernel": 3, "mamba_d_conv": 2,
+        "use_conv_bias": True, "mamba_conv_bias": False, "mamba_num_heads": 4,
+        "mamba_head_dim": 4, "ssm_state_size": 4, "num_attention_heads": 2, "head_dim": 8,
+        "intermediate_size": 8, "n_routed_experts": 2, "moe_intermediate_size": 4,
+        "moe_shared_expert_intermediate_size": 4, "vocab_size": 10, "num_hidden_layers": 9}),
+    "nemotron-h layers_block_type over the pattern": ("nemotron-h", {
+        "model_type": "nemotron_h", "hidden_size": 16, "hybrid_override_pattern": "MMMM",
+        "layers_block_type": ["mamba", "attention", "mlp"], "mamba_num_heads": 4,
+        "mamba_head_dim": 4, "ssm_state_size": 4, "n_groups": 1, "num_attention_heads": 2,
+        "head_dim": 8, "intermediate_size": 8, "vocab_size": 10}),
+    "nemotron-h layer_types": ("nemotron-h", {
+        "model_type": "nemotron_h", "hidden_size": 16,
+        "layer_types": ["mamba", "moe", "attention"], "mamba_num_heads": 4,
+        "mamba_head_dim": 4, "ssm_state_size": 4, "n_groups": 1, "num_attention_heads": 2,
+        "head_dim": 8, "n_routed_experts": 2, "moe_intermediate_size": 4,
+        "moe_shared_expert_intermediate_size": 4, "vocab_size": 10}),
+    "lfm2 LiquidAI's names and transformers'": ("lfm2", {
+        "model_type": "lfm2", "hidden_size": 16, "num_hidden_layers": 3,
+        "intermediate_size": 40, "block_ff_dim": 64, "tie_word_embeddings": False,
+        "tie_embedding": True, "full_attn_idxs": [0], "layer_types": [
+            "conv", "full_attention", "conv"], "num_attention_heads": 2,
+        "num_key_value_heads": 1, "block_multiple_of": 8, "vocab_size": 10}),
+    "jamba num_local_experts": ("jamba", {
+        "model_type": "jamba", "hidden_size": 16, "num_hidden_layers": 4,
+        "num_local_experts": 3, "num_attention_heads": 2, "num_key_value_heads": 1,
+        "intermediate_size": 8, "attn_layer_period": 2, "attn_layer_offset": 1,
+        "vocab_size": 10}),
+}
+"""config.json files that give a value under two names (the loader's and another layout's),
+or the older name alone: the loader's reading wins, as transformers' own."""
+
+
+@pytest.mark.parametrize(("family", "data"), list(MIXED.values()), ids=list(MIXED))
+def test_a_file_mixing_layouts_is_read_as_transformers_reads_it(family: str,
+                                                                data: dict[str, Any]) -> None:
+    """transformers' config class reads the same dict; the model it builds has our tensors."""
+    import transformers
+
+    config_name, _ = REFERENCES[family]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = getattr(transformers, config_name).from_dict(
+            {k: v for k, v in data.items() if k != "model_type"})
+    ours_ = families.family(family).from_hf_config(data)
+    assert tensors_of(family, ours_) == built(family, theirs)

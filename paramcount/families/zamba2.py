@@ -203,11 +203,19 @@ def formula(config: Zamba2Config) -> Formula:
 
 
 def from_hf_config(data: Mapping[str, object]) -> Zamba2Config:
-    """A ``config.json`` read as transformers' ``Zamba2Config`` reads it (``layer_types`` is
-    ``layers_block_type``)."""
+    """A ``config.json`` read as transformers' ``Zamba2Config`` reads it.
+
+    ``layer_types`` alone (its ``attribute_map`` name for ``layers_block_type``) is refused:
+    transformers 5 sets it after placing the shared blocks' adapters on the default 54 layers,
+    which builds a model no forward pass can run; files transformers writes name
+    ``layers_block_type``.
+    """
     values = dict(data)
     if values.get("layers_block_type") is None and values.get("layer_types") is not None:
-        values["layers_block_type"] = values["layer_types"]
+        raise SpecError("config.json: {layer_types} without layers_block_type: transformers 5 "
+                        "places the shared blocks' adapters on its default 54 layers before it "
+                        "reads layer_types; write layers_block_type",
+                        layer_types=values["layer_types"])
     config = hybrid.read(Zamba2Config, values, lists=("layers_block_type",))
     assert isinstance(config, Zamba2Config)
     return config
