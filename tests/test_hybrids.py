@@ -335,3 +335,12 @@ def test_a_base_model_class_is_recognised(name: str, data: st.DataObject) -> Non
     assert model.base and set(model.names) == set(shapes)
     assert {t.name: t.shape for t in families.tensors(model.family, model.config, base=True)
             } == shapes
+
+
+def test_a_size_key_the_loader_does_not_read_is_named(cli: CLI) -> None:
+    """Nemotron-H 8B's config.json carries NVIDIA's ``attention_head_dim``, which transformers'
+    NemotronHConfig does not read: the answer names it and counts without it."""
+    result = cli("nemotron-h", "--config", "examples/hf/nemotron-h-8b/config.json", "--json")
+    assert result.code == 0, result.err
+    (note,) = json.loads(result.out)["notes"]
+    assert "attention_head_dim=128" in note and "NemotronHConfig" in note
