@@ -11,6 +11,7 @@ framework import.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 
 from paramcount.engine.conventions.base import Formula, Symbol, Tensor
@@ -18,7 +19,7 @@ from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
 from paramcount.families.family import RecognisedModel
 from paramcount.families.parts import exact, linear, norm, tensor
-from paramcount.record import fields
+from paramcount.record import fields, replace
 
 TYPE_CHECKING = False  # typing is for the type checker only (it is slow to import)
 if TYPE_CHECKING:
@@ -254,3 +255,90 @@ def rope_even(field: str, head_dim: int | None) -> None:
     if head_dim is not None and head_dim > 4 and head_dim % 2:
         raise SpecError("{" + field + "} must be even (or at most 4): transformers' RoPE "
                         "requires an even rotary dimension", **{field: head_dim})
+
+
+# ---- the checkpoint's layout ----------------------------------------------------------------
+
+_EXPERT = re.compile(r"(?P<stem>.*experts)\.(?P<e>\d{1,6})\.(?P<proj>gate_proj|up_proj|down_proj)"
+                     r"\.weight")
+BUFFERS = ("e_score_correction_bias",)
+"""Buffers a checkpoint holds beside the parameters (Nemotron-H's router): not counted, not
+claimed."""
+
+
+def saved_experts(tensors: list[Tensor]) -> list[Tensor]:
+    """``tensors`` as ``save_pretrained`` writes them: each stacked experts tensor (E, …) one
+    tensor per expert (``experts.gate_up_proj`` (E, 2I, D) as ``experts.{e}.gate_proj.weight``
+    and ``up_proj.weight`` (I, D); ``experts.down_proj`` (E, …) as ``experts.{e}.down_proj
+    .weight``)."""
+    out = []
+    for t in tensors:
+        stem, _, last = t.name.rpartition(".")
+        if not stem.endswith("experts") or last not in ("gate_up_proj", "up_proj", "down_proj"):
+            out.append(t)
+            continue
+        experts, *rest = t.shape
+        for e in range(experts):
+            if last == "gate_up_proj":
+                half = (rest[0] // 2, *rest[1:])
+                out += [replace(t, name=f"{stem}.{e}.gate_proj.weight", shape=half),
+                        replace(t, name=f"{stem}.{e}.up_proj.weight", shape=half)]
+            else:
+                out.append(replace(t, name=f"{stem}.{e}.{last}.weight", shape=tuple(rest)))
+    return out
+
+
+def stacked_view(shapes: Shapes, rename: tuple[str, str] = ("", "")
+                 ) -> tuple[dict[str, tuple[int, ...]], dict[str, tuple[str, ...]]] | None:
+    """A checkpoint's tensors as the model holds them: each expert's weights stacked (the
+    inverse of :func:`saved_experts`), buffers left out, names starting ``rename[0]`` starting
+    ``rename[1]`` instead; and for each name of the view, the checkpoint's names it stands for.
+    None where the experts are not all there and alike."""
+    old, new = rename
+    view: dict[str, tuple[int, ...]] = {}
+    back: dict[str, tuple[str, ...]] = {}
+    groups: dict[str, dict[str, dict[int, tuple[int, ...]]]] = {}
+    for name, shape in shapes.items():
+        if name.rsplit(".", 1)[-1] in BUFFERS:
+            continue
+        here = new + name[len(old):] if old and name.startswith(old) else name
+        match = _EXPERT.fullmatch(here)
+        if match is None:
+            view[here] = shape
+            back[here] = (name,)
+            continue
+        groups.setdefault(match["stem"], {}).setdefault(match["proj"], {})[int(match["e"])] = (
+            shape)
+        back.setdefault(match["stem"], ())
+        back[match["stem"]] += (name,)
+    for stem, projs in groups.items():
+        count = len(next(iter(projs.values())))
+        firsts = {proj: by[0] for proj, by in projs.items() if 0 in by}
+        if any(set(by) != set(range(count)) or len(firsts) != len(projs)
+               or any(s != firsts[proj] for s in by.values()) for proj, by in projs.items()):
+            return None
+        sources = back.pop(stem)
+        if "gate_proj" in projs:
+            if set(projs) != {"gate_proj", "up_proj", "down_proj"} or (
+                    firsts["gate_proj"] != firsts["up_proj"]):
+                return None
+            gate = firsts["gate_proj"]
+            fused = {f"{stem}.gate_up_proj": (count, 2 * gate[0], *gate[1:]),
+                     f"{stem}.down_proj": (count, *firsts["down_proj"])}
+        else:
+            if set(projs) != {"up_proj", "down_proj"}:
+                return None
+            fused = {f"{stem}.up_proj": (count, *firsts["up_proj"]),
+                     f"{stem}.down_proj": (count, *firsts["down_proj"])}
+        for name, shape in fused.items():
+            view[name] = shape
+            back[name] = tuple(n for n in sources if (
+                ".down_proj." in n) == name.endswith("down_proj"))
+    return view, back
+
+
+def from_saved(models: list[RecognisedModel], back: Mapping[str, tuple[str, ...]],
+               note: str) -> list[RecognisedModel]:
+    """Models recognised in a :func:`stacked_view`, claiming the checkpoint's own names."""
+    return [replace(m, names=tuple(n for name in m.names for n in back.get(name, (name,))),
+                    saved=True, notes=(*m.notes, note)) for m in models]

@@ -211,9 +211,28 @@ def from_hf_config(data: Mapping[str, object]) -> JambaConfig:
     return config
 
 
+def saved_tensors(config: JambaConfig) -> list[Tensor]:
+    """The tensors of ``JambaForCausalLM(config)`` as ``save_pretrained`` writes them: each
+    expert's gate, up and down projections one by one (the model stacks them)."""
+    return hybrid.saved_experts(tensors(config))
+
+
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
-    """Every ``JambaForCausalLM`` among ``shapes``, its config read from the tensors and
-    checked exactly."""
+    """Every ``JambaForCausalLM`` among ``shapes`` (as the model holds its tensors, or as its
+    checkpoint stores them), its config read from the tensors and checked exactly."""
+    found = _recognise(shapes)
+    if found or not any(".feed_forward.experts.0." in name for name in shapes):
+        return found
+    viewed = hybrid.stacked_view(shapes)
+    if viewed is None:
+        return []
+    view, back = viewed
+    return hybrid.from_saved(_recognise(view), back, "the checkpoint stores each expert's "
+                             "projections one by one (the model stacks them)")
+
+
+def _recognise(shapes: Shapes) -> list[RecognisedModel]:
+    """The causal LMs named as the model holds its tensors."""
     found = []
     for prefix, (vocab, d) in hybrid.causal_lm_roots(shapes, "embed_tokens"):
         model = _recognise_at(shapes, prefix, vocab, d)

@@ -37,7 +37,7 @@ from paramcount.families.mixers import (
     read_mlp,
 )
 from paramcount.families.parts import at_most_blocks
-from paramcount.record import record
+from paramcount.record import record, replace
 
 NAME = "nemotron-h"
 TITLE = "Nemotron-H (Mamba-2 / attention / MLP / experts)"
@@ -208,8 +208,46 @@ def from_hf_config(data: Mapping[str, object]) -> NemotronHConfig:
     return config
 
 
+SAVED_BACKBONE = "backbone."
+"""The prefix ``save_pretrained`` writes the causal LM's base model under (NVIDIA's own name,
+where the model says ``model.``)."""
+
+
+def saved_tensors(config: NemotronHConfig) -> list[Tensor]:
+    """The parameters of ``NemotronHForCausalLM(config)`` as ``save_pretrained`` writes them:
+    under ``backbone.``, each expert's projections one by one (the router's
+    ``e_score_correction_bias`` buffer, which the checkpoint holds too, is no parameter)."""
+    return [replace(t, name=SAVED_BACKBONE + t.name[len(BACKBONE):])
+            if t.name.startswith(BACKBONE) else t
+            for t in hybrid.saved_experts(tensors(config))]
+
+
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
-    """Every ``NemotronHForCausalLM`` among ``shapes``, checked exactly."""
+    """Every ``NemotronHForCausalLM`` among ``shapes``, as the model names its tensors or as
+    its checkpoint stores them (under ``backbone.``, experts one by one), checked exactly."""
+    found = _recognise(shapes)
+    if found:
+        return found
+    note = ("the checkpoint's names: under backbone., each expert's projections one by one; the "
+            "routers' e_score_correction_bias buffers are not parameters")
+    for name in shapes:
+        if not name.endswith(SAVED_BACKBONE + "embeddings.weight"):
+            continue
+        root = name[: -len("embeddings.weight")]
+        viewed = hybrid.stacked_view(shapes, (root, root[: -len(SAVED_BACKBONE)] + BACKBONE))
+        if viewed is not None:
+            models = [m for m in _recognise(viewed[0])
+                      if set(m.config.types) != {"mamba"}]  # that is Mamba2ForCausalLM's shape
+            found += hybrid.from_saved(models, viewed[1], note)
+    if not found and any(".mixer.experts.0." in name for name in shapes):
+        viewed = hybrid.stacked_view(shapes)
+        if viewed is not None:
+            found = hybrid.from_saved(_recognise(viewed[0]), viewed[1], note)
+    return found
+
+
+def _recognise(shapes: Shapes) -> list[RecognisedModel]:
+    """The causal LMs named as the model holds its tensors."""
     found = []
     for prefix, (vocab, d) in hybrid.causal_lm_roots(shapes, "embeddings"):
         model = _recognise_at(shapes, prefix, vocab, d)

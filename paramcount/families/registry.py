@@ -267,19 +267,24 @@ def has_base(name: str) -> bool:
     return bool(base_class_name(name))
 
 
-def tensors(name: str, config: Any, base: bool = False) -> list[Tensor]:
+def tensors(name: str, config: Any, base: bool = False, saved: bool = False) -> list[Tensor]:
     """Family ``name``'s tensors of ``config``: the causal LM's, or with ``base`` the base
-    model class's (``MambaModel``: no head, and the names without the backbone's prefix)."""
-    key = (name, config, base)
+    model class's (``MambaModel``: no head, and the names without the backbone's prefix);
+    with ``saved``, named as its checkpoint is (a hybrid's ``saved_tensors``)."""
+    key = (name, config, base, saved)
     if key in _MADE:
         return list(_MADE[key])
-    made = family(name).tensors(config)
+    module = family(name)
+    writes = getattr(module, "saved_tensors", None) if saved else None
+    saved = writes is not None
+    made: list[Tensor] = writes(config) if writes is not None else module.tensors(config)
     if len(_MADE) > 16:
         _MADE.clear()
     if not base:
         _MADE[key] = tuple(made)
         return made
-    prefix = backbone(name, config)
+    prefix = getattr(module, "SAVED_BACKBONE", "") if saved else ""
+    prefix = prefix or backbone(name, config)
     frame = getattr(family(name), "frame", None)
     head = frame(config).head if frame is not None else "lm_head.weight"
     made = [replace(t, name=t.name[len(prefix):]) for t in made
@@ -288,7 +293,7 @@ def tensors(name: str, config: Any, base: bool = False) -> list[Tensor]:
     return made
 
 
-_MADE: dict[tuple[str, Any, bool], tuple[Tensor, ...]] = {}
+_MADE: dict[tuple[str, Any, bool, bool], tuple[Tensor, ...]] = {}
 """The last few models' tensors: ``inspect`` asks for the same config's several times (the
 config.json's, the recognised one's, their comparison)."""
 

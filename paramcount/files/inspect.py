@@ -275,7 +275,8 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
     found = []
     for model in families.recognise(shapes):
         expected = [(model.prefix + t.name, t.shape)
-                    for t in families.tensors(model.family, model.config, model.base)]
+                    for t in families.tensors(model.family, model.config, model.base,
+                                              model.saved)]
         checks = tuple(Check(name, shape, name if name in shapes else None, shapes.get(name))
                        for name, shape in expected)
         claims: tuple[Claim, ...] = ()
