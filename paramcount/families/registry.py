@@ -319,9 +319,13 @@ def recognise(shapes: Mapping[str, tuple[int, ...]],
     # every family's causal LMs first: a base model class read under a prefix may hold the
     # same tensors as another family's causal LM (NemotronHModel under "backbone." with a head
     # beside it is Mamba2ForCausalLM), and the causal LM is the plainer reading
-    passes = [[family(name).recognise(shapes) for name in chosen],
-              [base_models(name, shapes) if has_base(name) else [] for name in chosen]]
-    for model in (m for batch in passes for group in batch for m in group):
+    for model in (m for name in chosen for m in family(name).recognise(shapes)):
+        if claimed.isdisjoint(model.names):
+            claimed.update(model.names)
+            found.append(model)
+    rest = {n: s for n, s in shapes.items() if n not in claimed}
+    for model in (m for name in chosen if rest and has_base(name)
+                  for m in base_models(name, rest)):
         if claimed.isdisjoint(model.names):
             claimed.update(model.names)
             found.append(model)
