@@ -273,7 +273,10 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
     if listing.config is not None:
         said = families.family_of(listing.config)
     found = []
-    for model in families.recognise(shapes):
+    # a config-only folder's tensors are its family's own (from_config wrote them): only that
+    # family need look for itself among them
+    chosen = [said] if said is not None and listing.format == "hf-config" else None
+    for model in families.recognise(shapes, chosen):
         expected = [(model.prefix + t.name, t.shape)
                     for t in families.tensors(model.family, model.config, model.base,
                                               model.saved)]
