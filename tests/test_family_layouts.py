@@ -80,13 +80,9 @@ MAMBA_HF = {
     "use_bias": False, "use_cache": True, "use_conv_bias": True, "vocab_size": 50280}
 """A state-spaces ``-hf`` conversion as published: both layouts' keys (mamba-2.8b-hf)."""
 
-FALCON = {
-    "architectures": ["FalconMambaForCausalLM"], "model_type": "falcon_mamba",
-    "conv_kernel": 4, "expand": 16, "hidden_size": 4096, "intermediate_size": 8192,
-    "layer_norm_epsilon": 1e-05, "mixer_rms_eps": 1e-06, "num_hidden_layers": 64,
-    "state_size": 16, "time_step_rank": 256, "tie_word_embeddings": False, "use_bias": False,
-    "use_conv_bias": True, "vocab_size": 65024, "use_mambapy": False}
-"""Falcon-Mamba-7B's published layout: an ``expand`` its ``intermediate_size`` overrides."""
+FALCON: dict[str, Any] = json.loads(
+    (ROOT / "examples/hf/falcon-mamba-7b/config.json").read_text())
+"""Falcon-Mamba-7B's layout (examples/hf): an ``expand`` its ``intermediate_size`` overrides."""
 
 LAYOUTS: dict[str, dict[str, Any]] = {
     # the issue's three examples first
@@ -159,7 +155,7 @@ def test_the_issues_examples(name: str, expected: int) -> None:
     loader ignored it."""
     data = LAYOUTS[name]
     _, tensors, reading = ours(data)
-    assert total(tensors) == expected
+    assert total(tensors) == expected  # docs/families.md's table
     assert reading.loader == "transformers MambaConfig"
     if "d_model" in data:
         (note,) = [n for n in reading.notes if "d_model" in n]
@@ -178,19 +174,21 @@ def test_mamba_ssm_layout_is_read_only_where_the_file_says_so() -> None:
 
 
 def test_an_unknown_size_key_is_named() -> None:
-    """A key no layout knows whose name says size is named in the answer, never dropped."""
+    """A key no layout knows whose name says size is named in the answer, never dropped (in
+    mamba_ssm's ssm_cfg too)."""
     data = {**LAYOUTS["mamba-transformers"], "num_experts": 8, "rope_theta": 10000.0}
     _, _, reading = ours(data)
     (note,) = [n for n in reading.notes if "does not know" in n]
     assert "num_experts=8" in note and "rope_theta" not in note
+    data = {"d_model": 64, "n_layer": 2, "ssm_cfg": {"layer": "Mamba2", "n_experts": 4,
+                                                     "dt_min": 0.001}}
+    _, _, reading = ours(data)
+    (note,) = [n for n in reading.notes if "does not know" in n]
+    assert "n_experts=4" in note and "dt_min" not in note
 
 
-RWKV7 = {"model_type": "rwkv7", "architectures": ["RWKV7ForCausalLM"], "hidden_size": 2048,
-         "num_hidden_layers": 24, "vocab_size": 65536, "head_dim": 64,
-         "decay_low_rank_dim": 96, "a_low_rank_dim": 96, "v_low_rank_dim": 64,
-         "gate_low_rank_dim": 256, "hidden_ratio": 4.0, "intermediate_size": 8192,
-         "norm_bias": True, "norm_first": True, "norm_eps": 1e-05, "tie_word_embeddings": False,
-         "attn_mode": "chunk", "fuse_norm": True}
+RWKV7: dict[str, Any] = json.loads(
+    (ROOT / "examples/hf/rwkv7-1.5b-fla/config.json").read_text())
 """fla-hub's RWKV-7 1.5B config.json layout, with its LoRA widths."""
 
 
@@ -207,6 +205,7 @@ def test_rwkv7_lora_width_keys_are_honoured() -> None:
         total(tensors) == 3_145_728
     layer0 = 2 * 2048 * 64 + 2048
     assert any(f"{total(tensors) - layer0:,}" in note for note in reading.notes)
+    assert total(tensors) == 1_527_668_736  # docs/families.md's table
 
 
 def routes(cli: CLI, tmp_path: Path, data: dict[str, Any]) -> list[int]:

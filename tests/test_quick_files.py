@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from paramcount.cli import quick
 from paramcount.cli.main import _run_click, run
+from paramcount.errors import ParamcountError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,7 +61,7 @@ def test_quick_files_say_what_click_says(place: Path, command: str, target: str,
     args = [command, *data.draw(st.permutations([target, *words]))]
     try:
         code, out, err = _run(quick.answer, args)
-    except Exception:  # a refusal: run() turns it into click's line
+    except ParamcountError:  # a refusal: run() turns it into click's line
         code, out, err = None, "", ""
     if code is None:
         assert out == "" and err == ""

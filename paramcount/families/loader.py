@@ -139,6 +139,28 @@ MAMBA_SSM = Layout("mamba_ssm MambaConfig", frozenset({
 """mamba_ssm's own ``MambaConfig`` (its ``config.json`` beside ``pytorch_model.bin``), for
 Mamba and Mamba-2 stacks alike (``ssm_cfg``'s ``layer``)."""
 
+SSM_CFG = {
+    "Mamba1": frozenset({"layer", "d_state", "d_conv", "expand", "dt_rank", "dt_min", "dt_max",
+                         "dt_init", "dt_scale", "dt_init_floor", "conv_bias", "bias",
+                         "use_fast_path"}),
+    "Mamba2": frozenset({"layer", "d_state", "d_conv", "conv_init", "expand", "headdim",
+                         "d_ssm", "ngroups", "A_init_range", "D_has_hdim", "rmsnorm",
+                         "norm_before_gate", "dt_min", "dt_max", "dt_init_floor", "dt_limit",
+                         "bias", "conv_bias", "chunk_size", "use_mem_eff_path"}),
+}
+"""The keyword arguments of mamba_ssm's ``Mamba`` and ``Mamba2`` mixers (``ssm_cfg``)."""
+
+
+def unread_ssm(ssm: Mapping[str, object], layer: str) -> list[str]:
+    """Size-bearing keys of ``ssm_cfg`` that mamba_ssm's ``layer`` mixer does not take."""
+    unknown = [f"{key}={_short(value)}" for key, value in ssm.items()
+               if key not in SSM_CFG[layer] and size_bearing(key, value)]
+    if not unknown:
+        return []
+    return [f"ssm_cfg keys mamba_ssm's {layer} does not take and paramcount does not know "
+            f"(counted without them): {', '.join(unknown)}"]
+
+
 PRETRAINED = frozenset({
     "architectures", "chunk_size_feed_forward", "dtype", "torch_dtype", "id2label", "label2id",
     "is_encoder_decoder", "output_hidden_states", "output_attentions", "problem_type",

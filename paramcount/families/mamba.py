@@ -213,8 +213,9 @@ def load(data: Mapping[str, object]) -> loader.Reading:
             "tie_word_embeddings": f"tie_embeddings={config.tie_word_embeddings}",
             "vocab_size": f"vocab_size={config.vocab_size} padded"}
     transformers_only = loader.Layout(TRANSFORMERS.name, TRANSFORMERS.keys - MAMBA_SSM.keys)
+    notes = loader.unread(data, MAMBA_SSM, (transformers_only,), said)
     return loader.Reading(config, MAMBA_SSM.name,
-                          tuple(loader.unread(data, MAMBA_SSM, (transformers_only,), said)))
+                          (*notes, *loader.unread_ssm(ssm, "Mamba1")))
 
 
 def recognise(shapes: Mapping[str, tuple[int, ...]]) -> list[RecognisedModel]:
@@ -237,14 +238,17 @@ def _propose(shapes: Mapping[str, tuple[int, ...]], root: str,
     assert a_log and in_proj and x_proj and embeddings
     e, n = a_log
     d = in_proj[1]
-    if e % d:
-        return None
     notes = []
+    widths: dict[str, object] = {"expand": e // d}
+    if e % d:  # transformers takes intermediate_size from config.json over expand · D
+        widths = {"intermediate_size": e}
+        notes.append(f"intermediate_size {e} is no multiple of hidden_size {d}: set in "
+                     "config.json, not expand · hidden_size")
     rank = x_proj[0] - 2 * n
     if rank == -(-d // 16):
         notes.append(f"time_step_rank {rank} is what 'auto' gives (⌈{d} / 16⌉)")
     config = parts.build(MambaConfig, vocab_size=embeddings[0], hidden_size=d, state_size=n,
-                      num_hidden_layers=layers, expand=e // d, conv_kernel=conv[2],
+                      num_hidden_layers=layers, **widths, conv_kernel=conv[2],
                       use_bias=block + "mixer.in_proj.bias" in shapes,
                       use_conv_bias=block + "mixer.conv1d.bias" in shapes,
                       time_step_rank=rank, tie_word_embeddings=True)

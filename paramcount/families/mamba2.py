@@ -178,8 +178,9 @@ def load(data: Mapping[str, object]) -> loader.Reading:
             "num_heads": f"num_heads={config.num_heads}", "head_dim": f"headdim={config.head_dim}",
             "n_groups": f"ngroups={config.n_groups}", "state_size": f"d_state={config.state_size}"}
     transformers_only = loader.Layout(TRANSFORMERS.name, TRANSFORMERS.keys - layout.keys)
+    notes = loader.unread(data, layout, (transformers_only,), said)
     return loader.Reading(config, layout.name,
-                          tuple(loader.unread(data, layout, (transformers_only,), said)))
+                          (*notes, *loader.unread_ssm(loader.mapping(data, "ssm_cfg"), "Mamba2")))
 
 
 def _from_mamba_ssm(data: Mapping[str, object]) -> Mamba2Config:

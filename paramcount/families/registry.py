@@ -334,18 +334,27 @@ def recognise(shapes: Mapping[str, tuple[int, ...]],
     return found
 
 
-BASES: dict[str, tuple[str, str, str]] = {
-    "mamba": ("backbone.", "embeddings.weight", "lm_head.weight"),
-    "mamba2": ("backbone.", "embeddings.weight", "lm_head.weight"),
-    "rwkv": ("rwkv.", "embeddings.weight", "head.weight"),
-    "xlstm": ("backbone.", "embeddings.weight", "lm_head.weight"),
-    "rglru": ("model.", "embed_tokens.weight", "lm_head.weight"),
-    **{name: ("model.", "embed_tokens.weight", "lm_head.weight")
-       for name in ("jamba", "bamba", "zamba2", "falcon-h1", "lfm2")},
-    "nemotron-h": ("model.", "embeddings.weight", "lm_head.weight"),
+BASES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
+    "mamba": ("backbone.", "embeddings.weight", "lm_head.weight",
+              ("embeddings.", "layers.", "norm_f.")),
+    "mamba2": ("backbone.", "embeddings.weight", "lm_head.weight",
+               ("embeddings.", "layers.", "norm_f.")),
+    "rwkv": ("rwkv.", "embeddings.weight", "head.weight", ("embeddings.", "blocks.", "ln_out.")),
+    "xlstm": ("backbone.", "embeddings.weight", "lm_head.weight",
+              ("embeddings.", "blocks.", "out_norm.")),
+    "rglru": ("model.", "embed_tokens.weight", "lm_head.weight",
+              ("embed_tokens.", "layers.", "final_norm.")),
+    **{name: ("model.", "embed_tokens.weight", "lm_head.weight",
+              ("embed_tokens.", "layers.", "final_layernorm."))
+       for name in ("jamba", "bamba", "zamba2", "falcon-h1")},
+    "lfm2": ("model.", "embed_tokens.weight", "lm_head.weight",
+             ("embed_tokens.", "layers.", "embedding_norm.")),
+    "nemotron-h": ("model.", "embeddings.weight", "lm_head.weight",
+                   ("embeddings.", "layers.", "norm_f.")),
 }
 """Each family's causal LM around its base model class: the base model's prefix, its
-embeddings' name (the first tensor it lists) and the head's name."""
+embeddings' name (the first tensor it lists), the head's name, and the base model's
+top-level modules (what a base model found at a prefix may claim)."""
 
 
 def base_models(name: str, shapes: Mapping[str, tuple[int, ...]]) -> list[RecognisedModel]:
@@ -354,7 +363,7 @@ def base_models(name: str, shapes: Mapping[str, tuple[int, ...]]) -> list[Recogn
     prefix put back and a head beside them, then the head taken away."""
     if name not in BASES:
         return []
-    prefix, embeddings, head = BASES[name]
+    prefix, embeddings, head, modules = BASES[name]
     found = []
     for key, shape in shapes.items():
         if not key.endswith(embeddings) or len(shape) != 2:
@@ -362,7 +371,8 @@ def base_models(name: str, shapes: Mapping[str, tuple[int, ...]]) -> list[Recogn
         root = key[: len(key) - len(embeddings)]
         if (root and not root.endswith(".")) or root.endswith(prefix):
             continue  # another name, or a causal LM's own backbone
-        inner = {prefix + n[len(root):]: s for n, s in shapes.items() if n.startswith(root)}
+        inner = {prefix + n[len(root):]: s for n, s in shapes.items()
+                 if n.startswith(root) and n[len(root):].startswith(modules)}
         # with a head beside it (an untied causal LM), else as it is: a causal LM whose head is
         # tied (Zamba2's shared blocks are tied only with tie_word_embeddings)
         for given in ({**inner, head: shape}, inner):

@@ -214,11 +214,13 @@ class InspectReport:
 def inspect(listing: Listing, as_framework: Framework | None = None) -> InspectReport:
     """Explain a listing: modules, dtype totals, recurrent layers, family models, notes (and
     ``--as``)."""
+    made = not listing.tensors and listing.config is not None
     listing = from_config(listing)
     modules: dict[str, list[NamedTensor]] = {}
     for tensor in listing.tensors:
         modules.setdefault(module_of(tensor.name), []).append(tensor)
-    layers = tuple(_layer(listing, r) for r in recognised(listing))
+    # tensors made from a config.json are its family model's: no recurrent layer among them
+    layers = () if made else tuple(_layer(listing, r) for r in recognised(listing))
     notes = (*listing.notes, *_notes(listing, layers))
     if _PREFIXES["module."] in notes:  # said once for the file, not again for each layer
         layers = tuple(dataclasses.replace(layer, notes=tuple(
