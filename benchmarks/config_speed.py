@@ -4,7 +4,8 @@ model with transformers on the meta device, as ratios measured in the same run.
     python benchmarks/config_speed.py [--runs 5] [--only mamba,xlstm]
 
 For each published layout (Mamba's ``-hf`` conversion, Falcon-Mamba, Mamba-2, RWKV-4, xLSTM,
-RecurrentGemma) a folder holding only its ``config.json`` is counted by
+RecurrentGemma, and the hybrids: Jamba, Bamba, Zamba2, Falcon-H1, Nemotron-H, LFM2) a folder
+holding only its ``config.json`` is counted by
 
 - ``paramcount inspect DIR``,
 - ``paramcount check`` of a ``paramcount.toml`` whose model is ``file = "DIR"``,
@@ -66,8 +67,15 @@ CONFIGS: dict[str, tuple[str, dict[str, object]]] = {
     "recurrentgemma-2b": ("rglru", json.loads(
         (HF / "recurrentgemma-2b" / "config.json").read_text())),
 }
+CONFIGS.update({name: (family, json.loads((HF / name / "config.json").read_text()))
+                for name, family in (("jamba-1.5-mini", "jamba"), ("bamba-9b", "bamba"),
+                                     ("zamba2-1.2b", "zamba2"), ("falcon-h1-7b", "falcon-h1"),
+                                     ("nemotron-h-8b", "nemotron-h"),
+                                     ("nemotron-3-super", "nemotron-h"),
+                                     ("lfm2-1.2b", "lfm2"))})
 """Each model's family command and its config.json (the xLSTM's Triton kernel swapped for the
-native one, which builds the same tensors, so that transformers can build it here)."""
+native one, which builds the same tensors, so that transformers can build it here; the hybrids'
+files are those of examples/hf)."""
 
 BASELINE = """
 import sys, warnings

@@ -83,6 +83,8 @@ def bases(command: str, tmp_path: Path) -> list[list[str]]:
         "mingru": ["--dim", "8"],
         "minlm": ["--vocab", "10", "--dim", "8", "-L", "1"],
     }
+    if command in HYBRID_BASES:
+        return [[command, *HYBRID_BASES[command]]]
     if command == "xlstm-lm":  # rounding down leaves a 32-wide model's feed-forward no width
         return [[command, *small[command]], [command, *small[command], "--embedding-dim", "64"]]
     if command == "xlstm":  # --impl xlstm: the package's layout, from its own options
@@ -90,6 +92,27 @@ def bases(command: str, tmp_path: Path) -> list[list[str]]:
     if command in small:
         return [[command, *small[command]]]
     raise AssertionError(f"add invocations of the new command {command!r} to bases()")
+
+
+TINY = ["--vocab-size", "10", "--hidden-size", "8", "--intermediate-size", "8"]
+HYBRID_BASES = {
+    "jamba": [*TINY, "-L", "2", "--num-attention-heads", "2", "--num-key-value-heads", "1",
+              "--num-experts", "2", "--attn-layer-period", "2", "--attn-layer-offset", "1"],
+    "bamba": [*TINY, "-L", "2", "--attn-layer-indices", "1", "--num-attention-heads", "2",
+              "--mamba-n-heads", "4", "--mamba-d-state", "4"],
+    "zamba2": [*TINY, "-L", "2", "--layers-block-type", "mamba,hybrid",
+               "--num-attention-heads", "2", "--n-mamba-heads", "2", "--adapter-rank", "4"],
+    "falcon-h1": [*TINY, "-L", "1", "--num-attention-heads", "2", "--mamba-d-ssm", "16",
+                  "--mamba-n-heads", "4", "--mamba-d-state", "4"],
+    "nemotron-h": [*TINY, "--pattern", "M*-E", "--num-attention-heads", "2", "--head-dim", "4",
+                   "--mamba-num-heads", "2", "--mamba-head-dim", "4", "--ssm-state-size", "4",
+                   "--n-groups", "2", "--n-routed-experts", "2", "--moe-intermediate-size", "4",
+                   "--moe-shared-expert-intermediate-size", "4"],
+    "lfm2": ["--vocab-size", "10", "--hidden-size", "8", "--intermediate-size", "24", "-L", "2",
+             "--num-attention-heads", "2", "--num-key-value-heads", "1", "--full-attn-idxs", "1",
+             "--block-multiple-of", "4"],
+}
+"""A small valid model of each hybrid family."""
 
 
 def port_bases(tmp_path: Path) -> list[list[str]]:
@@ -141,6 +164,17 @@ SAMPLES = {
     "conv1d_width": "3", "block_types": "recurrent,attention", "dim": "8",
     "expansion_factor": "1.5", "num_tokens": "10", "depth": "2", "ff_mult": "2.0",
     "expansion": "1.5", "conv_kernel_size": "3", "input_shape": "5,3",
+    "num_experts_per_tok": "1", "num_experts": "2", "expert_layer_period": "2",
+    "expert_layer_offset": "1", "attn_layer_period": "2", "attn_layer_offset": "1",
+    "mamba_d_state": "4", "mamba_d_conv": "3", "mamba_expand": "2", "mamba_dt_rank": "2",
+    "attn_layer_indices": "1", "mamba_n_heads": "4", "mamba_d_head": "4", "mamba_n_groups": "2",
+    "layers_block_type": "mamba,mamba", "mamba_ngroups": "2", "n_mamba_heads": "2",
+    "num_mem_blocks": "2", "adapter_rank": "4", "mamba_d_ssm": "16",
+    "hybrid_override_pattern": "M*-E", "ssm_state_size": "4", "mamba_num_heads": "2",
+    "mamba_head_dim": "4", "n_routed_experts": "2", "moe_intermediate_size": "4",
+    "moe_shared_expert_intermediate_size": "4", "moe_latent_size": "4", "conv_L_cache": "3",
+    "block_multiple_of": "4", "block_ffn_dim_multiplier": "1.0", "full_attn_idxs": "1",
+    "layer_types": "conv,full_attention",
 }
 """A valid value for each option that takes one and is not a choice."""
 

@@ -64,6 +64,9 @@ RUNS: dict[str, list[Any]] = {
          "--what-if", "state_size=32"],
         ["mamba2", "--d-model", "8", "--heads", "2", "--headdim", "8", "--vocab", "4",
          "--what-if", "num_heads=4"],
+        ["jamba", "--hidden-size", "8", "-L", "2", "--heads", "2", "--intermediate-size", "8",
+         "--vocab", "4", "--num-experts", "2", "--attn-layer-period", "2",
+         "--attn-layer-offset", "1"],
     ],
     "paramcount.family-compare/1": [
         ["compare", "mamba --d-model 8 -L 1 --vocab 4", "mamba --d-model 8 -L 2 --vocab 4",

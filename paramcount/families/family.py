@@ -35,6 +35,9 @@ class RecognisedModel:
     base: bool = False
     """The base model class (``MambaModel``): no head, the reference's names without the
     backbone's prefix (``embeddings.weight``)."""
+    saved: bool = False
+    """Named as ``save_pretrained`` writes the checkpoint where that differs from
+    ``named_parameters()`` (a hybrid's experts one by one; Nemotron-H under ``backbone.``)."""
 
 
 class FamilyConvention(Protocol):

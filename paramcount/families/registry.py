@@ -23,6 +23,12 @@ if TYPE_CHECKING:
     from paramcount.families.loader import Reading
 
 FAMILIES: dict[str, str] = {
+    "jamba": "jamba",
+    "bamba": "bamba",
+    "zamba2": "zamba2",
+    "falcon-h1": "falcon_h1",
+    "nemotron-h": "nemotron_h",
+    "lfm2": "lfm2",
     "mamba": "mamba",
     "mamba2": "mamba2",
     "rwkv": "rwkv",
@@ -33,7 +39,11 @@ FAMILIES: dict[str, str] = {
     "mingru": "mingru",
 }
 """Command name → module in ``paramcount/families/``. A model recognised first claims its
-tensors, so a model comes before the layers it is made of (minLM before minGRU)."""
+tensors, so a model comes before the layers it is made of (the hybrids before Mamba-2, minLM
+before minGRU)."""
+
+HYBRIDS = ("jamba", "bamba", "zamba2", "falcon-h1", "nemotron-h", "lfm2")
+"""The families that mix recurrent mixers with attention, MLPs and experts."""
 
 ALIASES: dict[str, tuple[str, ...]] = {
     "hidden_size": ("--d-model", "--hidden"),
@@ -52,7 +62,10 @@ ALIASES: dict[str, tuple[str, ...]] = {
 MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "falcon_mamba": "mamba", "mamba2": "mamba2",
                                "rwkv": "rwkv", "rwkv5": "rwkv", "rwkv6": "rwkv",
                                "rwkv7": "rwkv", "rwkv7_fla": "rwkv",
-                               "xlstm": "xlstm", "recurrent_gemma": "rglru"}
+                               "xlstm": "xlstm", "recurrent_gemma": "rglru",
+                               "jamba": "jamba", "bamba": "bamba", "zamba2": "zamba2",
+                               "falcon_h1": "falcon-h1", "nemotron_h": "nemotron-h",
+                               "lfm2": "lfm2"}
 """A ``config.json``'s ``model_type`` → family (a family's aliases included: Falcon-Mamba is
 Mamba; fla's RWKV-7 is RWKV)."""
 
@@ -70,6 +83,11 @@ CLASSES: dict[str, tuple[str, str]] = {
     "xLSTMModel": ("xlstm", "backbone"),
     "RecurrentGemmaConfig": ("rglru", "config"),
     "RecurrentGemmaForCausalLM": ("rglru", "lm"), "RecurrentGemmaModel": ("rglru", "backbone"),
+    **{f"{cls}{kind}": (name, built)
+       for name, cls in (("jamba", "Jamba"), ("bamba", "Bamba"), ("zamba2", "Zamba2"),
+                         ("falcon-h1", "FalconH1"), ("nemotron-h", "NemotronH"),
+                         ("lfm2", "Lfm2"))
+       for kind, built in (("Config", "config"), ("ForCausalLM", "lm"), ("Model", "backbone"))},
 }
 """The reference classes that ``read`` recognises in pasted code and ``config.json``'s
 ``architectures`` names: family and what it builds (a config, the causal LM, or the backbone
@@ -254,19 +272,24 @@ def has_base(name: str) -> bool:
     return bool(base_class_name(name))
 
 
-def tensors(name: str, config: Any, base: bool = False) -> list[Tensor]:
+def tensors(name: str, config: Any, base: bool = False, saved: bool = False) -> list[Tensor]:
     """Family ``name``'s tensors of ``config``: the causal LM's, or with ``base`` the base
-    model class's (``MambaModel``: no head, and the names without the backbone's prefix)."""
-    key = (name, config, base)
+    model class's (``MambaModel``: no head, and the names without the backbone's prefix);
+    with ``saved``, named as its checkpoint is (a hybrid's ``saved_tensors``)."""
+    key = (name, config, base, saved)
     if key in _MADE:
         return list(_MADE[key])
-    made = family(name).tensors(config)
+    module = family(name)
+    writes = getattr(module, "saved_tensors", None) if saved else None
+    saved = writes is not None
+    made: list[Tensor] = writes(config) if writes is not None else module.tensors(config)
     if len(_MADE) > 16:
         _MADE.clear()
     if not base:
         _MADE[key] = tuple(made)
         return made
-    prefix = backbone(name, config)
+    prefix = getattr(module, "SAVED_BACKBONE", "") if saved else ""
+    prefix = prefix or backbone(name, config)
     frame = getattr(family(name), "frame", None)
     head = frame(config).head if frame is not None else "lm_head.weight"
     made = [replace(t, name=t.name[len(prefix):]) for t in made
@@ -275,7 +298,7 @@ def tensors(name: str, config: Any, base: bool = False) -> list[Tensor]:
     return made
 
 
-_MADE: dict[tuple[str, Any, bool], tuple[Tensor, ...]] = {}
+_MADE: dict[tuple[str, Any, bool, bool], tuple[Tensor, ...]] = {}
 """The last few models' tensors: ``inspect`` asks for the same config's several times (the
 config.json's, the recognised one's, their comparison)."""
 
@@ -297,14 +320,20 @@ def recognise(shapes: Mapping[str, tuple[int, ...]],
     causal LMs, then base model classes (no head)."""
     claimed: set[str] = set()
     found = []
-    for name in chosen or names():
-        models = family(name).recognise(shapes)
-        if has_base(name):
-            models += base_models(name, shapes)
-        for model in models:
-            if claimed.isdisjoint(model.names):
-                claimed.update(model.names)
-                found.append(model)
+    chosen = chosen or names()
+    # every family's causal LMs first: a base model class read under a prefix may hold the
+    # same tensors as another family's causal LM (NemotronHModel under "backbone." with a head
+    # beside it is Mamba2ForCausalLM), and the causal LM is the plainer reading
+    for model in (m for name in chosen for m in family(name).recognise(shapes)):
+        if claimed.isdisjoint(model.names):
+            claimed.update(model.names)
+            found.append(model)
+    rest = {n: s for n, s in shapes.items() if n not in claimed}
+    for model in (m for name in chosen if rest and has_base(name)
+                  for m in base_models(name, rest)):
+        if claimed.isdisjoint(model.names):
+            claimed.update(model.names)
+            found.append(model)
     order = {name: i for i, name in enumerate(shapes)}
     found.sort(key=lambda model: min(order.get(n, len(order)) for n in model.names))
     return found
@@ -320,6 +349,13 @@ BASES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
               ("embeddings.", "blocks.", "out_norm.")),
     "rglru": ("model.", "embed_tokens.weight", "lm_head.weight",
               ("embed_tokens.", "layers.", "final_norm.")),
+    **{name: ("model.", "embed_tokens.weight", "lm_head.weight",
+              ("embed_tokens.", "layers.", "final_layernorm."))
+       for name in ("jamba", "bamba", "zamba2", "falcon-h1")},
+    "lfm2": ("model.", "embed_tokens.weight", "lm_head.weight",
+             ("embed_tokens.", "layers.", "embedding_norm.")),
+    "nemotron-h": ("model.", "embeddings.weight", "lm_head.weight",
+                   ("embeddings.", "layers.", "norm_f.")),
 }
 """Each family's causal LM around its base model class: the base model's prefix, its
 embeddings' name (the first tensor it lists), the head's name, and the base model's
@@ -342,14 +378,18 @@ def base_models(name: str, shapes: Mapping[str, tuple[int, ...]]) -> list[Recogn
             continue  # another name, or a causal LM's own backbone
         inner = {prefix + n[len(root):]: s for n, s in shapes.items()
                  if n.startswith(root) and n[len(root):].startswith(modules)}
-        inner[head] = shape
-        for model in family(name).recognise(inner):
-            if model.prefix or head not in model.names:
-                continue
-            names_ = tuple(root + n[len(prefix):] for n in model.names if n != head)
-            notes = (*model.notes, "no head: the base model class "
-                     f"{base_class_name(name)}, counted without it")
-            found.append(replace(model, prefix=root, names=names_, notes=notes, base=True))
+        # with a head beside it (an untied causal LM), else as it is: a causal LM whose head is
+        # tied (Zamba2's shared blocks are tied only with tie_word_embeddings)
+        for given in ({**inner, head: shape}, inner):
+            models = [m for m in family(name).recognise(given)
+                      if not m.prefix and (head in m.names) == (head in given)]
+            for model in models:
+                names_ = tuple(root + n[len(prefix):] for n in model.names if n != head)
+                notes = (*model.notes, "no head: the base model class "
+                         f"{base_class_name(name)}, counted without it")
+                found.append(replace(model, prefix=root, names=names_, notes=notes, base=True))
+            if models:
+                break
     return found
 
 

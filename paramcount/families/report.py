@@ -46,6 +46,12 @@ class FamilyReport:
     parts: tuple[Part, ...]
     total: int
     """The number of parameters (tied weights once): the sum of the tensors."""
+    shares: tuple[tuple[str, int], ...] = ()
+    """A hybrid's parameters by kind of part (recurrent, attention, mlp, experts, embeddings,
+    norms); empty for the families made of one kind of block."""
+    active: int | None = None
+    """With a mixture of experts, the parameters one token uses (the experts it is not routed
+    to left out); None without experts."""
     notes: tuple[str, ...] = ()
     """What the ``config.json`` it was read from left unread, and how it was read."""
     base: bool = False
@@ -107,7 +113,17 @@ def build_family_report(name: str, config: Any, dtype: DType = DType.FP32,
     from paramcount.families.registry import family, tensors
 
     module = family(name)
+    module = family(name)
+    stack = getattr(module, "stack", None)
+    shares: tuple[tuple[str, int], ...] = ()
+    active = None
     made = tensors(name, config, base)
+    if stack is not None:  # a hybrid: the kind of part each tensor belongs to
+        built = stack(config)
+        head = built.total - sum(t.count for t in made)  # the base class has no head
+        shares = tuple((kind, n - head if kind == "embeddings" else n)
+                       for kind, n in built.shares)
+        active = built.active - head if built.idle else None
     title = getattr(module, "title", lambda _: module.TITLE)(config)
     reference = getattr(module, "reference", lambda _: module.REFERENCE)(config)
     formula = module.formula(config)
@@ -122,4 +138,4 @@ def build_family_report(name: str, config: Any, dtype: DType = DType.FP32,
             formula = Formula(formula.symbolic + " − V·D (the base model class: no head)",
                               formula.symbols, (*formula.terms, (f"−{head} (no head)", -head)))
     return FamilyReport(name, title, reference, config, tuple(made), formula,
-                        dtype, parts(made), total, notes, base)
+                        dtype, parts(made), total, shares, active, notes, base)

@@ -276,9 +276,13 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
     if listing.config is not None:
         said = families.family_of(listing.config)
     found = []
-    for model in families.recognise(shapes):
+    # a config-only folder's tensors are its family's own (from_config wrote them): only that
+    # family need look for itself among them
+    chosen = [said] if said is not None and listing.format == "hf-config" else None
+    for model in families.recognise(shapes, chosen):
         expected = [(model.prefix + t.name, t.shape)
-                    for t in families.tensors(model.family, model.config, model.base)]
+                    for t in families.tensors(model.family, model.config, model.base,
+                                              model.saved)]
         checks = tuple(Check(name, shape, name if name in shapes else None, shapes.get(name))
                        for name, shape in expected)
         claims: tuple[Claim, ...] = ()
@@ -286,6 +290,7 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
         if said == model.family and listing.config is not None:
             config, claims, notes = _claims(model.family, listing.config, model.config, notes,
                                             model.base)
+        notes += _shares(model.family, config, model.base)
         description = families.describe(model.family, config)
         command = family_command(model.family, config)
         if model.base:
@@ -298,6 +303,23 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
             stored=sum(math.prod(shapes[n]) for n in model.names),
             checks=checks, command=command, notes=tuple(notes), claims=claims))
     return tuple(found)
+
+
+def _shares(family: str, config: Any, base: bool) -> list[str]:
+    """A hybrid's parameters by kind of part and, with experts, what a token uses (as its
+    family command shows them), as one note; nothing for the other families."""
+    from paramcount.families.registry import family as module
+    from paramcount.families.report import build_family_report
+
+    if getattr(module(family), "stack", None) is None:
+        return []
+    report = build_family_report(family, config, base=base)
+    if not report.shares:
+        return []
+    shares = ", ".join(f"{kind} {100 * n / report.total:.1f}%" for kind, n in report.shares)
+    active = "" if report.active is None else (
+        f"; {report.active:,} active per token (the experts it is not routed to left out)")
+    return [f"shares: {shares}{active}"]
 
 
 def _claims(family: str, data: dict[str, Any], found: Any, notes: list[str],

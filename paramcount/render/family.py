@@ -70,6 +70,20 @@ def parts_section(report: FamilyReport) -> Section:
                                    footer=("total", "", "", number(report.total), "100.0%")),))
 
 
+def shares_section(report: FamilyReport) -> Section:
+    """A hybrid's parameters by kind of part, and with experts what one token uses."""
+    rows = tuple((kind, number(count), f"{100 * count / report.total:.1f}%")
+                 for kind, count in report.shares)
+    body: tuple[Table | Paragraph, ...] = (Table(
+        ("kind", "parameters", "share"), rows, frozenset({"parameters", "share"}),
+        footer=("total", number(report.total), "100.0%")),)
+    if report.active is not None:
+        body += (Paragraph((f"Active per token: {number(report.active)} parameters "
+                            f"({100 * report.active / report.total:.1f}%): every part but the "
+                            "experts a token is not routed to.",)),)
+    return Section("Shares", body)
+
+
 def settings_line(report: FamilyReport) -> str:
     """``hidden_size=768, state_size=16, …``: the config as the reference's keywords (options
     the model's version does not have, left "auto", are left out)."""
@@ -93,6 +107,7 @@ def family_breakdown(report: FamilyReport, explained: tuple[Section, ...] = (),
         Section("Configuration", (Paragraph(tuple(lines)),)),
         tensors_section(report),
         parts_section(report),
+        *((shares_section(report),) if report.shares else ()),
         formula_section(report),
         *explained,
     )
@@ -126,4 +141,5 @@ def family_data(report: FamilyReport) -> dict[str, Any]:
         "formula": formula_data(report.formula),
         "base": report.base,
         "notes": list(report.notes),
+        **({"shares": dict(report.shares), "active": report.active} if report.shares else {}),
     }

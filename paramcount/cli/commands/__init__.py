@@ -72,11 +72,9 @@ class LazyGroup(click.Group):
             import difflib
 
             close = difflib.get_close_matches(name.lower(), LISTED, n=1)
-            hint = f" Did you mean '{close[0]}'?" if close else ""
-            raise click.UsageError(
-                f"no such command {name!r}; commands: {', '.join(sorted(LISTED))}.{hint}",
-                ctx,
-            )
+            listed = (f"Did you mean '{close[0]}'?" if close  # the list is long: the guess alone
+                      else f"commands: {', '.join(sorted(LISTED))}.")
+            raise click.UsageError(f"no such command {name[:40]!r}; {listed}", ctx)
         return super().resolve_command(ctx, args)
 
 

@@ -1,0 +1,344 @@
+"""What the hybrid families share: a model's tensors gathered with the kind of part each belongs
+to (the shares of recurrent mixers, attention, MLPs, experts, embeddings and norms), the causal
+LM frame around the layers, ``config.json`` values read under every name the reference reads
+them by, and the exact check that accepts a model recognised from its tensors.
+
+Jamba, Bamba, Zamba2, Falcon-H1, Nemotron-H and LFM2 are stacks of parts
+(:mod:`paramcount.families.mixers`) that transformers builds from one config class each; their
+modules list those parts in ``named_parameters()`` order through a :class:`Stack`. Pure: no
+framework import.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+
+from paramcount.engine.conventions.base import Formula, Symbol, Tensor
+from paramcount.engine.conventions.recognition import Shapes, is_shape
+from paramcount.errors import SpecError
+from paramcount.families.family import RecognisedModel
+from paramcount.families.parts import exact, linear, norm, tensor
+from paramcount.record import fields, replace
+
+TYPE_CHECKING = False  # typing is for the type checker only (it is slow to import)
+if TYPE_CHECKING:
+    from typing import Protocol, TypeVar
+
+    C = TypeVar("C")
+
+    class Part(Protocol):
+        """A part spec of :mod:`~paramcount.families.mixers`."""
+
+        @property
+        def count(self) -> int: ...
+        def tensors(self, prefix: str, layer: int) -> list[Tensor]: ...
+
+KINDS = ("embeddings", "recurrent", "attention", "mlp", "experts", "norms")
+"""The kinds of part a hybrid's parameters are shared among (the head counts as embeddings;
+Zamba2's LoRA adapters count with the attention or MLP they adapt)."""
+
+
+class Stack:
+    """A model's tensors in order, each with its kind, and the parts they make (for the closed
+    form); for mixtures of experts, the parameters a token does not use."""
+
+    def __init__(self) -> None:
+        self.tensors: list[Tensor] = []
+        self.kinds: list[str] = []
+        self.parts: list[tuple[str, int]] = []
+        """(label, closed-form count) of each part, in order."""
+        self.idle = 0
+        """Parameters of the experts a token is not routed to, summed over the layers."""
+
+    def add(self, kind: str, label: str, count: int, tensors: Iterable[Tensor]) -> None:
+        """Append ``tensors``, one part of ``kind`` whose closed form gives ``count``."""
+        for t in tensors:
+            self.tensors.append(t)
+            self.kinds.append(kind)
+        self.parts.append((label, count))
+
+    def part(self, kind: str, label: str, spec: Part, prefix: str, layer: int) -> None:
+        """Append the tensors of ``spec`` (a part from :mod:`~paramcount.families.mixers`)."""
+        self.add(kind, label, spec.count, spec.tensors(prefix, layer))
+
+    @property
+    def total(self) -> int:
+        """Every parameter (tied weights once)."""
+        return sum(t.count for t in self.tensors)
+
+    @property
+    def shares(self) -> tuple[tuple[str, int], ...]:
+        """Each kind's parameters, in :data:`KINDS` order, kinds the model lacks left out."""
+        sums = dict.fromkeys(KINDS, 0)
+        for kind, t in zip(self.kinds, self.tensors, strict=True):
+            sums[kind] += t.count
+        return tuple((kind, n) for kind, n in sums.items() if n)
+
+    @property
+    def active(self) -> int:
+        """The parameters one token uses (all of them but the experts it is not routed to)."""
+        return self.total - self.idle
+
+    def formula(self, symbols: tuple[Symbol, ...]) -> Formula:
+        """The total as a sum over the parts, each part's closed form counted once per
+        occurrence: ``28·[mamba] + 4·[attention] + …``; computed from the parts' closed forms,
+        not from the tensors, so the two check each other."""
+        grouped: dict[tuple[str, int], int] = {}
+        for key in self.parts:
+            grouped[key] = grouped.get(key, 0) + 1
+        terms = tuple((f"{n}·{each}" if n > 1 else str(each), n * each)
+                      for (_, each), n in grouped.items())
+        symbolic = " + ".join(f"{n}·[{label}]" if n > 1 else f"[{label}]"
+                              for (label, _), n in grouped.items())
+        return Formula(symbolic, symbols, terms)
+
+
+def cached(build: Callable[[C], Stack]) -> Callable[[C], Stack]:
+    """``build`` (a family's config → its :class:`Stack`) remembering its last few answers:
+    the count, the report, the recognition check and ``inspect`` ask for the same config's
+    tensors several times. A stack is not changed once built."""
+    made: dict[object, Stack] = {}
+
+    def stack(config: C) -> Stack:
+        if config not in made:
+            if len(made) > 16:
+                made.clear()
+            made[config] = build(config)
+        return made[config]
+
+    stack.__doc__ = build.__doc__
+    return stack
+
+
+def embeddings(stack: Stack, name: str, vocab: int, width: int) -> None:
+    """The token embedding ``name`` (vocab, width)."""
+    stack.add("embeddings", "embedding V·D", vocab * width,
+              [tensor(name, (vocab, width), -1, vocab, "embed_tokens")])
+
+
+def norm_of(stack: Stack, name: str, width: int, layer: int) -> None:
+    """An RMSNorm's weight (width,) at ``name`` (``…input_layernorm.``)."""
+    stack.add("norms", "norm", width, norm(name, width, layer))
+
+
+def final(stack: Stack, norm_name: str, vocab: int, width: int, tie: bool) -> None:
+    """The final norm, then ``lm_head`` unless it is tied to the embedding."""
+    norm_of(stack, norm_name, width, -1)
+    if not tie:
+        stack.add("embeddings", "head V·D", vocab * width,
+                  linear("lm_head.", vocab, width, False, -1))
+
+
+# ---- config.json ----------------------------------------------------------------------------
+
+
+def read(kind: type, data: Mapping[str, object], aliases: Mapping[str, str] = {},
+         lists: Iterable[str] = ()) -> object:
+    """A config record from ``config.json``: each field from its own key, or from the key the
+    reference also reads it by (``aliases``: key → field; the field's own key wins where both
+    are given), lists as tuples; a field missing takes the record's default (the reference's).
+    A wrong value is a SpecError naming the key."""
+    values: dict[str, object] = {}
+    for key, field in aliases.items():
+        if key in data and field not in data:
+            values[field] = data[key]
+    names = fields(kind)
+    values.update({name: data[name] for name in names if name in data})
+    for name in lists:
+        value = values.get(name)
+        if isinstance(value, list):
+            values[name] = tuple(value)
+    try:
+        return kind(**values)
+    except SpecError as error:
+        raise SpecError("config.json: " + error.template, **error.values) from None
+    except TypeError as error:  # a value of a type the record cannot even compare
+        raise SpecError("config.json: {value} is not valid here: " + str(error),
+                        value=str(error)) from None
+
+
+def check_types(config: object, ints: Iterable[str] = (), bools: Iterable[str] = (),
+                optional: Iterable[str] = ()) -> None:
+    """Each named field an int (a positive one; ``optional`` ones may be None) or a bool, as
+    the reference's strict config class requires."""
+    from paramcount.families.parts import sizes
+
+    for name in optional:
+        if getattr(config, name) is not None:
+            sizes(config, name)
+    sizes(config, *ints)
+    for name in bools:
+        value = getattr(config, name)
+        if not isinstance(value, bool):
+            raise SpecError(f"{{{name}}} must be true or false", **{name: value})
+
+
+def indices(config: object, name: str, layers: int) -> tuple[int, ...]:
+    """Field ``name``: layer indices, each from 0 to ``layers`` − 1."""
+    value = getattr(config, name)
+    if not isinstance(value, tuple) or not all(
+            isinstance(i, int) and not isinstance(i, bool) for i in value):
+        raise SpecError(f"{{{name}}} must list layer indices", **{name: value})
+    bad = [i for i in value if not 0 <= i < layers]
+    if bad:
+        raise SpecError(f"{{{name}}} holds {bad[0]}, not a layer of {layers}", **{name: value})
+    return value
+
+
+def kinds_of(config: object, name: str, allowed: Mapping[str, str]) -> tuple[str, ...]:
+    """Field ``name``: a list of layer types, each one of ``allowed`` (the keys: the names
+    config.json may use, the values: what they mean)."""
+    value = getattr(config, name)
+    if not isinstance(value, tuple) or not value or not all(
+            isinstance(v, str) and v in allowed for v in value):
+        raise SpecError(f"{{{name}}} must list layer types, each one of "
+                        + ", ".join(repr(a) for a in allowed), **{name: value})
+    return tuple(allowed[v] for v in value)
+
+
+# ---- recognition ----------------------------------------------------------------------------
+
+
+def layer_count(shapes: Shapes, start: str) -> int:
+    """How many layers ``start`` + ``0.``, ``1.`` … there are, counting on while layer n has a
+    tensor (at most 10,000): one pass over the names."""
+    seen = set()
+    cut = len(start)
+    for name in shapes:
+        if name.startswith(start):
+            head = name[cut:].split(".", 1)[0]
+            if head.isdigit() and len(head) < 6:
+                seen.add(int(head))
+    n = 0
+    while n in seen and n < 10_000:
+        n += 1
+    return n
+
+
+def causal_lm_roots(shapes: Shapes, embed: str) -> list[tuple[str, tuple[int, int]]]:
+    """Each prefix under which a causal LM's embedding ``model.{embed}.weight`` is found, with
+    its shape (vocab, width)."""
+    ending = f"model.{embed}.weight"
+    out = []
+    for name, shape in shapes.items():
+        if name.endswith(ending) and is_shape(shape, 2):
+            out.append((name[: -len(ending)], (shape[0], shape[1])))
+    return out
+
+
+def accept(shapes: Shapes, family: str, prefix: str, config: object,
+           tensors: Callable[[object], list[Tensor]], notes: list[str]) -> RecognisedModel | None:
+    """The model under ``prefix`` if ``tensors(config)`` are exactly the tensors found under
+    its ``model.`` and ``lm_head.``; None otherwise."""
+    names = exact(shapes, prefix, ("model.", "lm_head."), tensors(config))
+    if names is None:
+        return None
+    if getattr(config, "tie_word_embeddings", False):
+        notes.append("no lm_head tensor: the head is tied to the embeddings "
+                     "(tie_word_embeddings)")
+    return RecognisedModel(prefix, family, config, names, tuple(notes))
+
+
+def build(kind: type, **values: object) -> object | None:
+    """``kind(**values)``, or None where the reference would refuse it."""
+    try:
+        made: object = kind(**values)
+    except (SpecError, TypeError):
+        return None
+    return made
+
+
+def rope_even(field: str, head_dim: int | None) -> None:
+    """transformers' rule for rotary heads: a head wider than 4 must be even (an explicit
+    ``head_dim``, or Zamba2's computed one)."""
+    if head_dim is not None and head_dim > 4 and head_dim % 2:
+        raise SpecError("{" + field + "} must be even (or at most 4): transformers' RoPE "
+                        "requires an even rotary dimension", **{field: head_dim})
+
+
+# ---- the checkpoint's layout ----------------------------------------------------------------
+
+_EXPERT = re.compile(r"(?P<stem>.*experts)\.(?P<e>\d{1,6})\.(?P<proj>gate_proj|up_proj|down_proj)"
+                     r"\.weight")
+BUFFERS = ("e_score_correction_bias",)
+"""Buffers a checkpoint holds beside the parameters (Nemotron-H's router): not counted, not
+claimed."""
+
+
+def saved_experts(tensors: list[Tensor]) -> list[Tensor]:
+    """``tensors`` as ``save_pretrained`` writes them: each stacked experts tensor (E, …) one
+    tensor per expert (``experts.gate_up_proj`` (E, 2I, D) as ``experts.{e}.gate_proj.weight``
+    and ``up_proj.weight`` (I, D); ``experts.down_proj`` (E, …) as ``experts.{e}.down_proj
+    .weight``)."""
+    out = []
+    for t in tensors:
+        stem, _, last = t.name.rpartition(".")
+        if not stem.endswith("experts") or last not in ("gate_up_proj", "up_proj", "down_proj"):
+            out.append(t)
+            continue
+        experts, *rest = t.shape
+        for e in range(experts):
+            if last == "gate_up_proj":
+                half = (rest[0] // 2, *rest[1:])
+                out += [replace(t, name=f"{stem}.{e}.gate_proj.weight", shape=half),
+                        replace(t, name=f"{stem}.{e}.up_proj.weight", shape=half)]
+            else:
+                out.append(replace(t, name=f"{stem}.{e}.{last}.weight", shape=tuple(rest)))
+    return out
+
+
+def stacked_view(shapes: Shapes, rename: tuple[str, str] = ("", "")
+                 ) -> tuple[dict[str, tuple[int, ...]], dict[str, tuple[str, ...]]] | None:
+    """A checkpoint's tensors as the model holds them: each expert's weights stacked (the
+    inverse of :func:`saved_experts`), buffers left out, names starting ``rename[0]`` starting
+    ``rename[1]`` instead; and for each name of the view, the checkpoint's names it stands for.
+    None where the experts are not all there and alike."""
+    old, new = rename
+    view: dict[str, tuple[int, ...]] = {}
+    back: dict[str, tuple[str, ...]] = {}
+    groups: dict[str, dict[str, dict[int, tuple[int, ...]]]] = {}
+    for name, shape in shapes.items():
+        if name.rsplit(".", 1)[-1] in BUFFERS:
+            continue
+        here = new + name[len(old):] if old and name.startswith(old) else name
+        match = _EXPERT.fullmatch(here)
+        if match is None:
+            view[here] = shape
+            back[here] = (name,)
+            continue
+        groups.setdefault(match["stem"], {}).setdefault(match["proj"], {})[int(match["e"])] = (
+            shape)
+        back.setdefault(match["stem"], ())
+        back[match["stem"]] += (name,)
+    for stem, projs in groups.items():
+        count = len(next(iter(projs.values())))
+        firsts = {proj: by[0] for proj, by in projs.items() if 0 in by}
+        if any(set(by) != set(range(count)) or len(firsts) != len(projs)
+               or any(s != firsts[proj] for s in by.values()) for proj, by in projs.items()):
+            return None
+        sources = back.pop(stem)
+        if "gate_proj" in projs:
+            if set(projs) != {"gate_proj", "up_proj", "down_proj"} or (
+                    firsts["gate_proj"] != firsts["up_proj"]):
+                return None
+            gate = firsts["gate_proj"]
+            fused = {f"{stem}.gate_up_proj": (count, 2 * gate[0], *gate[1:]),
+                     f"{stem}.down_proj": (count, *firsts["down_proj"])}
+        else:
+            if set(projs) != {"up_proj", "down_proj"}:
+                return None
+            fused = {f"{stem}.up_proj": (count, *firsts["up_proj"]),
+                     f"{stem}.down_proj": (count, *firsts["down_proj"])}
+        for name, shape in fused.items():
+            view[name] = shape
+            back[name] = tuple(n for n in sources if (
+                ".down_proj." in n) == name.endswith("down_proj"))
+    return view, back
+
+
+def from_saved(models: list[RecognisedModel], back: Mapping[str, tuple[str, ...]],
+               note: str) -> list[RecognisedModel]:
+    """Models recognised in a :func:`stacked_view`, claiming the checkpoint's own names."""
+    return [replace(m, names=tuple(n for name in m.names for n in back.get(name, (name,))),
+                    saved=True, notes=(*m.notes, note)) for m in models]

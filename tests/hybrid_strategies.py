@@ -1,0 +1,168 @@
+"""Random small configurations of the hybrid families, as keyword arguments for transformers'
+config class (lists) and for paramcount's config record (tuples): the same values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+small = st.integers(1, 4)
+bools = st.booleans()
+
+
+def _rope_head(draw: st.DrawFn) -> int | None:
+    """An explicit head width transformers' RoPE accepts (even, or at most 4), or None."""
+    return draw(st.one_of(st.none(), st.sampled_from([1, 2, 3, 4, 6, 8])))
+
+
+def _subset(draw: st.DrawFn, layers: int) -> list[int]:
+    return sorted(draw(st.sets(st.integers(0, layers - 1), max_size=layers)))
+
+
+@st.composite
+def jamba(draw: st.DrawFn) -> dict[str, Any]:
+    """JambaConfig keywords."""
+    heads = draw(small)
+    attn_period, expert_period = draw(small), draw(small)
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": heads * draw(small),
+        "intermediate_size": draw(st.integers(1, 12)), "num_hidden_layers": draw(st.integers(1, 5)),
+        "num_attention_heads": heads, "num_key_value_heads": draw(small),
+        "num_experts": draw(small), "num_experts_per_tok": draw(st.integers(1, 3)),
+        "attn_layer_period": attn_period,
+        "attn_layer_offset": draw(st.integers(0, attn_period - 1)),
+        "expert_layer_period": expert_period,
+        "expert_layer_offset": draw(st.integers(0, expert_period - 1)),
+        "mamba_d_state": draw(small), "mamba_d_conv": draw(small), "mamba_expand": draw(small),
+        "mamba_dt_rank": draw(st.one_of(st.just("auto"), small)),
+        "mamba_conv_bias": draw(bools), "mamba_proj_bias": draw(bools),
+        "tie_word_embeddings": draw(bools),
+        **({"head_dim": draw(small)} if draw(bools) else {}),
+    }
+
+
+def _mamba2_heads(draw: st.DrawFn, inner: int) -> int:
+    return draw(st.sampled_from([h for h in range(1, inner + 1) if inner % h == 0]))
+
+
+@st.composite
+def bamba(draw: st.DrawFn) -> dict[str, Any]:
+    """BambaConfig keywords."""
+    heads = draw(small)
+    hidden, expand = heads * draw(small), draw(st.integers(1, 2))
+    layers = draw(st.integers(1, 4))
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": hidden,
+        "intermediate_size": draw(st.integers(1, 12)), "num_hidden_layers": layers,
+        "num_attention_heads": heads, "num_key_value_heads": draw(small),
+        "attn_layer_indices": _subset(draw, layers),
+        "mamba_n_heads": _mamba2_heads(draw, expand * hidden), "mamba_n_groups": draw(small),
+        "mamba_d_state": draw(small), "mamba_d_conv": draw(small), "mamba_expand": expand,
+        "mamba_conv_bias": draw(bools), "mamba_proj_bias": draw(bools),
+        "attention_bias": draw(bools), "mlp_bias": draw(bools),
+        "tie_word_embeddings": draw(bools), "mamba_chunk_size": 4,
+        **({"head_dim": head} if (head := _rope_head(draw)) else {}),
+    }
+
+
+@st.composite
+def falcon_h1(draw: st.DrawFn) -> dict[str, Any]:
+    """FalconH1Config keywords."""
+    heads = draw(small)
+    hidden, expand = heads * draw(small), draw(st.integers(1, 2))
+    d_ssm = draw(st.one_of(st.none(), st.integers(1, 12)))
+    inner = d_ssm or expand * hidden
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": hidden,
+        "intermediate_size": draw(st.integers(1, 12)), "num_hidden_layers": draw(small),
+        "num_attention_heads": heads, "num_key_value_heads": draw(small),
+        "mamba_d_ssm": d_ssm, "mamba_n_heads": _mamba2_heads(draw, inner),
+        "mamba_n_groups": draw(small), "mamba_d_state": draw(small),
+        "mamba_d_conv": draw(small), "mamba_expand": expand, "mamba_conv_bias": draw(bools),
+        "mamba_proj_bias": draw(bools), "mamba_rms_norm": draw(bools),
+        "projectors_bias": draw(bools), "attention_bias": draw(bools), "mlp_bias": draw(bools),
+        "tie_word_embeddings": draw(bools), "mamba_chunk_size": 4,
+        **({"head_dim": head} if (head := _rope_head(draw)) else {}),
+    }
+
+
+@st.composite
+def lfm2(draw: st.DrawFn) -> dict[str, Any]:
+    """Lfm2Config keywords (attention at full_attn_idxs, or layer_types)."""
+    heads = draw(small)
+    layers = draw(st.integers(1, 4))
+    attending = _subset(draw, layers)
+    where: dict[str, Any] = {"full_attn_idxs": attending} if draw(bools) else {
+        "layer_types": ["full_attention" if i in attending else "conv" for i in range(layers)]}
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": heads * draw(small),
+        "intermediate_size": draw(st.integers(3, 30)), "num_hidden_layers": layers,
+        "num_attention_heads": heads, "num_key_value_heads": draw(small),
+        "conv_bias": draw(bools), "conv_L_cache": draw(small),
+        "block_multiple_of": draw(small),
+        "block_ffn_dim_multiplier": draw(st.sampled_from([1.0, 0.75, 1.5, 2])),
+        "block_auto_adjust_ff_dim": draw(bools), "tie_word_embeddings": draw(bools), **where,
+        **({"head_dim": head} if (head := _rope_head(draw)) else {}),
+    }
+
+
+NEMOTRON_TYPES = ["linear_attention", "moe", "full_attention", "mlp"]
+
+
+@st.composite
+def nemotron_h(draw: st.DrawFn) -> dict[str, Any]:
+    """NemotronHConfig keywords."""
+    heads = draw(small)
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": draw(st.integers(1, 12)),
+        "layers_block_type": draw(st.lists(st.sampled_from(NEMOTRON_TYPES), min_size=1,
+                                           max_size=5)),
+        "num_attention_heads": heads, "num_key_value_heads": draw(small),
+        "head_dim": draw(small), "intermediate_size": draw(st.integers(1, 12)),
+        "mlp_bias": draw(bools), "ssm_state_size": draw(small), "mamba_num_heads": draw(small),
+        "mamba_head_dim": draw(small), "n_groups": draw(small), "conv_kernel": draw(small),
+        "use_conv_bias": draw(bools), "use_bias": draw(bools),
+        "n_routed_experts": draw(small), "num_experts_per_tok": draw(small),
+        "moe_intermediate_size": draw(small), "moe_shared_expert_intermediate_size": draw(small),
+        "moe_latent_size": draw(st.one_of(st.none(), small)),
+        "tie_word_embeddings": draw(bools), "chunk_size": 4,  # (ties nothing: see nemotron_h)
+    }
+
+
+@st.composite
+def zamba2(draw: st.DrawFn) -> dict[str, Any]:
+    """Zamba2Config keywords (head widths 2·hidden / heads even or at most 4)."""
+    hidden = draw(st.integers(1, 8))
+    heads = draw(st.sampled_from([h for h in range(1, 2 * hidden + 1)
+                                  if (2 * hidden // h) <= 4 or (2 * hidden // h) % 2 == 0]))
+    types = draw(st.lists(st.sampled_from(["mamba", "hybrid"]), min_size=1, max_size=6))
+    expand = draw(st.integers(1, 2))
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": hidden,
+        "num_hidden_layers": len(types), "layers_block_type": types,
+        "mamba_d_state": draw(small), "mamba_d_conv": draw(small), "mamba_expand": expand,
+        "mamba_ngroups": draw(small), "n_mamba_heads": draw(small),
+        "add_bias_linear": draw(bools),
+        "intermediate_size": draw(st.one_of(st.none(), st.integers(1, 12))),
+        "num_attention_heads": heads,
+        "num_key_value_heads": draw(st.one_of(st.none(), small)),
+        "num_mem_blocks": draw(st.integers(1, 3)),
+        "use_shared_attention_adapter": draw(bools), "adapter_rank": draw(small),
+        "tie_word_embeddings": draw(bools), "chunk_size": 4,
+    }
+
+
+STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
+              "falcon-h1": falcon_h1(), "nemotron-h": nemotron_h(), "lfm2": lfm2()}
+"""Each hybrid's strategy, by command name."""
+
+REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size")
+"""Keywords the reference needs for small models that do not shape parameters."""
+
+
+def ours(raw: dict[str, Any], name: str = "") -> dict[str, Any]:
+    """The same values as paramcount's config record takes them (tuples for lists; Nemotron-H
+    has no ``tie_word_embeddings``: transformers ties nothing in it)."""
+    skip = (*REFERENCE_ONLY, *(("tie_word_embeddings",) if name == "nemotron-h" else ()))
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items() if k not in skip}

@@ -1,0 +1,87 @@
+"""``inspect DIR`` on the hybrids' folders saved by transformers' ``save_pretrained``, causal
+LMs and base model classes: the family recognised from the checkpoint's own names (Jamba's and
+Nemotron-H's experts stored one by one, Nemotron-H under ``backbone.``), counted as the model's
+own ``parameters()``."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import CLI, have
+
+pytestmark = [
+    pytest.mark.torch,
+    pytest.mark.skipif(not (have("torch") and have("transformers") and have("safetensors")),
+                       reason="torch, transformers and safetensors are needed"),
+]
+
+TINY: dict[str, tuple[str, dict[str, Any]]] = {
+    "jamba": ("Jamba", {"vocab_size": 40, "hidden_size": 16, "intermediate_size": 8,
+                        "num_hidden_layers": 4, "num_attention_heads": 2,
+                        "num_key_value_heads": 1, "num_experts": 3, "attn_layer_period": 2,
+                        "attn_layer_offset": 1, "expert_layer_period": 2,
+                        "expert_layer_offset": 0}),
+    "bamba": ("Bamba", {"vocab_size": 40, "hidden_size": 16, "intermediate_size": 24,
+                        "num_hidden_layers": 3, "num_attention_heads": 2,
+                        "num_key_value_heads": 1, "attn_layer_indices": [1],
+                        "mamba_n_heads": 4, "mamba_d_state": 8, "mamba_chunk_size": 8}),
+    "zamba2": ("Zamba2", {"vocab_size": 40, "hidden_size": 16, "num_hidden_layers": 4,
+                          "layers_block_type": ["mamba", "hybrid", "mamba", "hybrid"],
+                          "num_attention_heads": 4, "n_mamba_heads": 4, "mamba_d_state": 8,
+                          "adapter_rank": 4, "intermediate_size": 32, "chunk_size": 8}),
+    "falcon-h1": ("FalconH1", {"vocab_size": 40, "hidden_size": 16, "intermediate_size": 24,
+                               "num_hidden_layers": 2, "num_attention_heads": 2,
+                               "num_key_value_heads": 1, "mamba_d_ssm": 32,
+                               "mamba_n_heads": 4, "mamba_d_state": 8, "mamba_chunk_size": 8,
+                               "mamba_rms_norm": True}),
+    "nemotron-h": ("NemotronH", {"vocab_size": 40, "hidden_size": 16,
+                                 "layers_block_type": ["mamba", "moe", "attention", "mlp"],
+                                 "num_attention_heads": 2, "num_key_value_heads": 1,
+                                 "head_dim": 8, "mamba_num_heads": 4, "mamba_head_dim": 8,
+                                 "ssm_state_size": 8, "n_groups": 2, "intermediate_size": 24,
+                                 "n_routed_experts": 3, "moe_intermediate_size": 8,
+                                 "moe_shared_expert_intermediate_size": 12,
+                                 "moe_latent_size": 8, "chunk_size": 8}),
+    "lfm2": ("Lfm2", {"vocab_size": 40, "hidden_size": 16, "intermediate_size": 48,
+                      "num_hidden_layers": 3, "num_attention_heads": 2,
+                      "num_key_value_heads": 1, "full_attn_idxs": [1],
+                      "block_multiple_of": 8}),
+}
+"""A tiny configuration of each hybrid (experts in Jamba and Nemotron-H)."""
+
+CASES = [(name, kind) for name in TINY for kind in ("ForCausalLM", "Model")]
+
+
+@pytest.mark.parametrize(("name", "kind"), CASES, ids=[f"{n}-{k}" for n, k in CASES])
+def test_a_saved_hybrid_is_recognised(cli: CLI, tmp_path: Path, name: str, kind: str) -> None:
+    """The folder's tensors are one recognised model of the family (but for Nemotron-H's
+    router buffers), counted as the model's own parameters and checked tensor by tensor; its
+    command counts the same."""
+    import torch
+    import transformers
+
+    cls, settings = TINY[name]
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = getattr(transformers, cls + kind)(
+            getattr(transformers, cls + "Config")(**settings))
+        model.save_pretrained(tmp_path, safe_serialization=True)
+    total = sum(p.numel() for p in model.parameters())
+    buffers = sum(b.numel() for n, b in model.state_dict().items()
+                  if n.endswith("e_score_correction_bias"))
+    result = cli("inspect", str(tmp_path), "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["total"] == total + buffers
+    (found,) = data["recurrent"]
+    assert (found["family"], found["params"], found["stored"]) == (name, total, total)
+    assert found["match"]
+    again = cli(*found["command"].split()[1:], "--json")
+    assert again.code == 0, again.err
+    assert json.loads(again.out)["total"] == total

@@ -1,0 +1,156 @@
+"""The hybrid families against transformers, built on the meta device: every
+``named_parameters()`` name and shape, in order (tied weights once), for random configurations
+and for the published models' configs."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from paramcount.families import registry as families
+from tests.conftest import have
+from tests.hybrid_strategies import STRATEGIES, ours
+from tests.test_hybrids import PUBLISHED
+
+pytestmark = [
+    pytest.mark.torch,
+    pytest.mark.skipif(not (have("torch") and have("transformers")),
+                       reason="torch and transformers are not installed"),
+]
+
+REFERENCES = {"jamba": ("JambaConfig", "JambaForCausalLM"),
+              "bamba": ("BambaConfig", "BambaForCausalLM"),
+              "zamba2": ("Zamba2Config", "Zamba2ForCausalLM"),
+              "falcon-h1": ("FalconH1Config", "FalconH1ForCausalLM"),
+              "nemotron-h": ("NemotronHConfig", "NemotronHForCausalLM"),
+              "lfm2": ("Lfm2Config", "Lfm2ForCausalLM")}
+"""The transformers classes each hybrid is checked against."""
+
+
+def reference_parameters(name: str, keywords: dict[str, Any], cls: int = 1
+                         ) -> list[tuple[str, tuple[int, ...]]]:
+    """``named_parameters()`` of the transformers model built from ``keywords``, on meta
+    (``cls`` 1: the causal LM; 2: the base model class)."""
+    import transformers
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        config = getattr(transformers, REFERENCES[name][0])(**keywords)
+    return built(name, config, cls)
+
+
+def built(name: str, config: Any, cls: int = 1) -> list[tuple[str, tuple[int, ...]]]:
+    """``named_parameters()`` of the transformers model built from the config object."""
+    import torch
+    import transformers
+
+    model_name = REFERENCES[name][1]
+    if cls == 2:
+        model_name = model_name.replace("ForCausalLM", "Model")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with torch.device("meta"):
+            model = getattr(transformers, model_name)(config)
+    return [(n, tuple(p.shape)) for n, p in model.named_parameters()]
+
+
+def tensors_of(name: str, config: object) -> list[tuple[str, tuple[int, ...]]]:
+    """Our tensors of ``config``, as (name, shape)."""
+    return [(t.name, t.shape) for t in families.family(name).tensors(config)]
+
+
+@pytest.mark.parametrize("name", list(REFERENCES))
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_tensors_match_the_reference(name: str, data: st.DataObject) -> None:
+    """Random configurations: every tensor's name and shape, in order, equal the reference's."""
+    raw = data.draw(STRATEGIES[name])
+    config = families.config_class(name)(**ours(raw, name))
+    assert tensors_of(name, config) == reference_parameters(name, raw)
+
+
+@pytest.mark.parametrize("name", list(REFERENCES))
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_base_model_class_is_the_causal_lm_without_its_head(name: str,
+                                                               data: st.DataObject) -> None:
+    """``…Model`` (no head) holds the causal LM's tensors but ``lm_head``, without ``model.``."""
+    raw = data.draw(STRATEGIES[name])
+    config = families.config_class(name)(**ours(raw, name))
+    base = [(n.removeprefix("model."), s) for n, s in tensors_of(name, config)
+            if n != "lm_head.weight"]
+    assert base == reference_parameters(name, raw, cls=2)
+
+
+@pytest.mark.parametrize(("family", "data", "total", "active"), list(PUBLISHED.values()),
+                         ids=list(PUBLISHED))
+def test_published_models_match_the_reference(family: str, data: dict[str, Any], total: int,
+                                              active: int | None) -> None:
+    """Each published model's config.json, read by us and by transformers' config class (from
+    the same dict), builds the same tensors, with the published total."""
+    import transformers
+
+    config = families.family(family).from_hf_config(data)
+    config_name, _ = REFERENCES[family]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = getattr(transformers, config_name).from_dict(
+            {k: v for k, v in data.items() if k != "model_type"})
+    reference = built(family, theirs)
+    assert tensors_of(family, config) == reference
+    assert sum(math.prod(shape) for _, shape in reference) == total
+
+
+MIXED = {
+    "nemotron-h old and new names": ("nemotron-h", {
+        "model_type": "nemotron_h", "hidden_size": 16, "hybrid_override_pattern": "M*-E",
+        "n_groups": 2, "mamba_n_groups": 4, "conv_kernel": 3, "mamba_d_conv": 2,
+        "use_conv_bias": True, "mamba_conv_bias": False, "mamba_num_heads": 4,
+        "mamba_head_dim": 4, "ssm_state_size": 4, "num_attention_heads": 2, "head_dim": 8,
+        "intermediate_size": 8, "n_routed_experts": 2, "moe_intermediate_size": 4,
+        "moe_shared_expert_intermediate_size": 4, "vocab_size": 10, "num_hidden_layers": 9}),
+    "nemotron-h layers_block_type over the pattern": ("nemotron-h", {
+        "model_type": "nemotron_h", "hidden_size": 16, "hybrid_override_pattern": "MMMM",
+        "layers_block_type": ["mamba", "attention", "mlp"], "mamba_num_heads": 4,
+        "mamba_head_dim": 4, "ssm_state_size": 4, "n_groups": 1, "num_attention_heads": 2,
+        "head_dim": 8, "intermediate_size": 8, "vocab_size": 10}),
+    "nemotron-h layer_types": ("nemotron-h", {
+        "model_type": "nemotron_h", "hidden_size": 16,
+        "layer_types": ["mamba", "moe", "attention"], "mamba_num_heads": 4,
+        "mamba_head_dim": 4, "ssm_state_size": 4, "n_groups": 1, "num_attention_heads": 2,
+        "head_dim": 8, "n_routed_experts": 2, "moe_intermediate_size": 4,
+        "moe_shared_expert_intermediate_size": 4, "vocab_size": 10}),
+    "lfm2 LiquidAI's names and transformers'": ("lfm2", {
+        "model_type": "lfm2", "hidden_size": 16, "num_hidden_layers": 3,
+        "intermediate_size": 40, "block_ff_dim": 64, "tie_word_embeddings": False,
+        "tie_embedding": True, "full_attn_idxs": [0], "layer_types": [
+            "conv", "full_attention", "conv"], "num_attention_heads": 2,
+        "num_key_value_heads": 1, "block_multiple_of": 8, "vocab_size": 10}),
+    "jamba num_local_experts": ("jamba", {
+        "model_type": "jamba", "hidden_size": 16, "num_hidden_layers": 4,
+        "num_local_experts": 3, "num_attention_heads": 2, "num_key_value_heads": 1,
+        "intermediate_size": 8, "attn_layer_period": 2, "attn_layer_offset": 1,
+        "vocab_size": 10}),
+}
+"""config.json files that give a value under two names (the loader's and another layout's),
+or the older name alone: the loader's reading wins, as transformers' own."""
+
+
+@pytest.mark.parametrize(("family", "data"), list(MIXED.values()), ids=list(MIXED))
+def test_a_file_mixing_layouts_is_read_as_transformers_reads_it(family: str,
+                                                                data: dict[str, Any]) -> None:
+    """transformers' config class reads the same dict; the model it builds has our tensors."""
+    import transformers
+
+    config_name, _ = REFERENCES[family]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = getattr(transformers, config_name).from_dict(
+            {k: v for k, v in data.items() if k != "model_type"})
+    ours_ = families.family(family).from_hf_config(data)
+    assert tensors_of(family, ours_) == built(family, theirs)
