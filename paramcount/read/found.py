@@ -609,10 +609,14 @@ def printout_models(printouts: Sequence[Printout], lines: Sequence[str] = ()) ->
         elif printout.kind == "keras-summary":
             models.append(_keras_summary_model(
                 printout, summary_version(lines[printout.first - 1:printout.last])))
-        elif printout.kind in ("torchinfo", "torchsummary"):
+        elif printout.kind in ("torchinfo", "torchsummary", "pytorch-model-summary"):
             models.append(_torch_table_model(printout))
         elif printout.kind == "shapes":
             models.append(_shapes_model(printout))
+        elif printout.kind == "lightning":
+            from paramcount.read.rounded import lightning_model
+
+            models.append(lightning_model(printout))
     return models
 
 

@@ -44,6 +44,9 @@ class Row:
     """torchinfo's Kernel Shape of each per-tensor row: (name, shape)."""
     note: str = ""
     """What the printer is known to get wrong about this row (torchsummary's RNN zero)."""
+    rounded: tuple[int, int] | None = None
+    """A count printed rounded (Lightning's ``593 K``): the first and last number it stands
+    for (``params`` is then None)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,8 @@ class Printout:
     a cropped table does not show whether it has one."""
     total_known: bool = True
     """False where the printer's own total is known to leave parameters out."""
+    rounded_total: tuple[int, int] | None = None
+    """A total printed rounded: the first and last number it stands for."""
 
 
 _COUNT = re.compile(r"\(?(\d{1,3}(?:,\d{3})++|\d++)\)?")
