@@ -613,6 +613,10 @@ def printout_models(printouts: Sequence[Printout], lines: Sequence[str] = ()) ->
             models.append(_torch_table_model(printout))
         elif printout.kind == "shapes":
             models.append(_shapes_model(printout))
+        elif printout.kind == "flax-tabulate":
+            from paramcount.read.flax_tabulate import model as flax_model
+
+            models.append(flax_model(printout))
         elif printout.kind == "lightning":
             from paramcount.read.rounded import lightning_model
 

@@ -33,7 +33,7 @@ def human(number: int) -> str:
     """``get_human_readable_count`` of Lightning 2.x, reproduced (so a rounded count is read
     back as exactly the numbers that print it), without the padding."""
     digits = int(math.floor(math.log10(number)) + 1 if number > 0 else 1)
-    groups = min(int(math.ceil(digits / 3)), len(_UNITS))
+    groups = min(math.ceil(digits / 3), len(_UNITS))
     scaled = number * (10 ** (-3 * (groups - 1)))
     index = groups - 1
     if index < 1 or scaled >= 100:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from paramcount.read import (
+    flax_tabulate,
     keras_summary,
     lightning,
     model_summary,
@@ -66,6 +67,8 @@ def landmark_reader(line: str) -> Reader | None:
     (Lightning's ``| Name | Type | Params`` header)."""
     if "Name" in line and lightning.starts(line):
         return lightning.read
+    if "path" in line and flax_tabulate.starts(line):
+        return flax_tabulate.read
     if "Hierarchical" in line and model_summary.is_banner(line):
         return model_summary.read_hierarchical
     return None

@@ -38,7 +38,7 @@ def _total(spec: LayerSpec) -> int | None:
 
 def _depths(spec: LayerSpec, low: int, high: int) -> list[LayerSpec]:
     """``spec`` at every depth whose count falls in [low, high]."""
-    found = []
+    found: list[LayerSpec] = []
     deep = not spec.single_cell
     for layers in range(1, (MAX_LAYERS_SEARCHED if deep else 1) + 1):
         try:
