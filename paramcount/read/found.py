@@ -56,7 +56,7 @@ from paramcount.read.python_code import (
     setting,
     unknowns,
 )
-from paramcount.read.solve import Clues, Solution, solve
+from paramcount.read.solve import Clues, Fit, Solution, solve
 from paramcount.read.table import Printout, Row
 from paramcount.read.unnamed import Grouping, Reading, read_unnamed
 from paramcount.record import replace as record_replace
@@ -92,16 +92,21 @@ class Layer:
     """What a printout says this layer holds, where one does."""
     notes: tuple[str, ...] = ()
     solution: Solution | None = None
-    """A printed recurrent layer: every configuration that fits its count (:mod:`solve`)."""
+    """Where several configurations may fit, every one that does: a printed count's fits
+    (:mod:`solve`), or the readings of unnamed shapes (:mod:`paramcount.read.unnamed`), the
+    recognised configuration first."""
     defaults: tuple[str, ...] = ()
     """Options the code leaves to a default that changed between Keras versions."""
     call: Call | None = field(default=None, compare=False, repr=False)
     """Code: the call that builds it (its options, such as ``batch_first``)."""
-    candidates: tuple[LayerSpec, ...] = ()
-    """A printed layer whose configuration the printout leaves open: every one that fits."""
     groupings: tuple[Grouping, ...] = ()
     """Unnamed shapes: the other ways to read this layer's tensors, as several layers in a row
     (:mod:`paramcount.read.unnamed`)."""
+
+    @property
+    def candidates(self) -> tuple[LayerSpec, ...]:
+        """The configurations that fit, as specs (:attr:`solution`'s fits; none where unsolved)."""
+        return () if self.solution is None else tuple(fit.spec for fit in self.solution.fits)
 
     @property
     def recurrent(self) -> bool:
@@ -821,7 +826,7 @@ def _shapes_model(printout: Printout) -> Model:
             spec=layer.spec if reading is None else None,
             params=conventions.total(layer.spec), printed=count,
             notes=layer.notes + ((reading.note,) if reading else ()),
-            candidates=reading.candidates if reading else (),
+            solution=None if reading is None else _unnamed_solution(layer.spec, count, reading),
             groupings=reading.groupings if reading else ())))
     groups: dict[str, list[str]] = {}
     for tensor in printout.tensors:
@@ -837,6 +842,14 @@ def _shapes_model(printout: Printout) -> Model:
                  tuple(layer for _, layer in entries), notes=(UNNAMED,) if unnamed else (),
                  printed_total=sum(_count(t.shape) for t in printout.tensors),
                  tensors=tuple((t.name, t.shape, lines[t.name]) for t in printout.tensors))
+
+
+def _unnamed_solution(spec: LayerSpec, count: int, reading: Reading) -> Solution:
+    """An unnamed layer's readings as a solution: each configuration of its own tensors a fit,
+    none claimed."""
+    clues = Clues(count, spec.framework, (spec.cell,), input=spec.input_size,
+                  single_cell=spec.single_cell)
+    return Solution(clues, tuple(Fit(c) for c in reading.candidates), None, reading.note)
 
 
 def _unnamed_readings(found: Sequence[conventions.Recognised], names: Sequence[str],
