@@ -618,6 +618,10 @@ def printout_models(printouts: Sequence[Printout], lines: Sequence[str] = ()) ->
             models.append(_torch_table_model(printout))
         elif printout.kind == "shapes":
             models.append(_shapes_model(printout))
+        elif printout.kind == "hf-repr":
+            from paramcount.read.hf_repr import model as family_model
+
+            models.append(family_model(printout, lines))
         elif printout.kind == "flax-tabulate":
             from paramcount.read.flax_tabulate import model as flax_model
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 
 from paramcount.read import (
     flax_tabulate,
+    hf_repr,
     keras_summary,
     lightning,
     model_summary,
@@ -65,6 +66,8 @@ def header_reader(lines: Sequence[str], index: int) -> Reader | None:
 def landmark_reader(line: str) -> Reader | None:
     """The reader of a printout whose first line is ``line`` by a landmark of its own
     (Lightning's ``| Name | Type | Params`` header)."""
+    if line.endswith("(") and hf_repr.starts(line):
+        return hf_repr.read
     if "Name" in line and lightning.starts(line):
         return lightning.read
     if "path" in line and flax_tabulate.starts(line):
