@@ -20,6 +20,7 @@ from math import isqrt
 
 from paramcount.engine import conventions
 from paramcount.engine.spec import Cell, Framework, LayerSpec
+from paramcount.read.accounting import Accounting, Unread
 from paramcount.read.found import Layer, Model
 from paramcount.read.table import Printout, Row, count
 
@@ -57,6 +58,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     at = 0
     index = start + 1
     total = None
+    bottom = False
 
     def close() -> None:
         if cells is not None:
@@ -84,6 +86,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             index += 1
             continue
         if line.startswith("└"):
+            bottom = True
             last = cells
             if last is not None and "Total" in " ".join(last):
                 found = _COUNT.findall(" ".join(last).replace("\n", " "))
@@ -105,8 +108,10 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     rows = [row for row in rows if row.type != "Total"]
     if not rows:
         return None
+    cropped = ([] if bottom else ["no bottom border"]) + (
+        [] if total is not None else ["no `Total Parameters` line"])
     return Printout("flax-tabulate", _title(lines, start), first + 1, index, tuple(rows),
-                    total), index
+                    total, accounting=Accounting.span(first + 1, index, cropped=cropped)), index
 
 
 def _title(lines: Sequence[str], start: int) -> str:
@@ -163,6 +168,7 @@ def model(printout: Printout) -> Model:
     parameters as printed."""
     rows = printout.rows
     layers: list[Layer] = []
+    unread: list[Unread] = []
     index = 0
     pending_bidirectional: Row | None = None
     while index < len(rows):
@@ -181,6 +187,8 @@ def model(printout: Printout) -> Model:
         sizes = _sizes(cell, [g.params for g in gate_rows]) if len(gate_rows) == gates else None
         wrapped = index > 0 and rows[index - 1].type == "RNN"
         if sizes is None:
+            unread.append(Unread(row.line, f"{row.name} {row.type}",
+                                 f"its {gates} gate rows do not hold the counts of one {name}"))
             layers.append(Layer(row.name, name, Framework.FLAX_LINEN, row.line, missing=(),
                                 notes=(f"its {gates} gate rows do not hold the counts of one "
                                        f"{name}: not read",)))
@@ -206,5 +214,11 @@ def model(printout: Printout) -> Model:
             layers.append(Layer(label, name, Framework.FLAX_LINEN, row.line, spec=spec,
                                 params=conventions.total(spec), notes=tuple(notes)))
         index += 1 + gates
+    shown = sum(row.params or 0 for row in rows)
+    accounting = printout.accounting + Accounting(unread=tuple(unread))
+    if printout.total is not None and shown != printout.total:
+        accounting = accounting + Accounting(cropped=(
+            f"its rows add up to {shown:,}, not its Total Parameters {printout.total:,}: a "
+            "row is missing",))
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
-                 printed_total=printout.total)
+                 printed_total=printout.total, accounting=accounting)

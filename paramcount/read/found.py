@@ -40,6 +40,7 @@ from paramcount.engine.layers import (
 from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity, coerce
 from paramcount.errors import SpecError
 from paramcount.families.registry import CLASSES
+from paramcount.read.accounting import NOTHING, Accounting, bound_words
 from paramcount.read.keras_version import (
     RESET_AFTER_FACTS,
     KerasVersion,
@@ -134,13 +135,34 @@ class Model:
     count is the sum of theirs), so the growth analysis can explain the stack."""
     keras: KerasVersion | None = None
     """The Keras whose defaults it follows, where the paste says (:mod:`keras_version`)."""
+    accounting: Accounting = NOTHING
+    """The lines its reader claimed and could not read (:mod:`paramcount.read.accounting`):
+    its total is exact only where that is whole."""
 
     @property
     def total(self) -> int | None:
-        """The sum of its layers' counts, or None where one of them is not known."""
-        if not self.complete or any(layer.params is None for layer in self.layers):
+        """The sum of its layers' counts, or None where one of them is not known or a line of
+        it was not read (the printout cut off, a row not understood)."""
+        if not self.complete or not self.accounting.whole or any(
+                layer.params is None for layer in self.layers):
             return None
         return sum(layer.params for layer in self.layers if layer.params is not None)
+
+    @property
+    def at_least(self) -> int | None:
+        """Where the total is not exact, the sum of the counts that are known: a lower bound
+        (counts are never negative); None where the total is exact or nothing is counted."""
+        known = [layer.params for layer in self.layers if layer.params is not None]
+        if self.total is not None or not known:
+            return None
+        return sum(known)
+
+    @property
+    def bound(self) -> str:
+        """Where the total is not exact: ``at least N; line 7 `…` not read: …``, else ""."""
+        if self.total is not None:
+            return ""
+        return bound_words(self.at_least, self.accounting)
 
 
 # -- code -> layers ---------------------------------------------------------------------------
@@ -610,7 +632,8 @@ def printout_models(printouts: Sequence[Printout], lines: Sequence[str] = ()) ->
     for printout in printouts:
         if printout.kind == "repr" and printout.block is not None:
             reading = CodeReading((printout.block,), "parsed", (), frozenset({TORCH}))
-            models += [Model(m.name, "repr", m.line, m.layers) for m in code_models(reading)]
+            models += [Model(m.name, "repr", m.line, m.layers, accounting=printout.accounting)
+                       for m in code_models(reading)]
         elif printout.kind == "keras-summary":
             models.append(_keras_summary_model(
                 printout, summary_version(lines[printout.first - 1:printout.last])))
@@ -740,7 +763,7 @@ def _keras_summary_model(printout: Printout, keras: KerasVersion | None) -> Mode
                                 params=0 if row.params is None and keras_free(row.type)
                                 else row.params, printed=row.params))
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
-                 printed_total=printout.total, keras=keras)
+                 printed_total=printout.total, keras=keras, accounting=printout.accounting)
 
 
 def _torch_free(row: Row) -> bool:
@@ -809,7 +832,8 @@ def _torch_table_model(printout: Printout) -> Model:
                        "shows as 0" if total is not None else "",)
         total = None
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
-                 printed_total=total, notes=tuple(n for n in model_notes if n))
+                 printed_total=total, notes=tuple(n for n in model_notes if n),
+                 accounting=printout.accounting)
 
 
 def _shapes_model(printout: Printout) -> Model:
@@ -845,7 +869,8 @@ def _shapes_model(printout: Printout) -> Model:
     return Model(printout.title, printout.kind, printout.first,
                  tuple(layer for _, layer in entries), notes=(UNNAMED,) if unnamed else (),
                  printed_total=sum(_count(t.shape) for t in printout.tensors),
-                 tensors=tuple((t.name, t.shape, lines[t.name]) for t in printout.tensors))
+                 tensors=tuple((t.name, t.shape, lines[t.name]) for t in printout.tensors),
+                 accounting=printout.accounting)
 
 
 def _unnamed_solution(spec: LayerSpec, count: int, reading: Reading) -> Solution:

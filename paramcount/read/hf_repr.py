@@ -22,6 +22,7 @@ from typing import Any
 from paramcount.engine.spec import Framework
 from paramcount.errors import ConfigError, SpecError
 from paramcount.families.registry import CLASSES
+from paramcount.read.accounting import Accounting, Unread
 from paramcount.read.found import Layer, Missing, Model
 from paramcount.read.table import Printout
 
@@ -54,17 +55,26 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     if head is None:
         return None
     index = start + 1
+    unread: list[Unread] = []
+    closed = False
     while index < len(lines) and index - start < _LIMIT:
         line = lines[index].rstrip()
         if line == ")":
             index += 1
+            closed = True
             break
-        if not line.strip() or not (_LINE.match(line) or re.fullmatch(r"\s+\)", line)):
-            return None
+        if not line.strip():
+            break
+        if not (_LINE.match(line) or re.fullmatch(r"\s+\)", line)):
+            unread.append(Unread(index + 1, line, "a line of a model's repr that is no "
+                                 "module"))
         index += 1
-    else:
+    if index == start + 1:
         return None
-    return Printout("hf-repr", head.group("cls"), start + 1, index), index
+    accounting = Accounting.span(start + 1, index, unread,
+                                 () if closed else ("no closing line",))
+    return Printout("hf-repr", head.group("cls"), start + 1, index,
+                    accounting=accounting), index
 
 
 def tree(lines: Sequence[str]) -> Tree:
@@ -297,7 +307,10 @@ def model(printout: Printout, lines: Sequence[str]) -> Model:
     module = family(name)
     totals = sorted({r.total for r in fits})
     notes: list[str] = []
-    params = totals[0] if len(totals) == 1 else None
+    whole = printout.accounting.whole
+    params = totals[0] if len(totals) == 1 and whole else None
+    if not whole:
+        notes.append(f"not counted: {printout.accounting.words()}")
     if not fits:
         notes.append(f"its shown sizes fit no {module.TITLE} configuration paramcount knows: "
                      "not counted")
@@ -316,7 +329,8 @@ def model(printout: Printout, lines: Sequence[str]) -> Model:
                     for what in _hidden(fits)) if len(totals) > 1 else ()
     layer = Layer(printout.title, printout.title, Framework.TORCH, printout.first,
                   params=params, notes=tuple(notes), missing=missing)
-    return Model(printout.title, "repr", printout.first, (layer,))
+    return Model(printout.title, "repr", printout.first, (layer,),
+                 accounting=printout.accounting)
 
 
 def _describe(title: str, config: Any) -> str:

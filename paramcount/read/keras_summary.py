@@ -16,7 +16,9 @@ from bisect import bisect_right
 from collections.abc import Sequence
 
 from paramcount.engine.layers import KERAS_FREE_RESHAPING, KERAS_KEEP_WIDTH, KERAS_SIGNATURES
+from paramcount.read.accounting import Accounting, Unread
 from paramcount.read.table import (
+    NO_TOTAL,
     TOTAL,
     Column,
     Printout,
@@ -61,7 +63,15 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         header, body = fixed_header(lines, start)
         titles = [column.title for column in header]
         records, end, total = _fixed(lines, header, body)
-    rows = [row for record, line in records if (row := _row(record, line)) is not None]
+    rows: list[Row] = []
+    unread: list[Unread] = []
+    for record, line in records:
+        row = _row(record, line)
+        if row is not None:
+            rows.append(row)
+        else:
+            unread.append(Unread(line, lines[line - 1], "a row whose layer and class cell "
+                                 "paramcount could not read"))
     if not rows:
         return None
     # a table cropped by a narrow console may hide its Connected to column: then it is not
@@ -69,8 +79,13 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     functional: bool | None = any(t.startswith("Conn") for t in titles)
     if not functional and boxed and _cropped(lines, start):
         functional = None
+    cropped = [] if total is not None else [NO_TOTAL]
+    if boxed and not any(lines[i].lstrip().startswith("└") for i in range(start, min(
+            end, len(lines)))):
+        cropped.insert(0, "no bottom border `└`")
+    accounting = Accounting.span(first + 1, end, unread, cropped)
     return Printout("keras-summary", title, first + 1, end, tuple(rows), total,
-                    functional=functional), end
+                    functional=functional, accounting=accounting), end
 
 
 def _cropped(lines: Sequence[str], start: int) -> bool:

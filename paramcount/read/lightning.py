@@ -16,7 +16,8 @@ import math
 import re
 from collections.abc import Sequence
 
-from paramcount.read.table import Printout, Row, first_shape, shapes
+from paramcount.read.accounting import Accounting, Unread
+from paramcount.read.table import NO_TOTAL, Printout, Row, first_shape, shapes
 
 _UNITS = ("", "K", "M", "B", "T")
 _PLAIN = re.compile(r"\s*\|\s*Name\s*\|\s*Type\s*\|\s*Params\b")
@@ -91,12 +92,14 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     cells_rows: list[tuple[int, list[str]]] = []
     index = start + 1
     total: tuple[int, int] | None = None
+    bottom = not rich
     while index < len(lines) and index - start < _LIMIT:
         line = lines[index].rstrip()
         stripped = line.strip()
         if not stripped or set(stripped) <= set("-─━┡╇┩└┴┘"):
             index += 1
             if stripped.startswith("└"):
+                bottom = True
                 break
             continue
         if rich and stripped.startswith("│"):
@@ -121,12 +124,23 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         index += 1
     if not cells_rows:
         return None
-    rows = [row for at, cells in cells_rows if (row := _row(titles, cells, at + 1)) is not None]
+    rows: list[Row] = []
+    unread: list[Unread] = []
+    for at, cells in cells_rows:
+        row = _row(titles, cells, at + 1)
+        if row is None:
+            unread.append(Unread(at + 1, lines[at], "a row whose Name or Type cell is not a "
+                                 "module's"))
+        else:
+            rows.append(row)
     if not rows:
         return None
+    cropped = ([] if total is not None else [NO_TOTAL]) + ([] if bottom else ["no bottom "
+                                                                             "border"])
     printout = Printout("lightning", "model", first + 1, index, tuple(rows),
                         total=total[0] if total and total[0] == total[1] else None,
-                        rounded_total=total if total and total[0] != total[1] else None)
+                        rounded_total=total if total and total[0] != total[1] else None,
+                        accounting=Accounting.span(first + 1, index, unread, cropped))
     return printout, index
 
 

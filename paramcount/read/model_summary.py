@@ -16,7 +16,17 @@ import re
 from collections.abc import Sequence
 
 from paramcount.read import torch_repr
-from paramcount.read.table import Printout, Row, count, first_shape, footer, shapes, tokens
+from paramcount.read.accounting import Accounting
+from paramcount.read.table import (
+    NO_TOTAL,
+    Printout,
+    Row,
+    count,
+    first_shape,
+    footer,
+    shapes,
+    tokens,
+)
 
 _ROW = re.compile(r"(?P<type>\w+)-(?P<index>\d+)")
 _AFTER = re.compile(r"\s*((Non-)?[Tt]rainable params|-{5,})")
@@ -60,8 +70,10 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         index += 1
     if not rows:
         return None
+    accounting = Accounting.span(first + 1, index, cropped=() if total is not None else (
+        NO_TOTAL,))
     return Printout("pytorch-model-summary", "model", first + 1, index, tuple(rows),
-                    total), index
+                    total, accounting=accounting), index
 
 
 def is_banner(line: str) -> bool:
@@ -89,4 +101,7 @@ def read_hierarchical(lines: Sequence[str], start: int) -> tuple[Printout, int] 
         last += 1
         if lines[last - 1].startswith("==="):
             break
-    return Printout(printout.kind, printout.title, start + 1, last, block=printout.block), last
+    inner = printout.accounting
+    accounting = Accounting.span(start + 1, last, inner.unread, inner.cropped)
+    return Printout(printout.kind, printout.title, start + 1, last, block=printout.block,
+                    accounting=accounting), last

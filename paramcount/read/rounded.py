@@ -207,7 +207,8 @@ def lightning_model(printout: Printout) -> Model:
     if any(layer.params is None for layer in layers):
         model_notes.append(f"its rows' rounded counts add up to {span(low_sum, high_sum)}")
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
-                 printed_total=printout.total, notes=tuple(model_notes))
+                 printed_total=printout.total, notes=tuple(model_notes),
+                 accounting=printout.accounting)
 
 
 _TORCH_RECURRENT = frozenset({"RNN", "GRU", "LSTM", "RNNCell", "GRUCell", "LSTMCell"})

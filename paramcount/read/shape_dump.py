@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 from paramcount.files.listing import NamedTensor
+from paramcount.read.accounting import Accounting, Unread
 from paramcount.read.table import Printout, number
 
 _DUMP = re.compile(
@@ -31,6 +32,7 @@ def read_named(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     a line of dashes ends one model's dump."""
     tensors: list[NamedTensor] = []
     numbers: list[int] = []
+    skipped: list[Unread] = []
     index = start
     while index < len(lines):
         match = _DUMP.match(lines[index])
@@ -47,11 +49,14 @@ def read_named(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         if re.search(r"[A-Za-z]", name) and not re.fullmatch(r"torch\.Size|TensorShape", name):
             tensors.append(NamedTensor(name, dims))
             numbers.append(index + 1)
+        else:
+            skipped.append(Unread(index + 1, lines[index], "a shape without a tensor's name"))
         index += 1
     if len(tensors) < 2 and not (tensors and re.search(r"weight|kernel|bias", tensors[0].name)):
         return None
     return Printout("shapes", "tensors", start + 1, index, tensors=tuple(tensors),
-                    tensor_lines=tuple(numbers)), index
+                    tensor_lines=tuple(numbers), accounting=Accounting.span(start + 1, index,
+                                                                            skipped)), index
 
 
 def read_bare(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
@@ -74,7 +79,8 @@ def read_bare(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         return None
     tensors = tuple(NamedTensor(name, shape) for name, shape in name_bare(sizes))
     return Printout("shapes", "parameters", start + 1, index, tensors=tensors,
-                    tensor_lines=tuple(numbers)), index
+                    tensor_lines=tuple(numbers),
+                    accounting=Accounting.span(start + 1, index)), index
 
 
 def name_bare(sizes: Sequence[tuple[int, ...]]) -> list[tuple[str, tuple[int, ...]]]:

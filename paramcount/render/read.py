@@ -23,6 +23,13 @@ def _count(value: int | None) -> str:
     return "?" if value is None else number(value)
 
 
+def _total(model: Model) -> str:
+    """A model's total, ``≥ N`` where only a bound is known, ``?`` where not even that."""
+    if model.total is None and model.at_least is not None and not model.accounting.whole:
+        return f"≥ {number(model.at_least)}"
+    return _count(model.total)
+
+
 def read_document(answer: Answer, reports: Mapping[int, Report] | None = None) -> Document:
     """The answer: the numbers and the reason first, then layers, models, disagreements,
     unresolved names, notes and (given each recurrent layer's report, by ``id`` of the layer)
@@ -60,7 +67,7 @@ def read_document(answer: Answer, reports: Mapping[int, Report] | None = None) -
     if answer.models:
         sections.append(Section("Models", (Table(
             ("model", "from", "line", "total", "printed total"),
-            tuple((m.name, m.source, str(m.line or ""), _count(m.total),
+            tuple((m.name, m.source, str(m.line or ""), _total(m),
                    "" if m.printed_total is None else number(m.printed_total))
                   for m in answer.models),
             numeric=frozenset({"line", "total", "printed total"})),)))
@@ -77,6 +84,8 @@ def read_document(answer: Answer, reports: Mapping[int, Report] | None = None) -
             numeric=frozenset({"line"})),)))
     notes: list[tuple[str, str]] = [("paste", note) for note in answer.notes]
     for model in answer.models:
+        if not model.accounting.whole:
+            notes.append((model.name, f"its total is {model.bound}"))
         notes += [(model.name, note) for note in model.notes
                   if (model.name, note) not in notes and note not in answer.notes]
         for layer in model.layers:
@@ -191,6 +200,11 @@ def read_data(answer: Answer, reports: Mapping[int, Report] | None = None) -> di
                 "source": m.source,
                 "line": m.line,
                 "total": m.total,
+                "at_least": m.at_least,
+                "exact": m.total is not None,
+                "unread": [{"line": u.line, "text": u.text, "reason": u.reason}
+                           for u in m.accounting.unread],
+                "cropped": list(m.accounting.cropped),
                 "printed_total": m.printed_total,
                 "layers": [
                     {"name": layer.name, "class": layer.kind, "line": layer.line,
