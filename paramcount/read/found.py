@@ -637,7 +637,11 @@ def printout_models(printouts: Sequence[Printout], lines: Sequence[str] = ()) ->
         elif printout.kind == "keras-summary":
             models.append(_keras_summary_model(
                 printout, summary_version(lines[printout.first - 1:printout.last])))
-        elif printout.kind in ("torchinfo", "torchsummary", "pytorch-model-summary"):
+        elif printout.kind == "pytorch-model-summary":
+            from paramcount.read.rounded import with_states
+
+            models.append(with_states(_torch_table_model(printout), printout))
+        elif printout.kind in ("torchinfo", "torchsummary"):
             models.append(_torch_table_model(printout))
         elif printout.kind == "shapes":
             models.append(_shapes_model(printout))

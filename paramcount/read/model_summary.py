@@ -102,6 +102,32 @@ def read_hierarchical(lines: Sequence[str], start: int) -> tuple[Printout, int] 
         if lines[last - 1].startswith("==="):
             break
     inner = printout.accounting
-    accounting = Accounting.span(start + 1, last, inner.unread, inner.cropped)
+    cropped = (*inner.cropped, *_unbalanced(lines[index:end], index))
+    accounting = Accounting.span(start + 1, last, inner.unread, cropped)
     return Printout(printout.kind, printout.title, start + 1, last, block=printout.block,
                     accounting=accounting), last
+
+
+def _unbalanced(lines: Sequence[str], offset: int = 0) -> list[str]:
+    """Where a hierarchical repr's printed counts do not add up (a container's ``), N params``
+    is not the sum of its children's): a line is missing from it (``offset``: the 0-based
+    index of its first line in the paste)."""
+    said: list[str] = []
+    stack: list[int] = [0]
+    for number, line in enumerate(lines):
+        text = line.rstrip()
+        suffix = _SUFFIX.search(text)
+        value = int(suffix.group()[2:-7].replace(",", "")) if suffix else None
+        body = _SUFFIX.sub("", text)
+        if body.endswith("(") and not body.lstrip().startswith(")"):
+            stack.append(0)
+        elif body.strip() == ")" and len(stack) > 1:
+            children = stack.pop()
+            if value is not None and children != value:
+                said.append(f"the counts under line {offset + number + 1} add up to "
+                            f"{children:,}, not the {value:,} it prints: a line is missing")
+            if value is not None:
+                stack[-1] += value
+        elif value is not None:
+            stack[-1] += value
+    return said

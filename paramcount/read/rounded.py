@@ -12,6 +12,8 @@ and the model's total is then a range, never one number.
 
 from __future__ import annotations
 
+import dataclasses
+
 from paramcount.engine import conventions
 from paramcount.engine.layers import torch_free
 from paramcount.engine.spec import Cell, Framework, LayerSpec
@@ -90,7 +92,7 @@ def solve_rounded(low: int, high: int, clues: Clues, printed: str,
     (D·num_layers, N, H_out), an LSTM's ``c_n`` (D·num_layers, N, H)), which narrow it."""
     cell = clues.cells[0]
     name = f"{cell.value.upper()}{'Cell' if clues.single_cell else ''}"
-    stands = f"{printed} (Lightning's rounding of {span(low, high)})"
+    stands = printed if low == high else f"{printed} (Lightning's rounding of {span(low, high)})"
     if clues.input is None or clues.output is None:
         single = clues.single_cell
         open_ = tuple(n for n in ("input_size", "hidden_size", "proj_size", "num_layers",
@@ -99,8 +101,9 @@ def solve_rounded(low: int, high: int, clues: Clues, printed: str,
                       and not (n == "proj_size" and cell is not Cell.LSTM))
         family = Fit(LayerSpec(cell, 1, 1, framework=Framework.TORCH, single_cell=single), (),
                      open_)
-        how = (f"the table prints this {name}'s count rounded, {stands}, and no widths: many "
-               f"configurations give a count in that range; {family.text}")
+        how = (f"the table prints this {name}'s count, {stands}, and no widths: many "
+               f"configurations give {'it' if low == high else 'a count in that range'}; "
+               f"{family.text}")
         return Solution(clues, (family,), None, how,
                         "its In sizes / Out sizes (set example_input_array), print(model) or "
                         "the code")
@@ -130,19 +133,46 @@ def solve_rounded(low: int, high: int, clues: Clues, printed: str,
                        for fit in fits[:12])
     more = f"; and {len(fits) - 12} more" if len(fits) > 12 else ""
     return Solution(clues, tuple(fits), None,
-                    f"{len(fits)} configurations {widths} hold a count in {stands}: "
+                    f"{len(fits)} configurations {widths} hold "
+                    f"{'' if low == high else 'a count in '}{stands}: "
                     f"{listed}{more}", "num_layers, bidirectional or proj_size (print(model) "
                     "or the code)")
 
 
 def _keeps(spec: LayerSpec, states: tuple[tuple[int | None, ...], ...]) -> bool:
-    """Whether ``spec`` gives the final states a torch layer's Out sizes print."""
+    """Whether ``spec`` gives the final states a torch layer's printed outputs show after its
+    output: ``h_n`` (D·num_layers, N, proj_size or H), an LSTM's ``c_n`` (D·num_layers, N, H)."""
     if spec.single_cell or not states or len(states[0]) != 3:
         return True
-    if states[0][0] != spec.directions * spec.num_layers:
+    if states[0][0] != spec.directions * spec.num_layers or states[0][2] != (
+            spec.proj_size or spec.hidden_size):
         return False
     return not (spec.cell is Cell.LSTM and len(states) > 1 and len(states[1]) == 3
                 and states[1][2] != spec.hidden_size)
+
+
+def narrowed(layer: Layer, states: tuple[tuple[int | None, ...], ...]) -> Layer:
+    """A solved torch layer whose printed outputs also show its final states: the fits those
+    states rule out dropped, and the one left claimed (a fit the printout leaves open is kept
+    as it is)."""
+    solution = layer.solution
+    if solution is None or not states or any(fit.open for fit in solution.fits):
+        return layer
+    kept = [fit for fit in solution.fits if _keeps(fit.spec, states)]
+    if not kept or len(kept) == len(solution.fits):
+        return layer
+    choices = {conventions.describe(fit.spec): fit for fit in kept}
+    shown = ", ".join(str(list(shape)) for shape in states)
+    if len(choices) == 1:
+        spec = kept[0].spec
+        how = (f"{solution.how}; its final states {shown} leave one: "
+               f"{conventions.describe(spec)}")
+        return dataclasses.replace(layer, spec=spec, params=conventions.total(spec),
+                                   notes=(how,), solution=Solution(
+                                       solution.clues, tuple(kept), spec, how))
+    how = f"{solution.how}; its final states {shown} leave " + "; ".join(choices)
+    return dataclasses.replace(layer, spec=None, notes=(how,), solution=Solution(
+        solution.clues, tuple(kept), None, how, solution.apart))
 
 
 def _recurrent(row: Row, cell: Cell) -> Layer:
@@ -153,23 +183,16 @@ def _recurrent(row: Row, cell: Cell) -> Layer:
     clues = Clues(None, Framework.TORCH, (cell,), out, width, "its In sizes column",
                   False if single else None, single_cell=single)
     kind = f"nn.{row.type}"
-    if row.params is not None:  # below 1,000: printed whole
-        from paramcount.read.found import solved_layer
-
-        return solved_layer(row, Clues(row.params, Framework.TORCH, (cell,), out, width,
-                                       "its In sizes column", False if single else None,
-                                       single_cell=single), kind)
-    assert row.rounded is not None
-    low, high = row.rounded
     from paramcount.read.lightning import human
 
+    low, high = row.rounded or (row.params or 0, row.params or 0)
     solution = solve_rounded(low, high, clues, human(low), row.outputs[1:])
     spec = solution.spec
     notes = [solution.how] + ([f"what would tell them apart: {solution.apart}"]
                               if solution.apart else [])
     return Layer(row.name, kind, Framework.TORCH, row.line, spec=spec,
-                 params=conventions.total(spec) if spec is not None else None,
-                 notes=tuple(notes), solution=solution)
+                 params=conventions.total(spec) if spec is not None else row.params,
+                 printed=row.params, notes=tuple(notes), solution=solution)
 
 
 def lightning_model(printout: Printout) -> Model:
@@ -212,3 +235,16 @@ def lightning_model(printout: Printout) -> Model:
 
 
 _TORCH_RECURRENT = frozenset({"RNN", "GRU", "LSTM", "RNNCell", "GRUCell", "LSTMCell"})
+
+
+def with_states(model: Model, printout: Printout) -> Model:
+    """A torch table's model with each recurrent layer narrowed by the final states its row
+    prints after its output (pytorch-model-summary's ``[2, 3, 6], [2, 2, 3], [2, 2, 3]``)."""
+    rows = {row.line: row for row in printout.rows}
+    layers = []
+    for layer in model.layers:
+        row = rows.get(layer.line or 0)
+        if row is not None and layer.recurrent and len(row.outputs) > 1:
+            layer = narrowed(layer, row.outputs[1:])
+        layers.append(layer)
+    return dataclasses.replace(model, layers=tuple(layers))
