@@ -326,7 +326,10 @@ def model(printout: Printout, lines: Sequence[str]) -> Model:
                              + (f", {tie}" if tie else ""))
     missing = tuple(Missing(what, printout.first, "print(model) does not show it: paste the "
                             "config.json, or the code that builds the config")
-                    for what in _hidden(fits)) if len(totals) > 1 else ()
+                    for what in _hidden(fits)) if len(totals) > 1 and whole else ()
+    if not whole:
+        missing = (Missing(f"the rest of {printout.title}'s repr", printout.first,
+                           f"{printout.accounting.words()}: paste all of print(model)"),)
     layer = Layer(printout.title, printout.title, Framework.TORCH, printout.first,
                   params=params, notes=tuple(notes), missing=missing)
     return Model(printout.title, "repr", printout.first, (layer,),

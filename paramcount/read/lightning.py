@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from paramcount.read.accounting import Accounting, Unread
 from paramcount.read.table import NO_TOTAL, Printout, Row, first_shape, shapes
@@ -44,36 +44,49 @@ def human(number: int) -> str:
 
 def interval(cell: str) -> tuple[int, int] | None:
     """Every count that Lightning prints as ``cell`` (``593 K`` → 593,000 to 593,999): the
-    first and last, or None where ``cell`` is no count Lightning prints."""
-    match = _COUNT.fullmatch(cell.strip())
+    first and last, or None where ``cell`` is no count Lightning prints. The printed value
+    grows with the count, so both ends are found by bisection on it, each checked by
+    :func:`human`."""
+    text = cell.strip()
+    target = _value(text)
+    if target is None:
+        return None
+    low = _first(lambda n: (_value(human(n)) or (0, 0)) >= target)
+    high = _first(lambda n: (_value(human(n)) or (0, 0)) > target) - 1
+    if low > high or human(low) != text or human(high) != text:
+        return None
+    return low, high
+
+
+_TOP = 10 ** 21
+"""Beyond every count Lightning prints (it never abbreviates past trillions)."""
+
+
+def _first(test: Callable[[int], bool]) -> int:
+    """The least n in [0, _TOP] for which ``test`` (false, then true) holds."""
+    low, high = 0, _TOP
+    while low < high:
+        middle = (low + high) // 2
+        if test(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def _value(text: str) -> tuple[int, int] | None:
+    """A printed count as a key that grows with the count: its size in tenths of a unit's
+    thousandth (so ``1.2 M`` and ``1,200 K`` compare by size), then whether it is printed
+    whole (``100.0 B``, rounded up from below 100, comes before ``100 B``); None where it is
+    no printed count."""
+    match = _COUNT.fullmatch(text)
     if match is None:
         return None
-    whole, tenth, unit = match.group(1).replace(",", ""), match.group(2), match.group(3)
-    scale = 10 ** (3 * _UNITS.index(unit))
-    if not unit:
-        value = int(whole)
-        return (value, value) if tenth is None and human(value) == cell.strip() else None
-    text = f"{int(whole):,}" + (f".{tenth}" if tenth is not None else "") + f" {unit}"
-    if tenth is None:
-        low, high = int(whole) * scale, (int(whole) + 1) * scale - 1
-    else:
-        middle = int(whole) * scale + int(tenth) * scale // 10
-        low, high = middle - scale // 20, middle + scale // 20
-    low, high = max(low, 0), max(high, 0)
-    return _edge(low, text, 1), _edge(high, text, -1)
-
-
-def _edge(start: int, text: str, step: int) -> int:
-    """The first number from ``start`` (walking by ``step``) that prints ``text``, nudged to
-    the true edge of the interval (float rounding moves it by a few)."""
-    value = start - 8 * step
-    while human(value) != text:
-        value += step
-        if abs(value - start) > 16:
-            return start
-    while value - step >= 0 and human(value - step) == text:
-        value -= step
-    return value
+    whole, tenth, unit = match.group(1), match.group(2), match.group(3)
+    if "," in whole and not re.fullmatch(r"\d{1,3}(,\d{3})+", whole):
+        return None
+    return (int(whole.replace(",", "")) * 10 + int(tenth or 0)) * 10 ** (
+        3 * _UNITS.index(unit)), int(tenth is None)
 
 
 def starts(line: str) -> bool:
