@@ -332,8 +332,9 @@ def compose(pastes: Sequence[Paste], rng: random.Random) -> Post:
 
 def check_post(post: Post, score: Score, label: str = "composed posts") -> Answer | None:
     """A composed post read back against its pastes' truths. Every configuration claimed is
-    one of theirs; a whole post claims no total that is not one of theirs and no disagreement
-    (their counts are all true); a post with a crop may claim a total that is none of theirs
+    one of theirs (or the default options' fit, with the true one listed beside it, as
+    :func:`tests.printers.score_layer` scores it); a whole post claims no total that is not
+    one of theirs and no disagreement (their counts are all true); a post with a crop may claim a total that is none of theirs
     (a line cut from the middle of a printout leaves no trace in it) only where the answer says
     its printouts differ. Each true recurrent layer is scored exact or ambiguous where found;
     of a cropped paste, partial where not (the crop is what lost it); wrong otherwise."""
@@ -349,9 +350,11 @@ def check_post(post: Post, score: Score, label: str = "composed posts") -> Answe
     specs = [s for p in post.parts for s in p.truth.specs]
     totals = {p.truth.total for p in post.parts}
     claimed = [layer for m in answer.models for layer in m.layers if layer.spec is not None]
-    for layer in claimed:
+    for layer in claimed:  # the default options' fit may be claimed, the true one named
         assert layer.spec is not None
-        assert any(same(layer.spec, s) for s in specs), (
+        assert any(same(layer.spec, s) for s in specs) or (
+            layer.solution is not None and any(same(fit.spec, s) for fit in
+                                               layer.solution.choices for s in specs)), (
             f"{post.how}: claimed {conventions.describe(layer.spec)}, none of "
             f"{[conventions.describe(s) for s in specs]}\n{post.text}")
     for model in answer.models:
