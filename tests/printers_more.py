@@ -334,10 +334,11 @@ def check_post(post: Post, score: Score, label: str = "composed posts") -> Answe
     """A composed post read back against its pastes' truths. Every configuration claimed is
     one of theirs (or the default options' fit, with the true one listed beside it, as
     :func:`tests.printers.score_layer` scores it); a whole post claims no total that is not
-    one of theirs and no disagreement (their counts are all true); a post with a crop may claim a total that is none of theirs
-    (a line cut from the middle of a printout leaves no trace in it) only where the answer says
-    its printouts differ. Each true recurrent layer is scored exact or ambiguous where found;
-    of a cropped paste, partial where not (the crop is what lost it); wrong otherwise."""
+    one of theirs and no disagreement (their counts are all true); a post with a crop may
+    claim a total that is none of theirs (a line cut from the middle of a printout leaves no
+    trace in it) only where the answer says its printouts differ. Each true recurrent layer is
+    scored exact or ambiguous where found; of a cropped paste, partial where not (the crop is
+    what lost it); wrong otherwise."""
     cropped = any(post.cropped)
     try:
         answer = read(post.text)
