@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
+from typing import Any
 import sys
 import warnings
 from pathlib import Path
@@ -96,7 +98,8 @@ def measure(torch_models: int, keras_models: int, more: int = 0, flax: int = 0, 
 
 
 def measure_more(more: int, flax: int, hf: int, posts: int, score: object,
-                 pastes: dict[str, int], quick: object, tally: object) -> None:
+                 pastes: dict[str, int], quick: Callable[[int], Any],
+                 tally: Callable[[Any], None]) -> None:
     """The printers of ``tests/printers_more.py`` and composed posts, into ``score``."""
     import random
 
@@ -116,24 +119,23 @@ def measure_more(more: int, flax: int, hf: int, posts: int, score: object,
     )
 
     assert isinstance(score, Score)
-    settings_of = quick  # type: ignore[assignment]
-    count = tally  # type: ignore[assignment]
+    settings_of, count = quick, tally
 
     @seed(23)
-    @settings_of(more)  # type: ignore[operator]
+    @settings_of(more)
     @given(torch_plans(), st.data())
     def more_run(plan: object, data: st.DataObject) -> None:
         for paste in torch_more_pastes(plan, data.draw):  # type: ignore[arg-type]
-            count(paste)  # type: ignore[operator]
+            count(paste)
 
     @seed(23)
-    @settings_of(flax)  # type: ignore[operator]
+    @settings_of(flax)
     @given(flax_plans())
     def flax_run(plan: object) -> None:
-        count(flax_paste(plan))  # type: ignore[arg-type, operator]
+        count(flax_paste(plan))  # type: ignore[arg-type]
 
     @seed(23)
-    @settings_of(hf)  # type: ignore[operator]
+    @settings_of(hf)
     @given(hf_configs())
     def hf_run(case: tuple[str, dict[str, object]]) -> None:
         paste: Paste = hf_paste(*case)
@@ -144,7 +146,7 @@ def measure_more(more: int, flax: int, hf: int, posts: int, score: object,
             score.add(paste.printer, "wrong", str(error)[:300])
 
     @seed(23)
-    @settings_of(posts)  # type: ignore[operator]
+    @settings_of(posts)
     @given(torch_plans(), st.data(), st.randoms(use_true_random=False))
     def posts_run(plan: object, data: st.DataObject, rng: random.Random) -> None:
         made = torch_pastes(plan, data.draw) + torch_more_pastes(plan, data.draw)  # type: ignore[arg-type]

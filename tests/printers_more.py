@@ -366,7 +366,7 @@ def check_post(post: Post, score: Score, label: str = "composed posts") -> Answe
     assert cropped or not answer.disagreements, (post.how, answer.disagreements, post.text)
     for paste, cut in zip(post.parts, post.cropped, strict=True):
         for spec in paste.truth.specs:
-            if any(same(layer.spec, spec) for layer in claimed):
+            if any(layer.spec is not None and same(layer.spec, spec) for layer in claimed):
                 outcome = "exact"
             elif any(layer.solution is not None and layer.solution.admits(spec)
                      for m in answer.models for layer in m.layers):

@@ -15,11 +15,9 @@ from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.read.lightning import human, interval
 from paramcount.read.pipeline import read
 from paramcount.read.solve import same_configuration as same
-from tests.printers import Score, TorchPlan, check, torch_pastes, torch_plans
+from tests.printers import Paste, Score, TorchPlan, Truth, check, torch_pastes, torch_plans
 from tests.printers_more import (
     FlaxPlan,
-    Paste,
-    Truth,
     check_post,
     compose,
     flax_paste,
