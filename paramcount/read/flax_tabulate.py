@@ -18,10 +18,8 @@ import re
 from collections.abc import Sequence
 from math import isqrt
 
-from paramcount.engine import conventions
-from paramcount.engine.spec import Cell, Framework, LayerSpec
-from paramcount.read.accounting import Accounting, Unread
-from paramcount.read.found import Layer, Model
+from paramcount.engine.spec import Cell
+from paramcount.read.accounting import Accounting
 from paramcount.read.table import Printout, Row, count
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -123,7 +121,7 @@ def _title(lines: Sequence[str], start: int) -> str:
     return "model"
 
 
-def _cell_class(module: str) -> str | None:
+def cell_class(module: str) -> str | None:
     """The linen cell a module cell names, read by its prefix where it is cut (``…``)."""
     if module in CELLS:
         return module
@@ -134,7 +132,7 @@ def _cell_class(module: str) -> str | None:
     return None
 
 
-def _sizes(cell: Cell, counts: Sequence[int | None]) -> tuple[int, int] | None:
+def sizes(cell: Cell, counts: Sequence[int | None]) -> tuple[int, int] | None:
     """(input width, H) of a cell whose gate rows count ``counts``, each gate checked."""
     if None in counts:
         return None
@@ -160,65 +158,3 @@ def _sizes(cell: Cell, counts: Sequence[int | None]) -> tuple[int, int] | None:
     if rest or width <= 0 or values != expected:
         return None
     return width, hidden
-
-
-def model(printout: Printout) -> Model:
-    """The table as a Model: each linen cell (with its gate rows) one recurrent layer, a
-    ``Bidirectional`` of two alike cells one bidirectional layer, every other row with
-    parameters as printed."""
-    rows = printout.rows
-    layers: list[Layer] = []
-    unread: list[Unread] = []
-    index = 0
-    pending_bidirectional: Row | None = None
-    while index < len(rows):
-        row = rows[index]
-        name = _cell_class(row.type)
-        if row.type == "Bidirectional":
-            pending_bidirectional = row
-        if name is None:
-            if row.params:
-                layers.append(Layer(row.name, row.type, Framework.FLAX_LINEN, row.line,
-                                    params=row.params, printed=row.params))
-            index += 1
-            continue
-        cell, gates = CELLS[name]
-        gate_rows = rows[index + 1:index + 1 + gates]
-        sizes = _sizes(cell, [g.params for g in gate_rows]) if len(gate_rows) == gates else None
-        wrapped = index > 0 and rows[index - 1].type == "RNN"
-        if sizes is None:
-            unread.append(Unread(row.line, f"{row.name} {row.type}",
-                                 f"its {gates} gate rows do not hold the counts of one {name}"))
-            layers.append(Layer(row.name, name, Framework.FLAX_LINEN, row.line, missing=(),
-                                notes=(f"its {gates} gate rows do not hold the counts of one "
-                                       f"{name}: not read",)))
-            index += 1
-            continue
-        spec = LayerSpec(cell, sizes[0], sizes[1], framework=Framework.FLAX_LINEN,
-                         single_cell=not wrapped)
-        notes = [f"read from its gate rows' counts: {conventions.describe(spec)}"]
-        if name == "OptimizedLSTMCell":
-            notes.append("an OptimizedLSTMCell holds the parameters of an LSTMCell")
-        previous = layers[-1] if layers else None
-        if (pending_bidirectional is not None and wrapped and previous is not None
-                and previous.spec is not None and previous.spec == spec
-                and previous.name == pending_bidirectional.name):
-            both = spec.replace(bidirectional=True)
-            layers[-1] = Layer(pending_bidirectional.name, "Bidirectional", Framework.FLAX_LINEN,
-                               pending_bidirectional.line, spec=both,
-                               params=conventions.total(both), notes=tuple(notes))
-            pending_bidirectional = None
-        else:
-            label = pending_bidirectional.name if pending_bidirectional is not None and (
-                wrapped) else row.name
-            layers.append(Layer(label, name, Framework.FLAX_LINEN, row.line, spec=spec,
-                                params=conventions.total(spec), notes=tuple(notes)))
-        index += 1 + gates
-    shown = sum(row.params or 0 for row in rows)
-    accounting = printout.accounting + Accounting(unread=tuple(unread))
-    if printout.total is not None and shown != printout.total:
-        accounting = accounting + Accounting(cropped=(
-            f"its rows add up to {shown:,}, not its Total Parameters {printout.total:,}: a "
-            "row is missing",))
-    return Model(printout.title, printout.kind, printout.first, tuple(layers),
-                 printed_total=printout.total, accounting=accounting)

@@ -637,26 +637,11 @@ def printout_models(printouts: Sequence[Printout], lines: Sequence[str] = ()) ->
         elif printout.kind == "keras-summary":
             models.append(_keras_summary_model(
                 printout, summary_version(lines[printout.first - 1:printout.last])))
-        elif printout.kind == "pytorch-model-summary":
-            from paramcount.read.rounded import with_states
-
-            models.append(with_states(_torch_table_model(printout), printout))
-        elif printout.kind in ("torchinfo", "torchsummary"):
+        elif printout.kind in ("torchinfo", "torchsummary", "pytorch-model-summary"):
             models.append(_torch_table_model(printout))
         elif printout.kind == "shapes":
             models.append(_shapes_model(printout))
-        elif printout.kind == "hf-repr":
-            from paramcount.read.hf_repr import model as family_model
 
-            models.append(family_model(printout, lines))
-        elif printout.kind == "flax-tabulate":
-            from paramcount.read.flax_tabulate import model as flax_model
-
-            models.append(flax_model(printout))
-        elif printout.kind == "lightning":
-            from paramcount.read.rounded import lightning_model
-
-            models.append(lightning_model(printout))
     return models
 
 

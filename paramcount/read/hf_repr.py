@@ -19,11 +19,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from paramcount.engine.spec import Framework
 from paramcount.errors import ConfigError, SpecError
 from paramcount.families.registry import CLASSES
 from paramcount.read.accounting import Accounting, Unread
-from paramcount.read.found import Layer, Missing, Model
 from paramcount.read.table import Printout
 
 Shapes = dict[str, tuple[int, ...]]
@@ -296,47 +294,7 @@ def readings(tree: Tree) -> tuple[str, list[Reading]]:
     return name, found
 
 
-def model(printout: Printout, lines: Sequence[str]) -> Model:
-    """The repr as a Model of one layer, the family's model, counted where every reading
-    that fits gives one count."""
-    from paramcount.families.registry import family
-
-    text = lines[printout.first - 1:printout.last]
-    found = tree(text)
-    name, fits = readings(found)
-    module = family(name)
-    totals = sorted({r.total for r in fits})
-    notes: list[str] = []
-    whole = printout.accounting.whole
-    params = totals[0] if len(totals) == 1 and whole else None
-    if not whole:
-        notes.append(f"not counted: {printout.accounting.words()}")
-    if not fits:
-        notes.append(f"its shown sizes fit no {module.TITLE} configuration paramcount knows: "
-                     "not counted")
-    else:
-        notes.append(f"{module.TITLE}: the configuration read from its Linear, Conv1d and "
-                     "Embedding lines and its folded repeats, counted as "
-                     f"{module.REFERENCE} builds it (every tensor, those the repr hides too)")
-        if len(totals) > 1:
-            for reading in fits[:12]:
-                tie = {True: "lm_head tied to the embeddings", False: "lm_head untied",
-                       None: ""}[reading.tied]
-                notes.append(f"{reading.total:,}: {_describe(printout.title, reading.config)}"
-                             + (f", {tie}" if tie else ""))
-    missing = tuple(Missing(what, printout.first, "print(model) does not show it: paste the "
-                            "config.json, or the code that builds the config")
-                    for what in _hidden(fits)) if len(totals) > 1 and whole else ()
-    if not whole:
-        missing = (Missing(f"the rest of {printout.title}'s repr", printout.first,
-                           f"{printout.accounting.words()}: paste all of print(model)"),)
-    layer = Layer(printout.title, printout.title, Framework.TORCH, printout.first,
-                  params=params, notes=tuple(notes), missing=missing)
-    return Model(printout.title, "repr", printout.first, (layer,),
-                 accounting=printout.accounting)
-
-
-def _describe(title: str, config: Any) -> str:
+def describe(title: str, config: Any) -> str:
     """A reading as the class with the configuration's fields that are not the default."""
     from paramcount.families.registry import changed
 
@@ -344,7 +302,7 @@ def _describe(title: str, config: Any) -> str:
     return f"{title}({fields})"
 
 
-def _hidden(fits: Sequence[Reading]) -> list[str]:
+def hidden(fits: Sequence[Reading]) -> list[str]:
     """What the readings differ in, in words."""
     said = []
     if len({r.tied for r in fits}) > 1:

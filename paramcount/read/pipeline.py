@@ -25,12 +25,12 @@ from paramcount.read.found import (
     Missing,
     Model,
     code_models,
-    printout_models,
     reset_after_note,
     stacks,
 )
 from paramcount.read.keras_version import KerasVersion
 from paramcount.read.pairing import expected_shapes, layer_pairs, pair
+from paramcount.read.printed import models as printout_models
 from paramcount.read.printout import find_printouts
 from paramcount.read.python_code import MAX_TEXT, read_code
 from paramcount.read.recovery import is_prose
