@@ -283,3 +283,17 @@ def test_composition_of_a_known_post() -> None:
     sources = sorted(m.source for m in answer.models)
     assert sources == ["lightning", "pytorch-model-summary"]
     assert not answer.disagreements
+
+
+def test_two_dumps_of_one_model_in_a_row_are_two_printouts() -> None:
+    """``named_parameters()`` then ``state_dict()`` of one model, a blank line between: two
+    dumps of 380 parameters each, not one of 760 (a name read again starts the second)."""
+    from torch import nn
+
+    net = nn.Sequential(nn.Embedding(45, 4), nn.Linear(4, 4), nn.LSTMCell(4, 5, bias=False))
+    one = "\n".join(f"{n} {list(p.shape)}" for n, p in net.named_parameters())
+    two = "\n".join(f"{n} {list(p.shape)}" for n, p in net.state_dict().items())
+    answer = read(f"{one}\n\n{two}\n")
+    totals = [m.total for m in answer.models if m.source == "shapes"]
+    assert totals == [380, 380]
+    assert not answer.disagreements

@@ -29,7 +29,8 @@ def _dims(text: str) -> tuple[int, ...] | None:
 
 def read_named(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     """Consecutive ``name shape`` lines (``named_parameters()``, a state dict, Keras weights);
-    a line of dashes ends one model's dump."""
+    a line of dashes ends one model's dump, and so does a blank line before a name already
+    read (the next dump of the same model)."""
     tensors: list[NamedTensor] = []
     numbers: list[int] = []
     skipped: list[Unread] = []
@@ -37,9 +38,10 @@ def read_named(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     while index < len(lines):
         match = _DUMP.match(lines[index])
         if match is None:
-            if not lines[index].strip() and index + 1 < len(lines) and _DUMP.match(
-                    lines[index + 1]):
-                index += 1
+            after = _DUMP.match(lines[index + 1]) if index + 1 < len(lines) else None
+            if not lines[index].strip() and after is not None and re.sub(
+                    r":0$", "", after.group("name")) not in {t.name for t in tensors}:
+                index += 1  # a blank line inside one dump; a name read again starts another
                 continue
             break
         dims = _dims(match.group("shape"))
