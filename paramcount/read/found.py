@@ -100,6 +100,9 @@ class Layer:
     """Options the code leaves to a default that changed between Keras versions."""
     call: Call | None = field(default=None, compare=False, repr=False)
     """Code: the call that builds it (its options, such as ``batch_first``)."""
+    holds: int | None = None
+    """A row that prints a nested model (Keras' ``expand_nested``): the part of its printed
+    count that its nested rows print again."""
     groupings: tuple[Grouping, ...] = ()
     """Unnamed shapes: the other ways to read this layer's tensors, as several layers in a row
     (:mod:`paramcount.read.unnamed`)."""
@@ -693,8 +696,8 @@ def _input_width(row: Row, rows: Sequence[Row], index: int, functional: bool | N
     that is cut off or not unique)."""
     if functional is False:
         previous = rows[index - 1] if index else None
-        if previous is None or not previous.shape:
-            return None, ""
+        if previous is None or not previous.shape or previous.depth < row.depth:
+            return None, ""  # the first row nested in a model reads that model's input
         where = ("the Input row" if previous.type == "InputLayer"
                  else f"the layer before, {previous.name}")
         return previous.shape[-1], where
@@ -734,6 +737,10 @@ def _keras_summary_model(printout: Printout, keras: KerasVersion | None) -> Mode
         if row.type == "InputLayer":
             continue
         cell = cell_of(row.type)
+        inner = _nested(rows, index)
+        if inner is not None:
+            layers.append(_holder(row, inner))
+            continue
         if recurrent[index]:
             framework = Framework.TF1_CUDNN if row.type.startswith("CuDNN") else Framework.KERAS
             cells = (cell,) if cell is not None else (Cell.LSTM, Cell.GRU, Cell.RNN)
@@ -752,6 +759,33 @@ def _keras_summary_model(printout: Printout, keras: KerasVersion | None) -> Mode
                                 else row.params, printed=row.params))
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
                  printed_total=printout.total, keras=keras, accounting=printout.accounting)
+
+
+def _nested(rows: Sequence[Row], index: int) -> list[Row] | None:
+    """The rows ``expand_nested`` prints right under row ``index`` (its model's own layers,
+    one level deeper), or None where it holds none."""
+    row = rows[index]
+    inner = []
+    for other in rows[index + 1:]:
+        if other.depth <= row.depth:
+            break
+        if other.depth == row.depth + 1:
+            inner.append(other)
+    return inner or None
+
+
+def _holder(row: Row, inner: Sequence[Row]) -> Layer:
+    """A nested model's row: its printed count includes its rows', so only what it holds
+    beside them (nothing, for a Sequential) is counted for it."""
+    counts = [r.params for r in inner]
+    held = None if row.params is None or None in counts else sum(c or 0 for c in counts)
+    own = None if held is None or row.params is None or held > row.params else (
+        row.params - held)
+    note = (f"its printed {row.params:,} includes the {len(inner)} rows nested under it "
+            f"(expand_nested), each counted on its own row, so it adds {own:,}"
+            if own is not None else "a nested model whose rows' counts are not all known")
+    return Layer(row.name, row.type, Framework.KERAS, row.line, params=own,
+                 printed=row.params, notes=(note,), holds=held)
 
 
 def _torch_free(row: Row) -> bool:

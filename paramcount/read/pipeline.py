@@ -68,7 +68,8 @@ class Disagreement:
     configuration of its layer)."""
     reason: str
     source: str = "printout"
-    """``printout`` (a printed count or shape) or ``question`` (a number stated in prose)."""
+    """``printout`` (a printed count or shape), ``repr`` (a ``print(model)`` the code builds
+    differently) or ``question`` (a number stated in prose)."""
     naive: bool = False
     """Whether the number is the naive multiple the growth analysis explains."""
 
@@ -119,6 +120,8 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     built = [*from_code, *(m for m in from_printouts if m.source == "repr")]
     shown = [m for m in from_printouts if m.source != "repr"]
     disagreements, pairing = compare(built, shown)
+    disagreements += repr_against_code(from_code, [m for m in from_printouts
+                                                   if m.source == "repr"])
     disagreements += stated_counts(lines, claimed, built, disagreements)
     disagreements += unsolvable(shown, disagreements)
     disagreements += sums(shown, disagreements)
@@ -350,6 +353,38 @@ def compare(code: Sequence[Model], printed: Sequence[Model]
     return found, notes
 
 
+def repr_against_code(code: Sequence[Model], reprs: Sequence[Model]) -> list[Disagreement]:
+    """Where a paste holds the code of a model and its ``print(model)`` too, each layer the
+    two build differently (or, where every layer agrees, totals that differ): they are the
+    same model only if they agree."""
+    found: list[Disagreement] = []
+    for shown in reprs:
+        match, _ = pair(shown, code)
+        if match is None:
+            continue
+        mine = []
+        for layer, built in layer_pairs(shown, match):
+            if layer.params is None or built.params is None or layer.params == built.params:
+                continue
+            said = (f"{conventions.describe(layer.spec)} in the repr, "
+                    f"{conventions.describe(built.spec)} in the code"
+                    if layer.spec is not None and built.spec is not None else
+                    f"{layer.params:,} in the repr, {built.params:,} in the code")
+            mine.append(Disagreement(
+                layer.line, layer.name or built.name, layer.params, built.params,
+                f"the repr at line {shown.line} and the code at line {built.line} build "
+                f"{layer.name or built.name} differently: {said}", "repr"))
+        if not mine and shown.total is not None and match.total is not None and (
+                shown.total != match.total):
+            mine.append(Disagreement(
+                shown.line, shown.name, shown.total, match.total,
+                f"the repr at line {shown.line} totals {shown.total:,}, the code of "
+                f"{match.name} at line {match.line} {match.total:,}: they are not the same "
+                "model", "repr"))
+        found += mine
+    return found
+
+
 def sums(printed: Sequence[Model], already: Sequence[Disagreement]) -> list[Disagreement]:
     """Tables whose rows do not add up to their own ``Total params`` (a row missing from the
     paste, or a count changed), where every row's count is printed and nothing in the table
@@ -359,7 +394,10 @@ def sums(printed: Sequence[Model], already: Sequence[Disagreement]) -> list[Disa
     for model in printed:
         if flagged & {model.line, *(layer.line for layer in model.layers)}:
             continue
-        counts = [0 if layer.printed is None and layer.params == 0 else layer.printed
+        if not model.accounting.whole:
+            continue  # rows we could not read: the difference would be ours, not the paste's
+        counts = [0 if layer.printed is None and layer.params == 0 else
+                  None if layer.printed is None else layer.printed - (layer.holds or 0)
                   for layer in model.layers]
         if model.printed_total is None or not counts or None in counts or model.tensors:
             continue
