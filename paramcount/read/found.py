@@ -781,8 +781,9 @@ def _holder(row: Row, inner: Sequence[Row]) -> Layer:
     held = None if row.params is None or None in counts else sum(c or 0 for c in counts)
     own = None if held is None or row.params is None or held > row.params else (
         row.params - held)
-    note = (f"its printed {row.params:,} includes the {len(inner)} rows nested under it "
-            f"(expand_nested), each counted on its own row, so it adds {own:,}"
+    rows = "the row" if len(inner) == 1 else f"the {len(inner)} rows"
+    note = (f"its printed {row.params:,} includes {rows} nested under it (expand_nested), "
+            f"each counted on its own row, so it adds {own:,}"
             if own is not None else "a nested model whose rows' counts are not all known")
     return Layer(row.name, row.type, Framework.KERAS, row.line, params=own,
                  printed=row.params, notes=(note,), holds=held)
