@@ -347,3 +347,41 @@ def test_a_keras_table_without_its_totals_is_a_crop(keras3: Any) -> None:
     found = _code_model(read(cut), "keras-summary")
     assert found.total is None and found.at_least == model.count_params()
     assert "no `Total params` line" in found.accounting.cropped
+
+
+# -- torchinfo ----------------------------------------------------------------------------------
+
+class _LanguageModel(nn.Module):  # type: ignore[misc]
+    """An embedding, an LSTM and an output layer, its weight tied to the embedding's or not."""
+
+    def __init__(self, tied: bool) -> None:
+        super().__init__()
+        self.emb = nn.Embedding(100, 16)
+        self.lstm = nn.LSTM(16, 16, batch_first=True)
+        self.head = nn.Linear(16, 100, bias=False)
+        if tied:
+            self.head.weight = self.emb.weight
+
+    def forward(self, x: Any) -> Any:
+        """Token ids to logits."""
+        return self.head(self.lstm(self.emb(x))[0])
+
+
+@pytest.mark.skipif(not have("torchinfo"), reason="needs torchinfo")
+@pytest.mark.parametrize("tied", [True, False], ids=["tied", "untied"])
+def test_torchinfo_tied_weights_are_not_claimed_twice(tied: bool) -> None:
+    """torchinfo counts a weight shared by the embedding and the output layer twice, in its
+    rows and its Total params: the answer claims no total, gives a bound that holds either way
+    (the real count, tied, is never below it), and names both totals."""
+    import torchinfo
+
+    model = _LanguageModel(tied)
+    text = str(torchinfo.summary(model, input_data=torch.zeros(2, 5, dtype=torch.long),
+                                 verbose=0))
+    found = _code_model(read(text), "torchinfo")
+    untied = _numel(_LanguageModel(False))
+    assert found.printed_total == untied  # torchinfo's own total counts the tie twice
+    assert found.total is None
+    assert found.at_least == _numel(_LanguageModel(True)) <= _numel(model)
+    [note] = found.notes
+    assert f"{_numel(_LanguageModel(True)):,} if it does, {untied:,} if not" in note

@@ -849,6 +849,8 @@ def _torch_table_model(printout: Printout) -> Model:
         if not container:
             width, before = out, f"the layer before, {row.name or row.type}"
     model_notes: tuple[str, ...] = ()
+    if printout.kind == "torchinfo":
+        layers, model_notes = _tied(layers, rows)
     total = printout.total
     if not printout.total_known:
         model_notes = (f"the printed total ({total:,}) leaves out the layers torchsummary "
@@ -857,6 +859,40 @@ def _torch_table_model(printout: Printout) -> Model:
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
                  printed_total=total, notes=tuple(n for n in model_notes if n),
                  accounting=printout.accounting)
+
+
+def _tied(layers: list[Layer], rows: Sequence[Row]) -> tuple[list[Layer], tuple[str, ...]]:
+    """A torchinfo table's output layer that may share the embedding's weight (weight tying,
+    ``head.weight = emb.weight``): a bias-free ``Linear`` from the embedding's width to its
+    vocabulary holds exactly its V·D. torchinfo counts a shared tensor once per module, so its
+    rows and total count it twice; the table cannot say whether it is shared, so that row's
+    count is left open (the model's total a bound) and both totals are named."""
+    shapes = {row.line: row.shape for row in rows}
+    embeddings = [(layer, shapes.get(layer.line or 0)) for layer in layers
+                  if layer.kind == "nn.Embedding" and layer.params]
+    notes: list[str] = []
+    found = list(layers)
+    for index, layer in enumerate(layers):
+        out = shapes.get(layer.line or 0)
+        if layer.kind != "nn.Linear" or not layer.params or not out or out[-1] is None:
+            continue
+        for embedding, width in embeddings:
+            if (not width or width[-1] is None or embedding.params != layer.params
+                    or width[-1] * out[-1] != layer.params):
+                continue
+            others = sum(x.params or 0 for x in layers) - layer.params
+            found[index] = dataclasses.replace(layer, params=None, notes=(*layer.notes, (
+                f"torchinfo prints {layer.params:,}, exactly the V·D = {out[-1]:,}·"
+                f"{width[-1]:,} of {embedding.name}: if its weight is {embedding.name}'s "
+                "(tied), torchinfo counts that tensor twice and it adds 0; if not, "
+                f"{layer.params:,}")))
+            notes.append(f"{layer.name} may share {embedding.name}'s weight (weight tying), "
+                         "which torchinfo counts twice, in its rows and its Total params: "
+                         f"the model holds {others:,} if it does, {others + layer.params:,} "
+                         "if not (the code, or sum(p.numel() for p in model.parameters()), "
+                         "tells)")
+            break
+    return found, tuple(notes)
 
 
 def _shapes_model(printout: Printout) -> Model:
