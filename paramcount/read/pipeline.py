@@ -524,6 +524,9 @@ def headline(answer: Answer) -> tuple[str, str]:
     else:
         model = answer.models[0]
         title = f"{model.name}: {_maybe(model.total or model.printed_total)} parameters"
+    shown = _printed_model(answer)
+    if shown is not None:
+        title = _model_title(shown, len([x for m, x in answer.recurrent if m is shown]))
     if answer.disagreements:
         d = answer.disagreements[0]
         layer = next((x for _, x in answer.recurrent if x.name == d.layer and x.spec), None)
@@ -537,16 +540,24 @@ def headline(answer: Answer) -> tuple[str, str]:
         reason = (f"{_number(d.printed)} ({where}) vs {_number(d.computed)} computed from the "
                   f"code: {d.reason}.")
         return title, reason
+    if shown is not None and shown.total is None and (
+            why := shown.accounting.words() or (shown.notes[0] if shown.notes else "")):
+        return title, why[0].upper() + why[1:] + "."
     specs = [layer.spec for layer in counted if layer.spec is not None]
     specs += [spec for model in answer.models for spec in model.stacks]
     for spec in specs:
         sentence = growth_reason(spec)
+        if sentence and shown is not None:  # the title is the model's: name the layer
+            return title, f"{conventions.describe(spec)}: {sentence}."
         if sentence:
             return title, sentence[0].upper() + sentence[1:] + "."
     if counted:
         assert counted[0].spec is not None
         formula = conventions.formula(counted[0].spec)
-        return title, f"{formula.symbolic} = {formula.substituted} = {_number(formula.total)}."
+        said = f"{formula.symbolic} = {formula.substituted} = {_number(formula.total)}."
+        if shown is not None:  # the title is the model's: say which layer the formula is
+            said = f"{conventions.describe(counted[0].spec)}: {said}"
+        return title, said
     if answer.unresolved:
         return title, "Some sizes are not in the paste: give them with --set (see below)."
     for layer in recurrent:
@@ -556,6 +567,34 @@ def headline(answer: Answer) -> tuple[str, str]:
     if any(model.source != "code" for model in answer.models):
         return title, "Counts as printed."
     return title, "The sum of its layers' counts, read from the code (--details shows each)."
+
+
+def _printed_model(answer: Answer) -> Model | None:
+    """The model a paste without code prints whole, layers beside its recurrent ones (a
+    summary table, a repr): its headline is the model's count, not its first layer's."""
+    if not answer.models or any(m.source == "code" for m in answer.models):
+        return None
+    model = answer.models[0]
+    if len(model.layers) < 2 or (model.source == "shapes" and all(
+            layer.recurrent for layer in model.layers)):
+        return None
+    return model
+
+
+def _model_title(model: Model, recurrent: int) -> str:
+    """``Tagger: 43,490 parameters (repr, 3 recurrent layers)``; ``at least N`` where only a
+    bound is known, the printer's own total where nothing better is."""
+    if model.total is not None:
+        count = _number(model.total)
+    elif model.at_least is not None and (
+            model.printed_total is None or not model.accounting.whole or model.notes):
+        count = f"at least {_number(model.at_least)}"
+    elif model.printed_total is not None:
+        count = f"{_number(model.printed_total)} (as printed)"
+    else:
+        count = "?"
+    layers = f"{recurrent} recurrent layer" + ("" if recurrent == 1 else "s")
+    return f"{model.name}: {count} parameters ({model.source}, {layers})"
 
 
 def _error_headline(answer: Answer) -> tuple[str, str]:

@@ -76,7 +76,7 @@ def read_document(answer: Answer, reports: Mapping[int, Report] | None = None) -
             ("line", "layer", "printed", "computed", "reason"),
             tuple((str(d.line or ""), d.layer, number(d.printed), _count(d.computed), d.reason)
                   for d in answer.disagreements),
-            numeric=frozenset({"line", "printed", "computed"})),)))
+            numeric=frozenset({"line", "printed", "computed"}), prose=frozenset({"reason"})),)))
     if answer.unresolved:
         sections.append(Section("Could not resolve", (Table(
             ("name", "line", "what to do"),
@@ -91,7 +91,8 @@ def read_document(answer: Answer, reports: Mapping[int, Report] | None = None) -
         for layer in model.layers:
             notes += [(f"{model.name}.{layer.name or layer.kind}", note) for note in layer.notes]
     if notes:
-        sections.append(Section("Notes", (Table(("where", "note"), tuple(notes)),)))
+        sections.append(Section("Notes", (Table(("where", "note"), tuple(notes),
+                                                prose=frozenset({"note"})),)))
     if reports is not None:
         sections += _details(answer, reports)
     return Document(title, reason, tuple(sections))
