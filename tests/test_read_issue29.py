@@ -385,3 +385,45 @@ def test_torchinfo_tied_weights_are_not_claimed_twice(tied: bool) -> None:
     assert found.at_least == _numel(_LanguageModel(True)) <= _numel(model)
     [note] = found.notes
     assert f"{_numel(_LanguageModel(True)):,} if it does, {untied:,} if not" in note
+
+
+# -- answers a machine can use --------------------------------------------------------------------
+
+def test_every_candidate_configuration_is_structured_in_the_json(cli: CLI, tmp_path: Any
+                                                                 ) -> None:
+    """Bare ``parameters()`` shapes: the one-layer reading is a fit and every grouping a list
+    of layers, each with its cell, sizes, count and command as fields; the truth (a GRU, then a
+    two-layer GRU) is among the groupings, with torch's counts."""
+    model = nn.Sequential(nn.GRU(8, 16), nn.GRU(16, 16, num_layers=2))
+    path = tmp_path / "shapes.txt"
+    path.write_text("\n".join(str(p.shape) for p in model.parameters()) + "\n")
+    result = cli("read", str(path), "--json")
+    assert result.code == 0, result.err
+    [layer] = json.loads(result.out)["recurrent"]
+    [fit] = layer["solved"]["fits"]
+    assert (fit["cell"], fit["input"], fit["hidden"], fit["layers"]) == ("gru", 8, 16, 3)
+    truth = [[(part["input"], part["hidden"], part["layers"], part["params"]) for part in g]
+             for g in layer["groupings"]]
+    assert [(8, 16, 1, _numel(model[0])), (16, 16, 2, _numel(model[1]))] in truth
+    assert all(part["command"].startswith("paramcount gru") for g in layer["groupings"]
+               for part in g)
+
+
+@pytest.mark.skipif(not have("torchinfo"), reason="needs torchinfo")
+def test_a_solver_fit_is_structured_in_the_json(cli: CLI, tmp_path: Any) -> None:
+    """A printed count several configurations fit: each fit's fields in the JSON, null where
+    the printout leaves one open."""
+    import torchinfo
+
+    model = nn.Sequential(nn.Embedding(20, 6), nn.GRU(6, 5))
+    path = tmp_path / "table.txt"
+    path.write_text(str(torchinfo.summary(model, verbose=0)) + "\n")
+    [layer] = json.loads(cli("read", str(path), "--json").out)["recurrent"]
+    fits = layer["solved"]["fits"]
+    assert fits and all(f["cell"] == "gru" for f in fits)
+    opened = {"input": "input_size", "hidden": "hidden_size", "layers": "num_layers",
+              "bidirectional": "bidirectional", "bias": "bias", "proj": "proj_size"}
+    for fit in fits:
+        for key, field in opened.items():
+            assert (fit[key] is None) == (field in fit["open"]), (key, fit)
+        assert (fit["params"] is None) == bool(fit["open"])
