@@ -427,3 +427,25 @@ def test_a_solver_fit_is_structured_in_the_json(cli: CLI, tmp_path: Any) -> None
         for key, field in opened.items():
             assert (fit[key] is None) == (field in fit["open"]), (key, fit)
         assert (fit["params"] is None) == bool(fit["open"])
+
+
+@pytest.mark.skipif(not have("torchinfo"), reason="needs torchinfo")
+def test_a_table_cut_above_its_header_is_named_not_dropped(cli: CLI, tmp_path: Any) -> None:
+    """torchinfo rows pasted without the table's header are not read, and the answer says
+    which lines they are, beside what else the paste holds (alone: exit 2 saying so)."""
+    import torchinfo
+
+    model = _LanguageModel(False)
+    table = str(torchinfo.summary(model, input_data=torch.zeros(2, 5, dtype=torch.long),
+                                  verbose=0)).split("\n")
+    rows = [line for line in table if line.startswith(("├─", "└─"))]
+    assert len(rows) == 3
+    path = tmp_path / "rows.txt"
+    path.write_text("import torch.nn as nn\nrnn = nn.GRU(3, 4)\n\n" + "\n".join(rows) + "\n")
+    answer = read(path.read_text())
+    assert _code_model(answer).total == _numel(nn.GRU(3, 4))
+    assert any(note.startswith("lines 4–6 look like rows of a torchinfo summary cut off above "
+                               "its header") for note in answer.notes)
+    path.write_text("\n".join(rows) + "\n")
+    result = cli("read", str(path))
+    assert result.code == 2 and "lines 1–3 look like rows of a torchinfo summary" in result.err

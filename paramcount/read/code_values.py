@@ -222,22 +222,6 @@ def dotted(node: ast.AST) -> str | None:
     return None
 
 
-_SETTING = re.compile(r"[A-Za-z_][\w.]*(?:\[['\"](?P<key>\w+)['\"]\])?")
-
-
-def setting(name: str) -> str | None:
-    """The ``--set`` name that gives an unresolved value: ``hidden`` for ``hidden``,
-    ``args.hidden`` or ``cfg['hidden']``; None for an expression (a call never made).
-
-    >>> setting("config.layers"), setting("cfg['hidden']"), setting("load(...)")
-    ('layers', 'hidden', None)
-    """
-    match = _SETTING.fullmatch(name)
-    if match is None:
-        return None
-    return match["key"] or name.rsplit(".", 1)[-1]
-
-
 def _class_called(node: ast.AST) -> str | None:
     """The class a call instantiates (``Attention(hidden)``), by its capital; else None."""
     if not isinstance(node, ast.Call):

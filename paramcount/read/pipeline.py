@@ -29,6 +29,7 @@ from paramcount.read.found import (
     reset_after_note,
     stacks,
 )
+from paramcount.read.headless import headless_rows
 from paramcount.read.keras_version import KerasVersion
 from paramcount.read.pairing import expected_shapes, layer_pairs, pair
 from paramcount.read.printout import find_printouts
@@ -109,6 +110,8 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     text = text.replace("\x00", "").replace("\r\n", "\n")
     lines = text.split("\n")
     printouts, claimed = find_printouts(lines)
+    headless, headless_note = headless_rows(lines, claimed)
+    claimed |= {u.line for u in headless}  # rows of a table are not code either
     code_lines = ["" if number in claimed else line for number, line in enumerate(lines, 1)]
     reading = read_code("\n".join(code_lines), overrides or {})
     from_printouts = printout_models(printouts, lines)
@@ -126,6 +129,8 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     disagreements += unsolvable(shown, disagreements)
     disagreements += sums(shown, disagreements)
     errors = runtime_errors(lines, [m.layers for m in from_code], overrides)
+    if headless_note and not models and not errors:
+        raise NothingFound(f"nothing countable read in {source}: {headless_note}")
     if not errors and not any(
             layer.params is not None or layer.printed is not None or layer.missing
             or layer.recurrent for m in models for layer in m.layers) and not any(
@@ -137,7 +142,8 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     if errors:
         kinds = (*kinds, "runtime-error")
     answer = Answer(source, kinds, tuple(models), tuple(unresolved), tuple(disagreements),
-                    (*reading.notes, *pairing), tuple(sorted((overrides or {}).items())),
+                    (*reading.notes, *pairing, *([headless_note] if headless_note else [])),
+                    tuple(sorted((overrides or {}).items())),
                     tuple(errors))
     title, reason = headline(answer)
     versions += old_defaults(from_code, from_printouts)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,7 +37,6 @@ from paramcount.read.code_values import (
     Unknown,
     _Budget,
     dotted,
-    setting,
     unknowns,
 )
 from paramcount.read.code_walk import _Reader
@@ -47,6 +47,22 @@ __all__ = [
     "MISSING", "SPREAD", "Block", "Call", "CodeReading", "Factory", "Record", "Step", "Unknown",
     "dotted", "layer_call", "read_code", "setting", "unknowns",
 ]
+
+
+_SETTING = re.compile(r"[A-Za-z_][\w.]*(?:\[['\"](?P<key>\w+)['\"]\])?")
+
+
+def setting(name: str) -> str | None:
+    """The ``--set`` name that gives an unresolved value: ``hidden`` for ``hidden``,
+    ``args.hidden`` or ``cfg['hidden']``; None for an expression (a call never made).
+
+    >>> setting("config.layers"), setting("cfg['hidden']"), setting("load(...)")
+    ('layers', 'hidden', None)
+    """
+    match = _SETTING.fullmatch(name)
+    if match is None:
+        return None
+    return match["key"] or name.rsplit(".", 1)[-1]
 
 
 def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeReading:
