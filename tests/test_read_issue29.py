@@ -449,3 +449,40 @@ def test_a_table_cut_above_its_header_is_named_not_dropped(cli: CLI, tmp_path: A
     path.write_text("\n".join(rows) + "\n")
     result = cli("read", str(path))
     assert result.code == 2 and "lines 1–3 look like rows of a torchinfo summary" in result.err
+
+
+_LM_CODE = '''import torch.nn as nn
+
+class LM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(100, 16)
+        self.lstm = nn.LSTM(16, 16, batch_first=True)
+        self.head = nn.Linear(16, 100, bias=False)
+        self.head.weight = self.emb.weight
+'''
+
+
+def test_code_that_ties_a_weight_counts_it_once() -> None:
+    """``self.head.weight = self.emb.weight``: the code's total is torch's, the shared tensor
+    counted once, in the embedding."""
+    answer = read(_LM_CODE)
+    found = _code_model(answer)
+    assert found.total == _numel(_LanguageModel(True))
+    head = next(layer for layer in found.layers if layer.name == "head")
+    assert head.params == 0 and any("tied" in note for note in head.notes)
+
+
+@pytest.mark.skipif(not have("torchinfo"), reason="needs torchinfo")
+def test_tied_code_and_its_torchinfo_table_agree_on_the_count_held() -> None:
+    """The code that ties a weight beside torchinfo's table of it: no disagreement; the answer
+    says torchinfo counts the tied tensor twice and the model holds torch's count."""
+    import torchinfo
+
+    model = _LanguageModel(True)
+    table = str(torchinfo.summary(model, input_data=torch.zeros(2, 5, dtype=torch.long),
+                                  verbose=0))
+    answer = read(_LM_CODE + "\ntorchinfo says:\n\n" + table)
+    assert not answer.disagreements
+    assert _code_model(answer).total == _numel(model)
+    assert any(f"the model holds {_numel(model):,}" in note for note in answer.notes)

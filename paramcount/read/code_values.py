@@ -99,6 +99,11 @@ class Record:
         return dict(self.fields).get(name, MISSING)
 
 
+TIE = "paramcount.tie"
+"""The qualified name of the marker step ``self.head.weight = self.emb.weight`` leaves: its
+attribute the layer whose tensor is replaced, its args (tensor, that layer's attribute and the
+owner's, both relative to the class that ties them)."""
+
 MISSING = object()
 """An attribute or key that is not there."""
 

@@ -20,6 +20,7 @@ from paramcount.read.code_values import (
     MAX_REPEAT,
     MISSING,
     SPREAD,
+    TIE,
     Block,
     Call,
     Factory,
@@ -40,6 +41,22 @@ from paramcount.read.code_values import (
     _truth,
     dotted,
 )
+
+_TENSORS = frozenset({"weight", "bias"})
+"""The tensors of a module that code ties to another's (``head.weight = emb.weight``)."""
+
+
+def _tie(name: str, value: ast.expr) -> tuple[str, str, str] | None:
+    """``self.head.weight = self.emb.weight`` (or ``= nn.Parameter(...)`` of it not: only a
+    tensor of another layer): (tensor, tied layer, owner), attributes without ``self.``."""
+    owner = dotted(value)
+    if not name.startswith("self.") or owner is None or not owner.startswith("self."):
+        return None
+    layer, _, tensor = name.removeprefix("self.").rpartition(".")
+    source, _, own = owner.removeprefix("self.").rpartition(".")
+    if tensor not in _TENSORS or own not in _TENSORS or not layer or not source:
+        return None
+    return tensor, layer, source
 
 
 class _Reader(_Evaluator):
@@ -670,6 +687,10 @@ class _Reader(_Evaluator):
                         continue
                     if name is None:
                         self.store_item(target, value, scope.env)
+                        continue
+                    if (tie := _tie(name, node.value)) is not None:
+                        steps.append(Step(Call(TIE, TIE, tie, (), node.lineno),
+                                          prefix + tie[1]))
                         continue
                     scope.env[name] = value
                     if name.startswith("self.") and isinstance(value, Unknown) and (

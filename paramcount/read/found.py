@@ -50,9 +50,11 @@ from paramcount.read.keras_version import (
 )
 from paramcount.read.python_code import (
     SPREAD,
+    TIE,
     Block,
     Call,
     CodeReading,
+    Step,
     Unknown,
     setting,
     unknowns,
@@ -141,6 +143,10 @@ class Model:
     accounting: Accounting = NOTHING
     """The lines its reader claimed and could not read (:mod:`paramcount.read.accounting`):
     its total is exact only where that is whole."""
+    tied: int = 0
+    """Code: the parameters of tensors it ties to another layer's (``head.weight =
+    emb.weight``), counted once; a printer that counts per module (torchinfo) counts them
+    twice."""
 
     @property
     def total(self) -> int | None:
@@ -475,8 +481,12 @@ def code_models(reading: CodeReading) -> list[Model]:
         width: int | None = None
         seen: dict[str, int] = {}
         applied: dict[int, int | None] = {}
+        ties: list[Step] = []
         for step in block.steps:
             call = step.call
+            if call.qualified == TIE:
+                ties.append(step)
+                continue
             framework = framework_of(call, None) or _guess(call) or hint
             if call.unresolved is not None:
                 layers.append(_unknown_class(call, step.attribute, framework))
@@ -512,6 +522,7 @@ def code_models(reading: CodeReading) -> list[Model]:
                     Missing(f"{call.name} ({step.attribute or 'layer'})", call.line,
                             "cannot tell whether this is torch or Keras: add the import"),))
             layers.append(dataclasses.replace(layer, call=call))
+        layers, tied = _untie(layers, ties)
         if layers:
             keras = code_version(block)
             notes = block.notes
@@ -520,7 +531,7 @@ def code_models(reading: CodeReading) -> list[Model]:
             models.append(Model(block.name, "code", block.line, tuple(layers),
                                 complete=block.complete, notes=notes,
                                 stacks=tuple(stacks(layers)),
-                                keras=keras[0] if keras else None))
+                                keras=keras[0] if keras else None, tied=tied))
     return models
 
 
@@ -759,6 +770,52 @@ def _keras_summary_model(printout: Printout, keras: KerasVersion | None) -> Mode
                                 else row.params, printed=row.params))
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
                  printed_total=printout.total, keras=keras, accounting=printout.accounting)
+
+
+def _untie(layers: list[Layer], ties: Sequence[Step]) -> tuple[list[Layer], int]:
+    """The layers with each tensor the code ties to another layer's
+    (``self.head.weight = self.emb.weight``) counted once, in the layer that owns it: the tied
+    layer holds that many fewer (left open, with why, where its tensor cannot be sized); and
+    how many parameters the ties took off."""
+    tied = 0
+    for step in ties:
+        tensor, layer_name, source = step.call.args
+        base = step.attribute[:len(step.attribute) - len(layer_name)]
+        owner = base + source
+        at = next((i for i, x in enumerate(layers) if x.name == step.attribute), None)
+        if at is None or not any(x.name == owner for x in layers):
+            continue
+        layer = layers[at]
+        size = _tensor_size(layer, tensor)
+        said = (f"line {step.call.line}: its {tensor} is {owner}'s {tensor} (tied), so that "
+                f"tensor is counted once, in {owner}")
+        if size is None or layer.params is None or size > layer.params:
+            layers[at] = dataclasses.replace(layer, params=None, notes=(
+                *layer.notes, said + f"; paramcount cannot size {layer.kind}'s {tensor}, so it "
+                "is not counted"))
+        else:
+            tied += size
+            layers[at] = dataclasses.replace(
+                layer, params=layer.params - size, notes=(*layer.notes, said),
+                formula=f"{layer.formula} − {size:,} (tied)" if layer.formula else None)
+    return layers, tied
+
+
+def _tensor_size(layer: Layer, tensor: str) -> int | None:
+    """The size of a torch ``Linear``'s or ``Embedding``'s own weight or bias, from its call."""
+    call = layer.call
+    if call is None or call.name not in ("Linear", "Embedding"):
+        return None
+    bound = bind(TORCH_SIGNATURES[call.name], call.args, call.keywords, TORCH_DEFAULTS)
+    names = ("in_features", "out_features") if call.name == "Linear" else (
+        "num_embeddings", "embedding_dim")
+    sizes = [bound.get(n) for n in names]
+    if not all(isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in sizes):
+        return None
+    first, second = (s for s in sizes if isinstance(s, int))
+    if tensor == "weight":
+        return first * second
+    return second if call.name == "Linear" and bound.get("bias", True) is True else None
 
 
 def _nested(rows: Sequence[Row], index: int) -> list[Row] | None:

@@ -351,7 +351,12 @@ def compare(code: Sequence[Model], printed: Sequence[Model]
                                          computed.params,
                                          explain_difference(computed, layer.printed)))
         total = match.total
-        if model.printed_total is not None and total is not None and (
+        if (model.source == "torchinfo" and match.tied and total is not None
+                and model.printed_total == total + match.tied):
+            notes.append(f"the torchinfo table at line {model.line} prints {model.printed_total:,}"
+                         f": it counts the {match.tied:,} parameters {match.name} ties to "
+                         f"another layer's twice; the model holds {total:,}")
+        elif model.printed_total is not None and total is not None and (
                 model.printed_total != total) and not mine:
             mine.append(Disagreement(model.line, model.name, model.printed_total, total,
                                      "the printed total differs from the code's layers"))

@@ -28,6 +28,7 @@ from paramcount.read.code_values import (
     MAX_TEXT,
     MISSING,
     SPREAD,
+    TIE,
     Block,
     Call,
     CodeReading,
@@ -44,8 +45,8 @@ from paramcount.read.recovery import binary, is_prose, parse
 
 __all__ = [
     "MAX_BITS", "MAX_CODE_LINES", "MAX_INSTANCES", "MAX_NODES", "MAX_REPEAT", "MAX_TEXT",
-    "MISSING", "SPREAD", "Block", "Call", "CodeReading", "Factory", "Record", "Step", "Unknown",
-    "dotted", "layer_call", "read_code", "setting", "unknowns",
+    "MISSING", "SPREAD", "TIE", "Block", "Call", "CodeReading", "Factory", "Record", "Step",
+    "Unknown", "dotted", "layer_call", "read_code", "setting", "unknowns",
 ]
 
 
