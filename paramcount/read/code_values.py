@@ -99,6 +99,11 @@ class Record:
         return dict(self.fields).get(name, MISSING)
 
 
+TIE = "paramcount.tie"
+"""The qualified name of the marker step ``self.head.weight = self.emb.weight`` leaves: its
+attribute the layer whose tensor is replaced, its args (tensor, that layer's attribute and the
+owner's, both relative to the class that ties them)."""
+
 MISSING = object()
 """An attribute or key that is not there."""
 
@@ -220,22 +225,6 @@ def dotted(node: ast.AST) -> str | None:
         parts.append(node.id)
         return ".".join(reversed(parts))
     return None
-
-
-_SETTING = re.compile(r"[A-Za-z_][\w.]*(?:\[['\"](?P<key>\w+)['\"]\])?")
-
-
-def setting(name: str) -> str | None:
-    """The ``--set`` name that gives an unresolved value: ``hidden`` for ``hidden``,
-    ``args.hidden`` or ``cfg['hidden']``; None for an expression (a call never made).
-
-    >>> setting("config.layers"), setting("cfg['hidden']"), setting("load(...)")
-    ('layers', 'hidden', None)
-    """
-    match = _SETTING.fullmatch(name)
-    if match is None:
-        return None
-    return match["key"] or name.rsplit(".", 1)[-1]
 
 
 def _class_called(node: ast.AST) -> str | None:

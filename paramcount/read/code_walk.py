@@ -20,6 +20,7 @@ from paramcount.read.code_values import (
     MAX_REPEAT,
     MISSING,
     SPREAD,
+    TIE,
     Block,
     Call,
     Factory,
@@ -40,6 +41,22 @@ from paramcount.read.code_values import (
     _truth,
     dotted,
 )
+
+_TENSORS = frozenset({"weight", "bias"})
+"""The tensors of a module that code ties to another's (``head.weight = emb.weight``)."""
+
+
+def _tie(name: str, value: ast.expr) -> tuple[str, str, str] | None:
+    """``self.head.weight = self.emb.weight`` (or ``= nn.Parameter(...)`` of it not: only a
+    tensor of another layer): (tensor, tied layer, owner), attributes without ``self.``."""
+    owner = dotted(value)
+    if not name.startswith("self.") or owner is None or not owner.startswith("self."):
+        return None
+    layer, _, tensor = name.removeprefix("self.").rpartition(".")
+    source, _, own = owner.removeprefix("self.").rpartition(".")
+    if tensor not in _TENSORS or own not in _TENSORS or not layer or not source:
+        return None
+    return tensor, layer, source
 
 
 class _Reader(_Evaluator):
@@ -412,11 +429,34 @@ class _Reader(_Evaluator):
                 scope.used.add(name)
 
     def expression_call(self, node: ast.Call, scope: _Scope) -> None:
-        """``model.add(layer)`` and ``self.layers.append(layer)``."""
+        """``model.add(layer)`` and ``self.layers.append(layer)``; at the top of a paste, a
+        layer constructed on its own (``nn.GRU(10, 20)``) is that layer, and ``model.add``
+        of a layer on a name never bound starts that Sequential (its line was not pasted)."""
         callee = dotted(node.func)
-        if callee is None or "." not in callee:
+        if callee is None:
+            return
+        top = not scope.prefix and not self.quiet and not self.depth
+        if top and not _applied(node) and callee.rsplit(".", 1)[-1] in KNOWN:
+            value = self.value(node, scope.env)
+            if isinstance(value, Call) and value.unresolved is None:
+                name = value.name.lower()
+                while name in scope.loose or name in scope.env:
+                    name += "_"
+                scope.loose[name] = value
+            return
+        if "." not in callee:
             return
         owner, method = callee.rsplit(".", 1)
+        if method == "add" and owner not in scope.sequentials and top and len(
+                node.args) == 1 and owner not in scope.env and "." not in owner:
+            item = self.value(node.args[0], scope.env)
+            if isinstance(item, Call) and item.name in KNOWN:
+                scope.sequentials[owner] = []
+                scope.seq_lines[owner] = node.lineno
+                scope.notes.append(f"line {node.lineno}: {owner}.add(...) without the line "
+                                   f"that makes {owner}: read as a Sequential from here")
+                self.append(owner, item, "0", scope)
+            return
         if method == "add" and owner in scope.sequentials and node.args:
             self.append(owner, self.value(node.args[0], scope.env),
                         str(len(scope.sequentials[owner])), scope)
@@ -647,6 +687,10 @@ class _Reader(_Evaluator):
                         continue
                     if name is None:
                         self.store_item(target, value, scope.env)
+                        continue
+                    if (tie := _tie(name, node.value)) is not None:
+                        steps.append(Step(Call(TIE, TIE, tie, (), node.lineno),
+                                          prefix + tie[1]))
                         continue
                     scope.env[name] = value
                     if name.startswith("self.") and isinstance(value, Unknown) and (

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,6 +28,7 @@ from paramcount.read.code_values import (
     MAX_TEXT,
     MISSING,
     SPREAD,
+    TIE,
     Block,
     Call,
     CodeReading,
@@ -36,7 +38,6 @@ from paramcount.read.code_values import (
     Unknown,
     _Budget,
     dotted,
-    setting,
     unknowns,
 )
 from paramcount.read.code_walk import _Reader
@@ -44,9 +45,25 @@ from paramcount.read.recovery import binary, is_prose, parse
 
 __all__ = [
     "MAX_BITS", "MAX_CODE_LINES", "MAX_INSTANCES", "MAX_NODES", "MAX_REPEAT", "MAX_TEXT",
-    "MISSING", "SPREAD", "Block", "Call", "CodeReading", "Factory", "Record", "Step", "Unknown",
-    "dotted", "layer_call", "read_code", "setting", "unknowns",
+    "MISSING", "SPREAD", "TIE", "Block", "Call", "CodeReading", "Factory", "Record", "Step",
+    "Unknown", "dotted", "layer_call", "read_code", "setting", "unknowns",
 ]
+
+
+_SETTING = re.compile(r"[A-Za-z_][\w.]*(?:\[['\"](?P<key>\w+)['\"]\])?")
+
+
+def setting(name: str) -> str | None:
+    """The ``--set`` name that gives an unresolved value: ``hidden`` for ``hidden``,
+    ``args.hidden`` or ``cfg['hidden']``; None for an expression (a call never made).
+
+    >>> setting("config.layers"), setting("cfg['hidden']"), setting("load(...)")
+    ('layers', 'hidden', None)
+    """
+    match = _SETTING.fullmatch(name)
+    if match is None:
+        return None
+    return match["key"] or name.rsplit(".", 1)[-1]
 
 
 def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeReading:

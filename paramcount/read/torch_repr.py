@@ -10,6 +10,7 @@ a crop, never summed as a whole model (:mod:`paramcount.read.accounting`).
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 from collections.abc import Sequence
@@ -85,8 +86,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         else:
             call = _call(f"{cls}({rest}", index + 1)
             if call is None:
-                unread.append(Unread(index + 1, line, f"the arguments of {cls} could not be "
-                                     "read"))
+                unread.append(Unread(index + 1, line, _why(cls, rest)))
                 # kept as a module paramcount cannot count, so no total is claimed without it
                 call = _unknown(cls, index + 1)
             first = len(steps)
@@ -140,6 +140,16 @@ def _repeat(steps: list[Step], first: int, copies: range, parent: str) -> None:
         for step in copy:
             rest = step.attribute[len(head):] if step.attribute.startswith(head) else ""
             steps.append(Step(dataclasses.replace(step.call), other + rest))
+
+
+def _why(cls: str, rest: str) -> str:
+    """Why a module line was not read: a class paramcount does not count, or arguments cut
+    off or not Python."""
+    try:
+        ast.parse(f"{cls}({rest}", mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return f"the arguments of {cls} could not be read (cut off, or not Python)"
+    return f"{cls} is a module paramcount does not count"
 
 
 _OWN_PARAMETERS = frozenset({"MultiheadAttention"})
