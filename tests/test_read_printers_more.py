@@ -290,7 +290,8 @@ def test_two_dumps_of_one_model_in_a_row_are_two_printouts() -> None:
     dumps of 380 parameters each, not one of 760 (a name read again starts the second)."""
     from torch import nn
 
-    net = nn.Sequential(nn.Embedding(45, 4), nn.Linear(4, 4), nn.LSTMCell(4, 5, bias=False))
+    net = nn.ModuleDict({"emb": nn.Embedding(45, 4), "lin": nn.Linear(4, 4),
+                         "cell": nn.LSTMCell(4, 5, bias=False)})
     one = "\n".join(f"{n} {list(p.shape)}" for n, p in net.named_parameters())
     two = "\n".join(f"{n} {list(p.shape)}" for n, p in net.state_dict().items())
     answer = read(f"{one}\n\n{two}\n")
