@@ -1,14 +1,21 @@
 """How ``paramcount read`` fares on what the real printers print: the table in ``docs/read.md``.
 
-    python benchmarks/read_accuracy.py [--torch 200] [--keras 60] [--update]
+    python benchmarks/read_accuracy.py [--torch 200] [--keras 60] [--more 120] [--flax 25]
+                                       [--hf 60] [--posts 200] [--update]
 
 Random models (``tests/printers.py``: every recurrent cell and option, with embedding, linear,
 conv and norm layers; Keras Sequential stacks and functional encoder–decoders) are built with
 torch, Keras 3 and tf-keras, printed by each printer (torchinfo with random columns, depth,
 verbosity and row settings; Keras summaries at random widths, half with the Trainable column)
-and read back; every recurrent layer is
+and read back; so are Lightning's ModelSummary and RichModelSummary, pytorch-model-summary's
+three styles (``tests/printers_more.py``), Flax linen's ``tabulate`` of random linen models,
+Hugging Face ``print(model)`` of random small Mamba, Mamba-2, RWKV, RecurrentGemma and xLSTM
+models, and posts composed from several real printouts of one model (prose, fences, crops,
+CRLF, tabs, indentation lost). Every recurrent layer (a family model counts as one) is
 scored exact, ambiguous (the truth among the configurations listed), unsized (no configuration
-claimed, with a note saying why) or wrong. The draws are seeded, so a run is reproducible.
+claimed, with a note saying why), partial (a layer a crop cut away, the crop named) or wrong;
+a wrong total or a disagreement claimed between true counts is scored wrong too. The draws are
+seeded, so a run is reproducible.
 ``--update`` rewrites the table between the markers in ``docs/read.md``.
 """
 
@@ -18,14 +25,17 @@ import argparse
 import os
 import sys
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 START, END = "<!-- accuracy:start -->", "<!-- accuracy:end -->"
 
 
-def measure(torch_models: int, keras_models: int) -> tuple[dict[str, int], object]:
+def measure(torch_models: int, keras_models: int, more: int = 0, flax: int = 0, hf: int = 0,
+            posts: int = 0) -> tuple[dict[str, int], object]:
     """Read every printer's paste of the random models; the pastes per printer and the score."""
     from hypothesis import HealthCheck, Phase, given, seed, settings
     from hypothesis import strategies as st
@@ -83,7 +93,73 @@ def measure(torch_models: int, keras_models: int) -> tuple[dict[str, int], objec
 
         torch_run()
         keras_run()
+    measure_more(more, flax, hf, posts, score, pastes, quick, tally)
     return pastes, score
+
+
+def measure_more(more: int, flax: int, hf: int, posts: int, score: object,
+                 pastes: dict[str, int], quick: Callable[[int], Any],
+                 tally: Callable[[Any], None]) -> None:
+    """The printers of ``tests/printers_more.py`` and composed posts, into ``score``."""
+    import random
+
+    from hypothesis import given, seed
+    from hypothesis import strategies as st
+
+    from tests.printers import Paste, Score, torch_pastes, torch_plans
+    from tests.printers_more import (
+        check_post,
+        compose,
+        flax_paste,
+        flax_plans,
+        hf_configs,
+        hf_paste,
+        score_family,
+        torch_more_pastes,
+    )
+
+    assert isinstance(score, Score)
+    settings_of, count = quick, tally
+
+    @seed(23)
+    @settings_of(more)
+    @given(torch_plans(), st.data())
+    def more_run(plan: object, data: st.DataObject) -> None:
+        for paste in torch_more_pastes(plan, data.draw):  # type: ignore[arg-type]
+            count(paste)
+
+    @seed(23)
+    @settings_of(flax)
+    @given(flax_plans())
+    def flax_run(plan: object) -> None:
+        count(flax_paste(plan))  # type: ignore[arg-type]
+
+    @seed(23)
+    @settings_of(hf)
+    @given(hf_configs())
+    def hf_run(case: tuple[str, dict[str, object]]) -> None:
+        paste: Paste = hf_paste(*case)
+        pastes[paste.printer] = pastes.get(paste.printer, 0) + 1
+        try:
+            score_family(paste, score)
+        except AssertionError as error:
+            score.add(paste.printer, "wrong", str(error)[:300])
+
+    @seed(23)
+    @settings_of(posts)
+    @given(torch_plans(), st.data(), st.randoms(use_true_random=False))
+    def posts_run(plan: object, data: st.DataObject, rng: random.Random) -> None:
+        made = torch_pastes(plan, data.draw) + torch_more_pastes(plan, data.draw)  # type: ignore[arg-type]
+        post = compose(rng.sample(made, k=rng.choice([1, 2, 3])), rng)
+        pastes["composed posts"] = pastes.get("composed posts", 0) + 1
+        try:
+            check_post(post, score)
+        except AssertionError as error:
+            score.add("composed posts", "wrong", str(error)[:300])
+
+    for run, examples in ((more_run, more), (flax_run, flax), (hf_run, hf), (posts_run, posts)):
+        if examples:
+            run()
 
 
 def table(pastes: dict[str, int], score: object) -> str:
@@ -91,8 +167,9 @@ def table(pastes: dict[str, int], score: object) -> str:
     from tests.printers import OUTCOMES, Score
 
     assert isinstance(score, Score)
-    lines = ["| printer | pastes | recurrent layers | exact | ambiguous | unsized | wrong |",
-             "| :--- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = ["| printer | pastes | recurrent layers | exact | ambiguous | unsized "
+             "| partial, named | wrong |",
+             "| :--- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for printer in sorted(pastes):
         counts = [score.counts[printer, outcome] for outcome in OUTCOMES]
         total = sum(counts)
@@ -107,12 +184,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--torch", type=int, default=200, help="random torch models")
     parser.add_argument("--keras", type=int, default=60, help="random Keras models")
+    parser.add_argument("--more", type=int, default=120,
+                        help="random torch models for Lightning and pytorch-model-summary")
+    parser.add_argument("--flax", type=int, default=25, help="random flax linen models")
+    parser.add_argument("--hf", type=int, default=60, help="random Hugging Face family models")
+    parser.add_argument("--posts", type=int, default=200, help="composed posts")
     parser.add_argument("--update", action="store_true", help="rewrite docs/read.md's table")
     args = parser.parse_args()
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    pastes, score = measure(args.torch, args.keras)
+    pastes, score = measure(args.torch, args.keras, args.more, args.flax, args.hf, args.posts)
     text = table(pastes, score)
+    counts = getattr(score, "counts", {})
+    layers = sum(counts.values())
     print(text)
+    print(f"\n{layers:,} layers scored")
     wrong = getattr(score, "wrong", [])
     for reason in wrong[:5]:
         print("\nwrong:", reason)

@@ -40,6 +40,7 @@ from paramcount.engine.layers import (
 from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity, coerce
 from paramcount.errors import SpecError
 from paramcount.families.registry import CLASSES
+from paramcount.read.accounting import NOTHING, Accounting, bound_words
 from paramcount.read.keras_version import (
     RESET_AFTER_FACTS,
     KerasVersion,
@@ -49,14 +50,16 @@ from paramcount.read.keras_version import (
 )
 from paramcount.read.python_code import (
     SPREAD,
+    TIE,
     Block,
     Call,
     CodeReading,
+    Step,
     Unknown,
     setting,
     unknowns,
 )
-from paramcount.read.solve import Clues, Solution, solve
+from paramcount.read.solve import Clues, Fit, Solution, solve
 from paramcount.read.table import Printout, Row
 from paramcount.read.unnamed import Grouping, Reading, read_unnamed
 from paramcount.record import replace as record_replace
@@ -92,16 +95,24 @@ class Layer:
     """What a printout says this layer holds, where one does."""
     notes: tuple[str, ...] = ()
     solution: Solution | None = None
-    """A printed recurrent layer: every configuration that fits its count (:mod:`solve`)."""
+    """Where several configurations may fit, every one that does: a printed count's fits
+    (:mod:`solve`), or the readings of unnamed shapes (:mod:`paramcount.read.unnamed`), the
+    recognised configuration first."""
     defaults: tuple[str, ...] = ()
     """Options the code leaves to a default that changed between Keras versions."""
     call: Call | None = field(default=None, compare=False, repr=False)
     """Code: the call that builds it (its options, such as ``batch_first``)."""
-    candidates: tuple[LayerSpec, ...] = ()
-    """A printed layer whose configuration the printout leaves open: every one that fits."""
+    holds: int | None = None
+    """A row that prints a nested model (Keras' ``expand_nested``): the part of its printed
+    count that its nested rows print again."""
     groupings: tuple[Grouping, ...] = ()
     """Unnamed shapes: the other ways to read this layer's tensors, as several layers in a row
     (:mod:`paramcount.read.unnamed`)."""
+
+    @property
+    def candidates(self) -> tuple[LayerSpec, ...]:
+        """The configurations that fit, as specs (:attr:`solution`'s fits; none where unsolved)."""
+        return () if self.solution is None else tuple(fit.spec for fit in self.solution.fits)
 
     @property
     def recurrent(self) -> bool:
@@ -129,13 +140,38 @@ class Model:
     count is the sum of theirs), so the growth analysis can explain the stack."""
     keras: KerasVersion | None = None
     """The Keras whose defaults it follows, where the paste says (:mod:`keras_version`)."""
+    accounting: Accounting = NOTHING
+    """The lines its reader claimed and could not read (:mod:`paramcount.read.accounting`):
+    its total is exact only where that is whole."""
+    tied: int = 0
+    """Code: the parameters of tensors it ties to another layer's (``head.weight =
+    emb.weight``), counted once; a printer that counts per module (torchinfo) counts them
+    twice."""
 
     @property
     def total(self) -> int | None:
-        """The sum of its layers' counts, or None where one of them is not known."""
-        if not self.complete or any(layer.params is None for layer in self.layers):
+        """The sum of its layers' counts, or None where one of them is not known or a line of
+        it was not read (the printout cut off, a row not understood)."""
+        if not self.complete or not self.accounting.whole or any(
+                layer.params is None for layer in self.layers):
             return None
         return sum(layer.params for layer in self.layers if layer.params is not None)
+
+    @property
+    def at_least(self) -> int | None:
+        """Where the total is not exact, the sum of the counts that are known: a lower bound
+        (counts are never negative); None where the total is exact or nothing is counted."""
+        known = [layer.params for layer in self.layers if layer.params is not None]
+        if self.total is not None or not known:
+            return None
+        return sum(known)
+
+    @property
+    def bound(self) -> str:
+        """Where the total is not exact: ``at least N; line 7 `…` not read: …``, else ""."""
+        if self.total is not None:
+            return ""
+        return bound_words(self.at_least, self.accounting)
 
 
 # -- code -> layers ---------------------------------------------------------------------------
@@ -445,8 +481,12 @@ def code_models(reading: CodeReading) -> list[Model]:
         width: int | None = None
         seen: dict[str, int] = {}
         applied: dict[int, int | None] = {}
+        ties: list[Step] = []
         for step in block.steps:
             call = step.call
+            if call.qualified == TIE:
+                ties.append(step)
+                continue
             framework = framework_of(call, None) or _guess(call) or hint
             if call.unresolved is not None:
                 layers.append(_unknown_class(call, step.attribute, framework))
@@ -482,6 +522,7 @@ def code_models(reading: CodeReading) -> list[Model]:
                     Missing(f"{call.name} ({step.attribute or 'layer'})", call.line,
                             "cannot tell whether this is torch or Keras: add the import"),))
             layers.append(dataclasses.replace(layer, call=call))
+        layers, tied = _untie(layers, ties)
         if layers:
             keras = code_version(block)
             notes = block.notes
@@ -490,7 +531,7 @@ def code_models(reading: CodeReading) -> list[Model]:
             models.append(Model(block.name, "code", block.line, tuple(layers),
                                 complete=block.complete, notes=notes,
                                 stacks=tuple(stacks(layers)),
-                                keras=keras[0] if keras else None))
+                                keras=keras[0] if keras else None, tied=tied))
     return models
 
 
@@ -605,14 +646,16 @@ def printout_models(printouts: Sequence[Printout], lines: Sequence[str] = ()) ->
     for printout in printouts:
         if printout.kind == "repr" and printout.block is not None:
             reading = CodeReading((printout.block,), "parsed", (), frozenset({TORCH}))
-            models += [Model(m.name, "repr", m.line, m.layers) for m in code_models(reading)]
+            models += [Model(m.name, "repr", m.line, m.layers, accounting=printout.accounting)
+                       for m in code_models(reading)]
         elif printout.kind == "keras-summary":
             models.append(_keras_summary_model(
                 printout, summary_version(lines[printout.first - 1:printout.last])))
-        elif printout.kind in ("torchinfo", "torchsummary"):
+        elif printout.kind in ("torchinfo", "torchsummary", "pytorch-model-summary"):
             models.append(_torch_table_model(printout))
         elif printout.kind == "shapes":
             models.append(_shapes_model(printout))
+
     return models
 
 
@@ -665,8 +708,8 @@ def _input_width(row: Row, rows: Sequence[Row], index: int, functional: bool | N
     that is cut off or not unique)."""
     if functional is False:
         previous = rows[index - 1] if index else None
-        if previous is None or not previous.shape:
-            return None, ""
+        if previous is None or not previous.shape or previous.depth < row.depth:
+            return None, ""  # the first row nested in a model reads that model's input
         where = ("the Input row" if previous.type == "InputLayer"
                  else f"the layer before, {previous.name}")
         return previous.shape[-1], where
@@ -706,6 +749,10 @@ def _keras_summary_model(printout: Printout, keras: KerasVersion | None) -> Mode
         if row.type == "InputLayer":
             continue
         cell = cell_of(row.type)
+        inner = _nested(rows, index)
+        if inner is not None:
+            layers.append(_holder(row, inner))
+            continue
         if recurrent[index]:
             framework = Framework.TF1_CUDNN if row.type.startswith("CuDNN") else Framework.KERAS
             cells = (cell,) if cell is not None else (Cell.LSTM, Cell.GRU, Cell.RNN)
@@ -723,7 +770,81 @@ def _keras_summary_model(printout: Printout, keras: KerasVersion | None) -> Mode
                                 params=0 if row.params is None and keras_free(row.type)
                                 else row.params, printed=row.params))
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
-                 printed_total=printout.total, keras=keras)
+                 printed_total=printout.total, keras=keras, accounting=printout.accounting)
+
+
+def _untie(layers: list[Layer], ties: Sequence[Step]) -> tuple[list[Layer], int]:
+    """The layers with each tensor the code ties to another layer's
+    (``self.head.weight = self.emb.weight``) counted once, in the layer that owns it: the tied
+    layer holds that many fewer (left open, with why, where its tensor cannot be sized); and
+    how many parameters the ties took off."""
+    tied = 0
+    for step in ties:
+        tensor, layer_name, source = step.call.args
+        base = step.attribute[:len(step.attribute) - len(layer_name)]
+        owner = base + source
+        at = next((i for i, x in enumerate(layers) if x.name == step.attribute), None)
+        if at is None or not any(x.name == owner for x in layers):
+            continue
+        layer = layers[at]
+        size = _tensor_size(layer, tensor)
+        said = (f"line {step.call.line}: its {tensor} is {owner}'s {tensor} (tied), so that "
+                f"tensor is counted once, in {owner}")
+        if size is None or layer.params is None or size > layer.params:
+            layers[at] = dataclasses.replace(layer, params=None, notes=(
+                *layer.notes, said + f"; paramcount cannot size {layer.kind}'s {tensor}, so it "
+                "is not counted"))
+        else:
+            tied += size
+            layers[at] = dataclasses.replace(
+                layer, params=layer.params - size, notes=(*layer.notes, said),
+                formula=f"{layer.formula} − {size:,} (tied)" if layer.formula else None)
+    return layers, tied
+
+
+def _tensor_size(layer: Layer, tensor: str) -> int | None:
+    """The size of a torch ``Linear``'s or ``Embedding``'s own weight or bias, from its call."""
+    call = layer.call
+    if call is None or call.name not in ("Linear", "Embedding"):
+        return None
+    bound = bind(TORCH_SIGNATURES[call.name], call.args, call.keywords, TORCH_DEFAULTS)
+    names = ("in_features", "out_features") if call.name == "Linear" else (
+        "num_embeddings", "embedding_dim")
+    sizes = [bound.get(n) for n in names]
+    if not all(isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in sizes):
+        return None
+    first, second = (s for s in sizes if isinstance(s, int))
+    if tensor == "weight":
+        return first * second
+    return second if call.name == "Linear" and bound.get("bias", True) is True else None
+
+
+def _nested(rows: Sequence[Row], index: int) -> list[Row] | None:
+    """The rows ``expand_nested`` prints right under row ``index`` (its model's own layers,
+    one level deeper), or None where it holds none."""
+    row = rows[index]
+    inner = []
+    for other in rows[index + 1:]:
+        if other.depth <= row.depth:
+            break
+        if other.depth == row.depth + 1:
+            inner.append(other)
+    return inner or None
+
+
+def _holder(row: Row, inner: Sequence[Row]) -> Layer:
+    """A nested model's row: its printed count includes its rows', so only what it holds
+    beside them (nothing, for a Sequential) is counted for it."""
+    counts = [r.params for r in inner]
+    held = None if row.params is None or None in counts else sum(c or 0 for c in counts)
+    own = None if held is None or row.params is None or held > row.params else (
+        row.params - held)
+    rows = "the row" if len(inner) == 1 else f"the {len(inner)} rows"
+    note = (f"its printed {row.params:,} includes {rows} nested under it (expand_nested), "
+            f"each counted on its own row, so it adds {own:,}"
+            if own is not None else "a nested model whose rows' counts are not all known")
+    return Layer(row.name, row.type, Framework.KERAS, row.line, params=own,
+                 printed=row.params, notes=(note,), holds=held)
 
 
 def _torch_free(row: Row) -> bool:
@@ -786,13 +907,50 @@ def _torch_table_model(printout: Printout) -> Model:
         if not container:
             width, before = out, f"the layer before, {row.name or row.type}"
     model_notes: tuple[str, ...] = ()
+    if printout.kind == "torchinfo":
+        layers, model_notes = _tied(layers, rows)
     total = printout.total
     if not printout.total_known:
         model_notes = (f"the printed total ({total:,}) leaves out the layers torchsummary "
                        "shows as 0" if total is not None else "",)
         total = None
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
-                 printed_total=total, notes=tuple(n for n in model_notes if n))
+                 printed_total=total, notes=tuple(n for n in model_notes if n),
+                 accounting=printout.accounting)
+
+
+def _tied(layers: list[Layer], rows: Sequence[Row]) -> tuple[list[Layer], tuple[str, ...]]:
+    """A torchinfo table's output layer that may share the embedding's weight (weight tying,
+    ``head.weight = emb.weight``): a bias-free ``Linear`` from the embedding's width to its
+    vocabulary holds exactly its V·D. torchinfo counts a shared tensor once per module, so its
+    rows and total count it twice; the table cannot say whether it is shared, so that row's
+    count is left open (the model's total a bound) and both totals are named."""
+    shapes = {row.line: row.shape for row in rows}
+    embeddings = [(layer, shapes.get(layer.line or 0)) for layer in layers
+                  if layer.kind == "nn.Embedding" and layer.params]
+    notes: list[str] = []
+    found = list(layers)
+    for index, layer in enumerate(layers):
+        out = shapes.get(layer.line or 0)
+        if layer.kind != "nn.Linear" or not layer.params or not out or out[-1] is None:
+            continue
+        for embedding, width in embeddings:
+            if (not width or width[-1] is None or embedding.params != layer.params
+                    or width[-1] * out[-1] != layer.params):
+                continue
+            others = sum(x.params or 0 for x in layers) - layer.params
+            found[index] = dataclasses.replace(layer, params=None, notes=(*layer.notes, (
+                f"torchinfo prints {layer.params:,}, exactly the V·D = {out[-1]:,}·"
+                f"{width[-1]:,} of {embedding.name}: if its weight is {embedding.name}'s "
+                "(tied), torchinfo counts that tensor twice and it adds 0; if not, "
+                f"{layer.params:,}")))
+            notes.append(f"{layer.name} may share {embedding.name}'s weight (weight tying), "
+                         "which torchinfo counts twice, in its rows and its Total params: "
+                         f"the model holds {others:,} if it does, {others + layer.params:,} "
+                         "if not (the code, or sum(p.numel() for p in model.parameters()), "
+                         "tells)")
+            break
+    return found, tuple(notes)
 
 
 def _shapes_model(printout: Printout) -> Model:
@@ -813,7 +971,7 @@ def _shapes_model(printout: Printout) -> Model:
             spec=layer.spec if reading is None else None,
             params=conventions.total(layer.spec), printed=count,
             notes=layer.notes + ((reading.note,) if reading else ()),
-            candidates=reading.candidates if reading else (),
+            solution=None if reading is None else _unnamed_solution(layer.spec, count, reading),
             groupings=reading.groupings if reading else ())))
     groups: dict[str, list[str]] = {}
     for tensor in printout.tensors:
@@ -828,7 +986,16 @@ def _shapes_model(printout: Printout) -> Model:
     return Model(printout.title, printout.kind, printout.first,
                  tuple(layer for _, layer in entries), notes=(UNNAMED,) if unnamed else (),
                  printed_total=sum(_count(t.shape) for t in printout.tensors),
-                 tensors=tuple((t.name, t.shape, lines[t.name]) for t in printout.tensors))
+                 tensors=tuple((t.name, t.shape, lines[t.name]) for t in printout.tensors),
+                 accounting=printout.accounting)
+
+
+def _unnamed_solution(spec: LayerSpec, count: int, reading: Reading) -> Solution:
+    """An unnamed layer's readings as a solution: each configuration of its own tensors a fit,
+    none claimed."""
+    clues = Clues(count, spec.framework, (spec.cell,), input=spec.input_size,
+                  single_cell=spec.single_cell)
+    return Solution(clues, tuple(Fit(c) for c in reading.candidates), None, reading.note)
 
 
 def _unnamed_readings(found: Sequence[conventions.Recognised], names: Sequence[str],

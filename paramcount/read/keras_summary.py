@@ -16,7 +16,9 @@ from bisect import bisect_right
 from collections.abc import Sequence
 
 from paramcount.engine.layers import KERAS_FREE_RESHAPING, KERAS_KEEP_WIDTH, KERAS_SIGNATURES
+from paramcount.read.accounting import Accounting, Unread
 from paramcount.read.table import (
+    NO_TOTAL,
     TOTAL,
     Column,
     Printout,
@@ -31,10 +33,14 @@ from paramcount.read.table import (
 TITLES = ("Layer (type)", "Output Shape", "Param #", "Connected to", "Trainable")
 _AFTER_TOTAL = re.compile(r"\s*((Non-)?[Tt]rainable params|Optimizer params|_{5,}|={5,}|$)")
 _MODEL = re.compile(r'Model:\s*"([^"]{1,200})"')
-_NAME_TYPE = re.compile(r"(?P<name>[^()]*?)\s*\((?P<type>[\w.]+(?:\)|…\)?))")
+_NAME_TYPE = re.compile(r"(?P<name>[^()]*?)\s*\((?P<type>[\w.]+(?:\)|…\)?)?)")
+"""A layer cell: ``name (Class)``; Keras 3 cuts a long class to ``(Bidirectio…``, Keras 2.2 to
+2.3 (TF 1.x to 2.3) at the column's edge with no mark at all (``bidirectional_1 (Bidirection``)."""
 _SOURCE = re.compile(r"[\[' ]*(?P<name>[\w./-]+)(?P<cut>…)?(?:\[(?P<node>\d+)\])?"
                      r"(?:\[(?P<index>\d+)\])?")
 _LIMIT = 200_000
+_DEPTH = "depth"
+"""The key under which a record keeps its nesting (``expand_nested``): 1 at the top."""
 _HEADER_LINES = 16
 """The most lines a wrapped Keras 2 header spans, its rule included."""
 TYPES = frozenset({*(k for k in KERAS_SIGNATURES if not k.endswith("Cell")),
@@ -61,7 +67,15 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         header, body = fixed_header(lines, start)
         titles = [column.title for column in header]
         records, end, total = _fixed(lines, header, body)
-    rows = [row for record, line in records if (row := _row(record, line)) is not None]
+    rows: list[Row] = []
+    unread: list[Unread] = []
+    for record, line in records:
+        row = _row(record, line)
+        if row is not None:
+            rows.append(row)
+        else:
+            unread.append(Unread(line, lines[line - 1], "a row whose layer and class cell "
+                                 "paramcount could not read"))
     if not rows:
         return None
     # a table cropped by a narrow console may hide its Connected to column: then it is not
@@ -69,8 +83,13 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     functional: bool | None = any(t.startswith("Conn") for t in titles)
     if not functional and boxed and _cropped(lines, start):
         functional = None
+    cropped = [] if total is not None else [NO_TOTAL]
+    if boxed and not any(lines[i].lstrip().startswith("└") for i in range(start, min(
+            end, len(lines)))):
+        cropped.insert(0, "no bottom border `└`")
+    accounting = Accounting.span(first + 1, end, unread, cropped)
     return Printout("keras-summary", title, first + 1, end, tuple(rows), total,
-                    functional=functional), end
+                    functional=functional, accounting=accounting), end
 
 
 def _cropped(lines: Sequence[str], start: int) -> bool:
@@ -136,9 +155,13 @@ def _boxed(lines: Sequence[str], titles: Sequence[str], index: int
         if line.startswith("│") and (cells := _split(lines[index], "│", len(titles))):
             if not current:
                 at = index + 1
+                nested = re.match(r"(\s*)└", cells[0]) if cells else None
+                if nested is not None:  # expand_nested: ``   └ lstm (LSTM)``, 3 more a level
+                    current[_DEPTH] = [str(1 + max(len(nested[1]) - 1, 0) // 3)]
             for title, cell in zip(titles, cells, strict=True):
                 if cell.strip():
-                    current.setdefault(title, []).append(cell.strip())
+                    current.setdefault(title, []).append(cell.strip().removeprefix("└").strip()
+                                                         if title == TITLES[0] else cell.strip())
         elif line.startswith(("├", "┡", "└")) or not line:
             close()
             if line.startswith("└"):
@@ -199,10 +222,14 @@ def _fixed(lines: Sequence[str], header: Sequence[Column], index: int
 
     while index < len(lines) and index - start < _LIMIT:
         line = lines[index]
+        level = len(line) - len(line.lstrip("|"))
+        if level:  # expand_nested: a nested model's rows between bars, one a level
+            body = line[level:].rstrip()
+            line = " " * level + (body[:-level] if body.endswith("|" * level) else body)
         stripped = line.strip()
         if TOTAL.match(line):
             break
-        if not stripped or re.fullmatch(r"[_=\-]+", stripped):
+        if not stripped or re.fullmatch(r"[_=\-¯]+", stripped):
             close()
             index += 1
             continue
@@ -216,6 +243,8 @@ def _fixed(lines: Sequence[str], header: Sequence[Column], index: int
             close()  # the blank lines between records were lost in the paste
         if not current:
             at = index + 1
+            if level:
+                current[_DEPTH] = str(level + 1)
         for title, cell in zip(titles, cells, strict=True):
             chunk = cell.rstrip()
             if title == "Layer (type)":
@@ -253,9 +282,11 @@ def _row(record: Record, line: int) -> Row | None:
             index = found.group("index")
             source = (found.group("name") + (found.group("cut") or ""),
                       (number(index) or 0) if index is not None else -1)
-    kind = match.group("type").removesuffix(")")
+    kind = match.group("type")
+    kind = kind.removesuffix(")") if kind.endswith(")") else kind.removesuffix("…") + "…"
     if kind.endswith("…"):  # a narrow table cut it: the one known class it can be, if one
         known = [k for k in TYPES if k.startswith(kind[:-1]) and len(k) >= len(kind)]
         kind = known[0] if len(known) == 1 else kind
+    depth = int(record.get(_DEPTH, "1"))
     return Row(name, kind, outputs[0] if outputs else None,
-               count(record.get("Param #", "")), line, outputs=outputs, source=source)
+               count(record.get("Param #", "")), line, depth, outputs=outputs, source=source)

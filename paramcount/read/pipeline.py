@@ -25,12 +25,13 @@ from paramcount.read.found import (
     Missing,
     Model,
     code_models,
-    printout_models,
     reset_after_note,
     stacks,
 )
+from paramcount.read.headless import headless_rows
 from paramcount.read.keras_version import KerasVersion
 from paramcount.read.pairing import expected_shapes, layer_pairs, pair
+from paramcount.read.printed import models as printout_models
 from paramcount.read.printout import find_printouts
 from paramcount.read.python_code import MAX_TEXT, read_code
 from paramcount.read.recovery import is_prose
@@ -68,7 +69,8 @@ class Disagreement:
     configuration of its layer)."""
     reason: str
     source: str = "printout"
-    """``printout`` (a printed count or shape) or ``question`` (a number stated in prose)."""
+    """``printout`` (a printed count or shape), ``repr`` (a ``print(model)`` the code builds
+    differently) or ``question`` (a number stated in prose)."""
     naive: bool = False
     """Whether the number is the naive multiple the growth analysis explains."""
 
@@ -108,6 +110,8 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     text = text.replace("\x00", "").replace("\r\n", "\n")
     lines = text.split("\n")
     printouts, claimed = find_printouts(lines)
+    headless, headless_note = headless_rows(lines, claimed)
+    claimed |= {u.line for u in headless}  # rows of a table are not code either
     code_lines = ["" if number in claimed else line for number, line in enumerate(lines, 1)]
     reading = read_code("\n".join(code_lines), overrides or {})
     from_printouts = printout_models(printouts, lines)
@@ -119,10 +123,14 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     built = [*from_code, *(m for m in from_printouts if m.source == "repr")]
     shown = [m for m in from_printouts if m.source != "repr"]
     disagreements, pairing = compare(built, shown)
+    disagreements += repr_against_code(from_code, [m for m in from_printouts
+                                                   if m.source == "repr"])
     disagreements += stated_counts(lines, claimed, built, disagreements)
     disagreements += unsolvable(shown, disagreements)
     disagreements += sums(shown, disagreements)
     errors = runtime_errors(lines, [m.layers for m in from_code], overrides)
+    if headless_note and not models and not errors:
+        raise NothingFound(f"nothing countable read in {source}: {headless_note}")
     if not errors and not any(
             layer.params is not None or layer.printed is not None or layer.missing
             or layer.recurrent for m in models for layer in m.layers) and not any(
@@ -134,7 +142,8 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     if errors:
         kinds = (*kinds, "runtime-error")
     answer = Answer(source, kinds, tuple(models), tuple(unresolved), tuple(disagreements),
-                    (*reading.notes, *pairing), tuple(sorted((overrides or {}).items())),
+                    (*reading.notes, *pairing, *([headless_note] if headless_note else [])),
+                    tuple(sorted((overrides or {}).items())),
                     tuple(errors))
     title, reason = headline(answer)
     versions += old_defaults(from_code, from_printouts)
@@ -342,12 +351,49 @@ def compare(code: Sequence[Model], printed: Sequence[Model]
                                          computed.params,
                                          explain_difference(computed, layer.printed)))
         total = match.total
-        if model.printed_total is not None and total is not None and (
+        if (model.source == "torchinfo" and match.tied and total is not None
+                and model.printed_total == total + match.tied):
+            notes.append(f"the torchinfo table at line {model.line} prints {model.printed_total:,}"
+                         f": it counts the {match.tied:,} parameters {match.name} ties to "
+                         f"another layer's twice; the model holds {total:,}")
+        elif model.printed_total is not None and total is not None and (
                 model.printed_total != total) and not mine:
             mine.append(Disagreement(model.line, model.name, model.printed_total, total,
                                      "the printed total differs from the code's layers"))
         found += mine
     return found, notes
+
+
+def repr_against_code(code: Sequence[Model], reprs: Sequence[Model]) -> list[Disagreement]:
+    """Where a paste holds the code of a model and its ``print(model)`` too, each layer the
+    two build differently (or, where every layer agrees, totals that differ): they are the
+    same model only if they agree."""
+    found: list[Disagreement] = []
+    for shown in reprs:
+        match, _ = pair(shown, code)
+        if match is None:
+            continue
+        mine = []
+        for layer, built in layer_pairs(shown, match):
+            if layer.params is None or built.params is None or layer.params == built.params:
+                continue
+            said = (f"{conventions.describe(layer.spec)} in the repr, "
+                    f"{conventions.describe(built.spec)} in the code"
+                    if layer.spec is not None and built.spec is not None else
+                    f"{layer.params:,} in the repr, {built.params:,} in the code")
+            mine.append(Disagreement(
+                layer.line, layer.name or built.name, layer.params, built.params,
+                f"the repr at line {shown.line} and the code at line {built.line} build "
+                f"{layer.name or built.name} differently: {said}", "repr"))
+        if not mine and shown.total is not None and match.total is not None and (
+                shown.total != match.total):
+            mine.append(Disagreement(
+                shown.line, shown.name, shown.total, match.total,
+                f"the repr at line {shown.line} totals {shown.total:,}, the code of "
+                f"{match.name} at line {match.line} {match.total:,}: they are not the same "
+                "model", "repr"))
+        found += mine
+    return found
 
 
 def sums(printed: Sequence[Model], already: Sequence[Disagreement]) -> list[Disagreement]:
@@ -359,7 +405,10 @@ def sums(printed: Sequence[Model], already: Sequence[Disagreement]) -> list[Disa
     for model in printed:
         if flagged & {model.line, *(layer.line for layer in model.layers)}:
             continue
-        counts = [0 if layer.printed is None and layer.params == 0 else layer.printed
+        if not model.accounting.whole:
+            continue  # rows we could not read: the difference would be ours, not the paste's
+        counts = [0 if layer.printed is None and layer.params == 0 else
+                  None if layer.printed is None else layer.printed - (layer.holds or 0)
                   for layer in model.layers]
         if model.printed_total is None or not counts or None in counts or model.tensors:
             continue
@@ -486,6 +535,9 @@ def headline(answer: Answer) -> tuple[str, str]:
     else:
         model = answer.models[0]
         title = f"{model.name}: {_maybe(model.total or model.printed_total)} parameters"
+    shown = _printed_model(answer)
+    if shown is not None:
+        title = _model_title(shown, len([x for m, x in answer.recurrent if m is shown]))
     if answer.disagreements:
         d = answer.disagreements[0]
         layer = next((x for _, x in answer.recurrent if x.name == d.layer and x.spec), None)
@@ -499,16 +551,24 @@ def headline(answer: Answer) -> tuple[str, str]:
         reason = (f"{_number(d.printed)} ({where}) vs {_number(d.computed)} computed from the "
                   f"code: {d.reason}.")
         return title, reason
+    if shown is not None and shown.total is None and (
+            why := shown.accounting.words() or (shown.notes[0] if shown.notes else "")):
+        return title, why[0].upper() + why[1:] + "."
     specs = [layer.spec for layer in counted if layer.spec is not None]
     specs += [spec for model in answer.models for spec in model.stacks]
     for spec in specs:
         sentence = growth_reason(spec)
+        if sentence and shown is not None:  # the title is the model's: name the layer
+            return title, f"{conventions.describe(spec)}: {sentence}."
         if sentence:
             return title, sentence[0].upper() + sentence[1:] + "."
     if counted:
         assert counted[0].spec is not None
         formula = conventions.formula(counted[0].spec)
-        return title, f"{formula.symbolic} = {formula.substituted} = {_number(formula.total)}."
+        said = f"{formula.symbolic} = {formula.substituted} = {_number(formula.total)}."
+        if shown is not None:  # the title is the model's: say which layer the formula is
+            said = f"{conventions.describe(counted[0].spec)}: {said}"
+        return title, said
     if answer.unresolved:
         return title, "Some sizes are not in the paste: give them with --set (see below)."
     for layer in recurrent:
@@ -518,6 +578,34 @@ def headline(answer: Answer) -> tuple[str, str]:
     if any(model.source != "code" for model in answer.models):
         return title, "Counts as printed."
     return title, "The sum of its layers' counts, read from the code (--details shows each)."
+
+
+def _printed_model(answer: Answer) -> Model | None:
+    """The model a paste without code prints whole, layers beside its recurrent ones (a
+    summary table, a repr): its headline is the model's count, not its first layer's."""
+    if not answer.models or any(m.source == "code" for m in answer.models):
+        return None
+    model = answer.models[0]
+    if len(model.layers) < 2 or (model.source == "shapes" and all(
+            layer.recurrent for layer in model.layers)):
+        return None
+    return model
+
+
+def _model_title(model: Model, recurrent: int) -> str:
+    """``Tagger: 43,490 parameters (repr, 3 recurrent layers)``; ``at least N`` where only a
+    bound is known, the printer's own total where nothing better is."""
+    if model.total is not None:
+        count = _number(model.total)
+    elif model.at_least is not None and (
+            model.printed_total is None or not model.accounting.whole or model.notes):
+        count = f"at least {_number(model.at_least)}"
+    elif model.printed_total is not None:
+        count = f"{_number(model.printed_total)} (as printed)"
+    else:
+        count = "?"
+    layers = f"{recurrent} recurrent layer" + ("" if recurrent == 1 else "s")
+    return f"{model.name}: {count} parameters ({model.source}, {layers})"
 
 
 def _error_headline(answer: Answer) -> tuple[str, str]:

@@ -16,7 +16,17 @@ import math
 import re
 from collections.abc import Callable, Sequence
 
-from paramcount.read import keras_summary, shape_dump, torch_repr, torchinfo, torchsummary
+from paramcount.read import (
+    flax_tabulate,
+    hf_repr,
+    keras_summary,
+    lightning,
+    model_summary,
+    shape_dump,
+    torch_repr,
+    torchinfo,
+    torchsummary,
+)
 from paramcount.read.table import Printout as Printout
 from paramcount.read.table import Row as Row
 
@@ -30,6 +40,8 @@ def header_reader(lines: Sequence[str], index: int) -> Reader | None:
     line = lines[index]
     if "┃" in line and re.match(r"\s*┃ Layer\b", line):
         return keras_summary.read  # Keras 3's box, its header cells perhaps wrapped
+    if model_summary.is_header(line):
+        return model_summary.read
     if "Layer (type" not in line:  # a narrow Keras 2 table wraps its header cells
         wrapped = line.startswith(" L") and keras_summary.is_header(lines, index)
         return keras_summary.read if wrapped else None
@@ -51,6 +63,20 @@ def header_reader(lines: Sequence[str], index: int) -> Reader | None:
         lines, index) else None
 
 
+def landmark_reader(line: str) -> Reader | None:
+    """The reader of a printout whose first line is ``line`` by a landmark of its own
+    (Lightning's ``| Name | Type | Params`` header)."""
+    if line.endswith("(") and hf_repr.starts(line):
+        return hf_repr.read
+    if "Name" in line and lightning.starts(line):
+        return lightning.read
+    if "path" in line and flax_tabulate.starts(line):
+        return flax_tabulate.read
+    if "Hierarchical" in line and model_summary.is_banner(line):
+        return model_summary.read_hierarchical
+    return None
+
+
 def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
     """Every printout in ``lines`` and the (1-based) line numbers they span."""
     found: list[Printout] = []
@@ -59,7 +85,7 @@ def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
     while index < len(lines):
         line = lines[index]
         result: tuple[Printout, int] | None = None
-        reader = header_reader(lines, index)
+        reader = landmark_reader(line) or header_reader(lines, index)
         if reader is not None:
             result = reader(lines, index)
         elif line.rstrip().endswith("(") and not line.startswith(" "):

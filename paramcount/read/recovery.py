@@ -17,6 +17,8 @@ import re
 import textwrap
 from collections.abc import Iterator
 
+from paramcount.engine.layers import KNOWN
+
 _OPENER = re.compile(r"^(class|def|async def|if|elif|else|for|while|with|try|except|finally)\b")
 _TOP_LEVEL = re.compile(
     r"^(import |from \S+ import |[A-Z_][A-Z0-9_]*\s*=|print\(|[\w.]+\.(add|summary|compile|fit)"
@@ -188,7 +190,7 @@ def parse(text: str) -> tuple[ast.Module, str, list[int]]:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             failed.add(_as_parsed(dedented))
     is_code = functools.cache(_is_code)  # each line a paste repeats is judged once
-    kept = [line if is_code(line) else "" for line in lines]
+    kept = [line if is_code(line) else inline_calls(line) for line in lines]
     for candidate in dict.fromkeys(("\n".join(kept), textwrap.dedent("\n".join(kept)))):
         if _as_parsed(candidate) in failed:
             continue  # the same text as one that failed (a paste of code alone, say)
@@ -205,6 +207,34 @@ def parse(text: str) -> tuple[ast.Module, str, list[int]]:
     loops = [n for n, line in enumerate(kept, 1)
              if re.match(r"^\s*(for|while)\b.*:$", line.strip())]
     return by_lines(kept), "lines", loops
+
+
+_INLINE = re.compile(r"(?:\b(?P<var>[A-Za-z_]\w*)\s*=\s*)?(?<![\w.])(?P<callee>(?:[A-Za-z_]\w*\.)*"
+                     r"(?P<cls>[A-Z]\w*))\(")
+
+
+def inline_calls(line: str) -> str:
+    """The layer constructors a sentence holds (``I made lstm = nn.LSTM(10, 20) and ...``), as
+    statements on one line (``lstm = nn.LSTM(10, 20)``); "" where it holds none."""
+    found: list[str] = []
+    for match in _INLINE.finditer(line):
+        if match["cls"] not in KNOWN:
+            continue
+        depth, end = 0, None
+        for at in range(match.end() - 1, len(line)):
+            depth += {"(": 1, ")": -1}.get(line[at], 0)
+            if depth == 0:
+                end = at + 1
+                break
+        if end is None:
+            continue
+        statement = line[match.start():end] if match["var"] else line[match.start("callee"):end]
+        try:
+            ast.parse(statement)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        found.append(statement)
+    return "; ".join(found)
 
 
 _WORDS = re.compile(r"(?<![A-Za-z'])[A-Za-z']++(?: [A-Za-z']++){2,}")

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 from paramcount.files.listing import NamedTensor
+from paramcount.read.accounting import Accounting, Unread
 from paramcount.read.table import Printout, number
 
 _DUMP = re.compile(
@@ -28,16 +29,19 @@ def _dims(text: str) -> tuple[int, ...] | None:
 
 def read_named(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     """Consecutive ``name shape`` lines (``named_parameters()``, a state dict, Keras weights);
-    a line of dashes ends one model's dump."""
+    a line of dashes ends one model's dump, and so does a blank line before a name already
+    read (the next dump of the same model)."""
     tensors: list[NamedTensor] = []
     numbers: list[int] = []
+    skipped: list[Unread] = []
     index = start
     while index < len(lines):
         match = _DUMP.match(lines[index])
         if match is None:
-            if not lines[index].strip() and index + 1 < len(lines) and _DUMP.match(
-                    lines[index + 1]):
-                index += 1
+            after = _DUMP.match(lines[index + 1]) if index + 1 < len(lines) else None
+            if not lines[index].strip() and after is not None and re.sub(
+                    r":0$", "", after.group("name")) not in {t.name for t in tensors}:
+                index += 1  # a blank line inside one dump; a name read again starts another
                 continue
             break
         dims = _dims(match.group("shape"))
@@ -47,11 +51,14 @@ def read_named(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         if re.search(r"[A-Za-z]", name) and not re.fullmatch(r"torch\.Size|TensorShape", name):
             tensors.append(NamedTensor(name, dims))
             numbers.append(index + 1)
+        else:
+            skipped.append(Unread(index + 1, lines[index], "a shape without a tensor's name"))
         index += 1
     if len(tensors) < 2 and not (tensors and re.search(r"weight|kernel|bias", tensors[0].name)):
         return None
     return Printout("shapes", "tensors", start + 1, index, tensors=tuple(tensors),
-                    tensor_lines=tuple(numbers)), index
+                    tensor_lines=tuple(numbers), accounting=Accounting.span(start + 1, index,
+                                                                            skipped)), index
 
 
 def read_bare(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
@@ -74,7 +81,8 @@ def read_bare(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         return None
     tensors = tuple(NamedTensor(name, shape) for name, shape in name_bare(sizes))
     return Printout("shapes", "parameters", start + 1, index, tensors=tensors,
-                    tensor_lines=tuple(numbers)), index
+                    tensor_lines=tuple(numbers),
+                    accounting=Accounting.span(start + 1, index)), index
 
 
 def name_bare(sizes: Sequence[tuple[int, ...]]) -> list[tuple[str, tuple[int, ...]]]:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from paramcount.engine.spec import MAX_SIZE
 from paramcount.files.listing import NamedTensor
+from paramcount.read.accounting import Accounting
 from paramcount.read.python_code import Block
 
 Shape = tuple[int | None, ...]
@@ -44,6 +45,9 @@ class Row:
     """torchinfo's Kernel Shape of each per-tensor row: (name, shape)."""
     note: str = ""
     """What the printer is known to get wrong about this row (torchsummary's RNN zero)."""
+    rounded: tuple[int, int] | None = None
+    """A count printed rounded (Lightning's ``593 K``): the first and last number it stands
+    for (``params`` is then None)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,11 @@ class Printout:
     a cropped table does not show whether it has one."""
     total_known: bool = True
     """False where the printer's own total is known to leave parameters out."""
+    rounded_total: tuple[int, int] | None = None
+    """A total printed rounded: the first and last number it stands for."""
+    accounting: Accounting = field(kw_only=True)
+    """The lines it claimed, those it could not read and why, and whether it is cut off
+    (:mod:`paramcount.read.accounting`): every printer's reader must say."""
 
 
 _COUNT = re.compile(r"\(?(\d{1,3}(?:,\d{3})++|\d++)\)?")
@@ -88,6 +97,9 @@ def count(cell: str) -> int | None:
         return None
     return number(match.group(1).replace(",", ""))
 
+
+NO_TOTAL = "no `Total params` line"
+"""Why a table without its footer is taken for a crop (its last rows may be missing)."""
 
 TOTAL = re.compile(r"\s*Total params:\s*([\d,]+)")
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from paramcount.read.accounting import Accounting
 from paramcount.read.table import (
+    NO_TOTAL,
     Column,
     Printout,
     Row,
@@ -105,7 +107,10 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         return None
     if len(rows) > 1 and rows[0].depth == 0 and rows[0].params is None:
         rows = rows[1:]
-    return Printout("torchinfo", title, first + 1, index, tuple(rows), total), index
+    accounting = Accounting.span(first + 1, index, cropped=() if total is not None else (
+        NO_TOTAL,))
+    return Printout("torchinfo", title, first + 1, index, tuple(rows), total,
+                    accounting=accounting), index
 
 
 def _layer(label: str, cells: dict[str, str], line: int, depth: int) -> Row:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from paramcount.read.table import Printout, Row, count, first_shape, footer, tokens
+from paramcount.read.accounting import Accounting
+from paramcount.read.table import NO_TOTAL, Printout, Row, count, first_shape, footer, tokens
 
 _ROW = re.compile(r"(?P<type>\w+)-(?P<index>\d+)")
 _AFTER = re.compile(r"\s*((Non-)?[Tt]rainable params|Input size|Forward/backward|Params size|"
@@ -54,5 +55,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     if not rows:
         return None
     known = not any(row.note for row in rows)
+    accounting = Accounting.span(first + 1, index, cropped=() if total is not None else (
+        NO_TOTAL,))
     return Printout("torchsummary", "model", first + 1, index, tuple(rows), total,
-                    total_known=known), index
+                    total_known=known, accounting=accounting), index

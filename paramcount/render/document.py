@@ -18,6 +18,9 @@ class Table:
     optional: tuple[str, ...] = ()
     """Columns a narrow terminal may leave out, the first named first (their content is
     repeated elsewhere, e.g. the layer and direction are in every tensor's name)."""
+    prose: frozenset[str] = frozenset()
+    """Columns of sentences (notes, reasons), which plain text wraps so the table fits its
+    prose width rather than running a long one out on one line."""
 
 
 @record

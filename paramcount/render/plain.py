@@ -34,6 +34,7 @@ def table_lines(table: Table, indent: str = "  ", widths: list[int] | None = Non
     if widths is None:
         rows = [table.headers, *table.rows] + ([table.footer] if table.footer else [])
         widths = [max(len(row[i]) for row in rows) for i in range(len(table.headers))]
+        widths = _prose_widths(table, widths, WIDTH - len(indent))
 
     def lines(cells: tuple[str, ...], style: str = "") -> list[str]:
         parts = [wrapped(cell, w) for cell, w in zip(cells, widths, strict=True)]
@@ -50,6 +51,24 @@ def table_lines(table: Table, indent: str = "  ", widths: list[int] | None = Non
     if table.footer:
         out += [rule, *lines(table.footer, "bold")]
     return out
+
+
+PROSE_LEAST = 40
+"""The narrowest a column of sentences is wrapped to."""
+
+
+def _prose_widths(table: Table, widths: list[int], width: int) -> list[int]:
+    """``widths`` with the table's columns of sentences narrowed (not below
+    :data:`PROSE_LEAST`) so that the table fits ``width`` where it can."""
+    over = sum(widths) + 2 * (len(widths) - 1) - width
+    prose = [i for i, header in enumerate(table.headers) if header in table.prose]
+    for i in sorted(prose, key=lambda i: -widths[i]):
+        if over <= 0:
+            break
+        cut = min(over, max(widths[i] - PROSE_LEAST, 0))
+        widths[i] -= cut
+        over -= cut
+    return widths
 
 
 def to_text(document: Document) -> str:

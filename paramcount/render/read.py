@@ -13,6 +13,7 @@ from paramcount._version import __version__
 from paramcount.engine import conventions
 from paramcount.engine.commandline import command_line as command
 from paramcount.engine.report import Report
+from paramcount.engine.spec import LayerSpec
 from paramcount.read.found import cell_of
 from paramcount.read.pipeline import SCHEMA, Answer, Layer, Model
 from paramcount.read.solve import Fit
@@ -21,6 +22,13 @@ from paramcount.render.document import Block, Document, Math, Paragraph, Section
 
 def _count(value: int | None) -> str:
     return "?" if value is None else number(value)
+
+
+def _total(model: Model) -> str:
+    """A model's total, ``≥ N`` where only a bound is known, ``?`` where not even that."""
+    if model.total is None and model.at_least is not None and not model.accounting.whole:
+        return f"≥ {number(model.at_least)}"
+    return _count(model.total)
 
 
 def read_document(answer: Answer, reports: Mapping[int, Report] | None = None) -> Document:
@@ -60,7 +68,7 @@ def read_document(answer: Answer, reports: Mapping[int, Report] | None = None) -
     if answer.models:
         sections.append(Section("Models", (Table(
             ("model", "from", "line", "total", "printed total"),
-            tuple((m.name, m.source, str(m.line or ""), _count(m.total),
+            tuple((m.name, m.source, str(m.line or ""), _total(m),
                    "" if m.printed_total is None else number(m.printed_total))
                   for m in answer.models),
             numeric=frozenset({"line", "total", "printed total"})),)))
@@ -69,7 +77,7 @@ def read_document(answer: Answer, reports: Mapping[int, Report] | None = None) -
             ("line", "layer", "printed", "computed", "reason"),
             tuple((str(d.line or ""), d.layer, number(d.printed), _count(d.computed), d.reason)
                   for d in answer.disagreements),
-            numeric=frozenset({"line", "printed", "computed"})),)))
+            numeric=frozenset({"line", "printed", "computed"}), prose=frozenset({"reason"})),)))
     if answer.unresolved:
         sections.append(Section("Could not resolve", (Table(
             ("name", "line", "what to do"),
@@ -77,12 +85,15 @@ def read_document(answer: Answer, reports: Mapping[int, Report] | None = None) -
             numeric=frozenset({"line"})),)))
     notes: list[tuple[str, str]] = [("paste", note) for note in answer.notes]
     for model in answer.models:
+        if not model.accounting.whole:
+            notes.append((model.name, f"its total is {model.bound}"))
         notes += [(model.name, note) for note in model.notes
                   if (model.name, note) not in notes and note not in answer.notes]
         for layer in model.layers:
             notes += [(f"{model.name}.{layer.name or layer.kind}", note) for note in layer.notes]
     if notes:
-        sections.append(Section("Notes", (Table(("where", "note"), tuple(notes)),)))
+        sections.append(Section("Notes", (Table(("where", "note"), tuple(notes),
+                                                prose=frozenset({"note"})),)))
     if reports is not None:
         sections += _details(answer, reports)
     return Document(title, reason, tuple(sections))
@@ -151,6 +162,7 @@ def recurrent_data(model: Model, layer: Layer,
             "apart": layer.solution.apart or None,
             "fits": [_fit_data(fit) for fit in layer.solution.choices],
         },
+        "groupings": [_grouping_data(g) for g in layer.groupings],
     }
     if reports is not None:
         report = reports.get(id(layer))
@@ -160,11 +172,43 @@ def recurrent_data(model: Model, layer: Layer,
 
 
 def _fit_data(fit: Fit) -> dict[str, Any]:
-    """One configuration that fits a printed count (or a family of them): its code, total,
-    options, open fields and command."""
+    """One configuration that fits a printed count (or a family of them): its code, its
+    fields (null where the printout leaves one open), total, options, open fields and
+    command."""
     configuration, params, line = _fit_facts(fit)
-    return {"configuration": configuration, "params": params, "needs": list(fit.assumes),
-            "open": list(fit.open), "command": line}
+    fields = spec_fields(fit.spec)
+    for name in fit.open:
+        fields[_FIELD_OF[name]] = None
+    return {"configuration": configuration, **fields, "params": params,
+            "needs": list(fit.assumes), "open": list(fit.open), "command": line}
+
+
+_FIELD_OF = {"input_size": "input", "hidden_size": "hidden", "proj_size": "proj",
+             "num_layers": "layers", "bidirectional": "bidirectional", "bias": "bias",
+             "reset_after": "reset_after"}
+"""A spec field the solver may leave open, by its JSON key."""
+
+
+def spec_fields(spec: LayerSpec) -> dict[str, Any]:
+    """A configuration's fields as the JSON names them (``cell``, ``input``, ``hidden``, ...)."""
+    return {"cell": spec.cell.value, "framework": spec.framework.value,
+            "input": spec.input_size, "hidden": spec.hidden_size, "layers": spec.num_layers,
+            "bidirectional": spec.bidirectional, "bias": spec.bias, "proj": spec.proj_size,
+            "cell_only": spec.single_cell, "reset_after": spec.reset_after}
+
+
+def _grouping_data(grouping: tuple[tuple[LayerSpec, ...], ...]) -> list[dict[str, Any]]:
+    """One way to read unnamed shapes as several layers in a row: each layer's configuration
+    (a one-layer module that may be a cell lists the cell too, as ``or_cell``)."""
+    found = []
+    for part in grouping:
+        spec = part[0]
+        data = {"configuration": conventions.describe(spec), **spec_fields(spec),
+                "params": conventions.total(spec), "command": command(spec)}
+        if len(part) > 1:
+            data["or_cell"] = conventions.describe(part[1])
+        found.append(data)
+    return found
 
 
 @lru_cache(maxsize=4096)
@@ -191,6 +235,11 @@ def read_data(answer: Answer, reports: Mapping[int, Report] | None = None) -> di
                 "source": m.source,
                 "line": m.line,
                 "total": m.total,
+                "at_least": m.at_least,
+                "exact": m.total is not None,
+                "unread": [{"line": u.line, "text": u.text, "reason": u.reason}
+                           for u in m.accounting.unread],
+                "cropped": list(m.accounting.cropped),
                 "printed_total": m.printed_total,
                 "layers": [
                     {"name": layer.name, "class": layer.kind, "line": layer.line,

@@ -1,0 +1,141 @@
+"""The models of the printers read beside the first ones: Lightning's summaries (counts
+rounded, :mod:`paramcount.read.rounded`), pytorch-model-summary's tables (narrowed by the final
+states they print), Flax ``tabulate`` tables (each linen cell from its gate rows) and the
+families' Hugging Face reprs (:mod:`paramcount.read.hf_repr`); every other printout as
+:func:`paramcount.read.found.printout_models` makes it. The readers find and read the text;
+this module turns what they read into Layers and Models, so no reader imports them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from paramcount.engine import conventions
+from paramcount.engine.spec import Framework, LayerSpec
+from paramcount.read.accounting import Accounting, Unread
+from paramcount.read.flax_tabulate import CELLS, cell_class
+from paramcount.read.flax_tabulate import sizes as cell_sizes
+from paramcount.read.found import Layer, Missing, Model, printout_models
+from paramcount.read.hf_repr import describe, hidden, readings, tree
+from paramcount.read.rounded import lightning_model, with_states
+from paramcount.read.table import Printout, Row
+
+
+def models(printouts: Sequence[Printout], lines: Sequence[str]) -> list[Model]:
+    """Every printout as a Model, in order (``lines``: the paste)."""
+    found: list[Model] = []
+    for printout in printouts:
+        if printout.kind == "lightning":
+            found.append(lightning_model(printout))
+        elif printout.kind == "flax-tabulate":
+            found.append(flax_model(printout))
+        elif printout.kind == "hf-repr":
+            found.append(family_model(printout, lines))
+        elif printout.kind == "pytorch-model-summary":
+            found += [with_states(m, printout) for m in printout_models([printout], lines)]
+        else:
+            found += printout_models([printout], lines)
+    return found
+
+
+def flax_model(printout: Printout) -> Model:
+    """The table as a Model: each linen cell (with its gate rows) one recurrent layer, a
+    ``Bidirectional`` of two alike cells one bidirectional layer, every other row with
+    parameters as printed."""
+    rows = printout.rows
+    layers: list[Layer] = []
+    unread: list[Unread] = []
+    index = 0
+    pending_bidirectional: Row | None = None
+    while index < len(rows):
+        row = rows[index]
+        name = cell_class(row.type)
+        if row.type == "Bidirectional":
+            pending_bidirectional = row
+        if name is None:
+            if row.params:
+                layers.append(Layer(row.name, row.type, Framework.FLAX_LINEN, row.line,
+                                    params=row.params, printed=row.params))
+            index += 1
+            continue
+        cell, gates = CELLS[name]
+        gate_rows = rows[index + 1:index + 1 + gates]
+        found = (cell_sizes(cell, [g.params for g in gate_rows])
+                 if len(gate_rows) == gates else None)
+        wrapped = index > 0 and rows[index - 1].type == "RNN"
+        if found is None:
+            unread.append(Unread(row.line, f"{row.name} {row.type}",
+                                 f"its {gates} gate rows do not hold the counts of one {name}"))
+            layers.append(Layer(row.name, name, Framework.FLAX_LINEN, row.line, missing=(),
+                                notes=(f"its {gates} gate rows do not hold the counts of one "
+                                       f"{name}: not read",)))
+            index += 1
+            continue
+        spec = LayerSpec(cell, found[0], found[1], framework=Framework.FLAX_LINEN,
+                         single_cell=not wrapped)
+        notes = [f"read from its gate rows' counts: {conventions.describe(spec)}"]
+        if name == "OptimizedLSTMCell":
+            notes.append("an OptimizedLSTMCell holds the parameters of an LSTMCell")
+        previous = layers[-1] if layers else None
+        if (pending_bidirectional is not None and wrapped and previous is not None
+                and previous.spec is not None and previous.spec == spec
+                and previous.name == pending_bidirectional.name):
+            both = spec.replace(bidirectional=True)
+            layers[-1] = Layer(pending_bidirectional.name, "Bidirectional", Framework.FLAX_LINEN,
+                               pending_bidirectional.line, spec=both,
+                               params=conventions.total(both), notes=tuple(notes))
+            pending_bidirectional = None
+        else:
+            label = pending_bidirectional.name if pending_bidirectional is not None and (
+                wrapped) else row.name
+            layers.append(Layer(label, name, Framework.FLAX_LINEN, row.line, spec=spec,
+                                params=conventions.total(spec), notes=tuple(notes)))
+        index += 1 + gates
+    shown = sum(row.params or 0 for row in rows)
+    accounting = printout.accounting + Accounting(unread=tuple(unread))
+    if printout.total is not None and shown != printout.total:
+        accounting = accounting + Accounting(cropped=(
+            f"its rows add up to {shown:,}, not its Total Parameters {printout.total:,}: a "
+            "row is missing",))
+    return Model(printout.title, printout.kind, printout.first, tuple(layers),
+                 printed_total=printout.total, accounting=accounting)
+
+
+def family_model(printout: Printout, lines: Sequence[str]) -> Model:
+    """The repr as a Model of one layer, the family's model, counted where every reading
+    that fits gives one count."""
+    from paramcount.families.registry import family
+
+    text = lines[printout.first - 1:printout.last]
+    found = tree(text)
+    name, fits = readings(found)
+    module = family(name)
+    totals = sorted({r.total for r in fits})
+    notes: list[str] = []
+    whole = printout.accounting.whole
+    params = totals[0] if len(totals) == 1 and whole else None
+    if not whole:
+        notes.append(f"not counted: {printout.accounting.words()}")
+    if not fits:
+        notes.append(f"its shown sizes fit no {module.TITLE} configuration paramcount knows: "
+                     "not counted")
+    else:
+        notes.append(f"{module.TITLE}: the configuration read from its Linear, Conv1d and "
+                     "Embedding lines and its folded repeats, counted as "
+                     f"{module.REFERENCE} builds it (every tensor, those the repr hides too)")
+        if len(totals) > 1:
+            for reading in fits[:12]:
+                tie = {True: "lm_head tied to the embeddings", False: "lm_head untied",
+                       None: ""}[reading.tied]
+                notes.append(f"{reading.total:,}: {describe(printout.title, reading.config)}"
+                             + (f", {tie}" if tie else ""))
+    missing = tuple(Missing(what, printout.first, "print(model) does not show it: paste the "
+                            "config.json, or the code that builds the config")
+                    for what in hidden(fits)) if len(totals) > 1 and whole else ()
+    if not whole:
+        missing = (Missing(f"the rest of {printout.title}'s repr", printout.first,
+                           f"{printout.accounting.words()}: paste all of print(model)"),)
+    layer = Layer(printout.title, printout.title, Framework.TORCH, printout.first,
+                  params=params, notes=tuple(notes), missing=missing)
+    return Model(printout.title, "repr", printout.first, (layer,),
+                 accounting=printout.accounting)

@@ -1,0 +1,300 @@
+"""``paramcount read`` on Lightning, pytorch-model-summary, Flax ``tabulate`` and Hugging Face
+family reprs, each printed by the real printer at test time; and on posts composed from them."""
+
+from __future__ import annotations
+
+import random
+import warnings
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from paramcount.engine.spec import Cell, Framework, LayerSpec
+from paramcount.read.lightning import human, interval
+from paramcount.read.pipeline import read
+from paramcount.read.solve import same_configuration as same
+from tests.printers import Paste, Score, TorchPlan, Truth, check, torch_pastes, torch_plans
+from tests.printers_more import (
+    FlaxPlan,
+    check_post,
+    compose,
+    flax_paste,
+    hf_configs,
+    hf_paste,
+    lightning_text,
+    pms_text,
+    score_family,
+    torch_more_pastes,
+)
+
+QUICK = settings(max_examples=6, deadline=None, database=None,
+                 suppress_health_check=list(HealthCheck))
+
+pytest.importorskip("torch")
+
+
+def _net() -> tuple[Any, Any]:
+    """An embedding, a two-layer bidirectional LSTM (593,920), a GRU and an LSTMCell."""
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        """The issue's example shape: 593 K for the LSTM in Lightning's table."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb = nn.Embedding(1000, 64)
+            self.lstm = nn.LSTM(64, 128, num_layers=2, bidirectional=True)
+            self.gru = nn.GRU(256, 30, batch_first=True)
+            self.cell = nn.GRUCell(30, 7)
+
+        def forward(self, x: Any) -> Any:
+            """Every module in order; the cell reads the last step."""
+            x = self.lstm(self.emb(x))[0]
+            x = self.gru(x)[0]
+            return self.cell(x[:, -1])
+
+    return Net(), torch.zeros(3, 5, dtype=torch.long)
+
+
+LSTM = LayerSpec(Cell.LSTM, 64, 128, num_layers=2, bidirectional=True)
+
+
+# -- Lightning ---------------------------------------------------------------------------------
+
+@given(st.integers(0, 10**16))
+@settings(max_examples=100, deadline=None)
+def test_lightning_counts_read_back_as_their_interval(number: int) -> None:
+    """Every count Lightning prints is read back as the interval of exactly the numbers that
+    print it: the number itself among them, and none just outside."""
+    from lightning.pytorch.utilities.model_summary.model_summary import (
+        get_human_readable_count,
+    )
+
+    text = get_human_readable_count(number).strip()
+    assert human(number) == text
+    found = interval(text)
+    assert found is not None
+    low, high = found
+    assert low <= number <= high
+    assert human(low) == human(high) == text
+    assert low == 0 or human(low - 1) != text
+    assert human(high + 1) != text
+
+
+@pytest.mark.parametrize("rich", [False, True], ids=["ModelSummary", "RichModelSummary"])
+def test_lightning_rounded_lstm_is_solved_with_its_sizes(rich: bool) -> None:
+    """``593 K`` with In/Out sizes (and the final states they show) is one configuration,
+    counted exactly; the model's total stays open (the other rows are rounded)."""
+    net, example = _net()
+    text = lightning_text(net, example, rich, 1, sizes=True)
+    assert "593 K" in text
+    answer = read(text)
+    (model,) = [m for m in answer.models if m.source == "lightning"]
+    lstm = next(layer for layer in model.layers if layer.name == "lstm")
+    assert lstm.spec is not None and same(lstm.spec, LSTM)
+    assert lstm.params == 593_920
+    assert model.total is None
+    assert any("64,000" in note or "63,950" in note for layer in model.layers
+               for note in layer.notes)
+    assert not answer.disagreements
+
+
+def test_lightning_without_sizes_claims_no_configuration() -> None:
+    """Without an example input the table shows no widths: the LSTM's family is named with
+    its interval, and no configuration or total is claimed."""
+    net, example = _net()
+    answer = read(lightning_text(net, example, False, 1, sizes=False))
+    (model,) = [m for m in answer.models if m.source == "lightning"]
+    lstm = next(layer for layer in model.layers if layer.name == "lstm")
+    assert lstm.spec is None and lstm.params is None
+    assert lstm.solution is not None and lstm.solution.admits(LSTM)
+    assert "593,000 to 593,999" in lstm.solution.how
+    assert model.total is None
+
+
+def test_lightning_table_cut_before_its_totals_is_a_crop() -> None:
+    """A Lightning table without its totals lines is named cut off."""
+    net, example = _net()
+    text = lightning_text(net, example, False, 1, sizes=True)
+    cut = "\n".join(text.split("\n")[:6]) + "\n"
+    (model,) = [m for m in read(cut).models if m.source == "lightning"]
+    assert model.total is None
+    assert model.accounting.cropped
+
+
+# -- pytorch-model-summary ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("style", ["default", "show_input", "show_hierarchical"])
+def test_pytorch_model_summary_styles(style: str) -> None:
+    """Each style's table gives the whole counts and total; the LSTM is solved exactly where
+    its output is shown, and among the fits listed where only its input is (a projection
+    cannot be ruled out)."""
+    net, example = _net()
+    text = pms_text(net, example, style)
+    answer = read(text)
+    tables = [m for m in answer.models if m.source == "pytorch-model-summary"]
+    assert len(tables) == 1
+    total = sum(p.numel() for p in net.parameters())
+    assert tables[0].total == tables[0].printed_total == total
+    lstm = next(layer for layer in tables[0].layers if layer.name == "LSTM-2")
+    if style == "show_input":
+        assert lstm.spec is None and lstm.solution is not None and lstm.solution.admits(LSTM)
+    else:
+        assert lstm.spec is not None and same(lstm.spec, LSTM)
+    reprs = [m for m in answer.models if m.source == "repr"]
+    assert len(reprs) == (style == "show_hierarchical")
+    assert all(m.total == total for m in reprs)
+    assert not answer.disagreements
+
+
+def test_pytorch_model_summary_hierarchical_line_cut_is_named() -> None:
+    """A line cut from the hierarchical repr shows in its own counts: named, no total."""
+    net, example = _net()
+    lines = pms_text(net, example, "show_hierarchical").split("\n")
+    gone = next(i for i, line in enumerate(lines) if line.strip().startswith("(gru)"))
+    answer = read("\n".join(lines[:gone] + lines[gone + 1:]))
+    (model,) = [m for m in answer.models if m.source == "repr"]
+    assert model.total is None
+    assert any("a line is missing" in c for c in model.accounting.cropped)
+
+
+# -- Flax ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("console", [80, 160])
+def test_flax_tabulate_every_cell(console: int) -> None:
+    """Every linen cell (OptimizedLSTMCell too) and a Bidirectional pair read from their gate
+    rows, at a width that cuts the names and one that does not; the total is the tree's."""
+    pytest.importorskip("flax")
+    plan = FlaxPlan(5, (("rnn", "LSTMCell", 7), ("bidir", "GRUCell", 3),
+                        ("rnn", "OptimizedLSTMCell", 4), ("dense", "", 6),
+                        ("rnn", "SimpleCell", 2)), console)
+    paste = flax_paste(plan)
+    answer = check(paste, Score())
+    (model,) = [m for m in answer.models if m.source == "flax-tabulate"]
+    specs = [layer.spec for layer in model.layers if layer.spec is not None]
+    assert len(specs) == 4
+    assert all(same(a, b) for a, b in zip(specs, paste.truth.specs, strict=True))
+    assert model.total == paste.truth.total
+
+
+def test_flax_tabulate_cut_is_not_summed() -> None:
+    """A tabulate table cut at the bottom gives no total."""
+    pytest.importorskip("flax")
+    paste = flax_paste(FlaxPlan(3, (("rnn", "GRUCell", 4), ("dense", "", 2)), 80))
+    lines = paste.text.split("\n")
+    answer = read("\n".join(lines[:len(lines) // 2]))
+    (model,) = [m for m in answer.models if m.source == "flax-tabulate"]
+    assert model.total is None and model.accounting.cropped
+
+
+# -- Hugging Face -------------------------------------------------------------------------------
+
+FAMILY_CASES = [
+    ("mamba", {"vocab_size": 100, "hidden_size": 16, "state_size": 4, "num_hidden_layers": 2,
+               "expand": 2, "conv_kernel": 4}),
+    ("mamba2", {"vocab_size": 100, "hidden_size": 16, "state_size": 4, "num_hidden_layers": 2,
+                "expand": 2, "conv_kernel": 4, "num_heads": 4, "head_dim": 8, "n_groups": 1}),
+    ("rwkv", {"vocab_size": 100, "hidden_size": 16, "num_hidden_layers": 3,
+              "attention_hidden_size": 16, "intermediate_size": 32}),
+    ("recurrent_gemma", {"vocab_size": 100, "hidden_size": 16, "num_hidden_layers": 3,
+                         "num_attention_heads": 2, "num_key_value_heads": 1,
+                         "intermediate_size": 24, "lru_width": 16, "attention_window_size": 8,
+                         "conv1d_width": 4, "head_dim": 8}),
+    ("xlstm", {"vocab_size": 100, "hidden_size": 16, "embedding_dim": 16, "num_heads": 2,
+               "num_blocks": 2}),
+]
+
+
+@pytest.mark.parametrize(("family", "values"), FAMILY_CASES, ids=[c[0] for c in FAMILY_CASES])
+def test_family_repr_is_read_as_its_family(family: str, values: dict[str, Any]) -> None:
+    """``print(model)`` of each family's causal LM: the family is recognised from the module
+    tree and the real count is the one claimed or among the readings listed (never the
+    embedding alone)."""
+    pytest.importorskip("transformers")
+    paste = hf_paste(family, values)
+    score = Score()
+    score_family(paste, score)
+    assert sum(score.counts.values()) == 1
+    assert not score.wrong, score.wrong
+
+
+def test_family_repr_cut_at_the_bottom_is_not_counted() -> None:
+    """A family repr without its closing line is not counted."""
+    pytest.importorskip("transformers")
+    paste = hf_paste(*FAMILY_CASES[0])
+    cut = "\n".join(paste.text.split("\n")[:8]) + "\n"
+    models = [m for m in read(cut).models if m.source == "repr"]
+    assert models and all(m.total is None for m in models)
+
+
+# -- random models ------------------------------------------------------------------------------
+
+@QUICK
+@given(torch_plans(), st.data())
+def test_random_torch_models_in_lightning_and_pytorch_model_summary(
+        plan: TorchPlan, data: st.DataObject) -> None:
+    """Random torch models through Lightning and pytorch-model-summary: no layer wrong."""
+    score = Score()
+    for paste in torch_more_pastes(plan, data.draw):
+        check(paste, score)
+    assert not score.wrong, score.wrong[0]
+
+
+@QUICK
+@given(hf_configs())
+def test_random_family_reprs(case: tuple[str, dict[str, Any]]) -> None:
+    """Random small family models: the true count claimed or among those listed."""
+    pytest.importorskip("transformers")
+    score = Score()
+    score_family(hf_paste(*case), score)
+    assert not score.wrong, score.wrong[0]
+
+
+@settings(max_examples=8, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(torch_plans(), st.data(), st.randoms(use_true_random=False))
+def test_composed_posts(plan: TorchPlan, data: st.DataObject, rng: random.Random) -> None:
+    """Real printouts of one model composed as posts are: no configuration or total claimed
+    that is not the truth (a crop's total only where the answer says the printouts differ),
+    and every layer of a whole paste found."""
+    pastes = torch_pastes(plan, data.draw) + torch_more_pastes(plan, data.draw)
+    chosen = rng.sample(pastes, k=rng.choice([1, 2, 3]))
+    score = Score()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_post(compose(chosen, rng), score)
+    assert not score.wrong, score.wrong[0]
+
+
+def test_composition_of_a_known_post() -> None:
+    """Prose, a fenced Lightning table and the pytorch-model-summary table of the same model,
+    with CRLF line ends: both read, no disagreement."""
+    net, example = _net()
+    truth = Truth((LSTM.replace(framework=Framework.TORCH),), ("lstm",),
+                  sum(p.numel() for p in net.parameters()))
+    pastes = [Paste("Lightning", lightning_text(net, example, False, 1, True), truth),
+              Paste("pytorch-model-summary", pms_text(net, example, "default"), truth)]
+    post = ("My LSTM has too many parameters?\r\n```\r\n"
+            + pastes[0].text.replace("\n", "\r\n") + "```\r\nand\r\n"
+            + pastes[1].text.replace("\n", "\r\n"))
+    answer = read(post)
+    sources = sorted(m.source for m in answer.models)
+    assert sources == ["lightning", "pytorch-model-summary"]
+    assert not answer.disagreements
+
+
+def test_two_dumps_of_one_model_in_a_row_are_two_printouts() -> None:
+    """``named_parameters()`` then ``state_dict()`` of one model, a blank line between: two
+    dumps of 380 parameters each, not one of 760 (a name read again starts the second)."""
+    from torch import nn
+
+    net = nn.ModuleDict({"emb": nn.Embedding(45, 4), "lin": nn.Linear(4, 4),
+                         "cell": nn.LSTMCell(4, 5, bias=False)})
+    one = "\n".join(f"{n} {list(p.shape)}" for n, p in net.named_parameters())
+    two = "\n".join(f"{n} {list(p.shape)}" for n, p in net.state_dict().items())
+    answer = read(f"{one}\n\n{two}\n")
+    totals = [m.total for m in answer.models if m.source == "shapes"]
+    assert totals == [380, 380]
+    assert not answer.disagreements
