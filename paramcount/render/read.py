@@ -14,7 +14,7 @@ from paramcount.engine import conventions
 from paramcount.engine.commandline import command_line as command
 from paramcount.engine.report import Report
 from paramcount.engine.spec import LayerSpec
-from paramcount.read.found import cell_of
+from paramcount.read.models import cell_of
 from paramcount.read.pipeline import SCHEMA, Answer, Layer, Model
 from paramcount.read.solve import Fit
 from paramcount.render.document import Block, Document, Math, Paragraph, Section, Table, number
