@@ -705,7 +705,8 @@ def _nested(rows: Sequence[Row], index: int) -> list[Row] | None:
     one level deeper), or None where it holds none."""
     row = rows[index]
     inner = []
-    for other in rows[index + 1:]:
+    for at in range(index + 1, len(rows)):
+        other = rows[at]
         if other.depth <= row.depth:
             break
         if other.depth == row.depth + 1:

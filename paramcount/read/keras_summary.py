@@ -84,8 +84,8 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     if not functional and boxed and _cropped(lines, start):
         functional = None
     cropped = [] if total is not None else [NO_TOTAL]
-    if boxed and not any(lines[i].lstrip().startswith("└") for i in range(start, min(
-            end, len(lines)))):
+    if boxed and not any(lines[i].lstrip().startswith("└") for i in range(
+            min(end, len(lines)) - 1, start - 1, -1)):  # the bottom border is near the end
         cropped.insert(0, "no bottom border `└`")
     accounting = Accounting.span(first + 1, end, unread, cropped)
     return Printout("keras-summary", title, first + 1, end, tuple(rows), total,
