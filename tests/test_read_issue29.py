@@ -530,3 +530,15 @@ def test_a_printout_cut_at_the_bottom_never_claims_a_whole_total(
                 assert model.total is None and model.accounting.cropped, paste.printer
             if model.at_least is not None:
                 assert model.at_least <= paste.truth.total, paste.printer
+
+
+def test_a_layer_statement_that_does_not_parse_is_named_and_no_total_claimed() -> None:
+    """Code cut mid-call (``nn.Linear(20, 3`` then a sentence): the statement is named as not
+    read, and no model total is given for what is left (it would leave that layer out)."""
+    paste = ("import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n"
+             "        super().__init__()\n        self.a = nn.LSTM(10, 20)\n"
+             "        self.b = nn.Linear(20, 3\n\nthat is my model, why does it crash?\n")
+    answer = read(paste)
+    assert _code_model(answer).total is None
+    assert any(note.startswith("line 6: `self.b = nn.Linear(20, 3") and "not read" in note
+               for note in answer.notes)
