@@ -262,6 +262,7 @@ def test_old_keras2_cells_cut_at_the_column_edge_are_read(keras2: Any) -> None:
     to 2.3 cut the cell, with no mark) are read as their classes: no row dropped, no blame
     put on the paste, and the total is Keras' own."""
     k = keras2
+    k.backend.clear_session()  # layer names as in a fresh session, whatever ran before
     model = k.Sequential([
         k.layers.Embedding(1000, 32, input_length=20),
         k.layers.Bidirectional(k.layers.LSTM(64, return_sequences=True)),
