@@ -14,13 +14,17 @@ import os
 import re
 import warnings
 from collections.abc import Iterator
+from fractions import Fraction
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from paramcount.read.accounting import Accounting, Unread, bound_words
-from paramcount.read.pipeline import Answer, read
+from paramcount.read.pipeline import Answer, NothingFound, read
 from tests.conftest import CLI, have
+from tests.printers import TorchPlan, torch_pastes, torch_plans
 
 torch = pytest.importorskip("torch")
 nn = torch.nn
@@ -258,6 +262,7 @@ def test_old_keras2_cells_cut_at_the_column_edge_are_read(keras2: Any) -> None:
     to 2.3 cut the cell, with no mark) are read as their classes: no row dropped, no blame
     put on the paste, and the total is Keras' own."""
     k = keras2
+    k.backend.clear_session()  # layer names as in a fresh session, whatever ran before
     model = k.Sequential([
         k.layers.Embedding(1000, 32, input_length=20),
         k.layers.Bidirectional(k.layers.LSTM(64, return_sequences=True)),
@@ -486,3 +491,55 @@ def test_tied_code_and_its_torchinfo_table_agree_on_the_count_held() -> None:
     assert not answer.disagreements
     assert _code_model(answer).total == _numel(model)
     assert any(f"the model holds {_numel(model):,}" in note for note in answer.notes)
+
+
+# -- crops of real printouts ----------------------------------------------------------------------
+
+_LANDMARK = {"print(model)": re.compile(r"^\)$"), "torchinfo": re.compile(r"^Total params"),
+             "torchsummary": re.compile(r"^Total params")}
+"""The last line a whole printout of each printer needs: its closing ``)`` or its total."""
+
+
+@pytest.mark.skipif(not have("torchinfo"), reason="needs torchinfo")
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plan=torch_plans(), share=st.fractions(0, 1), data=st.data())
+def test_a_printout_cut_at_the_bottom_never_claims_a_whole_total(
+        plan: TorchPlan, share: Fraction, data: st.DataObject) -> None:
+    """Real repr, torchinfo and torchsummary printouts of generated models, cut after a random
+    share of their lines: a total is claimed only where the cut kept the printout's last
+    needed line, and then it is the framework's; where it did not, the total is null, the crop
+    named, and the bound never above the truth."""
+    try:
+        pastes = torch_pastes(plan, data.draw)
+    except RuntimeError:  # torchinfo refuses a few generated models
+        assume(False)
+    for paste in pastes:
+        if paste.printer not in _LANDMARK:
+            continue
+        lines = paste.text.rstrip("\n").split("\n")
+        end = next(i for i, line in enumerate(lines) if _LANDMARK[paste.printer].match(line))
+        cut = max(2, int(len(lines) * share))
+        try:
+            models = read("\n".join(lines[:cut]) + "\n").models
+        except NothingFound:  # a cut that leaves no row
+            continue
+        found = [m for m in models if m.source in ("repr", "torchinfo", "torchsummary")]
+        for model in found:
+            if model.total is not None:
+                assert cut > end and model.total == paste.truth.total, paste.printer
+            if cut <= end:
+                assert model.total is None and model.accounting.cropped, paste.printer
+            if model.at_least is not None:
+                assert model.at_least <= paste.truth.total, paste.printer
+
+
+def test_a_layer_statement_that_does_not_parse_is_named_and_no_total_claimed() -> None:
+    """Code cut mid-call (``nn.Linear(20, 3`` then a sentence): the statement is named as not
+    read, and no model total is given for what is left (it would leave that layer out)."""
+    paste = ("import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n"
+             "        super().__init__()\n        self.a = nn.LSTM(10, 20)\n"
+             "        self.b = nn.Linear(20, 3\n\nthat is my model, why does it crash?\n")
+    answer = read(paste)
+    assert _code_model(answer).total is None
+    assert any(note.startswith("line 6: `self.b = nn.Linear(20, 3") and "not read" in note
+               for note in answer.notes)

@@ -36,6 +36,10 @@ _MODEL = re.compile(r'Model:\s*"([^"]{1,200})"')
 _NAME_TYPE = re.compile(r"(?P<name>[^()]*?)\s*\((?P<type>[\w.]+(?:\)|…\)?)?)")
 """A layer cell: ``name (Class)``; Keras 3 cuts a long class to ``(Bidirectio…``, Keras 2.2 to
 2.3 (TF 1.x to 2.3) at the column's edge with no mark at all (``bidirectional_1 (Bidirection``)."""
+_CLOSED = re.compile(r"(?P<name>[^()]*?)\s*\((?P<type>[\w.]+(?:\)|…\)?))")
+"""A layer cell known to be whole (its class closed, or cut with ``…``): a record that holds
+one and meets a new name, shape and count is over, even with no blank line between (a cell
+without its ``)`` may be a narrow table's wrapped ``(GR`` / ``U)``, so it is not)."""
 _SOURCE = re.compile(r"[\[' ]*(?P<name>[\w./-]+)(?P<cut>…)?(?:\[(?P<node>\d+)\])?"
                      r"(?:\[(?P<index>\d+)\])?")
 _LIMIT = 200_000
@@ -84,8 +88,8 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     if not functional and boxed and _cropped(lines, start):
         functional = None
     cropped = [] if total is not None else [NO_TOTAL]
-    if boxed and not any(lines[i].lstrip().startswith("└") for i in range(start, min(
-            end, len(lines)))):
+    if boxed and not any(lines[i].lstrip().startswith("└") for i in range(
+            min(end, len(lines)) - 1, start - 1, -1)):  # the bottom border is near the end
         cropped.insert(0, "no bottom border `└`")
     accounting = Accounting.span(first + 1, end, unread, cropped)
     return Printout("keras-summary", title, first + 1, end, tuple(rows), total,
@@ -239,7 +243,7 @@ def _fixed(lines: Sequence[str], header: Sequence[Column], index: int
         params = cells[titles.index("Param #")].strip() if "Param #" in titles else ""
         shape = cells[1] if len(cells) > 1 else ""
         if name and params and shape.strip()[:1] in "([" and shape.strip() and (
-                _NAME_TYPE.fullmatch(current.get(TITLES[0], "").strip())):
+                _CLOSED.fullmatch(current.get(TITLES[0], "").strip())):
             close()  # the blank lines between records were lost in the paste
         if not current:
             at = index + 1

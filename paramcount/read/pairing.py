@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 
 from paramcount.engine import conventions
 from paramcount.engine.spec import Framework
-from paramcount.read.found import Layer, Model
+from paramcount.read.models import Layer, Model
 
 __all__ = ["expected_shapes", "layer_pairs", "pair"]
 

@@ -19,6 +19,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from paramcount.engine.layers import KNOWN
+from paramcount.read.accounting import clip
 from paramcount.read.code_values import (
     MAX_BITS,
     MAX_CODE_LINES,
@@ -41,7 +43,7 @@ from paramcount.read.code_values import (
     unknowns,
 )
 from paramcount.read.code_walk import _Reader
-from paramcount.read.recovery import binary, is_prose, parse
+from paramcount.read.recovery import binary, is_prose, parse, statements
 
 __all__ = [
     "MAX_BITS", "MAX_CODE_LINES", "MAX_INSTANCES", "MAX_NODES", "MAX_REPEAT", "MAX_TEXT",
@@ -98,7 +100,36 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
     elif mode == "lines":
         notes.insert(0, "the code does not parse as a whole: it was read one statement at "
                         "a time")
+        unparsed = _unparsed_layers(text)
+        if unparsed:  # a layer of some model was not read: no model's total is claimed
+            blocks = [dataclasses.replace(b, complete=False) for b in blocks]
+        notes += unparsed
     return CodeReading(tuple(blocks), mode, tuple(notes), frozenset(reader.frameworks))
+
+
+_LAYER_CALL = re.compile(r"\b([A-Z]\w*)\s*\(")
+_MOST_UNPARSED = 5
+"""The most statements named one by one as not read (the rest are counted)."""
+
+
+def _unparsed_layers(text: str) -> list[str]:
+    """A note for each statement that calls a layer class but does not parse on its own (cut
+    off, or mangled in the paste): its layer is not read, and the answer says so."""
+    found = []
+    lines = text.split("\n")
+    for number, statement in statements(lines):
+        if is_prose(lines[number - 1]) or not any(
+                name in KNOWN for name in _LAYER_CALL.findall(statement)):
+            continue
+        try:
+            ast.parse(statement)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            found.append(f"line {number}: `{clip(statement)}` builds a layer but does not "
+                         "parse: it was not read, and no total is given")
+    if len(found) > _MOST_UNPARSED:
+        found = [*found[:_MOST_UNPARSED],
+                 f"and {len(found) - _MOST_UNPARSED:,} more such statements not read"]
+    return found
 
 
 def _first_code_lines(text: str) -> tuple[str, int]:

@@ -92,8 +92,11 @@ class Fit:
         taken from ``spec``)."""
         if not self.open:
             return same_configuration(self.spec, spec)
+        fields = {name: getattr(spec, name) for name in self.open}
+        if "hidden_size" in self.open and self.spec.merge_modes and spec.merge_modes:
+            fields["merge_modes"] = spec.merge_modes  # no output width: any merge mode
         try:
-            filled = self.spec.replace(**{name: getattr(spec, name) for name in self.open})
+            filled = self.spec.replace(**fields)
         except SpecError:
             return False
         return same_configuration(filled, spec) and (

@@ -14,7 +14,7 @@ from paramcount.engine import conventions
 from paramcount.engine.commandline import command_line as command
 from paramcount.engine.report import Report
 from paramcount.engine.spec import LayerSpec
-from paramcount.read.found import cell_of
+from paramcount.read.models import cell_of
 from paramcount.read.pipeline import SCHEMA, Answer, Layer, Model
 from paramcount.read.solve import Fit
 from paramcount.render.document import Block, Document, Math, Paragraph, Section, Table, number
@@ -191,10 +191,9 @@ _FIELD_OF = {"input_size": "input", "hidden_size": "hidden", "proj_size": "proj"
 
 def spec_fields(spec: LayerSpec) -> dict[str, Any]:
     """A configuration's fields as the JSON names them (``cell``, ``input``, ``hidden``, ...)."""
-    return {"cell": spec.cell.value, "framework": spec.framework.value,
-            "input": spec.input_size, "hidden": spec.hidden_size, "layers": spec.num_layers,
-            "bidirectional": spec.bidirectional, "bias": spec.bias, "proj": spec.proj_size,
-            "cell_only": spec.single_cell, "reset_after": spec.reset_after}
+    return {"cell": spec.cell.value, "input": spec.input_size, "hidden": spec.hidden_size,
+            "layers": spec.num_layers, "bidirectional": spec.bidirectional, "bias": spec.bias,
+            "proj": spec.proj_size, "reset_after": spec.reset_after}
 
 
 def _grouping_data(grouping: tuple[tuple[LayerSpec, ...], ...]) -> list[dict[str, Any]]:

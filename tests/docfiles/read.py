@@ -154,7 +154,29 @@ def make_runtime_error(directory: Path) -> None:
     (directory / "h0-error.txt").write_text(f"{H0_QUESTION}\n{message}\n")
 
 
+def folded_tagger() -> object:
+    """A ModuleList of three GRUs, the last two alike (torch ≥ 2 folds them into one line)."""
+    import torch.nn as nn
+
+    class Tagger(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.rnns = nn.ModuleList(
+                [nn.GRU(20, 30, batch_first=True, bidirectional=True)]
+                + [nn.GRU(60, 30, batch_first=True, bidirectional=True) for _ in range(2)])
+            self.head = nn.Linear(60, 10)
+
+    return Tagger()
+
+
+def make_cut_repr(directory: Path) -> None:
+    """``print(model)`` of the folded tagger, pasted without its last lines."""
+    lines = str(folded_tagger()).split("\n")
+    (directory / "cut-repr.txt").write_text("\n".join(lines[:5]) + "\n")
+
+
 FILES = {
+    "cut-repr.txt": (("torch",), make_cut_repr),
     "h0-error.txt": (("torch",), make_runtime_error),
     "torchinfo-gru.txt": (("torch", "torchinfo"), make_torchinfo_gru),
     "keras2-gru-summary.txt": (("tf_keras", "tensorflow"), make_keras2_gru),
