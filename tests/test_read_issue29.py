@@ -543,3 +543,29 @@ def test_a_layer_statement_that_does_not_parse_is_named_and_no_total_claimed() -
     assert _code_model(answer).total is None
     assert any(note.startswith("line 6: `self.b = nn.Linear(20, 3") and "not read" in note
                for note in answer.notes)
+
+
+@pytest.mark.parametrize("value", ["make_encoder(cfg)", "self.build_encoder(cfg)",
+                                   "encoders.get(cfg.kind)(cfg)"])
+def test_a_submodule_built_by_a_function_the_paste_does_not_show_makes_the_total_a_bound(
+        value: str) -> None:
+    """``self.enc = make_encoder(cfg)`` may be a module with parameters: the answer names the
+    line and gives the rest as a bound (torch's count of what is shown), never a total."""
+    import torch.nn as nn
+
+    paste = ("import torch.nn as nn\nfrom mylib import make_encoder, encoders\n\n"
+             "class Tagger(nn.Module):\n    def __init__(self, cfg):\n"
+             "        super().__init__()\n        self.emb = nn.Embedding(1000, 64)\n"
+             f"        self.enc = {value}\n"
+             "        self.rnn = nn.LSTM(64, 128, bidirectional=True)\n"
+             "        self.out = nn.Linear(256, 10)\n        self.scale = math.sqrt(64)\n")
+    shown = nn.ModuleList([nn.Embedding(1000, 64), nn.LSTM(64, 128, bidirectional=True),
+                           nn.Linear(256, 10)])
+    answer = read(paste)
+    model = _code_model(answer)
+    assert model.total is None
+    assert model.at_least == sum(p.numel() for p in shown.parameters())
+    notes = [*answer.notes, *model.notes]
+    assert [note for note in notes if note.startswith("line 8: self.enc = ")] != [] or [
+        missing for missing in answer.unresolved if missing.line == 8] != []
+    assert not any("self.scale" in note for note in notes)  # a value, not a module

@@ -46,6 +46,24 @@ _TENSORS = frozenset({"weight", "bias"})
 """The tensors of a module that code ties to another's (``head.weight = emb.weight``)."""
 
 
+_VALUES = frozenset({
+    "abs", "bool", "dict", "divmod", "float", "getattr", "int", "len", "list", "max", "min",
+    "pow", "range", "round", "set", "str", "sum", "tuple", "jnp", "json", "math", "np", "numpy",
+    "operator", "os", "random", "torch", "tf"})
+"""Roots of calls that give a value, not a module (``math.sqrt(d)``, ``torch.zeros(3)``,
+``int(cfg.x)``); a torch.nn or Keras layer class is known by name before this is asked."""
+
+
+def _may_build(value: ast.expr) -> bool:
+    """Whether an ``__init__`` value paramcount could not work out may be a module: a call of a
+    function the paste does not define (``make_encoder(cfg)``, ``self.build(cfg)``), whose
+    parameters would then be missing from the total."""
+    if not isinstance(value, ast.Call):
+        return False
+    root = (dotted(value.func) or "").split(".")[0]
+    return root not in _VALUES
+
+
 def _tie(name: str, value: ast.expr) -> tuple[str, str, str] | None:
     """``self.head.weight = self.emb.weight`` (or ``= nn.Parameter(...)`` of it not: only a
     tensor of another layer): (tensor, tied layer, owner), attributes without ``self.``."""
@@ -703,6 +721,12 @@ class _Reader(_Evaluator):
                         scope.notes.append(f"line {node.lineno}: self.{name[5:]} is a {klass}, "
                                            "which the paste does not define: its parameters "
                                            "are not counted")
+                        scope.incomplete = True
+                    elif name.startswith("self.") and isinstance(value, Unknown) and (
+                            _may_build(node.value)):
+                        scope.notes.append(f"line {node.lineno}: self.{name[5:]} = "
+                                           f"{_text(node.value)} may build a module the paste "
+                                           "does not show: its parameters are not counted")
                         scope.incomplete = True
                     elif name.startswith("self."):
                         self.attach(name.removeprefix("self."), value, scope, steps, prefix)
