@@ -174,12 +174,7 @@ def from_hf_config(data: Mapping[str, object]) -> FalconH1Config:
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
     """Every ``FalconH1ForCausalLM`` among ``shapes``, checked exactly."""
-    found = []
-    for prefix, (vocab, d) in hybrid.causal_lm_roots(shapes, "embed_tokens"):
-        model = _recognise_at(shapes, prefix, vocab, d)
-        if model is not None:
-            found.append(model)
-    return found
+    return hybrid.recognise_roots(shapes, "embed_tokens", _recognise_at)
 
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:
@@ -194,12 +189,10 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
     att = read_attention(shapes, f"{start}0.self_attn.", 128, rope=True)
     if mixer is None or mlp is None or att is None:
         return None
-    notes = [f"the weights hold only mamba_n_groups × mamba_d_state = "
-             f"{mixer.groups * mixer.state}: read as 1 × {mixer.groups * mixer.state}",
-             f"heads read as {att.heads} of width {att.head_dim}: the weights hold only "
-             "heads × width"]
-    config = hybrid.build(
-        FalconH1Config, vocab_size=vocab, hidden_size=d, intermediate_size=mlp.inner,
+    notes = [hybrid.one_group_note("mamba_n_groups", "mamba_d_state", mixer),
+             hybrid.heads_note(att)]
+    values = dict(
+        vocab_size=vocab, hidden_size=d, intermediate_size=mlp.inner,
         num_hidden_layers=n, num_attention_heads=att.heads, num_key_value_heads=att.kv_heads,
         head_dim=None if att.head_dim * att.heads == d else att.head_dim,
         mamba_d_ssm=mixer.inner, mamba_n_heads=mixer.heads,
@@ -208,6 +201,4 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
         mamba_rms_norm=mixer.gated_norm, projectors_bias=mixer.out_bias,
         attention_bias=att.bias, mlp_bias=mlp.bias,
         tie_word_embeddings=prefix + "lm_head.weight" not in shapes)
-    if config is None:
-        return None
-    return hybrid.accept(shapes, NAME, prefix, config, tensors, notes)  # type: ignore[arg-type]
+    return hybrid.accept_values(shapes, NAME, prefix, FalconH1Config, values, tensors, notes)

@@ -233,12 +233,7 @@ def recognise(shapes: Shapes) -> list[RecognisedModel]:
 
 def _recognise(shapes: Shapes) -> list[RecognisedModel]:
     """The causal LMs named as the model holds its tensors."""
-    found = []
-    for prefix, (vocab, d) in hybrid.causal_lm_roots(shapes, "embed_tokens"):
-        model = _recognise_at(shapes, prefix, vocab, d)
-        if model is not None:
-            found.append(model)
-    return found
+    return hybrid.recognise_roots(shapes, "embed_tokens", _recognise_at)
 
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:
@@ -289,12 +284,8 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
             return None
         values.update(num_attention_heads=att.heads, num_key_value_heads=att.kv_heads,
                       head_dim=None if att.head_dim * att.heads == d else att.head_dim)
-        notes.append(f"heads read as {att.heads} of width {att.head_dim}: the weights hold "
-                     "only heads × width")
-    config = hybrid.build(JambaConfig, **values)
-    if config is None:
-        return None
-    return hybrid.accept(shapes, NAME, prefix, config, tensors, notes)  # type: ignore[arg-type]
+        notes.append(hybrid.heads_note(att))
+    return hybrid.accept_values(shapes, NAME, prefix, JambaConfig, values, tensors, notes)
 
 
 def _period(kind: str, layers: list[int], n: int) -> dict[str, int]:

@@ -184,12 +184,7 @@ def from_hf_config(data: Mapping[str, object]) -> Lfm2Config:
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
     """Every ``Lfm2ForCausalLM`` among ``shapes``, checked exactly."""
-    found = []
-    for prefix, (vocab, d) in hybrid.causal_lm_roots(shapes, "embed_tokens"):
-        model = _recognise_at(shapes, prefix, vocab, d)
-        if model is not None:
-            found.append(model)
-    return found
+    return hybrid.recognise_roots(shapes, "embed_tokens", _recognise_at)
 
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:
@@ -222,7 +217,4 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
             return None
         values.update(num_attention_heads=att.heads, num_key_value_heads=att.kv_heads,
                       head_dim=None if att.head_dim * att.heads == d else att.head_dim)
-    config = hybrid.build(Lfm2Config, **values)
-    if config is None:
-        return None
-    return hybrid.accept(shapes, NAME, prefix, config, tensors, notes)  # type: ignore[arg-type]
+    return hybrid.accept_values(shapes, NAME, prefix, Lfm2Config, values, tensors, notes)
