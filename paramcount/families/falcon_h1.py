@@ -103,10 +103,7 @@ class FalconH1Config:
                             f"{inner} (transformers: the dimensions for the Mamba head state do "
                             "not match the model intermediate_size)",
                             mamba_d_head=d_head, mamba_n_heads=self.mamba_n_heads)
-        if self.heads_dim < 1:
-            raise SpecError("{num_attention_heads} exceeds {hidden_size}: heads would be 0 "
-                            "wide", num_attention_heads=self.num_attention_heads,
-                            hidden_size=self.hidden_size)
+        hybrid.heads_wide(self)
 
     @property
     def mamba_inner(self) -> int:
@@ -116,7 +113,7 @@ class FalconH1Config:
     @property
     def heads_dim(self) -> int:
         """``head_dim``, or hidden_size // num_attention_heads."""
-        return self.head_dim or self.hidden_size // self.num_attention_heads
+        return hybrid.heads_dim(self)
 
 
 Config = FalconH1Config

@@ -36,6 +36,16 @@ if TYPE_CHECKING:
         def count(self) -> int: ...
         def tensors(self, prefix: str, layer: int) -> list[Tensor]: ...
 
+    class Heads(Protocol):
+        """A config with transformers' attention head options."""
+
+        @property
+        def head_dim(self) -> int | None: ...
+        @property
+        def hidden_size(self) -> int: ...
+        @property
+        def num_attention_heads(self) -> int: ...
+
 KINDS = ("embeddings", "recurrent", "attention", "mlp", "experts", "norms")
 """The kinds of part a hybrid's parameters are shared among (the head counts as embeddings;
 Zamba2's LoRA adapters count with the attention or MLP they adapt)."""
@@ -288,6 +298,19 @@ def build(kind: type, **values: object) -> object | None:
     except (SpecError, TypeError):
         return None
     return made
+
+
+def heads_dim(config: Heads) -> int:
+    """A head's width: ``head_dim``, or hidden_size // num_attention_heads where it is null."""
+    return config.head_dim or config.hidden_size // config.num_attention_heads
+
+
+def heads_wide(config: Heads) -> None:
+    """A SpecError where num_attention_heads exceeds hidden_size (heads 0 wide)."""
+    if heads_dim(config) < 1:
+        raise SpecError("{num_attention_heads} exceeds {hidden_size}: heads would be 0 wide",
+                        num_attention_heads=config.num_attention_heads,
+                        hidden_size=config.hidden_size)
 
 
 def rope_even(field: str, head_dim: int | None) -> None:

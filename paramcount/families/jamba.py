@@ -106,10 +106,8 @@ class JambaConfig:
         if rank != "auto" and (isinstance(rank, bool) or not isinstance(rank, int) or rank <= 0):
             raise SpecError("{mamba_dt_rank} must be a positive integer or 'auto'",
                             mamba_dt_rank=rank)
-        if self.attention_layers and self.heads_dim < 1:
-            raise SpecError("{num_attention_heads} exceeds {hidden_size}: heads would be 0 "
-                            "wide", num_attention_heads=self.num_attention_heads,
-                            hidden_size=self.hidden_size)
+        if self.attention_layers:
+            hybrid.heads_wide(self)
 
     @property
     def attention_layers(self) -> tuple[int, ...]:
@@ -125,7 +123,7 @@ class JambaConfig:
     @property
     def heads_dim(self) -> int:
         """``head_dim``, or hidden_size // num_attention_heads."""
-        return self.head_dim or self.hidden_size // self.num_attention_heads
+        return hybrid.heads_dim(self)
 
     @property
     def rank(self) -> int:

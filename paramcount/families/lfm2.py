@@ -87,10 +87,8 @@ class Lfm2Config:
                                 num_hidden_layers=self.num_hidden_layers)
         elif self.full_attn_idxs is not None:
             hybrid.indices(self, "full_attn_idxs", self.num_hidden_layers)
-        if "attention" in self.types and self.heads_dim < 1:
-            raise SpecError("{num_attention_heads} exceeds {hidden_size}: heads would be 0 "
-                            "wide", num_attention_heads=self.num_attention_heads,
-                            hidden_size=self.hidden_size)
+        if "attention" in self.types:
+            hybrid.heads_wide(self)
         if self.ffn_size < 1:
             raise SpecError("{intermediate_size} leaves the MLP no width after the reference "
                             "adjusts it", intermediate_size=self.intermediate_size)
@@ -107,7 +105,7 @@ class Lfm2Config:
     @property
     def heads_dim(self) -> int:
         """``head_dim``, or hidden_size // num_attention_heads."""
-        return self.head_dim or self.hidden_size // self.num_attention_heads
+        return hybrid.heads_dim(self)
 
     @property
     def ffn_size(self) -> int:
