@@ -1,5 +1,6 @@
-"""What the verifying calls share: the FLOP check of each forward pass, and the verdict of the
-real layers as error lines and an exit code."""
+"""What the verifying calls share: the FLOP check of each forward pass, the verdict of the
+real layers as error lines and an exit code, and :class:`Verified`, the base of the results
+that carry it."""
 
 from __future__ import annotations
 
