@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from paramcount.api.result import Result
+from paramcount.api.verdict import Verified
 from paramcount.engine.report import Report
 from paramcount.engine.spec import Framework, LayerSpec
 from paramcount.errors import SpecError
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     Compared_ = Report | FamilyReport
 
 
-class Compared(Result):
+class Compared(Verified):
     """Configurations side by side: their totals, and what changed between them (tensor by
     tensor for recurrent layers; each option's share between two models of one family)."""
 
@@ -50,20 +50,6 @@ class Compared(Result):
         """Whether a family model is among them (then the comparison is of totals and of
         the options that changed within a family)."""
         return not all(isinstance(r, Report) for _, r in self.items)
-
-    @property
-    def problems(self) -> list[str]:
-        """One line per real layer that disagrees (none unverified)."""
-        from paramcount.api.verdict import problems
-
-        return problems(self.outcomes)
-
-    @property
-    def exit_code(self) -> int:
-        """The command's exit code: 1 where a real layer disagrees, 3 where none was found."""
-        from paramcount.api.verdict import exit_code
-
-        return exit_code(self.outcomes)
 
     def _layers(self) -> tuple[list[Report], list[str]]:
         reports = [r for _, r in self.items if isinstance(r, Report)]

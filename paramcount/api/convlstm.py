@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from paramcount.api.count import Frameworks, dtype_of, frameworks_of
-from paramcount.api.result import Result
+from paramcount.api.verdict import Verified
 from paramcount.engine.spec import DType, Framework
 
 if TYPE_CHECKING:
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from paramcount.verify import Outcome
 
 
-class ConvCounted(Result):
+class ConvCounted(Verified):
     """A Keras ConvLSTM1D/2D/3D or Flax linen ConvLSTMCell stack's parameters, tensor by
     tensor (both frameworks side by side where asked)."""
 
@@ -30,25 +30,11 @@ class ConvCounted(Result):
         """The first (or only) framework's number of parameters."""
         return self.reports[0].total
 
-    @property
-    def problems(self) -> list[str]:
-        """One line per framework whose real layers disagree (none unverified)."""
-        from paramcount.api.verdict import problems
-
-        return problems(self.outcomes)
-
-    @property
-    def exit_code(self) -> int:
-        """The command's exit code: 1 where a real layer disagrees, 3 where none was found."""
-        from paramcount.api.verdict import exit_code
-
-        return exit_code(self.outcomes)
-
     def to_dict(self) -> dict[str, Any]:
         """The ``paramcount.convlstm/1`` document (both frameworks: ``{"reports": [...]}``)."""
         from paramcount.render.convlstm import conv_data
 
-        data = [conv_data(r, self.outcomes[k] if self.outcomes else None)
+        data = [conv_data(r, self._outcome(k))
                 for k, r in enumerate(self.reports)]
         return data[0] if len(data) == 1 else {"reports": data}
 
@@ -56,7 +42,7 @@ class ConvCounted(Result):
         """The breakdown (both frameworks: combined into one document)."""
         from paramcount.render.convlstm import conv_breakdown
 
-        documents = [conv_breakdown(r, self.outcomes[k] if self.outcomes else None)
+        documents = [conv_breakdown(r, self._outcome(k))
                      for k, r in enumerate(self.reports)]
         if len(documents) == 1:
             return documents

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from paramcount.api.count import Frameworks, dtype_of, layer_specs
-from paramcount.api.result import Result
+from paramcount.api.verdict import Verified
 from paramcount.engine.spec import Cell, DType, Framework
 
 if TYPE_CHECKING:
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from paramcount.verify import Outcome
 
 
-class Explained(Result):
+class Explained(Verified):
     """Why a layer holds the parameters it does: the answer against the naive guess, the
     formula, the tensors, the depth and the pitfalls (in several frameworks side by side)."""
 
@@ -33,26 +33,12 @@ class Explained(Result):
         """The first (or only) framework's number of parameters."""
         return self.reports[0].total
 
-    @property
-    def problems(self) -> list[str]:
-        """One line per framework whose real layer disagrees (none unverified)."""
-        from paramcount.api.verdict import problems
-
-        return problems(self.outcomes)
-
-    @property
-    def exit_code(self) -> int:
-        """The command's exit code: 1 where a real layer disagrees, 3 where none was found."""
-        from paramcount.api.verdict import exit_code
-
-        return exit_code(self.outcomes)
-
     def to_dict(self) -> dict[str, Any]:
         """The ``paramcount.explain/1`` document (several frameworks: ``{"reports": [...]}``)."""
         from paramcount.render.explain import explain_data
 
         others = len(self.reports) > 1
-        data = [explain_data(r, self.outcomes[k] if self.outcomes else None, others)
+        data = [explain_data(r, self._outcome(k), others)
                 for k, r in enumerate(self.reports)]
         return data[0] if len(data) == 1 else {"reports": data}
 
@@ -73,7 +59,7 @@ class Explained(Result):
                 (Section("Totals", (totals_table(self.reports, self.outcomes),)),),
             ))
         for k, report in enumerate(self.reports):
-            outcome = self.outcomes[k] if self.outcomes else None
+            outcome = self._outcome(k)
             documents.append(render.brief(report, outcome) if self.brief
                              else render.explain(report, outcome, others=several))
         return documents

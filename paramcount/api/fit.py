@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from paramcount.api.result import Result
+from paramcount.api.verdict import Verified
 from paramcount.engine.spec import Cell, DType, Framework
 
 if TYPE_CHECKING:
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from paramcount.verify import Outcome
 
 
-class Fitted(Result):
+class Fitted(Verified):
     """The largest hidden size whose parameters fit the budget, the next size up that does
     not, and the quadratic solved for it (verified against the real layer when asked)."""
 
@@ -46,20 +46,6 @@ class Fitted(Result):
     def spec(self) -> LayerSpec:
         """The layer at the answer's hidden size."""
         return self.answer.spec
-
-    @property
-    def problems(self) -> list[str]:
-        """One line per real layer that disagrees (none unverified)."""
-        from paramcount.api.verdict import problems
-
-        return problems(self.outcomes)
-
-    @property
-    def exit_code(self) -> int:
-        """The command's exit code: 1 where a real layer disagrees, 3 where none was found."""
-        from paramcount.api.verdict import exit_code
-
-        return exit_code(self.outcomes)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``paramcount.fit/1`` document."""

@@ -1,10 +1,13 @@
-"""What the verifying calls share: the FLOP check of each forward pass, and the verdict of the
-real layers as error lines and an exit code."""
+"""What the verifying calls share: the FLOP check of each forward pass, the verdict of the
+real layers as error lines and an exit code, and :class:`Verified`, the base of the results
+that carry it."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+from paramcount.api.result import Result
 
 if TYPE_CHECKING:
     from paramcount.analysis.compute import Compute
@@ -65,3 +68,24 @@ def exit_code(outcomes: Sequence[Outcome] | None,
     if any(isinstance(flop, FlopCheck) and not flop.match for flop in flops or ()):
         code = 1
     return code
+
+
+class Verified(Result):
+    """A result of layers that may have been checked against their real frameworks: their
+    disagreements as error lines and the command's exit code (none unverified)."""
+
+    outcomes: tuple[Outcome, ...] | None
+    flops: tuple[FlopOutcome | None, ...] | None = None
+
+    @property
+    def problems(self) -> list[str]:
+        """One line per real layer that disagrees on the parameters or the MACs."""
+        return problems(self.outcomes, self.flops)
+
+    @property
+    def exit_code(self) -> int:
+        """The command's exit code: 1 where a real layer disagrees, 3 where none was found."""
+        return exit_code(self.outcomes, self.flops)
+
+    def _outcome(self, k: int) -> Outcome | None:
+        return self.outcomes[k] if self.outcomes else None

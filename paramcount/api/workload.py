@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from paramcount.api.count import Frameworks, dtype_of, layer_specs
-from paramcount.api.result import Result
+from paramcount.api.verdict import Verified
 from paramcount.engine.spec import Cell, DType, Framework
 
 if TYPE_CHECKING:
@@ -23,37 +23,19 @@ COMPUTE_SCHEMA = "paramcount.compute/1"
 MEMORY_SCHEMA = "paramcount.memory/1"
 
 
-class _Verified(Result):
-    """A result of layers that may have been checked against their real frameworks."""
+class _Reported(Verified):
+    """A result of layers that may have been checked against their real frameworks, one
+    report per layer."""
 
     reports: tuple[Report, ...]
-    outcomes: tuple[Outcome, ...] | None
-    flops: tuple[FlopOutcome | None, ...] | None = None
 
     @property
     def total(self) -> int:
         """The first (or only) layer's number of parameters."""
         return self.reports[0].total
 
-    @property
-    def problems(self) -> list[str]:
-        """One line per real layer that disagrees on the parameters or the MACs."""
-        from paramcount.api.verdict import problems
 
-        return problems(self.outcomes, self.flops)
-
-    @property
-    def exit_code(self) -> int:
-        """The command's exit code: 1 where a real layer disagrees, 3 where none was found."""
-        from paramcount.api.verdict import exit_code
-
-        return exit_code(self.outcomes, self.flops)
-
-    def _outcome(self, k: int) -> Outcome | None:
-        return self.outcomes[k] if self.outcomes else None
-
-
-class Computed(_Verified):
+class Computed(_Reported):
     """The MACs and FLOPs of one forward pass, step by step, for each framework asked."""
 
     def __init__(self, reports: Sequence[Report], computes: Sequence[Compute],
@@ -93,7 +75,7 @@ class Computed(_Verified):
                 for k, (r, c) in enumerate(zip(self.reports, self.computes, strict=True))]
 
 
-class TrainingMemory(_Verified):
+class TrainingMemory(_Reported):
     """The bytes to train a layer: parameters, gradients and the optimizer's state."""
 
     def __init__(self, reports: Sequence[Report], memories: Sequence[Memory],

@@ -95,15 +95,13 @@ class BambaConfig:
                             "hidden_size (transformers: the dimensions for the Mamba head "
                             "state do not match the model intermediate_size)",
                             mamba_d_head=d_head, mamba_n_heads=self.mamba_n_heads)
-        if self.attn_layer_indices and self.heads_dim < 1:
-            raise SpecError("{num_attention_heads} exceeds {hidden_size}: heads would be 0 "
-                            "wide", num_attention_heads=self.num_attention_heads,
-                            hidden_size=self.hidden_size)
+        if self.attn_layer_indices:
+            hybrid.heads_wide(self)
 
     @property
     def heads_dim(self) -> int:
         """``head_dim``, or hidden_size // num_attention_heads."""
-        return self.head_dim or self.hidden_size // self.num_attention_heads
+        return hybrid.heads_dim(self)
 
 
 Config = BambaConfig
@@ -165,12 +163,7 @@ def from_hf_config(data: Mapping[str, object]) -> BambaConfig:
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
     """Every ``BambaForCausalLM`` among ``shapes``, checked exactly."""
-    found = []
-    for prefix, (vocab, d) in hybrid.causal_lm_roots(shapes, "embed_tokens"):
-        model = _recognise_at(shapes, prefix, vocab, d)
-        if model is not None:
-            found.append(model)
-    return found
+    return hybrid.recognise_roots(shapes, "embed_tokens", _recognise_at)
 
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:
@@ -198,8 +191,7 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
                       mamba_d_state=mixer.state, mamba_d_conv=mixer.kernel,
                       mamba_expand=mixer.inner // d, mamba_conv_bias=mixer.conv_bias,
                       mamba_proj_bias=mixer.bias)
-        notes.append(f"the weights hold only mamba_n_groups × mamba_d_state = "
-                     f"{mixer.groups * mixer.state}: read as 1 × {mixer.groups * mixer.state}")
+        notes.append(hybrid.one_group_note("mamba_n_groups", "mamba_d_state", mixer))
     else:
         values["mamba_n_heads"] = 1  # any that divides the width: no layer holds one
         notes.append("no Mamba-2 layer: attention and MLP layers alone (the Mamba-2 options "
@@ -211,9 +203,5 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
         values.update(num_attention_heads=att.heads, num_key_value_heads=att.kv_heads,
                       head_dim=None if att.head_dim * att.heads == d else att.head_dim,
                       attention_bias=att.bias)
-        notes.append(f"heads read as {att.heads} of width {att.head_dim}: the weights hold "
-                     "only heads × width")
-    config = hybrid.build(BambaConfig, **values)
-    if config is None:
-        return None
-    return hybrid.accept(shapes, NAME, prefix, config, tensors, notes)  # type: ignore[arg-type]
+        notes.append(hybrid.heads_note(att))
+    return hybrid.accept_values(shapes, NAME, prefix, BambaConfig, values, tensors, notes)

@@ -103,10 +103,7 @@ class FalconH1Config:
                             f"{inner} (transformers: the dimensions for the Mamba head state do "
                             "not match the model intermediate_size)",
                             mamba_d_head=d_head, mamba_n_heads=self.mamba_n_heads)
-        if self.heads_dim < 1:
-            raise SpecError("{num_attention_heads} exceeds {hidden_size}: heads would be 0 "
-                            "wide", num_attention_heads=self.num_attention_heads,
-                            hidden_size=self.hidden_size)
+        hybrid.heads_wide(self)
 
     @property
     def mamba_inner(self) -> int:
@@ -116,7 +113,7 @@ class FalconH1Config:
     @property
     def heads_dim(self) -> int:
         """``head_dim``, or hidden_size // num_attention_heads."""
-        return self.head_dim or self.hidden_size // self.num_attention_heads
+        return hybrid.heads_dim(self)
 
 
 Config = FalconH1Config
@@ -174,12 +171,7 @@ def from_hf_config(data: Mapping[str, object]) -> FalconH1Config:
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
     """Every ``FalconH1ForCausalLM`` among ``shapes``, checked exactly."""
-    found = []
-    for prefix, (vocab, d) in hybrid.causal_lm_roots(shapes, "embed_tokens"):
-        model = _recognise_at(shapes, prefix, vocab, d)
-        if model is not None:
-            found.append(model)
-    return found
+    return hybrid.recognise_roots(shapes, "embed_tokens", _recognise_at)
 
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:
@@ -194,12 +186,10 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
     att = read_attention(shapes, f"{start}0.self_attn.", 128, rope=True)
     if mixer is None or mlp is None or att is None:
         return None
-    notes = [f"the weights hold only mamba_n_groups × mamba_d_state = "
-             f"{mixer.groups * mixer.state}: read as 1 × {mixer.groups * mixer.state}",
-             f"heads read as {att.heads} of width {att.head_dim}: the weights hold only "
-             "heads × width"]
-    config = hybrid.build(
-        FalconH1Config, vocab_size=vocab, hidden_size=d, intermediate_size=mlp.inner,
+    notes = [hybrid.one_group_note("mamba_n_groups", "mamba_d_state", mixer),
+             hybrid.heads_note(att)]
+    values = dict(
+        vocab_size=vocab, hidden_size=d, intermediate_size=mlp.inner,
         num_hidden_layers=n, num_attention_heads=att.heads, num_key_value_heads=att.kv_heads,
         head_dim=None if att.head_dim * att.heads == d else att.head_dim,
         mamba_d_ssm=mixer.inner, mamba_n_heads=mixer.heads,
@@ -208,6 +198,4 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
         mamba_rms_norm=mixer.gated_norm, projectors_bias=mixer.out_bias,
         attention_bias=att.bias, mlp_bias=mlp.bias,
         tie_word_embeddings=prefix + "lm_head.weight" not in shapes)
-    if config is None:
-        return None
-    return hybrid.accept(shapes, NAME, prefix, config, tensors, notes)  # type: ignore[arg-type]
+    return hybrid.accept_values(shapes, NAME, prefix, FalconH1Config, values, tensors, notes)

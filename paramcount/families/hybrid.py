@@ -23,7 +23,9 @@ from paramcount.record import fields, replace
 
 TYPE_CHECKING = False  # typing is for the type checker only (it is slow to import)
 if TYPE_CHECKING:
-    from typing import Protocol, TypeVar
+    from typing import Any, Protocol, TypeVar
+
+    from paramcount.families.mixers import Attention, Mamba2
 
     C = TypeVar("C")
 
@@ -33,6 +35,16 @@ if TYPE_CHECKING:
         @property
         def count(self) -> int: ...
         def tensors(self, prefix: str, layer: int) -> list[Tensor]: ...
+
+    class Heads(Protocol):
+        """A config with transformers' attention head options."""
+
+        @property
+        def head_dim(self) -> int | None: ...
+        @property
+        def hidden_size(self) -> int: ...
+        @property
+        def num_attention_heads(self) -> int: ...
 
 KINDS = ("embeddings", "recurrent", "attention", "mlp", "experts", "norms")
 """The kinds of part a hybrid's parameters are shared among (the head counts as embeddings;
@@ -227,8 +239,47 @@ def causal_lm_roots(shapes: Shapes, embed: str) -> list[tuple[str, tuple[int, in
     return out
 
 
+def recognise_roots(shapes: Shapes, embed: str,
+                    at: Callable[[Shapes, str, int, int], RecognisedModel | None]
+                    ) -> list[RecognisedModel]:
+    """Each model ``at(shapes, prefix, vocab, width)`` finds at a root of
+    :func:`causal_lm_roots` (``embed``: the embedding's name under ``model.``)."""
+    found = []
+    for prefix, (vocab, d) in causal_lm_roots(shapes, embed):
+        model = at(shapes, prefix, vocab, d)
+        if model is not None:
+            found.append(model)
+    return found
+
+
+def accept_values(shapes: Shapes, family: str, prefix: str, kind: type,
+                  values: Mapping[str, object], tensors: Callable[[Any], list[Tensor]],
+                  notes: list[str]) -> RecognisedModel | None:
+    """The model under ``prefix`` whose config is ``kind(**values)`` (read from its tensors),
+    if the reference accepts that config and :func:`accept` finds its tensors exactly; None
+    otherwise."""
+    config = build(kind, **values)
+    if config is None:
+        return None
+    return accept(shapes, family, prefix, config, tensors, notes)
+
+
+def one_group_note(groups: str, state: str, mixer: Mamba2) -> str:
+    """The note that a Mamba-2 mixer's group count was read as 1 (``groups``, ``state``: the
+    family's names for the two options): its weights hold only their product."""
+    both = mixer.groups * mixer.state
+    return f"the weights hold only {groups} × {state} = {both}: read as 1 × {both}"
+
+
+def heads_note(att: Attention) -> str:
+    """The note that attention heads were read as the weights allow: they hold only
+    heads × width."""
+    return (f"heads read as {att.heads} of width {att.head_dim}: the weights hold only "
+            "heads × width")
+
+
 def accept(shapes: Shapes, family: str, prefix: str, config: object,
-           tensors: Callable[[object], list[Tensor]], notes: list[str]) -> RecognisedModel | None:
+           tensors: Callable[[Any], list[Tensor]], notes: list[str]) -> RecognisedModel | None:
     """The model under ``prefix`` if ``tensors(config)`` are exactly the tensors found under
     its ``model.`` and ``lm_head.``; None otherwise."""
     names = exact(shapes, prefix, ("model.", "lm_head."), tensors(config))
@@ -247,6 +298,19 @@ def build(kind: type, **values: object) -> object | None:
     except (SpecError, TypeError):
         return None
     return made
+
+
+def heads_dim(config: Heads) -> int:
+    """A head's width: ``head_dim``, or hidden_size // num_attention_heads where it is null."""
+    return config.head_dim or config.hidden_size // config.num_attention_heads
+
+
+def heads_wide(config: Heads) -> None:
+    """A SpecError where num_attention_heads exceeds hidden_size (heads 0 wide)."""
+    if heads_dim(config) < 1:
+        raise SpecError("{num_attention_heads} exceeds {hidden_size}: heads would be 0 wide",
+                        num_attention_heads=config.num_attention_heads,
+                        hidden_size=config.hidden_size)
 
 
 def rope_even(field: str, head_dim: int | None) -> None:

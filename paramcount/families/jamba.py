@@ -106,10 +106,8 @@ class JambaConfig:
         if rank != "auto" and (isinstance(rank, bool) or not isinstance(rank, int) or rank <= 0):
             raise SpecError("{mamba_dt_rank} must be a positive integer or 'auto'",
                             mamba_dt_rank=rank)
-        if self.attention_layers and self.heads_dim < 1:
-            raise SpecError("{num_attention_heads} exceeds {hidden_size}: heads would be 0 "
-                            "wide", num_attention_heads=self.num_attention_heads,
-                            hidden_size=self.hidden_size)
+        if self.attention_layers:
+            hybrid.heads_wide(self)
 
     @property
     def attention_layers(self) -> tuple[int, ...]:
@@ -125,7 +123,7 @@ class JambaConfig:
     @property
     def heads_dim(self) -> int:
         """``head_dim``, or hidden_size // num_attention_heads."""
-        return self.head_dim or self.hidden_size // self.num_attention_heads
+        return hybrid.heads_dim(self)
 
     @property
     def rank(self) -> int:
@@ -233,12 +231,7 @@ def recognise(shapes: Shapes) -> list[RecognisedModel]:
 
 def _recognise(shapes: Shapes) -> list[RecognisedModel]:
     """The causal LMs named as the model holds its tensors."""
-    found = []
-    for prefix, (vocab, d) in hybrid.causal_lm_roots(shapes, "embed_tokens"):
-        model = _recognise_at(shapes, prefix, vocab, d)
-        if model is not None:
-            found.append(model)
-    return found
+    return hybrid.recognise_roots(shapes, "embed_tokens", _recognise_at)
 
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:
@@ -289,12 +282,8 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
             return None
         values.update(num_attention_heads=att.heads, num_key_value_heads=att.kv_heads,
                       head_dim=None if att.head_dim * att.heads == d else att.head_dim)
-        notes.append(f"heads read as {att.heads} of width {att.head_dim}: the weights hold "
-                     "only heads × width")
-    config = hybrid.build(JambaConfig, **values)
-    if config is None:
-        return None
-    return hybrid.accept(shapes, NAME, prefix, config, tensors, notes)  # type: ignore[arg-type]
+        notes.append(hybrid.heads_note(att))
+    return hybrid.accept_values(shapes, NAME, prefix, JambaConfig, values, tensors, notes)
 
 
 def _period(kind: str, layers: list[int], n: int) -> dict[str, int]:

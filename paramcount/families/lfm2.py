@@ -87,10 +87,8 @@ class Lfm2Config:
                                 num_hidden_layers=self.num_hidden_layers)
         elif self.full_attn_idxs is not None:
             hybrid.indices(self, "full_attn_idxs", self.num_hidden_layers)
-        if "attention" in self.types and self.heads_dim < 1:
-            raise SpecError("{num_attention_heads} exceeds {hidden_size}: heads would be 0 "
-                            "wide", num_attention_heads=self.num_attention_heads,
-                            hidden_size=self.hidden_size)
+        if "attention" in self.types:
+            hybrid.heads_wide(self)
         if self.ffn_size < 1:
             raise SpecError("{intermediate_size} leaves the MLP no width after the reference "
                             "adjusts it", intermediate_size=self.intermediate_size)
@@ -107,7 +105,7 @@ class Lfm2Config:
     @property
     def heads_dim(self) -> int:
         """``head_dim``, or hidden_size // num_attention_heads."""
-        return self.head_dim or self.hidden_size // self.num_attention_heads
+        return hybrid.heads_dim(self)
 
     @property
     def ffn_size(self) -> int:
@@ -184,12 +182,7 @@ def from_hf_config(data: Mapping[str, object]) -> Lfm2Config:
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
     """Every ``Lfm2ForCausalLM`` among ``shapes``, checked exactly."""
-    found = []
-    for prefix, (vocab, d) in hybrid.causal_lm_roots(shapes, "embed_tokens"):
-        model = _recognise_at(shapes, prefix, vocab, d)
-        if model is not None:
-            found.append(model)
-    return found
+    return hybrid.recognise_roots(shapes, "embed_tokens", _recognise_at)
 
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:
@@ -222,7 +215,4 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
             return None
         values.update(num_attention_heads=att.heads, num_key_value_heads=att.kv_heads,
                       head_dim=None if att.head_dim * att.heads == d else att.head_dim)
-    config = hybrid.build(Lfm2Config, **values)
-    if config is None:
-        return None
-    return hybrid.accept(shapes, NAME, prefix, config, tensors, notes)  # type: ignore[arg-type]
+    return hybrid.accept_values(shapes, NAME, prefix, Lfm2Config, values, tensors, notes)

@@ -248,12 +248,7 @@ def recognise(shapes: Shapes) -> list[RecognisedModel]:
 
 def _recognise(shapes: Shapes) -> list[RecognisedModel]:
     """The causal LMs named as the model holds its tensors."""
-    found = []
-    for prefix, (vocab, d) in hybrid.causal_lm_roots(shapes, "embeddings"):
-        model = _recognise_at(shapes, prefix, vocab, d)
-        if model is not None:
-            found.append(model)
-    return found
+    return hybrid.recognise_roots(shapes, "embeddings", _recognise_at)
 
 
 def _kind(shapes: Shapes, mixer: str) -> str | None:
@@ -297,8 +292,7 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
             return None
         values.update(num_attention_heads=att.heads, num_key_value_heads=att.kv_heads,
                       head_dim=att.head_dim)
-        notes.append(f"heads read as {att.heads} of width {att.head_dim}: the weights hold "
-                     "only heads × width")
+        notes.append(hybrid.heads_note(att))
     if "-" in pattern:
         mlp = read_mlp(shapes, f"{start}{pattern.index('-')}.mixer.", "up_down")
         if mlp is None:
@@ -313,7 +307,4 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
                       moe_latent_size=moe.latent, mlp_bias=moe.bias,
                       num_experts_per_tok=min(2, moe.experts))
         notes.append("num_experts_per_tok is not in the weights: read as 2, the default")
-    config = hybrid.build(NemotronHConfig, **values)
-    if config is None:
-        return None
-    return hybrid.accept(shapes, NAME, prefix, config, tensors, notes)  # type: ignore[arg-type]
+    return hybrid.accept_values(shapes, NAME, prefix, NemotronHConfig, values, tensors, notes)

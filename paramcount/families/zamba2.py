@@ -223,12 +223,7 @@ def from_hf_config(data: Mapping[str, object]) -> Zamba2Config:
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
     """Every ``Zamba2ForCausalLM`` among ``shapes``, checked exactly."""
-    found = []
-    for prefix, (vocab, d) in hybrid.causal_lm_roots(shapes, "embed_tokens"):
-        model = _recognise_at(shapes, prefix, vocab, d)
-        if model is not None:
-            found.append(model)
-    return found
+    return hybrid.recognise_roots(shapes, "embed_tokens", _recognise_at)
 
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:
@@ -265,8 +260,11 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
     # untied, every hybrid layer lists its block, and block 0's adapters are M slots apart
     spacing = adapters[1] - adapters[0] if len(adapters) > 1 else uses
     memory = len(blocks) if tied else spacing
-    config = hybrid.build(
-        Zamba2Config, vocab_size=vocab, hidden_size=d, num_hidden_layers=n,
+    notes = [hybrid.one_group_note("mamba_ngroups", "mamba_d_state", mixer),
+             f"num_attention_heads read as {heads}: heads × (2·hidden_size // heads) is all "
+             "the weights hold"]
+    values = dict(
+        vocab_size=vocab, hidden_size=d, num_hidden_layers=n,
         layers_block_type=types, mamba_d_state=mixer.state, mamba_d_conv=mixer.kernel,
         mamba_expand=mixer.inner // d, mamba_ngroups=mixer.groups, n_mamba_heads=mixer.heads,
         add_bias_linear=mixer.bias, intermediate_size=mlp[1], num_attention_heads=heads,
@@ -274,13 +272,7 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
         num_mem_blocks=memory, use_shared_attention_adapter=(
             f"{block}self_attn.linear_q_adapter_list.{adapters[0]}.0.weight" in shapes),
         adapter_rank=rank[0], tie_word_embeddings=tied)
-    notes = [f"the weights hold only mamba_ngroups × mamba_d_state = "
-             f"{mixer.groups * mixer.state}: read as 1 × {mixer.groups * mixer.state}",
-             f"num_attention_heads read as {heads}: heads × (2·hidden_size // heads) is all "
-             "the weights hold"]
-    if config is None:
-        return None
-    return hybrid.accept(shapes, NAME, prefix, config, tensors, notes)  # type: ignore[arg-type]
+    return hybrid.accept_values(shapes, NAME, prefix, Zamba2Config, values, tensors, notes)
 
 
 def _mamba_only(shapes: Shapes, prefix: str, vocab: int, d: int, n: int
@@ -289,18 +281,15 @@ def _mamba_only(shapes: Shapes, prefix: str, vocab: int, d: int, n: int
     mixer = read_mamba2(shapes, f"{prefix}model.layers.0.mamba.")
     if mixer is None or mixer.inner % d or not mixer.conv_bias:
         return None
-    config = hybrid.build(
-        Zamba2Config, vocab_size=vocab, hidden_size=d, num_hidden_layers=n,
+    notes = ["no hybrid layer: the shared blocks' options shape nothing",
+             hybrid.one_group_note("mamba_ngroups", "mamba_d_state", mixer)]
+    values = dict(
+        vocab_size=vocab, hidden_size=d, num_hidden_layers=n,
         layers_block_type=("mamba",) * n, mamba_d_state=mixer.state, mamba_d_conv=mixer.kernel,
         mamba_expand=mixer.inner // d, mamba_ngroups=mixer.groups, n_mamba_heads=mixer.heads,
         add_bias_linear=mixer.bias, num_attention_heads=1 if 2 * d <= 4 else 2 * d // 2,
         tie_word_embeddings=prefix + "lm_head.weight" not in shapes)
-    if config is None:
-        return None
-    notes = ["no hybrid layer: the shared blocks' options shape nothing",
-             f"the weights hold only mamba_ngroups × mamba_d_state = "
-             f"{mixer.groups * mixer.state}: read as 1 × {mixer.groups * mixer.state}"]
-    return hybrid.accept(shapes, NAME, prefix, config, tensors, notes)  # type: ignore[arg-type]
+    return hybrid.accept_values(shapes, NAME, prefix, Zamba2Config, values, tensors, notes)
 
 
 def _heads(width: int, q: int, kv: int) -> int:
