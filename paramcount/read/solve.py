@@ -367,7 +367,9 @@ def solve(clues: Clues) -> Solution:
                    + _listed(_groups(free.fits)))
             return Solution(clues, free.fits, free.spec, how, free.apart)
         if fits and usual:
-            both = [*fits, *usual]
+            # every fit of the count alone, an unusual option's included: the width read may
+            # be wrong, and a list that narrows later (final states) must hold the truth
+            both = [*fits, *(fit for fit in free.fits if fit not in fits)]
             how = (f"reading {where}, {clues.count:,} needs {', '.join(fits[0].assumes)}; "
                    f"{len(_groups(both))} configurations give it: {_listed(_groups(both))}")
             return Solution(clues, tuple(both), None, how, _apart(clues, _groups(both)))
