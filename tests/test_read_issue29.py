@@ -569,3 +569,23 @@ def test_a_submodule_built_by_a_function_the_paste_does_not_show_makes_the_total
     assert [note for note in notes if note.startswith("line 8: self.enc = ")] != [] or [
         missing for missing in answer.unresolved if missing.line == 8] != []
     assert not any("self.scale" in note for note in notes)  # a value, not a module
+
+
+def test_a_repr_with_its_indentation_lost_is_read_by_its_brackets() -> None:
+    """``print(model)`` pasted flush left (nested containers and a folded repeat among them)
+    gives torch's own count; cut before its last ``)`` it gives a bound, never a total."""
+    import torch.nn as nn
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.rnns = nn.ModuleList([nn.GRU(40, 30)] + [
+                nn.GRU(60, 30, bidirectional=True) for _ in range(2)])
+            self.out = nn.Linear(60, 10)
+
+    model = Net()
+    flush = "\n".join(line.strip() for line in str(model).splitlines())
+    found = _code_model(read(flush), "repr")
+    assert found.total == _numel(model)
+    cut = "\n".join(flush.splitlines()[:-1])
+    assert _code_model(read(cut), "repr").total is None

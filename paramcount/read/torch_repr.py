@@ -49,27 +49,36 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     stack: list[_Frame] = []
     unread: list[Unread] = []
     closed = False
+    # indentation lost (every line flush left): nesting follows the brackets instead, each
+    # module line ending in ``(`` opening one level and each ``)`` closing the innermost
+    flush = not lines[start + 1].startswith((" ", "\t"))
     index = start + 1
     while index < len(lines):
         line = lines[index].rstrip()
+        if line == ")" and flush and stack:
+            _pop(stack, stack[-1].indent, steps)
+            index += 1
+            continue
         if line == ")":
             _pop(stack, 0, steps)
             closed = True
             index += 1
             break
-        if not line.strip() or not line.startswith((" ", "\t")):
+        if not line.strip() or not (flush or line.startswith((" ", "\t"))):
             break  # a blank or unindented line: the repr was cut off above it
-        if (close := _CLOSE.match(line)) is not None:
+        if (close := _CLOSE.match(line)) is not None and not flush:
             _pop(stack, len(close["indent"]), steps)
             index += 1
             continue
         match = _ITEM.match(line)
+        if match is None and flush:
+            break  # not the repr's: it was cut off above this line
         if match is None:
             unread.append(Unread(index + 1, line, "not a `(name): Class(...)` line of a "
                                  "torch repr"))
             index += 1
             continue
-        indent = len(match["indent"])
+        indent = len(stack) + 1 if flush else len(match["indent"])
         _pop(stack, indent, steps)
         copies, problem = _copies(match["attr"], match["times"])
         if problem:
