@@ -589,3 +589,22 @@ def test_a_repr_with_its_indentation_lost_is_read_by_its_brackets() -> None:
     assert found.total == _numel(model)
     cut = "\n".join(flush.splitlines()[:-1])
     assert _code_model(read(cut), "repr").total is None
+
+
+def test_a_bare_parameters_dump_beside_its_repr_raises_no_disagreement() -> None:
+    """``print(model)`` and ``for p in model.parameters(): print(p.shape)`` of one model: the
+    dump's layers have made-up names and only readings of their grouping, so it is paired with
+    nothing (its made-up ``rnn0`` once met the repr's ``rnn0``: 12 printed, 6 computed)."""
+    import torch.nn as nn
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.rnn0 = nn.GRU(1, 1, bias=False)
+            self.cell = nn.GRUCell(1, 1, bias=False)
+
+    model = Net()
+    dump = "\n".join(str(p.shape) for p in model.parameters())
+    answer = read(f"My model:\n\n{model}\n\nand its parameters:\n\n{dump}\n")
+    assert answer.disagreements == ()
+    assert _code_model(answer, "repr").total == _numel(model)

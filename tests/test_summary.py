@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import paramcount
@@ -216,8 +216,13 @@ def eras() -> Iterator[dict[int, Any]]:
 @given(plan=keras_plans(), era=st.sampled_from([3, 2]))
 def test_random_keras_models(eras: dict[int, Any], plan: KerasPlan, era: int) -> None:
     """A random Keras model (Sequential or an encoder–decoder, Bidirectional with every merge
-    mode, either GRU) is summarised with count_params() and every recurrent layer exact."""
-    model, truth = build_keras(eras[era], plan)
+    mode, either GRU) is summarised with count_params() and every recurrent layer exact (a
+    model tf-keras' Sequential refuses, a last Bidirectional with two outputs, is not drawn)."""
+    try:
+        model, truth = build_keras(eras[era], plan)
+    except ValueError as error:
+        assume("single output tensor" not in str(error))
+        raise
     result = paramcount.summary(model)
     assert result.total == model.count_params() == truth.total
     assert result.trainable == sum(math.prod(w.shape) for w in model.trainable_weights)

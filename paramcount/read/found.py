@@ -868,6 +868,7 @@ def _shapes_model(printout: Printout) -> Model:
     entries.sort(key=lambda entry: entry[0])
     return Model(printout.title, printout.kind, printout.first,
                  tuple(layer for _, layer in entries), notes=(UNNAMED,) if unnamed else (),
+                 unnamed=unnamed,
                  printed_total=sum(_count(t.shape) for t in printout.tensors),
                  tensors=tuple((t.name, t.shape, lines[t.name]) for t in printout.tensors),
                  accounting=printout.accounting)

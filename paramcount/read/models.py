@@ -102,6 +102,9 @@ class Model:
     """Code: the parameters of tensors it ties to another layer's (``head.weight =
     emb.weight``), counted once; a printer that counts per module (torchinfo) counts them
     twice."""
+    unnamed: bool = False
+    """A dump of shapes without names (``parameters()``): its layers' names are made up and
+    their grouping is only a reading, so it is paired with no code model."""
 
     @property
     def total(self) -> int | None:

@@ -102,6 +102,8 @@ def _same(models: Sequence[Model]) -> bool:
 
 def pair(printed: Model, code: Sequence[Model]) -> tuple[Model | None, str | None]:
     """The code model ``printed`` shows, or None; and, where no pairing is certain, why."""
+    if printed.unnamed:  # made-up names and a grouping that is only a reading: no evidence
+        return None, None
     for evidence in _EVIDENCE:
         fits = [model for model in code if evidence(printed, model)]
         if not fits:
