@@ -137,8 +137,9 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
             m.printed_total is not None for m in models):
         raise NothingFound(f"nothing countable found in {source}: looked for recurrent, "
                            "linear, embedding, convolution and norm layers in Python code, "
-                           "Keras summaries, torchinfo and torchsummary tables, print(model) "
-                           "and shape dumps")
+                           "Keras summaries, torchinfo, torchsummary, Lightning and "
+                           "pytorch-model-summary tables, Flax tabulate, print(model) (Hugging "
+                           "Face models too) and shape dumps")
     if errors:
         kinds = (*kinds, "runtime-error")
     answer = Answer(source, kinds, tuple(models), tuple(unresolved), tuple(disagreements),

@@ -44,8 +44,9 @@ def read_command(path: str, settings: tuple[str, ...], output_format: str | None
     """Answer a pasted question: count the layers in its code and printouts, nothing run.
 
     Reads Python (torch modules, Keras models, indentation lost or not), Keras 2/3 summaries,
-    torchinfo and torchsummary tables, print(model) reprs and named_parameters() dumps; exit 2
-    when nothing countable is found.
+    torchinfo, torchsummary, Lightning and pytorch-model-summary tables, Flax tabulate,
+    print(model) reprs (Hugging Face models too) and named_parameters() dumps; exit 2 when
+    nothing countable is found.
     """
     fmt = resolve_format(output_format, as_json, as_markdown)
     answer_paste(path, _overrides(settings), fmt, details)
