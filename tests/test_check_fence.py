@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from paramcount.factories.fence import DEFAULT_TIMEOUT, FactoryPolicy, policy_from
+from paramcount.factories.policy import DEFAULT_TIMEOUT, FactoryPolicy, policy_from
 from tests.conftest import CLI
 
 ROOT = Path(__file__).resolve().parent.parent

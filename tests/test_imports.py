@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
 
 HEAVY = ("torch", "tensorflow", "keras", "jax", "flax", "onnx")
 
@@ -82,3 +86,31 @@ def test_read_json_loads_neither_click_nor_rich() -> None:
         "    assert run(['read', 'examples/pastes/bilstm-question.txt', '--json']) == 0"
     )
     assert not loaded_after(code) & {*HEAVY, "click", "rich"}
+
+
+def test_check_json_loads_only_the_factory_policy(tmp_path_factory: pytest.TempPathFactory
+                                                  ) -> None:
+    """``paramcount check FILE --json`` of layers and a config-only folder is answered by the
+    quick path with the factories' policy alone: neither the fence nor the factory builder, nor
+    the process machinery they use (subprocess, tempfile, signal, ctypes), nor click."""
+    root = tmp_path_factory.mktemp("light")
+    (root / "m2").mkdir()
+    (root / "m2" / "config.json").write_text(
+        (ROOT / "examples" / "hf" / "mamba2-1.3b" / "config.json").read_text())
+    config = root / "check.toml"
+    config.write_text('[models.layers]\ninput = 32\nlayers = [{ kind = "lstm", hidden = 64 }]\n'
+                      '[models.folder]\nfile = "m2"\n')
+    probe = (
+        "import contextlib, io, os, sys\nfrom paramcount.cli.main import run\n"
+        f"os.chdir({str(root)!r})\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert run(['check', 'check.toml', '--json']) == 0\n"
+        "print(' '.join(sys.modules))"
+    )
+    environ = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"}  # click's there
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, env=environ)
+    loaded = set(out.stdout.split())
+    assert "paramcount.factories.policy" in loaded
+    assert not loaded & {"paramcount.factories.fence", "paramcount.factories.factory",
+                         "subprocess", "tempfile", "signal", "ctypes", "click"}

@@ -16,7 +16,7 @@ from paramcount.check.config import Config, Layer, Model, recurrent_count
 from paramcount.check.explain import convlstm_command, explain_command
 from paramcount.engine.spec import LayerSpec
 from paramcount.errors import ConfigError
-from paramcount.factories.fence import RUN_FACTORIES, FactoryPolicy
+from paramcount.factories.policy import RUN_FACTORIES, FactoryPolicy, refusal
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ def _family(model: Model) -> Measured:
 
 def _factory(model: Model, config: Config, factories: FactoryPolicy) -> Measured:
     from paramcount.factories.factory import FactoryError
-    from paramcount.factories.fence import build, refusal
+    from paramcount.factories.fence import build
 
     assert model.factory is not None
     if not factories.allowed:

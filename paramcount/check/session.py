@@ -15,7 +15,7 @@ from paramcount.check.evaluate import Outcome, evaluate_all
 from paramcount.check.measure import Measured, measure_all
 from paramcount.check.source import Source, load, parse
 from paramcount.errors import BackendUnavailable, ConfigError
-from paramcount.factories.fence import RUN_FACTORIES, FactoryPolicy
+from paramcount.factories.policy import RUN_FACTORIES, FactoryPolicy
 
 _GLOB = set("*?[")
 

@@ -175,7 +175,7 @@ def _check(args: Sequence[str]) -> int | None:
 
     from paramcount.check.session import check_file, expand
     from paramcount.errors import ConfigError
-    from paramcount.factories.fence import policy_from
+    from paramcount.factories.policy import policy_from
     from paramcount.render import check as render
     from paramcount.render.data import dumps
 

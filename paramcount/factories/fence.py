@@ -21,80 +21,31 @@ None of that may reach ``check``'s own output or exit code, so each factory runs
 :func:`run_fenced` and :func:`serve` are the two sides of the fence for any work that runs the
 user's code: ``port --model`` runs its whole port behind it too.
 
-``PARAMCOUNT_NO_FACTORIES=1`` (or ``check --no-factories``) refuses every factory before
-anything is imported, for configs from untrusted pull requests.
+Whether factories run at all, and for how long, is :mod:`paramcount.factories.policy`'s (kept
+apart so that what only needs the policy imports none of this).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
+import signal
+import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 from paramcount import quiet
 from paramcount.engine.spec import Framework, LayerSpec
 from paramcount.factories.factory import Built, FactoryError, Module, build_here, one_line
-from paramcount.record import fields, record
-
-if TYPE_CHECKING:
-    import subprocess
-
-DEFAULT_TIMEOUT = 120.0
-"""Seconds a factory may take (importing torch or Keras included) unless told otherwise."""
-
-TIMEOUT_VARIABLE = "PARAMCOUNT_FACTORY_TIMEOUT"
-REFUSE_VARIABLE = "PARAMCOUNT_NO_FACTORIES"
+from paramcount.factories.policy import DEFAULT_TIMEOUT
+from paramcount.record import fields
 
 _OUTPUT_LIMIT = 1 << 16
 """How much of a factory's own output is copied to our stderr (its end, when it says more)."""
-
-
-@record
-class FactoryPolicy:
-    """Whether factories may run, and for how long each."""
-
-    allowed: bool = True
-    timeout: float = DEFAULT_TIMEOUT
-    refused_by: str = ""
-    """What refused them, as the error names it: ``--no-factories``."""
-
-
-RUN_FACTORIES = FactoryPolicy()
-"""The default: factories run, each within :data:`DEFAULT_TIMEOUT`."""
-
-
-def policy_from(no_factories: bool, timeout: float | None,
-                environ: Mapping[str, str] = os.environ) -> FactoryPolicy:
-    """The policy of a run: the options, else the environment variables, else the defaults."""
-    refused_by = "--no-factories" if no_factories else ""
-    if not refused_by and environ.get(REFUSE_VARIABLE, "").strip().lower() not in (
-            "", "0", "false", "no", "off"):
-        refused_by = f"{REFUSE_VARIABLE}={environ[REFUSE_VARIABLE]}"
-    if timeout is None:
-        text = environ.get(TIMEOUT_VARIABLE, "").strip()
-        timeout = parse_timeout(text, TIMEOUT_VARIABLE) if text else DEFAULT_TIMEOUT
-    return FactoryPolicy(not refused_by, timeout, refused_by)
-
-
-def parse_timeout(text: str, name: str) -> float:
-    """A positive number of seconds, or a ValueError naming ``name``."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < 1e9:  # also refuses nan and inf
-        raise ValueError(f"{name}={text!r} is not a time limit: give a positive number of "
-                         "seconds, e.g. 120")
-    return value
-
-
-def refusal(policy: FactoryPolicy) -> str:
-    """The located error's message for a factory that is not run."""
-    return (f"not run: {policy.refused_by} refuses every factory, so no code named by the "
-            "config is imported (layers and file models are still checked)")
 
 
 def build(target: str, kwargs: Mapping[str, Any], framework: Framework,
@@ -119,9 +70,6 @@ def run_fenced(module: str, request: dict[str, Any], timeout: float | None, what
 
     ``timeout`` limits the whole child (None: no limit, the child limiting each factory call
     itself with :func:`time_limit`, from ``request["limit"]``)."""
-    import signal
-    import tempfile
-
     with tempfile.TemporaryDirectory(prefix="paramcount-factory-") as scratch:
         answer_path = os.path.join(scratch, "answer.json")
         request = {**request, "answer": answer_path, "scratch": scratch}
@@ -156,8 +104,6 @@ def _late(what: str, timeout: float) -> str:
 def _run(module: str, request: dict[str, Any], output: Any, timeout: float | None, what: str,
          env: Mapping[str, str] | None) -> int:
     """Run the child to its end (or stop it at ``timeout``); its exit code."""
-    import subprocess
-
     package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     environ = dict(os.environ if env is None else env)
     environ["PYTHONPATH"] = os.pathsep.join(
@@ -182,8 +128,6 @@ def _run(module: str, request: dict[str, Any], output: Any, timeout: float | Non
 def _stop(process: subprocess.Popen[bytes]) -> None:
     """End the child: its reaper ends the factory and every descendant on SIGTERM; whatever is
     still there after :data:`_GRACE` seconds (and the child's process group) is killed."""
-    import subprocess
-
     if process.poll() is None:
         with contextlib.suppress(ProcessLookupError):
             process.terminate()
@@ -194,8 +138,6 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
     """Kill the child and every process it left in its session, then reap the child."""
-    import signal
-
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError):
@@ -218,8 +160,6 @@ def _relay(output: Any) -> None:
 
 
 def _ended(target: str, code: int) -> str:
-    import signal
-
     if code < 0:
         try:
             name = signal.Signals(-code).name
@@ -294,8 +234,6 @@ def serve(work: Callable[[dict[str, Any]], object]) -> NoReturn:
     output. When the worker ends, or on SIGTERM, every descendant is killed and reaped; the
     process then ends as the worker did.
     """
-    import signal
-
     quiet.install()  # a factory that imports Keras: TensorFlow's banners kept off stderr
     request = json.loads(sys.stdin.read())
     reaping = _become_reaper()
@@ -361,8 +299,6 @@ def time_limit(what: str) -> Iterator[None]:
     action no Python code can delay) if the block, the call of factory ``what``, has not
     finished within it; elsewhere, nothing. The parent reads that end as the factory's time
     running out, and an end without an answer during the block as ``what``'s doing."""
-    import signal
-
     if _LIMIT is None:
         yield
         return
@@ -386,12 +322,8 @@ _PR_SET_CHILD_SUBREAPER = 36
 def _become_reaper() -> bool:
     """Make this process the reaper of its orphaned descendants, and have it told (SIGTERM)
     when its parent dies; False where the system cannot (not Linux)."""
-    import signal
-
     if not sys.platform.startswith("linux"):
         return False
-    import ctypes
-
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
@@ -405,8 +337,6 @@ def _become_reaper() -> bool:
 def _end_descendants() -> None:
     """Kill every child of this process until none is left (each one's orphans are adopted
     here as it dies, and killed in the next round), reaping them all."""
-    import signal
-
     while True:
         for pid in _children():
             with contextlib.suppress(ProcessLookupError, PermissionError):

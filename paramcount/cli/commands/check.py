@@ -12,7 +12,7 @@ import click
 from paramcount.check.session import FileResult, check_file, expand, inputs
 from paramcount.cli.options import resolve_format
 from paramcount.errors import ConfigError
-from paramcount.factories.fence import FactoryPolicy
+from paramcount.factories.policy import FactoryPolicy, parse_timeout, policy_from
 
 _LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)$")
 
@@ -122,8 +122,6 @@ def check(files: tuple[str, ...], verify: bool, update: bool, details: bool,
     factory that fails, exits or runs out of time), 3 a framework missing for --verify or a
     factory.
     """
-    from paramcount.factories.fence import parse_timeout, policy_from
-
     try:
         timeout = (None if factory_timeout is None
                    else parse_timeout(factory_timeout, "--factory-timeout"))

@@ -154,7 +154,7 @@ def _behind_fence(model: str | None, source_model: str | None,
     from paramcount.cli.commands import LazyGroup
     from paramcount.cli.fenced import port_behind_fence
     from paramcount.factories.factory import FactoryError
-    from paramcount.factories.fence import parse_timeout, policy_from
+    from paramcount.factories.policy import parse_timeout, policy_from
     from paramcount.port.model import ModelError
 
     what = f"--model {model}" if model else f"--source-model {source_model}"
