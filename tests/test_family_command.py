@@ -132,6 +132,22 @@ def test_each_family_is_spelled_by_a_listed_command(family: str) -> None:
     assert command.chosen(words[0], words[1:]) == family
 
 
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_family_help_says_what_it_counts_in_one_parenthesis(name: str) -> None:
+    """Each family command's help (the hidden names' too) opens with what it counts, its title
+    and reference written without two parentheses side by side or one inside another."""
+    from paramcount.cli.commands.family import make_command
+
+    text = make_command(name).help or ""
+    assert text.startswith("Parameters of ")
+    assert ") (" not in text, text
+    depth = 0
+    for character in text:
+        depth += {"(": 1, ")": -1}.get(character, 0)
+        assert 0 <= depth <= 1, text
+    assert depth == 0, text
+
+
 def test_compare_takes_an_implementation(cli: CLI) -> None:
     """compare reads ``--impl`` inside a quoted configuration."""
     result = cli("compare", "xlstm --impl xlstm " + " ".join(STACK),

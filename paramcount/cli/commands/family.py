@@ -63,7 +63,9 @@ def make_command(name: str, family: str | None = None) -> click.Command:
                 f"implementation is recognised). This help lists the options of --impl {shown}; "
                 f"'paramcount {name} --impl IMPL --help' those of another.")
     else:
-        text = (f"Parameters of {module.TITLE} ({module.REFERENCE}), tensor by tensor, from "
+        # the title's own parentheses stay alone: the reference after a dash, as the report's
+        # heading writes it
+        text = (f"Parameters of {module.TITLE} — {module.REFERENCE}: tensor by tensor, from "
                 "options or a config.json.")
         if name in command.HIDDEN:
             text += f" (The same as 'paramcount {' '.join(command.command_words(name))}'.)"
