@@ -406,7 +406,7 @@ def code_models(reading: CodeReading) -> list[Model]:
                             "cannot tell whether this is torch or Keras: add the import"),))
             layers.append(dataclasses.replace(layer, call=call, conditional=step.conditional))
         layers, tied = _untie(layers, ties)
-        if layers:
+        if layers or block.accounting.unread:  # a model of statements not read is named too
             keras = code_version(block)
             notes = block.notes
             if keras is not None:
