@@ -102,8 +102,11 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
                         "a time")
         unparsed = _unparsed_layers(text)
         unread += unparsed  # a layer of some model was not read: no model's total is claimed
-        if not blocks and unparsed:
-            notes += [unparsed[0].words + " (and no model was read)"]
+        if not blocks:  # no model to name them in
+            notes += [u.words for u in unparsed[:_MOST_UNPARSED]]
+            if len(unparsed) > _MOST_UNPARSED:
+                notes.append(f"and {len(unparsed) - _MOST_UNPARSED:,} more such statements "
+                             "not read")
     if unread:
         shared = Accounting(frozenset(u.line for u in unread), tuple(unread))
         blocks = [dataclasses.replace(b, accounting=b.accounting + shared) for b in blocks]
@@ -111,6 +114,10 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
 
 
 _LAYER_CALL = re.compile(r"\b([A-Z]\w*)\s*\(")
+
+
+_MOST_UNPARSED = 5
+"""The most statements named one by one in the notes where no model was read."""
 
 
 def _unparsed_layers(text: str) -> list[Unread]:
