@@ -80,7 +80,6 @@ def _tie(name: str, value: ast.expr) -> tuple[str, str, str] | None:
     return tensor, layer, source
 
 
-
 _OPS = _VALUES | {"K", "keras", "ops", "backend", "F", "layers", "tf_keras", "jax"}
 """Roots of calls on a tensor that hold no parameters (``tf.reduce_mean(x)``, ``F.relu(x)``)."""
 
