@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from paramcount.engine.spec import Cell, LayerSpec, Nonlinearity
 from paramcount.read.pipeline import Answer, read
+from paramcount.render.read import read_data
 from tests.conftest import CLI
 from tests.printers import TorchPlan, build_torch, torch_plans
 
@@ -136,8 +137,13 @@ _TORCH_CASES: list[tuple[str, str, list[int], Any]] = [
 def test_a_statement_not_read_makes_the_total_a_bound_naming_it(code: str, lines: list[int],
                                                                 shown: Any) -> None:
     """Each kind of statement the code reader cannot read: the model's total is None, its bound
-    is torch's count of the layers read, and the statement is named by its line, quoted."""
-    model = _code_model(read(code))
+    is torch's count of the layers read, and the statement is named by its line, quoted, in the
+    answer and in its JSON (``total: null``, ``at_least``, ``unread``)."""
+    answer = read(code)
+    model = _code_model(answer)
+    [data] = [m for m in read_data(answer)["models"] if m["name"] == model.name]
+    assert data["total"] is None and data["exact"] is False
+    assert data["at_least"] == model.at_least and [u["line"] for u in data["unread"]] == lines
     code_lines = code.split("\n")
     assert model.total is None
     assert model.at_least == _numel(*shown())
