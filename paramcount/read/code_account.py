@@ -22,7 +22,7 @@ from typing import Any
 from paramcount.engine.layers import KNOWN
 from paramcount.read.accounting import Accounting, Unread
 from paramcount.read.code_evaluate import _Evaluator
-from paramcount.read.code_values import Call, _applied, _Scope, dotted
+from paramcount.read.code_values import Call, Unknown, _applied, _Scope, dotted
 
 
 def _account(claimed: Iterable[int], unread: Iterable[Unread]) -> Accounting:
@@ -108,6 +108,18 @@ class _Accountant(_Evaluator):
                 old = {id(item) for item in before.get(name, [])}
                 self.doubtful.update((id(item), item) for item in value
                                      if isinstance(item, Call) and id(item) not in old)
+
+    def unsettle(self, nodes: Iterable[ast.stmt], scope: _Scope, unknown: Unknown) -> None:
+        """The names statements that may not run (or run another way) assign are not known
+        after them: they depend on what decides whether they run (``unknown``)."""
+        for node in (n for statement in nodes for n in ast.walk(statement)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if (
+                isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For))) else []
+            for target in targets:
+                for element in target.elts if isinstance(target, (ast.Tuple, ast.List)) else [
+                        target]:
+                    if (name := dotted(element)) is not None:
+                        scope.env[name] = unknown
 
     def lists(self, env: Mapping[str, Any]) -> dict[str, list[Any]]:
         """The lists of ``env`` as they are now (for :meth:`doubt`)."""

@@ -80,6 +80,11 @@ def _tie(name: str, value: ast.expr) -> tuple[str, str, str] | None:
     return tensor, layer, source
 
 
+def _unknown(value: Any, node: ast.expr) -> Unknown:
+    """What an ``if`` whose test is not known depends on."""
+    return value if isinstance(value, Unknown) else Unknown(((_text(node), node.lineno),))
+
+
 _OPS = _VALUES | {"K", "keras", "ops", "backend", "F", "layers", "tf_keras", "jax"}
 """Roots of calls on a tensor that hold no parameters (``tf.reduce_mean(x)``, ``F.relu(x)``)."""
 
@@ -153,16 +158,18 @@ class _Reader(_Accountant):
             scope.span = outer
 
     def maybe(self, node: ast.stmt, body: list[ast.stmt], scope: _Scope, reason: str,
-              note: str, others: list[ast.stmt] | None = None) -> None:
+              unknown: Unknown, others: list[ast.stmt] | None = None) -> None:
         """Top level: statements that may not run (the branch read of an ``if`` not known, the
         body of a loop of no known length, read once). The layers they add to a model made
         before are tagged conditional and the statement named unread in that model's account;
-        where they may build a layer but add none that was read, in every model's."""
+        where they may build a layer but add none that was read, in every model's. The values
+        they set are not known after them."""
         sizes = {name: len(steps) for name, steps in scope.sequentials.items()}
         graph, roots = len(scope.graph_steps), set(scope.roots.values())
         lists = self.lists(scope.env)
         self.body(body, scope)
         self.doubt(lists, scope.env)
+        self.unsettle([*body, *(others or [])], scope, unknown)
         owners = []
         for name, steps in scope.sequentials.items():
             if name in sizes and len(steps) > sizes[name]:
@@ -178,8 +185,6 @@ class _Reader(_Accountant):
                 self.lose(scope, node.lineno, reason, owner)
         elif self.builds([*body, *(others or [])]):
             self.lose(scope, node.lineno, reason)
-        else:
-            scope.notes.append(note)
 
     def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, outer: _Scope) -> None:
         """A function that builds a model: its parameters' defaults are known values."""
@@ -370,8 +375,7 @@ class _Reader(_Accountant):
                 self.body(node.body if truth else node.orelse, scope)
             else:
                 self.maybe(node, node.body, scope, _IF.format(_text(node.test)),
-                           f"line {node.lineno}: `if {_text(node.test)}` is not known; read its "
-                           "first branch", node.orelse)
+                           _unknown(test, node.test), node.orelse)
         elif isinstance(node, (ast.With, ast.AsyncWith, ast.Try)):
             self.body(node.body, scope)
 
@@ -380,9 +384,7 @@ class _Reader(_Accountant):
         count = self.range_of(node.iter, scope.env)
         if isinstance(count, Unknown):
             scope.env.update(_targets(node.target, 0))
-            self.maybe(node, node.body, scope, _LOOP.format(_text(node.iter)),
-                       f"line {node.lineno}: the loop `for ... in {_text(node.iter)}` has no "
-                       "known length; its body was read once")
+            self.maybe(node, node.body, scope, _LOOP.format(_text(node.iter)), count)
             return
         for index in count:
             scope.env.update(_targets(node.target, index))
@@ -847,10 +849,7 @@ class _Reader(_Accountant):
             if isinstance(count, Unknown):
                 scope.env.update(_targets(node.target, 0))
                 self.init_maybe(node, node.body, scope, steps, prefix,
-                                _LOOP.format(_text(node.iter)),
-                                f"line {node.lineno}: the loop `for ... in "
-                                f"{_text(node.iter)}` has no known length; its body was "
-                                "read once")
+                                _LOOP.format(_text(node.iter)), count)
                 return
             for index in count:
                 scope.env.update(_targets(node.target, index))
@@ -861,26 +860,25 @@ class _Reader(_Accountant):
                 self.init_body(node.body if truth else node.orelse, scope, steps, prefix)
             else:
                 self.init_maybe(node, node.body, scope, steps, prefix,
-                                _IF.format(_text(node.test)),
-                                f"line {node.lineno}: `if {_text(node.test)}` is not known; "
-                                "read its first branch", node.orelse)
+                                _IF.format(_text(node.test)), _unknown(test, node.test),
+                                node.orelse)
         elif isinstance(node, (ast.With, ast.Try)):
             self.init_body(node.body, scope, steps, prefix)
 
     def init_maybe(self, node: ast.stmt, body: list[ast.stmt], scope: _Scope,
-                   steps: list[Step], prefix: str, reason: str, note: str,
+                   steps: list[Step], prefix: str, reason: str, unknown: Unknown,
                    others: list[ast.stmt] | None = None) -> None:
         """An ``__init__``'s statements that may not run (the branch read of an ``if`` not
         known, a loop's body read once): where they may build a layer, the statement is named
-        unread and the layers read in them are tagged conditional; else it is noted."""
+        unread and the layers read in them are tagged conditional; the values they set are
+        not known after them."""
         before, lists = len(steps), self.lists(scope.env)
         self.init_body(body, scope, steps, prefix)
         self.doubt(lists, scope.env)
+        self.unsettle([*body, *(others or [])], scope, unknown)
         if len(steps) > before or self.builds([*body, *(others or [])]):
             steps[before:] = [replace(s, conditional=True) for s in steps[before:]]
             self.lose(scope, node.lineno, reason)
-        else:
-            scope.notes.append(note)
 
     def base_init(self, call: ast.Call, scope: _Scope) -> _Class | None:
         """The class of the paste whose ``__init__`` this call runs: ``super().__init__(...)``
