@@ -161,9 +161,13 @@ def test_the_layers_of_a_branch_not_known_are_shown_but_not_counted() -> None:
     """``if cfg.big: self.rnn = nn.LSTM(8, 64) else: ...GRU(8, 2)``: the LSTM read is listed
     (marked conditional) and left out of the bound, which the GRU branch would overstate."""
     code = _TORCH_CASES[3][1]
-    model = _code_model(read(code))
+    answer = read(code)
+    model = _code_model(answer)
     rnn = next(layer for layer in model.layers if layer.name == "rnn")
     assert rnn.conditional and rnn.params == _numel(nn.LSTM(8, 64))
+    [data] = read_data(answer)["models"]
+    assert [(x["name"], x["conditional"]) for x in data["layers"]] == [("rnn", True),
+                                                                       ("fc", False)]
     assert model.at_least == _numel(nn.Linear(8, 2)) < _numel(nn.GRU(8, 2), nn.Linear(8, 2))
     assert [u.line for u in model.accounting.unread] == [6]  # `if cfg.verbose` builds nothing
 
