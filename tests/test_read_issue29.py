@@ -539,10 +539,11 @@ def test_a_layer_statement_that_does_not_parse_is_named_and_no_total_claimed() -
     paste = ("import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n"
              "        super().__init__()\n        self.a = nn.LSTM(10, 20)\n"
              "        self.b = nn.Linear(20, 3\n\nthat is my model, why does it crash?\n")
-    answer = read(paste)
-    assert _code_model(answer).total is None
-    assert any(note.startswith("line 6: `self.b = nn.Linear(20, 3") and "not read" in note
-               for note in answer.notes)
+    model = _code_model(read(paste))
+    assert model.total is None and model.at_least == 4 * 20 * (10 + 20 + 2)
+    assert [(u.line, u.text) for u in model.accounting.unread] == [
+        (6, "        self.b = nn.Linear(20, 3")]
+    assert model.bound.startswith("at least 2,560; line 6 `self.b = nn.Linear(20, 3` not read")
 
 
 @pytest.mark.parametrize("value", ["make_encoder(cfg)", "self.build_encoder(cfg)",
@@ -565,10 +566,9 @@ def test_a_submodule_built_by_a_function_the_paste_does_not_show_makes_the_total
     model = _code_model(answer)
     assert model.total is None
     assert model.at_least == sum(p.numel() for p in shown.parameters())
-    notes = [*answer.notes, *model.notes]
-    assert [note for note in notes if note.startswith("line 8: self.enc = ")] != [] or [
+    assert [u.line for u in model.accounting.unread] == [8] or [
         missing for missing in answer.unresolved if missing.line == 8] != []
-    assert not any("self.scale" in note for note in notes)  # a value, not a module
+    assert model.accounting.used >= {7, 9, 10, 11}  # self.scale: a value, read, not a module
 
 
 def test_a_repr_with_its_indentation_lost_is_read_by_its_brackets() -> None:

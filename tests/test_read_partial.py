@@ -499,8 +499,9 @@ def test_evaluating_the_paste_is_bounded(code: str) -> None:
     times, stops at the reader's limits with a note, instead of running for minutes."""
     from paramcount.read.python_code import read_code
 
-    notes = read_code(code).notes
-    assert any("too large or too deeply nested" in n or "is not known" in n for n in notes)
+    reading = read_code(code)
+    said = [*reading.notes, *(u.reason for b in reading.blocks for u in b.accounting.unread)]
+    assert any("too large or too deeply nested" in n or "is not known" in n for n in said)
 
 
 TRAINING_SCRIPT = """

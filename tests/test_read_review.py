@@ -51,7 +51,8 @@ class Attn(nn.Module):
         self.loss = nn.CrossEntropyLoss()
 """
     deep, attn = read(text).models
-    assert deep.total is None and any("cfg.n_layers" in note for note in deep.notes)
+    assert deep.total is None and [(u.line, u.reason) for u in deep.accounting.unread] == [
+        (5, "a layer of layers is not known (cfg.n_layers)")]
     assert [layer.name for layer in attn.layers] == ["stack.0", "stack.1", "attn", "loss"]
     assert attn.layers[1].params == 576 and attn.layers[3].params == 0
     assert attn.total is None and attn.layers[2].missing
@@ -84,13 +85,15 @@ def test_a_model_from_code_alone_is_not_said_to_be_printed() -> None:
 
 def test_code_past_the_line_limit_is_not_parsed() -> None:
     """Python's syntax tree of a million short statements takes gigabytes: code past
-    MAX_CODE_LINES is not parsed, the models read are marked incomplete, and a note says so."""
+    MAX_CODE_LINES is not parsed, and the models read name the first line left as not read."""
     text = ("import torch.nn as nn\nlstm = nn.LSTM(4, 8)\n" + "a = 1\n" * MAX_CODE_LINES
             + "gru = nn.GRU(4, 8)\n")
     answer = read(text)
     assert [m.name for m in answer.models] == ["lstm"]
     assert answer.models[0].total is None
-    assert any(f"longer than {MAX_CODE_LINES:,} lines" in note for note in answer.notes)
+    [unread] = answer.models[0].accounting.unread
+    assert unread.line == MAX_CODE_LINES + 1  # the first line of code not read
+    assert f"past {MAX_CODE_LINES:,} lines" in unread.reason
 
 
 def test_a_latin1_paste_is_read(cli: CLI, tmp_path: Path) -> None:
@@ -155,7 +158,8 @@ def test_a_class_that_builds_itself_is_read_once() -> None:
     (model,) = read(text).models
     assert model.total is None
     assert [layer.params for layer in model.layers] == [4 * 2 * (2 + 2 + 2)]
-    assert model.notes == ("line 2: A builds itself; read once",)
+    assert [(u.line, u.reason) for u in model.accounting.unread] == [
+        (5, "A builds itself: read once"), (6, "A builds itself: read once")]
 
 
 def test_a_dump_whose_names_repeat_loses_no_tensor() -> None:
@@ -212,4 +216,5 @@ class Other(nn.Module):
     answer = read(text)
     net, other = answer.models
     assert net.total is None and [m.name for m in answer.unresolved] == ["Attention (attn)"]
-    assert other.total is None and any("PositionalEncoding" in note for note in other.notes)
+    assert other.total is None and [u.line for u in other.accounting.unread
+                                    if "PositionalEncoding" in u.reason] == [14]

@@ -139,7 +139,7 @@ def test_indentation_lost_gives_the_same_counts(case: str) -> None:
         # Where a loop's body ends is lost with the indentation: no total is better than a
         # wrong one.
         assert model.total is None
-        assert not model.complete
+        assert not model.accounting.whole
         return
     check_against(model, build(code, expression))
 

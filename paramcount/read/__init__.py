@@ -4,7 +4,7 @@
 it to its printer's reader: ``keras_summary``, ``torchinfo``, ``torchsummary``, ``torch_repr``,
 ``shape_dump``, ``lightning`` (counts rounded, solved by ``rounded``), ``model_summary``
 (pytorch-model-summary), ``flax_tabulate``, ``hf_repr`` (the families' Hugging Face reprs),
-on ``table``'s columns), ``python_code`` (on ``code_values``,
+on ``table``'s columns), ``python_code`` (on ``code_values``, ``code_account``,
 ``code_evaluate``, ``code_walk``) and ``recovery`` (code read with ``ast``, never run),
 ``load_error`` and ``runtime_error`` (frameworks' error messages),
 ``found`` (the layers and models found, as ``models``' types), ``accounting`` (what each

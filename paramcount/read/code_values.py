@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from paramcount.engine.layers import KNOWN
+from paramcount.read.accounting import NOTHING, Accounting, Unread
 
 MAX_TEXT = 10_000_000
 """The most characters read (10 MB); a longer paste is refused."""
@@ -123,6 +124,9 @@ class Step:
     """Functional Keras: every variable a layer applied to a list reads (a merge)."""
     states: tuple[str, ...] = ()
     """Functional Keras: the variables a ``return_state=True`` layer's states go to."""
+    conditional: bool = False
+    """Built in the branch read of an ``if`` whose test is not known, or in the body of a loop
+    whose length is not known: shown, but left out of a bound (it may not be built at all)."""
 
 
 @dataclass(frozen=True)
@@ -135,8 +139,10 @@ class Block:
     line: int
     steps: tuple[Step, ...]
     notes: tuple[str, ...] = ()
-    complete: bool = True
-    """False where the reader may have missed layers (a loop it could not unroll)."""
+    accounting: Accounting = NOTHING
+    """The statements read for it and those among them it could not read (a loop it could not
+    unroll, a submodule built by a call the paste does not show): its total is exact only where
+    this is whole."""
 
 
 @dataclass(frozen=True)
@@ -178,8 +184,17 @@ class _Scope:
     """Input variable -> (model variable, line) for Model(inputs=..., outputs=...)."""
     loose: dict[str, Call] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
-    incomplete: bool = False
     notes: list[str] = field(default_factory=list)
+    claimed: set[int] = field(default_factory=set)
+    """The lines of the statements read (a class's: every one of them, for its one model)."""
+    unread: list[Unread] = field(default_factory=list)
+    """The statements it could not read that may build a layer of any model it makes."""
+    claims: dict[str, set[int]] = field(default_factory=dict)
+    """Top-level models (``seq:name``, ``graph:root``, ``loose:name``): the lines read for each."""
+    owned: dict[str, list[Unread]] = field(default_factory=dict)
+    """Top-level models, keyed as :attr:`claims`: the statements not read that belong to one."""
+    span: tuple[int, int] | None = None
+    """The statement being read (its first and last line)."""
     bases: tuple[_Class, ...] = ()
     """The classes of the paste the class being read derives from (for ``super().__init__``)."""
     returned: Any = MISSING

@@ -1,4 +1,5 @@
-"""The code reader's walker: the statements of a paste, and the models they build."""
+"""The code reader's walker: the statements of a paste, and the models they build (each with
+its account of the statements read, :mod:`paramcount.read.code_account`)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ import ast
 import re
 from collections import ChainMap, Counter
 from collections.abc import Iterable, Mapping, MutableMapping
+from dataclasses import replace
 from typing import Any
 
 from paramcount.engine.layers import CONTAINERS, KNOWN
-from paramcount.read.code_evaluate import _Evaluator
+from paramcount.read.accounting import NOTHING, Accounting, Unread
+from paramcount.read.code_account import _IF, _LOOP, _account, _Accountant, _lines, _span
 from paramcount.read.code_values import (
     _KERAS_MODULES,
     _MAY_BUILD,
@@ -77,7 +80,16 @@ def _tie(name: str, value: ast.expr) -> tuple[str, str, str] | None:
     return tensor, layer, source
 
 
-class _Reader(_Evaluator):
+def _unknown(value: Any, node: ast.expr) -> Unknown:
+    """What an ``if`` whose test is not known depends on."""
+    return value if isinstance(value, Unknown) else Unknown(((_text(node), node.lineno),))
+
+
+_OPS = _VALUES | {"K", "keras", "ops", "backend", "F", "layers", "tf_keras", "jax"}
+"""Roots of calls on a tensor that hold no parameters (``tf.reduce_mean(x)``, ``F.relu(x)``)."""
+
+
+class _Reader(_Accountant):
     """Walks a parsed module, evaluating only literals, names and arithmetic."""
 
     # -- statements -------------------------------------------------------------------------
@@ -120,10 +132,10 @@ class _Reader(_Evaluator):
     def standalone(self, cls: _Class, scope: _Scope) -> None:
         """A class of the paste read on its own, as ``Cls()`` with its defaults."""
         name = cls.node.name
-        steps, notes, complete = self.instance(cls, (), (), scope.env, "")
+        steps, notes, account = self.instance(cls, (), (), scope.env, "")
         if steps or (cls.init is not None and _is_model_class(cls.node)):
             self.blocks.append(Block(name, "module", cls.node.lineno, tuple(steps),
-                                     tuple(notes), complete))
+                                     tuple(notes), account))
 
     def bases(self, cls: _Class) -> tuple[_Class, ...]:
         """The classes of the paste ``cls`` derives from."""
@@ -140,7 +152,39 @@ class _Reader(_Evaluator):
                 if top or not isinstance(node, ast.AsyncFunctionDef):
                     self.function(node, scope)
                 continue
+            outer, scope.span = scope.span, _span(node)
+            scope.claimed.update(_lines(scope.span))
             self.statement(node, scope)
+            scope.span = outer
+
+    def maybe(self, node: ast.stmt, body: list[ast.stmt], scope: _Scope, reason: str,
+              unknown: Unknown, others: list[ast.stmt] | None = None) -> None:
+        """Top level: statements that may not run (the branch read of an ``if`` not known, the
+        body of a loop of no known length, read once). The layers they add to a model made
+        before are tagged conditional and the statement named unread in that model's account;
+        where they may build a layer but add none that was read, in every model's. The values
+        they set are not known after them."""
+        sizes = {name: len(steps) for name, steps in scope.sequentials.items()}
+        graph, roots = len(scope.graph_steps), set(scope.roots.values())
+        lists = self.lists(scope.env)
+        self.body(body, scope)
+        self.doubt(lists, scope.env)
+        self.unsettle([*body, *(others or [])], scope, unknown)
+        owners = []
+        for name, steps in scope.sequentials.items():
+            if name in sizes and len(steps) > sizes[name]:
+                steps[sizes[name]:] = [replace(s, conditional=True) for s in steps[sizes[name]:]]
+                owners.append(f"seq:{name}")
+        for index in range(graph, len(scope.graph_steps)):
+            root = scope.roots.get(scope.graph_steps[index].target or "", "")
+            if root in roots:
+                scope.graph_steps[index] = replace(scope.graph_steps[index], conditional=True)
+                owners.append(f"graph:{root}")
+        if owners:
+            for owner in dict.fromkeys(owners):
+                self.lose(scope, node.lineno, reason, owner)
+        elif self.builds([*body, *(others or [])]):
+            self.lose(scope, node.lineno, reason)
 
     def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, outer: _Scope) -> None:
         """A function that builds a model: its parameters' defaults are known values."""
@@ -263,7 +307,9 @@ class _Reader(_Evaluator):
         self.quiet += 1
         own = self.parameters(cls.init, args, kwargs)
         scope = _Scope(ChainMap(own, dict(self.module_env)), "")
+        self.reading.append(scope)  # a config's statements are no model's
         self.init_body(cls.init.body, scope, [], "")
+        self.reading.pop()
         self.quiet -= 1
         self.depth -= 1
         for key, value in own.items():
@@ -288,6 +334,10 @@ class _Reader(_Evaluator):
         self.body(node.body, scope)
         self.quiet -= 1
         self.depth -= 1
+        if self.reading:  # a function an __init__ follows: its lines are that model's
+            self.reading[-1].claimed |= scope.claimed
+            self.reading[-1].unread += [*scope.unread, *(u for us in scope.owned.values()
+                                                         for u in us)]
         if scope.returned is MISSING:
             return Unknown(((f"{node.name}(...)", line),))
         return scope.returned
@@ -324,10 +374,8 @@ class _Reader(_Evaluator):
             if (truth := _truth(test)) is not None:
                 self.body(node.body if truth else node.orelse, scope)
             else:
-                scope.notes.append(
-                    f"line {node.lineno}: `if {_text(node.test)}` is not known; read its first "
-                    "branch")
-                self.body(node.body, scope)
+                self.maybe(node, node.body, scope, _IF.format(_text(node.test)),
+                           _unknown(test, node.test), node.orelse)
         elif isinstance(node, (ast.With, ast.AsyncWith, ast.Try)):
             self.body(node.body, scope)
 
@@ -335,11 +383,9 @@ class _Reader(_Evaluator):
         """``for i in range(n)`` with n known is unrolled; otherwise read once, noted."""
         count = self.range_of(node.iter, scope.env)
         if isinstance(count, Unknown):
-            scope.incomplete = True
-            scope.notes.append(
-                f"line {node.lineno}: the loop `for ... in {_text(node.iter)}` has no known "
-                "length; its body was read once")
-            count = range(1)
+            scope.env.update(_targets(node.target, 0))
+            self.maybe(node, node.body, scope, _LOOP.format(_text(node.iter)), count)
+            return
         for index in count:
             scope.env.update(_targets(node.target, index))
             self.body(node.body, scope)
@@ -379,6 +425,7 @@ class _Reader(_Evaluator):
             if short in ("Input",) and callee is not None:
                 call = self.value(value_node, scope.env)
                 scope.roots[name] = name
+                self.claim(scope, f"graph:{name}")
                 scope.graph_steps.append(Step(call, name, None, name))
                 return
             if isinstance(value_node.func, ast.Call) or (
@@ -388,6 +435,11 @@ class _Reader(_Evaluator):
             if short in _MERGES and callee is not None and self.qualify(callee).startswith(
                     _KERAS_MODULES):
                 self.merge(name, value_node, scope)
+                return
+            if value_node.args and dotted(value_node.args[0]) in scope.roots and (
+                    short not in KNOWN | self.classes.keys()) and (
+                    (callee or "").split(".")[0] not in _OPS):
+                self.functional(name, value_node, scope)  # y = head(x): a layer not shown
                 return
         value = self.value(value_node, scope.env)
         self.assign_value(name, value, scope)
@@ -406,6 +458,7 @@ class _Reader(_Evaluator):
         if isinstance(value, Call) and (value.name not in CONTAINERS
                                         or value.name in self.classes):
             scope.loose[name] = value
+            scope.claims[f"loose:{name}"] = set(_lines(scope.span))
 
     def sequential(self, name: str, node: ast.Call, scope: _Scope) -> None:
         """``Sequential([...])`` (Keras) or ``nn.Sequential(a, b, ...)`` (torch)."""
@@ -423,6 +476,9 @@ class _Reader(_Evaluator):
                 items += value if isinstance(value, list) else [value]
         scope.sequentials[name] = []
         scope.seq_lines[name] = node.lineno
+        scope.claims[f"seq:{name}"] = set()
+        scope.owned.pop(f"seq:{name}", None)
+        self.claim(scope, f"seq:{name}")
         for index, item in enumerate(items):
             self.append(name, item, str(index), scope)
         scope.env[name] = Call(dotted(node.func) or "Sequential", "Sequential", (), (),
@@ -432,14 +488,15 @@ class _Reader(_Evaluator):
         """Add a layer (or a nested container's layers) to a Sequential."""
         if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
             attribute, item = item
+        self.claim(scope, f"seq:{model}")
         if isinstance(item, Call):
-            scope.sequentials[model].append(Step(item, attribute))
+            scope.sequentials[model].append(Step(item, attribute,
+                                                 conditional=id(item) in self.doubtful))
             self.used_calls(item, scope)
         elif isinstance(item, Unknown):
-            scope.notes.append(
-                f"line {item.names[0][1] if item.names else 0}: a layer of {model} is not "
-                f"known ({', '.join(n for n, _ in item.names)})")
-            scope.incomplete = True
+            line = scope.span[0] if scope.span else item.names[0][1] if item.names else 0
+            self.lose(scope, line, f"a layer of {model} is not known "
+                                   f"({', '.join(n for n, _ in item.names)})", f"seq:{model}")
 
     def used_calls(self, call: Call, scope: _Scope) -> None:
         for name, loose in list(scope.loose.items()):
@@ -461,6 +518,7 @@ class _Reader(_Evaluator):
                 while name in scope.loose or name in scope.env:
                     name += "_"
                 scope.loose[name] = value
+                scope.claims[f"loose:{name}"] = set(_lines(scope.span))
             return
         if "." not in callee:
             return
@@ -471,6 +529,7 @@ class _Reader(_Evaluator):
             if isinstance(item, Call) and item.name in KNOWN:
                 scope.sequentials[owner] = []
                 scope.seq_lines[owner] = node.lineno
+                scope.claims[f"seq:{owner}"] = set()
                 scope.notes.append(f"line {node.lineno}: {owner}.add(...) without the line "
                                    f"that makes {owner}: read as a Sequential from here")
                 self.append(owner, item, "0", scope)
@@ -549,9 +608,13 @@ class _Reader(_Evaluator):
             sources = [f"{name}<{first.lineno}:{first.col_offset}>"]
             self.functional(sources[0] or "", first, scope)
         if not isinstance(layer, Call):
-            scope.notes.append(f"line {node.lineno}: the layer applied to "
-                               f"{sources[0] or 'a tensor'} is not known")
-            scope.incomplete = True
+            root = scope.roots.get(sources[0] or "")
+            self.lose(scope, scope.span[0] if scope.span else node.lineno,
+                      f"{_text(node.func)} is not known: what it applies to "
+                      f"{sources[0] or 'a tensor'} is not counted",
+                      None if root is None else f"graph:{root}")
+            if root is not None:  # the graph goes on through what it gives
+                scope.roots[name] = root
             return
         self.connect(Step(layer, name, sources[0], name,
                           tuple(s or "" for s in sources) if isinstance(
@@ -582,11 +645,17 @@ class _Reader(_Evaluator):
             for variable, other in list(scope.roots.items()):
                 if other in roots:
                     scope.roots[variable] = root
+            for other in roots[1:]:  # graphs that meet: one account
+                scope.claims.setdefault(f"graph:{root}", set()).update(
+                    scope.claims.pop(f"graph:{other}", set()))
+                scope.owned.setdefault(f"graph:{root}", []).extend(
+                    scope.owned.pop(f"graph:{other}", []))
             for other in roots[1:]:
                 if other in scope.models:
                     scope.models.setdefault(root, scope.models.pop(other))
         for target in (step.target or "", *step.states):
             scope.roots[target] = root
+        self.claim(scope, f"graph:{root}")
         scope.graph_steps.append(step)
 
     def model(self, name: str, node: ast.Call, scope: _Scope) -> None:
@@ -610,6 +679,7 @@ class _Reader(_Evaluator):
             for input_name in names:
                 if input_name in scope.roots:
                     scope.models[scope.roots[input_name]] = (name, node.lineno)
+                    self.claim(scope, f"graph:{scope.roots[input_name]}")
 
     def finish(self, scope: _Scope) -> None:
         """Turn what a scope built into blocks."""
@@ -618,39 +688,47 @@ class _Reader(_Evaluator):
         built = len(self.blocks)
         for call, line in scope.returns if scope.prefix.rstrip(".") not in self.called else ():
             # def build(**kw): return Tagger(**kw), a factory the paste never calls
-            steps, notes, complete = self.instance(
+            steps, notes, account = self.instance(
                 self.classes[call.name], call.args, call.kwargs, scope.env, "")
             self.blocks.append(Block(call.name, "module", self.classes[call.name].node.lineno,
                                      tuple(steps), (
                 f"line {line}: {scope.prefix.rstrip('.')}() returns {call.name}(...)",
-                *notes), complete))
+                *notes), account))
         for name, steps in scope.sequentials.items():
+            owner = f"seq:{name}"
             self.blocks.append(Block(scope.prefix + name, "sequential", scope.seq_lines[name],
-                                     tuple(steps), tuple(scope.notes), not scope.incomplete))
+                                     tuple(steps), tuple(scope.notes), _account(
+                                         scope.claims.get(owner, ()),
+                                         [*scope.owned.get(owner, ()), *scope.unread])))
         graphs: dict[tuple[str, int], list[Step]] = {}
+        accounts: dict[tuple[str, int], Accounting] = {}
         for step in scope.graph_steps:  # one model for all the inputs Model(...) names
             root = scope.roots.get(step.target or "", step.target or "")
             key = scope.models.get(root, (root.strip("<>"), -1))
             graphs.setdefault(key, []).append(step)
+            accounts[key] = accounts.get(key, NOTHING) + _account(
+                scope.claims.get(f"graph:{root}", ()), scope.owned.get(f"graph:{root}", ()))
         for (name, line), steps in graphs.items():
             if len(steps) == 1 and steps[0].call.name == "Input":
                 continue
             self.blocks.append(Block((scope.prefix + name).strip("."), "functional",
                                      steps[0].call.line if line < 0 else line,
-                                     tuple(steps), tuple(scope.notes), not scope.incomplete))
+                                     tuple(steps), tuple(scope.notes),
+                                     accounts[name, line] + _account((), scope.unread)))
         for name, call in scope.loose.items():
             if name in scope.used or call.name in ("Input", "InputLayer"):
                 continue
             if call.unresolved is not None and scope.prefix:
                 continue  # scores = model(x): a value a function is handed, applied to data
+            made = _account(scope.claims.get(f"loose:{name}", ()), ())
             if call.name in self.classes:
-                steps, notes, complete = self.instance(
+                steps, notes, account = self.instance(
                     self.classes[call.name], call.args, call.kwargs, scope.env, "")
                 self.blocks.append(Block(scope.prefix + name, "module", call.line,
-                                         tuple(steps), tuple(notes), complete))
+                                         tuple(steps), tuple(notes), made + account))
                 continue
             self.blocks.append(Block(scope.prefix + name, "layer", call.line,
-                                     (Step(call, name),), tuple(scope.notes)))
+                                     (Step(call, name),), tuple(scope.notes), made))
         if len(self.blocks) > built or not scope.prefix:  # a function that builds nothing
             self.notes += [n for n in scope.notes if n not in self.notes]  # has no say
 
@@ -658,21 +736,24 @@ class _Reader(_Evaluator):
 
     def instance(self, cls: _Class, args: tuple[Any, ...], kwargs: tuple[tuple[str, Any], ...],
                  module_env: Mapping[str, Any], prefix: str
-                 ) -> tuple[list[Step], list[str], bool]:
+                 ) -> tuple[list[Step], list[str], Accounting]:
         """The layers ``cls.__init__`` assigns to ``self``, in order, with arguments bound (a
-        class without its own ``__init__`` is read through its base in the paste)."""
+        class without its own ``__init__`` is read through its base in the paste), and the
+        account of the statements read (an unread line 0 is the statement that builds it)."""
         bases = self.bases(cls)
         self.built.add(cls.node.name)
         if cls in self.building:
-            return [], [f"line {cls.node.lineno}: {cls.node.name} builds itself; read once"], False
+            return [], [], Accounting(unread=(
+                Unread(0, "", f"{cls.node.name} builds itself: read once"),))
         self.instances += 1
         if self.instances > MAX_INSTANCES:
             raise _Budget
         if self.depth > 20:
-            return [], [], True
+            return [], [], Accounting(unread=(
+                Unread(0, "", f"{cls.node.name} is nested over 20 deep: not read"),))
         if cls.init is None:
             if not bases:
-                return [], [], True
+                return [], [], NOTHING
             self.depth += 1
             found = self.instance(bases[0], args, kwargs, module_env, prefix)
             self.depth -= 1
@@ -683,99 +764,121 @@ class _Reader(_Evaluator):
         steps: list[Step] = []
         scope = _Scope(env, prefix, bases=bases)
         self.building.append(cls)
+        self.reading.append(scope)
         self.init_body(cls.init.body, scope, steps, prefix)
+        self.reading.pop()
         self.building.pop()
         self.depth -= 1
-        return steps, list(dict.fromkeys(scope.notes)), not scope.incomplete
+        return steps, list(dict.fromkeys(scope.notes)), _account(scope.claimed, scope.unread)
 
     def init_body(self, body: Iterable[ast.stmt], scope: _Scope, steps: list[Step],
                   prefix: str) -> None:
         """Statements of an ``__init__``: ``self.x = layer``, containers, locals, loops."""
         for node in body:
-            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                value = self.value(node.value, scope.env)
-                for target in targets:
-                    name = dotted(target)
-                    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(
-                            value, (tuple, list)) and len(value) == len(target.elts):
-                        for element, item in zip(target.elts, value, strict=True):
-                            if (element_name := dotted(element)) is not None:
-                                scope.env[element_name] = item
-                        continue
-                    if name is None:
-                        self.store_item(target, value, scope.env)
-                        continue
-                    if (tie := _tie(name, node.value)) is not None:
-                        steps.append(Step(Call(TIE, TIE, tie, (), node.lineno),
-                                          prefix + tie[1]))
-                        continue
-                    scope.env[name] = value
-                    if name.startswith("self.") and isinstance(value, Unknown) and (
-                            self.mentions_layer(node.value)):
-                        scope.notes.append(f"line {node.lineno}: self.{name[5:]} is a layer "
-                                           f"that depends on {_text(node.value)}")
-                        scope.incomplete = True
-                    elif name.startswith("self.") and isinstance(value, Unknown) and (
-                            klass := _class_called(node.value)):
-                        scope.notes.append(f"line {node.lineno}: self.{name[5:]} is a {klass}, "
-                                           "which the paste does not define: its parameters "
-                                           "are not counted")
-                        scope.incomplete = True
-                    elif name.startswith("self.") and isinstance(value, Unknown) and (
-                            _may_build(node.value)):
-                        scope.notes.append(f"line {node.lineno}: self.{name[5:]} = "
-                                           f"{_text(node.value)} may build a module the paste "
-                                           "does not show: its parameters are not counted")
-                        scope.incomplete = True
-                    elif name.startswith("self."):
-                        self.attach(name.removeprefix("self."), value, scope, steps, prefix)
-            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and (
-                    base := self.base_init(node.value, scope)) is not None:
-                args = self.arguments(node.value.args, scope.env)
-                if dotted(node.value.func) is not None:
-                    args = args[1:]  # Base.__init__(self, ...), not super().__init__(...)
-                inner, notes, complete = self.instance(
-                    base, tuple(args), self.keywords(node.value.keywords, scope.env),
-                    self.module_env, "")
-                steps += [Step(s.call, prefix + s.attribute) for s in inner]
-                scope.notes += notes
-                scope.incomplete |= not complete
-            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-                callee = dotted(node.value.func) or ""
-                if callee == "self.save_hyperparameters" and isinstance(scope.env, ChainMap):
-                    scope.env["self.hparams"] = Record("hparams", tuple(  # Lightning
-                        (k, v) for k, v in scope.env.maps[0].items() if "." not in k))
+            outer, scope.span = scope.span, _span(node)
+            scope.claimed.update(_lines(scope.span))
+            self.init_statement(node, scope, steps, prefix)
+            scope.span = outer
+
+    def init_statement(self, node: ast.stmt, scope: _Scope, steps: list[Step],
+                       prefix: str) -> None:
+        """One statement of an ``__init__``."""
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = self.value(node.value, scope.env)
+            for target in targets:
+                name = dotted(target)
+                if isinstance(target, (ast.Tuple, ast.List)) and isinstance(
+                        value, (tuple, list)) and len(value) == len(target.elts):
+                    for element, item in zip(target.elts, value, strict=True):
+                        if (element_name := dotted(element)) is not None:
+                            scope.env[element_name] = item
                     continue
-                if self.mutate(node.value, scope.env):
+                if name is None:
+                    self.store_item(target, value, scope.env)
                     continue
-                if callee.startswith("self.") and callee.endswith((".append", ".add_module")) \
-                        and node.value.args:
-                    owner = callee.removeprefix("self.").rsplit(".", 1)[0]
-                    value = self.value(node.value.args[-1], scope.env)
-                    index = sum(1 for s in steps if s.attribute.startswith(prefix + owner + "."))
-                    self.attach(f"{owner}.{index}", value, scope, steps, prefix)
-            elif isinstance(node, ast.For):
-                count = self.range_of(node.iter, scope.env)
-                if isinstance(count, Unknown):
-                    scope.incomplete = True
-                    scope.notes.append(
-                        f"line {node.lineno}: the loop `for ... in {_text(node.iter)}` has no "
-                        "known length; its body was read once")
-                    count = range(1)
-                for index in count:
-                    scope.env.update(_targets(node.target, index))
-                    self.init_body(node.body, scope, steps, prefix)
-            elif isinstance(node, ast.If):
-                test = self.value(node.test, scope.env)
-                if (truth := _truth(test)) is not None:
-                    self.init_body(node.body if truth else node.orelse, scope, steps, prefix)
-                else:
-                    scope.notes.append(f"line {node.lineno}: `if {_text(node.test)}` is not "
-                                       "known; read its first branch")
-                    self.init_body(node.body, scope, steps, prefix)
-            elif isinstance(node, (ast.With, ast.Try)):
+                if (tie := _tie(name, node.value)) is not None:
+                    steps.append(Step(Call(TIE, TIE, tie, (), node.lineno),
+                                      prefix + tie[1]))
+                    continue
+                scope.env[name] = value
+                if name.startswith("self.") and isinstance(value, Unknown) and (
+                        self.mentions_layer(node.value)):
+                    self.lose(scope, node.lineno, f"which layer self.{name[5:]} is depends "
+                              f"on {', '.join(n for n, _ in value.names)}, not known")
+                elif name.startswith("self.") and isinstance(value, Unknown) and (
+                        klass := _class_called(node.value)):
+                    self.lose(scope, node.lineno, f"{klass} is a class the paste does not "
+                              "define: its parameters are not counted")
+                elif name.startswith("self.") and isinstance(value, Unknown) and (
+                        _may_build(node.value)):
+                    callee = dotted(node.value.func) if isinstance(
+                        node.value, ast.Call) else None
+                    self.lose(scope, node.lineno, f"{callee or 'the call'}(...) may build a "
+                              "module the paste does not show: its parameters are not "
+                              "counted")
+                elif name.startswith("self."):
+                    self.attach(name.removeprefix("self."), value, scope, steps, prefix)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and (
+                base := self.base_init(node.value, scope)) is not None:
+            args = self.arguments(node.value.args, scope.env)
+            if dotted(node.value.func) is not None:
+                args = args[1:]  # Base.__init__(self, ...), not super().__init__(...)
+            inner, notes, account = self.instance(
+                base, tuple(args), self.keywords(node.value.keywords, scope.env),
+                self.module_env, "")
+            steps += [replace(s, attribute=prefix + s.attribute) for s in inner]
+            scope.notes += notes
+            self.absorb(scope, account)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            callee = dotted(node.value.func) or ""
+            if callee == "self.save_hyperparameters" and isinstance(scope.env, ChainMap):
+                scope.env["self.hparams"] = Record("hparams", tuple(  # Lightning
+                    (k, v) for k, v in scope.env.maps[0].items() if "." not in k))
+                return
+            if self.mutate(node.value, scope.env):
+                return
+            if callee.startswith("self.") and callee.endswith((".append", ".add_module")) \
+                    and node.value.args:
+                owner = callee.removeprefix("self.").rsplit(".", 1)[0]
+                value = self.value(node.value.args[-1], scope.env)
+                index = sum(1 for s in steps if s.attribute.startswith(prefix + owner + "."))
+                self.attach(f"{owner}.{index}", value, scope, steps, prefix, contained=True)
+        elif isinstance(node, ast.For):
+            count = self.range_of(node.iter, scope.env)
+            if isinstance(count, Unknown):
+                scope.env.update(_targets(node.target, 0))
+                self.init_maybe(node, node.body, scope, steps, prefix,
+                                _LOOP.format(_text(node.iter)), count)
+                return
+            for index in count:
+                scope.env.update(_targets(node.target, index))
                 self.init_body(node.body, scope, steps, prefix)
+        elif isinstance(node, ast.If):
+            test = self.value(node.test, scope.env)
+            if (truth := _truth(test)) is not None:
+                self.init_body(node.body if truth else node.orelse, scope, steps, prefix)
+            else:
+                self.init_maybe(node, node.body, scope, steps, prefix,
+                                _IF.format(_text(node.test)), _unknown(test, node.test),
+                                node.orelse)
+        elif isinstance(node, (ast.With, ast.Try)):
+            self.init_body(node.body, scope, steps, prefix)
+
+    def init_maybe(self, node: ast.stmt, body: list[ast.stmt], scope: _Scope,
+                   steps: list[Step], prefix: str, reason: str, unknown: Unknown,
+                   others: list[ast.stmt] | None = None) -> None:
+        """An ``__init__``'s statements that may not run (the branch read of an ``if`` not
+        known, a loop's body read once): where they may build a layer, the statement is named
+        unread and the layers read in them are tagged conditional; the values they set are
+        not known after them."""
+        before, lists = len(steps), self.lists(scope.env)
+        self.init_body(body, scope, steps, prefix)
+        self.doubt(lists, scope.env)
+        self.unsettle([*body, *(others or [])], scope, unknown)
+        if len(steps) > before or self.builds([*body, *(others or [])]):
+            steps[before:] = [replace(s, conditional=True) for s in steps[before:]]
+            self.lose(scope, node.lineno, reason)
 
     def base_init(self, call: ast.Call, scope: _Scope) -> _Class | None:
         """The class of the paste whose ``__init__`` this call runs: ``super().__init__(...)``
@@ -802,10 +905,9 @@ class _Reader(_Evaluator):
                 self.attach(f"{attribute}.{index}", item, scope, steps, prefix, contained=True)
             return
         if isinstance(value, Unknown) and contained:
-            line = value.names[0][1] if value.names else 0
-            scope.notes.append(f"line {line}: a layer of {attribute.rsplit('.', 1)[0]} is not "
-                               f"known ({', '.join(n for n, _ in value.names)})")
-            scope.incomplete = True
+            line = scope.span[0] if scope.span else value.names[0][1] if value.names else 0
+            self.lose(scope, line, f"a layer of {attribute.rsplit('.', 1)[0]} is not known "
+                                   f"({', '.join(n for n, _ in value.names)})")
             return
         if isinstance(value, dict):
             for key, item in value.items():
@@ -824,11 +926,11 @@ class _Reader(_Evaluator):
                 self.attach(f"{attribute}.{key}", layer, scope, steps, prefix, contained=True)
             return
         if value.name in self.classes:
-            inner, notes, complete = self.instance(
+            inner, notes, account = self.instance(
                 self.classes[value.name], value.args, value.kwargs, scope.env, "")
-            steps += [Step(s.call, f"{prefix}{attribute}.{s.attribute}") for s in inner]
+            steps += [replace(s, attribute=f"{prefix}{attribute}.{s.attribute}") for s in inner]
             scope.notes += notes
-            scope.incomplete |= not complete
+            self.absorb(scope, account)
             return
-        steps.append(Step(value, prefix + attribute))
+        steps.append(Step(value, prefix + attribute, conditional=id(value) in self.doubtful))
 

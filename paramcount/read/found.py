@@ -355,7 +355,8 @@ def code_models(reading: CodeReading) -> list[Model]:
         if len(block.steps) == 1 and block.steps[0].call.name in CLASSES:
             if id(block.steps[0].call) not in consumed:  # a config passed to a model is it
                 layer = family_layer(block.steps[0].call, block.steps[0].attribute)
-                models.append(Model(block.name, "code", block.line, (layer,)))
+                models.append(Model(block.name, "code", block.line, (layer,),
+                                    accounting=block.accounting))
             continue
         hint = _block_framework(block, reading.frameworks)
         layers: list[Layer] = []
@@ -403,15 +404,15 @@ def code_models(reading: CodeReading) -> list[Model]:
                 layer = Layer(step.attribute, call.path, None, call.line, missing=(
                     Missing(f"{call.name} ({step.attribute or 'layer'})", call.line,
                             "cannot tell whether this is torch or Keras: add the import"),))
-            layers.append(dataclasses.replace(layer, call=call))
+            layers.append(dataclasses.replace(layer, call=call, conditional=step.conditional))
         layers, tied = _untie(layers, ties)
-        if layers:
+        if layers or block.accounting.unread:  # a model of statements not read is named too
             keras = code_version(block)
             notes = block.notes
             if keras is not None:
                 notes = (*notes, f"written for {keras[0].words}: {keras[1]}")
             models.append(Model(block.name, "code", block.line, tuple(layers),
-                                complete=block.complete, notes=notes,
+                                accounting=block.accounting, notes=notes,
                                 stacks=tuple(stacks(layers)),
                                 keras=keras[0] if keras else None, tied=tied))
     return models

@@ -63,6 +63,9 @@ class Layer:
     groupings: tuple[Grouping, ...] = ()
     """Unnamed shapes: the other ways to read this layer's tensors, as several layers in a row
     (:mod:`paramcount.read.unnamed`)."""
+    conditional: bool = False
+    """Code: built in the branch read of an ``if`` whose test is not known, or in a loop of no
+    known length (read once): shown, but left out of a bound, since it may not be built."""
 
     @property
     def candidates(self) -> tuple[LayerSpec, ...]:
@@ -86,7 +89,6 @@ class Model:
     line: int | None
     layers: tuple[Layer, ...]
     printed_total: int | None = None
-    complete: bool = True
     notes: tuple[str, ...] = ()
     tensors: tuple[tuple[str, tuple[int, ...], int], ...] = ()
     """A shape dump's tensors as printed: (name, shape, line)."""
@@ -110,7 +112,7 @@ class Model:
     def total(self) -> int | None:
         """The sum of its layers' counts, or None where one of them is not known or a line of
         it was not read (the printout cut off, a row not understood)."""
-        if not self.complete or not self.accounting.whole or any(
+        if not self.accounting.whole or any(
                 layer.params is None for layer in self.layers):
             return None
         return sum(layer.params for layer in self.layers if layer.params is not None)
@@ -118,8 +120,10 @@ class Model:
     @property
     def at_least(self) -> int | None:
         """Where the total is not exact, the sum of the counts that are known: a lower bound
-        (counts are never negative); None where the total is exact or nothing is counted."""
-        known = [layer.params for layer in self.layers if layer.params is not None]
+        (counts are never negative; a layer that may not be built is left out); None where the
+        total is exact or nothing is counted."""
+        known = [layer.params for layer in self.layers
+                 if layer.params is not None and not layer.conditional]
         if self.total is not None or not known:
             return None
         return sum(known)

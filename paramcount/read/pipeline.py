@@ -134,7 +134,8 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     if not errors and not any(
             layer.params is not None or layer.printed is not None or layer.missing
             or layer.recurrent for m in models for layer in m.layers) and not any(
-            m.printed_total is not None for m in models):
+            m.printed_total is not None or (m.source == "code" and m.accounting.unread)
+            for m in models):
         raise NothingFound(f"nothing countable found in {source}: looked for recurrent, "
                            "linear, embedding, convolution and norm layers in Python code, "
                            "Keras summaries, torchinfo, torchsummary, Lightning and "
@@ -538,7 +539,10 @@ def headline(answer: Answer) -> tuple[str, str]:
                  + ", ".join(m.name for m in first.missing))
     else:
         model = answer.models[0]
-        title = f"{model.name}: {_maybe(model.total or model.printed_total)} parameters"
+        count = model.total or model.printed_total
+        said = _maybe(count) if count is not None or model.at_least is None else (
+            f"at least {_number(model.at_least)}")
+        title = f"{model.name}: {said} parameters"
     shown = _printed_model(answer)
     if shown is not None:
         title = _model_title(shown, len([x for m, x in answer.recurrent if m is shown]))
@@ -581,6 +585,9 @@ def headline(answer: Answer) -> tuple[str, str]:
                            f"{layer.solution.apart}.")
     if any(model.source != "code" for model in answer.models):
         return title, "Counts as printed."
+    for model in answer.models:
+        if model.total is None and not model.accounting.whole:
+            return title, f"{model.name}: its total is {model.bound}."
     return title, "The sum of its layers' counts, read from the code (--details shows each)."
 
 

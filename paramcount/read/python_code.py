@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from paramcount.engine.layers import KNOWN
-from paramcount.read.accounting import clip
+from paramcount.read.accounting import Accounting, Unread
 from paramcount.read.code_values import (
     MAX_BITS,
     MAX_CODE_LINES,
@@ -74,6 +74,7 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
     if binary(text):
         return CodeReading((), "none", ("the input looks like binary data, not text: no code "
                                         "was read from it",))
+    whole = text
     text, cut = _first_code_lines(text)
     tree, mode, loops = parse(text)
     try:
@@ -82,15 +83,14 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
         reader.notes.append("the code is too large or too deeply nested to read in full; "
                             "what was read before the limit is shown")
     blocks = reader.blocks
+    lines = text.split("\n")
+    unread: list[Unread] = []  # statements no one model can be told from: every model's
     if cut:
-        blocks = [dataclasses.replace(b, complete=False) for b in blocks]
-        reader.notes.append(f"the code is longer than {MAX_CODE_LINES:,} lines: only the lines "
-                            f"up to line {cut:,} were read, and no total is given")
-    if loops:
-        blocks = [dataclasses.replace(b, complete=False) for b in blocks]
-        reader.notes.append(
-            "line " + ", ".join(map(str, loops)) + ": a loop whose body the lost indentation "
-            "hides; its layers were read once, and no total is given")
+        unread.append(Unread(cut + 1, whole.split("\n", cut + 1)[cut],
+                             f"the code goes on past {MAX_CODE_LINES:,} lines of code, the most "
+                             "paramcount reads"))
+    unread += [Unread(line, lines[line - 1], "a loop whose body the lost indentation hides: "
+                      "its layers were read once") for line in loops]
     notes = list(reader.notes)
     notes += [f"--set {name}: the paste never uses {name}, so it changed nothing"
               for name in reader.overrides if name not in reader.used]
@@ -101,20 +101,28 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
         notes.insert(0, "the code does not parse as a whole: it was read one statement at "
                         "a time")
         unparsed = _unparsed_layers(text)
-        if unparsed:  # a layer of some model was not read: no model's total is claimed
-            blocks = [dataclasses.replace(b, complete=False) for b in blocks]
-        notes += unparsed
+        unread += unparsed  # a layer of some model was not read: no model's total is claimed
+        if not blocks:  # no model to name them in
+            notes += [u.words for u in unparsed[:_MOST_UNPARSED]]
+            if len(unparsed) > _MOST_UNPARSED:
+                notes.append(f"and {len(unparsed) - _MOST_UNPARSED:,} more such statements "
+                             "not read")
+    if unread:
+        shared = Accounting(frozenset(u.line for u in unread), tuple(unread))
+        blocks = [dataclasses.replace(b, accounting=b.accounting + shared) for b in blocks]
     return CodeReading(tuple(blocks), mode, tuple(notes), frozenset(reader.frameworks))
 
 
 _LAYER_CALL = re.compile(r"\b([A-Z]\w*)\s*\(")
+
+
 _MOST_UNPARSED = 5
-"""The most statements named one by one as not read (the rest are counted)."""
+"""The most statements named one by one in the notes where no model was read."""
 
 
-def _unparsed_layers(text: str) -> list[str]:
-    """A note for each statement that calls a layer class but does not parse on its own (cut
-    off, or mangled in the paste): its layer is not read, and the answer says so."""
+def _unparsed_layers(text: str) -> list[Unread]:
+    """Each statement that calls a layer class but does not parse on its own (cut off, or
+    mangled in the paste): its layer is not read, and the answer says so."""
     found = []
     lines = text.split("\n")
     for number, statement in statements(lines):
@@ -124,11 +132,9 @@ def _unparsed_layers(text: str) -> list[str]:
         try:
             ast.parse(statement)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            found.append(f"line {number}: `{clip(statement)}` builds a layer but does not "
-                         "parse: it was not read, and no total is given")
-    if len(found) > _MOST_UNPARSED:
-        found = [*found[:_MOST_UNPARSED],
-                 f"and {len(found) - _MOST_UNPARSED:,} more such statements not read"]
+            found.append(Unread(number, lines[number - 1],
+                                "it builds a layer, but paramcount could not parse it on its "
+                                "own"))
     return found
 
 

@@ -243,7 +243,7 @@ def read_data(answer: Answer, reports: Mapping[int, Report] | None = None) -> di
                 "layers": [
                     {"name": layer.name, "class": layer.kind, "line": layer.line,
                      "params": layer.params, "printed": layer.printed,
-                     "formula": layer.formula}
+                     "formula": layer.formula, "conditional": layer.conditional}
                     for layer in m.layers
                 ],
             }
