@@ -589,6 +589,32 @@ def keras_text(model: Any, era: int, line_length: int | None = None,
     return out.getvalue()
 
 
+def keras2_old_text(model: Any, line_length: int, positions: list[float]) -> str:
+    """tf-keras' ``summary()`` at the given layout, as TF 1.x to 2.3 printed it: each row's
+    first line only (cells cut at the column's edge, not wrapped) and rows between rules of
+    underscores. Made by the real printer; only its wrapped continuation lines are dropped."""
+    lines: list[str] = []
+    model.summary(line_length=line_length, positions=positions,
+                  print_fn=lambda line, *args, **kwargs: lines.append(line))
+    out: list[str] = []
+    body, first = False, True
+    for line in "\n".join(lines).split("\n"):
+        if line.startswith("="):
+            if body and out and out[-1].startswith("_"):
+                out.pop()  # the last row is closed by the rule of equals signs
+            body, first = not body, True
+            out.append(line)
+        elif not body:
+            out.append(line)
+        elif not line.strip():
+            out.append("_" * line_length)
+            first = True
+        elif first:
+            out.append(line)
+            first = False
+    return "\n".join(out) + "\n"
+
+
 def tf_keras_prints(functional: bool, line_length: int, show_trainable: bool = False) -> bool:
     """Whether tf-keras' ``summary(line_length=...)`` ends: it loops for ever where a column
     leaves no room for text beside its padding (a functional model's ``Param #`` below 40)."""

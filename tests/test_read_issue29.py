@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from paramcount.read.accounting import Accounting, Unread, bound_words
 from paramcount.read.pipeline import Answer, NothingFound, read
 from tests.conftest import CLI, have
-from tests.printers import TorchPlan, torch_pastes, torch_plans
+from tests.printers import TorchPlan, keras2_old_text, torch_pastes, torch_plans
 
 torch = pytest.importorskip("torch")
 nn = torch.nn
@@ -230,32 +230,6 @@ def test_the_json_says_total_null_with_the_bound_and_the_unread_lines(cli: CLI,
 
 # -- Keras summaries -----------------------------------------------------------------------------
 
-def _keras2_summary(model: Any, line_length: int, positions: list[float]) -> str:
-    """tf-keras' ``summary()`` at the given layout, as TF 1.x to 2.3 printed it: each row's
-    first line only (cells cut at the column's edge, not wrapped) and rows between rules of
-    underscores. Made by the real printer; only its wrapped continuation lines are dropped."""
-    lines: list[str] = []
-    model.summary(line_length=line_length, positions=positions,
-                  print_fn=lambda line, *args, **kwargs: lines.append(line))
-    out: list[str] = []
-    body, first = False, True
-    for line in "\n".join(lines).split("\n"):
-        if line.startswith("="):
-            if body and out and out[-1].startswith("_"):
-                out.pop()  # the last row is closed by the rule of equals signs
-            body, first = not body, True
-            out.append(line)
-        elif not body:
-            out.append(line)
-        elif not line.strip():
-            out.append("_" * line_length)
-            first = True
-        elif first:
-            out.append(line)
-            first = False
-    return "\n".join(out) + "\n"
-
-
 @pytest.mark.keras
 def test_old_keras2_cells_cut_at_the_column_edge_are_read(keras2: Any) -> None:
     """``bidirectional_1 (Bidirecti`` and ``time_distributed (TimeDist`` (TF 1.x / Keras 2.2
@@ -270,7 +244,7 @@ def test_old_keras2_cells_cut_at_the_column_edge_are_read(keras2: Any) -> None:
         k.layers.Bidirectional(k.layers.GRU(16)),
         k.layers.Dense(1)])
     model.build((None, 20))
-    text = _keras2_summary(model, 65, [.45, .85, 1.])
+    text = keras2_old_text(model, 65, [.45, .85, 1.])
     assert "(Bidirecti " in text and "(TimeDist " in text and " al)" not in text
     answer = read(text)
     found = _code_model(answer, "keras-summary")

@@ -584,6 +584,12 @@ def derived_layer(row: Row, clues: Clues, kind: str, notes: tuple[str, ...] = ()
     return solved_layer(row, record_replace(clues, count=None), kind, notes)
 
 
+_CHANNELS_FIRST = re.compile(r"(Lazy)?(Conv|ConvTranspose|BatchNorm|InstanceNorm|MaxPool|"
+                             r"AvgPool|AdaptiveAvgPool|AdaptiveMaxPool|LPPool)[123]d$")
+"""torch classes whose output is (batch, channels, length): the layer after reads its channels
+only once the tensor is transposed, so the last axis of its printed shape is no width."""
+
+
 def _input_width(row: Row, rows: Sequence[Row], index: int, functional: bool | None
                  ) -> tuple[int | None, str]:
     """The width a Keras summary row reads, and where it was read: the previous row's output in
@@ -790,6 +796,8 @@ def _torch_table_model(printout: Printout) -> Model:
                             spec=spec, params=params, printed=row.params, notes=notes))
         if not container:
             width, before = out, f"the layer before, {row.name or row.type}"
+            if _CHANNELS_FIRST.match(row.type):  # its last axis is the length, not a width
+                width, before = None, ""
     model_notes: tuple[str, ...] = ()
     if printout.kind == "torchinfo":
         layers, model_notes = _tied(layers, rows)

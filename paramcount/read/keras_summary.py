@@ -23,10 +23,13 @@ from paramcount.read.table import (
     Column,
     Printout,
     Row,
+    collapsed,
     count,
     footer,
+    group_end,
     number,
     shapes,
+    squeezed_cells,
     tokens,
 )
 
@@ -64,15 +67,18 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             title, first = found.group(1), back
             break
     boxed = "┃" in lines[start]
+    unread: list[Unread] = []
     if boxed:
         titles, body = _box_header(lines, start)
         records, end, total = _boxed(lines, titles, body)
+    elif squeezed := collapsed(lines[start], TITLES):
+        titles = squeezed
+        records, end, total = _squeezed(lines, titles, start + 1, unread)
     else:
         header, body = fixed_header(lines, start)
         titles = [column.title for column in header]
         records, end, total = _fixed(lines, header, body)
     rows: list[Row] = []
-    unread: list[Unread] = []
     for record, line in records:
         row = _row(record, line)
         if row is not None:
@@ -255,6 +261,141 @@ def _fixed(lines: Sequence[str], header: Sequence[Column], index: int
                 chunk = chunk[1:] if chunk.startswith(" ") else chunk
             if chunk.strip():
                 current[title] = current.get(title, "") + chunk
+        index += 1
+    close()
+    return records, *_total(lines, index)
+
+
+_START = re.compile(r"(?P<label>[^\s()]+ \((?P<type>[\w.]+)(?:\)|…\)|…)?)(?= |$)(?P<rest>.*)")
+"""The first line of a record whose spacing was lost: ``name (Class)`` (its class perhaps cut
+at the column's edge, ``(Bidirection``), then the other cells."""
+_OPEN_SHAPE = re.compile(r"(?P<shape>\[[^\[\]]*?\),) (?P<rest>[\d,]+(?: .*)?)")
+"""A first line whose list of output shapes wraps: ``[(None, 1),`` before the count."""
+_SOURCE_CELL = re.compile(r"\[.*\]|[\w./-]+(?:…)?(?:\[\d+\]){1,2}")
+"""A ``Connected to`` cell: a list (Keras 2.9+) or ``lstm_1[0][0]``."""
+_SQUEEZED = "a row of a table whose spacing was lost, its cells not told apart"
+
+
+def _balance(text: str) -> int:
+    """How many brackets ``text`` leaves open."""
+    return sum(text.count(c) for c in "([") - sum(text.count(c) for c in ")]")
+
+
+class _Squeezed:
+    """One record of a squeezed table, its cells joined down the lines it wraps onto."""
+
+    def __init__(self, label: str, rest: str, line: int) -> None:
+        self.lines = [line]
+        self.label = label
+        self.cells: list[str] | None = None
+        self.flag: list[str] = []
+        if _balance(rest) and (flag := re.fullmatch(r"(.*) ([YN])", rest)):
+            rest, self.flag = flag[1], [flag[2]]  # Trainable, on the first line of a wrap
+        if _balance(rest) == 0:
+            self.cells = squeezed_cells(rest)
+        elif rest[:1] in "([" and group_end(rest, 0) is None:  # its shapes wrap
+            opened = _OPEN_SHAPE.fullmatch(rest)
+            tail = None if opened is None else squeezed_cells(opened["rest"]) if _balance(
+                opened["rest"]) == 0 else _open_cells(opened["rest"])
+            if opened is not None and tail is not None:
+                self.cells = [opened.group("shape"), *tail]
+        else:  # its sources wrap
+            self.cells = _open_cells(rest)
+
+    def more(self, text: str, line: int) -> None:
+        """A line the record wraps onto: the rest of its class (``al)``), of its output
+        shapes (``(None, 1)]``) and of its sources (``'simple_rnn[0][1]']``, ``']``), in that
+        order; anything else (a count's last digits) leaves the record unread."""
+        self.lines.append(line)
+        if self.cells is None:
+            return
+        if not self.label.endswith(")") and (cut := re.match(r"[\w.]*\)", text)):
+            self.label += cut.group()
+            text = text[cut.end():].strip()
+        shape = self.cells[0] if self.cells else ""
+        if text and _balance(shape) > 0:
+            depth, end = _balance(shape), 0
+            while end < len(text) and depth > 0:
+                depth += (text[end] in "([") - (text[end] in ")]")
+                end += 1
+            self.cells[0] = f"{shape} {text[:end]}"
+            text = text[end:].strip()
+        if text and len(self.cells) > 2 and _balance(self.cells[-1]) > 0 and not re.match(
+                r"[\d,]+(?: |$)", text) and _balance(self.cells[-1] + text) >= 0:
+            self.cells[-1] += " " + text
+        elif text:
+            self.cells = None
+
+    def record(self, titles: Sequence[str]) -> Record | None:
+        """Its cells under ``titles``, or None where they do not take their forms (a shape,
+        then a count, then a source list and a flag where the header has them)."""
+        cells = None if self.cells is None else [*self.cells, *self.flag]
+        if cells is None or len(cells) < 2 or count(cells[1]) is None or any(
+                _balance(cell) for cell in cells):
+            return None
+        shape, params, more = cells[0], cells[1], cells[2:]
+        if not (shape[:1] in "([" or shape == "multiple"):
+            return None
+        record = {TITLES[0]: self.label, "Output Shape": shape, "Param #": params}
+        if "Trainable" in titles:
+            if not more or more[-1] not in ("Y", "N"):
+                return None
+            record["Trainable"], more = more[-1], more[:-1]
+        if more:
+            if "Connected to" not in titles or not all(_SOURCE_CELL.fullmatch(m) for m in more):
+                return None
+            record["Connected to"] = " ".join(more)
+        return record
+
+
+def _open_cells(rest: str) -> list[str] | None:
+    """The cells of a first line whose last cell (its sources) wraps: the closed ones, then
+    the open list as it reads so far."""
+    at = rest.rfind(" [")
+    head = squeezed_cells(rest[:at]) if at > 0 else None
+    return None if head is None else [*head, rest[at + 1:]]
+
+
+def _squeezed(lines: Sequence[str], titles: Sequence[str], index: int,
+              unread: list[Unread]) -> tuple[list[tuple[Record, int]], int, int | None]:
+    """Keras 2's table where every run of spaces was squeezed to one (a page that does not
+    keep a paste's spaces): no column positions are left, so each record is read by its cells'
+    forms: ``name (Class)``, then a shape (or ``multiple``), the count, and where the header
+    has them the ``Connected to`` list and the ``Trainable`` flag; the lines a record wraps
+    onto are joined to it cell by cell. A record whose cells do not take these forms is named
+    in ``unread``."""
+    start = index
+    records: list[tuple[Record, int]] = []
+    current: _Squeezed | None = None
+
+    def close() -> None:
+        nonlocal current
+        if current is not None:
+            record = current.record(titles)
+            if record is None:
+                unread.extend(Unread(n, lines[n - 1], _SQUEEZED) for n in current.lines)
+            else:
+                records.append((record, current.lines[0]))
+        current = None
+
+    while index < len(lines) and index - start < _LIMIT:
+        line = lines[index].strip()
+        if TOTAL.match(line):
+            break
+        if not line or re.fullmatch(r"[_=\-¯]+", line):
+            close()
+            index += 1
+            continue
+        begun = _START.fullmatch(line)
+        if begun is not None and (current is None or current.record(titles) is not None or (
+                _Squeezed(begun["label"], begun["rest"].strip(), 0).record(titles)
+                is not None)):
+            close()
+            current = _Squeezed(begun["label"], begun["rest"].strip(), index + 1)
+        elif current is not None:
+            current.more(line, index + 1)
+        else:
+            unread.append(Unread(index + 1, lines[index], _SQUEEZED))
         index += 1
     close()
     return records, *_total(lines, index)

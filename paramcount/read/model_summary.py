@@ -25,6 +25,7 @@ from paramcount.read.table import (
     first_shape,
     footer,
     shapes,
+    squeezed_cells,
     tokens,
 )
 
@@ -58,6 +59,8 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             index += 1
             continue
         cells = [text for _, text in tokens(line)]
+        if len(cells) != 4:  # its spacing lost: the cells told apart by their forms
+            cells = squeezed_cells(stripped) or []
         label = _ROW.fullmatch(cells[0]) if len(cells) == 4 else None
         if label is None:
             break

@@ -172,3 +172,69 @@ def slices(line: str, found: Sequence[Column]) -> dict[str, str]:
 def tokens(text: str) -> list[tuple[int, str]]:
     """Runs of text separated by two or more spaces, with where each starts."""
     return [(m.start(), m.group()) for m in re.finditer(r"\S+(?: \S+)*", text)]
+
+
+def collapsed(header: str, titles: Sequence[str]) -> list[str] | None:
+    """The titles of a header whose spacing was lost (``Layer (type) Output Shape Param #``:
+    every run of spaces squeezed to one, as a page that does not keep the paste's spaces shows
+    it), in order; None where the header keeps its column spacing. ``titles[0]`` is the layer
+    column's title, which must open the header."""
+    text = header.strip()
+    if not text.startswith(titles[0]) or re.search(r"\S {2,}\S", text):
+        return None
+    found = [titles[0]]
+    rest = text[len(titles[0]):]
+    while rest:
+        title = next((t for t in titles[1:] if rest.startswith(" " + t)), None)
+        if title is None:
+            return None
+        found.append(title)
+        rest = rest[len(title) + 1:]
+    return found if len(found) > 1 else None
+
+
+_CLOSE = {"(": ")", "[": "]"}
+
+
+def group_end(text: str, start: int) -> int | None:
+    """The index past the bracket group opening at ``text[start]`` (nested groups inside),
+    None where it does not close."""
+    stack: list[str] = []
+    for index in range(start, len(text)):
+        char = text[index]
+        if char in _CLOSE:
+            stack.append(_CLOSE[char])
+        elif char in ")]":
+            if not stack or stack.pop() != char:
+                return None
+            if not stack:
+                return index + 1
+    return None
+
+
+def squeezed_cells(text: str) -> list[str] | None:
+    """A row's cells where its spacing was lost: each a bracket group (``[2, 5, 32]``,
+    ``[(None, 256), (None, 256)]``, several joined by ``, `` as pytorch-model-summary prints
+    an LSTM's outputs) or a run of text without spaces (``9,728``, ``--``, ``multiple``);
+    None where a bracket does not close."""
+    cells: list[str] = []
+    index, end = 0, len(text)
+    while index < end:
+        if text[index] == " ":
+            index += 1
+            continue
+        if text[index] in _CLOSE:
+            stop = group_end(text, index)
+            if stop is None:
+                return None
+            while text.startswith(", ", stop) and stop + 2 < end and text[stop + 2] in _CLOSE:
+                after = group_end(text, stop + 2)
+                if after is None:
+                    return None
+                stop = after
+        else:
+            stop = text.find(" ", index)
+            stop = end if stop < 0 else stop
+        cells.append(text[index:stop])
+        index = stop
+    return cells

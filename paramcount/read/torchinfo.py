@@ -14,16 +14,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from paramcount.read.accounting import Accounting
+from paramcount.read.accounting import Accounting, Unread
 from paramcount.read.table import (
     NO_TOTAL,
     Column,
     Printout,
     Row,
+    collapsed,
     columns,
     count,
     first_shape,
     footer,
+    squeezed_cells,
     tokens,
 )
 
@@ -54,12 +56,56 @@ def _cells(line: str, found: Sequence[Column]) -> dict[str, str]:
     return cells
 
 
+_SQUEEZED_TREE = re.compile(r"(?P<indent>(?:[│|] ?)*)(?P<branch>├─|└─|\+ )(?P<label>.*)")
+_SQUEEZED = "a row of a table whose spacing was lost, its cells not told apart"
+
+
+def _squeezed_header(header: str) -> list[str] | None:
+    """The titles of a header whose spacing was lost (``Layer (type:depth-idx) Output Shape
+    Param #``), the layer column's first; None where it keeps its spacing."""
+    text = header.strip()
+    cuts = [text.find(" " + t) for t in TITLES if " " + t in text]
+    return collapsed(text, (text[:min(cuts)], *TITLES)) if cuts else None
+
+
+def _squeezed_cells(line: str, titles: Sequence[str]) -> tuple[str, dict[str, str]] | None:
+    """A squeezed row's label (its tree prefix kept) and value cells: the label as the header
+    says it is written (``LSTM (l): 1-2``), then one cell a column; a tensor's row under its
+    layer holds only its count (``├─512``) and its kernel shape. None where the cells do not
+    fall one a column."""
+    layer = titles[0]
+    tree = _SQUEEZED_TREE.fullmatch(line.strip())
+    body = tree.group("label") if tree else line.strip()
+    pattern = r"\w+" + (r" \([^()]*\)" if "var_name" in layer else "") + (
+        r"(?:: ?\d+-\d+)?" if "depth-idx" in layer else "")
+    prefix = line.strip()[:len(line.strip()) - len(body)]
+    tensor = re.match(r"(?:\d+\.)*[a-z_][\w.]*(?= |$)", body) if tree else None
+    label = tensor or re.match(pattern + r"(?= |$)", body)
+    cells = squeezed_cells(body[label.end():]) if label else None
+    if label is None or cells is None:
+        return None
+    if tensor is not None:  # a tensor's row under its layer: its count and its kernel shape
+        values: dict[str, str] = {}
+        for cell in cells:
+            title = "Param #" if cell.startswith(("├─", "└─")) else "Kernel Shape"
+            if title in values or title not in titles or (
+                    title == "Kernel Shape" and not cell.startswith("[")):
+                return None
+            values[title] = cell
+        return prefix + label.group(), values
+    if len(cells) != len(titles) - 1:
+        return None
+    return prefix + label.group(), dict(zip(titles[1:], cells, strict=True))
+
+
 def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     """A torchinfo table whose header ``Layer (type...)`` is at ``start`` (0-based)."""
     header = lines[start]
     found = columns(header, TITLES)
     if not found:
         return None
+    squeezed = _squeezed_header(header)
+    unread: list[Unread] = []
     first = start - 1 if start and lines[start - 1].startswith("===") else start
     rows: list[Row] = []
     title = "model"
@@ -73,9 +119,18 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         if not line.strip() or set(line.strip()) <= {"=", "-"}:
             index += 1
             continue
-        label_text = line[:found[0].start].rstrip() if len(line) > found[0].start else line
-        cells = _cells(line, found) if len(line) > found[0].start else {}
-        tree = _TREE.fullmatch(label_text)
+        if squeezed:
+            split = _squeezed_cells(line, squeezed)
+            if split is None:
+                unread.append(Unread(index + 1, line, _SQUEEZED))
+                index += 1
+                continue
+            label_text, cells = split
+            tree = _SQUEEZED_TREE.fullmatch(label_text)
+        else:
+            label_text = line[:found[0].start].rstrip() if len(line) > found[0].start else line
+            cells = _cells(line, found) if len(line) > found[0].start else {}
+            tree = _TREE.fullmatch(label_text)
         params_cell = cells.get("Param #", "")
         if tree is None:
             if rows:
@@ -85,7 +140,8 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             rows.append(_layer(label_text.strip(), cells, index + 1, 0))
             index += 1
             continue
-        depth = len(tree.group("indent")) // 5 + 1
+        depth = (len(re.findall("[│|]", tree.group("indent"))) if squeezed else
+                 len(tree.group("indent")) // 5) + 1
         tensor = params_cell.startswith(("├─", "└─")) or _TENSOR.fullmatch(
             tree.group("label").strip()) is not None
         if tensor and rows:
@@ -107,8 +163,8 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         return None
     if len(rows) > 1 and rows[0].depth == 0 and rows[0].params is None:
         rows = rows[1:]
-    accounting = Accounting.span(first + 1, index, cropped=() if total is not None else (
-        NO_TOTAL,))
+    accounting = Accounting.span(first + 1, index, unread, cropped=() if total is not None
+                                 else (NO_TOTAL,))
     return Printout("torchinfo", title, first + 1, index, tuple(rows), total,
                     accounting=accounting), index
 

@@ -12,7 +12,16 @@ import re
 from collections.abc import Sequence
 
 from paramcount.read.accounting import Accounting
-from paramcount.read.table import NO_TOTAL, Printout, Row, count, first_shape, footer, tokens
+from paramcount.read.table import (
+    NO_TOTAL,
+    Printout,
+    Row,
+    count,
+    first_shape,
+    footer,
+    squeezed_cells,
+    tokens,
+)
 
 _ROW = re.compile(r"(?P<type>\w+)-(?P<index>\d+)")
 _AFTER = re.compile(r"\s*((Non-)?[Tt]rainable params|Input size|Forward/backward|Params size|"
@@ -39,6 +48,8 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             index += 1
             continue
         cells = [text for _, text in tokens(line)]
+        if len(cells) != 3:  # its spacing lost: the cells told apart by their forms
+            cells = squeezed_cells(stripped) or []
         label = _ROW.fullmatch(cells[0]) if len(cells) == 3 else None
         if label is None:
             break
