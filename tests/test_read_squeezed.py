@@ -208,3 +208,27 @@ def test_a_cell_after_a_conv_lists_the_width_of_its_channels() -> None:
         layer = next(layer for _, layer in read(shown).recurrent)
         assert layer.solution is not None
         assert "nn.GRUCell(5, 1, bias=False)" in [fit.text for fit in layer.solution.choices]
+
+
+@pytest.mark.keras
+def test_a_narrow_squeezed_table_names_what_it_could_not_read(eras: dict[int, Any]) -> None:
+    """tf-keras' table at a width that wraps ``Param #`` and the counts, squeezed: records
+    whose cells cannot be told apart are named, the printed total is kept, no count is
+    claimed that is not the layer's, and no total is claimed as exact."""
+    k = eras[2]
+    k.backend.clear_session()
+    first = k.Input((10, 8))
+    hidden = k.layers.GRU(4)(k.layers.Bidirectional(k.layers.LSTM(16, return_sequences=True))(
+        first))
+    model = k.Model(first, k.layers.Concatenate()([hidden, k.layers.Dense(3)(hidden)]))
+    lines: list[str] = []
+    model.summary(line_length=65, print_fn=lambda line, *a, **kw: lines.append(line))
+    text = squeeze("\n".join(lines) + "\n")
+    assert " Par Connected to" in text  # the header's count cell wrapped: ``Par`` / ``am``
+    answer = read(text)
+    found = answer.models[0]
+    assert found.total is None and found.printed_total == model.count_params()
+    assert "spacing was lost" in found.bound
+    truth = {layer.name: layer.count_params() for layer in model.layers}
+    assert all(layer.params == truth[layer.name] for layer in found.layers
+               if layer.params is not None)

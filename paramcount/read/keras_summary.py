@@ -71,9 +71,11 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     if boxed:
         titles, body = _box_header(lines, start)
         records, end, total = _boxed(lines, titles, body)
-    elif squeezed := collapsed(lines[start], TITLES):
+    elif squeezed := collapsed(lines[start], TITLES) or _wrapped_squeezed(lines[start]):
         titles = squeezed
-        records, end, total = _squeezed(lines, titles, start + 1, unread)
+        rule = next((i for i in range(start + 1, min(start + _HEADER_LINES, len(lines)))
+                     if lines[i].startswith("=")), start)
+        records, end, total = _squeezed(lines, titles, rule + 1, unread)
     else:
         header, body = fixed_header(lines, start)
         titles = [column.title for column in header]
@@ -279,6 +281,16 @@ _SQUEEZED = "a row of a table whose spacing was lost, its cells not told apart"
 def _balance(text: str) -> int:
     """How many brackets ``text`` leaves open."""
     return sum(text.count(c) for c in "([") - sum(text.count(c) for c in ")]")
+
+
+def _wrapped_squeezed(header: str) -> list[str] | None:
+    """The titles of a squeezed header whose cells a narrow table wrapped (``Layer (type)
+    Output Shape Pa Connected to``, ``ra`` / ``m`` / ``#`` below): its records wrap in every
+    column too, so only those whose cells all take their forms on their lines are read."""
+    text = header.strip()
+    if not text.startswith(TITLES[0] + " Output Shape ") or re.search(r"\S {2,}\S", text):
+        return None
+    return [*TITLES[:3], *(t for t in TITLES[3:] if t in text)]
 
 
 class _Squeezed:
