@@ -58,6 +58,8 @@ TYPES = frozenset({*(k for k in KERAS_SIGNATURES if not k.endswith("Cell")),
 
 def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     """A Keras 2 or Keras 3 summary whose header is at ``start`` (0-based)."""
+    if lines[start].lstrip().startswith("|"):
+        lines = ascii_box(lines, start)
     while start and lines[start - 1].lstrip().startswith("┃"):
         start -= 1  # a narrow table wraps its header cells too
     title, first = "model", start
@@ -102,6 +104,40 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     accounting = Accounting.span(first + 1, end, unread, cropped)
     return Printout("keras-summary", title, first + 1, end, tuple(rows), total,
                     functional=functional, accounting=accounting), end
+
+
+_ASCII_RULE = re.compile(r"\|[-+|=]+\|?")
+_ASCII_EDGE = re.compile(r"\+-+\+?")
+
+
+def ascii_box(lines: Sequence[str], start: int) -> list[str]:
+    """Keras 3's table as rich draws it where the console cannot show box characters (an
+    ASCII or cp1252 console, a log piped on Windows): ``+---+`` edges, ``|`` bars, ``|---+---|``
+    rules. The lines of the table around ``start`` (its header) are given the box characters
+    Keras 3 draws elsewhere, line for line, so one reader reads both."""
+    out = list(lines)
+    top = start
+    while top and lines[top - 1].lstrip().startswith("|") and not _ASCII_RULE.fullmatch(
+            lines[top - 1].strip()):
+        top -= 1  # the header's wrapped cells above ``Layer (type)``
+    if top and _ASCII_EDGE.fullmatch(edge := lines[top - 1].strip()):
+        out[top - 1] = "┏" + "━" * (len(edge) - 2) + ("┓" if edge.endswith("+") else "━")
+    header = True
+    for index in range(top, len(lines)):
+        text = lines[index]
+        stripped = text.strip()
+        indent = text[:len(text) - len(text.lstrip())]
+        if _ASCII_RULE.fullmatch(stripped):
+            out[index] = indent + "├" + stripped[1:]
+            header = False
+        elif stripped.startswith("|"):
+            out[index] = text.replace("|", "┃" if header else "│")
+        elif _ASCII_EDGE.fullmatch(stripped):
+            out[index] = indent + "└" + stripped[1:]
+            break
+        else:
+            break
+    return out
 
 
 def _cropped(lines: Sequence[str], start: int) -> bool:

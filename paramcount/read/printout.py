@@ -38,8 +38,8 @@ def header_reader(lines: Sequence[str], index: int) -> Reader | None:
     the rule above it (torchinfo ``===``, torchsummary ``---``, Keras 2 ``___``, Keras 3's
     box), else by the header's own columns and indentation."""
     line = lines[index]
-    if "┃" in line and re.match(r"\s*┃ Layer\b", line):
-        return keras_summary.read  # Keras 3's box, its header cells perhaps wrapped
+    if re.match(r"\s*[┃|] Layer\b", line):
+        return keras_summary.read  # Keras 3's box (in ASCII too), its header cells wrapped
     if model_summary.is_header(line):
         return model_summary.read
     if "Layer (type" not in line:  # a narrow Keras 2 table wraps its header cells
