@@ -101,6 +101,11 @@ class Answer:
 
 # -- the whole paste --------------------------------------------------------------------------
 
+_QUOTE = re.compile(r"\A {0,3}(?:>(?!>>) ?)+")
+"""A Markdown quote's marks (``> ``, nested ``> > ``), taken off every line: no printout or
+code line starts with ``>`` but a prompt (``>>> ``), which is kept."""
+
+
 def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<stdin>"
          ) -> Answer:
     """Read a pasted question: its printouts and code, counted and compared."""
@@ -108,7 +113,7 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
         raise Unreadable(f"{source} holds {len(text):,} characters; paramcount read reads at "
                          f"most {MAX_TEXT:,}")
     text = text.replace("\x00", "").replace("\r\n", "\n")
-    lines = text.split("\n")
+    lines = [_QUOTE.sub("", line, 1) for line in text.split("\n")]
     printouts, claimed = find_printouts(lines)
     headless, headless_note = headless_rows(lines, claimed)
     claimed |= {u.line for u in headless}  # rows of a table are not code either

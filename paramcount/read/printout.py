@@ -92,6 +92,9 @@ def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
             result = torch_repr.read(lines, index)
         elif "torch.Size" in line or shape_dump.is_dump(line):
             result = shape_dump.read_bare(lines, index) or shape_dump.read_named(lines, index)
+        if line[:1] in _PREFIXED and (shifted := _read_prefixed(lines, index)) is not None and (
+                result is None or _better(shifted, result)):
+            result = shifted
         if result is None:
             result = torch_repr.read_single(line, index)
         if result is None:
@@ -102,6 +105,69 @@ def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
         claimed.update(range(printout.first, end + 1))
         index = max(end, index + 1)
     return found, claimed
+
+
+# -- printouts under a prefix ------------------------------------------------------------------
+
+_PREFIXED = (" ", "\t", "#")
+_COMMENT = re.compile(r"\A#+ ?")
+_REPR_START = re.compile(r"[A-Za-z_]\w*\($")
+
+
+def _read_prefixed(lines: Sequence[str], index: int) -> tuple[Printout, int] | None:
+    """A printout whose every line carries a prefix, read as it would be without: indented as
+    a Markdown code block (four spaces, or a tab), or commented out in the code it was pasted
+    with (``# Total params: 618``). Tried only where the line without its prefix starts a
+    printout (a table's header, a landmark, ``Net(``, a shape dump), on a view of the paste
+    whose lines around it (the block that carries the prefix) are taken off it, line for
+    line."""
+    line = lines[index]
+    comment = line.lstrip().startswith("#")
+    bare = _COMMENT.sub("", line.lstrip(), 1) if comment else line.lstrip()
+    if not (landmark_reader(bare) or "Layer (type" in bare or model_summary.is_header(bare)
+            or _REPR_START.match(bare.rstrip()) or "torch.Size" in bare
+            or shape_dump.is_dump(bare)):
+        return None
+    view = _unprefixed(lines, index, comment)
+    reader = landmark_reader(view[index]) or header_reader(view, index)
+    if reader is not None:
+        return reader(view, index)
+    if _REPR_START.match(view[index].rstrip()):
+        return torch_repr.read(view, index)
+    return shape_dump.read_bare(view, index) or shape_dump.read_named(view, index)
+
+
+def _better(shifted: tuple[Printout, int], raw: tuple[Printout, int]) -> bool:
+    """Whether a printout read without its lines' prefix is the better reading of what the
+    paste holds than the one read with it: it reads further, or reads whole where the other
+    could not (a table indented as a code block read with its indentation stops at its first
+    row)."""
+    return shifted[1] > raw[1] or (shifted[0].accounting.whole and not raw[0].accounting.whole)
+
+
+def _unprefixed(lines: Sequence[str], index: int, comment: bool) -> list[str]:
+    """``lines`` with the block around ``index`` taken off its prefix: the comment marks of
+    the commented lines around it, or the indentation every non-blank line around it shares
+    (blank lines inside the block kept: an editor comments out none of them)."""
+    def inside(text: str) -> bool:
+        return not text.strip() or (text.lstrip().startswith("#") if comment else
+                                    text.startswith((" ", "\t")))
+
+    first = index
+    while first and inside(lines[first - 1]):
+        first -= 1
+    last = index
+    while last + 1 < len(lines) and inside(lines[last + 1]):
+        last += 1
+    view = list(lines)
+    if comment:
+        for at in range(first, last + 1):
+            view[at] = _COMMENT.sub("", lines[at].lstrip(), 1)
+        return view
+    depth = min(len(text) - len(text.lstrip()) for text in lines[first:last + 1] if text.strip())
+    for at in range(first, last + 1):
+        view[at] = lines[at][depth:]
+    return view
 
 
 # -- inference --------------------------------------------------------------------------------
