@@ -232,3 +232,27 @@ def test_a_narrow_squeezed_table_names_what_it_could_not_read(eras: dict[int, An
     truth = {layer.name: layer.count_params() for layer in model.layers}
     assert all(layer.params == truth[layer.name] for layer in found.layers
                if layer.params is not None)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(torch_plans(), st.data(), st.sampled_from(["\xa0", "\u202f", "\u2007"]))
+def test_spaces_a_web_page_puts_read_as_spaces(plan: TorchPlan, data: st.DataObject,
+                                              space: str) -> None:
+    """Every torch printer's paste with its spaces turned into a page's no-break (or narrow,
+    or figure) spaces, as a copy from a rendered notebook has them: read as with spaces."""
+    score = Score()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pastes = torch_pastes(plan, data.draw) + torch_more_pastes(plan, data.draw)
+    for paste in pastes:
+        check(Paste(paste.printer, paste.text.replace(" ", space), paste.truth,
+                    paste.total_printed), score)
+    assert not score.wrong, score.wrong[0]
+
+
+def test_code_copied_with_no_break_spaces_and_a_byte_order_mark_is_read() -> None:
+    """Code with its indentation in no-break spaces and a byte-order mark before it."""
+    code = ("\ufeffimport torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self):\n"
+            "        super().__init__()\n        self.rnn = nn.GRU(10, 20)\n")
+    answer = read(code.replace(" ", "\xa0"))
+    assert [(m.source, m.total) for m in answer.models] == [("code", 3 * 20 * (10 + 20 + 2))]

@@ -101,6 +101,11 @@ class Answer:
 
 # -- the whole paste --------------------------------------------------------------------------
 
+_SPACES = {0: None, 0xFEFF: None, 0x200B: None, 0xA0: " ", 0x2007: " ", 0x202F: " ",
+           **{c: " " for c in range(0x2000, 0x200B)}}
+"""What a web page puts for spaces (no-break, narrow, figure and other fixed-width spaces,
+copied from a rendered notebook or post) read as spaces; zero-width spaces, a byte-order mark
+and NUL dropped."""
 _QUOTE = re.compile(r"\A {0,3}(?:>(?!>>) ?)+")
 """A Markdown quote's marks (``> ``, nested ``> > ``), taken off every line: no printout or
 code line starts with ``>`` but a prompt (``>>> ``), which is kept."""
@@ -112,7 +117,7 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     if len(text) > MAX_TEXT:
         raise Unreadable(f"{source} holds {len(text):,} characters; paramcount read reads at "
                          f"most {MAX_TEXT:,}")
-    text = text.replace("\x00", "").replace("\r\n", "\n")
+    text = text.replace("\r\n", "\n").translate(_SPACES)
     lines = [_QUOTE.sub("", line, 1) for line in text.split("\n")]
     printouts, claimed = find_printouts(lines)
     headless, headless_note = headless_rows(lines, claimed)
