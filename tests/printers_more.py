@@ -262,9 +262,10 @@ CROPS = ("top", "bottom", "middle")
 UNFRAMED = ("named_parameters()", "state_dict()", "parameters() shapes")
 """Dumps with no header, footer or closing line: a cut in them leaves no trace to find, so
 they are composed whole."""
-UNCHECKED = ("print(model)",)
-"""Printouts with no count to check their lines against: whole lines cut from the middle leave
-the printout of a smaller model, so they are cropped at the top or bottom only."""
+UNCHECKED = ("print(model)", "code (torch)", "code (Keras)")
+"""Printouts (and code) with no count to check their lines against: whole lines cut from the
+middle leave the printout (or code) of a smaller model, so they are cropped at the top or
+bottom only."""
 
 
 @dataclass(frozen=True)
@@ -294,6 +295,21 @@ def crop(text: str, where: str, rng: random.Random) -> str:
     return "\n".join(kept) + "\n"
 
 
+def cut_code(text: str, where: str, rng: random.Random) -> str:
+    """Code cut as posts cut it: its first lines lost (at least one, never all), or its end
+    lost in the middle of a statement (a line after the first cut inside its text)."""
+    if where == "top":
+        return crop(text, where, rng)
+    lines = text.rstrip("\n").split("\n")
+    cuttable = [i for i, line in enumerate(lines) if i and len(line.strip()) > 1]
+    if not cuttable:
+        return text
+    at = rng.choice(cuttable)
+    line = lines[at]
+    start = len(line) - len(line.lstrip())
+    return "\n".join([*lines[:at], line[:rng.randint(start + 1, len(line) - 1)]]) + "\n"
+
+
 def compose(pastes: Sequence[Paste], rng: random.Random) -> Post:
     """The pastes composed as a post: prose around them, some fenced, perhaps cropped, the
     whole perhaps with CRLF line ends, tabs for indentation, or indentation lost."""
@@ -307,7 +323,7 @@ def compose(pastes: Sequence[Paste], rng: random.Random) -> Post:
         cut = rng.random() < 0.3 and paste.printer not in UNFRAMED
         if cut:
             where = rng.choice(CROPS[:2] if paste.printer in UNCHECKED else CROPS)
-            text = crop(text, where, rng)
+            text = (cut_code if paste.printer.startswith("code") else crop)(text, where, rng)
             cut = text != paste.text
             how.append(f"crop {where}" if cut else "")
         cropped.append(cut)
@@ -359,7 +375,7 @@ def check_post(post: Post, score: Score, label: str = "composed posts") -> Answe
             f"{post.how}: claimed {conventions.describe(layer.spec)}, none of "
             f"{[conventions.describe(s) for s in specs]}\n{post.text}")
     for model in answer.models:
-        if model.total is not None and model.source != "code" and model.total not in totals:
+        if model.total is not None and model.total not in totals:
             assert cropped and answer.disagreements, (
                 f"{post.how}: total {model.total:,} of {model.name}, truly {sorted(totals)}, "
                 f"and no disagreement said\n{post.text}")

@@ -624,7 +624,10 @@ class _Reader(_Evaluator):
                                      tuple(steps), (
                 f"line {line}: {scope.prefix.rstrip('.')}() returns {call.name}(...)",
                 *notes), complete))
+        inside = self.inside_class(scope)
         for name, steps in scope.sequentials.items():
+            if name in inside:
+                continue
             self.blocks.append(Block(scope.prefix + name, "sequential", scope.seq_lines[name],
                                      tuple(steps), tuple(scope.notes), not scope.incomplete))
         graphs: dict[tuple[str, int], list[Step]] = {}
@@ -639,7 +642,7 @@ class _Reader(_Evaluator):
                                      steps[0].call.line if line < 0 else line,
                                      tuple(steps), tuple(scope.notes), not scope.incomplete))
         for name, call in scope.loose.items():
-            if name in scope.used or call.name in ("Input", "InputLayer"):
+            if name in scope.used or call.name in ("Input", "InputLayer") or name in inside:
                 continue
             if call.unresolved is not None and scope.prefix:
                 continue  # scores = model(x): a value a function is handed, applied to data
@@ -653,6 +656,29 @@ class _Reader(_Evaluator):
                                      (Step(call, name),), tuple(scope.notes)))
         if len(self.blocks) > built or not scope.prefix:  # a function that builds nothing
             self.notes += [n for n in scope.notes if n not in self.notes]  # has no say
+
+    def inside_class(self, scope: _Scope) -> set[str]:
+        """Layers (and ``nn.Sequential`` s) assigned to ``self.x`` outside any class (the paste
+        starts inside one: its ``class`` line, and perhaps layers above, not in it) read as one
+        model whose total is only a bound; the names so read."""
+        inside: list[tuple[int, str, list[Step]]] = [
+            (call.line, name, [Step(call, name[5:])]) for name, call in scope.loose.items()
+            if name.startswith("self.") and name not in scope.used
+            and call.name not in ("Input", "InputLayer")]
+        inside += [(scope.seq_lines[name], name,
+                    [Step(s.call, f"{name[5:]}.{s.attribute}") for s in steps])
+                   for name, steps in scope.sequentials.items() if name.startswith("self.")]
+        if not inside:
+            return set()
+        inside.sort()
+        first, name, _ = inside[0]
+        note = (f"line {first}: `{name} = …` is code inside a class whose `class` line is not "
+                "in the paste: the layers shown are counted, and what comes before them is "
+                "not known")
+        steps = tuple(step for _, _, steps in inside for step in steps)
+        self.blocks.append(Block(scope.prefix + "self", "module", first, steps,
+                                 (*scope.notes, note), False))
+        return {name for _, name, _ in inside}
 
     # -- classes ------------------------------------------------------------------------------
 
@@ -728,8 +754,17 @@ class _Reader(_Evaluator):
                                            f"{_text(node.value)} may build a module the paste "
                                            "does not show: its parameters are not counted")
                         scope.incomplete = True
+                    elif name.startswith("self.") and not isinstance(
+                            value, (int, float, str, bool, Call)) and self.cut_short(node):
+                        scope.notes.append(f"line {node.lineno}: `{_text(node)}` ends the code, "
+                                           "perhaps cut short: what it builds is not known")
+                        scope.incomplete = True
                     elif name.startswith("self."):
                         self.attach(name.removeprefix("self."), value, scope, steps, prefix)
+            elif isinstance(node, ast.Expr) and isinstance(node.value, (ast.Name, ast.Attribute)):
+                scope.notes.append(f"line {node.lineno}: `{_text(node)}` alone does nothing, as "
+                                   "a line cut short leaves: what it was to build is not known")
+                scope.incomplete = True
             elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and (
                     base := self.base_init(node.value, scope)) is not None:
                 args = self.arguments(node.value.args, scope.env)
@@ -776,6 +811,13 @@ class _Reader(_Evaluator):
                     self.init_body(node.body, scope, steps, prefix)
             elif isinstance(node, (ast.With, ast.Try)):
                 self.init_body(node.body, scope, steps, prefix)
+
+    def cut_short(self, node: ast.stmt) -> bool:
+        """Whether an ``__init__`` assignment of a bare name or attribute (``self.rnn =
+        nn.GR``) is the last line of the code, where a cut leaves a statement short."""
+        last = max((n for n, line in enumerate(self.lines, 1) if line.strip()), default=0)
+        return isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(
+            node.value, (ast.Name, ast.Attribute)) and node.end_lineno == last
 
     def base_init(self, call: ast.Call, scope: _Scope) -> _Class | None:
         """The class of the paste whose ``__init__`` this call runs: ``super().__init__(...)``
