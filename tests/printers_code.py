@@ -349,15 +349,20 @@ def keras_code(plan: KerasPlan, draw: Draw) -> str:
         cell, units, width = plan.decoder
         size = sizes.size(units, "latent_dim")
         lines.append(f"encoder_inputs = {cls('Input')}(shape={shape})")
-        lines.append("x = encoder_inputs")
-        lines += [f"x = {layer}(x)" for layer in chain]
+        # not yet read by paramcount (left out, reported): `x = encoder_inputs` (a tensor
+        # renamed) and `decoded = LSTM(...)(...)[0]` (one output of a call picked)
+        tensor = "encoder_inputs"
+        for layer in chain:
+            lines.append(f"x = {layer}({tensor})")
+            tensor = "x"
         encoder = rnn(cell, size, True, None, ["return_state=True"])
         states = "state_h, state_c" if cell is Cell.LSTM else "state_h"
-        lines.append(f"_, {states} = {encoder}(x)")
+        lines.append(f"_, {states} = {encoder}({tensor})")
         lines.append(f"decoder_inputs = {cls('Input')}(shape=(3, "
                      f"{sizes.size(width, 'decoder_features')}))")
         decoder = rnn(cell, size, True, None, ["return_sequences=True", "return_state=True"])
-        lines.append(f"decoded = {decoder}(decoder_inputs, initial_state=[{states}])[0]")
+        lines.append(f"decoded, {', '.join('_' for _ in states.split(', '))} = "
+                     f"{decoder}(decoder_inputs, initial_state=[{states}])")
         model = "tf.keras.Model" if imports == "tf.keras" else (
             "Model" if imports == "names" else "keras.Model")
         used.add("Model")

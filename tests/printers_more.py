@@ -8,6 +8,7 @@ Used by ``tests/test_read_printers_more.py`` and ``benchmarks/read_accuracy.py``
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
 import random
@@ -297,17 +298,27 @@ def crop(text: str, where: str, rng: random.Random) -> str:
 
 def cut_code(text: str, where: str, rng: random.Random) -> str:
     """Code cut as posts cut it: its first lines lost (at least one, never all), or its end
-    lost in the middle of a statement (a line after the first cut inside its text)."""
+    lost in the middle of a statement (a line after the first cut inside its text, where what
+    is left of it does not parse: ``x = Dense(`` and not ``x``, a whole statement of its own)."""
     if where == "top":
         return crop(text, where, rng)
     lines = text.rstrip("\n").split("\n")
-    cuttable = [i for i, line in enumerate(lines) if i and len(line.strip()) > 1]
-    if not cuttable:
+    cuts = [(i, cut) for i, line in enumerate(lines) if i and len(line.strip()) > 1
+            for cut in range(len(line) - len(line.lstrip()) + 1, len(line))
+            if not _parses(line[:cut].strip())]
+    if not cuts:
         return text
-    at = rng.choice(cuttable)
-    line = lines[at]
-    start = len(line) - len(line.lstrip())
-    return "\n".join([*lines[:at], line[:rng.randint(start + 1, len(line) - 1)]]) + "\n"
+    at, cut = rng.choice(cuts)
+    return "\n".join([*lines[:at], lines[at][:cut]]) + "\n"
+
+
+def _parses(line: str) -> bool:
+    """Whether a line is a statement of its own."""
+    try:
+        ast.parse(line)
+    except SyntaxError:
+        return False
+    return True
 
 
 def compose(pastes: Sequence[Paste], rng: random.Random) -> Post:
