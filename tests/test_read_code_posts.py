@@ -160,3 +160,13 @@ def test_a_size_kept_on_self_at_the_end_is_no_cut() -> None:
     """``self.hidden = hidden`` (a number) as the last line is whole code: the total stands."""
     (model,) = read(_HEAD + "        self.hidden = hidden\n").models
     assert model.total == 5
+
+
+@pytest.mark.parametrize("tail", ["self.", "self.rnn0 = nn."])
+def test_code_cut_after_self_dot_is_named_not_dropped_as_prose(tail: str) -> None:
+    """A last line cut to ``self.`` or ``self.rnn0 = nn.`` was dropped as prose and the rest
+    read as a whole model of 5; it is code that does not parse, named, and the total a bound."""
+    answer = read(_HEAD + f"        {tail}\n")
+    (model,) = answer.models
+    assert model.total is None and model.at_least == 5
+    assert any(note.startswith(f"line 9: `{tail}`") for note in answer.notes), answer.notes

@@ -108,6 +108,8 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
 
 
 _LAYER_CALL = re.compile(r"\b([A-Z]\w*)\s*\(")
+_SELF = re.compile(r"\s*self\.")
+"""A statement that sets an attribute of the module being built: perhaps a layer."""
 _MOST_UNPARSED = 5
 """The most statements named one by one as not read (the rest are counted)."""
 
@@ -118,14 +120,15 @@ def _unparsed_layers(text: str) -> list[str]:
     found = []
     lines = text.split("\n")
     for number, statement in statements(lines):
-        if is_prose(lines[number - 1]) or not any(
-                name in KNOWN for name in _LAYER_CALL.findall(statement)):
+        layer = any(name in KNOWN for name in _LAYER_CALL.findall(statement))
+        if is_prose(lines[number - 1]) or not (layer or _SELF.match(statement)):
             continue
         try:
             ast.parse(statement)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            found.append(f"line {number}: `{clip(statement)}` builds a layer but does not "
-                         "parse: it was not read, and no total is given")
+            what = "builds a layer" if layer else "sets an attribute of a model (a layer?)"
+            found.append(f"line {number}: `{clip(statement)}` {what} but does not parse: it "
+                         "was not read, and no total is given")
     if len(found) > _MOST_UNPARSED:
         found = [*found[:_MOST_UNPARSED],
                  f"and {len(found) - _MOST_UNPARSED:,} more such statements not read"]
