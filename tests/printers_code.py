@@ -349,9 +349,10 @@ def keras_code(plan: KerasPlan, draw: Draw) -> str:
         cell, units, width = plan.decoder
         size = sizes.size(units, "latent_dim")
         lines.append(f"encoder_inputs = {cls('Input')}(shape={shape})")
-        # not yet read by paramcount (left out, reported): `x = encoder_inputs` (a tensor
-        # renamed) and `decoded = LSTM(...)(...)[0]` (one output of a call picked)
         tensor = "encoder_inputs"
+        if chain and draw(st.booleans()):
+            lines.append("x = encoder_inputs")
+            tensor = "x"
         for layer in chain:
             lines.append(f"x = {layer}({tensor})")
             tensor = "x"
@@ -361,8 +362,11 @@ def keras_code(plan: KerasPlan, draw: Draw) -> str:
         lines.append(f"decoder_inputs = {cls('Input')}(shape=(3, "
                      f"{sizes.size(width, 'decoder_features')}))")
         decoder = rnn(cell, size, True, None, ["return_sequences=True", "return_state=True"])
-        lines.append(f"decoded, {', '.join('_' for _ in states.split(', '))} = "
-                     f"{decoder}(decoder_inputs, initial_state=[{states}])")
+        if draw(st.booleans()):
+            lines.append(f"decoded = {decoder}(decoder_inputs, initial_state=[{states}])[0]")
+        else:
+            lines.append(f"decoded, {', '.join('_' for _ in states.split(', '))} = "
+                         f"{decoder}(decoder_inputs, initial_state=[{states}])")
         model = "tf.keras.Model" if imports == "tf.keras" else (
             "Model" if imports == "names" else "keras.Model")
         used.add("Model")

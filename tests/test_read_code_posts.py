@@ -169,4 +169,41 @@ def test_code_cut_after_self_dot_is_named_not_dropped_as_prose(tail: str) -> Non
     answer = read(_HEAD + f"        {tail}\n")
     (model,) = answer.models
     assert model.total is None and model.at_least == 5
-    assert any(note.startswith(f"line 9: `{tail}`") for note in answer.notes), answer.notes
+    assert any(note.startswith(f"line 9: `{tail}` may add a layer") for note in answer.notes), (
+        answer.notes)
+
+
+_FUNCTIONAL = """\
+import tensorflow as tf
+
+encoder_inputs = tf.keras.layers.Input(shape=(4, 1))
+x = encoder_inputs
+x = tf.keras.layers.LayerNormalization()(x)
+_, state_h = tf.keras.layers.SimpleRNN(units=1, return_state=True)(x)
+decoder_inputs = tf.keras.layers.Input(shape=(3, 1))
+decoded = tf.keras.layers.SimpleRNN(1, return_sequences=True, return_state=True)(
+    decoder_inputs, initial_state=[state_h])[0]
+model = tf.keras.Model([encoder_inputs, decoder_inputs],
+                       [tf.keras.layers.Dense(2)(decoded), tf.keras.layers.Dense(1)(state_h)])
+"""
+
+
+def test_functional_code_with_a_renamed_input_and_one_output_picked() -> None:
+    """``x = encoder_inputs`` (a tensor renamed) and ``decoded = SimpleRNN(...)(...)[0]`` (one
+    output picked): the widths were lost (no total) and the decoder not read at all; now one
+    model of every layer: 2 + 3 + 3 + 4 + 2 = 14."""
+    (model,) = read(_FUNCTIONAL).models
+    assert [layer.params for layer in model.layers] == [2, 3, 3, 4, 2]
+    assert model.total == 14
+
+
+def test_keras_code_cut_after_model_dot_is_named() -> None:
+    """``model.`` ending a Sequential's ``model.add`` lines was dropped as prose (a whole
+    model of 5 read); it is named, and the total a bound."""
+    text = ("from keras.layers import Embedding, Input\nfrom keras.models import Sequential\n\n"
+            "model = Sequential()\nmodel.add(Input(shape=(4,)))\nmodel.add(Embedding(5, 1))\n"
+            "model.\n")
+    answer = read(text)
+    (model,) = answer.models
+    assert model.total is None and model.at_least == 5
+    assert any(note.startswith("line 7: `model.` may add") for note in answer.notes)

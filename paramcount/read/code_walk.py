@@ -364,6 +364,12 @@ class _Reader(_Evaluator):
         if name is None:
             self.store_item(target, self.value(value_node, scope.env), scope.env)
             return
+        if isinstance(value_node, ast.Subscript) and _applied(value_node.value):
+            self.functional(name, value_node.value, scope)  # out = LSTM(...)(x)[0]
+            return
+        if isinstance(value_node, ast.Name) and value_node.id in scope.roots and (
+                self.rename(name, value_node.id, scope)):
+            return
         if isinstance(value_node, ast.Call):
             callee = dotted(value_node.func)
             short = (callee or "").rsplit(".", 1)[-1]
@@ -391,6 +397,16 @@ class _Reader(_Evaluator):
                 return
         value = self.value(value_node, scope.env)
         self.assign_value(name, value, scope)
+
+    def rename(self, name: str, tensor: str, scope: _Scope) -> bool:
+        """``x = inputs``: a tensor of a functional graph under another name, as the step that
+        made it applied again (its layer counted once); False where no step made it."""
+        made = next((s for s in reversed(scope.graph_steps) if s.target == tensor), None)
+        if made is None:
+            return False
+        scope.roots[name] = scope.roots[tensor]
+        scope.graph_steps.append(Step(made.call, name, made.source, name, made.sources))
+        return True
 
     def store_item(self, target: ast.expr, value: Any, env: MutableMapping[str, Any]) -> None:
         """``cfg["hidden"] = 512`` on a dict the paste defines."""

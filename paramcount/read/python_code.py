@@ -108,8 +108,9 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
 
 
 _LAYER_CALL = re.compile(r"\b([A-Z]\w*)\s*\(")
-_SELF = re.compile(r"\s*self\.")
-"""A statement that sets an attribute of the module being built: perhaps a layer."""
+_SELF = re.compile(r"\s*(self|model)\.")
+"""A statement on the module being built (``self.x = ...``, ``model.add(...)``): perhaps a
+layer."""
 _MOST_UNPARSED = 5
 """The most statements named one by one as not read (the rest are counted)."""
 
@@ -126,7 +127,7 @@ def _unparsed_layers(text: str) -> list[str]:
         try:
             ast.parse(statement)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            what = "builds a layer" if layer else "sets an attribute of a model (a layer?)"
+            what = "builds a layer" if layer else "may add a layer to a model"
             found.append(f"line {number}: `{clip(statement)}` {what} but does not parse: it "
                          "was not read, and no total is given")
     if len(found) > _MOST_UNPARSED:

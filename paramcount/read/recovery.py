@@ -263,7 +263,7 @@ def _is_code(line: str) -> bool:
         return True
     if stripped.startswith("```") or is_prose(stripped):
         return False
-    if stripped.startswith("self."):  # `self.` or `self.rnn = nn.`: code cut short, not prose
+    if stripped.startswith(("self.", "model.")):  # `self.rnn = nn.`, `model.`: code cut short
         return True
     candidates = [stripped, stripped + " pass", stripped.rstrip(",([{") + "(x)"]
     if _bracket_balance(stripped) > 0:
