@@ -363,7 +363,9 @@ def check_post(post: Post, score: Score, label: str = "composed posts") -> Answe
     :func:`tests.printers.score_layer` scores it); a whole post claims no total that is not
     one of theirs and no disagreement (their counts are all true); a post with a crop may
     claim a total that is none of theirs (a line cut from the middle of a printout leaves no
-    trace in it) only where the answer says its printouts differ. Each true recurrent layer is
+    trace in it) only where the answer says its printouts differ. Code is held to the same
+    (its total is its paste's truth, a cut statement in it yields a bound, never a whole total),
+    and code read without a total says why. Each true recurrent layer is
     scored exact or ambiguous where found; of a cropped paste, partial where not (the crop is
     what lost it); wrong otherwise."""
     cropped = any(post.cropped)
@@ -391,6 +393,10 @@ def check_post(post: Post, score: Score, label: str = "composed posts") -> Answe
                 f"{post.how}: total {model.total:,} of {model.name}, truly {sorted(totals)}, "
                 f"and no disagreement said\n{post.text}")
     assert cropped or not answer.disagreements, (post.how, answer.disagreements, post.text)
+    for model in answer.models:  # code not counted whole says why
+        assert model.source != "code" or model.total is not None or model.notes or any(
+            layer.missing or layer.notes for layer in model.layers) or answer.notes, (
+            f"{post.how}: code model {model.name} has no total and no word why\n{post.text}")
     for paste, cut in zip(post.parts, post.cropped, strict=True):
         for spec in paste.truth.specs:
             if any(layer.spec is not None and same(layer.spec, spec) for layer in claimed):

@@ -207,3 +207,16 @@ def test_keras_code_cut_after_model_dot_is_named() -> None:
     (model,) = answer.models
     assert model.total is None and model.at_least == 5
     assert any(note.startswith("line 7: `model.` may add") for note in answer.notes)
+
+
+@pytest.mark.parametrize("cut", ["_, state_h =", "_, state_h = tf."])
+def test_functional_code_cut_after_an_equals_sign_is_named(cut: str) -> None:
+    """A functional graph cut at ``_, state_h =`` (or ``= tf.``) was read as a whole model of
+    2 (the cut line is no layer call, or was dropped as prose); the line is named, and no total
+    is claimed."""
+    text = ("import tensorflow as tf\n\nencoder_inputs = tf.keras.layers.Input(shape=(4, 1))\n"
+            f"x = tf.keras.layers.Dense(1)(encoder_inputs)\n{cut}\n")
+    answer = read(text)
+    (model,) = answer.models
+    assert model.total is None and model.at_least == 2
+    assert any(note.startswith(f"line 5: `{cut}`") for note in answer.notes)

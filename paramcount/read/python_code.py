@@ -111,6 +111,9 @@ _LAYER_CALL = re.compile(r"\b([A-Z]\w*)\s*\(")
 _SELF = re.compile(r"\s*(self|model)\.")
 """A statement on the module being built (``self.x = ...``, ``model.add(...)``): perhaps a
 layer."""
+_CUT = re.compile(r"[=(\[,.]\s*$")
+"""A statement that ends where its code must go on (``_, h =``): cut short, it may have
+built a layer."""
 _MOST_UNPARSED = 5
 """The most statements named one by one as not read (the rest are counted)."""
 
@@ -122,7 +125,8 @@ def _unparsed_layers(text: str) -> list[str]:
     lines = text.split("\n")
     for number, statement in statements(lines):
         layer = any(name in KNOWN for name in _LAYER_CALL.findall(statement))
-        if is_prose(lines[number - 1]) or not (layer or _SELF.match(statement)):
+        if is_prose(lines[number - 1]) or not (
+                layer or _SELF.match(statement) or _CUT.search(statement)):
             continue
         try:
             ast.parse(statement)
