@@ -241,7 +241,7 @@ def exec_torch(code: str) -> Any:
 
     namespace: dict[str, Any] = {"__name__": "generated_torch_code"}
     torch.manual_seed(0)
-    exec(compile(code, "<generated torch code>", "exec"), namespace)
+    exec(compile(code, "<generated torch code>", "exec"), namespace)  # our code, not a paste
     return namespace["model"]
 
 
@@ -417,7 +417,7 @@ def exec_keras(code: str) -> Any:
     namespace: dict[str, Any] = {"__name__": "generated_keras_code"}  # on every run
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        exec(compile(code, "<generated Keras code>", "exec"), namespace)
+        exec(compile(code, "<generated Keras code>", "exec"), namespace)  # ours, not a paste
     return namespace["model"]
 
 
