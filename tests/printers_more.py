@@ -8,6 +8,7 @@ Used by ``tests/test_read_printers_more.py`` and ``benchmarks/read_accuracy.py``
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
 import random
@@ -262,9 +263,10 @@ CROPS = ("top", "bottom", "middle")
 UNFRAMED = ("named_parameters()", "state_dict()", "parameters() shapes")
 """Dumps with no header, footer or closing line: a cut in them leaves no trace to find, so
 they are composed whole."""
-UNCHECKED = ("print(model)",)
-"""Printouts with no count to check their lines against: whole lines cut from the middle leave
-the printout of a smaller model, so they are cropped at the top or bottom only."""
+UNCHECKED = ("print(model)", "code (torch)", "code (Keras)")
+"""Printouts (and code) with no count to check their lines against: whole lines cut from the
+middle leave the printout (or code) of a smaller model, so they are cropped at the top or
+bottom only."""
 
 
 @dataclass(frozen=True)
@@ -294,6 +296,31 @@ def crop(text: str, where: str, rng: random.Random) -> str:
     return "\n".join(kept) + "\n"
 
 
+def cut_code(text: str, where: str, rng: random.Random) -> str:
+    """Code cut as posts cut it: its first lines lost (at least one, never all), or its end
+    lost in the middle of a statement (a line after the first cut inside its text, where what
+    is left of it does not parse: ``x = Dense(`` and not ``x``, a whole statement of its own)."""
+    if where == "top":
+        return crop(text, where, rng)
+    lines = text.rstrip("\n").split("\n")
+    cuts = [(i, cut) for i, line in enumerate(lines) if i and len(line.strip()) > 1
+            for cut in range(len(line) - len(line.lstrip()) + 1, len(line))
+            if not _parses(line[:cut].strip())]
+    if not cuts:
+        return text
+    at, cut = rng.choice(cuts)
+    return "\n".join([*lines[:at], lines[at][:cut]]) + "\n"
+
+
+def _parses(line: str) -> bool:
+    """Whether a line is a statement of its own."""
+    try:
+        ast.parse(line)
+    except SyntaxError:
+        return False
+    return True
+
+
 def compose(pastes: Sequence[Paste], rng: random.Random) -> Post:
     """The pastes composed as a post: prose around them, some fenced, perhaps cropped, the
     whole perhaps with CRLF line ends, tabs for indentation, or indentation lost."""
@@ -307,7 +334,7 @@ def compose(pastes: Sequence[Paste], rng: random.Random) -> Post:
         cut = rng.random() < 0.3 and paste.printer not in UNFRAMED
         if cut:
             where = rng.choice(CROPS[:2] if paste.printer in UNCHECKED else CROPS)
-            text = crop(text, where, rng)
+            text = (cut_code if paste.printer.startswith("code") else crop)(text, where, rng)
             cut = text != paste.text
             how.append(f"crop {where}" if cut else "")
         cropped.append(cut)
@@ -336,7 +363,9 @@ def check_post(post: Post, score: Score, label: str = "composed posts") -> Answe
     :func:`tests.printers.score_layer` scores it); a whole post claims no total that is not
     one of theirs and no disagreement (their counts are all true); a post with a crop may
     claim a total that is none of theirs (a line cut from the middle of a printout leaves no
-    trace in it) only where the answer says its printouts differ. Each true recurrent layer is
+    trace in it) only where the answer says its printouts differ. Code is held to the same
+    (its total is its paste's truth, a cut statement in it yields a bound, never a whole total),
+    and code read without a total says why. Each true recurrent layer is
     scored exact or ambiguous where found; of a cropped paste, partial where not (the crop is
     what lost it); wrong otherwise."""
     cropped = any(post.cropped)
@@ -359,11 +388,15 @@ def check_post(post: Post, score: Score, label: str = "composed posts") -> Answe
             f"{post.how}: claimed {conventions.describe(layer.spec)}, none of "
             f"{[conventions.describe(s) for s in specs]}\n{post.text}")
     for model in answer.models:
-        if model.total is not None and model.source != "code" and model.total not in totals:
+        if model.total is not None and model.total not in totals:
             assert cropped and answer.disagreements, (
                 f"{post.how}: total {model.total:,} of {model.name}, truly {sorted(totals)}, "
                 f"and no disagreement said\n{post.text}")
     assert cropped or not answer.disagreements, (post.how, answer.disagreements, post.text)
+    for model in answer.models:  # code not counted whole says why
+        assert model.source != "code" or model.total is not None or model.notes or any(
+            layer.missing or layer.notes for layer in model.layers) or answer.notes, (
+            f"{post.how}: code model {model.name} has no total and no word why\n{post.text}")
     for paste, cut in zip(post.parts, post.cropped, strict=True):
         for spec in paste.truth.specs:
             if any(layer.spec is not None and same(layer.spec, spec) for layer in claimed):

@@ -410,6 +410,12 @@ class _Reader(_Accountant):
         if name is None:
             self.store_item(target, self.value(value_node, scope.env), scope.env)
             return
+        if isinstance(value_node, ast.Subscript) and _applied(value_node.value):
+            self.functional(name, value_node.value, scope)  # out = LSTM(...)(x)[0]
+            return
+        if isinstance(value_node, ast.Name) and value_node.id in scope.roots and (
+                self.rename(name, value_node.id, scope)):
+            return
         if isinstance(value_node, ast.Call):
             callee = dotted(value_node.func)
             short = (callee or "").rsplit(".", 1)[-1]
@@ -443,6 +449,16 @@ class _Reader(_Accountant):
                 return
         value = self.value(value_node, scope.env)
         self.assign_value(name, value, scope)
+
+    def rename(self, name: str, tensor: str, scope: _Scope) -> bool:
+        """``x = inputs``: a tensor of a functional graph under another name, as the step that
+        made it applied again (its layer counted once); False where no step made it."""
+        made = next((s for s in reversed(scope.graph_steps) if s.target == tensor), None)
+        if made is None:
+            return False
+        scope.roots[name] = scope.roots[tensor]
+        scope.graph_steps.append(Step(made.call, name, made.source, name, made.sources))
+        return True
 
     def store_item(self, target: ast.expr, value: Any, env: MutableMapping[str, Any]) -> None:
         """``cfg["hidden"] = 512`` on a dict the paste defines."""
@@ -694,7 +710,10 @@ class _Reader(_Accountant):
                                      tuple(steps), (
                 f"line {line}: {scope.prefix.rstrip('.')}() returns {call.name}(...)",
                 *notes), account))
+        inside = self.inside_class(scope)
         for name, steps in scope.sequentials.items():
+            if name in inside:
+                continue
             owner = f"seq:{name}"
             self.blocks.append(Block(scope.prefix + name, "sequential", scope.seq_lines[name],
                                      tuple(steps), tuple(scope.notes), _account(
@@ -716,7 +735,7 @@ class _Reader(_Accountant):
                                      tuple(steps), tuple(scope.notes),
                                      accounts[name, line] + _account((), scope.unread)))
         for name, call in scope.loose.items():
-            if name in scope.used or call.name in ("Input", "InputLayer"):
+            if name in scope.used or call.name in ("Input", "InputLayer") or name in inside:
                 continue
             if call.unresolved is not None and scope.prefix:
                 continue  # scores = model(x): a value a function is handed, applied to data
@@ -731,6 +750,31 @@ class _Reader(_Accountant):
                                      (Step(call, name),), tuple(scope.notes), made))
         if len(self.blocks) > built or not scope.prefix:  # a function that builds nothing
             self.notes += [n for n in scope.notes if n not in self.notes]  # has no say
+
+    def inside_class(self, scope: _Scope) -> set[str]:
+        """Layers (and ``nn.Sequential`` s) assigned to ``self.x`` outside any class (the paste
+        starts inside one: its ``class`` line, and perhaps layers above, not in it) read as one
+        model whose total is only a bound, cut off above its first; the names so read."""
+        inside: list[tuple[int, str, list[Step]]] = [
+            (call.line, name, [Step(call, name[5:])]) for name, call in scope.loose.items()
+            if name.startswith("self.") and name not in scope.used
+            and call.name not in ("Input", "InputLayer")]
+        inside += [(scope.seq_lines[name], name,
+                    [Step(s.call, f"{name[5:]}.{s.attribute}") for s in steps])
+                   for name, steps in scope.sequentials.items() if name.startswith("self.")]
+        if not inside:
+            return set()
+        inside.sort()
+        first = inside[0][0]
+        claimed = {line for _, name, _ in inside for owner in (f"loose:{name}", f"seq:{name}")
+                   for line in scope.claims.get(owner, ())}
+        account = Accounting(frozenset(claimed | {first}), (), (
+            f"the code starts inside a class: its `class` line and what came before line "
+            f"{first} are not in the paste",))
+        steps = tuple(step for _, _, steps in inside for step in steps)
+        self.blocks.append(Block(scope.prefix + "self", "module", first, steps,
+                                 tuple(scope.notes), account))
+        return {name for _, name, _ in inside}
 
     # -- classes ------------------------------------------------------------------------------
 
@@ -817,8 +861,15 @@ class _Reader(_Accountant):
                     self.lose(scope, node.lineno, f"{callee or 'the call'}(...) may build a "
                               "module the paste does not show: its parameters are not "
                               "counted")
+                elif name.startswith("self.") and not isinstance(
+                        value, (int, float, str, bool, Call)) and self.cut_short(node):
+                    self.lose(scope, node.lineno, "it ends the code, perhaps cut short: what "
+                              "it builds is not known")
                 elif name.startswith("self."):
                     self.attach(name.removeprefix("self."), value, scope, steps, prefix)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, (ast.Name, ast.Attribute)):
+            self.lose(scope, node.lineno, "alone it does nothing, as a line cut short leaves: "
+                      "what it was to build is not known")
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and (
                 base := self.base_init(node.value, scope)) is not None:
             args = self.arguments(node.value.args, scope.env)
@@ -879,6 +930,13 @@ class _Reader(_Accountant):
         if len(steps) > before or self.builds([*body, *(others or [])]):
             steps[before:] = [replace(s, conditional=True) for s in steps[before:]]
             self.lose(scope, node.lineno, reason)
+
+    def cut_short(self, node: ast.stmt) -> bool:
+        """Whether an ``__init__`` assignment of a bare name or attribute (``self.rnn =
+        nn.GR``) is the last line of the code, where a cut leaves a statement short."""
+        last = max((n for n, line in enumerate(self.lines, 1) if line.strip()), default=0)
+        return isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(
+            node.value, (ast.Name, ast.Attribute)) and node.end_lineno == last
 
     def base_init(self, call: ast.Call, scope: _Scope) -> _Class | None:
         """The class of the paste whose ``__init__`` this call runs: ``super().__init__(...)``

@@ -114,8 +114,12 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
 
 
 _LAYER_CALL = re.compile(r"\b([A-Z]\w*)\s*\(")
-
-
+_SELF = re.compile(r"\s*(self|model)\.")
+"""A statement on the module being built (``self.x = ...``, ``model.add(...)``): perhaps a
+layer."""
+_CUT = re.compile(r"[=(\[,.]\s*$")
+"""A statement that ends where its code must go on (``_, h =``): cut short, it may have
+built a layer."""
 _MOST_UNPARSED = 5
 """The most statements named one by one in the notes where no model was read."""
 
@@ -126,15 +130,16 @@ def _unparsed_layers(text: str) -> list[Unread]:
     found = []
     lines = text.split("\n")
     for number, statement in statements(lines):
-        if is_prose(lines[number - 1]) or not any(
-                name in KNOWN for name in _LAYER_CALL.findall(statement)):
+        layer = any(name in KNOWN for name in _LAYER_CALL.findall(statement))
+        if is_prose(lines[number - 1]) or not (
+                layer or _SELF.match(statement) or _CUT.search(statement)):
             continue
         try:
             ast.parse(statement)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
+            what = "it builds a layer" if layer else "it may add a layer to a model"
             found.append(Unread(number, lines[number - 1],
-                                "it builds a layer, but paramcount could not parse it on its "
-                                "own"))
+                                f"{what}, but paramcount could not parse it on its own"))
     return found
 
 

@@ -263,7 +263,11 @@ def _is_code(line: str) -> bool:
         return True
     if stripped.startswith("```") or is_prose(stripped):
         return False
+    if stripped.startswith(("self.", "model.")):  # `self.rnn = nn.`, `model.`: code cut short
+        return True
     candidates = [stripped, stripped + " pass", stripped.rstrip(",([{") + "(x)"]
+    if "=" in stripped and stripped.endswith("."):  # `h = tf.`: an assignment cut short
+        candidates.append(stripped[:-1] + "(x)")
     if _bracket_balance(stripped) > 0:
         return True
     if _bracket_balance(stripped) < 0 or re.match(r"^[\])}]", stripped):
