@@ -1,7 +1,8 @@
 """Shape dumps: ``named_parameters()``, state dicts and Keras weight lists, one tensor a line.
 
-``name torch.Size([512, 32])``, ``('name', torch.Size(...))``, ``name: (28, 256)``, a line of
-dashes between models; or bare ``torch.Size([...])`` lines from ``model.parameters()``, named
+``name torch.Size([512, 32])``, ``('name', torch.Size(...))``, ``name: (28, 256)``,
+TensorFlow's ``<tf.Variable 'name:0' shape=(28, 256) dtype=float32>``, a line of dashes between
+models; or bare ``torch.Size([...])`` lines from ``model.parameters()``, named
 in torch's order where they form recurrent layers.
 """
 
@@ -18,6 +19,28 @@ _DUMP = re.compile(
     r"""^\s*+\(?\s*+['"]?(?P<name>[A-Za-z_][\w./:\-\[\]]*?)['"]?(?>\s*+[,:=]\s*+|\s++)(?P<shape>
         torch\.Size\(\[[\d,\s]*+\]\)|TensorShape\(\[[\d,\s]*+\]\)|\([\d,\s]*+\)|\[[\d,\s]*+\])
         \s*+\)?\s*+,?\s*+$""", re.X)
+_VARIABLE = re.compile(r"^\s*+\[?<(?:tf\.|Keras)?Variable\b(?=.*?\bshape=\()(?P<rest>.*)")
+"""A framework's repr of a variable: TensorFlow's ``<tf.Variable 'rnn/lstm_cell/kernel:0'
+shape=(138, 512) dtype=float32_ref>`` (TF 1.x, a ``tf.trainable_variables()`` loop; TF 2 adds
+``numpy=array(...`` over the next lines), Keras 3's ``<Variable path=lstm/lstm_cell/kernel,
+shape=(3, 16), dtype=float32, value=[[...`` (``<KerasVariable shape=..., path=...>`` before
+3.4): its values, where printed, run on to the line that ends in ``>``."""
+_VARIABLE_NAME = re.compile(r"'(?P<quoted>[^'\s]{1,300})'|\bpath=(?P<path>[^\s,>]{1,300})")
+_VARIABLE_SHAPE = re.compile(r"\bshape=(?P<shape>\([\d,\s]*+\))")
+
+
+def _variable(line: str) -> tuple[str, str] | None:
+    """A variable's repr on its first line: (name, shape), None where it is none."""
+    found = _VARIABLE.match(line)
+    if found is None:
+        return None
+    head = found.group("rest").split("value=")[0].split("numpy=")[0]
+    name, shape = _VARIABLE_NAME.search(head), _VARIABLE_SHAPE.search(head)
+    if name is None or shape is None:
+        return None
+    return name.group("quoted") or name.group("path"), shape.group("shape")
+
+
 _BARE = re.compile(r"^\s*+torch\.Size\(\[(?P<dims>[\d,\s]*+)\]\)\s*+,?\s*+$")
 
 
@@ -34,31 +57,43 @@ def read_named(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     tensors: list[NamedTensor] = []
     numbers: list[int] = []
     skipped: list[Unread] = []
+    cropped: list[str] = []
     index = start
-    while index < len(lines):
+    while index < len(lines) and not cropped:
         match = _DUMP.match(lines[index])
-        if match is None:
-            after = _DUMP.match(lines[index + 1]) if index + 1 < len(lines) else None
-            if not lines[index].strip() and after is not None and re.sub(
-                    r":0$", "", after.group("name")) not in {t.name for t in tensors}:
+        variable = _variable(lines[index]) if match is None else None
+        at = index
+        if variable is not None:
+            while index + 1 < len(lines) and not lines[index].rstrip().endswith(">"):
+                index += 1  # its values, read past: only its shape counts
+            if not lines[index].rstrip().endswith(">"):
+                cropped.append(f"the values of line {at + 1}'s variable have no closing `>`")
+        elif match is None:
+            following = lines[index + 1] if index + 1 < len(lines) else ""
+            after = _DUMP.match(following)
+            again = after.group("name") if after else (_variable(following) or ("", ""))[0]
+            if not lines[index].strip() and again and re.sub(
+                    r":0$", "", again) not in {t.name for t in tensors}:
                 index += 1  # a blank line inside one dump; a name read again starts another
                 continue
             break
-        dims = _dims(match.group("shape"))
+        named, shape = variable if variable is not None else (
+            match.group("name"), match.group("shape")) if match is not None else ("", "")
+        dims = _dims(shape)
         if dims is None:
             break
-        name = re.sub(r":0$", "", match.group("name"))
+        name = re.sub(r":0$", "", named)
         if re.search(r"[A-Za-z]", name) and not re.fullmatch(r"torch\.Size|TensorShape", name):
             tensors.append(NamedTensor(name, dims))
-            numbers.append(index + 1)
+            numbers.append(at + 1)
         else:
-            skipped.append(Unread(index + 1, lines[index], "a shape without a tensor's name"))
+            skipped.append(Unread(at + 1, lines[at], "a shape without a tensor's name"))
         index += 1
     if len(tensors) < 2 and not (tensors and re.search(r"weight|kernel|bias", tensors[0].name)):
         return None
     return Printout("shapes", "tensors", start + 1, index, tensors=tuple(tensors),
-                    tensor_lines=tuple(numbers), accounting=Accounting.span(start + 1, index,
-                                                                            skipped)), index
+                    tensor_lines=tuple(numbers), accounting=Accounting.span(
+                        start + 1, index, skipped, cropped)), index
 
 
 def read_bare(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
@@ -164,4 +199,4 @@ def _depth(sizes: Sequence[tuple[int, ...]], index: int, roles: tuple[str, ...],
 
 def is_dump(line: str) -> bool:
     """Whether ``line`` reads as one ``name shape`` line of a dump."""
-    return _DUMP.match(line) is not None
+    return _DUMP.match(line) is not None or _variable(line) is not None

@@ -1,0 +1,133 @@
+"""``paramcount read`` on printed variables: ``print(v)`` for each of a model's weights, as posts
+show them. TensorFlow 1.x's ``<tf.Variable 'rnn/lstm_cell/kernel:0' shape=(26, 64)
+dtype=float32>`` (a ``tf.trainable_variables()`` loop, made here by TensorFlow's own graph mode
+through tf-keras), TF 2's eager ``<tf.Variable ... numpy=array(...`` whose values run on over
+the next lines (tf-keras), and Keras 3's ``<Variable path=..., shape=..., value=[[...`` — each
+printed by the real framework for random models and read back: every recurrent layer exact,
+the total the framework's own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import warnings
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from paramcount.engine.spec import Cell, MergeMode
+from paramcount.read.pipeline import read
+from tests.conftest import have
+from tests.printers import KerasPlan, Paste, Score, build_keras, check, keras_plans
+
+pytestmark = [pytest.mark.keras,
+              pytest.mark.skipif(not (have("keras") and have("tensorflow") and have("tf_keras")),
+                                 reason="needs keras 3, tensorflow and tf-keras")]
+
+_TF1 = r"""
+import json, os, sys
+os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+import tensorflow as tf
+tf.compat.v1.disable_eager_execution()
+rnn_cell = tf.compat.v1.nn.rnn_cell
+out = []
+for kind, width, hidden, layers, bidirectional in json.loads(sys.argv[1]):
+    with tf.Graph().as_default():
+        x = tf.compat.v1.placeholder(tf.float32, (None, 5, width))
+        make = {"lstm": rnn_cell.LSTMCell, "gru": rnn_cell.GRUCell, "rnn": rnn_cell.BasicRNNCell}
+        def cell():
+            cells = [make[kind](hidden) for _ in range(layers)]
+            return cells[0] if layers == 1 else rnn_cell.MultiRNNCell(cells)
+        if bidirectional:
+            tf.compat.v1.nn.bidirectional_dynamic_rnn(cell(), cell(), x, dtype=tf.float32)
+        else:
+            tf.compat.v1.nn.dynamic_rnn(cell(), x, dtype=tf.float32)
+        variables = tf.compat.v1.trainable_variables()
+        out.append({"text": "\n".join(repr(v) for v in variables),
+                    "total": int(sum(v.shape.num_elements() for v in variables))})
+print(json.dumps(out))
+"""
+
+
+def test_tensorflow1_graph_variables_are_read() -> None:
+    """Random ``dynamic_rnn`` / ``bidirectional_dynamic_rnn`` graphs of LSTM, GRU and basic RNN
+    cells (stacked in a ``MultiRNNCell`` or alone), their ``tf.trainable_variables()`` printed
+    by TensorFlow 1.x's graph mode: the total TensorFlow's own, each one-direction stack read as
+    the configuration built."""
+    rng = random.Random(29)
+    cases = [(rng.choice(["lstm", "gru", "rnn"]), rng.randint(1, 12), rng.randint(1, 12),
+              rng.randint(1, 3), rng.random() < 0.4) for _ in range(12)]
+    made = subprocess.run([sys.executable, "-c", _TF1, json.dumps(cases)], capture_output=True,
+                          text=True, timeout=300, check=True,
+                          env={**os.environ, "TF_USE_LEGACY_KERAS": "1"})
+    for (kind, width, hidden, layers, bidirectional), printed in zip(
+            cases, json.loads(made.stdout.strip().splitlines()[-1]), strict=True):
+        answer = read(printed["text"])
+        (model,) = answer.models
+        assert model.total == printed["total"], printed["text"]
+        assert model.accounting.whole and not answer.disagreements
+        if not bidirectional:
+            (layer,) = model.layers
+            assert layer.spec is not None
+            assert (layer.spec.cell, layer.spec.input_size, layer.spec.hidden_size,
+                    layer.spec.num_layers) == (Cell(kind), width, hidden, layers), printed["text"]
+
+
+@pytest.fixture(scope="module")
+def eras() -> Iterator[dict[int, Any]]:
+    """Keras 3 and Keras 2 (tf-keras), imported once, quietly."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import keras
+        import tf_keras
+    yield {3: keras, 2: tf_keras}
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(plan=keras_plans(), era=st.sampled_from([2, 3]))
+def test_keras_weights_printed_one_by_one_are_read(eras: dict[int, Any], plan: KerasPlan,
+                                                   era: int) -> None:
+    """``for w in model.weights: print(w)`` of random Keras models: Keras 3's ``<Variable
+    path=...`` and tf-keras' eager ``<tf.Variable ... numpy=`` with their values over many
+    lines; every recurrent layer exact or honestly ambiguous, the total ``count_params()``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            model, truth = build_keras(eras[era], plan)
+        except ValueError as error:
+            if "single output tensor" in str(error):
+                return  # tf-keras' Sequential refuses a layer with two outputs
+            raise
+    text = "\n".join(repr(weight) for weight in model.weights) + "\n"
+    assert ("<tf.Variable '" if era == 2 else "<Variable path=") in text
+    # a Bidirectional's merge_mode is not in its weights: the reading says so, and shows the
+    # default (every mode holds the same tensors)
+    shown = tuple(spec.replace(merge_modes=(MergeMode.CONCAT,)) if spec.merge_modes else spec
+                  for spec in truth.specs)
+    score = Score()
+    answer = check(Paste(f"keras{era} weights", text, replace(truth, specs=shown)), score)
+    assert not score.wrong, score.wrong[0]
+    if shown != truth.specs:
+        assert any("merge_mode is not stored in the weights" in note
+                   for _, layer in answer.recurrent for note in layer.notes)
+
+
+def test_a_variable_cut_in_its_values_is_counted_and_the_dump_a_crop() -> None:
+    """A dump whose last variable's values are cut before their closing ``>``: its shape,
+    printed whole on its first line, is counted, and the dump is named cut off."""
+    text = ("<tf.Variable 'lstm/lstm_cell/kernel:0' shape=(3, 16) dtype=float32, numpy=\n"
+            "array([[0., 0.],\n       [0., 0.]], dtype=float32)>\n"
+            "<tf.Variable 'lstm/lstm_cell/recurrent_kernel:0' shape=(4, 16) dtype=float32, "
+            "numpy=\narray([[0., 0.],\n")
+    (model,) = read(text).models
+    assert model.total is None and model.at_least == 3 * 16 + 4 * 16
+    assert "no closing `>`" in model.bound
