@@ -190,6 +190,34 @@ def test_flax_tabulate_cut_is_not_summed() -> None:
     assert model.total is None and model.accounting.cropped
 
 
+def _without_rows(text: str, first: str, last: str) -> str:
+    """``text`` without the table's lines from the row whose path starts ``first`` up to the
+    row whose path starts ``last`` (not included), colour codes ignored in the search."""
+    import re
+
+    lines = text.split("\n")
+    plain = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in lines]
+    start = next(i for i, line in enumerate(plain) if line.startswith(f"│ {first}"))
+    stop = next(i for i, line in enumerate(plain) if line.startswith(f"│ {last}"))
+    return "\n".join(lines[:start] + lines[stop:])
+
+
+@pytest.mark.parametrize(("first", "last"), [("GRUCell_0/ir", "GRUCell_0/in"),
+                                             ("RNN_1", "Dense_0")],
+                         ids=["first direction's gates cut", "second direction cut"])
+def test_flax_bidirectional_with_one_direction_cut_claims_nothing(first: str, last: str) -> None:
+    """A Bidirectional whose one direction's rows are cut from the middle of the table is not
+    claimed as the other direction alone (a unidirectional layer it is not): no configuration,
+    the direction read named, no total."""
+    pytest.importorskip("flax")
+    paste = flax_paste(FlaxPlan(5, (("bidir", "GRUCell", 5), ("dense", "", 3)), 80))
+    answer = read(_without_rows(paste.text, first, last))
+    (model,) = [m for m in answer.models if m.source == "flax-tabulate"]
+    assert not [layer for layer in model.layers if layer.spec is not None]
+    assert any("one direction read" in note for layer in model.layers for note in layer.notes)
+    assert model.total is None and not model.accounting.whole
+
+
 # -- Hugging Face -------------------------------------------------------------------------------
 
 FAMILY_CASES = [
@@ -228,6 +256,25 @@ def test_family_repr_cut_at_the_bottom_is_not_counted() -> None:
     cut = "\n".join(paste.text.split("\n")[:8]) + "\n"
     models = [m for m in read(cut).models if m.source == "repr"]
     assert models and all(m.total is None for m in models)
+
+
+@pytest.mark.parametrize("style", ["tabs", "flush"])
+@pytest.mark.parametrize(("family", "values"), FAMILY_CASES, ids=[c[0] for c in FAMILY_CASES])
+def test_family_repr_with_tabs_or_indentation_lost(family: str, values: dict[str, Any],
+                                                   style: str) -> None:
+    """A family repr whose indentation became tabs (four spaces each, the rest kept) or was
+    lost reads as the repr itself does: its nesting is in its brackets."""
+    import re
+
+    pytest.importorskip("transformers")
+    paste = hf_paste(family, values)
+    if style == "tabs":
+        text = re.sub(r"(?m)^((?:    )+)", lambda m: "\t" * (len(m.group(1)) // 4), paste.text)
+    else:
+        text = "\n".join(line.lstrip() for line in paste.text.split("\n"))
+    (plain,) = [m.layers[0] for m in read(paste.text).models if m.source == "repr"]
+    (layer,) = [m.layers[0] for m in read(text).models if m.source == "repr"]
+    assert (layer.params, layer.notes) == (plain.params, plain.notes)
 
 
 # -- random models ------------------------------------------------------------------------------
