@@ -15,7 +15,16 @@ from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.read.lightning import human, interval
 from paramcount.read.pipeline import read
 from paramcount.read.solve import same_configuration as same
-from tests.printers import Paste, Score, TorchPlan, Truth, check, torch_pastes, torch_plans
+from tests.printers import (
+    Paste,
+    Score,
+    TorchPlan,
+    Truth,
+    build_torch,
+    check,
+    torch_pastes,
+    torch_plans,
+)
 from tests.printers_more import (
     FlaxPlan,
     check_post,
@@ -345,3 +354,26 @@ def test_two_dumps_of_one_model_in_a_row_are_two_printouts() -> None:
     totals = [m.total for m in answer.models if m.source == "shapes"]
     assert totals == [380, 380]
     assert not answer.disagreements
+
+
+def test_keras_model_and_its_torch_port_are_not_one_model() -> None:
+    """"My Keras model" (its Keras 3 summary) and "my PyTorch port" (``print(model)`` of a
+    torch model with other sizes): alike layer classes, but a Keras summary never shows a
+    torch model, so no disagreement is claimed; each is counted as printed."""
+    pytest.importorskip("keras")
+    from tests.printers import KerasPlan, build_keras, keras_text, quiet_tensorflow
+
+    quiet_tensorflow()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import keras
+
+        model, truth = build_keras(keras, KerasPlan(False, 20, 8, (
+            ("rnn", (Cell.LSTM, 16, True, None, None)), ("dense", 4))))
+        summary = keras_text(model, 3)
+    net, port, _ = build_torch(TorchPlan(20, 8, (("rnn", LayerSpec(Cell.LSTM, 8, 12)),
+                                                 ("linear", 4)), (True,)))
+    answer = read(f"My Keras model:\n{summary}\nand my PyTorch port:\n{net}\n")
+    assert not answer.disagreements
+    totals = {m.source: m.total for m in answer.models}
+    assert totals == {"keras-summary": truth.total, "repr": port.total}
