@@ -134,6 +134,18 @@ def test_lightning_table_cut_before_its_totals_is_a_crop() -> None:
     assert model.accounting.cropped
 
 
+def test_lightning_rows_cut_from_the_middle_are_named() -> None:
+    """Lightning rows cut from the middle of the table (the totals kept): the rows left add
+    up to less than its Total params, so the table is named cut and no total is claimed."""
+    net, example = _net()
+    lines = lightning_text(net, example, False, 1, sizes=True).split("\n")
+    kept = [line for line in lines if not line.startswith(("1 | lstm", "2 | gru"))]
+    assert len(kept) == len(lines) - 2
+    (model,) = [m for m in read("\n".join(kept)).models if m.source == "lightning"]
+    assert model.total is None
+    assert any("a row is missing" in c for c in model.accounting.cropped)
+
+
 # -- pytorch-model-summary ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("style", ["default", "show_input", "show_hierarchical"])
