@@ -347,7 +347,7 @@ def family(paste: Paste) -> bool:
     return paste.printer.startswith("Hugging Face repr")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Post:
     """A composed post: its text, the pastes in it (whole or cropped), and how it was made."""
 
@@ -359,6 +359,12 @@ class Post:
     """Each paste's first and last line in the post (1-based)."""
     models: tuple[int, ...] = ()
     """Which model each paste prints: pastes of one model share a number."""
+
+    def __repr__(self) -> str:
+        """How it was made, short (the text is in the failure's message)."""
+        printers = ", ".join(f"{p.printer} (model {m})" for p, m in zip(
+            self.parts, self.models, strict=True))
+        return f"Post({printers}; {self.how})"
 
     def span_of(self, line: int | None) -> int | None:
         """The index of the paste holding ``line``, or None (prose, a fence, no line)."""
@@ -432,16 +438,22 @@ def compose(pastes: Sequence[Paste], rng: random.Random, models: Sequence[int] =
 
 
 @st.composite
-def posts(draw: st.DrawFn, makers: Sequence[str] = tuple(MAKERS), most: int = 2) -> Post:
+def posts(draw: st.DrawFn, makers: Sequence[str] = tuple(MAKERS), least: int = 1,
+          most: int = 2) -> Post:
     """A post of the real printers' pastes: one model's one to three printouts, or the
-    printouts of up to ``most`` different models (drawn from ``makers``: a Keras model and its
-    torch port, a family repr beside a torch summary), in a row or interleaved, composed by
-    :func:`compose`."""
+    printouts of ``least`` to ``most`` different models (each drawn from ``makers``: a Keras
+    model and its torch port, a family repr beside a torch summary), in a row or interleaved,
+    composed by :func:`compose`."""
     rng = draw(st.randoms(use_true_random=False))
-    count = draw(st.integers(1, most))
+    count = draw(st.integers(least, most))
     chosen: list[tuple[int, Paste]] = []
     for index in range(count):
-        made = MAKERS[draw(st.sampled_from(list(makers)))](draw)
+        maker = MAKERS[draw(st.sampled_from(list(makers)))]
+        state = random.getstate()  # frameworks that seed the global random while building
+        with warnings.catch_warnings():  # the frameworks' own, while they build and print
+            warnings.simplefilter("ignore")
+            made = maker(draw)
+        random.setstate(state)
         if not made:
             continue
         k = min(len(made), rng.choice([1, 2, 3] if count == 1 else [1, 1, 2]))

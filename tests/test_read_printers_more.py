@@ -3,18 +3,18 @@ family reprs, each printed by the real printer at test time; and on posts compos
 
 from __future__ import annotations
 
-import random
 import warnings
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.read.lightning import human, interval
 from paramcount.read.pipeline import read
 from paramcount.read.solve import same_configuration as same
+from tests.conftest import have
 from tests.printers import (
     Paste,
     Score,
@@ -22,18 +22,18 @@ from tests.printers import (
     Truth,
     build_torch,
     check,
-    torch_pastes,
     torch_plans,
 )
 from tests.printers_more import (
     FlaxPlan,
+    Post,
     check_post,
-    compose,
     flax_paste,
     hf_configs,
     hf_paste,
     lightning_text,
     pms_text,
+    posts,
     score_family,
     torch_more_pastes,
 )
@@ -321,19 +321,61 @@ def test_random_family_reprs(case: tuple[str, dict[str, Any]]) -> None:
     assert not score.wrong, score.wrong[0]
 
 
-@settings(max_examples=8, deadline=None, database=None, suppress_health_check=list(HealthCheck))
-@given(torch_plans(), st.data(), st.randoms(use_true_random=False))
-def test_composed_posts(plan: TorchPlan, data: st.DataObject, rng: random.Random) -> None:
-    """Real printouts of one model composed as posts are: no configuration or total claimed
-    that is not the truth (a crop's total only where the answer says the printouts differ),
-    and every layer of a whole paste found."""
-    pastes = torch_pastes(plan, data.draw) + torch_more_pastes(plan, data.draw)
-    chosen = rng.sample(pastes, k=rng.choice([1, 2, 3]))
+POSTS = settings(max_examples=8, deadline=None, database=None, phases=[Phase.generate],
+                 suppress_health_check=list(HealthCheck))
+"""Posts take seconds each to make: no shrinking (a failure's message holds the post)."""
+KERAS = pytest.mark.skipif(not (have("keras") and have("tensorflow") and have("tf_keras")),
+                           reason="needs keras 3, tensorflow and tf-keras")
+FLAX_HF = pytest.mark.skipif(not (have("flax") and have("transformers")),
+                             reason="needs flax and transformers")
+
+
+def _read_post(post: Post) -> None:
+    """``post`` read back and scored by :func:`check_post`: no layer wrong."""
     score = Score()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        check_post(compose(chosen, rng), score)
+        check_post(post, score)
     assert not score.wrong, score.wrong[0]
+
+
+@POSTS
+@given(posts(("torch",), most=1))
+def test_composed_posts(post: Post) -> None:
+    """Real printouts of one torch model composed as posts are: no configuration or total
+    claimed that is not the truth (a crop's total only where the answer says the printouts
+    differ there), and every layer of a whole paste found."""
+    _read_post(post)
+
+
+@KERAS
+@POSTS
+@given(posts(("Keras",)))
+def test_composed_keras_posts(post: Post) -> None:
+    """Keras 3 and tf-keras summaries (Sequential and functional, narrow line lengths that cut
+    cells) composed as posts, of one model or two: never a wrong configuration or total, and
+    a crop's damage named."""
+    _read_post(post)
+
+
+@FLAX_HF
+@POSTS
+@given(posts(("Flax", "Hugging Face")))
+def test_composed_flax_and_family_posts(post: Post) -> None:
+    """Flax tabulate tables and Hugging Face family reprs composed as posts (flush, tabs,
+    CRLF, crops): each family model's count the truth or among those listed, never wrong."""
+    _read_post(post)
+
+
+@KERAS
+@FLAX_HF
+@settings(POSTS, max_examples=10)
+@given(posts(least=2))
+def test_composed_posts_of_different_models(post: Post) -> None:
+    """Printouts of two different models in one post, from any printers ("my Keras model vs
+    my PyTorch port", a family repr beside a torch summary): no disagreement claimed between
+    them, each total its own model's, no configuration that is neither's."""
+    _read_post(post)
 
 
 def test_composition_of_a_known_post() -> None:
@@ -389,3 +431,20 @@ def test_keras_model_and_its_torch_port_are_not_one_model() -> None:
     assert not answer.disagreements
     totals = {m.source: m.total for m in answer.models}
     assert totals == {"keras-summary": truth.total, "repr": port.total}
+
+
+def test_dump_and_repr_of_two_torch_models_are_not_compared() -> None:
+    """A ``named_parameters()`` dump of one model and ``print(model)`` of another with the
+    same attribute names (``rnn0``): both print what was run, so they are two models; a note
+    says so, no disagreement is claimed, and each is counted as printed."""
+    from tests.printers import dump_text
+
+    first, one, _ = build_torch(TorchPlan(None, 1, (("rnn", LayerSpec(
+        Cell.GRU, 1, 1, num_layers=2, bidirectional=True)),), (True,)))
+    second, two, _ = build_torch(TorchPlan(None, 2, (("rnn", LayerSpec(Cell.GRU, 2, 3)),),
+                                           (False,)))
+    answer = read(f"{dump_text(first, 'print((n, p.shape))')}\n```\n{second}\n```\n")
+    assert not answer.disagreements
+    assert any("two different models" in note for note in answer.notes)
+    totals = {m.source: m.total for m in answer.models}
+    assert totals == {"shapes": one.total, "repr": two.total}
