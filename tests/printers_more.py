@@ -438,17 +438,17 @@ def compose(pastes: Sequence[Paste], rng: random.Random, models: Sequence[int] =
 
 
 @st.composite
-def posts(draw: st.DrawFn, makers: Sequence[str] = tuple(MAKERS), least: int = 1,
+def posts(draw: st.DrawFn, makers: Sequence[str] | None = None, least: int = 1,
           most: int = 2) -> Post:
     """A post of the real printers' pastes: one model's one to three printouts, or the
-    printouts of ``least`` to ``most`` different models (each drawn from ``makers``: a Keras
-    model and its torch port, a family repr beside a torch summary), in a row or interleaved,
-    composed by :func:`compose`."""
+    printouts of ``least`` to ``most`` different models (each from one of ``makers``, any of
+    :data:`MAKERS` where None: a Keras model and its torch port, a family repr beside a torch
+    summary), in a row or interleaved, composed by :func:`compose`."""
     rng = draw(st.randoms(use_true_random=False))
     count = draw(st.integers(least, most))
     chosen: list[tuple[int, Paste]] = []
     for index in range(count):
-        maker = MAKERS[draw(st.sampled_from(list(makers)))]
+        maker = MAKERS[draw(st.sampled_from(list(makers or MAKERS)))]
         state = random.getstate()  # frameworks that seed the global random while building
         with warnings.catch_warnings():  # the frameworks' own, while they build and print
             warnings.simplefilter("ignore")

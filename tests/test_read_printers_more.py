@@ -448,3 +448,26 @@ def test_dump_and_repr_of_two_torch_models_are_not_compared() -> None:
     assert any("two different models" in note for note in answer.notes)
     totals = {m.source: m.total for m in answer.models}
     assert totals == {"shapes": one.total, "repr": two.total}
+
+
+@KERAS
+def test_flush_keras_2_functional_summary_reads_its_wrapped_rows() -> None:
+    """A tf-keras functional summary pasted flush left: a recurrent row whose Output Shape
+    (its states) and Connected to wrap onto later lines is still read, its continuation lines
+    no part of its layer cell; every layer as in the summary as printed, the total whole."""
+    from tests.printers import KerasPlan, build_keras, keras_text, quiet_tensorflow
+
+    quiet_tensorflow()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import tf_keras
+
+        model, truth = build_keras(tf_keras, KerasPlan(True, 30, 4, (
+            ("rnn", (Cell.GRU, 3, False, True, "sum")),), (Cell.LSTM, 4, 3)))
+        text = keras_text(model, 2)
+    flush = "\n".join(line.lstrip() for line in text.split("\n"))
+    (plain,) = read(text).models
+    (model_read,) = read(flush).models
+    assert model_read.accounting.whole and model_read.total == truth.total
+    assert [(x.name, x.spec) for x in model_read.layers] == [
+        (x.name, x.spec) for x in plain.layers]
