@@ -450,11 +450,20 @@ def test_dump_and_repr_of_two_torch_models_are_not_compared() -> None:
     assert totals == {"shapes": one.total, "repr": two.total}
 
 
+FLUSH_PLANS = [
+    ((("rnn", (Cell.GRU, 3, False, True, "sum")),), (Cell.LSTM, 4, 3)),
+    ((("rnn", (Cell.RNN, 5, False, None, "sum")), ("ln", None)), (Cell.RNN, 2, 3)),
+]
+
+
 @KERAS
-def test_flush_keras_2_functional_summary_reads_its_wrapped_rows() -> None:
+@pytest.mark.parametrize(("blocks", "decoder"), FLUSH_PLANS, ids=["states", "long sources"])
+def test_flush_keras_2_functional_summary_reads_its_wrapped_rows(
+        blocks: tuple[tuple[str, Any], ...], decoder: tuple[Cell, int, int]) -> None:
     """A tf-keras functional summary pasted flush left: a recurrent row whose Output Shape
-    (its states) and Connected to wrap onto later lines is still read, its continuation lines
-    no part of its layer cell; every layer as in the summary as printed, the total whole."""
+    (its states) and Connected to wrap onto later lines (a source's name reaching under the
+    Param # column) is still read, its continuation lines no part of its layer cell; every
+    layer as in the summary as printed, the total whole."""
     from tests.printers import KerasPlan, build_keras, keras_text, quiet_tensorflow
 
     quiet_tensorflow()
@@ -462,8 +471,7 @@ def test_flush_keras_2_functional_summary_reads_its_wrapped_rows() -> None:
         warnings.simplefilter("ignore")
         import tf_keras
 
-        model, truth = build_keras(tf_keras, KerasPlan(True, 30, 4, (
-            ("rnn", (Cell.GRU, 3, False, True, "sum")),), (Cell.LSTM, 4, 3)))
+        model, truth = build_keras(tf_keras, KerasPlan(True, 30, 4, blocks, decoder))
         text = keras_text(model, 2)
     flush = "\n".join(line.lstrip() for line in text.split("\n"))
     (plain,) = read(text).models
