@@ -223,15 +223,17 @@ def _without_rows(text: str, first: str, last: str) -> str:
     return "\n".join(lines[:start] + lines[stop:])
 
 
-@pytest.mark.parametrize(("first", "last"), [("GRUCell_0/ir", "GRUCell_0/in"),
-                                             ("RNN_1", "Dense_0")],
-                         ids=["first direction's gates cut", "second direction cut"])
-def test_flax_bidirectional_with_one_direction_cut_claims_nothing(first: str, last: str) -> None:
+@pytest.mark.parametrize(("cell", "first", "last"), [
+    ("GRUCell", "GRUCell_0/ir", "GRUCell_0/in"), ("GRUCell", "RNN_1", "Dense_0"),
+    ("LSTMCell", "LSTMCell_0/ho", "LSTMCell_1")],
+    ids=["first direction's gates cut", "second direction cut", "a gate and an RNN row cut"])
+def test_flax_bidirectional_with_one_direction_cut_claims_nothing(cell: str, first: str,
+                                                                  last: str) -> None:
     """A Bidirectional whose one direction's rows are cut from the middle of the table is not
-    claimed as the other direction alone (a unidirectional layer it is not): no configuration,
-    the direction read named, no total."""
+    claimed as the other direction alone (a unidirectional layer or a lone cell it is not):
+    no configuration, the direction read named, no total."""
     pytest.importorskip("flax")
-    paste = flax_paste(FlaxPlan(5, (("bidir", "GRUCell", 5), ("dense", "", 3)), 80))
+    paste = flax_paste(FlaxPlan(5, (("bidir", cell, 5), ("dense", "", 3)), 80))
     answer = read(_without_rows(paste.text, first, last))
     (model,) = [m for m in answer.models if m.source == "flax-tabulate"]
     assert not [layer for layer in model.layers if layer.spec is not None]
