@@ -294,6 +294,7 @@ def keras_model_pastes(draw: Draw) -> list[Paste]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
+                module.backend.clear_session()  # layer names from 1 (the same draws, the same text)
                 model, truth = build_keras(module, plan)
                 text = keras_text(model, era, width, trainable)
             except ValueError as error:
@@ -488,7 +489,7 @@ def check_post(post: Post, score: Score, label: str = "composed posts") -> Answe
         answer = read(post.text)
     except NothingFound:  # a crop that leaves nothing countable
         for paste, cut in zip(post.parts, post.cropped, strict=True):
-            for _ in paste.truth.specs or ((),) * family(paste):
+            for _ in range(len(paste.truth.specs) or family(paste)):  # a family model: one
                 score.add(label, "partial" if cut else "wrong",
                           f"{post.how}: nothing found\n{post.text}")
         return None
@@ -526,11 +527,23 @@ def check_post(post: Post, score: Score, label: str = "composed posts") -> Answe
             elif any(layer.solution is not None and layer.solution.admits(spec)
                      for m in answer.models for layer in m.layers):
                 outcome = "ambiguous"
+            elif cut:  # the crop lost it: partial where the answer names the crop
+                outcome = "partial" if crop_named(post, index, answer) else "wrong"
             else:
-                outcome = "partial" if cut else "wrong"
+                outcome = "wrong"
             score.add(label, outcome, f"{post.how}: {conventions.describe(spec)} not found"
                                       f"\n{post.text}")
     return answer
+
+
+def crop_named(post: Post, index: int, answer: Answer) -> bool:
+    """Whether the answer names the damage a crop did to the ``index``-th paste: a model
+    read at its lines whose accounting is not whole, a disagreement at its lines, or a note
+    on rows cut above their header."""
+    return any(post.span_of(m.line) == index and not m.accounting.whole
+               for m in answer.models) or any(
+        post.span_of(d.line) == index for d in answer.disagreements) or any(
+        "cut off above its header" in note for note in answer.notes)
 
 
 def _score_family_part(post: Post, index: int, answer: Answer, score: Score, label: str

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.read.lightning import human, interval
-from paramcount.read.pipeline import read
+from paramcount.read.pipeline import NothingFound, read
 from paramcount.read.solve import same_configuration as same
 from tests.conftest import have
 from tests.printers import (
@@ -239,6 +239,28 @@ def test_flax_bidirectional_with_one_direction_cut_claims_nothing(cell: str, fir
     assert not [layer for layer in model.layers if layer.spec is not None]
     assert any("one direction read" in note for layer in model.layers for note in layer.notes)
     assert model.total is None and not model.accounting.whole
+
+
+def test_flax_bidirectional_with_its_first_rnn_row_cut_is_no_lone_cell() -> None:
+    """A Bidirectional whose first direction's RNN row is cut: that direction's cell is still
+    one of its two, not a lone cell; the pair is claimed as the one bidirectional layer."""
+    pytest.importorskip("flax")
+    paste = flax_paste(FlaxPlan(4, (("bidir", "SimpleCell", 7), ("dense", "", 3)), 80))
+    answer = read(_without_rows(paste.text, "RNN_0", "SimpleCell_0"))
+    (model,) = [m for m in answer.models if m.source == "flax-tabulate"]
+    specs = [layer.spec for layer in model.layers if layer.spec is not None]
+    assert len(specs) == 1 and same(specs[0], paste.truth.specs[0])
+
+
+def test_flax_table_cut_above_its_header_is_named() -> None:
+    """A tabulate table cut above its header (colour codes kept): its rows are named as rows
+    of a Flax table whose header is not in the paste, never silently dropped."""
+    pytest.importorskip("flax")
+    paste = flax_paste(FlaxPlan(8, (("dense", "", 8), ("rnn", "OptimizedLSTMCell", 6)), 160))
+    lines = paste.text.split("\n")
+    header = next(i for i, line in enumerate(lines) if "path" in line and "module" in line)
+    with pytest.raises(NothingFound, match="Flax tabulate summary cut off above its header"):
+        read("A post.\n\n" + "\n".join(lines[header + 2:]))
 
 
 # -- Hugging Face -------------------------------------------------------------------------------

@@ -84,9 +84,9 @@ def flax_model(printout: Printout) -> Model:
         gate_rows = rows[index + 1:index + 1 + gates]
         found = (cell_sizes(cell, [g.params for g in gate_rows])
                  if len(gate_rows) == gates else None)
-        # under a Bidirectional one direction read, a cell is the other (its RNN row cut)
-        wrapped = (index > 0 and rows[index - 1].type == "RNN") or bool(halves)
-        half = pending_bidirectional is not None and wrapped
+        # under a Bidirectional, a cell is one of its directions (its RNN row may be cut)
+        half = pending_bidirectional is not None
+        wrapped = (index > 0 and rows[index - 1].type == "RNN") or half
         if found is None:
             unread.append(Unread(row.line, f"{row.name} {row.type}",
                                  f"its {gates} gate rows do not hold the counts of one {name}"))
