@@ -263,6 +263,23 @@ def test_flax_table_cut_above_its_header_is_named() -> None:
         read("A post.\n\n" + "\n".join(lines[header + 2:]))
 
 
+def test_flax_rows_run_together_are_named() -> None:
+    """A tabulate table missing the rule line between two rows (a cut in the middle that
+    leaves the counts adding up): the rows run together are named unread, no total."""
+    import re
+
+    pytest.importorskip("flax")
+    paste = flax_paste(FlaxPlan(5, (("rnn", "LSTMCell", 2), ("rnn", "OptimizedLSTMCell", 2)),
+                                80))
+    lines = paste.text.split("\n")
+    plain = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in lines]
+    cell = next(i for i, line in enumerate(plain) if line.startswith("│ OptimizedLST"))
+    rule = next(i for i in range(cell, len(plain)) if plain[i].startswith("├"))
+    (model,) = read("\n".join(lines[:rule] + lines[rule + 1:])).models
+    assert model.total is None
+    assert any("two rows run together" in u.reason for u in model.accounting.unread)
+
+
 # -- Hugging Face -------------------------------------------------------------------------------
 
 FAMILY_CASES = [
