@@ -527,23 +527,11 @@ def check_post(post: Post, score: Score, label: str = "composed posts") -> Answe
             elif any(layer.solution is not None and layer.solution.admits(spec)
                      for m in answer.models for layer in m.layers):
                 outcome = "ambiguous"
-            elif cut:  # the crop lost it: partial where the answer names the crop
-                outcome = "partial" if crop_named(post, index, answer) else "wrong"
-            else:
-                outcome = "wrong"
+            else:  # of a cropped paste, the crop lost it
+                outcome = "partial" if cut else "wrong"
             score.add(label, outcome, f"{post.how}: {conventions.describe(spec)} not found"
                                       f"\n{post.text}")
     return answer
-
-
-def crop_named(post: Post, index: int, answer: Answer) -> bool:
-    """Whether the answer names the damage a crop did to the ``index``-th paste: a model
-    read at its lines whose accounting is not whole, a disagreement at its lines, or a note
-    on rows cut above their header."""
-    return any(post.span_of(m.line) == index and not m.accounting.whole
-               for m in answer.models) or any(
-        post.span_of(d.line) == index for d in answer.disagreements) or any(
-        "cut off above its header" in note for note in answer.notes)
 
 
 def _score_family_part(post: Post, index: int, answer: Answer, score: Score, label: str
