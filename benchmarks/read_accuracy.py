@@ -1,7 +1,7 @@
 """How ``paramcount read`` fares on what the real printers print: the table in ``docs/read.md``.
 
     python benchmarks/read_accuracy.py [--torch 200] [--keras 60] [--more 120] [--flax 25]
-                                       [--hf 60] [--posts 200] [--update]
+                                       [--hf 60] [--posts 200] [--quick] [--update]
 
 Random models (``tests/printers.py``: every recurrent cell and option, with embedding, linear,
 conv and norm layers; Keras Sequential stacks and functional encoder–decoders) are built with
@@ -10,8 +10,9 @@ verbosity and row settings; Keras summaries at random widths, half with the Trai
 and read back; so are Lightning's ModelSummary and RichModelSummary, pytorch-model-summary's
 three styles (``tests/printers_more.py``), Flax linen's ``tabulate`` of random linen models,
 Hugging Face ``print(model)`` of random small Mamba, Mamba-2, RWKV, RecurrentGemma and xLSTM
-models, and posts composed from several real printouts of one model (prose, fences, crops,
-CRLF, tabs, indentation lost). Every recurrent layer (a family model counts as one) is
+models, and posts composed from the real printouts of one model or of two (any of the above
+printers, from ``tests.printers_more.MAKERS``), with prose, fences, crops, CRLF, tabs,
+indentation lost. Every recurrent layer (a family model counts as one) is
 scored exact, ambiguous (the truth among the configurations listed), unsized (no configuration
 claimed, with a note saying why), partial (a layer a crop cut away, the crop named) or wrong;
 a wrong total or a disagreement claimed between true counts is scored wrong too. The draws are
@@ -101,15 +102,13 @@ def measure_more(more: int, flax: int, hf: int, posts: int, score: object,
                  pastes: dict[str, int], quick: Callable[[int], Any],
                  tally: Callable[[Any], None]) -> None:
     """The printers of ``tests/printers_more.py`` and composed posts, into ``score``."""
-    import random
-
     from hypothesis import given, seed
     from hypothesis import strategies as st
 
-    from tests.printers import Paste, Score, torch_pastes, torch_plans
+    from tests.printers import Paste, Score, torch_plans
     from tests.printers_more import (
+        Post,
         check_post,
-        compose,
         flax_paste,
         flax_plans,
         hf_configs,
@@ -117,6 +116,7 @@ def measure_more(more: int, flax: int, hf: int, posts: int, score: object,
         score_family,
         torch_more_pastes,
     )
+    from tests.printers_more import posts as composed
 
     assert isinstance(score, Score)
     settings_of, count = quick, tally
@@ -147,15 +147,14 @@ def measure_more(more: int, flax: int, hf: int, posts: int, score: object,
 
     @seed(23)
     @settings_of(posts)
-    @given(torch_plans(), st.data(), st.randoms(use_true_random=False))
-    def posts_run(plan: object, data: st.DataObject, rng: random.Random) -> None:
-        made = torch_pastes(plan, data.draw) + torch_more_pastes(plan, data.draw)  # type: ignore[arg-type]
-        post = compose(rng.sample(made, k=rng.choice([1, 2, 3])), rng)
-        pastes["composed posts"] = pastes.get("composed posts", 0) + 1
+    @given(composed())
+    def posts_run(post: Post) -> None:
+        label = "composed posts" if len(set(post.models)) < 2 else "composed posts, two models"
+        pastes[label] = pastes.get(label, 0) + 1
         try:
-            check_post(post, score)
+            check_post(post, score, label)
         except AssertionError as error:
-            score.add("composed posts", "wrong", str(error)[:300])
+            score.add(label, "wrong", str(error)[:300])
 
     for run, examples in ((more_run, more), (flax_run, flax), (hf_run, hf), (posts_run, posts)):
         if examples:
@@ -189,8 +188,15 @@ def main() -> None:
     parser.add_argument("--flax", type=int, default=25, help="random flax linen models")
     parser.add_argument("--hf", type=int, default=60, help="random Hugging Face family models")
     parser.add_argument("--posts", type=int, default=200, help="composed posts")
+    parser.add_argument("--quick", action="store_true",
+                        help="a small run (5 torch, 5 Keras, 5 more, 1 Flax, 5 HF models, "
+                             "40 posts), for a check, not the table")
     parser.add_argument("--update", action="store_true", help="rewrite docs/read.md's table")
     args = parser.parse_args()
+    if args.quick:
+        if args.update:
+            parser.error("--quick makes a small run: the table is not rewritten from it")
+        args.torch, args.keras, args.more, args.flax, args.hf, args.posts = 5, 5, 5, 1, 5, 40
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     pastes, score = measure(args.torch, args.keras, args.more, args.flax, args.hf, args.posts)
     text = table(pastes, score)

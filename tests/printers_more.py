@@ -22,9 +22,24 @@ from hypothesis import strategies as st
 
 from paramcount.engine import conventions
 from paramcount.engine.spec import Cell, Framework, LayerSpec
+from paramcount.read.models import Layer
 from paramcount.read.pipeline import Answer, NothingFound, read
 from paramcount.read.solve import same_configuration as same
-from tests.printers import Paste, Score, TorchPlan, Truth, build_torch
+from tests.printers import (
+    Paste,
+    Score,
+    TorchPlan,
+    Truth,
+    build_keras,
+    build_torch,
+    keras_plans,
+    keras_text,
+    quiet_tensorflow,
+    tf_keras_prints,
+    torch_pastes,
+    torch_plans,
+)
+from tests.printers_code import code_pastes, keras_code_pastes
 
 # -- Lightning --------------------------------------------------------------------------------
 
@@ -231,25 +246,106 @@ def hf_paste(family: str, values: dict[str, Any]) -> Paste:
 
 
 def score_family(paste: Paste, score: Score) -> Answer:
-    """A family repr read back: exact where the one count claimed is the truth, ambiguous
-    where no count is claimed and the truth is among the readings listed, wrong otherwise."""
+    """A family repr read back, scored by :func:`family_outcome`."""
     answer = read(paste.text)
     models = [m for m in answer.models if m.source != "code"]
     assert len(models) == 1, (paste.printer, paste.text)
     layer = models[0].layers[0]
     truth = paste.truth.total
-    if layer.params is not None:
-        outcome = "exact" if layer.params == truth else "wrong"
-    elif any(note.startswith(f"{truth:,}:") for note in layer.notes):
-        outcome = "ambiguous"
-    else:
-        outcome = "wrong" if layer.notes else "unsized"
+    outcome = family_outcome(layer, truth)
     score.add(paste.printer, outcome, f"{layer.params} vs {truth}: {layer.notes}\n{paste.text}")
     assert not answer.disagreements, answer.disagreements
     return answer
 
 
 # -- compositions -----------------------------------------------------------------------------
+
+Draw = Callable[[st.SearchStrategy[Any]], Any]
+Maker = Callable[[Draw], list[Paste]]
+
+
+def torch_model_pastes(draw: Draw) -> list[Paste]:
+    """Every torch printer's paste of one random torch model (``tests.printers`` and
+    Lightning's and pytorch-model-summary's)."""
+    plan = draw(torch_plans())
+    return torch_pastes(plan, draw) + torch_more_pastes(plan, draw)
+
+
+KERAS_REFUSALS = ("single output tensor", "Insufficient console width")
+"""What tf-keras' Sequential (a layer with two outputs) and Keras 3's ``summary()`` (a width
+too narrow for its table) refuse with."""
+
+
+def keras_model_pastes(draw: Draw) -> list[Paste]:
+    """Both eras' ``summary()`` of one random Keras model (Sequential or functional): Keras 3
+    and tf-keras, each at the default width or a random ``line_length`` (a narrow one cuts and
+    wraps cells), with or without the Trainable column."""
+    quiet_tensorflow()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import keras
+        import tf_keras
+    plan = draw(keras_plans())
+    pastes = []
+    for era, module in ((3, keras), (2, tf_keras)):
+        width = draw(st.one_of(st.none(), st.integers(30, 140)))
+        trainable = draw(st.booleans())
+        if era == 2 and width is not None and not tf_keras_prints(plan.functional, width,
+                                                                 trainable):
+            width = None  # tf-keras would loop for ever
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                module.backend.clear_session()  # layer names from 1 (the same draws, the same text)
+                model, truth = build_keras(module, plan)
+                text = keras_text(model, era, width, trainable)
+            except ValueError as error:
+                if any(refusal in str(error) for refusal in KERAS_REFUSALS):
+                    continue
+                raise
+        pastes.append(Paste(f"Keras {era} summary()", text, truth))
+    return pastes
+
+
+def flax_model_pastes(draw: Draw) -> list[Paste]:
+    """Flax linen's ``tabulate`` of one random linen model."""
+    return [flax_paste(draw(flax_plans()))]
+
+
+def hf_model_pastes(draw: Draw) -> list[Paste]:
+    """``print(model)`` of one random small Hugging Face family model."""
+    return [hf_paste(*draw(hf_configs()))]
+
+
+def torch_code_pastes(draw: Draw) -> list[Paste]:
+    """The code of one random torch model and one of its real printouts (``print(model)``,
+    torchinfo or a ``named_parameters()`` dump of the model the code builds when run)."""
+    code, *printouts = code_pastes(draw(torch_plans()), draw)
+    return [code, draw(st.sampled_from(printouts))]
+
+
+def keras_code_model_pastes(draw: Draw) -> list[Paste]:
+    """The code of one random Keras model and its Keras 3 ``summary()``."""
+    quiet_tensorflow()
+    plan = draw(keras_plans())
+    try:
+        return keras_code_pastes(plan, draw)
+    except ValueError as error:
+        if any(refusal in str(error) for refusal in KERAS_REFUSALS):
+            return []
+        raise
+
+
+MAKERS: dict[str, Maker] = {
+    "torch": torch_model_pastes,
+    "Keras": keras_model_pastes,
+    "Flax": flax_model_pastes,
+    "Hugging Face": hf_model_pastes,
+    "torch code": torch_code_pastes,
+    "Keras code": keras_code_model_pastes,
+}
+"""Every maker a composed post draws its models from: each returns the real printers' pastes
+of one random model (code with its printout, for the code makers)."""
 
 PROSE = (
     "Hi all, I am confused by the parameter count of my model.",
@@ -258,18 +354,48 @@ PROSE = (
     "I expected fewer parameters.",
     "Thanks in advance!",
     "EDIT: same thing happens on the GPU.",
+    "And here is my port of the same model to the other framework:",
+    "For comparison, the reference implementation:",
 )
 CROPS = ("top", "bottom", "middle")
 UNFRAMED = ("named_parameters()", "state_dict()", "parameters() shapes")
 """Dumps with no header, footer or closing line: a cut in them leaves no trace to find, so
 they are composed whole."""
-UNCHECKED = ("print(model)", "code (torch)", "code (Keras)")
+UNCHECKED = ("print(model)", "Hugging Face repr", "code (torch)", "code (Keras)")
 """Printouts (and code) with no count to check their lines against: whole lines cut from the
 middle leave the printout (or code) of a smaller model, so they are cropped at the top or
 bottom only."""
 
 
-@dataclass(frozen=True)
+SQUEEZABLE = ("torchinfo", "torchsummary", "pytorch-model-summary", "Lightning",
+              "named_parameters()", "state_dict()", "parameters() shapes")
+"""Printouts read whole with their spacing squeezed (``tests/test_read_squeezed.py`` holds the
+Keras tables, whose narrow widths are read only in part so squeezed)."""
+PREFIXES = ("    ", "\t", "> ", ">", "# ")
+"""What posts put before every line of a printout: a code block's indentation, a quote's
+mark, a comment's."""
+
+
+def squeeze(text: str) -> str:
+    """``text`` with every run of spaces squeezed to one, as a page that does not keep a
+    paste's spaces shows it."""
+    return re.sub(r" {2,}", " ", text)
+
+
+def prefixed(text: str, prefix: str) -> str:
+    """Every line of ``text`` with ``prefix`` before it (a quote's blank lines keep their
+    mark, as Markdown writes them)."""
+    lines = text.rstrip("\n").split("\n")
+    return "\n".join(prefix + line if line.strip() or prefix.startswith(">") else line
+                     for line in lines) + "\n"
+
+
+def family(paste: Paste) -> bool:
+    """Whether ``paste`` is a Hugging Face family repr (scored as one model, by its total)."""
+    return paste.printer.startswith("Hugging Face repr")
+
+
+@dataclass(frozen=True, repr=False)
 class Post:
     """A composed post: its text, the pastes in it (whole or cropped), and how it was made."""
 
@@ -277,6 +403,21 @@ class Post:
     parts: tuple[Paste, ...]
     cropped: tuple[bool, ...]
     how: str
+    spans: tuple[tuple[int, int], ...] = ()
+    """Each paste's first and last line in the post (1-based)."""
+    models: tuple[int, ...] = ()
+    """Which model each paste prints: pastes of one model share a number."""
+
+    def __repr__(self) -> str:
+        """How it was made, short (the text is in the failure's message)."""
+        printers = ", ".join(f"{p.printer} (model {m})" for p, m in zip(
+            self.parts, self.models, strict=True))
+        return f"Post({printers}; {self.how})"
+
+    def span_of(self, line: int | None) -> int | None:
+        """The index of the paste holding ``line``, or None (prose, a fence, no line)."""
+        return next((index for index, (first, last) in enumerate(self.spans)
+                     if line is not None and first <= line <= last), None)
 
 
 def crop(text: str, where: str, rng: random.Random) -> str:
@@ -321,64 +462,123 @@ def _parses(line: str) -> bool:
     return True
 
 
-def compose(pastes: Sequence[Paste], rng: random.Random) -> Post:
+def compose(pastes: Sequence[Paste], rng: random.Random, models: Sequence[int] = ()
+            ) -> Post:
     """The pastes composed as a post: prose around them, some fenced, perhaps cropped, the
-    whole perhaps with CRLF line ends, tabs for indentation, or indentation lost."""
+    whole perhaps with CRLF line ends, tabs for indentation, or indentation lost. ``models``
+    numbers the model each paste prints (one model where not given)."""
     chunks: list[str] = []
     cropped: list[bool] = []
+    spans: list[tuple[int, int]] = []
     how: list[str] = []
+    line = 1  # the post's line where the next chunk starts
     for paste in pastes:
         if rng.random() < 0.5:
             chunks.append(rng.choice(PROSE))
+            line += 2
         text = paste.text
         cut = rng.random() < 0.3 and paste.printer not in UNFRAMED
         if cut:
-            where = rng.choice(CROPS[:2] if paste.printer in UNCHECKED else CROPS)
+            where = rng.choice(CROPS[:2] if paste.printer.startswith(UNCHECKED) else CROPS)
             text = (cut_code if paste.printer.startswith("code") else crop)(text, where, rng)
             cut = text != paste.text
-            how.append(f"crop {where}" if cut else "")
+            how.append(f"crop {where} of {paste.printer}" if cut else "")
         cropped.append(cut)
-        if rng.random() < 0.5:
-            chunks.append("```\n" + text.rstrip("\n") + "\n```")
+        if rng.random() < 0.15 and paste.printer.startswith(SQUEEZABLE):
+            text = squeeze(text)
+            how.append(f"spacing squeezed in {paste.printer}")
+        prefix = rng.choice(PREFIXES) if rng.random() < 0.2 else ""
+        if prefix and paste.printer.startswith("code") and prefix.startswith("#"):
+            prefix = ""  # code commented out is code no more
+        if prefix:
+            text = prefixed(text, prefix)
+            how.append(f"{paste.printer} prefixed {prefix!r}")
+        body = text.rstrip("\n")
+        size = body.count("\n") + 1
+        if rng.random() < 0.5 and not prefix:
+            chunks.append("```\n" + body + "\n```")
             how.append("fence")
+            spans.append((line + 1, line + size))
+            line += size + 3
         else:
-            chunks.append(text.rstrip("\n"))
+            chunks.append(body)
+            spans.append((line, line + size - 1))
+            line += size + 1
     if rng.random() < 0.5:
         chunks.append(rng.choice(PROSE))
     post = "\n\n".join(chunks) + "\n"
-    style = rng.choice(["plain", "plain", "crlf", "tabs", "flush"])
+    style = rng.choice(["plain", "plain", "crlf", "tabs", "flush", "no-break spaces"])
     if style == "crlf":
         post = post.replace("\n", "\r\n")
+    elif style == "no-break spaces":
+        post = post.replace(" ", "\xa0")
     elif style == "tabs":
         post = re.sub(r"(?m)^((?:    )+)", lambda m: "\t" * (len(m.group(1)) // 4), post)
     elif style == "flush":
         post = "\n".join(line.lstrip() for line in post.split("\n"))
     how.append(style)
-    return Post(post, tuple(pastes), tuple(cropped), ", ".join(h for h in how if h))
+    return Post(post, tuple(pastes), tuple(cropped), ", ".join(h for h in how if h),
+                tuple(spans), tuple(models) or tuple(0 for _ in pastes))
+
+
+@st.composite
+def posts(draw: st.DrawFn, makers: Sequence[str] | None = None, least: int = 1,
+          most: int = 2) -> Post:
+    """A post of the real printers' pastes: one model's one to three printouts, or the
+    printouts of ``least`` to ``most`` different models (each from one of ``makers``, any of
+    :data:`MAKERS` where None: a Keras model and its torch port, a family repr beside a torch
+    summary), in a row or interleaved, composed by :func:`compose`."""
+    rng = draw(st.randoms(use_true_random=False))
+    count = draw(st.integers(least, most))
+    chosen: list[tuple[int, Paste]] = []
+    for index in range(count):
+        maker = MAKERS[draw(st.sampled_from(list(makers or MAKERS)))]
+        state = random.getstate()  # frameworks that seed the global random while building
+        with warnings.catch_warnings():  # the frameworks' own, while they build and print
+            warnings.simplefilter("ignore")
+            made = maker(draw)
+        random.setstate(state)
+        if not made:
+            continue
+        k = min(len(made), rng.choice([1, 2, 3] if count == 1 else [1, 1, 2]))
+        chosen += [(index, paste) for paste in rng.sample(made, k=k)]
+    if rng.random() < 0.3:
+        rng.shuffle(chosen)
+    return compose([paste for _, paste in chosen], rng, [index for index, _ in chosen])
+
+
+def family_outcome(layer: Layer, truth: int) -> str:
+    """A family repr's model read back (its one layer): exact where the one count claimed is
+    the truth, ambiguous where no count is claimed and the truth is among the readings listed,
+    unsized where none is listed and a note says why, wrong otherwise."""
+    if layer.params is not None:
+        return "exact" if layer.params == truth else "wrong"
+    if any(note.startswith(f"{truth:,}:") for note in layer.notes):
+        return "ambiguous"
+    return "wrong" if layer.notes else "unsized"
 
 
 def check_post(post: Post, score: Score, label: str = "composed posts") -> Answer | None:
     """A composed post read back against its pastes' truths. Every configuration claimed is
     one of theirs (or the default options' fit, with the true one listed beside it, as
-    :func:`tests.printers.score_layer` scores it); a whole post claims no total that is not
-    one of theirs and no disagreement (their counts are all true); a post with a crop may
-    claim a total that is none of theirs (a line cut from the middle of a printout leaves no
-    trace in it) only where the answer says its printouts differ. Code is held to the same
-    (its total is its paste's truth, a cut statement in it yields a bound, never a whole total),
-    and code read without a total says why. Each true recurrent layer is
-    scored exact or ambiguous where found; of a cropped paste, partial where not (the crop is
-    what lost it); wrong otherwise."""
-    cropped = any(post.cropped)
+    :func:`tests.printers.score_layer` scores it); every total claimed is the truth of the
+    paste it is read from, and a whole post claims no disagreement (its counts are all true,
+    and printouts of different models are not one model's); a crop may leave a total that is
+    not the truth, or a disagreement, only in the cropped paste and only where the answer says
+    so there (a disagreement at its lines). Code is held to the same (its total is its paste's
+    truth, a cut statement in it yields a bound), and code read without a total says why. Each
+    true recurrent layer (a family model counts
+    as one) is scored exact or ambiguous where found; of a cropped paste, partial where not
+    (the crop is what lost it); wrong otherwise."""
     try:
         answer = read(post.text)
     except NothingFound:  # a crop that leaves nothing countable
         for paste, cut in zip(post.parts, post.cropped, strict=True):
-            for _ in paste.truth.specs:
+            for _ in range(len(paste.truth.specs) or family(paste)):  # a family model: one
                 score.add(label, "partial" if cut else "wrong",
                           f"{post.how}: nothing found\n{post.text}")
         return None
     specs = [s for p in post.parts for s in p.truth.specs]
-    totals = {p.truth.total for p in post.parts}
     claimed = [layer for m in answer.models for layer in m.layers if layer.spec is not None]
     for layer in claimed:  # the default options' fit may be claimed, the true one named
         assert layer.spec is not None
@@ -387,25 +587,54 @@ def check_post(post: Post, score: Score, label: str = "composed posts") -> Answe
                                                layer.solution.choices for s in specs)), (
             f"{post.how}: claimed {conventions.describe(layer.spec)}, none of "
             f"{[conventions.describe(s) for s in specs]}\n{post.text}")
+    said = {post.span_of(d.line) for d in answer.disagreements}
+    for where in said:  # a disagreement only of a cropped paste's lines
+        assert where is not None and post.cropped[where], (
+            f"{post.how}: disagreement {answer.disagreements} outside a cropped paste\n"
+            f"{post.text}")
     for model in answer.models:
-        if model.total is not None and model.total not in totals:
-            assert cropped and answer.disagreements, (
-                f"{post.how}: total {model.total:,} of {model.name}, truly {sorted(totals)}, "
-                f"and no disagreement said\n{post.text}")
-    assert cropped or not answer.disagreements, (post.how, answer.disagreements, post.text)
+        where = post.span_of(model.line)
+        truth = None if where is None else post.parts[where].truth.total
+        if model.total is None or model.total == truth:
+            continue
+        assert where is not None and post.cropped[where] and where in said, (
+            f"{post.how}: total {model.total:,} of {model.name} at line {model.line}, truly "
+            f"{truth if truth is None else f'{truth:,}'}, and no disagreement said there\n"
+            f"{post.text}")
     for model in answer.models:  # code not counted whole says why
         assert model.source != "code" or model.total is not None or model.notes or any(
-            layer.missing or layer.notes for layer in model.layers) or answer.notes, (
+            layer.missing or layer.notes for layer in model.layers) or answer.notes or (
+            model.bound), (
             f"{post.how}: code model {model.name} has no total and no word why\n{post.text}")
-    for paste, cut in zip(post.parts, post.cropped, strict=True):
+    for index, (paste, cut) in enumerate(zip(post.parts, post.cropped, strict=True)):
+        if family(paste):
+            _score_family_part(post, index, answer, score, label)
+            continue
         for spec in paste.truth.specs:
             if any(layer.spec is not None and same(layer.spec, spec) for layer in claimed):
                 outcome = "exact"
             elif any(layer.solution is not None and layer.solution.admits(spec)
                      for m in answer.models for layer in m.layers):
                 outcome = "ambiguous"
-            else:
+            else:  # of a cropped paste, the crop lost it
                 outcome = "partial" if cut else "wrong"
             score.add(label, outcome, f"{post.how}: {conventions.describe(spec)} not found"
                                       f"\n{post.text}")
     return answer
+
+
+def _score_family_part(post: Post, index: int, answer: Answer, score: Score, label: str
+                       ) -> None:
+    """A family repr in a post, scored by :func:`family_outcome` on the model read at its
+    lines; a cropped one that no model was read from is partial."""
+    paste, cut = post.parts[index], post.cropped[index]
+    mine = [m for m in answer.models if m.source != "code" and post.span_of(m.line) == index
+            and m.layers]
+    outcomes = [family_outcome(m.layers[0], paste.truth.total) for m in mine]
+    if cut:
+        outcomes = ["partial" if o in ("wrong", "unsized") and not m.accounting.whole else o
+                    for o, m in zip(outcomes, mine, strict=True)]
+    outcome = outcomes[0] if len(outcomes) == 1 else "partial" if cut else "wrong"
+    score.add(label, outcome, f"{post.how}: {paste.printer} read as "
+                              f"{[(m.source, m.layers[0].params, m.layers[0].notes) for m in mine]}"
+                              f", truly {paste.truth.total:,}\n{post.text}")

@@ -30,17 +30,7 @@ from tests.printers import (
     torch_pastes,
     torch_plans,
 )
-from tests.printers_more import torch_more_pastes
-
-PREFIXES = ("    ", "\t", "> ", ">", "# ")
-
-
-def prefixed(text: str, prefix: str) -> str:
-    """Every line of ``text`` with ``prefix`` before it (a quote's blank lines keep their
-    mark, as Markdown writes them)."""
-    lines = text.rstrip("\n").split("\n")
-    return "\n".join(prefix + line if line.strip() or prefix.startswith(">") else line
-                     for line in lines) + "\n"
+from tests.printers_more import PREFIXES, prefixed, torch_more_pastes
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))

@@ -3,28 +3,37 @@ family reprs, each printed by the real printer at test time; and on posts compos
 
 from __future__ import annotations
 
-import random
 import warnings
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.read.lightning import human, interval
-from paramcount.read.pipeline import read
+from paramcount.read.pipeline import NothingFound, read
 from paramcount.read.solve import same_configuration as same
-from tests.printers import Paste, Score, TorchPlan, Truth, check, torch_pastes, torch_plans
+from tests.conftest import have
+from tests.printers import (
+    Paste,
+    Score,
+    TorchPlan,
+    Truth,
+    build_torch,
+    check,
+    torch_plans,
+)
 from tests.printers_more import (
     FlaxPlan,
+    Post,
     check_post,
-    compose,
     flax_paste,
     hf_configs,
     hf_paste,
     lightning_text,
     pms_text,
+    posts,
     score_family,
     torch_more_pastes,
 )
@@ -125,6 +134,18 @@ def test_lightning_table_cut_before_its_totals_is_a_crop() -> None:
     assert model.accounting.cropped
 
 
+def test_lightning_rows_cut_from_the_middle_are_named() -> None:
+    """Lightning rows cut from the middle of the table (the totals kept): the rows left add
+    up to less than its Total params, so the table is named cut and no total is claimed."""
+    net, example = _net()
+    lines = lightning_text(net, example, False, 1, sizes=True).split("\n")
+    kept = [line for line in lines if not line.startswith(("1 | lstm", "2 | gru"))]
+    assert len(kept) == len(lines) - 2
+    (model,) = [m for m in read("\n".join(kept)).models if m.source == "lightning"]
+    assert model.total is None
+    assert any("a row is missing" in c for c in model.accounting.cropped)
+
+
 # -- pytorch-model-summary ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("style", ["default", "show_input", "show_hierarchical"])
@@ -190,6 +211,75 @@ def test_flax_tabulate_cut_is_not_summed() -> None:
     assert model.total is None and model.accounting.cropped
 
 
+def _without_rows(text: str, first: str, last: str) -> str:
+    """``text`` without the table's lines from the row whose path starts ``first`` up to the
+    row whose path starts ``last`` (not included), colour codes ignored in the search."""
+    import re
+
+    lines = text.split("\n")
+    plain = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in lines]
+    start = next(i for i, line in enumerate(plain) if line.startswith(f"│ {first}"))
+    stop = next(i for i, line in enumerate(plain) if line.startswith(f"│ {last}"))
+    return "\n".join(lines[:start] + lines[stop:])
+
+
+@pytest.mark.parametrize(("cell", "first", "last"), [
+    ("GRUCell", "GRUCell_0/ir", "GRUCell_0/in"), ("GRUCell", "RNN_1", "Dense_0"),
+    ("LSTMCell", "LSTMCell_0/ho", "LSTMCell_1")],
+    ids=["first direction's gates cut", "second direction cut", "a gate and an RNN row cut"])
+def test_flax_bidirectional_with_one_direction_cut_claims_nothing(cell: str, first: str,
+                                                                  last: str) -> None:
+    """A Bidirectional whose one direction's rows are cut from the middle of the table is not
+    claimed as the other direction alone (a unidirectional layer or a lone cell it is not):
+    no configuration, the direction read named, no total."""
+    pytest.importorskip("flax")
+    paste = flax_paste(FlaxPlan(5, (("bidir", cell, 5), ("dense", "", 3)), 80))
+    answer = read(_without_rows(paste.text, first, last))
+    (model,) = [m for m in answer.models if m.source == "flax-tabulate"]
+    assert not [layer for layer in model.layers if layer.spec is not None]
+    assert any("one direction read" in note for layer in model.layers for note in layer.notes)
+    assert model.total is None and not model.accounting.whole
+
+
+def test_flax_bidirectional_with_its_first_rnn_row_cut_is_no_lone_cell() -> None:
+    """A Bidirectional whose first direction's RNN row is cut: that direction's cell is still
+    one of its two, not a lone cell; the pair is claimed as the one bidirectional layer."""
+    pytest.importorskip("flax")
+    paste = flax_paste(FlaxPlan(4, (("bidir", "SimpleCell", 7), ("dense", "", 3)), 80))
+    answer = read(_without_rows(paste.text, "RNN_0", "SimpleCell_0"))
+    (model,) = [m for m in answer.models if m.source == "flax-tabulate"]
+    specs = [layer.spec for layer in model.layers if layer.spec is not None]
+    assert len(specs) == 1 and same(specs[0], paste.truth.specs[0])
+
+
+def test_flax_table_cut_above_its_header_is_named() -> None:
+    """A tabulate table cut above its header (colour codes kept): its rows are named as rows
+    of a Flax table whose header is not in the paste, never silently dropped."""
+    pytest.importorskip("flax")
+    paste = flax_paste(FlaxPlan(8, (("dense", "", 8), ("rnn", "OptimizedLSTMCell", 6)), 160))
+    lines = paste.text.split("\n")
+    header = next(i for i, line in enumerate(lines) if "path" in line and "module" in line)
+    with pytest.raises(NothingFound, match="Flax tabulate summary cut off above its header"):
+        read("A post.\n\n" + "\n".join(lines[header + 2:]))
+
+
+def test_flax_rows_run_together_are_named() -> None:
+    """A tabulate table missing the rule line between two rows (a cut in the middle that
+    leaves the counts adding up): the rows run together are named unread, no total."""
+    import re
+
+    pytest.importorskip("flax")
+    paste = flax_paste(FlaxPlan(5, (("rnn", "LSTMCell", 2), ("rnn", "OptimizedLSTMCell", 2)),
+                                80))
+    lines = paste.text.split("\n")
+    plain = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in lines]
+    cell = next(i for i, line in enumerate(plain) if line.startswith("│ OptimizedLST"))
+    rule = next(i for i in range(cell, len(plain)) if plain[i].startswith("├"))
+    (model,) = read("\n".join(lines[:rule] + lines[rule + 1:])).models
+    assert model.total is None
+    assert any("two rows run together" in u.reason for u in model.accounting.unread)
+
+
 # -- Hugging Face -------------------------------------------------------------------------------
 
 FAMILY_CASES = [
@@ -230,6 +320,25 @@ def test_family_repr_cut_at_the_bottom_is_not_counted() -> None:
     assert models and all(m.total is None for m in models)
 
 
+@pytest.mark.parametrize("style", ["tabs", "flush"])
+@pytest.mark.parametrize(("family", "values"), FAMILY_CASES, ids=[c[0] for c in FAMILY_CASES])
+def test_family_repr_with_tabs_or_indentation_lost(family: str, values: dict[str, Any],
+                                                   style: str) -> None:
+    """A family repr whose indentation became tabs (four spaces each, the rest kept) or was
+    lost reads as the repr itself does: its nesting is in its brackets."""
+    import re
+
+    pytest.importorskip("transformers")
+    paste = hf_paste(family, values)
+    if style == "tabs":
+        text = re.sub(r"(?m)^((?:    )+)", lambda m: "\t" * (len(m.group(1)) // 4), paste.text)
+    else:
+        text = "\n".join(line.lstrip() for line in paste.text.split("\n"))
+    (plain,) = [m.layers[0] for m in read(paste.text).models if m.source == "repr"]
+    (layer,) = [m.layers[0] for m in read(text).models if m.source == "repr"]
+    assert (layer.params, layer.notes) == (plain.params, plain.notes)
+
+
 # -- random models ------------------------------------------------------------------------------
 
 @QUICK
@@ -253,19 +362,61 @@ def test_random_family_reprs(case: tuple[str, dict[str, Any]]) -> None:
     assert not score.wrong, score.wrong[0]
 
 
-@settings(max_examples=8, deadline=None, database=None, suppress_health_check=list(HealthCheck))
-@given(torch_plans(), st.data(), st.randoms(use_true_random=False))
-def test_composed_posts(plan: TorchPlan, data: st.DataObject, rng: random.Random) -> None:
-    """Real printouts of one model composed as posts are: no configuration or total claimed
-    that is not the truth (a crop's total only where the answer says the printouts differ),
-    and every layer of a whole paste found."""
-    pastes = torch_pastes(plan, data.draw) + torch_more_pastes(plan, data.draw)
-    chosen = rng.sample(pastes, k=rng.choice([1, 2, 3]))
+POSTS = settings(max_examples=8, deadline=None, database=None, phases=[Phase.generate],
+                 suppress_health_check=list(HealthCheck))
+"""Posts take seconds each to make: no shrinking (a failure's message holds the post)."""
+KERAS = pytest.mark.skipif(not (have("keras") and have("tensorflow") and have("tf_keras")),
+                           reason="needs keras 3, tensorflow and tf-keras")
+FLAX_HF = pytest.mark.skipif(not (have("flax") and have("transformers")),
+                             reason="needs flax and transformers")
+
+
+def _read_post(post: Post) -> None:
+    """``post`` read back and scored by :func:`check_post`: no layer wrong."""
     score = Score()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        check_post(compose(chosen, rng), score)
+        check_post(post, score)
     assert not score.wrong, score.wrong[0]
+
+
+@POSTS
+@given(posts(("torch",), most=1))
+def test_composed_posts(post: Post) -> None:
+    """Real printouts of one torch model composed as posts are: no configuration or total
+    claimed that is not the truth (a crop's total only where the answer says the printouts
+    differ there), and every layer of a whole paste found."""
+    _read_post(post)
+
+
+@KERAS
+@POSTS
+@given(posts(("Keras",)))
+def test_composed_keras_posts(post: Post) -> None:
+    """Keras 3 and tf-keras summaries (Sequential and functional, narrow line lengths that cut
+    cells) composed as posts, of one model or two: never a wrong configuration or total, and
+    a crop's damage named."""
+    _read_post(post)
+
+
+@FLAX_HF
+@POSTS
+@given(posts(("Flax", "Hugging Face")))
+def test_composed_flax_and_family_posts(post: Post) -> None:
+    """Flax tabulate tables and Hugging Face family reprs composed as posts (flush, tabs,
+    CRLF, crops): each family model's count the truth or among those listed, never wrong."""
+    _read_post(post)
+
+
+@KERAS
+@FLAX_HF
+@settings(POSTS, max_examples=10)
+@given(posts(least=2))
+def test_composed_posts_of_different_models(post: Post) -> None:
+    """Printouts of two different models in one post, from any printers ("my Keras model vs
+    my PyTorch port", a family repr beside a torch summary): no disagreement claimed between
+    them, each total its own model's, no configuration that is neither's."""
+    _read_post(post)
 
 
 def test_composition_of_a_known_post() -> None:
@@ -298,3 +449,74 @@ def test_two_dumps_of_one_model_in_a_row_are_two_printouts() -> None:
     totals = [m.total for m in answer.models if m.source == "shapes"]
     assert totals == [380, 380]
     assert not answer.disagreements
+
+
+def test_keras_model_and_its_torch_port_are_not_one_model() -> None:
+    """"My Keras model" (its Keras 3 summary) and "my PyTorch port" (``print(model)`` of a
+    torch model with other sizes): alike layer classes, but a Keras summary never shows a
+    torch model, so no disagreement is claimed; each is counted as printed."""
+    pytest.importorskip("keras")
+    from tests.printers import KerasPlan, build_keras, keras_text, quiet_tensorflow
+
+    quiet_tensorflow()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import keras
+
+        model, truth = build_keras(keras, KerasPlan(False, 20, 8, (
+            ("rnn", (Cell.LSTM, 16, True, None, None)), ("dense", 4))))
+        summary = keras_text(model, 3)
+    net, port, _ = build_torch(TorchPlan(20, 8, (("rnn", LayerSpec(Cell.LSTM, 8, 12)),
+                                                 ("linear", 4)), (True,)))
+    answer = read(f"My Keras model:\n{summary}\nand my PyTorch port:\n{net}\n")
+    assert not answer.disagreements
+    totals = {m.source: m.total for m in answer.models}
+    assert totals == {"keras-summary": truth.total, "repr": port.total}
+
+
+def test_dump_and_repr_of_two_torch_models_are_not_compared() -> None:
+    """A ``named_parameters()`` dump of one model and ``print(model)`` of another with the
+    same attribute names (``rnn0``): both print what was run, so they are two models; a note
+    says so, no disagreement is claimed, and each is counted as printed."""
+    from tests.printers import dump_text
+
+    first, one, _ = build_torch(TorchPlan(None, 1, (("rnn", LayerSpec(
+        Cell.GRU, 1, 1, num_layers=2, bidirectional=True)),), (True,)))
+    second, two, _ = build_torch(TorchPlan(None, 2, (("rnn", LayerSpec(Cell.GRU, 2, 3)),),
+                                           (False,)))
+    answer = read(f"{dump_text(first, 'print((n, p.shape))')}\n```\n{second}\n```\n")
+    assert not answer.disagreements
+    assert any("two different models" in note for note in answer.notes)
+    totals = {m.source: m.total for m in answer.models}
+    assert totals == {"shapes": one.total, "repr": two.total}
+
+
+FLUSH_PLANS = [
+    ((("rnn", (Cell.GRU, 3, False, True, "sum")),), (Cell.LSTM, 4, 3)),
+    ((("rnn", (Cell.RNN, 5, False, None, "sum")), ("ln", None)), (Cell.RNN, 2, 3)),
+]
+
+
+@KERAS
+@pytest.mark.parametrize(("blocks", "decoder"), FLUSH_PLANS, ids=["states", "long sources"])
+def test_flush_keras_2_functional_summary_reads_its_wrapped_rows(
+        blocks: tuple[tuple[str, Any], ...], decoder: tuple[Cell, int, int]) -> None:
+    """A tf-keras functional summary pasted flush left: a recurrent row whose Output Shape
+    (its states) and Connected to wrap onto later lines (a source's name reaching under the
+    Param # column) is still read, its continuation lines no part of its layer cell; every
+    layer as in the summary as printed, the total whole."""
+    from tests.printers import KerasPlan, build_keras, keras_text, quiet_tensorflow
+
+    quiet_tensorflow()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import tf_keras
+
+        model, truth = build_keras(tf_keras, KerasPlan(True, 30, 4, blocks, decoder))
+        text = keras_text(model, 2)
+    flush = "\n".join(line.lstrip() for line in text.split("\n"))
+    (plain,) = read(text).models
+    (model_read,) = read(flush).models
+    assert model_read.accounting.whole and model_read.total == truth.total
+    assert [(x.name, x.spec) for x in model_read.layers] == [
+        (x.name, x.spec) for x in plain.layers]

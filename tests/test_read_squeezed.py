@@ -35,17 +35,11 @@ from tests.printers import (
     torch_pastes,
     torch_plans,
 )
-from tests.printers_more import torch_more_pastes
+from tests.printers_more import squeeze, torch_more_pastes
 
 SQUEEZABLE = ("torchinfo", "torchsummary", "pytorch-model-summary", "Lightning")
 """The torch printers whose tables are read by their columns (a repr and the dumps keep no
 column apart: squeezing their spaces changes nothing they are read by)."""
-
-
-def squeeze(text: str) -> str:
-    """``text`` with every run of spaces squeezed to one, as a page that does not keep a
-    paste's spaces shows it."""
-    return re.sub(r" {2,}", " ", text)
 
 
 def test_cells_are_told_apart_by_their_forms() -> None:

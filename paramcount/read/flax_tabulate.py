@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from math import isqrt
 
 from paramcount.engine.spec import Cell
-from paramcount.read.accounting import Accounting
+from paramcount.read.accounting import Accounting, Unread
 from paramcount.read.table import Printout, Row, count
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -52,6 +52,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         if first and re.fullmatch(r"\s*\w+ Summary\s*", clean(lines[first - 1])):
             first -= 1
     rows: list[Row] = []
+    unread: list[Unread] = []
     cells: list[str] | None = None
     at = 0
     index = start + 1
@@ -64,6 +65,9 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             module = named.get("module", "").strip()
             found = _COUNT.findall(named.get("params", ""))
             number = count(found[-1]) if found else None
+            if "\n" in module:  # the module cell is cut, never wrapped: two rows run together
+                unread.append(Unread(at + 1, lines[at], "two rows run together (the line "
+                                     "between them is not in the paste)"))
             if module:
                 rows.append(Row(named.get("path", "").strip(), module, None,
                                 number if found else 0, at + 1))
@@ -109,7 +113,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     cropped = ([] if bottom else ["no bottom border"]) + (
         [] if total is not None else ["no `Total Parameters` line"])
     return Printout("flax-tabulate", _title(lines, start), first + 1, index, tuple(rows),
-                    total, accounting=Accounting.span(first + 1, index, cropped=cropped)), index
+                    total, accounting=Accounting.span(first + 1, index, unread, cropped)), index
 
 
 def _title(lines: Sequence[str], start: int) -> str:

@@ -4,8 +4,9 @@ A printout cut at the top keeps its rows but loses the header line that each pri
 starts from (``Layer (type`` and the rule above it), so no reader claims them. They are found
 here by the shape of a row of each printer (torchinfo's tree branches with a count, a Keras 3
 box row, a Keras 2 ``name (Class)`` row with a shape and a count, a torchsummary
-``Class-N  [shape]  count`` row) among the lines nothing claimed, so that the answer names
-them as not read instead of answering for the rest of the paste as if they were not there.
+``Class-N  [shape]  count`` row, a Flax tabulate box row ending ``17 (68 B)``, colour codes
+and all) among the lines nothing claimed, so that the answer names them as not read instead
+of answering for the rest of the paste as if they were not there.
 """
 
 from __future__ import annotations
@@ -22,7 +23,11 @@ _ROWS = (
     ("Keras 3", re.compile(r"^\s*│ [^│]*\(\w+\)\s*│.*│\s*[\d,]+\s*│")),
     ("Keras 2", re.compile(r"^ ?[\w./-]+ \(\w+\)?\s{2,}[(\[].*?[)\]]\s{2,}[\d,]+\b")),
     ("torchsummary", re.compile(r"^\s+\w+-\d+\s+\[[-\d, ]+\]\s+[\d,]+\s*$")),
+    ("Flax tabulate", re.compile(r"^\s*│.*│\s*[\d,]+ \([\d.]+ [KMGT]?B\)\s*│\s*$")),
 )
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_HEADERS = {"Flax tabulate": "`┃ path ┃ module ┃`"}
+"""Each printer's header line where it is not ``Layer (type)``."""
 
 
 def headless_rows(lines: Sequence[str], claimed: Collection[int]) -> tuple[list[Unread], str]:
@@ -33,8 +38,9 @@ def headless_rows(lines: Sequence[str], claimed: Collection[int]) -> tuple[list[
     for number, line in enumerate(lines, 1):
         if number in claimed or len(line) > 2_000 or not line.strip():
             continue
+        plain = _ANSI.sub("", line) if "\x1b" in line else line
         for printer, row in _ROWS:
-            if row.match(line):
+            if row.match(plain):
                 found.append(Unread(number, line, f"a row of a {printer} table whose header "
                                     "is not in the paste"))
                 printers.append(printer)
@@ -46,8 +52,9 @@ def headless_rows(lines: Sequence[str], claimed: Collection[int]) -> tuple[list[
     one = len(found) == 1
     said = "looks like a row" if one else "look like rows"
     they = "it was" if one else "they were"
+    header = " or ".join(dict.fromkeys(_HEADERS.get(p, "`Layer (type)`") for p in printers))
     return found, (f"{_lines(spans)} {said} of a {kinds} summary cut off above its header "
-                   f"(the `Layer (type)` line): {they} not read, and nothing here counts "
+                   f"(the {header} line): {they} not read, and nothing here counts "
                    f"{'it' if one else 'them'}; paste the table from its header")
 
 

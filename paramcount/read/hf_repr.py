@@ -55,18 +55,23 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     index = start + 1
     unread: list[Unread] = []
     closed = False
+    depth = 1  # modules opened and not closed: nesting by brackets, whatever the indentation
     while index < len(lines) and index - start < _LIMIT:
         line = lines[index].rstrip()
-        if line == ")":
-            index += 1
-            closed = True
-            break
         if not line.strip():
             break
-        if not (_LINE.match(line) or re.fullmatch(r"\s+\)", line)):
-            unread.append(Unread(index + 1, line, "a line of a model's repr that is no "
-                                 "module"))
         index += 1
+        if line.strip() == ")":
+            depth -= 1
+            if depth == 0:
+                closed = True
+                break
+            continue
+        match = _LINE.match(line)
+        if match is None:
+            unread.append(Unread(index, line, "a line of a model's repr that is no module"))
+        elif not match.group("rest"):
+            depth += 1
     if index == start + 1:
         return None
     accounting = Accounting.span(start + 1, index, unread,
@@ -79,26 +84,26 @@ def tree(lines: Sequence[str]) -> Tree:
     """The modules and shown tensors of a repr (its lines, the class line first), folded
     repeats expanded."""
     root = _HEAD.match(lines[0].rstrip())
-    stack: list[tuple[int, list[str]]] = [(-1, [""])]
-    classes: list[tuple[str, str]] = []
+    stack: list[list[str]] = [[""]]  # each open module's paths, by brackets (indentation may
+    classes: list[tuple[str, str]] = []  # be lost or mixed with tabs in a paste)
     shapes: Shapes = {}
     for line in lines[1:]:
+        if line.strip() == ")":
+            if len(stack) > 1:
+                stack.pop()
+            continue
         match = _LINE.match(line.rstrip())
         if match is None:
             continue
-        indent = len(match.group("indent"))
-        while stack and stack[-1][0] >= indent:
-            stack.pop()
-        parents = stack[-1][1] if stack else [""]
         names = _expand(match.group("attr"))
-        paths = [f"{p}{n}" for p in parents for n in names]
+        paths = [f"{p}{n}" for p in stack[-1] for n in names]
         cls, rest = match.group("cls"), match.group("rest")
         for path in paths:
             classes.append((path, cls))
             if rest:
                 shapes.update({f"{path}.{k}": v for k, v in _tensors(cls, rest).items()})
         if not rest:
-            stack.append((indent, [f"{p}." for p in paths]))
+            stack.append([f"{p}." for p in paths])
     return Tree(root.group("cls") if root else "", tuple(classes), tuple(shapes.items()))
 
 

@@ -293,6 +293,14 @@ def _fixed(lines: Sequence[str], header: Sequence[Column], index: int
             at = index + 1
             if level:
                 current[_DEPTH] = str(level + 1)
+        elif not re.fullmatch(r"[\d,]+", params) and line[:1] in "(['" and _CLOSED.fullmatch(
+                current.get(TITLES[0], "").strip()):
+            # a record's later line that lost its indentation (a paste left flush): its text
+            # is the Output Shape's and Connected to's, not the complete layer cell's
+            if stripped[:1] in "([" and "Output Shape" in titles:
+                current["Output Shape"] += re.split(r"\s{2,}", stripped)[0]
+            index += 1
+            continue
         for title, cell in zip(titles, cells, strict=True):
             chunk = cell.rstrip()
             if title == "Layer (type)":

@@ -3,10 +3,11 @@ where the two sit in the paste.
 
 A printout is paired with a code model when the evidence singles it out: its layer names are
 the model's, or its printed tensors are the model's, or its sequence of layer classes (all of
-them, else the recurrent ones) is the model's. Where several code models fit that alike, the
-one with which most of its counts agree is taken (so one altered count is still found against
-the right model); where none or several remain, no pairing is certain and nothing is compared
-(the answer says so). Pure.
+them, else the recurrent ones) is the model's; never with a model of another framework (a
+Keras summary does not show a torch model, however alike their layers). Where several code
+models fit that alike, the one with which most of its counts agree is taken (so one altered
+count is still found against the right model); where none or several remain, no pairing is
+certain and nothing is compared (the answer says so). Pure.
 """
 
 from __future__ import annotations
@@ -100,10 +101,30 @@ def _same(models: Sequence[Model]) -> bool:
     return all([(base(x.kind), x.params, x.spec) for x in m.layers] == first for m in models)
 
 
+_KIN = {Framework.TORCH: "torch", Framework.KERAS: "tf", Framework.TF1: "tf",
+        Framework.TF1_CUDNN: "tf", Framework.FLAX_LINEN: "flax", Framework.FLAX_NNX: "flax",
+        Framework.ONNX: "onnx"}
+"""The frameworks whose printouts may show one another's models (Keras 2's CuDNN layers are
+Keras', TensorFlow 1's cells too)."""
+
+
+def kin(model: Model) -> set[str]:
+    """The frameworks (by :data:`_KIN`) of the layers of ``model``."""
+    return {_KIN[layer.framework] for layer in model.layers if layer.framework is not None}
+
+
+def _same_framework(printed: Model, code: Model) -> bool:
+    """Whether ``code`` may be the model ``printed`` shows: of the same framework, or of one
+    not known."""
+    mine, theirs = kin(printed), kin(code)
+    return not mine or not theirs or bool(mine & theirs)
+
+
 def pair(printed: Model, code: Sequence[Model]) -> tuple[Model | None, str | None]:
     """The code model ``printed`` shows, or None; and, where no pairing is certain, why."""
     if printed.unnamed:  # made-up names and a grouping that is only a reading: no evidence
         return None, None
+    code = [model for model in code if _same_framework(printed, model)]
     for evidence in _EVIDENCE:
         fits = [model for model in code if evidence(printed, model)]
         if not fits:

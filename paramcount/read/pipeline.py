@@ -342,7 +342,9 @@ def unsolvable(printed: Sequence[Model], already: Sequence[Disagreement]
 def compare(code: Sequence[Model], printed: Sequence[Model]
             ) -> tuple[list[Disagreement], list[str]]:
     """Printed counts (and shapes) that differ from the code's, layer by paired layer; and, for
-    each printout no code model can be paired with for certain, why it was compared with none."""
+    each printout no code model can be paired with for certain, why it was compared with none.
+    A printout that differs from a ``print(model)`` it pairs with is of another model (both
+    print what was run): that is a note, not a disagreement."""
     found: list[Disagreement] = []
     notes: list[str] = []
     for model in printed:
@@ -375,6 +377,12 @@ def compare(code: Sequence[Model], printed: Sequence[Model]
                 model.printed_total != total) and not mine:
             mine.append(Disagreement(model.line, model.name, model.printed_total, total,
                                      "the printed total differs from the code's layers"))
+        if mine and match.source == "repr":  # two printouts: each shows what was run
+            notes.append(f"the {model.source} printout at line {model.line} and the "
+                         f"print(model) at line {match.line} differ in {len(mine):,} "
+                         f"{'count' if len(mine) == 1 else 'counts'} or shapes: they are "
+                         "printouts of two different models, so they are not compared")
+            continue
         found += mine
     return found, notes
 

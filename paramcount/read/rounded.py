@@ -18,6 +18,7 @@ from paramcount.engine import conventions
 from paramcount.engine.layers import torch_free
 from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.errors import SpecError
+from paramcount.read.accounting import Accounting
 from paramcount.read.found import Layer, Model, cell_of
 from paramcount.read.solve import MAX_LAYERS_SEARCHED, Clues, Fit, Solution
 from paramcount.read.table import Printout, Row
@@ -229,9 +230,16 @@ def lightning_model(printout: Printout) -> Model:
             f"{span(*printout.rounded_total)} parameters")
     if any(layer.params is None for layer in layers):
         model_notes.append(f"its rows' rounded counts add up to {span(low_sum, high_sum)}")
+    accounting = printout.accounting
+    total = printout.rounded_total or (
+        None if printout.total is None else (printout.total, printout.total))
+    if total is not None and (high_sum < total[0] or low_sum > total[1]):
+        accounting = accounting + Accounting(cropped=(
+            f"its rows add up to {span(low_sum, high_sum)}, not its Total params "
+            f"{span(*total)}: a row is missing",))
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
                  printed_total=printout.total, notes=tuple(model_notes),
-                 accounting=printout.accounting)
+                 accounting=accounting)
 
 
 _TORCH_RECURRENT = frozenset({"RNN", "GRU", "LSTM", "RNNCell", "GRUCell", "LSTMCell"})
