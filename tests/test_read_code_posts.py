@@ -219,3 +219,39 @@ def test_functional_code_cut_after_an_equals_sign_is_named(cut: str) -> None:
     (model,) = answer.models
     assert model.total is None and model.at_least == 2
     assert f"line 5 `{cut}` not read" in model.bound, model.bound
+
+
+_TWO_GRAPHS = ('''
+from keras.layers import Dense, GRU, Input, LSTM
+from keras.models import Model
+
+encoder_inputs = Input(shape=(4, 3))
+x = LSTM(5, return_sequences=True)(encoder_inputs)
+x = GRU(2)(x)
+model = Model(encoder_inputs, Dense(1)(x))
+''', '''
+from keras.layers import Bidirectional, Dense, Input, LSTM
+
+encoder_inputs = Input(shape=(6, 2))
+x = Bidirectional(LSTM(3))(encoder_inputs)
+model = Model(encoder_inputs, Dense(4)(x))
+''')
+
+
+@pytest.mark.keras
+def test_two_functional_models_in_one_post_are_two_models() -> None:
+    """Two functional Keras models one after the other, their tensors under the same names
+    (``encoder_inputs``, ``x``, ``model``): two models, each of its own count (the second's
+    ``x`` is not the first's; they were read as one model of both counts summed)."""
+    pytest.importorskip("keras")
+    from keras.models import Model  # noqa: F401  (the second snippet uses the first's import)
+
+    counts = []
+    namespace: dict[str, Any] = {}
+    for snippet in _TWO_GRAPHS:  # our own code, run to count it: never a paste
+        exec(snippet, namespace)
+        counts.append(namespace["model"].count_params())
+    answer = read("Here is my first model:\n" + _TWO_GRAPHS[0] + "\nand the second:\n"
+                  + _TWO_GRAPHS[1])
+    assert sorted(m.total for m in answer.models if m.source == "code") == sorted(counts)
+    assert not answer.disagreements

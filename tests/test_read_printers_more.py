@@ -419,6 +419,16 @@ def test_composed_posts_of_different_models(post: Post) -> None:
     _read_post(post)
 
 
+@KERAS
+@POSTS
+@given(posts(("torch code", "Keras code", "torch"), most=2))
+def test_composed_code_posts(post: Post) -> None:
+    """Code and the printout of the model it builds when run, composed as posts (with another
+    model's printouts perhaps): code and printout agree, no total but the truth, a cut
+    statement a bound."""
+    _read_post(post)
+
+
 def test_composition_of_a_known_post() -> None:
     """Prose, a fenced Lightning table and the pytorch-model-summary table of the same model,
     with CRLF line ends: both read, no disagreement."""

@@ -121,6 +121,13 @@ class _Accountant(_Evaluator):
                     if (name := dotted(element)) is not None:
                         scope.env[name] = unknown
 
+    def cut_short(self, node: ast.stmt) -> bool:
+        """Whether an ``__init__`` assignment of a bare name or attribute (``self.rnn =
+        nn.GR``) is the last line of the code, where a cut leaves a statement short."""
+        last = max((n for n, line in enumerate(self.lines, 1) if line.strip()), default=0)
+        return isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(
+            node.value, (ast.Name, ast.Attribute)) and node.end_lineno == last
+
     def lists(self, env: Mapping[str, Any]) -> dict[str, list[Any]]:
         """The lists of ``env`` as they are now (for :meth:`doubt`)."""
         return {name: list(value) for name, value in env.items() if isinstance(value, list)}

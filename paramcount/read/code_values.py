@@ -178,8 +178,14 @@ class _Scope:
     sequentials: dict[str, list[Step]] = field(default_factory=dict)
     seq_lines: dict[str, int] = field(default_factory=dict)
     graph_steps: list[Step] = field(default_factory=list)
+    step_roots: list[str] = field(default_factory=list)
+    """The graph each of :attr:`graph_steps` belongs to, when it was read (a name is used
+    again by the next model of the paste: ``x`` of the second is not ``x`` of the first)."""
+    merged: dict[str, str] = field(default_factory=dict)
+    """Graphs that met (a merge, an ``initial_state``): each one -> the graph it joined."""
     roots: dict[str, str] = field(default_factory=dict)
-    """Functional tensors: variable -> the Input variable it descends from."""
+    """Functional tensors: variable -> the graph it descends from (named by its ``Input``'s
+    variable and line: ``encoder_inputs@15``)."""
     models: dict[str, tuple[str, int]] = field(default_factory=dict)
     """Input variable -> (model variable, line) for Model(inputs=..., outputs=...)."""
     loose: dict[str, Call] = field(default_factory=dict)
@@ -201,6 +207,14 @@ class _Scope:
     """What a function's ``return`` gives (its first one read)."""
     returns: list[tuple[Call, int]] = field(default_factory=list)
     """Instances of the paste's classes a function returns, with the line."""
+
+    def graph_of(self, root: str) -> str:
+        """The graph a step read into ``root`` is part of now: graphs that met since are one."""
+        seen = set()
+        while root in self.merged and root not in seen:
+            seen.add(root)
+            root = self.merged[root]
+        return root
 
 
 _MERGES = {"concatenate": "Concatenate", "add": "Add", "subtract": "Subtract",

@@ -176,7 +176,7 @@ class _Reader(_Accountant):
                 steps[sizes[name]:] = [replace(s, conditional=True) for s in steps[sizes[name]:]]
                 owners.append(f"seq:{name}")
         for index in range(graph, len(scope.graph_steps)):
-            root = scope.roots.get(scope.graph_steps[index].target or "", "")
+            root = scope.graph_of(scope.step_roots[index])
             if root in roots:
                 scope.graph_steps[index] = replace(scope.graph_steps[index], conditional=True)
                 owners.append(f"graph:{root}")
@@ -430,9 +430,11 @@ class _Reader(_Accountant):
                 return
             if short in ("Input",) and callee is not None:
                 call = self.value(value_node, scope.env)
-                scope.roots[name] = name
-                self.claim(scope, f"graph:{name}")
+                root = f"{name}@{value_node.lineno}"
+                scope.roots[name] = root
+                self.claim(scope, f"graph:{root}")
                 scope.graph_steps.append(Step(call, name, None, name))
+                scope.step_roots.append(root)
                 return
             if isinstance(value_node.func, ast.Call) or (
                     callee is not None and callee in scope.loose):
@@ -458,6 +460,7 @@ class _Reader(_Accountant):
             return False
         scope.roots[name] = scope.roots[tensor]
         scope.graph_steps.append(Step(made.call, name, made.source, name, made.sources))
+        scope.step_roots.append(scope.roots[tensor])
         return True
 
     def store_item(self, target: ast.expr, value: Any, env: MutableMapping[str, Any]) -> None:
@@ -667,12 +670,14 @@ class _Reader(_Accountant):
                 scope.owned.setdefault(f"graph:{root}", []).extend(
                     scope.owned.pop(f"graph:{other}", []))
             for other in roots[1:]:
+                scope.merged[other] = root
                 if other in scope.models:
                     scope.models.setdefault(root, scope.models.pop(other))
         for target in (step.target or "", *step.states):
             scope.roots[target] = root
         self.claim(scope, f"graph:{root}")
         scope.graph_steps.append(step)
+        scope.step_roots.append(root)
 
     def model(self, name: str, node: ast.Call, scope: _Scope) -> None:
         """``Model(inputs, outputs)`` names the graph its inputs start."""
@@ -721,9 +726,9 @@ class _Reader(_Accountant):
                                          [*scope.owned.get(owner, ()), *scope.unread])))
         graphs: dict[tuple[str, int], list[Step]] = {}
         accounts: dict[tuple[str, int], Accounting] = {}
-        for step in scope.graph_steps:  # one model for all the inputs Model(...) names
-            root = scope.roots.get(step.target or "", step.target or "")
-            key = scope.models.get(root, (root.strip("<>"), -1))
+        for step, read_in in zip(scope.graph_steps, scope.step_roots, strict=True):
+            root = scope.graph_of(read_in)  # one model for all the inputs Model(...) names
+            key = scope.models.get(root, (root.strip("<>").split("@")[0], -1))
             graphs.setdefault(key, []).append(step)
             accounts[key] = accounts.get(key, NOTHING) + _account(
                 scope.claims.get(f"graph:{root}", ()), scope.owned.get(f"graph:{root}", ()))
@@ -930,13 +935,6 @@ class _Reader(_Accountant):
         if len(steps) > before or self.builds([*body, *(others or [])]):
             steps[before:] = [replace(s, conditional=True) for s in steps[before:]]
             self.lose(scope, node.lineno, reason)
-
-    def cut_short(self, node: ast.stmt) -> bool:
-        """Whether an ``__init__`` assignment of a bare name or attribute (``self.rnn =
-        nn.GR``) is the last line of the code, where a cut leaves a statement short."""
-        last = max((n for n, line in enumerate(self.lines, 1) if line.strip()), default=0)
-        return isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(
-            node.value, (ast.Name, ast.Attribute)) and node.end_lineno == last
 
     def base_init(self, call: ast.Call, scope: _Scope) -> _Class | None:
         """The class of the paste whose ``__init__`` this call runs: ``super().__init__(...)``

@@ -533,7 +533,7 @@ def printout_models(printouts: Sequence[Printout], lines: Sequence[str] = ()) ->
                        for m in code_models(reading)]
         elif printout.kind == "keras-summary":
             models.append(_keras_summary_model(
-                printout, summary_version(lines[printout.first - 1:printout.last])))
+                printout, summary_version(printout.text(lines))))
         elif printout.kind in ("torchinfo", "torchsummary", "pytorch-model-summary"):
             models.append(_torch_table_model(printout))
         elif printout.kind == "shapes":

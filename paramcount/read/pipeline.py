@@ -111,6 +111,16 @@ _QUOTE = re.compile(r"\A {0,3}(?:>(?!>>) ?)+")
 code line starts with ``>`` but a prompt (``>>> ``), which is kept."""
 
 
+def _untabbed(line: str) -> str:
+    """A printout's line with the tabs an editor put for its leading spaces (four to a tab, as
+    code editors indent) turned back into spaces, so its columns line up again; code keeps its
+    tabs (Python reads them)."""
+    if not line.startswith("\t"):
+        return line
+    body = line.lstrip(" \t")
+    return line[:len(line) - len(body)].expandtabs(4) + body
+
+
 def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<stdin>"
          ) -> Answer:
     """Read a pasted question: its printouts and code, counted and compared."""
@@ -119,7 +129,7 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
                          f"most {MAX_TEXT:,}")
     text = text.replace("\r\n", "\n").translate(_SPACES)
     lines = [_QUOTE.sub("", line, 1) for line in text.split("\n")]
-    printouts, claimed = find_printouts(lines)
+    printouts, claimed = find_printouts([_untabbed(line) for line in lines])
     headless, headless_note = headless_rows(lines, claimed)
     claimed |= {u.line for u in headless}  # rows of a table are not code either
     code_lines = ["" if number in claimed else line for number, line in enumerate(lines, 1)]

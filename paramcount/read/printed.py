@@ -156,7 +156,7 @@ def family_model(printout: Printout, lines: Sequence[str]) -> Model:
     that fits gives one count."""
     from paramcount.families.registry import family
 
-    text = lines[printout.first - 1:printout.last]
+    text = printout.text(lines)
     found = tree(text)
     name, fits = readings(found)
     module = family(name)

@@ -12,6 +12,7 @@ a printout hides (a recurrent row's sizes) is solved from its counts by
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -131,10 +132,15 @@ def _read_prefixed(lines: Sequence[str], index: int) -> tuple[Printout, int] | N
     view = _unprefixed(lines, index, comment)
     reader = landmark_reader(view[index]) or header_reader(view, index)
     if reader is not None:
-        return reader(view, index)
-    if _REPR_START.match(view[index].rstrip()):
-        return torch_repr.read(view, index)
-    return shape_dump.read_bare(view, index) or shape_dump.read_named(view, index)
+        found = reader(view, index)
+    elif _REPR_START.match(view[index].rstrip()):
+        found = torch_repr.read(view, index)
+    else:
+        found = shape_dump.read_bare(view, index) or shape_dump.read_named(view, index)
+    if found is None:
+        return None
+    printout, end = found
+    return dataclasses.replace(printout, shown=tuple(view[printout.first - 1:printout.last])), end
 
 
 def _better(shifted: tuple[Printout, int], raw: tuple[Printout, int]) -> bool:

@@ -75,6 +75,13 @@ class Printout:
     accounting: Accounting = field(kw_only=True)
     """The lines it claimed, those it could not read and why, and whether it is cut off
     (:mod:`paramcount.read.accounting`): every printer's reader must say."""
+    shown: tuple[str, ...] = field(default=(), kw_only=True)
+    """Its lines as they were read, where a prefix every line carries was taken off
+    (indentation, a quote's or a comment's mark); empty where they are the paste's own."""
+
+    def text(self, paste: Sequence[str]) -> Sequence[str]:
+        """Its lines as read, from ``paste`` (the paste's lines) where no prefix was taken."""
+        return self.shown or paste[self.first - 1:self.last]
 
 
 _COUNT = re.compile(r"\(?(\d{1,3}(?:,\d{3})++|\d++)\)?")
