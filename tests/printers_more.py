@@ -630,6 +630,12 @@ def check_post(post: Post, score: Score, label: str = "composed posts") -> Answe
             layer.missing or layer.notes for layer in model.layers) or answer.notes or (
             model.bound), (
             f"{post.how}: code model {model.name} has no total and no word why\n{post.text}")
+    unread = {u.line for m in answer.models for u in m.accounting.unread}
+
+    def named(index: int) -> bool:  # the answer names a line of this paste it did not read
+        first, last = post.spans[index]
+        return any(first <= line <= last for line in unread)
+
     for index, (paste, cut) in enumerate(zip(post.parts, post.cropped, strict=True)):
         if family(paste):
             _score_family_part(post, index, answer, score, label)
@@ -638,10 +644,12 @@ def check_post(post: Post, score: Score, label: str = "composed posts") -> Answe
             if any(layer.spec is not None and same(layer.spec, spec) for layer in claimed):
                 outcome = "exact"
             elif any(layer.solution is not None and layer.solution.admits(spec)
-                     for m in answer.models for layer in m.layers):
-                outcome = "ambiguous"
-            else:  # of a cropped paste, the crop lost it
-                outcome = "partial" if cut else "wrong"
+                     for m in answer.models for layer in m.layers) or any(
+                    same(c, spec) for m in answer.models for layer in m.layers
+                    for grouping in layer.groupings for part in grouping for c in part):
+                outcome = "ambiguous"  # among the fits listed, or the groupings of bare shapes
+            else:  # of a cropped paste, the crop lost it; or lines of it named unread
+                outcome = "partial" if cut or named(index) else "wrong"
             score.add(label, outcome, f"{post.how}: {conventions.describe(spec)} not found"
                                       f"\n{post.text}")
     return answer

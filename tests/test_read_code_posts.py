@@ -255,3 +255,18 @@ def test_two_functional_models_in_one_post_are_two_models() -> None:
                   + _TWO_GRAPHS[1])
     assert sorted(m.total for m in answer.models if m.source == "code") == sorted(counts)
     assert not answer.disagreements
+
+
+def test_a_bracket_left_open_by_a_cut_does_not_swallow_the_code_after_it() -> None:
+    """Code cut inside a call (``_, state_h = GRU(LATENT_DIM``), then prose, then another
+    model's class: the class is read (its layers were lost inside the open bracket, and the
+    answer was "nothing countable found"); the cut line keeps every total a bound."""
+    torch = pytest.importorskip("torch")
+    net = torch.nn.Sequential(torch.nn.Embedding(50, 3), torch.nn.LSTM(3, 3, bidirectional=True))
+    text = ("x = Input(shape=(4,))\n_, state_h = GRU(LATENT_DIM\n\nand my torch port:\n\n"
+            "import torch.nn as nn\n\nclass Net(nn.Module):\n    def __init__(self):\n"
+            "        super().__init__()\n        self.embedding = nn.Embedding(50, 3)\n"
+            "        self.rnn = nn.LSTM(3, 3, bidirectional=True)\n")
+    (model,) = [m for m in read(text).models if m.name == "Net"]
+    assert model.at_least == sum(p.numel() for p in net.parameters())
+    assert "line 2 `_, state_h = GRU(LATENT_DIM` not read" in model.bound, model.bound

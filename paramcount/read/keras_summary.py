@@ -35,7 +35,7 @@ from paramcount.read.table import (
 
 TITLES = ("Layer (type)", "Output Shape", "Param #", "Connected to", "Trainable")
 _AFTER_TOTAL = re.compile(r"\s*((Non-)?[Tt]rainable params|Optimizer params|_{5,}|={5,}|$)")
-_MODEL = re.compile(r'Model:\s*"([^"]{1,200})"')
+MODEL = re.compile(r'Model:\s*"([^"]{1,200})"')
 _NAME_TYPE = re.compile(r"(?P<name>[^()]*?)\s*\((?P<type>[\w.]+(?:\)|…\)?)?)")
 """A layer cell: ``name (Class)``; Keras 3 cuts a long class to ``(Bidirectio…``, Keras 2.2 to
 2.3 (TF 1.x to 2.3) at the column's edge with no mark at all (``bidirectional_1 (Bidirection``)."""
@@ -64,7 +64,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         start -= 1  # a narrow table wraps its header cells too
     title, first = "model", start
     for back in range(start - 1, max(start - 4, -1), -1):
-        found = _MODEL.search(lines[back])
+        found = MODEL.search(lines[back])
         if found:
             title, first = found.group(1), back
             break
@@ -91,7 +91,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             unread.append(Unread(line, lines[line - 1], "a row whose layer and class cell "
                                  "paramcount could not read"))
     if not rows:
-        return None
+        return _unplaced(lines, start, first, title) if first != start else None
     # a table cropped by a narrow console may hide its Connected to column: then it is not
     # known to be sequential, and no row's input is taken from the row above
     functional: bool | None = any(t.startswith("Conn") for t in titles)
@@ -275,7 +275,7 @@ def _fixed(lines: Sequence[str], header: Sequence[Column], index: int
             body = line[level:].rstrip()
             line = " " * level + (body[:-level] if body.endswith("|" * level) else body)
         stripped = line.strip()
-        if TOTAL.match(line):
+        if TOTAL.match(line) or _ended(line):
             break
         if not stripped or re.fullmatch(r"[_=\-¯]+", stripped):
             close()
@@ -436,7 +436,7 @@ def _squeezed(lines: Sequence[str], titles: Sequence[str], index: int,
 
     while index < len(lines) and index - start < _LIMIT:
         line = lines[index].strip()
-        if TOTAL.match(line):
+        if TOTAL.match(line) or _ended(line):
             break
         if not line or re.fullmatch(r"[_=\-¯]+", line):
             close()
@@ -455,6 +455,40 @@ def _squeezed(lines: Sequence[str], titles: Sequence[str], index: int,
         index += 1
     close()
     return records, *_total(lines, index)
+
+
+def _unplaced(lines: Sequence[str], start: int, first: int, title: str
+              ) -> tuple[Printout, int] | None:
+    """A summary under its ``Model: "..."`` line whose header and rows paramcount could not
+    place (a narrow table, every cell wrapped, its indentation lost): none of its rows is
+    read, each is named, and its printed total kept; None where its header is no Keras
+    header."""
+    if not lines[start].strip().startswith("Layer ("):
+        return None
+    unread: list[Unread] = []
+    index = start + 1
+    while index < len(lines) and index - start < _LIMIT and not TOTAL.match(lines[index]) and (
+            not _ended(lines[index])):
+        if lines[index].strip() and not re.fullmatch(r"[_=\-¯]+", lines[index].strip()):
+            unread.append(Unread(index + 1, lines[index], "a line of a summary whose columns "
+                                 "paramcount could not place (its cells wrapped, its "
+                                 "indentation lost)"))
+        index += 1
+    end, total = _total(lines, index)
+    accounting = Accounting.span(first + 1, end, unread, () if total is not None else (
+        NO_TOTAL,))
+    return Printout("keras-summary", title, first + 1, end, (), total,
+                    accounting=accounting), end
+
+
+_FENCE = re.compile(r"\s*(```|~~~)")
+
+
+def _ended(line: str) -> bool:
+    """Whether ``line`` cannot be in a Keras 2 table's body, so a table cut before its totals
+    ends above it: a Markdown fence, the next summary's ``Model: "..."`` or header."""
+    return _FENCE.match(line) is not None or MODEL.match(line.strip()) is not None or (
+        line.strip().startswith(TITLES[0]))
 
 
 def _total(lines: Sequence[str], index: int) -> tuple[int, int | None]:

@@ -44,7 +44,10 @@ def header_reader(lines: Sequence[str], index: int) -> Reader | None:
     if model_summary.is_header(line):
         return model_summary.read
     if "Layer (type" not in line:  # a narrow Keras 2 table wraps its header cells
-        wrapped = line.startswith(" L") and keras_summary.is_header(lines, index)
+        wrapped = line[:2].lstrip().startswith("L") and (keras_summary.is_header(
+            lines, index) or (line.startswith("Layer (") and any(
+                keras_summary.MODEL.match(above.strip()) for above in lines[max(index - 3, 0):
+                                                                            index])))
         return keras_summary.read if wrapped else None
     above = lines[index - 1].strip()[:3] if index else ""
     if above == "===":

@@ -76,6 +76,10 @@ def reindent(lines: list[str]) -> tuple[str, list[int]] | None:
     return ("\n".join(out), loops) if changed else None
 
 
+_NEW_STATEMENT = re.compile(r"(class|def|async def|import|from)\s|@\w")
+"""A line that begins a statement of its own at the left edge: never inside brackets."""
+
+
 def statements(lines: list[str]) -> Iterator[tuple[int, str]]:
     """(first line, text) of each statement-looking line, joining bracketed continuations."""
     buffer: list[str] = []
@@ -83,6 +87,9 @@ def statements(lines: list[str]) -> Iterator[tuple[int, str]]:
     depth = 0
     for number, raw in enumerate(lines, 1):
         line = raw.strip()
+        if buffer and _NEW_STATEMENT.match(raw):  # a bracket left open by a cut statement
+            yield start, " ".join(buffer)  # ends where code that cannot be inside it begins
+            buffer, depth = [], 0
         if not buffer:
             if not line or line.startswith("#"):
                 continue
