@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable
+import os
+import warnings
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -56,3 +59,17 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> 
 def have(module: str) -> bool:
     """Whether ``module`` can be imported, without importing it."""
     return importlib.util.find_spec(module) is not None
+
+
+@pytest.fixture(scope="module")
+def eras() -> Iterator[dict[int, Any]]:
+    """Keras 3 and Keras 2 (tf-keras), imported once, quietly (skipped where either is not
+    installed)."""
+    if not (have("keras") and have("tensorflow") and have("tf_keras")):
+        pytest.skip("needs keras 3, tensorflow and tf-keras")
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import keras
+        import tf_keras
+    yield {3: keras, 2: tf_keras}

@@ -21,6 +21,7 @@ import io
 import os
 import random
 import re
+import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -550,6 +551,19 @@ def build_keras(keras: Any, plan: KerasPlan) -> tuple[Any, Truth]:
     recurrent += [encoder, decoder]
     model = keras.Model([first, second], [layers.Dense(2)(decoded), layers.Dense(1)(states[0])])
     return model, _keras_truth(model, recurrent)
+
+
+def keras_built(keras: Any, plan: KerasPlan) -> tuple[Any, Truth] | None:
+    """``plan`` built with ``keras`` (its warnings kept quiet), or None where tf-keras'
+    Sequential refuses it (a layer with two outputs)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return build_keras(keras, plan)
+        except ValueError as error:
+            if "single output tensor" in str(error):
+                return None
+            raise
 
 
 def _keras_truth(model: Any, recurrent: Sequence[Any]) -> Truth:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,24 +31,12 @@ from tests.printers import (
     check,
     keras_plans,
     keras_text,
-    quiet_tensorflow,
     tf_keras_prints,
 )
 
 pytestmark = [pytest.mark.keras,
               pytest.mark.skipif(not (have("keras") and have("tensorflow") and have("tf_keras")),
                                  reason="needs keras 3, tensorflow and tf-keras")]
-
-
-@pytest.fixture(scope="module")
-def eras() -> Iterator[dict[int, Any]]:
-    """Keras 3 and Keras 2 (tf-keras), imported once, quietly."""
-    quiet_tensorflow()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        import keras
-        import tf_keras
-    yield {3: keras, 2: tf_keras}
 
 
 REFUSALS = ("single output tensor", "Insufficient console width")
