@@ -11,10 +11,12 @@ and read back; so are Lightning's ModelSummary and RichModelSummary, pytorch-mod
 three styles (``tests/printers_more.py``), Flax linen's ``tabulate`` of random linen models,
 Hugging Face ``print(model)`` of random small Mamba, Mamba-2, RWKV, RecurrentGemma and xLSTM
 models, and posts composed from the real printouts of one model or of two (any of the above
-printers, from ``tests.printers_more.MAKERS``), with prose, fences, crops, CRLF, tabs,
-indentation lost. Every recurrent layer (a family model counts as one) is
-scored exact, ambiguous (the truth among the configurations listed), unsized (no configuration
-claimed, with a note saying why), partial (a layer a crop cut away, the crop named) or wrong;
+printers, from ``tests.printers_more.MAKERS``, code beside the printout of the model it builds
+too), with prose, fences, crops, CRLF, tabs, indentation lost, spacing squeezed, prefixes
+(indented, quoted, commented) and no-break spaces. Every recurrent layer (a family model
+counts as one) is scored exact, ambiguous (the truth among the configurations listed), unsized
+(no configuration claimed, with a note saying why), partial (a layer a crop cut away, the crop
+named, or of lines the answer names as not read) or wrong;
 a wrong total or a disagreement claimed between true counts is scored wrong too. The draws are
 seeded, so a run is reproducible.
 ``--update`` rewrites the table between the markers in ``docs/read.md``.

@@ -363,8 +363,10 @@ def test_random_family_reprs(case: tuple[str, dict[str, Any]]) -> None:
 
 
 POSTS = settings(max_examples=8, deadline=None, database=None, phases=[Phase.generate],
-                 suppress_health_check=list(HealthCheck))
-"""Posts take seconds each to make: no shrinking (a failure's message holds the post)."""
+                 derandomize=True, suppress_health_check=list(HealthCheck))
+"""Posts take seconds each to make: no shrinking (a failure's message holds the post); the
+same posts on every run, so a run of the suite is reproducible (``benchmarks/read_accuracy.py``
+draws others, seeded, to hunt)."""
 KERAS = pytest.mark.skipif(not (have("keras") and have("tensorflow") and have("tf_keras")),
                            reason="needs keras 3, tensorflow and tf-keras")
 FLAX_HF = pytest.mark.skipif(not (have("flax") and have("transformers")),

@@ -24,9 +24,8 @@ from paramcount.read.table import (
     count,
     first_shape,
     footer,
+    row_cells,
     shapes,
-    squeezed_cells,
-    tokens,
 )
 
 _ROW = re.compile(r"(?P<type>\w+)-(?P<index>\d+)")
@@ -58,9 +57,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         if not stripped or set(stripped) <= {"=", "-"}:
             index += 1
             continue
-        cells = [text for _, text in tokens(line)]
-        if len(cells) != 4:  # its spacing lost: the cells told apart by their forms
-            cells = squeezed_cells(stripped) or []
+        cells = row_cells(line, 4)
         label = _ROW.fullmatch(cells[0]) if len(cells) == 4 else None
         if label is None:
             break

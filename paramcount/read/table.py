@@ -245,3 +245,12 @@ def squeezed_cells(text: str) -> list[str] | None:
         cells.append(text[index:stop])
         index = stop
     return cells
+
+
+def row_cells(line: str, count: int) -> list[str]:
+    """A row's ``count`` cells: split at runs of two or more spaces, or, where that does not
+    give ``count`` (its spacing lost), told apart by their forms; [] where neither does."""
+    cells = [text for _, text in tokens(line)]
+    if len(cells) != count:
+        cells = squeezed_cells(line.strip()) or []
+    return cells if len(cells) == count else []

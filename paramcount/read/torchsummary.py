@@ -19,8 +19,7 @@ from paramcount.read.table import (
     count,
     first_shape,
     footer,
-    squeezed_cells,
-    tokens,
+    row_cells,
 )
 
 _ROW = re.compile(r"(?P<type>\w+)-(?P<index>\d+)")
@@ -47,9 +46,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         if not stripped or set(stripped) <= {"=", "-"}:
             index += 1
             continue
-        cells = [text for _, text in tokens(line)]
-        if len(cells) != 3:  # its spacing lost: the cells told apart by their forms
-            cells = squeezed_cells(stripped) or []
+        cells = row_cells(line, 3)
         label = _ROW.fullmatch(cells[0]) if len(cells) == 3 else None
         if label is None:
             break
