@@ -96,9 +96,10 @@ def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
             result = torch_repr.read(lines, index)
         elif "torch.Size" in line or shape_dump.is_dump(line):
             result = shape_dump.read_bare(lines, index) or shape_dump.read_named(lines, index)
-        if line[:1] in _PREFIXED and (shifted := _read_prefixed(lines, index)) is not None and (
+        if line[:1] in _PREFIXED and (result is None or not result[0].accounting.whole) and (
+                shifted := _read_prefixed(lines, index)) is not None and (
                 result is None or _better(shifted, result)):
-            result = shifted
+            result = shifted  # a printout read whole as it stands is not read again
         if result is None:
             result = torch_repr.read_single(line, index)
         if result is None:
