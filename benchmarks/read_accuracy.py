@@ -48,6 +48,7 @@ def measure(torch_models: int, keras_models: int, more: int = 0, flax: int = 0, 
         Score,
         build_keras,
         check,
+        keras2_old_text,
         keras_plans,
         keras_text,
         quiet_tensorflow,
@@ -93,6 +94,12 @@ def measure(torch_models: int, keras_models: int, more: int = 0, flax: int = 0, 
                     continue
                 text = keras_text(model, era, width, trainable)
                 tally(Paste(f"Keras {era} summary()", text, truth))
+                if era == 2:  # as TF 1.x to 2.3 printed it: cells cut at the column's edge
+                    functional = getattr(plan, "functional", False)
+                    positions = [.33, .55, .67, 1.] if functional else [.45, .85, 1.]
+                    old = keras2_old_text(model, width or (98 if functional else 65),
+                                          positions)
+                    tally(Paste("Keras 2.2–2.3 summary() (cells cut)", old, truth))
 
         torch_run()
         keras_run()

@@ -144,8 +144,9 @@ def printed_models(answer: Answer) -> list[Model]:
 
 
 def check(paste: Paste, score: Score) -> Answer:
-    """Read ``paste`` back and score it: every recurrent layer, the model's totals, and that no
-    disagreement is claimed (its counts are all true)."""
+    """Read ``paste`` back and score it: every recurrent layer (partial where it is not found
+    and the answer names lines it did not read), the model's totals, and that no disagreement
+    is claimed (its counts are all true)."""
     answer = read(paste.text)
     models = printed_models(answer)
     tables = [m for m in models if m.source != "repr"]
@@ -177,7 +178,11 @@ def check(paste: Paste, score: Score) -> Answer:
                     continue
             found.remove(layer)
         else:
-            layer = found[index] if len(found) == len(truth.specs) else None
+            layer = by_name.get(truth.names[index]) or (
+                found[index] if len(found) == len(truth.specs) else None)
+        if layer is None and model.accounting.unread:
+            score.add(paste.printer, "partial")  # its row is among the lines named unread
+            continue
         outcome, why = score_layer(layer, spec, count)
         score.add(paste.printer, outcome, f"{why}\n{paste.text}" if why else "")
     if model.total is not None:

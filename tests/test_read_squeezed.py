@@ -232,3 +232,24 @@ def test_code_copied_with_no_break_spaces_and_a_byte_order_mark_is_read() -> Non
             "        super().__init__()\n        self.rnn = nn.GRU(10, 20)\n")
     answer = read(code.replace(" ", "\xa0"))
     assert [(m.source, m.total) for m in answer.models] == [("code", 3 * 20 * (10 + 20 + 2))]
+
+
+@pytest.mark.keras
+def test_a_class_cut_to_a_letter_is_told_by_the_name_keras_gave_the_layer(
+        eras: dict[int, Any]) -> None:
+    """TF 1.x's table at a width that cuts ``bidirectional_29 (Bidirectional)`` to
+    ``bidirectional_29 (B``: ``B`` may be Bidirectional or BatchNormalization, and the name
+    Keras gave the layer says which (it was left a class of no count, the LSTM not found)."""
+    k = eras[2]
+    k.backend.clear_session()
+    model = k.Sequential([k.layers.Embedding(5, 4, input_length=4),
+                          k.layers.Bidirectional(k.layers.LSTM(4, use_bias=False,
+                                                               return_sequences=True),
+                                                 name="bidirectional_29")])
+    model.build((None, 4))
+    text = keras2_old_text(model, 50, [.45, .85, 1.])
+    assert re.search(r"bidirectional_29 \(B\s", text), text
+    answer = read(text)
+    (layer,) = [layer for _, layer in answer.recurrent]
+    assert layer.params == model.layers[1].count_params()
+    assert answer.models[0].total == model.count_params()

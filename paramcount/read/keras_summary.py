@@ -502,6 +502,14 @@ def _total(lines: Sequence[str], index: int) -> tuple[int, int | None]:
     return ended if ended is not None else (index, None)
 
 
+def _snake(kind: str) -> str:
+    """The name Keras gives a layer of class ``kind`` (``bidirectional``, ``simple_rnn``,
+    ``batch_normalization``): where a cut class (``(B``) could be several, a layer named as
+    Keras names it (``bidirectional_29``) says which."""
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2",
+                  re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", kind)).lower()
+
+
 def _row(record: Record, line: int) -> Row | None:
     """A record's cells as a Row: name and class, every output shape, count, first input."""
     label = record.get("Layer (type)", "")
@@ -521,7 +529,8 @@ def _row(record: Record, line: int) -> Row | None:
     kind = kind.removesuffix(")") if kind.endswith(")") else kind.removesuffix("…") + "…"
     if kind.endswith("…"):  # a narrow table cut it: the one known class it can be, if one
         known = [k for k in TYPES if k.startswith(kind[:-1]) and len(k) >= len(kind)]
-        kind = known[0] if len(known) == 1 else kind
+        named = [k for k in known if _snake(k) == re.sub(r"_\d+$", "", name)]
+        kind = known[0] if len(known) == 1 else named[0] if len(named) == 1 else kind
     depth = int(record.get(_DEPTH, "1"))
     return Row(name, kind, outputs[0] if outputs else None,
                count(record.get("Param #", "")), line, depth, outputs=outputs, source=source)
