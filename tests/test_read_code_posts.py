@@ -271,3 +271,18 @@ def test_a_bracket_left_open_by_a_cut_does_not_swallow_the_code_after_it() -> No
     (model,) = [m for m in read(text).models if m.name == "Net"]
     assert model.at_least == sum(p.numel() for p in net.parameters())
     assert "line 2 `_, state_h = GRU(LATENT_DIM` not read" in model.bound, model.bound
+
+
+def test_functional_code_cut_above_an_input_it_uses_gives_a_bound() -> None:
+    """Keras code cut at the top where the encoder was made: the decoder reads ``state_h`` and
+    ``Model(...)`` names ``encoder_inputs``, neither made in the paste; the total is a bound,
+    and both lines are named (the decoder's graph was counted whole)."""
+    text = ("from keras.layers import Dense, Input, SimpleRNN\nfrom keras.models import Model\n"
+            "decoder_inputs = Input(shape=(3, 4))\n"
+            "decoded = SimpleRNN(2, return_sequences=True)(decoder_inputs, "
+            "initial_state=[state_h])\n"
+            "model = Model([encoder_inputs, decoder_inputs], Dense(1)(decoded))\n")
+    (model,) = read(text).models
+    assert model.total is None and model.at_least == 2 * (4 + 2 + 1) + 2 + 1
+    assert "state_h is not made in the paste" in model.bound
+    assert "encoder_inputs is not made in the paste" in model.bound

@@ -660,6 +660,10 @@ class _Reader(_Accountant):
             names += [dotted(e) for e in elements]
         roots = list(dict.fromkeys(scope.roots[n] for n in names if n in scope.roots))
         root = roots[0] if roots else f"<{step.source or 'tensor'}>"
+        for unmade in dict.fromkeys(n for n in names if n and n not in scope.roots
+                                    and n not in scope.env):  # its making cut off, perhaps
+            self.lose(scope, step.call.line, f"{unmade} is not made in the paste: the layers "
+                      "that make it are not counted", f"graph:{root}")
         if len(roots) > 1:
             for variable, other in list(scope.roots.items()):
                 if other in roots:
@@ -697,10 +701,14 @@ class _Reader(_Accountant):
             first = arguments[0]
             names = [dotted(e) for e in first.elts] if isinstance(
                 first, (ast.List, ast.Tuple)) else [dotted(first)]
+            known = [scope.roots[n] for n in names if n in scope.roots]
             for input_name in names:
                 if input_name in scope.roots:
                     scope.models[scope.roots[input_name]] = (name, node.lineno)
                     self.claim(scope, f"graph:{scope.roots[input_name]}")
+                elif input_name and input_name not in scope.env and known:
+                    self.lose(scope, node.lineno, f"its input {input_name} is not made in the "
+                              "paste: the layers it feeds are not counted", f"graph:{known[0]}")
 
     def finish(self, scope: _Scope) -> None:
         """Turn what a scope built into blocks."""
