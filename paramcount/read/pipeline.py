@@ -106,6 +106,7 @@ _SPACES = {0: None, 0xFEFF: None, 0x200B: None, 0xA0: " ", 0x2007: " ", 0x202F: 
 """What a web page puts for spaces (no-break, narrow, figure and other fixed-width spaces,
 copied from a rendered notebook or post) read as spaces; zero-width spaces, a byte-order mark
 and NUL dropped."""
+_ODD_SPACES = re.compile("[\x00\ufeff\u200b\xa0\u2000-\u200a\u202f]")
 _QUOTE = re.compile(r"\A {0,3}(?:>(?!>>) ?)+")
 """A Markdown quote's marks (``> ``, nested ``> > ``), taken off every line: no printout or
 code line starts with ``>`` but a prompt (``>>> ``), which is kept."""
@@ -127,7 +128,9 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     if len(text) > MAX_TEXT:
         raise Unreadable(f"{source} holds {len(text):,} characters; paramcount read reads at "
                          f"most {MAX_TEXT:,}")
-    text = text.replace("\r\n", "\n").translate(_SPACES)
+    text = text.replace("\r\n", "\n")
+    if _ODD_SPACES.search(text):  # translate() is slow: only where there is one to turn
+        text = text.translate(_SPACES)
     lines = [_QUOTE.sub("", line, 1) for line in text.split("\n")]
     printouts, claimed = find_printouts([_untabbed(line) for line in lines])
     headless, headless_note = headless_rows(lines, claimed)
