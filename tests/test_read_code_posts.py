@@ -286,3 +286,24 @@ def test_functional_code_cut_above_an_input_it_uses_gives_a_bound() -> None:
     assert model.total is None and model.at_least == 2 * (4 + 2 + 1) + 2 + 1
     assert "state_h is not made in the paste" in model.bound
     assert "encoder_inputs is not made in the paste" in model.bound
+
+
+@pytest.mark.keras
+def test_keras_model_is_not_a_class_of_the_paste_named_model() -> None:
+    """Keras functional code (``keras.Model(...)``) beside a torch port whose class is named
+    ``Model``: ``keras.Model`` is Keras' (it was taken for the paste's class, and the layers
+    applied in its outputs were left out of a total claimed whole)."""
+    keras = pytest.importorskip("keras")
+    layers = keras.layers
+    snippet = ("import keras\nfrom keras import layers\n\n"
+               "inputs = layers.Input(shape=(4, 3))\n"
+               "x = layers.GRU(2, return_sequences=True)(inputs)\n"
+               "model = keras.Model(inputs, [layers.Dense(2)(x), layers.Dense(1)(x)])\n")
+    truth = keras.Model(inputs := layers.Input(shape=(4, 3)), [
+        layers.Dense(2)(x := layers.GRU(2, return_sequences=True)(inputs)),
+        layers.Dense(1)(x)]).count_params()
+    port = ("\nimport torch.nn as nn\n\nclass Model(nn.Module):\n    def __init__(self):\n"
+            "        super().__init__()\n        self.rnn = nn.GRU(3, 2, batch_first=True)\n")
+    answer = read(snippet + port)
+    keras_model = next(m for m in answer.models if m.line == 6)
+    assert keras_model.total == truth

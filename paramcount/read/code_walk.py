@@ -419,7 +419,7 @@ class _Reader(_Accountant):
         if isinstance(value_node, ast.Call):
             callee = dotted(value_node.func)
             short = (callee or "").rsplit(".", 1)[-1]
-            if short in self.classes:
+            if short in self.classes and callee == short:  # keras.Model is not the paste's
                 self.assign_value(name, self.value(value_node, scope.env), scope)
                 return
             if short == "Sequential":
