@@ -19,6 +19,7 @@ from paramcount.engine.layers import KERAS_FREE_RESHAPING, KERAS_KEEP_WIDTH, KER
 from paramcount.read.accounting import Accounting, Unread
 from paramcount.read.table import (
     NO_TOTAL,
+    SQUEEZED_ROW,
     TOTAL,
     Column,
     Printout,
@@ -319,7 +320,6 @@ _OPEN_SHAPE = re.compile(r"(?P<shape>\[[^\[\]]*?\),) (?P<rest>[\d,]+(?: .*)?)")
 """A first line whose list of output shapes wraps: ``[(None, 1),`` before the count."""
 _SOURCE_CELL = re.compile(r"\[.*\]|[\w./-]+(?:…)?(?:\[\d+\]){1,2}")
 """A ``Connected to`` cell: a list (Keras 2.9+) or ``lstm_1[0][0]``."""
-_SQUEEZED = "a row of a table whose spacing was lost, its cells not told apart"
 
 
 def _balance(text: str) -> int:
@@ -429,7 +429,7 @@ def _squeezed(lines: Sequence[str], titles: Sequence[str], index: int,
         if current is not None:
             record = current.record(titles)
             if record is None:
-                unread.extend(Unread(n, lines[n - 1], _SQUEEZED) for n in current.lines)
+                unread.extend(Unread(n, lines[n - 1], SQUEEZED_ROW) for n in current.lines)
             else:
                 records.append((record, current.lines[0]))
         current = None
@@ -451,7 +451,7 @@ def _squeezed(lines: Sequence[str], titles: Sequence[str], index: int,
         elif current is not None:
             current.more(line, index + 1)
         else:
-            unread.append(Unread(index + 1, lines[index], _SQUEEZED))
+            unread.append(Unread(index + 1, lines[index], SQUEEZED_ROW))
         index += 1
     close()
     return records, *_total(lines, index)

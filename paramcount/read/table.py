@@ -181,6 +181,10 @@ def tokens(text: str) -> list[tuple[int, str]]:
     return [(m.start(), m.group()) for m in re.finditer(r"\S+(?: \S+)*", text)]
 
 
+SQUEEZED_ROW = "a row of a table whose spacing was lost, its cells not told apart"
+"""Why a row of a squeezed table (:func:`collapsed`) was not read."""
+
+
 def collapsed(header: str, titles: Sequence[str]) -> list[str] | None:
     """The titles of a header whose spacing was lost (``Layer (type) Output Shape Param #``:
     every run of spaces squeezed to one, as a page that does not keep the paste's spaces shows

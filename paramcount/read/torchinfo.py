@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from paramcount.read.accounting import Accounting, Unread
 from paramcount.read.table import (
     NO_TOTAL,
+    SQUEEZED_ROW,
     Column,
     Printout,
     Row,
@@ -57,7 +58,6 @@ def _cells(line: str, found: Sequence[Column]) -> dict[str, str]:
 
 
 _SQUEEZED_TREE = re.compile(r"(?P<indent>(?:[│|] ?)*)(?P<branch>├─|└─|\+ )(?P<label>.*)")
-_SQUEEZED = "a row of a table whose spacing was lost, its cells not told apart"
 
 
 def _squeezed_header(header: str) -> list[str] | None:
@@ -122,7 +122,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         if squeezed:
             split = _squeezed_cells(line, squeezed)
             if split is None:
-                unread.append(Unread(index + 1, line, _SQUEEZED))
+                unread.append(Unread(index + 1, line, SQUEEZED_ROW))
                 index += 1
                 continue
             label_text, cells = split
