@@ -104,13 +104,15 @@ def test_keras_weights_printed_one_by_one_are_read(eras: dict[int, Any], plan: K
                    for _, layer in answer.recurrent for note in layer.notes)
 
 
-def test_a_variable_cut_in_its_values_is_counted_and_the_dump_a_crop() -> None:
-    """A dump whose last variable's values are cut before their closing ``>``: its shape,
-    printed whole on its first line, is counted, and the dump is named cut off."""
-    text = ("<tf.Variable 'lstm/lstm_cell/kernel:0' shape=(3, 16) dtype=float32, numpy=\n"
-            "array([[0., 0.],\n       [0., 0.]], dtype=float32)>\n"
-            "<tf.Variable 'lstm/lstm_cell/recurrent_kernel:0' shape=(4, 16) dtype=float32, "
-            "numpy=\narray([[0., 0.],\n")
-    (model,) = read(text).models
-    assert model.total is None and model.at_least == 3 * 16 + 4 * 16
+def test_a_variable_cut_in_its_values_is_counted_and_the_dump_a_crop(
+        eras: dict[int, Any]) -> None:
+    """tf-keras' eager variables printed with their values, the last cut before its closing
+    ``>``: its shape, printed whole on its first line, is counted, and the dump is named cut
+    off."""
+    layer = eras[2].layers.LSTM(16)
+    layer.build((None, 5, 3))
+    text = "\n".join(repr(weight) for weight in layer.weights[:2])
+    cut = text[:text.rindex("\n")]  # the recurrent kernel's values, cut before their ``>``
+    (model,) = read(cut).models
+    assert model.total is None and model.at_least == 3 * 64 + 16 * 64
     assert "no closing `>`" in model.bound
