@@ -45,10 +45,10 @@ CHILD = """
 import contextlib, io, json, resource, sys
 mode, source, out = sys.argv[1], sys.argv[2], sys.argv[3]
 import numpy, torch
-import paramcount.port.run, paramcount.port.load, paramcount.port.write
-import paramcount.port.execute, paramcount.cli.commands.port
+import paramcount.porting.run, paramcount.porting.load, paramcount.porting.write
+import paramcount.porting.execute, paramcount.cli.commands.port
 if mode in ("import-keras", "port-keras"):
-    import paramcount.port.graph
+    import paramcount.porting.graph
     from paramcount.verify.keras_backend import load
     load()
 code = 0

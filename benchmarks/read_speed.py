@@ -6,7 +6,7 @@ Inputs, written to a temporary directory: a 5,000-line Python source dense with 
 class or a Keras builder every ten lines: 500 models), the same source with its indentation
 lost, a 5,000-line training script (11 models among loaders, metrics and training loops, as
 model code usually comes), and a 1,000-row Keras 3 summary. Each is read by the whole command
-(``paramcount read FILE --json``) and by the library call ``paramcount.read.pipeline.read``
+(``paramcount read FILE --json``) and by the library call ``paramcount.reading.pipeline.read``
 alone; the baseline is ``python -c pass`` timed in the same run. Runs are interleaved and
 medians reported, because machines are noisy (after one warm-up run of each, which writes the
 bytecode an installation has); beside the wall-clock ratio, the ratio of CPU time (the child's
@@ -202,7 +202,7 @@ def main() -> None:
         for index, (name, text) in enumerate(inputs.items()):
             paths[name] = directory / f"input{index}.txt"
             paths[name].write_text(text)
-        from paramcount.read.pipeline import read
+        from paramcount.reading.pipeline import read
 
         cases = {"python -c pass": [sys.executable, "-c", "pass"]}
         cases.update({f"paramcount read ({name})": [*command, "read", str(path), "--json"]

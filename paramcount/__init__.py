@@ -70,7 +70,7 @@ __all__ = [
 class _Call:
     """A library call of :mod:`paramcount.api.calls`, loaded when first called; where a
     subpackage has the same name (``paramcount.read``, ``paramcount.check``), its attributes
-    are the subpackage's, so ``paramcount.read.pipeline`` still names the module."""
+    are the subpackage's, so ``paramcount.reading.pipeline`` still names the module."""
 
     def __init__(self, name: str, module: str) -> None:
         self._name = name

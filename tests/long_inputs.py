@@ -65,8 +65,8 @@ def cases(size: int) -> Iterator[tuple[str, str]]:
 def run(text: str) -> float:
     """Seconds ``read`` and the load-error reader take on ``text`` (errors are answers)."""
     from paramcount.errors import ParamcountError
-    from paramcount.read.load_error import analyse
-    from paramcount.read.pipeline import read
+    from paramcount.reading.messages.load_error import analyse
+    from paramcount.reading.pipeline import read
 
     start = time.perf_counter()
     for reader in (read, analyse):

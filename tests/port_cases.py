@@ -7,8 +7,8 @@ from typing import Any
 
 from paramcount.engine import conventions
 from paramcount.engine.spec import Cell, Framework, LayerSpec, Nonlinearity
-from paramcount.port.layouts import Side
-from paramcount.port.plan import TargetOptions
+from paramcount.porting.layouts import Side
+from paramcount.porting.plan import TargetOptions
 
 ALWAYS_BIASED = (Framework.FLAX_LINEN, Framework.FLAX_NNX, Framework.TF1, Framework.TF1_CUDNN)
 RUNNABLE = (Framework.TORCH, Framework.KERAS, Framework.ONNX, Framework.FLAX_LINEN,

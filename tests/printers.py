@@ -32,9 +32,9 @@ from hypothesis import strategies as st
 
 from paramcount.engine import conventions
 from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
-from paramcount.read.found import UNNAMED
-from paramcount.read.pipeline import Answer, Layer, Model, read
-from paramcount.read.solve import same_configuration as same
+from paramcount.reading.found import UNNAMED
+from paramcount.reading.pipeline import Answer, Layer, Model, read
+from paramcount.reading.solve import same_configuration as same
 
 OUTCOMES = ("exact", "ambiguous", "unsized", "partial", "wrong")
 TABLES = ("keras-summary", "torchinfo", "torchsummary")

@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 
 from paramcount.engine import conventions
 from paramcount.engine.spec import Cell, Framework, LayerSpec
-from paramcount.read.models import Layer
-from paramcount.read.pipeline import Answer, NothingFound, read
-from paramcount.read.solve import same_configuration as same
+from paramcount.reading.models import Layer
+from paramcount.reading.pipeline import Answer, NothingFound, read
+from paramcount.reading.solve import same_configuration as same
 from tests.printers import (
     Paste,
     Score,

@@ -180,8 +180,8 @@ def test_check_junit_onto_what_is_not_a_regular_file_is_refused(
 def test_check_update_onto_a_fifo_is_refused(tmp_path: Path) -> None:
     """``--update``'s writer refuses a config path that is now a FIFO: a ConfigError, the FIFO
     kept."""
-    from paramcount.check.source import Source
-    from paramcount.check.update import write
+    from paramcount.checking.source import Source
+    from paramcount.checking.update import write
     from paramcount.errors import ConfigError
 
     target = _not_regular(tmp_path, "fifo")

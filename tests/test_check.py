@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from paramcount.check import read
-from paramcount.check.config import recurrent_count
+from paramcount.checking import read
+from paramcount.checking.config import recurrent_count
 from paramcount.engine import conventions
 from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode
 from paramcount.errors import SpecError

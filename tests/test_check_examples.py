@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from paramcount.check import read
+from paramcount.checking import read
 from tests.conftest import CLI
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

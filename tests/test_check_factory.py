@@ -215,7 +215,7 @@ def test_recurrent_module_the_formulas_disagree_with_fails(
     """Each recognised recurrent module is cross-checked with the formula engine: were the
     engine off by one, the model fails (exit 1), naming the module, and --update refuses."""
     pytest.importorskip("torch")
-    from paramcount.check import measure
+    from paramcount.checking import measure
 
     monkeypatch.setattr(measure, "recurrent_count", lambda spec: 1)
     path = project(tmp_path, '[models.net]\nfactory = "nets:build"\nkwargs = { cells = 0 }\n')

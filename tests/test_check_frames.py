@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from paramcount.check import read
-from paramcount.check.measure import from_layers
+from paramcount.checking import read
+from paramcount.checking.measure import from_layers
 from tests.conftest import CLI
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "convlstm.toml"

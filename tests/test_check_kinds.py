@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from paramcount.check import read
-from paramcount.check.measure import from_layers
+from paramcount.checking import read
+from paramcount.checking.measure import from_layers
 from tests.conftest import CLI
 
 CONVLSTM = """\

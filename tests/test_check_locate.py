@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramcount.check.locate import Path, Positions, json_spans, path_text, toml_spans
+from paramcount.checking.locate import Path, Positions, json_spans, path_text, toml_spans
 
 KEYS = st.one_of(st.from_regex(r"[A-Za-z0-9_-]{1,6}", fullmatch=True),
                  st.text(min_size=1, max_size=5))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from paramcount.check.update import TEMPORARY_SUFFIX
+from paramcount.checking.update import TEMPORARY_SUFFIX
 from tests.conftest import CLI
 
 GOOD = """\
@@ -209,9 +209,9 @@ def test_each_layer_is_handed_the_later_kinds_as_a_view(monkeypatch: pytest.Monk
     """A stack of n parameter-free layers is read in linear time: each layer is handed the
     kinds after it as a view of the stack's one list, never a copy (a copy each made 100,000
     layers take 113 s; benchmarks/check_layers_speed.py times it)."""
-    from paramcount.check import layers as stack
-    from paramcount.check.config import load_config
-    from paramcount.check.source import Source, parse
+    from paramcount.checking import layers as stack
+    from paramcount.checking.config import load_config
+    from paramcount.checking.source import Source, parse
 
     seen: list[object] = []
     real = stack._layer

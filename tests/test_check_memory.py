@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from paramcount.check.source import load
+from paramcount.checking.source import load
 
 SIZE = 2_000_000
 

@@ -160,8 +160,8 @@ class _CountingSpans(dict):  # type: ignore[type-arg]
 def test_update_of_many_inline_models_scans_the_spans_once(tmp_path: Path) -> None:
     """Thousands of inline-table models get their totals with one scan of the spans, not one
     scan per model (which made --update of 10,000 such models take minutes)."""
-    from paramcount.check import read
-    from paramcount.check.update import updated_text
+    from paramcount.checking import read
+    from paramcount.checking.update import updated_text
 
     count = 3000
     text = "[models]\n" + "".join(

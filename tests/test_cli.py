@@ -383,7 +383,7 @@ def test_every_install_hint_works_from_a_clone(monkeypatch: pytest.MonkeyPatch) 
     as --verify does (port's torch reader, the Keras HDF5 reader)."""
     from paramcount.errors import BackendUnavailable, install_hint
     from paramcount.files import keras_file
-    from paramcount.port.load import _require
+    from paramcount.porting.load import _require
 
     with pytest.raises(BackendUnavailable) as torch_missing:
         _require("paramcount_surely_not_installed", "torch")

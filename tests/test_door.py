@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_port_help_describes_whole_models_and_every_format(cli: CLI) -> None:
     """``port -h`` speaks of whole models, and names every file port reads and writes."""
-    from paramcount.port.load import READS
-    from paramcount.port.write import SUFFIXES
+    from paramcount.porting.load import READS
+    from paramcount.porting.write import SUFFIXES
 
     text = " ".join(cli("port", "-h").out.split())
     assert "whole model" in text

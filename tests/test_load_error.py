@@ -12,7 +12,7 @@ from hypothesis import given, settings
 
 from paramcount.cli.output import show
 from paramcount.engine.spec import Cell, Framework, LayerSpec
-from paramcount.read.load_error import LoadErrorAnalysis, NoLoadError, analyse
+from paramcount.reading.messages.load_error import LoadErrorAnalysis, NoLoadError, analyse
 from paramcount.render.load_error import data, document
 from tests.strategies import layer_specs
 from tests.test_recognise_frameworks import torch_spec

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from paramcount.engine.spec import Cell
-from paramcount.port import layouts
+from paramcount.porting import layouts
 from tests.conftest import CLI, have
 
 np = pytest.importorskip("numpy")

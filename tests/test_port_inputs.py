@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from paramcount.port.inputs import (
+from paramcount.porting.inputs import (
     Example,
     InputError,
     Layout,
@@ -84,8 +84,8 @@ def test_outputs_channels_first_and_last_are_compared_alike() -> None:
     """A model ending in a convolution gives [N, C, T] in torch and [N, T, C] in Keras: the
     same values, compared as such; other shapes that differ are refused."""
     np = pytest.importorskip("numpy")
-    from paramcount.port.model import ModelError
-    from paramcount.port.whole import Runner, compare_models
+    from paramcount.porting.model import ModelError
+    from paramcount.porting.whole import Runner, compare_models
 
     weight = np.arange(6, dtype=np.float32).reshape(2, 3)
     torch_like = Runner(lambda x: np.einsum("oc,nct->not", weight, x), "torch",

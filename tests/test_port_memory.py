@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from paramcount.engine.spec import Framework
-from paramcount.port.load import open_source
-from paramcount.port.plan import TargetOptions
-from paramcount.port.run import SourceOptions, _arrays, _in_file_order, plans_of, units_of
+from paramcount.porting.load import open_source
+from paramcount.porting.plan import TargetOptions
+from paramcount.porting.run import SourceOptions, _arrays, _in_file_order, plans_of, units_of
 from tests.conftest import CLI, have
 
 np = pytest.importorskip("numpy")
@@ -59,7 +59,7 @@ def layers(tmp_path: Path) -> tuple[Any, Any]:
 def test_a_keras_model_takes_its_arrays_one_at_a_time(layers: tuple[Any, Any]) -> None:
     """The .keras writer assigns each array as it comes and keeps none (it gathered them all
     into a dict first: 1 × the checkpoint more)."""
-    from paramcount.port.graph import keras_model
+    from paramcount.porting.graph import keras_model
 
     planned, arrays = layers
     kept: list[str] = []
@@ -77,7 +77,7 @@ def test_a_keras_model_takes_its_arrays_one_at_a_time(layers: tuple[Any, Any]) -
 def test_assign_takes_the_models_arrays_one_at_a_time() -> None:
     """The user's Keras model (--model) is assigned one array at a time, rows in chunks on
     TensorFlow, to the same values."""
-    from paramcount.port import variables
+    from paramcount.porting import variables
     from tests import port_models
 
     model = port_models.keras_dense((3000, 2))

@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from paramcount.engine import conventions
 from paramcount.engine.spec import Cell, Framework, LayerSpec
-from paramcount.port import expr
-from paramcount.port.execute import evaluate
-from paramcount.port.layouts import Side
-from paramcount.port.plan import PortRefused, TargetOptions, plan, target_side
+from paramcount.porting import expr
+from paramcount.porting.execute import evaluate
+from paramcount.porting.layouts import Side
+from paramcount.porting.plan import PortRefused, TargetOptions, plan, target_side
 from tests.port_cases import options_for, random_arrays, random_side
 
 np = pytest.importorskip("numpy")
@@ -227,7 +227,7 @@ HEAVY = {"torch", "tensorflow", "keras", "jax", "flax", "onnx", "onnxruntime", "
 
 def test_the_plan_core_imports_no_array_library() -> None:
     """Planning (expressions, layouts, refusals) needs neither numpy nor any framework."""
-    loaded = _loaded("import paramcount.port.plan, paramcount.cli.commands.port")
+    loaded = _loaded("import paramcount.porting.plan, paramcount.cli.commands.port")
     assert not loaded & {*HEAVY, "numpy", "safetensors"}
 
 

@@ -254,7 +254,7 @@ def test_a_port_verify_disproves_is_not_written(
     """With --verify and --out, a port whose outputs differ exits 1 and writes nothing."""
     pytest.importorskip("onnx")
     from paramcount.engine.spec import Cell
-    from paramcount.port import layouts
+    from paramcount.porting import layouts
 
     monkeypatch.setitem(layouts._ONNX, Cell.LSTM, layouts.CANONICAL[Cell.LSTM])
     out = tmp_path / "wrong.onnx"

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paramcount.engine.spec import Framework
-from paramcount.port.execute import evaluate
-from paramcount.port.units import (
+from paramcount.porting.execute import evaluate
+from paramcount.porting.units import (
     LEAVES,
     Kind,
     Unit,

@@ -16,11 +16,11 @@ import pytest
 
 from paramcount.engine import conventions
 from paramcount.engine.spec import Cell, Framework, LayerSpec
-from paramcount.port import layouts
-from paramcount.port.execute import evaluate
-from paramcount.port.layouts import Side
-from paramcount.port.plan import PortRefused, TargetOptions, plan, target_side
-from paramcount.port.verify import Comparison, compare
+from paramcount.porting import layouts
+from paramcount.porting.execute import evaluate
+from paramcount.porting.layouts import Side
+from paramcount.porting.plan import PortRefused, TargetOptions, plan, target_side
+from paramcount.porting.verify import Comparison, compare
 from tests.conftest import have
 from tests.port_cases import RUNNABLE, random_arrays, random_side
 
@@ -227,7 +227,7 @@ def test_tf1_ports_match_tf1s_own_equations(spec: LayerSpec, target: Framework,
     layers that run, judged against TF1's equations."""
     if not available(target):
         pytest.skip("needs the target framework")
-    from paramcount.port.verify import inputs, run
+    from paramcount.porting.verify import inputs, run
 
     source = Side(spec, reset_after=False, forget_bias=0.7)
     arrays = random_arrays(source, 6)

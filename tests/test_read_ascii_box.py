@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paramcount.read.pipeline import read
+from paramcount.reading.pipeline import read
 from tests.conftest import have
 from tests.printers import KerasPlan, Paste, Score, build_keras, check, keras_plans
 

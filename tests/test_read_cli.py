@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramcount.read.pipeline import Unreadable, read
-from paramcount.read.python_code import MAX_TEXT
+from paramcount.reading.code.python_code import MAX_TEXT
+from paramcount.reading.pipeline import Unreadable, read
 from tests.conftest import CLI
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paramcount.engine.spec import Cell, LayerSpec, Nonlinearity
-from paramcount.read.pipeline import Answer, read
+from paramcount.reading.pipeline import Answer, read
 from paramcount.render.read import read_data
 from tests.conftest import CLI
 from tests.printers import TorchPlan, build_torch, torch_plans

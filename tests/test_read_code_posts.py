@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paramcount.read.pipeline import read
-from paramcount.read.solve import same_configuration as same
+from paramcount.reading.pipeline import read
+from paramcount.reading.solve import same_configuration as same
 from tests.conftest import have
 from tests.printers import KerasPlan, Score, TorchPlan, keras_plans, quiet_tensorflow, torch_plans
 from tests.printers_code import (

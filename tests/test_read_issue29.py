@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from paramcount.read.accounting import Accounting, Unread, bound_words
-from paramcount.read.pipeline import Answer, NothingFound, read
+from paramcount.reading.accounting import Accounting, Unread, bound_words
+from paramcount.reading.pipeline import Answer, NothingFound, read
 from tests.conftest import CLI, have
 from tests.printers import TorchPlan, keras2_old_text, torch_pastes, torch_plans
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from paramcount.read.pipeline import Model, read
+from paramcount.reading.pipeline import Model, read
 from tests.conftest import have
 
 pytestmark = [pytest.mark.keras,
@@ -245,7 +245,7 @@ def test_flattened_function_in_a_fence_beside_its_summary(keras_module: Any) -> 
 def test_details_name_each_tensor_as_keras_does(keras_module: Any) -> None:
     """--details names a Keras layer's tensors under that layer's name, exactly as the real
     model's weight paths (not the first layer's ``bidirectional/...`` for every layer)."""
-    from paramcount.read.pipeline import layer_reports
+    from paramcount.reading.pipeline import layer_reports
 
     code = """
         import keras

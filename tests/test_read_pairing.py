@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from paramcount.read.found import Model
-from paramcount.read.pairing import pair
-from paramcount.read.pipeline import Answer, read
+from paramcount.reading.found import Model
+from paramcount.reading.pairing import pair
+from paramcount.reading.pipeline import Answer, read
 from tests.conftest import have
 
 pytestmark = [pytest.mark.torch,

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramcount.read.pipeline import Answer, Model, read
+from paramcount.reading.pipeline import Answer, Model, read
 from tests.conftest import have
 from tests.test_read_torch import check_against
 
@@ -497,7 +497,7 @@ def test_lightning_hyperparameters_are_the_init_arguments() -> None:
 def test_evaluating_the_paste_is_bounded(code: str) -> None:
     """A function that calls itself a thousand times per call, or a list appended to thousands of
     times, stops at the reader's limits with a note, instead of running for minutes."""
-    from paramcount.read.python_code import read_code
+    from paramcount.reading.code.python_code import read_code
 
     reading = read_code(code)
     said = [*reading.notes, *(u.reason for b in reading.blocks for u in b.accounting.unread)]

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paramcount.read.pipeline import read
+from paramcount.reading.pipeline import read
 from tests.printers import (
     KerasPlan,
     Paste,

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from paramcount.engine.spec import Cell, LayerSpec
-from paramcount.read.pipeline import read
-from paramcount.read.unnamed import MOST_RUNS
+from paramcount.reading.listings.unnamed import MOST_RUNS
+from paramcount.reading.pipeline import read
 from tests.conftest import CLI, have
 from tests.printers import (
     Paste,

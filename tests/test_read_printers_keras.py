@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode
-from paramcount.read.pipeline import read
+from paramcount.reading.pipeline import read
 from tests.conftest import CLI, have
 from tests.printers import (
     KerasPlan,

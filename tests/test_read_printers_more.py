@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from paramcount.engine.spec import Cell, Framework, LayerSpec
-from paramcount.read.lightning import human, interval
-from paramcount.read.pipeline import NothingFound, read
-from paramcount.read.solve import same_configuration as same
+from paramcount.reading.pipeline import NothingFound, read
+from paramcount.reading.solve import same_configuration as same
+from paramcount.reading.tables.lightning import human, interval
 from tests.conftest import have
 from tests.printers import (
     Paste,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from paramcount.read.pipeline import read
-from paramcount.read.python_code import MAX_CODE_LINES, MAX_REPEAT
+from paramcount.reading.code.python_code import MAX_CODE_LINES, MAX_REPEAT
+from paramcount.reading.pipeline import read
 from tests.conftest import CLI
 
 

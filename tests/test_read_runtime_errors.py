@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from paramcount.read.pipeline import read
-from paramcount.read.runtime_error import RuntimeFinding
+from paramcount.reading.messages.runtime_error import RuntimeFinding
+from paramcount.reading.pipeline import read
 from tests.conftest import CLI, have
 from tests.test_read_cli import documented_keys, produced_keys
 
@@ -282,7 +282,8 @@ def test_docstring_examples() -> None:
     import doctest
     import importlib
 
-    for module in ("paramcount.read.runtime_error", "paramcount.read.python_code"):
+    for module in ("paramcount.reading.messages.runtime_error",
+                   "paramcount.reading.code.python_code"):
         result = doctest.testmod(importlib.import_module(module))
         assert result.failed == 0 and result.attempted > 0, module
 

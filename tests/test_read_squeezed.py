@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paramcount.read.pipeline import read
-from paramcount.read.table import collapsed, squeezed_cells
+from paramcount.reading.pipeline import read
+from paramcount.reading.tables.table import collapsed, squeezed_cells
 from tests.printers import (
     KerasPlan,
     Paste,

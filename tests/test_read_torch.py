@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from paramcount.read.pipeline import Answer, Model, read
+from paramcount.reading.pipeline import Answer, Model, read
 from tests.conftest import have
 
 pytestmark = [pytest.mark.torch, pytest.mark.skipif(not have("torch"), reason="needs torch")]

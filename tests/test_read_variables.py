@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paramcount.engine.spec import Cell, MergeMode
-from paramcount.read.pipeline import read
+from paramcount.reading.pipeline import read
 from tests.conftest import have
 from tests.printers import KerasPlan, Paste, Score, check, keras_built, keras_plans
 

@@ -230,7 +230,8 @@ def test_ten_thousand_unrelated_tensors_are_passed_over() -> None:
     assert found.prefix == "head.rnn."
 
 
-@pytest.mark.parametrize("module", ["paramcount.engine.conventions", "paramcount.read.load_error"])
+@pytest.mark.parametrize("module", ["paramcount.engine.conventions",
+                                    "paramcount.reading.messages.load_error"])
 def test_docstring_examples_run(module: str) -> None:
     """The examples in the recognition dispatcher's and the load-error reader's docstrings run."""
     import doctest

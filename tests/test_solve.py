@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 
 from paramcount.engine import conventions
 from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode
-from paramcount.read.found import from_total
-from paramcount.read.keras_version import KerasVersion, old_gru_default, summary_version
-from paramcount.read.pipeline import read
-from paramcount.read.solve import Clues, integer_roots, solve
+from paramcount.reading.found import from_total
+from paramcount.reading.keras_version import KerasVersion, old_gru_default, summary_version
+from paramcount.reading.pipeline import read
+from paramcount.reading.solve import Clues, integer_roots, solve
 from tests.conftest import have
 from tests.docfiles.read import (
     gru_tagger,

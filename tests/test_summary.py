@@ -20,7 +20,7 @@ from paramcount.engine.conventions.recognition import RNN_NONLINEARITY
 from paramcount.engine.spec import Cell, Framework, LayerSpec, Nonlinearity
 from paramcount.errors import ParamcountError
 from paramcount.files.inspect import Layer
-from paramcount.read.solve import same_configuration
+from paramcount.reading.solve import same_configuration
 from tests.conftest import have
 from tests.printers import (
     KerasPlan,

@@ -12,6 +12,6 @@ clients of these calls, each loading only its own module; nothing here imports a
 
 May import: every package below the command line: ``paramcount.engine``,
 ``paramcount.families``, ``paramcount.analysis``, ``paramcount.verify``, ``paramcount.files``,
-``paramcount.factories``, ``paramcount.read``, ``paramcount.check``, ``paramcount.port``,
+``paramcount.factories``, ``paramcount.reading``, ``paramcount.checking``, ``paramcount.porting``,
 ``paramcount.live``, ``paramcount.render``.
 """

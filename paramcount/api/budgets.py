@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from paramcount.api.result import FileName, Result
 
 if TYPE_CHECKING:
-    from paramcount.check.evaluate import Outcome
-    from paramcount.check.session import FileResult
+    from paramcount.checking.evaluate import Outcome
+    from paramcount.checking.session import FileResult
     from paramcount.render.document import Document
 
 
@@ -76,13 +76,13 @@ class Checked(Result):
 def check(*paths: FileName, verify: bool = False, update: bool = False) -> Checked:
     """Check the models of config files (TOML or JSON; none: ./pyproject.toml's
     ``[tool.paramcount]``) against their budgets; ``update`` writes counts back."""
-    from paramcount.check.session import check_file, expand
+    from paramcount.checking.session import check_file, expand
     from paramcount.errors import ConfigError
 
     try:
         names = expand([str(p) for p in paths])
     except ConfigError as error:
-        from paramcount.check.session import FileResult
+        from paramcount.checking.session import FileResult
 
         return Checked([FileResult(str(paths[0]) if paths else "", errors=[error])])
     return Checked([check_file(name, verify=verify, update=update) for name in names],

@@ -10,7 +10,7 @@ from paramcount.api.result import FileName, Result
 
 if TYPE_CHECKING:
     from paramcount.files.inspect import FamilyModel, InspectReport, Layer
-    from paramcount.read.load_error import LoadErrorAnalysis
+    from paramcount.reading.messages.load_error import LoadErrorAnalysis
     from paramcount.render.document import Document
 
 
@@ -101,6 +101,6 @@ class LoadError(Result):
 
 def load_error(text: str) -> LoadError:
     """Explain a failed ``load_state_dict`` / size-mismatch error message."""
-    from paramcount.read.load_error import analyse
+    from paramcount.reading.messages.load_error import analyse
 
     return LoadError(analyse(text))

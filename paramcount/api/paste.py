@@ -9,8 +9,8 @@ from paramcount.api.result import Result
 
 if TYPE_CHECKING:
     from paramcount.engine.report import Report
-    from paramcount.read.pipeline import Answer, Model
-    from paramcount.read.pipeline import Layer as ReadLayer
+    from paramcount.reading.pipeline import Answer, Model
+    from paramcount.reading.pipeline import Layer as ReadLayer
     from paramcount.render.document import Document
 
 
@@ -55,8 +55,8 @@ def read(text: str, overrides: Mapping[str, int] | None = None, *, source: str =
          details: bool = False) -> Reading:
     """Read a pasted question (code, summaries, reprs, shape dumps): nothing is run;
     ``overrides`` give sizes the paste leaves open (``{"hidden_size": 256}``)."""
-    from paramcount.read.pipeline import layer_reports
-    from paramcount.read.pipeline import read as read_paste
+    from paramcount.reading.pipeline import layer_reports
+    from paramcount.reading.pipeline import read as read_paste
 
     answer = read_paste(text, overrides or {}, source)
     return Reading(answer, layer_reports(answer) if details else None)

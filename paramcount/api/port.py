@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from paramcount.api.result import FileName, Result
 
 if TYPE_CHECKING:
-    from paramcount.port.run import Result as PortResult
+    from paramcount.porting.run import Result as PortResult
     from paramcount.render.document import Document
 
 
@@ -60,9 +60,9 @@ def port(path: FileName, to: str, *, source_framework: str | None = None,
     framework ``to``'s convention; ``out`` writes them, ``verify`` runs both sides;
     ``expect`` checks the source (``hidden_size=64``)."""
     from paramcount.engine.spec import Framework, MergeMode, Nonlinearity
-    from paramcount.port.plan import TargetOptions
-    from paramcount.port.run import SourceOptions
-    from paramcount.port.run import port as run_port
+    from paramcount.porting.plan import TargetOptions
+    from paramcount.porting.run import SourceOptions
+    from paramcount.porting.run import port as run_port
 
     chosen = Nonlinearity(nonlinearity) if nonlinearity else None
     modes = tuple(MergeMode(m) for m in merge_modes) if merge_modes else None

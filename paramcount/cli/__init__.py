@@ -6,6 +6,6 @@
 format), ``paste`` (``read``'s body), ``commands/`` (one module per command, loaded lazily).
 Nothing imports it. May import: every package of paramcount: ``paramcount.engine``,
 ``paramcount.families``, ``paramcount.analysis``, ``paramcount.verify``, ``paramcount.files``,
-``paramcount.factories``, ``paramcount.read``, ``paramcount.check``, ``paramcount.port``,
+``paramcount.factories``, ``paramcount.reading``, ``paramcount.checking``, ``paramcount.porting``,
 ``paramcount.live``, ``paramcount.render``, ``paramcount.api``.
 """

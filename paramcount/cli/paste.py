@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 
-from paramcount.read.pipeline import Unreadable
+from paramcount.reading.pipeline import Unreadable
 
 MAX_BYTES = 16_000_000
 """Bytes read from the file before it is refused (the reader itself takes 10 MB of text)."""

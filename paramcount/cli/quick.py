@@ -173,7 +173,7 @@ def _check(args: Sequence[str]) -> int | None:
     import gc
     import sys
 
-    from paramcount.check.session import check_file, expand
+    from paramcount.checking.session import check_file, expand
     from paramcount.errors import ConfigError
     from paramcount.factories.policy import policy_from
     from paramcount.render import check as render

@@ -5,7 +5,7 @@ code and printouts. This module binds such a call's arguments in the framework's
 counts what a layer holds: ``Linear`` in·out + out, ``Dense`` in·units + units, ``Embedding``
 n·d, ``Conv1d`` out·(in/groups)·k + out, norms their scale and shift (Keras'
 ``BatchNormalization`` also its two moving statistics, which its summary counts). Recurrent
-layers become LayerSpecs elsewhere (``paramcount.read.pipeline``); this module only knows their
+layers become LayerSpecs elsewhere (``paramcount.reading.pipeline``); this module only knows their
 signatures. Pure: no framework is imported.
 """
 

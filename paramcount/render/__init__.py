@@ -6,6 +6,6 @@ it; ``data`` gives the JSON form.
 
 May import: every package below the command line, whose results it draws: ``paramcount.engine``,
 ``paramcount.families``, ``paramcount.analysis``, ``paramcount.verify``, ``paramcount.files``,
-``paramcount.factories``, ``paramcount.read``, ``paramcount.check``, ``paramcount.port``,
+``paramcount.factories``, ``paramcount.reading``, ``paramcount.checking``, ``paramcount.porting``,
 ``paramcount.live`` (a live model's summary).
 """

@@ -6,11 +6,11 @@ import textwrap
 from typing import Any
 
 from paramcount._version import __version__
-from paramcount.check.config import Config
-from paramcount.check.evaluate import Outcome
-from paramcount.check.explain import short
-from paramcount.check.locate import path_text
-from paramcount.check.session import FileResult
+from paramcount.checking.config import Config
+from paramcount.checking.evaluate import Outcome
+from paramcount.checking.explain import short
+from paramcount.checking.locate import path_text
+from paramcount.checking.session import FileResult
 
 SCHEMA = "paramcount.check/1"
 

@@ -1,13 +1,13 @@
 """``paramcount inspect --error`` output: what a failed load says, for people and as JSON.
 
-Nothing here computes: every value comes from :class:`paramcount.read.load_error`'s analysis.
+Nothing here computes: every value comes from :mod:`reading.messages.load_error`'s analysis.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from paramcount.read.load_error import LoadErrorAnalysis, PartialLayer
+from paramcount.reading.messages.load_error import LoadErrorAnalysis, PartialLayer
 from paramcount.render.document import Document, Math, Paragraph, Section, Table, escaped, number
 
 SCHEMA = "paramcount.inspect/1"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from paramcount.engine import conventions
-from paramcount.port.plan import ModulePlan, UnitPlan
-from paramcount.port.run import Result
-from paramcount.port.verify import TOLERANCE, Comparison
+from paramcount.porting.plan import ModulePlan, UnitPlan
+from paramcount.porting.run import Result
+from paramcount.porting.verify import TOLERANCE, Comparison
 from paramcount.render.document import Document, Math, Paragraph, Section, Table, shape
 
 SCHEMA = "paramcount.port/1"

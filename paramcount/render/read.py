@@ -1,6 +1,6 @@
 """What ``paramcount read`` shows: the answer as a Document (table or Markdown) or JSON data.
 
-Nothing is counted here: every number comes from :class:`paramcount.read.pipeline.Answer`.
+Nothing is counted here: every number comes from :class:`paramcount.reading.pipeline.Answer`.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from paramcount.engine import conventions
 from paramcount.engine.commandline import command_line as command
 from paramcount.engine.report import Report
 from paramcount.engine.spec import LayerSpec
-from paramcount.read.models import cell_of
-from paramcount.read.pipeline import SCHEMA, Answer, Layer, Model
-from paramcount.read.solve import Fit
+from paramcount.reading.models import cell_of
+from paramcount.reading.pipeline import SCHEMA, Answer, Layer, Model
+from paramcount.reading.solve import Fit
 from paramcount.render.document import Block, Document, Math, Paragraph, Section, Table, number
 
 

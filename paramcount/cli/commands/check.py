@@ -9,7 +9,7 @@ import shutil
 
 import click
 
-from paramcount.check.session import FileResult, check_file, expand, inputs
+from paramcount.checking.session import FileResult, check_file, expand, inputs
 from paramcount.cli.options import resolve_format
 from paramcount.errors import ConfigError
 from paramcount.factories.policy import FactoryPolicy, parse_timeout, policy_from

@@ -103,10 +103,10 @@ def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out:
     target loads in one line; --verify runs the real source and target and exits 1 if they
     differ.
     """
-    from paramcount.port.model import parse_kwargs
-    from paramcount.port.plan import TargetOptions
-    from paramcount.port.run import SourceOptions
-    from paramcount.port.run import port as run_port
+    from paramcount.porting.model import parse_kwargs
+    from paramcount.porting.plan import TargetOptions
+    from paramcount.porting.run import SourceOptions
+    from paramcount.porting.run import port as run_port
 
     fmt = resolve_format(output_format, as_json, as_markdown)
     from paramcount.cli import fenced
@@ -119,7 +119,7 @@ def port(source: str, to: tuple[Framework], from_: tuple[Framework] | None, out:
     chosen = Nonlinearity(nonlinearity) if nonlinearity else None
     shape = None
     if input_shape is not None:
-        from paramcount.port.inputs import InputError, parse_shape
+        from paramcount.porting.inputs import InputError, parse_shape
 
         if model is None:
             raise InputError("--input-shape shapes the whole models' test input: give it with "
@@ -155,7 +155,7 @@ def _behind_fence(model: str | None, source_model: str | None,
     from paramcount.cli.fenced import port_behind_fence
     from paramcount.factories.factory import FactoryError
     from paramcount.factories.policy import parse_timeout, policy_from
-    from paramcount.port.model import ModelError
+    from paramcount.porting.model import ModelError
 
     what = f"--model {model}" if model else f"--source-model {source_model}"
     try:

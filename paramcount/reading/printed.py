@@ -1,0 +1,195 @@
+"""The models of the printers read beside the first ones: Lightning's summaries (counts
+rounded, :mod:`.tables.rounded`), pytorch-model-summary's tables (narrowed by the final
+states they print), Flax ``tabulate`` tables (each linen cell from its gate rows) and the
+families' Hugging Face reprs (:mod:`paramcount.reading.reprs.hf_repr`); every other printout as
+:func:`paramcount.reading.found.printout_models` makes it. The readers find and read the text;
+this module turns what they read into Layers and Models, so no reader imports them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from paramcount.engine import conventions
+from paramcount.engine.spec import Framework, LayerSpec
+from paramcount.reading.accounting import Accounting, Unread
+from paramcount.reading.found import Layer, Missing, Model, printout_models
+from paramcount.reading.reprs.hf_repr import describe, hidden, readings, tree
+from paramcount.reading.tables.flax_tabulate import CELLS, cell_class
+from paramcount.reading.tables.flax_tabulate import sizes as cell_sizes
+from paramcount.reading.tables.rounded import lightning_model, with_states
+from paramcount.reading.tables.table import Printout, Row
+
+
+def models(printouts: Sequence[Printout], lines: Sequence[str]) -> list[Model]:
+    """Every printout as a Model, in order (``lines``: the paste)."""
+    found: list[Model] = []
+    for printout in printouts:
+        if printout.kind == "lightning":
+            found.append(lightning_model(printout))
+        elif printout.kind == "flax-tabulate":
+            found.append(flax_model(printout))
+        elif printout.kind == "hf-repr":
+            found.append(family_model(printout, lines))
+        elif printout.kind == "pytorch-model-summary":
+            found += [with_states(m, printout) for m in printout_models([printout], lines)]
+        else:
+            found += printout_models([printout], lines)
+    return found
+
+
+def flax_model(printout: Printout) -> Model:
+    """The table as a Model: each linen cell (with its gate rows) one recurrent layer, a
+    ``Bidirectional`` of two alike cells one bidirectional layer (one whose other direction is
+    not read claims no configuration), every other row with parameters as printed."""
+    rows = printout.rows
+    layers: list[Layer] = []
+    unread: list[Unread] = []
+    index = 0
+    pending_bidirectional: Row | None = None
+    halves: list[int | None] = []
+    """The directions read under the pending Bidirectional: each one's index in ``layers``,
+    None for one whose gate rows were not read."""
+    failed: Row | None = None
+    """The last cell under it whose gate rows were not read (its rows go on)."""
+
+    def close() -> None:
+        """The pending Bidirectional ends: a direction read without the other is no layer's
+        configuration (the other's rows are cut, or not read)."""
+        nonlocal pending_bidirectional
+        if (pending_bidirectional is not None and len(halves) < 2) or None in halves:
+            for at in halves:
+                if at is not None:
+                    layers[at] = _one_direction(layers[at])
+        pending_bidirectional = None
+        halves.clear()
+
+    while index < len(rows):
+        row = rows[index]
+        name = cell_class(row.type)
+        if row.type == "Bidirectional" or (pending_bidirectional is not None and (
+                (name is None and row.type != "RNN" and not _under(row, failed))
+                or len(halves) == 2)):
+            close()
+            failed = None
+        if row.type == "Bidirectional":
+            pending_bidirectional = row
+        if name is None:
+            if row.params:
+                layers.append(Layer(row.name, row.type, Framework.FLAX_LINEN, row.line,
+                                    params=row.params, printed=row.params))
+            index += 1
+            continue
+        cell, gates = CELLS[name]
+        gate_rows = rows[index + 1:index + 1 + gates]
+        found = (cell_sizes(cell, [g.params for g in gate_rows])
+                 if len(gate_rows) == gates else None)
+        # under a Bidirectional, a cell is one of its directions (its RNN row may be cut)
+        half = pending_bidirectional is not None
+        wrapped = (index > 0 and rows[index - 1].type == "RNN") or half
+        if found is None:
+            unread.append(Unread(row.line, f"{row.name} {row.type}",
+                                 f"its {gates} gate rows do not hold the counts of one {name}"))
+            layers.append(Layer(row.name, name, Framework.FLAX_LINEN, row.line, missing=(),
+                                notes=(f"its {gates} gate rows do not hold the counts of one "
+                                       f"{name}: not read",)))
+            if half:
+                halves.append(None)
+                failed = row
+            index += 1
+            continue
+        spec = LayerSpec(cell, found[0], found[1], framework=Framework.FLAX_LINEN,
+                         single_cell=not wrapped)
+        notes = [f"read from its gate rows' counts: {conventions.describe(spec)}"]
+        if name == "OptimizedLSTMCell":
+            notes.append("an OptimizedLSTMCell holds the parameters of an LSTMCell")
+        previous = layers[-1] if layers else None
+        if (pending_bidirectional is not None and wrapped and previous is not None
+                and previous.spec is not None and previous.spec == spec
+                and previous.name == pending_bidirectional.name and halves == [len(layers) - 1]):
+            both = spec.replace(bidirectional=True)
+            layers[-1] = Layer(pending_bidirectional.name, "Bidirectional", Framework.FLAX_LINEN,
+                               pending_bidirectional.line, spec=both,
+                               params=conventions.total(both), notes=tuple(notes))
+            pending_bidirectional = None
+            halves.clear()
+        else:
+            label = pending_bidirectional.name if half and pending_bidirectional else row.name
+            if half:
+                halves.append(len(layers))
+            layers.append(Layer(label, name, Framework.FLAX_LINEN, row.line, spec=spec,
+                                params=conventions.total(spec), notes=tuple(notes)))
+        index += 1 + gates
+    close()
+    shown = sum(row.params or 0 for row in rows)
+    accounting = printout.accounting + Accounting(unread=tuple(unread))
+    if printout.total is not None and shown != printout.total:
+        accounting = accounting + Accounting(cropped=(
+            f"its rows add up to {shown:,}, not its Total Parameters {printout.total:,}: a "
+            "row is missing",))
+    return Model(printout.title, printout.kind, printout.first, tuple(layers),
+                 printed_total=printout.total, accounting=accounting)
+
+
+def _under(row: Row, cell: Row | None) -> bool:
+    """Whether ``row`` is one of ``cell``'s gate rows by its path (``GRUCell_0/ir``, or cut at
+    the column's edge: ``GRUCell_0…``)."""
+    if cell is None or not cell.name:
+        return False
+    stem, path = row.name.removesuffix("…"), cell.name.removesuffix("…")
+    return stem.startswith(f"{path}/") or (stem != row.name and (
+        stem.startswith(path) or f"{path}/".startswith(stem)))
+
+
+def _one_direction(layer: Layer) -> Layer:
+    """A cell read under a ``Bidirectional`` whose other direction is not read: its own
+    count named, no configuration or count claimed for the layer."""
+    assert layer.spec is not None and layer.params is not None
+    return Layer(layer.name, "Bidirectional", Framework.FLAX_LINEN, layer.line, notes=(
+        f"one direction read ({conventions.describe(layer.spec)}, {layer.params:,} "
+        "parameters); the other direction's rows are not in the paste or not read: the "
+        "layer is not counted",))
+
+
+def family_model(printout: Printout, lines: Sequence[str]) -> Model:
+    """The repr as a Model of one layer, the family's model, counted where every reading
+    that fits gives one count."""
+    from paramcount.families.registry import family
+
+    text = printout.text(lines)
+    found = tree(text)
+    name, fits = readings(found)
+    module = family(name)
+    totals = sorted({r.total for r in fits})
+    notes: list[str] = []
+    whole = printout.accounting.whole
+    params = totals[0] if len(totals) == 1 and whole else None
+    if not whole:
+        notes.append(f"not counted: {printout.accounting.words()}")
+    if not fits:
+        notes.append(f"its shown sizes fit no {module.TITLE} configuration paramcount knows: "
+                     "not counted")
+    else:
+        notes.append(f"{module.TITLE}: the configuration read from its Linear, Conv1d and "
+                     "Embedding lines and its folded repeats, counted as "
+                     f"{module.REFERENCE} builds it (every tensor, those the repr hides too)")
+        if len(totals) > 1:
+            for reading in fits[:12]:
+                tie = {True: "lm_head tied to the embeddings", False: "lm_head untied",
+                       None: ""}[reading.tied]
+                notes.append(f"{reading.total:,}: {describe(printout.title, reading.config)}"
+                             + (f", {tie}" if tie else ""))
+    missing = tuple(Missing(what, printout.first, "print(model) does not show it: paste the "
+                            "config.json, or the code that builds the config")
+                    for what in hidden(fits)) if len(totals) > 1 and whole else ()
+    if whole and not fits:
+        missing = (Missing(f"the configuration of {printout.title}", printout.first,
+                           "its repr's sizes fit none paramcount knows: paste the "
+                           "config.json"),)
+    if not whole:
+        missing = (Missing(f"the rest of {printout.title}'s repr", printout.first,
+                           f"{printout.accounting.words()}: paste all of print(model)"),)
+    layer = Layer(printout.title, printout.title, Framework.TORCH, printout.first,
+                  params=params, notes=tuple(notes), missing=missing)
+    return Model(printout.title, "repr", printout.first, (layer,),
+                 accounting=printout.accounting)

@@ -1,0 +1,220 @@
+"""Printouts in a paste, each read by the module of the printer that made it.
+
+A printer is a source: Keras summaries of both eras (``keras_summary``), torchinfo tables
+(``torchinfo``), torchsummary tables (``torchsummary``), ``print(model)`` reprs
+(``torch_repr``) and shape dumps (``shape_dump``). Each is found by its own landmarks (the
+``Layer (type`` header and the rule above it, ``(name): Class(...)`` lines, ``torch.Size``)
+and read into rows or named tensors; the lines it spans are claimed, so the code reader does
+not see them. A torch RNN's sizes are read here from torchinfo's per-tensor rows; what else
+a printout hides (a recurrent row's sizes) is solved from its counts by
+:mod:`paramcount.reading.solve`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections.abc import Callable, Sequence
+
+from paramcount.reading.listings import shape_dump
+from paramcount.reading.reprs import hf_repr, torch_repr
+from paramcount.reading.tables import (
+    flax_tabulate,
+    keras_summary,
+    lightning,
+    model_summary,
+    torchinfo,
+    torchsummary,
+)
+from paramcount.reading.tables.table import Printout as Printout
+from paramcount.reading.tables.table import Row as Row
+
+Reader = Callable[[Sequence[str], int], "tuple[Printout, int] | None"]
+
+
+def header_reader(lines: Sequence[str], index: int) -> Reader | None:
+    """The reader of the table whose ``Layer (type`` header is ``lines[index]``: told apart by
+    the rule above it (torchinfo ``===``, torchsummary ``---``, Keras 2 ``___``, Keras 3's
+    box), else by the header's own columns and indentation."""
+    line = lines[index]
+    if re.match(r"\s*[┃|] Layer\b", line):
+        return keras_summary.read  # Keras 3's box (in ASCII too), its header cells wrapped
+    if model_summary.is_header(line):
+        return model_summary.read
+    if "Layer (type" not in line:  # a narrow Keras 2 table wraps its header cells
+        wrapped = line[:2].lstrip().startswith("L") and (keras_summary.is_header(
+            lines, index) or (line.startswith("Layer (") and any(
+                keras_summary.MODEL.match(above.strip()) for above in lines[max(index - 3, 0):
+                                                                            index])))
+        return keras_summary.read if wrapped else None
+    above = lines[index - 1].strip()[:3] if index else ""
+    if above == "===":
+        return torchinfo.read
+    if above == "---" or re.match(r"\s{3,}Layer \(type\)", line):
+        return torchsummary.read
+    if above == "___" or "Connected to" in line:
+        return keras_summary.read
+    if any(t in line for t in (":depth-idx", "var_name", "Mult-Adds", "Kernel Shape",
+                               "Input Shape", "Param %")):
+        return torchinfo.read
+    following = next((x for x in lines[index + 1:index + 4] if x.strip() and not re.fullmatch(
+        r"[=_\-\s]+", x)), "")
+    if following.lstrip().startswith(("├", "└", "+ ")):
+        return torchinfo.read
+    return keras_summary.read if "Param #" in line or keras_summary.is_header(
+        lines, index) else None
+
+
+def landmark_reader(line: str) -> Reader | None:
+    """The reader of a printout whose first line is ``line`` by a landmark of its own
+    (Lightning's ``| Name | Type | Params`` header)."""
+    if line.endswith("(") and hf_repr.starts(line):
+        return hf_repr.read
+    if "Name" in line and lightning.starts(line):
+        return lightning.read
+    if "path" in line and flax_tabulate.starts(line):
+        return flax_tabulate.read
+    if "Hierarchical" in line and model_summary.is_banner(line):
+        return model_summary.read_hierarchical
+    return None
+
+
+def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
+    """Every printout in ``lines`` and the (1-based) line numbers they span."""
+    found: list[Printout] = []
+    claimed: set[int] = set()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        result: tuple[Printout, int] | None = None
+        reader = landmark_reader(line) or header_reader(lines, index)
+        if reader is not None:
+            result = reader(lines, index)
+        elif line.rstrip().endswith("(") and not line.startswith(" "):
+            result = torch_repr.read(lines, index)
+        elif "torch.Size" in line or shape_dump.is_dump(line):
+            result = shape_dump.read_bare(lines, index) or shape_dump.read_named(lines, index)
+        if line[:1] in _PREFIXED and (result is None or not result[0].accounting.whole) and (
+                shifted := _read_prefixed(lines, index)) is not None and (
+                result is None or _better(shifted, result)):
+            result = shifted  # a printout read whole as it stands is not read again
+        if result is None:
+            result = torch_repr.read_single(line, index)
+        if result is None:
+            index += 1
+            continue
+        printout, end = result
+        found.append(printout)
+        claimed.update(range(printout.first, end + 1))
+        index = max(end, index + 1)
+    return found, claimed
+
+
+# -- printouts under a prefix ------------------------------------------------------------------
+
+_PREFIXED = (" ", "\t", "#")
+_COMMENT = re.compile(r"\A#+ ?")
+_REPR_START = re.compile(r"[A-Za-z_]\w*\($")
+
+
+def _read_prefixed(lines: Sequence[str], index: int) -> tuple[Printout, int] | None:
+    """A printout whose every line carries a prefix, read as it would be without: indented as
+    a Markdown code block (four spaces, or a tab), or commented out in the code it was pasted
+    with (``# Total params: 618``). Tried only where the line without its prefix starts a
+    printout (a table's header, a landmark, ``Net(``, a shape dump), on a view of the paste
+    whose lines around it (the block that carries the prefix) are taken off it, line for
+    line."""
+    line = lines[index]
+    comment = line.lstrip().startswith("#")
+    bare = _COMMENT.sub("", line.lstrip(), 1) if comment else line.lstrip()
+    if not (landmark_reader(bare) or "Layer (type" in bare or model_summary.is_header(bare)
+            or _REPR_START.match(bare.rstrip()) or "torch.Size" in bare
+            or shape_dump.is_dump(bare)):
+        return None
+    view = _unprefixed(lines, index, comment)
+    reader = landmark_reader(view[index]) or header_reader(view, index)
+    if reader is not None:
+        found = reader(view, index)
+    elif _REPR_START.match(view[index].rstrip()):
+        found = torch_repr.read(view, index)
+    else:
+        found = shape_dump.read_bare(view, index) or shape_dump.read_named(view, index)
+    if found is None:
+        return None
+    printout, end = found
+    return dataclasses.replace(printout, shown=tuple(view[printout.first - 1:printout.last])), end
+
+
+def _better(shifted: tuple[Printout, int], raw: tuple[Printout, int]) -> bool:
+    """Whether a printout read without its lines' prefix is the better reading of what the
+    paste holds than the one read with it: it reads further, or reads whole where the other
+    could not (a table indented as a code block read with its indentation stops at its first
+    row)."""
+    return shifted[1] > raw[1] or (shifted[0].accounting.whole and not raw[0].accounting.whole)
+
+
+def _unprefixed(lines: Sequence[str], index: int, comment: bool) -> list[str]:
+    """``lines`` with the block around ``index`` taken off its prefix: the comment marks of
+    the commented lines around it, or the indentation every non-blank line around it shares
+    (blank lines inside the block kept: an editor comments out none of them)."""
+    def inside(text: str) -> bool:
+        return not text.strip() or (text.lstrip().startswith("#") if comment else
+                                    text.startswith((" ", "\t")))
+
+    first = index
+    while first and inside(lines[first - 1]):
+        first -= 1
+    last = index
+    while last + 1 < len(lines) and inside(lines[last + 1]):
+        last += 1
+    view = list(lines)
+    if comment:
+        for at in range(first, last + 1):
+            view[at] = _COMMENT.sub("", lines[at].lstrip(), 1)
+        return view
+    depth = min(len(text) - len(text.lstrip()) for text in lines[first:last + 1] if text.strip())
+    for at in range(first, last + 1):
+        view[at] = lines[at][depth:]
+    return view
+
+
+# -- inference --------------------------------------------------------------------------------
+
+_TENSOR = re.compile(r"(weight|bias)_(ih|hh|hr)(\w*)")
+_GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
+
+
+def torch_shapes(row: Row) -> dict[str, tuple[int, ...]]:
+    """A torchinfo row's per-tensor shapes: its Kernel Shape column where printed, else solved
+    from each tensor's count where a torch RNN's names tell them (a bias gives the gate rows
+    G·H; without biases or projection, weight_hh holds G·H² values)."""
+    if row.kernels:
+        return dict(row.kernels)
+    gates = _GATES.get(row.type.removesuffix("Cell"))
+    if gates is None:
+        return {}
+    counts = dict(row.tensors)
+    shapes: dict[str, tuple[int, ...]] = {}
+    for name, number in row.tensors:
+        match = _TENSOR.fullmatch(name)
+        if match is None:
+            return {}
+        suffix = match.group(3)
+        rows = counts.get(f"bias_ih{suffix}") or counts.get(f"bias_hh{suffix}")
+        hh = counts.get(f"weight_hh{suffix}")
+        if rows is None and hh is not None and f"weight_hr{suffix}" not in counts:
+            root = math.isqrt(hh * gates)
+            rows = root if root * root == hh * gates and root % gates == 0 else None
+        if not rows:
+            return {}
+        role = match.group(1) + "_" + match.group(2)
+        if role.startswith("bias"):
+            shapes[name] = (number,)
+        elif role in ("weight_ih", "weight_hh") and number % rows == 0:
+            shapes[name] = (rows, number // rows)
+        elif role == "weight_hr" and number % (rows // gates) == 0:
+            shapes[name] = (number // (rows // gates), rows // gates)
+        else:
+            return {}
+    return shapes

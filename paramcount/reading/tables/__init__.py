@@ -1,0 +1,3 @@
+"""Per-layer tables: ``table`` (a printout's rows and columns, shared by every table reader) and
+one dialect per printer.
+"""

@@ -1,0 +1,536 @@
+"""Keras ``model.summary()`` tables of both eras, read column by column under their headers.
+
+Keras 2 (tf-keras) lays its columns out at fixed positions under ``Layer (type)``, ``Output
+Shape``, ``Param #`` and, for a functional model, ``Connected to``; a cell too long for its
+column wraps onto the next lines of the same record (``bidirectional (Bidirection`` / ``al)``,
+``[(None, 256),`` / `` (None, 256)]``, a count of eight digits), and records are separated by
+blank lines (TF 2.9+) or lines of underscores (older). Keras 3 draws the same table with box
+characters, each cell between ``│`` bars, wrapped at spaces, rows separated by ``├──┼`` rules.
+Counts are read only under ``Param #``.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+
+from paramcount.engine.layers import KERAS_FREE_RESHAPING, KERAS_KEEP_WIDTH, KERAS_SIGNATURES
+from paramcount.reading.accounting import Accounting, Unread
+from paramcount.reading.tables.table import (
+    NO_TOTAL,
+    SQUEEZED_ROW,
+    TOTAL,
+    Column,
+    Printout,
+    Row,
+    collapsed,
+    count,
+    footer,
+    group_end,
+    number,
+    shapes,
+    squeezed_cells,
+    tokens,
+)
+
+TITLES = ("Layer (type)", "Output Shape", "Param #", "Connected to", "Trainable")
+_AFTER_TOTAL = re.compile(r"\s*((Non-)?[Tt]rainable params|Optimizer params|_{5,}|={5,}|$)")
+MODEL = re.compile(r'Model:\s*"([^"]{1,200})"')
+_NAME_TYPE = re.compile(r"(?P<name>[^()]*?)\s*\((?P<type>[\w.]+(?:\)|…\)?)?)")
+"""A layer cell: ``name (Class)``; Keras 3 cuts a long class to ``(Bidirectio…``, Keras 2.2 to
+2.3 (TF 1.x to 2.3) at the column's edge with no mark at all (``bidirectional_1 (Bidirection``)."""
+_CLOSED = re.compile(r"(?P<name>[^()]*?)\s*\((?P<type>[\w.]+(?:\)|…\)?))")
+"""A layer cell known to be whole (its class closed, or cut with ``…``): a record that holds
+one and meets a new name, shape and count is over, even with no blank line between (a cell
+without its ``)`` may be a narrow table's wrapped ``(GR`` / ``U)``, so it is not)."""
+_SOURCE = re.compile(r"[\[' ]*(?P<name>[\w./-]+)(?P<cut>…)?(?:\[(?P<node>\d+)\])?"
+                     r"(?:\[(?P<index>\d+)\])?")
+_LIMIT = 200_000
+_DEPTH = "depth"
+"""The key under which a record keeps its nesting (``expand_nested``): 1 at the top."""
+_HEADER_LINES = 16
+"""The most lines a wrapped Keras 2 header spans, its rule included."""
+TYPES = frozenset({*(k for k in KERAS_SIGNATURES if not k.endswith("Cell")),
+                   *KERAS_KEEP_WIDTH, *KERAS_FREE_RESHAPING, "InputLayer", "Functional",
+                   "Sequential"})
+"""The Keras classes a cut ``(Bidirectio…`` is matched against."""
+
+
+def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
+    """A Keras 2 or Keras 3 summary whose header is at ``start`` (0-based)."""
+    if lines[start].lstrip().startswith("|"):
+        lines = ascii_box(lines, start)
+    while start and lines[start - 1].lstrip().startswith("┃"):
+        start -= 1  # a narrow table wraps its header cells too
+    title, first = "model", start
+    for back in range(start - 1, max(start - 4, -1), -1):
+        found = MODEL.search(lines[back])
+        if found:
+            title, first = found.group(1), back
+            break
+    boxed = "┃" in lines[start]
+    unread: list[Unread] = []
+    if boxed:
+        titles, body = _box_header(lines, start)
+        records, end, total = _boxed(lines, titles, body)
+    elif squeezed := collapsed(lines[start], TITLES) or _wrapped_squeezed(lines[start]):
+        titles = squeezed
+        rule = next((i for i in range(start + 1, min(start + _HEADER_LINES, len(lines)))
+                     if lines[i].startswith("=")), start)
+        records, end, total = _squeezed(lines, titles, rule + 1, unread)
+    else:
+        header, body = fixed_header(lines, start)
+        titles = [column.title for column in header]
+        records, end, total = _fixed(lines, header, body)
+    rows: list[Row] = []
+    for record, line in records:
+        row = _row(record, line)
+        if row is not None:
+            rows.append(row)
+        else:
+            unread.append(Unread(line, lines[line - 1], "a row whose layer and class cell "
+                                 "paramcount could not read"))
+    if not rows:
+        return _unplaced(lines, start, first, title) if first != start else None
+    # a table cropped by a narrow console may hide its Connected to column: then it is not
+    # known to be sequential, and no row's input is taken from the row above
+    functional: bool | None = any(t.startswith("Conn") for t in titles)
+    if not functional and boxed and _cropped(lines, start):
+        functional = None
+    cropped = [] if total is not None else [NO_TOTAL]
+    if boxed and not any(lines[i].lstrip().startswith("└") for i in range(
+            min(end, len(lines)) - 1, start - 1, -1)):  # the bottom border is near the end
+        cropped.insert(0, "no bottom border `└`")
+    accounting = Accounting.span(first + 1, end, unread, cropped)
+    return Printout("keras-summary", title, first + 1, end, tuple(rows), total,
+                    functional=functional, accounting=accounting), end
+
+
+_ASCII_RULE = re.compile(r"\|[-+|=]+\|?")
+_ASCII_EDGE = re.compile(r"\+-+\+?")
+
+
+def ascii_box(lines: Sequence[str], start: int) -> list[str]:
+    """Keras 3's table as rich draws it where the console cannot show box characters (an
+    ASCII or cp1252 console, a log piped on Windows): ``+---+`` edges, ``|`` bars, ``|---+---|``
+    rules. The lines of the table around ``start`` (its header) are given the box characters
+    Keras 3 draws elsewhere, line for line, so one reader reads both."""
+    out = list(lines)
+    top = start
+    while top and lines[top - 1].lstrip().startswith("|") and not _ASCII_RULE.fullmatch(
+            lines[top - 1].strip()):
+        top -= 1  # the header's wrapped cells above ``Layer (type)``
+    if top and _ASCII_EDGE.fullmatch(edge := lines[top - 1].strip()):
+        out[top - 1] = "┏" + "━" * (len(edge) - 2) + ("┓" if edge.endswith("+") else "━")
+    header = True
+    for index in range(top, len(lines)):
+        text = lines[index]
+        stripped = text.strip()
+        indent = text[:len(text) - len(text.lstrip())]
+        if _ASCII_RULE.fullmatch(stripped):
+            out[index] = indent + "├" + stripped[1:]
+            header = False
+        elif stripped.startswith("|"):
+            out[index] = text.replace("|", "┃" if header else "│")
+        elif _ASCII_EDGE.fullmatch(stripped):
+            out[index] = indent + "└" + stripped[1:]
+            break
+        else:
+            break
+    return out
+
+
+def _cropped(lines: Sequence[str], start: int) -> bool:
+    """Whether a console narrower than Keras 3's box cropped it on the right: its top border
+    does not close with ``┓`` (where no border is pasted: its header line with ``┃``), so a
+    column may be hidden, cut right after a bar."""
+    border = lines[start - 1].strip() if start else ""
+    if border.startswith("┏"):
+        return not border.endswith("┓")
+    return not lines[start].rstrip().endswith("┃")
+
+
+def _title(text: str) -> str:
+    """A header cell joined from its wrapped lines, as the title it is: compared without
+    spaces, each ``…`` standing for the cut end of a word (Keras 2's ``Pa`` / ``ra`` / ``m`` /
+    ``#`` and Keras 3's ``Par…`` / ``#`` are ``Param #``); any other text as it reads."""
+    squeezed = re.sub(r"\s+", "", text)
+    pattern = re.compile(".*?".join(map(re.escape, squeezed.split("…"))))
+    found = [t for t in TITLES if pattern.fullmatch(t.replace(" ", ""))]
+    return found[0] if len(found) == 1 else " ".join(text.split())
+
+
+def is_header(lines: Sequence[str], index: int) -> bool:
+    """Whether ``lines[index]`` starts a Keras 2 header whose cells, joined down their wrapped
+    lines, name the layer column first and the count column."""
+    header, _ = fixed_header(lines, index)
+    titles = [column.title for column in header]
+    return bool(titles) and titles[0] == TITLES[0] and "Param #" in titles
+
+
+Record = dict[str, str]
+
+
+def _box_header(lines: Sequence[str], start: int) -> tuple[list[str], int]:
+    """Keras 3's header cells, each joined down the lines a narrow table wraps it onto
+    (``Par…`` / ``#``), and the index of the line below them."""
+    cells = [cell.strip() for cell in _split(lines[start], "┃")]
+    index = start + 1
+    while index < len(lines) and (line := lines[index].strip()).startswith("┃") and len(
+            more := _split(line, "┃")) == len(cells):
+        cells = [" ".join(filter(None, (t, c.strip()))) for t, c in zip(cells, more,
+                                                                         strict=True)]
+        index += 1
+    return [_title(cell) for cell in cells], index
+
+
+def _boxed(lines: Sequence[str], titles: Sequence[str], index: int
+           ) -> tuple[list[tuple[Record, int]], int, int | None]:
+    """Keras 3's box table below its header: cells between bars, a row's wrapped lines joined
+    with spaces."""
+    start = index
+    records: list[tuple[Record, int]] = []
+    current: dict[str, list[str]] = {}
+    at = 0
+
+    def close() -> None:
+        if current:
+            records.append(({t: " ".join(v) for t, v in current.items()}, at))
+            current.clear()
+
+    while index < len(lines) and index - start < _LIMIT:
+        line = lines[index].strip()
+        if line.startswith("│") and (cells := _split(lines[index], "│", len(titles))):
+            if not current:
+                at = index + 1
+                nested = re.match(r"(\s*)└", cells[0]) if cells else None
+                if nested is not None:  # expand_nested: ``   └ lstm (LSTM)``, 3 more a level
+                    current[_DEPTH] = [str(1 + max(len(nested[1]) - 1, 0) // 3)]
+            for title, cell in zip(titles, cells, strict=True):
+                if cell.strip():
+                    current.setdefault(title, []).append(cell.strip().removeprefix("└").strip()
+                                                         if title == TITLES[0] else cell.strip())
+        elif line.startswith(("├", "┡", "└")) or not line:
+            close()
+            if line.startswith("└"):
+                index += 1
+                break
+        else:
+            break
+        index += 1
+    close()
+    return records, *_total(lines, index)
+
+
+def _split(line: str, bar: str, width: int | None = None) -> list[str]:
+    """A box row's cells (``width`` of them, for a row under a header of that many). A console
+    narrower than the table crops its lines: a row's last cell is then cut short, and left
+    blank (unknown); a header's is kept (``Conne`` still says Connected to)."""
+    cells = line.strip().split(bar)[1:]
+    if width is None:
+        return cells[:-1] if line.rstrip().endswith(bar) else cells
+    if len(cells) == width + 1 and not cells[-1].strip():
+        return cells[:-1]
+    return [*cells[:-1], ""] if len(cells) == width else []
+
+
+def fixed_header(lines: Sequence[str], start: int) -> tuple[list[Column], int]:
+    """Keras 2's header at ``start``: its columns, each starting where its cell does on the
+    first line, titled by the fragments a narrow table stacks under that start down to the
+    ``===`` rule (``Layer (typ`` / ``e)``, ``Pa`` / ``ra`` / ``m`` / ``#``); and the index of
+    the line after the header (one line where no rule follows)."""
+    rule = next((i for i in range(start + 1, min(start + _HEADER_LINES, len(lines)))
+                 if lines[i].startswith("=")), None)
+    starts = [at for at, _ in tokens(lines[start])]
+    parts: list[list[str]] = [[] for _ in starts]
+    for line in lines[start:rule if rule is not None else start + 1]:
+        for at, text in tokens(line):
+            parts[max(bisect_right(starts, at) - 1, 0)].append(text)
+    header = [Column(_title(" ".join(part)), at) for part, at in zip(parts, starts, strict=True)]
+    return header, rule if rule is not None else start + 1
+
+
+def _fixed(lines: Sequence[str], header: Sequence[Column], index: int
+           ) -> tuple[list[tuple[Record, int]], int, int | None]:
+    """Keras 2's fixed columns below the header: each record's lines cut under the header's
+    cells, joined."""
+    if not header or header[0].title != TITLES[0]:
+        return [], index, None
+    start = index
+    starts = [0] + [c.start for c in header[1:]]
+    titles = [c.title for c in header]
+    records: list[tuple[Record, int]] = []
+    current: dict[str, str] = {}
+    at = 0
+
+    def close() -> None:
+        if current:
+            records.append((dict(current), at))
+            current.clear()
+
+    while index < len(lines) and index - start < _LIMIT:
+        line = lines[index]
+        level = len(line) - len(line.lstrip("|"))
+        if level:  # expand_nested: a nested model's rows between bars, one a level
+            body = line[level:].rstrip()
+            line = " " * level + (body[:-level] if body.endswith("|" * level) else body)
+        stripped = line.strip()
+        if TOTAL.match(line) or _ended(line):
+            break
+        if not stripped or re.fullmatch(r"[_=\-¯]+", stripped):
+            close()
+            index += 1
+            continue
+        cells = [line[begin:(starts[k + 1] if k + 1 < len(starts) else len(line))]
+                 for k, begin in enumerate(starts)]
+        name = cells[0].strip()
+        params = cells[titles.index("Param #")].strip() if "Param #" in titles else ""
+        shape = cells[1] if len(cells) > 1 else ""
+        if name and params and shape.strip()[:1] in "([" and shape.strip() and (
+                _CLOSED.fullmatch(current.get(TITLES[0], "").strip())):
+            close()  # the blank lines between records were lost in the paste
+        if not current:
+            at = index + 1
+            if level:
+                current[_DEPTH] = str(level + 1)
+        elif not re.fullmatch(r"[\d,]+", params) and line[:1] in "(['" and _CLOSED.fullmatch(
+                current.get(TITLES[0], "").strip()):
+            # a record's later line that lost its indentation (a paste left flush): its text
+            # is the Output Shape's and Connected to's, not the complete layer cell's
+            if stripped[:1] in "([" and "Output Shape" in titles:
+                current["Output Shape"] += re.split(r"\s{2,}", stripped)[0]
+            index += 1
+            continue
+        for title, cell in zip(titles, cells, strict=True):
+            chunk = cell.rstrip()
+            if title == "Layer (type)":
+                chunk = chunk[1:] if chunk.startswith(" ") else chunk
+            if chunk.strip():
+                current[title] = current.get(title, "") + chunk
+        index += 1
+    close()
+    return records, *_total(lines, index)
+
+
+_START = re.compile(r"(?P<label>[^\s()]+ \((?P<type>[\w.]+)(?:\)|…\)|…)?)(?= |$)(?P<rest>.*)")
+"""The first line of a record whose spacing was lost: ``name (Class)`` (its class perhaps cut
+at the column's edge, ``(Bidirection``), then the other cells."""
+_OPEN_SHAPE = re.compile(r"(?P<shape>\[[^\[\]]*?\),) (?P<rest>[\d,]+(?: .*)?)")
+"""A first line whose list of output shapes wraps: ``[(None, 1),`` before the count."""
+_SOURCE_CELL = re.compile(r"\[.*\]|[\w./-]+(?:…)?(?:\[\d+\]){1,2}")
+"""A ``Connected to`` cell: a list (Keras 2.9+) or ``lstm_1[0][0]``."""
+
+
+def _balance(text: str) -> int:
+    """How many brackets ``text`` leaves open."""
+    return sum(text.count(c) for c in "([") - sum(text.count(c) for c in ")]")
+
+
+def _wrapped_squeezed(header: str) -> list[str] | None:
+    """The titles of a squeezed header whose cells a narrow table wrapped (``Layer (type)
+    Output Shape Pa Connected to``, ``ra`` / ``m`` / ``#`` below): its records wrap in every
+    column too, so only those whose cells all take their forms on their lines are read."""
+    text = header.strip()
+    if not text.startswith(TITLES[0] + " Output Shape ") or re.search(r"\S {2,}\S", text):
+        return None
+    return [*TITLES[:3], *(t for t in TITLES[3:] if t in text)]
+
+
+class _Squeezed:
+    """One record of a squeezed table, its cells joined down the lines it wraps onto."""
+
+    def __init__(self, label: str, rest: str, line: int) -> None:
+        self.lines = [line]
+        self.label = label
+        self.cells: list[str] | None = None
+        self.flag: list[str] = []
+        if _balance(rest) and (flag := re.fullmatch(r"(.*) ([YN])", rest)):
+            rest, self.flag = flag[1], [flag[2]]  # Trainable, on the first line of a wrap
+        if _balance(rest) == 0:
+            self.cells = squeezed_cells(rest)
+        elif rest[:1] in "([" and group_end(rest, 0) is None:  # its shapes wrap
+            opened = _OPEN_SHAPE.fullmatch(rest)
+            tail = None if opened is None else squeezed_cells(opened["rest"]) if _balance(
+                opened["rest"]) == 0 else _open_cells(opened["rest"])
+            if opened is not None and tail is not None:
+                self.cells = [opened.group("shape"), *tail]
+        else:  # its sources wrap
+            self.cells = _open_cells(rest)
+
+    def more(self, text: str, line: int) -> None:
+        """A line the record wraps onto: the rest of its class (``al)``), of its output
+        shapes (``(None, 1)]``) and of its sources (``'simple_rnn[0][1]']``, ``']``), in that
+        order; anything else (a count's last digits) leaves the record unread."""
+        self.lines.append(line)
+        if self.cells is None:
+            return
+        if not self.label.endswith(")") and (cut := re.match(r"[\w.]*\)", text)):
+            self.label += cut.group()
+            text = text[cut.end():].strip()
+        shape = self.cells[0] if self.cells else ""
+        if text and _balance(shape) > 0:
+            depth, end = _balance(shape), 0
+            while end < len(text) and depth > 0:
+                depth += (text[end] in "([") - (text[end] in ")]")
+                end += 1
+            self.cells[0] = f"{shape} {text[:end]}"
+            text = text[end:].strip()
+        if text and len(self.cells) > 2 and _balance(self.cells[-1]) > 0 and not re.match(
+                r"[\d,]+(?: |$)", text) and _balance(self.cells[-1] + text) >= 0:
+            self.cells[-1] += " " + text
+        elif text:
+            self.cells = None
+
+    def record(self, titles: Sequence[str]) -> Record | None:
+        """Its cells under ``titles``, or None where they do not take their forms (a shape,
+        then a count, then a source list and a flag where the header has them)."""
+        cells = None if self.cells is None else [*self.cells, *self.flag]
+        if cells is None or len(cells) < 2 or count(cells[1]) is None or any(
+                _balance(cell) for cell in cells):
+            return None
+        shape, params, more = cells[0], cells[1], cells[2:]
+        if not (shape[:1] in "([" or shape == "multiple"):
+            return None
+        record = {TITLES[0]: self.label, "Output Shape": shape, "Param #": params}
+        if "Trainable" in titles:
+            if not more or more[-1] not in ("Y", "N"):
+                return None
+            record["Trainable"], more = more[-1], more[:-1]
+        if more:
+            if "Connected to" not in titles or not all(_SOURCE_CELL.fullmatch(m) for m in more):
+                return None
+            record["Connected to"] = " ".join(more)
+        return record
+
+
+def _open_cells(rest: str) -> list[str] | None:
+    """The cells of a first line whose last cell (its sources) wraps: the closed ones, then
+    the open list as it reads so far."""
+    at = rest.rfind(" [")
+    head = squeezed_cells(rest[:at]) if at > 0 else None
+    return None if head is None else [*head, rest[at + 1:]]
+
+
+def _squeezed(lines: Sequence[str], titles: Sequence[str], index: int,
+              unread: list[Unread]) -> tuple[list[tuple[Record, int]], int, int | None]:
+    """Keras 2's table where every run of spaces was squeezed to one (a page that does not
+    keep a paste's spaces): no column positions are left, so each record is read by its cells'
+    forms: ``name (Class)``, then a shape (or ``multiple``), the count, and where the header
+    has them the ``Connected to`` list and the ``Trainable`` flag; the lines a record wraps
+    onto are joined to it cell by cell. A record whose cells do not take these forms is named
+    in ``unread``."""
+    start = index
+    records: list[tuple[Record, int]] = []
+    current: _Squeezed | None = None
+
+    def close() -> None:
+        nonlocal current
+        if current is not None:
+            record = current.record(titles)
+            if record is None:
+                unread.extend(Unread(n, lines[n - 1], SQUEEZED_ROW) for n in current.lines)
+            else:
+                records.append((record, current.lines[0]))
+        current = None
+
+    while index < len(lines) and index - start < _LIMIT:
+        line = lines[index].strip()
+        if TOTAL.match(line) or _ended(line):
+            break
+        if not line or re.fullmatch(r"[_=\-¯]+", line):
+            close()
+            index += 1
+            continue
+        begun = _START.fullmatch(line)
+        if begun is not None and (current is None or current.record(titles) is not None or (
+                _Squeezed(begun["label"], begun["rest"].strip(), 0).record(titles)
+                is not None)):
+            close()
+            current = _Squeezed(begun["label"], begun["rest"].strip(), index + 1)
+        elif current is not None:
+            current.more(line, index + 1)
+        else:
+            unread.append(Unread(index + 1, lines[index], SQUEEZED_ROW))
+        index += 1
+    close()
+    return records, *_total(lines, index)
+
+
+def _unplaced(lines: Sequence[str], start: int, first: int, title: str
+              ) -> tuple[Printout, int] | None:
+    """A summary under its ``Model: "..."`` line whose header and rows paramcount could not
+    place (a narrow table, every cell wrapped, its indentation lost): none of its rows is
+    read, each is named, and its printed total kept; None where its header is no Keras
+    header."""
+    if not lines[start].strip().startswith("Layer ("):
+        return None
+    unread: list[Unread] = []
+    index = start + 1
+    while index < len(lines) and index - start < _LIMIT and not TOTAL.match(lines[index]) and (
+            not _ended(lines[index])):
+        if lines[index].strip() and not re.fullmatch(r"[_=\-¯]+", lines[index].strip()):
+            unread.append(Unread(index + 1, lines[index], "a line of a summary whose columns "
+                                 "paramcount could not place (its cells wrapped, its "
+                                 "indentation lost)"))
+        index += 1
+    end, total = _total(lines, index)
+    accounting = Accounting.span(first + 1, end, unread, () if total is not None else (
+        NO_TOTAL,))
+    return Printout("keras-summary", title, first + 1, end, (), total,
+                    accounting=accounting), end
+
+
+_FENCE = re.compile(r"\s*(```|~~~)")
+
+
+def _ended(line: str) -> bool:
+    """Whether ``line`` cannot be in a Keras 2 table's body, so a table cut before its totals
+    ends above it: a Markdown fence, the next summary's ``Model: "..."`` or header."""
+    return _FENCE.match(line) is not None or MODEL.match(line.strip()) is not None or (
+        line.strip().startswith(TITLES[0]))
+
+
+def _total(lines: Sequence[str], index: int) -> tuple[int, int | None]:
+    """The ``Total params`` at or after ``index`` (past rules), and the line after the block."""
+    while index < len(lines) and re.fullmatch(r"\s*[_=\-─━]*\s*", lines[index]) and (
+            lines[index].strip()):
+        index += 1
+    if index >= len(lines):
+        return index, None
+    ended = footer(lines, index, _AFTER_TOTAL)
+    return ended if ended is not None else (index, None)
+
+
+def _snake(kind: str) -> str:
+    """The name Keras gives a layer of class ``kind`` (``bidirectional``, ``simple_rnn``,
+    ``batch_normalization``): where a cut class (``(B``) could be several, a layer named as
+    Keras names it (``bidirectional_29``) says which."""
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2",
+                  re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", kind)).lower()
+
+
+def _row(record: Record, line: int) -> Row | None:
+    """A record's cells as a Row: name and class, every output shape, count, first input."""
+    label = record.get("Layer (type)", "")
+    match = _NAME_TYPE.fullmatch(label.strip())
+    if match is None:
+        return None
+    name = re.sub(r"\s+", "", match.group("name"))
+    outputs = shapes(record.get("Output Shape", ""))
+    source = None
+    if (connected := record.get("Connected to", "").strip()) and connected != "-":
+        found = _SOURCE.match(connected)
+        if found:
+            index = found.group("index")
+            source = (found.group("name") + (found.group("cut") or ""),
+                      (number(index) or 0) if index is not None else -1)
+    kind = match.group("type")
+    kind = kind.removesuffix(")") if kind.endswith(")") else kind.removesuffix("…") + "…"
+    if kind.endswith("…"):  # a narrow table cut it: the one known class it can be, if one
+        known = [k for k in TYPES if k.startswith(kind[:-1]) and len(k) >= len(kind)]
+        named = [k for k in known if _snake(k) == re.sub(r"_\d+$", "", name)]
+        kind = known[0] if len(known) == 1 else named[0] if len(named) == 1 else kind
+    depth = int(record.get(_DEPTH, "1"))
+    return Row(name, kind, outputs[0] if outputs else None,
+               count(record.get("Param #", "")), line, depth, outputs=outputs, source=source)

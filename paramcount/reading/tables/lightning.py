@@ -1,0 +1,176 @@
+"""PyTorch Lightning's ``ModelSummary`` tables: the plain ``| Name | Type | Params |`` table and
+the boxed one ``RichModelSummary`` draws, their counts rounded (``593 K``, ``1.2 M``).
+
+Lightning writes each count with ``get_human_readable_count``: below 1,000 the number itself,
+else the number in thousands (K), millions (M), billions (B) or trillions (T), with one decimal
+below 100 of its unit (``64.0 K``) and truncated to a whole one from 100 on (``593 K``). A count
+is therefore an interval, read back exactly here by the same arithmetic (:func:`interval`);
+the ``In sizes`` / ``Out sizes`` columns, printed when the module has an
+``example_input_array``, give the widths the solver needs. A row's depth is the number of dots
+in its name (``enc.0``); the totals below the table are rounded the same way.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+
+from paramcount.reading.accounting import Accounting, Unread
+from paramcount.reading.tables.table import NO_TOTAL, Printout, Row, first_shape, shapes
+
+_UNITS = ("", "K", "M", "B", "T")
+_PLAIN = re.compile(r"\s*\|\s*Name\s*\|\s*Type\s*\|\s*Params\b")
+_RICH = re.compile(r"\s*┃\s*┃\s*Name\s*┃\s*Type\s*┃\s*Params\b")
+_COUNT = re.compile(r"(\d{1,3}(?:,\d{3})*|\d+)(?:\.(\d))?\s*([KMBT]?)")
+_TOTAL = re.compile(r"\s*(?:(?P<before>[\d.,]+\s*[KMBT]?)\s+Total params"
+                    r"|Total params:\s*(?P<after>[\d.,]+\s*[KMBT]?))\s*$")
+_FOOTER = re.compile(r"\s*([\d.,]+\s*[KMBT]?\s+(Trainable|Non-trainable|Total|Modules)|"
+                     r"(Trainable|Non-trainable|Total|Modules)\b|[\d.]+\s+Total estimated)")
+_LIMIT = 200_000
+
+
+def human(number: int) -> str:
+    """``get_human_readable_count`` of Lightning 2.x, reproduced (so a rounded count is read
+    back as exactly the numbers that print it), without the padding."""
+    digits = int(math.floor(math.log10(number)) + 1 if number > 0 else 1)
+    groups = min(math.ceil(digits / 3), len(_UNITS))
+    scaled = number * (10 ** (-3 * (groups - 1)))
+    index = groups - 1
+    if index < 1 or scaled >= 100:
+        return f"{int(scaled):,d} {_UNITS[index]}".rstrip()
+    return f"{scaled:,.1f} {_UNITS[index]}"
+
+
+def interval(cell: str) -> tuple[int, int] | None:
+    """Every count that Lightning prints as ``cell`` (``593 K`` → 593,000 to 593,999): the
+    first and last, or None where ``cell`` is no count Lightning prints. The printed value
+    grows with the count, so both ends are found by bisection on it, each checked by
+    :func:`human`."""
+    text = cell.strip()
+    target = _value(text)
+    if target is None:
+        return None
+    low = _first(lambda n: (_value(human(n)) or (0, 0)) >= target)
+    high = _first(lambda n: (_value(human(n)) or (0, 0)) > target) - 1
+    if low > high or human(low) != text or human(high) != text:
+        return None
+    return low, high
+
+
+_TOP = 10 ** 21
+"""Beyond every count Lightning prints (it never abbreviates past trillions)."""
+
+
+def _first(test: Callable[[int], bool]) -> int:
+    """The least n in [0, _TOP] for which ``test`` (false, then true) holds."""
+    low, high = 0, _TOP
+    while low < high:
+        middle = (low + high) // 2
+        if test(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def _value(text: str) -> tuple[int, int] | None:
+    """A printed count as a key that grows with the count: its size in tenths of a unit's
+    thousandth (so ``1.2 M`` and ``1,200 K`` compare by size), then whether it is printed
+    whole (``100.0 B``, rounded up from below 100, comes before ``100 B``); None where it is
+    no printed count."""
+    match = _COUNT.fullmatch(text)
+    if match is None:
+        return None
+    whole, tenth, unit = match.group(1), match.group(2), match.group(3)
+    if "," in whole and not re.fullmatch(r"\d{1,3}(,\d{3})+", whole):
+        return None
+    return (int(whole.replace(",", "")) * 10 + int(tenth or 0)) * 10 ** (
+        3 * _UNITS.index(unit)), int(tenth is None)
+
+
+def starts(line: str) -> bool:
+    """Whether ``line`` is the header of a Lightning summary table."""
+    return _PLAIN.match(line) is not None or _RICH.match(line) is not None
+
+
+def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
+    """The Lightning summary whose header is ``lines[start]`` (0-based); its rows carry the
+    interval each rounded count stands for."""
+    rich = _RICH.match(lines[start]) is not None
+    bar = "┃" if rich else "|"
+    header = lines[start].strip().strip(bar) if rich else lines[start]
+    titles = [cell.strip() for cell in header.split(bar)]
+    first = start - 1 if rich and start and lines[start - 1].lstrip().startswith("┏") else start
+    cells_rows: list[tuple[int, list[str]]] = []
+    index = start + 1
+    total: tuple[int, int] | None = None
+    bottom = not rich
+    while index < len(lines) and index - start < _LIMIT:
+        line = lines[index].rstrip()
+        stripped = line.strip()
+        if not stripped or set(stripped) <= set("-─━┡╇┩└┴┘"):
+            index += 1
+            if stripped.startswith("└"):
+                bottom = True
+                break
+            continue
+        if rich and stripped.startswith("│"):
+            cells = [c.strip() for c in stripped.strip("│").split("│")]
+            if cells and not cells[0] and cells_rows:  # a wrapped cell's next line
+                previous = cells_rows[-1][1]
+                for at, text in enumerate(cells):
+                    if text and at < len(previous):
+                        previous[at] = f"{previous[at]} {text}"
+            else:
+                cells_rows.append((index, cells))
+            index += 1
+            continue
+        if not rich and re.match(r"\s*\d+\s*\|", line):
+            cells_rows.append((index, [c.strip() for c in line.split("|")]))
+            index += 1
+            continue
+        break
+    while index < len(lines) and _FOOTER.match(lines[index]):
+        if match := _TOTAL.match(lines[index]):
+            total = interval(match.group("before") or match.group("after") or "")
+        index += 1
+    if not cells_rows:
+        return None
+    rows: list[Row] = []
+    unread: list[Unread] = []
+    for at, cells in cells_rows:
+        row = _row(titles, cells, at + 1)
+        if row is None:
+            unread.append(Unread(at + 1, lines[at], "a row whose Name or Type cell is not a "
+                                 "module's"))
+        else:
+            rows.append(row)
+    if not rows:
+        return None
+    cropped = ([] if total is not None else [NO_TOTAL]) + ([] if bottom else ["no bottom "
+                                                                             "border"])
+    printout = Printout("lightning", "model", first + 1, index, tuple(rows),
+                        total=total[0] if total and total[0] == total[1] else None,
+                        rounded_total=total if total and total[0] != total[1] else None,
+                        accounting=Accounting.span(first + 1, index, unread, cropped))
+    return printout, index
+
+
+def _row(titles: Sequence[str], cells: Sequence[str], line: int) -> Row | None:
+    """One table row, its cells found under their titles (the first, the row number, has
+    none)."""
+    named = dict(zip(titles, cells, strict=False))
+    name, kind = named.get("Name", ""), named.get("Type", "")
+    if not name or not re.fullmatch(r"\w+", kind):
+        return None
+    counted = interval(named.get("Params", ""))
+    out = named.get("Out sizes", "")
+    inputs = first_shape(named.get("In sizes", ""))
+    outputs = shapes(out)
+    output = outputs[0] if outputs else None
+    exact = counted[0] if counted and counted[0] == counted[1] else None
+    return Row(name, kind, output, exact, line, depth=name.count(".") + 1,
+               outputs=outputs, input_shape=inputs,
+               rounded=counted if counted and exact is None else None)
+

@@ -1,0 +1,133 @@
+"""pytorch-model-summary's ``summary(model, x)``: its table (``Output Shape`` or, with
+``show_input=True``, ``Input Shape``; ``Param #`` and ``Tr. Param #``) and, with
+``show_hierarchical=True``, the ``print(model)`` repr after it whose lines end in
+``, 2,208 params``.
+
+Unlike torchsummary it counts every parameter of a module (an RNN's ``weight_ih_l0`` too), so
+its rows' counts are whole; it lists the leaf modules a forward pass calls, numbered in call
+order (``LSTM-4``). An output cell may hold several shapes (an LSTM's output, ``h_n`` and
+``c_n``): the first is the output. The hierarchical repr is read as ``print(model)`` once its
+count suffixes are cut off.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from paramcount.reading.accounting import Accounting
+from paramcount.reading.reprs import torch_repr
+from paramcount.reading.tables.table import (
+    NO_TOTAL,
+    Printout,
+    Row,
+    count,
+    first_shape,
+    footer,
+    row_cells,
+    shapes,
+)
+
+_ROW = re.compile(r"(?P<type>\w+)-(?P<index>\d+)")
+_AFTER = re.compile(r"\s*((Non-)?[Tt]rainable params|-{5,})")
+_SUFFIX = re.compile(r", [\d,]+ params$")
+_BANNER = re.compile(r"\s*=+ Hierarchical Summary =+\s*$")
+_LIMIT = 200_000
+
+
+def is_header(line: str) -> bool:
+    """Whether ``line`` is pytorch-model-summary's header (its ``Tr. Param #`` column)."""
+    return "Layer (type)" in line and "Tr. Param #" in line
+
+
+def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
+    """The table whose header is ``lines[start]`` (0-based)."""
+    header = lines[start]
+    inputs = "Input Shape" in header
+    first = start - 1 if start and lines[start - 1].startswith("---") else start
+    rows: list[Row] = []
+    total = None
+    index = start + 1
+    while index < len(lines) and index - start < _LIMIT:
+        line = lines[index]
+        if (ended := footer(lines, index, _AFTER)) is not None:
+            index, total = ended
+            break
+        stripped = line.strip()
+        if not stripped or set(stripped) <= {"=", "-"}:
+            index += 1
+            continue
+        cells = row_cells(line, 4)
+        label = _ROW.fullmatch(cells[0]) if len(cells) == 4 else None
+        if label is None:
+            break
+        kind = label.group("type")
+        shown = shapes(cells[1])
+        rows.append(Row(f"{kind}-{label.group('index')}", kind,
+                        None if inputs else first_shape(cells[1]), count(cells[2]), index + 1,
+                        outputs=() if inputs else shown,
+                        input_shape=first_shape(cells[1]) if inputs else None))
+        index += 1
+    if not rows:
+        return None
+    accounting = Accounting.span(first + 1, index, cropped=() if total is not None else (
+        NO_TOTAL,))
+    return Printout("pytorch-model-summary", "model", first + 1, index, tuple(rows),
+                    total, accounting=accounting), index
+
+
+def is_banner(line: str) -> bool:
+    """Whether ``line`` is the ``=== Hierarchical Summary ===`` banner."""
+    return _BANNER.match(line) is not None
+
+
+def read_hierarchical(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
+    """The hierarchical repr after the banner at ``lines[start]``: read as ``print(model)``
+    with each line's ``, N params`` cut off, through the closing ``====`` rule."""
+    index = start + 1
+    while index < len(lines) and not lines[index].strip():
+        index += 1
+    if index >= len(lines):
+        return None
+    end = index
+    while end < len(lines) and not lines[end].startswith("===") and end - index < _LIMIT:
+        end += 1
+    cut = [_SUFFIX.sub("", line.rstrip()) for line in lines[:end]]
+    found = torch_repr.read(cut, index)
+    if found is None:
+        return None
+    printout, last = found
+    while last < len(lines) and (not lines[last].strip() or lines[last].startswith("===")):
+        last += 1
+        if lines[last - 1].startswith("==="):
+            break
+    inner = printout.accounting
+    cropped = (*inner.cropped, *_unbalanced(lines[index:end], index))
+    accounting = Accounting.span(start + 1, last, inner.unread, cropped)
+    return Printout(printout.kind, printout.title, start + 1, last, block=printout.block,
+                    accounting=accounting), last
+
+
+def _unbalanced(lines: Sequence[str], offset: int = 0) -> list[str]:
+    """Where a hierarchical repr's printed counts do not add up (a container's ``), N params``
+    is not the sum of its children's): a line is missing from it (``offset``: the 0-based
+    index of its first line in the paste)."""
+    said: list[str] = []
+    stack: list[int] = [0]
+    for number, line in enumerate(lines):
+        text = line.rstrip()
+        suffix = _SUFFIX.search(text)
+        value = int(suffix.group()[2:-7].replace(",", "")) if suffix else None
+        body = _SUFFIX.sub("", text)
+        if body.endswith("(") and not body.lstrip().startswith(")"):
+            stack.append(0)
+        elif body.strip() == ")" and len(stack) > 1:
+            children = stack.pop()
+            if value is not None and children != value:
+                said.append(f"the counts under line {offset + number + 1} add up to "
+                            f"{children:,}, not the {value:,} it prints: a line is missing")
+            if value is not None:
+                stack[-1] += value
+        elif value is not None:
+            stack[-1] += value
+    return said

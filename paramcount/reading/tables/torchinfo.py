@@ -1,0 +1,184 @@
+"""torchinfo ``summary()`` tables, read column by column under their headers.
+
+torchinfo 1.8 writes the layer column (``Layer (type:depth-idx)``, with `` (var_name)`` and
+``:depth-idx`` as ``row_settings`` ask) then any subset of ``Input Shape``, ``Output Shape``,
+``Param #``, ``Param %``, ``Kernel Shape``, ``Mult-Adds`` and ``Trainable``, each left-aligned
+in a column of fixed width. A row's depth is its tree prefix (``├─``, ``│    └─``, or ``+ ``
+with ``ascii_only``); ``verbose=2`` adds each tensor under its layer, its count after a branch
+(``├─12,288``). Counts are read only under ``Param #``: ``--`` and ``(recursive)`` are unknown,
+``(1,234)`` is a frozen layer's count.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from paramcount.reading.accounting import Accounting, Unread
+from paramcount.reading.tables.table import (
+    NO_TOTAL,
+    SQUEEZED_ROW,
+    Column,
+    Printout,
+    Row,
+    collapsed,
+    columns,
+    count,
+    first_shape,
+    footer,
+    squeezed_cells,
+    tokens,
+)
+
+TITLES = ("Input Shape", "Output Shape", "Param #", "Param %", "Kernel Shape", "Mult-Adds",
+          "Trainable")
+_TREE = re.compile(r"(?P<indent>(?:[│|] {4})*)(?P<branch>├─|└─|\+ )(?P<label>.*)")
+_LABEL = re.compile(r"(?P<type>\w+)(?: \((?P<name>[^()]*)\))?(?::\s*\d+-\d+)?")
+_TENSOR = re.compile(r"[a-z_][\w.]*")
+"""A tensor's name under its layer (``weight_ih_l0``, ``0.bias``); classes are capitalised."""
+_AFTER = re.compile(r"\s*((Non-)?[Tt]rainable params|Total mult-adds|Input size|Forward/"
+                    r"backward|Params size|Estimated Total|={5,})")
+_LIMIT = 200_000
+
+
+def _cells(line: str, found: Sequence[Column]) -> dict[str, str]:
+    """A row's value cells: in order when every column has one (so a cell wider than its
+    column, which pushes the rest right, is still placed), else under the header positions."""
+    start = found[0].start
+    parts = tokens(line[start:])
+    if len(parts) == len(found):
+        return {c.title: text for c, (_, text) in zip(found, parts, strict=True)}
+    cells: dict[str, str] = {}
+    for offset, text in parts:
+        position = start + offset
+        owner = max((c for c in found if c.start <= position), key=lambda c: c.start,
+                    default=found[0])
+        cells[owner.title] = (cells.get(owner.title, "") + " " + text).strip()
+    return cells
+
+
+_SQUEEZED_TREE = re.compile(r"(?P<indent>(?:[│|] ?)*)(?P<branch>├─|└─|\+ )(?P<label>.*)")
+
+
+def _squeezed_header(header: str) -> list[str] | None:
+    """The titles of a header whose spacing was lost (``Layer (type:depth-idx) Output Shape
+    Param #``), the layer column's first; None where it keeps its spacing."""
+    text = header.strip()
+    cuts = [text.find(" " + t) for t in TITLES if " " + t in text]
+    return collapsed(text, (text[:min(cuts)], *TITLES)) if cuts else None
+
+
+def _squeezed_cells(line: str, titles: Sequence[str]) -> tuple[str, dict[str, str]] | None:
+    """A squeezed row's label (its tree prefix kept) and value cells: the label as the header
+    says it is written (``LSTM (l): 1-2``), then one cell a column; a tensor's row under its
+    layer holds only its count (``├─512``) and its kernel shape. None where the cells do not
+    fall one a column."""
+    layer = titles[0]
+    tree = _SQUEEZED_TREE.fullmatch(line.strip())
+    body = tree.group("label") if tree else line.strip()
+    pattern = r"\w+" + (r" \([^()]*\)" if "var_name" in layer else "") + (
+        r"(?:: ?\d+-\d+)?" if "depth-idx" in layer else "")
+    prefix = line.strip()[:len(line.strip()) - len(body)]
+    tensor = re.match(r"(?:\d+\.)*[a-z_][\w.]*(?= |$)", body) if tree else None
+    label = tensor or re.match(pattern + r"(?= |$)", body)
+    cells = squeezed_cells(body[label.end():]) if label else None
+    if label is None or cells is None:
+        return None
+    if tensor is not None:  # a tensor's row under its layer: its count and its kernel shape
+        values: dict[str, str] = {}
+        for cell in cells:
+            title = "Param #" if cell.startswith(("├─", "└─")) else "Kernel Shape"
+            if title in values or title not in titles or (
+                    title == "Kernel Shape" and not cell.startswith("[")):
+                return None
+            values[title] = cell
+        return prefix + label.group(), values
+    if len(cells) != len(titles) - 1:
+        return None
+    return prefix + label.group(), dict(zip(titles[1:], cells, strict=True))
+
+
+def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
+    """A torchinfo table whose header ``Layer (type...)`` is at ``start`` (0-based)."""
+    header = lines[start]
+    found = columns(header, TITLES)
+    if not found:
+        return None
+    squeezed = _squeezed_header(header)
+    unread: list[Unread] = []
+    first = start - 1 if start and lines[start - 1].startswith("===") else start
+    rows: list[Row] = []
+    title = "model"
+    total = None
+    index = start + 1
+    while index < len(lines) and index - start < _LIMIT:
+        line = lines[index].rstrip()
+        if (ended := footer(lines, index, _AFTER)) is not None:
+            index, total = ended
+            break
+        if not line.strip() or set(line.strip()) <= {"=", "-"}:
+            index += 1
+            continue
+        if squeezed:
+            split = _squeezed_cells(line, squeezed)
+            if split is None:
+                unread.append(Unread(index + 1, line, SQUEEZED_ROW))
+                index += 1
+                continue
+            label_text, cells = split
+            tree = _SQUEEZED_TREE.fullmatch(label_text)
+        else:
+            label_text = line[:found[0].start].rstrip() if len(line) > found[0].start else line
+            cells = _cells(line, found) if len(line) > found[0].start else {}
+            tree = _TREE.fullmatch(label_text)
+        params_cell = cells.get("Param #", "")
+        if tree is None:
+            if rows:
+                break
+            label = _LABEL.match(label_text.strip())
+            title = label.group("type") if label else label_text.split(" ")[0]
+            rows.append(_layer(label_text.strip(), cells, index + 1, 0))
+            index += 1
+            continue
+        depth = (len(re.findall("[│|]", tree.group("indent"))) if squeezed else
+                 len(tree.group("indent")) // 5) + 1
+        tensor = params_cell.startswith(("├─", "└─")) or _TENSOR.fullmatch(
+            tree.group("label").strip()) is not None
+        if tensor and rows:
+            previous = rows[-1]
+            name = tree.group("label").strip()
+            number = count(params_cell[2:])
+            kernel = first_shape(cells.get("Kernel Shape", ""))
+            tensors = (*previous.tensors, (name, number)) if number is not None else (
+                previous.tensors)
+            kernels = (*previous.kernels, (name, tuple(d or 0 for d in kernel))) if (
+                kernel and None not in kernel) else previous.kernels
+            rows[-1] = Row(previous.name, previous.type, previous.shape, previous.params,
+                           previous.line, previous.depth, tensors, previous.outputs,
+                           input_shape=previous.input_shape, kernels=kernels)
+        else:
+            rows.append(_layer(tree.group("label").strip(), cells, index + 1, depth))
+        index += 1
+    if not rows:
+        return None
+    if len(rows) > 1 and rows[0].depth == 0 and rows[0].params is None:
+        rows = rows[1:]
+    accounting = Accounting.span(first + 1, index, unread, cropped=() if total is not None
+                                 else (NO_TOTAL,))
+    return Printout("torchinfo", title, first + 1, index, tuple(rows), total,
+                    accounting=accounting), index
+
+
+def _layer(label: str, cells: dict[str, str], line: int, depth: int) -> Row:
+    """One layer row: its class and name from the label, shapes and count from their columns."""
+    match = _LABEL.fullmatch(label)
+    kind = match.group("type") if match else label.split(" ")[0]
+    name = (match.group("name") or "") if match else ""
+    output = first_shape(cells.get("Output Shape", ""))
+    params = cells.get("Param #", "")
+    recursive = params.strip() == "(recursive)"
+    return Row(name, kind, output, count(params), line, depth,
+               outputs=(output,) if output else (),
+               input_shape=first_shape(cells.get("Input Shape", "")),
+               note="(recursive): a module used again, counted where it first appears"
+               if recursive else "")
