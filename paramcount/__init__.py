@@ -19,9 +19,7 @@ docs/python-api.md.
 from __future__ import annotations
 
 import importlib
-import sys
-import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paramcount._version import __version__
 from paramcount.api.count import count
@@ -67,64 +65,45 @@ __all__ = [
 ]
 
 
-class _Call:
-    """A library call of :mod:`paramcount.api.calls`, loaded when first called; where a
-    subpackage has the same name (``paramcount.read``, ``paramcount.check``), its attributes
-    are the subpackage's, so ``paramcount.reading.pipeline`` still names the module."""
+_CALLS = {"summary": "summary", "read": "paste", "inspect": "files", "check": "budgets",
+          "family": "family", "load_error": "files", "port": "port", "counted": "count",
+          "explain": "explain", "fit": "fit", "compute": "workload", "memory": "workload",
+          "compare": "compare", "shapes": "flow", "trace": "flow", "convlstm": "convlstm"}
+"""Each library call and the module of :mod:`paramcount.api` it lives in, loaded when first
+named (``import paramcount`` stays light): ``paramcount.read`` *is* ``paramcount.api.paste.read``,
+a plain function whose ``help()`` is its own docstring."""
 
-    def __init__(self, name: str, module: str) -> None:
-        self._name = name
-        self._module = f"paramcount.api.{module}"
-        self.__doc__ = f"{self._module}.{name}: see its docstring."
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Call the library function (its module is loaded the first time)."""
-        return getattr(importlib.import_module(self._module), self._name)(*args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        package = f"paramcount.{self._name}"
-        try:
-            module = importlib.import_module(package)
-        except ModuleNotFoundError as error:  # a call with no subpackage of its name
-            if error.name != package:
-                raise
-            raise AttributeError(f"{package} (a library call) has no attribute {name!r}") from None
-        return getattr(module, name)
-
-    def __repr__(self) -> str:
-        return f"<paramcount.{self._name}: a library call ({self._module}.{self._name})>"
-
-
-_CALLS = ("summary", "read", "inspect", "check", "family", "load_error", "port", "counted",
-          "explain", "fit", "compute", "memory", "compare", "shapes", "trace", "convlstm")
+if TYPE_CHECKING:
+    from paramcount.api.calls import (
+        check,
+        compare,
+        compute,
+        convlstm,
+        counted,
+        explain,
+        family,
+        fit,
+        inspect,
+        load_error,
+        memory,
+        port,
+        read,
+        shapes,
+        summary,
+        trace,
+    )
 
 
-class _Package(types.ModuleType):
-    """paramcount's module type: importing the subpackage ``paramcount.read`` (or ``check``)
-    leaves ``paramcount.read`` the library call, the subpackage reachable through it."""
+def __getattr__(name: str) -> Any:
+    """A library call, imported from its module the first time it is named (PEP 562)."""
+    module = _CALLS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'paramcount' has no attribute {name!r}")
+    call = getattr(importlib.import_module(f"paramcount.api.{module}"), name)
+    globals()[name] = call
+    return call
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _CALLS and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
 
-
-summary = _Call("summary", "summary")
-read = _Call("read", "paste")
-inspect = _Call("inspect", "files")
-check = _Call("check", "budgets")
-family = _Call("family", "family")
-load_error = _Call("load_error", "files")
-port = _Call("port", "port")
-counted = _Call("counted", "count")
-explain = _Call("explain", "explain")
-fit = _Call("fit", "fit")
-compute = _Call("compute", "workload")
-memory = _Call("memory", "workload")
-compare = _Call("compare", "compare")
-shapes = _Call("shapes", "flow")
-trace = _Call("trace", "flow")
-convlstm = _Call("convlstm", "convlstm")
-sys.modules[__name__].__class__ = _Package
+def __dir__() -> list[str]:
+    """The face's names, the library calls included."""
+    return sorted(set(globals()) | set(_CALLS))

@@ -273,15 +273,24 @@ def test_results_render_in_rich() -> None:
     assert "Mamba" in text and max(len(line) for line in text.splitlines()) <= 100
 
 
-def test_calls_and_subpackages_share_their_names() -> None:
-    """``paramcount.read`` and ``paramcount.check`` stay the library calls once their
-    subpackages are imported, which are still reached through them and by import."""
+def test_calls_are_plain_functions() -> None:
+    """``paramcount.read``, ``check`` and ``port`` are the library's functions themselves (no
+    shim), loaded when first named, and the packages behind them have their own names."""
+    import inspect
+
+    import paramcount.api.calls
     import paramcount.checking.session
     import paramcount.reading.pipeline
 
-    assert callable(paramcount.read) and callable(paramcount.check)
+    for name in ("read", "check", "port", "summary", "inspect", "family"):
+        call = getattr(paramcount, name)
+        assert inspect.isfunction(call), name
+        assert call is getattr(paramcount.api.calls, name)
+        assert name in dir(paramcount)
     assert paramcount.checking.session.check_file is not None
     assert paramcount.read("x = nn.GRU(2, 3)\n").recurrent[0].params == 3 * 3 * (2 + 3 + 2)
+    with pytest.raises(AttributeError, match="no attribute 'reed'"):
+        paramcount.reed  # noqa: B018
 
 
 def test_bad_arguments_are_one_clear_error() -> None:
