@@ -111,6 +111,51 @@ def test_lightning_rounded_lstm_is_solved_with_its_sizes(rich: bool) -> None:
     assert not answer.disagreements
 
 
+def test_lightning_rounded_fits_of_different_counts_are_narrowed_by_the_total() -> None:
+    """A rounded ``1.2 K`` that a bias-free and a biased stack both fit is not guessed from
+    default options (1,240, wrong): the printed total beside the other row leaves one, 1,160
+    (found by hypothesis in the squeezed-table test)."""
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        """Two bias-free bidirectional RNNs, the second two layers deep."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.rnn0 = nn.RNN(1, 9, bidirectional=True, bias=False)
+            self.rnn1 = nn.RNN(18, 10, num_layers=2, bidirectional=True, bias=False)
+
+        def forward(self, x: Any) -> Any:
+            """Both in order."""
+            return self.rnn1(self.rnn0(x)[0])
+
+    net = Net()
+    truth = sum(p.numel() for p in net.parameters())
+    text = lightning_text(net, torch.zeros(3, 2, 1), False, 1, sizes=True)
+    assert "1.2 K" in text and "1.3 K" in text
+    (model,) = [m for m in read(text).models if m.source == "lightning"]
+    rnn1 = next(layer for layer in model.layers if layer.name == "rnn1")
+    assert rnn1.params == 1_160 and rnn1.spec is not None and not rnn1.spec.bias
+    assert model.total == truth == 1_340
+
+
+def test_lightning_rounded_fits_the_total_cannot_tell_apart_stay_open() -> None:
+    """The same ``1.2 K`` row alone (its total rounded as widely): both stacks fit, so neither
+    count is claimed and the total stays open."""
+    import torch
+    from torch import nn
+
+    net = nn.Sequential()
+    net.add_module("rnn1", nn.RNN(18, 10, num_layers=2, bidirectional=True, bias=False))
+    text = lightning_text(net, torch.zeros(3, 2, 18), False, 1, sizes=True)
+    (model,) = [m for m in read(text).models if m.source == "lightning"]
+    (rnn1,) = model.layers
+    assert rnn1.spec is None and rnn1.solution is not None
+    assert {fit.spec.bias for fit in rnn1.solution.fits} == {True, False}
+    assert model.total is None
+
+
 def test_lightning_without_sizes_claims_no_configuration() -> None:
     """Without an example input the table shows no widths: the LSTM's family is named with
     its interval, and no configuration or total is claimed."""

@@ -4,10 +4,12 @@ interval the rounded number stands for, and the model such a table describes.
 A rounded count pins a recurrent layer only together with its widths: with the input and
 output widths of the ``In sizes`` / ``Out sizes`` columns, a torch layer's count grows with
 its depth (and, under a projection, its hidden size), so each option's counts are walked up
-to the interval's end and every one inside it is a fit; one fit with default options is the
-answer, exactly counted. Without the widths no configuration is claimed: the family the
-class allows is named, with the interval. A row that is not recurrent keeps its interval,
-and the model's total is then a range, never one number.
+to the interval's end and every one inside it is a fit; one fit is the answer, exactly
+counted (or one with default options among fits of one count). Fits of different counts are
+narrowed by the printed total and the other rows; what is left stays open, never guessed.
+Without the widths no configuration is claimed: the family the class allows is named, with
+the interval. A row that is not recurrent keeps its interval, and the model's total is then a
+range, never one number.
 """
 
 from __future__ import annotations
@@ -112,7 +114,8 @@ def solve_rounded(low: int, high: int, clues: Clues, printed: str,
                                    clues.single_cell) if _keeps(fit.spec, states)]
     widths = f"reading {clues.input:,} features and putting out {clues.output:,}"
     usual = [fit for fit in fits if not fit.assumes]
-    chosen = usual if usual else fits
+    counts = {conventions.total(fit.spec) for fit in fits}
+    chosen = usual if usual and len(counts) == 1 else fits
     if len(chosen) == 1:
         spec = chosen[0].spec
         how = (f"solved from {stands} {widths}: {conventions.describe(spec)} is the only "
@@ -122,7 +125,7 @@ def solve_rounded(low: int, high: int, clues: Clues, printed: str,
             how += f", with {', '.join(chosen[0].assumes)}"
         others = [fit for fit in fits if fit is not chosen[0]]
         if others:
-            how += "; it would also fit with " + "; ".join(
+            how += "; it would also fit, with the same count, with " + "; ".join(
                 f"{', '.join(fit.assumes)}: {conventions.describe(fit.spec)}"
                 for fit in others[:12])
         return Solution(clues, tuple(fits), spec, how)
@@ -223,6 +226,11 @@ def lightning_model(printout: Printout) -> Model:
         params = row.params if row.params is not None or not torch_free(row.type) else 0
         layers.append(Layer(row.name, f"nn.{row.type}", Framework.TORCH, row.line,
                             params=params, printed=row.params, notes=notes))
+    total = printout.rounded_total or (
+        None if printout.total is None else (printout.total, printout.total))
+    if total is not None:
+        layers = _narrowed_by_total(layers, total, rows)
+        low_sum, high_sum = _sums(layers, rows)
     model_notes = []
     if printout.rounded_total is not None:
         model_notes.append(
@@ -231,8 +239,6 @@ def lightning_model(printout: Printout) -> Model:
     if any(layer.params is None for layer in layers):
         model_notes.append(f"its rows' rounded counts add up to {span(low_sum, high_sum)}")
     accounting = printout.accounting
-    total = printout.rounded_total or (
-        None if printout.total is None else (printout.total, printout.total))
     if total is not None and (high_sum < total[0] or low_sum > total[1]):
         accounting = accounting + Accounting(cropped=(
             f"its rows add up to {span(low_sum, high_sum)}, not its Total params "
@@ -243,6 +249,72 @@ def lightning_model(printout: Printout) -> Model:
 
 
 _TORCH_RECURRENT = frozenset({"RNN", "GRU", "LSTM", "RNNCell", "GRUCell", "LSTMCell"})
+
+
+def _span_of(layer: Layer, rounded: tuple[int, int] | None) -> tuple[int, int]:
+    """The counts ``layer`` may hold: its own where claimed, else its fits' or its row's
+    printed interval (``rounded``)."""
+    solution = layer.solution
+    if solution is not None and solution.spec is not None and layer.params is not None:
+        return layer.params, layer.params
+    if solution is not None and solution.fits and not any(fit.open for fit in solution.fits):
+        counts = [conventions.total(fit.spec) for fit in solution.fits]
+        return min(counts), max(counts)
+    if rounded is not None:
+        return rounded
+    return layer.params or 0, layer.params or 0
+
+
+def _sums(layers: list[Layer], rows: tuple[Row, ...]) -> tuple[int, int]:
+    """The lowest and highest totals the layers may add up to."""
+    by_line = {row.line: row.rounded for row in rows}
+    spans = [_span_of(layer, by_line.get(layer.line or 0)) for layer in layers]
+    return sum(low for low, _ in spans), sum(high for _, high in spans)
+
+
+def _narrowed_by_total(layers: list[Layer], total: tuple[int, int],
+                       rows: tuple[Row, ...]) -> list[Layer]:
+    """Each recurrent layer whose fits hold different counts narrowed to those the printed
+    total leaves room for beside the other rows (the one left claimed, several kept open)."""
+    by_line = {row.line: row.rounded for row in rows}
+    layers = list(layers)
+    changed = True
+    while changed:
+        changed = False
+        for index, layer in enumerate(layers):
+            solution = layer.solution
+            if (solution is None or solution.spec is not None or len(solution.fits) < 2
+                    or any(fit.open for fit in solution.fits)):
+                continue
+            rest = [_span_of(other, by_line.get(other.line or 0))
+                    for at, other in enumerate(layers) if at != index]
+            low = sum(span_[0] for span_ in rest)
+            high = sum(span_[1] for span_ in rest)
+            kept = [fit for fit in solution.fits
+                    if low + conventions.total(fit.spec) <= total[1]
+                    and high + conventions.total(fit.spec) >= total[0]]
+            if not kept or len(kept) == len(solution.fits):
+                continue
+            layers[index] = _with_fits(layer, kept, total)
+            changed = True
+    return layers
+
+
+def _with_fits(layer: Layer, kept: list[Fit], total: tuple[int, int]) -> Layer:
+    """``layer`` with only the fits ``kept`` (those the printed total leaves room for)."""
+    assert layer.solution is not None
+    solution = layer.solution
+    why = f"the printed total, {span(*total)}, leaves room beside the other rows for "
+    if len(kept) == 1:
+        spec = kept[0].spec
+        how = f"{solution.how}; {why}one: {conventions.describe(spec)}"
+        return dataclasses.replace(layer, spec=spec, params=conventions.total(spec),
+                                   notes=(how,), solution=Solution(
+                                       solution.clues, tuple(kept), spec, how))
+    how = f"{solution.how}; {why}" + "; ".join(
+        f"{conventions.describe(fit.spec)} ({conventions.total(fit.spec):,})" for fit in kept)
+    return dataclasses.replace(layer, notes=(how,), solution=Solution(
+        solution.clues, tuple(kept), None, how, solution.apart))
 
 
 def with_states(model: Model, printout: Printout) -> Model:
