@@ -147,6 +147,7 @@ class Browser:
         self.events: list[dict[str, Any]] = []
         for domain in ("Page", "Runtime", "Log"):
             self.send(f"{domain}.enable")
+        self.send("Emulation.setFocusEmulationEnabled", enabled=True)  # as a window in front
 
     def __enter__(self) -> Browser:
         return self

@@ -13,13 +13,28 @@ STATIC = Path(__file__).resolve().parent / "static"
 ASSETS = {"app.js": "text/javascript; charset=utf-8", "page.css": "text/css; charset=utf-8"}
 """The files the page loads beside ``index.html``, with their content types."""
 
-_POLICY = ("default-src 'none'; script-src 'self'{wasm}; style-src 'self'; img-src 'self' data:; "
-           "connect-src 'self'; base-uri 'none'; form-action 'none'")
+STYLES = ("text-align: right",)
+"""The inline style attributes the results' HTML holds (numeric columns, render/html.py):
+the policy allows these by hash and no other."""
+
+
+def _hash(style: str) -> str:
+    """A style's CSP source expression: ``'sha256-…'``."""
+    import base64
+    import hashlib
+
+    return "'sha256-" + base64.b64encode(hashlib.sha256(style.encode()).digest()).decode() + "'"
+
+
+_POLICY = ("default-src 'none'; script-src 'self'{wasm}; style-src 'self' 'unsafe-hashes' "
+           + " ".join(_hash(style) for style in STYLES)
+           + "; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'")
 
 
 def policy(static: bool) -> str:
     """The Content-Security-Policy: scripts only as files from the page's own origin (no inline
-    script, no ``eval``), nothing fetched from elsewhere; the static page also lets
+    script, no ``eval``), styles from the style sheet and the results' own few
+    (:data:`STYLES`, by hash), nothing fetched from elsewhere; the static page also lets
     WebAssembly compile (``'wasm-unsafe-eval'``), which Pyodide needs."""
     return _POLICY.format(wasm=" 'wasm-unsafe-eval'" if static else "")
 
