@@ -9,14 +9,14 @@ from __future__ import annotations
 import shlex
 from typing import TYPE_CHECKING, Any
 
-import click
-
 from paramcount.errors import quote
 from paramcount.families import command as family_commands
 from paramcount.families.registry import FAMILIES
 from paramcount.web.answers import Refused, answer_json
 
 if TYPE_CHECKING:
+    import click
+
     from paramcount.api.result import Result
 
 CELLS = ("rnn", "lstm", "gru")
@@ -50,6 +50,8 @@ def result_of(line: str) -> Result:
         raise Refused(f"the page answers the counting commands ({', '.join(answered)}); {what}")
     if any(arg in ("-h", "--help") for arg in args[1:]):
         raise Refused(f"'paramcount {args[0]} --help' lists the options; the page answers counts")
+    import click
+
     from paramcount.cli.commands import cli
 
     name = args[0]
@@ -69,6 +71,8 @@ def result_of(line: str) -> Result:
 
 def _clicked(error: click.ClickException) -> str:
     """A click error's one line, naming the option as the command line does."""
+    import click
+
     if isinstance(error, click.BadParameter):
         from paramcount.cli.options import name_option_once
 

@@ -17,14 +17,18 @@ async function servedBackend() {
 }
 
 async function staticBackend() {
+  // paramcount's and click's files are fetched while Pyodide starts.
+  const archives = ["paramcount.zip", "click.zip"].map(
+    (name) => fetch(name).then((response) => response.arrayBuffer()));
   const { loadPyodide } = await import("./pyodide/pyodide.mjs");
   const pyodide = await loadPyodide({ indexURL: new URL("pyodide/", location.href).href });
-  for (const archive of ["paramcount.zip", "click.zip"]) {
-    const data = await (await fetch(archive)).arrayBuffer();
+  performance.mark("paramcount:pyodide-started");
+  for (const data of await Promise.all(archives)) {
     pyodide.unpackArchive(new Uint8Array(data), "zip", { extractDir: "/home/pyodide/site" });
   }
   pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide/site')");
   const pageAnswer = pyodide.runPython("from paramcount.cli.asked import page_answer\npage_answer");
+  performance.mark("paramcount:imported");
   return async (kind, text) => JSON.parse(pageAnswer(kind, text));
 }
 
@@ -38,8 +42,13 @@ function setStatus(text, error = false) {
   $("status").className = error ? "error" : "";
 }
 
+// A share link longer than this is not offered (no forum takes it, and browsers slow down
+// on it): the Markdown is the way to pass such an answer on.
+const MOST_LINK = 65536;
+
 function shareLink(kind, text) {
-  return "#" + kind + "=" + encodeURIComponent(text);
+  const link = "#" + kind + "=" + encodeURIComponent(text);
+  return link.length <= MOST_LINK ? link : null;
 }
 
 function show(kind, text, answer) {
@@ -55,16 +64,19 @@ function show(kind, text, answer) {
     $("result").innerHTML = answer.html;
     $("chart").innerHTML = answer.chart;
     $("markdown").value = answer.markdown;
-    $("share").href = shareLink(kind, text);
+    const link = shareLink(kind, text);
+    $("share").hidden = link === null;
+    if (link !== null) $("share").href = link;
     $("actions").hidden = false;
   }
   document.body.dataset.answered = String(answered);
+  document.body.dataset.answeredMs = String(Math.round(performance.now()));
 }
 
 async function ask(kind, text, keepLink = false) {
   if (kind === "read") $("paste").value = text;
   else $("cmd").value = text;
-  if (!keepLink) history.replaceState(null, "", shareLink(kind, text));
+  if (!keepLink) history.replaceState(null, "", shareLink(kind, text) ?? location.pathname);
   setStatus(mode === "static" && answered === 0 ? "Starting Python in this page…" : "Answering…");
   let answer;
   try {
