@@ -177,3 +177,17 @@ def test_an_unknown_path_is_not_found(server: PageServer) -> None:
     for path in ("/../../etc/passwd", "/static/index.html", "/answer/run"):
         got, _, _ = request(server, "GET" if "answer" not in path else "POST", path, b"")
         assert got == 404
+
+
+def test_the_chart_reads_without_colour() -> None:
+    """The ratio chart writes every depth's ratio as text beside its bar, marks 2× with a
+    dashed line and names the limit: nothing is said by colour alone."""
+    from paramcount.web.chart import ratio_chart
+
+    report = paramcount.count("lstm", 32, 128, num_layers=2, bidirectional=True)
+    svg = ratio_chart(report.depth, report.depth_limit)
+    for row in report.depth:
+        assert f">{row.ratio:.3f}</text>" in svg and f">{row.layers} layer" in svg
+    assert 'stroke-dasharray' in svg and "2× (2P)" in svg and "2.992" in svg
+    assert 'role="img"' in svg and "aria-label=" in svg
+    assert ratio_chart(()) == ""

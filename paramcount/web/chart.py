@@ -20,7 +20,7 @@ def ratio_chart(rows: Sequence[DepthRow], limit: float | None = None) -> str:
     if not rows:
         return ""
     top = max(3.0, *(row.ratio for row in rows), limit or 0.0)
-    height = _TOP + _ROW * len(rows) + 30
+    height = _TOP + _ROW * len(rows) + (48 if limit is not None else 30)
 
     def x(value: float) -> float:
         return _LABEL + _BAR * value / top
@@ -51,6 +51,7 @@ def ratio_chart(rows: Sequence[DepthRow], limit: float | None = None) -> str:
         parts.append(f'<text x="{x(tick):.1f}" y="{bottom + 18}" font-size="12" '
                      f'text-anchor="middle">{tick}{"× (2P)" if tick == 2 else ""}</text>')
     if limit is not None:
-        parts.append(f'<text x="0" y="{bottom + 18}" font-size="12">limit {limit:.3f}</text>')
+        parts.append(f'<text x="0" y="{bottom + 38}" font-size="12">deeper stacks tend to '
+                     f"{limit:.3f} (each further layer's ratio)</text>")
     parts.append("</svg>")
     return "\n".join(parts)
