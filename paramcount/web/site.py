@@ -6,7 +6,8 @@ Pyodide comes from the npm registry at build time (``npm pack pyodide@`` :data:`
 in a cache folder), or from an archive given; its runtime files are taken out of the archive
 by name. paramcount's own package files and click's (the command line's parser reads the
 ``#cmd=`` links; both are pure Python) go in as zip archives that the page unpacks into
-Pyodide's file system.
+Pyodide's file system, with their bytecode compiled at build time by the same Pyodide under
+Node.js (which ``npm`` comes with), so that the page's first answer does not wait for it.
 """
 
 from __future__ import annotations
@@ -121,9 +122,60 @@ def installed_package(name: str) -> Path:
     return Path(spec.origin).parent
 
 
+ARCHIVES = ("paramcount.zip", "click.zip")
+"""The Python packages the page unpacks into Pyodide's file system."""
+
+_COMPILE = """
+import { readFileSync, writeFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+const site = process.env.PARAMCOUNT_SITE;
+const { loadPyodide } = await import(pathToFileURL(site + "/pyodide/pyodide.mjs").href);
+const py = await loadPyodide({ indexURL: site + "/pyodide/" });
+const names = JSON.parse(process.env.PARAMCOUNT_ARCHIVES);
+for (const name of names) py.FS.writeFile("/tmp/" + name, readFileSync(site + "/" + name));
+py.globals.set("names", py.toPy(names));
+py.runPython(`
+import compileall, os, py_compile, zipfile
+UNCHECKED = py_compile.PycInvalidationMode.UNCHECKED_HASH
+for name in names:
+    work = "/tmp/work-" + name
+    zipfile.ZipFile("/tmp/" + name).extractall(work)
+    if not compileall.compile_dir(work, quiet=2, invalidation_mode=UNCHECKED):
+        raise SystemExit(name + ": a module does not compile")
+    with zipfile.ZipFile("/tmp/out-" + name, "w", zipfile.ZIP_DEFLATED) as out:
+        for root, folders, files in sorted(os.walk(work)):
+            for file in sorted(files):
+                path = os.path.join(root, file)
+                out.write(path, os.path.relpath(path, work))
+`);
+for (const name of names) writeFileSync(site + "/" + name, py.FS.readFile("/tmp/out-" + name));
+"""
+"""Run by Node.js on the vendored Pyodide: each archive's modules compiled to Pyodide's own
+bytecode (``unchecked-hash`` .pyc, valid whatever the files' times once unpacked), so that the
+page does not compile them every time it starts."""
+
+
+def precompile(target: Path) -> bool:
+    """Add Pyodide's bytecode of every module to the site's archives, compiled by the vendored
+    Pyodide under Node.js; False (the archives left as source) where Node.js is absent."""
+    node = shutil.which("node")
+    if node is None:
+        return False
+    env = {**os.environ, "PARAMCOUNT_SITE": str(target.resolve()),
+           "PARAMCOUNT_ARCHIVES": json.dumps(ARCHIVES)}
+    done = subprocess.run([node, "--input-type=module", "-e", _COMPILE], env=env,
+                          capture_output=True, text=True, timeout=600, check=False)
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        raise BuildFailed("compiling paramcount's modules with Pyodide failed: "
+                          + (lines[-1][:300] if lines else f"exit {done.returncode}"))
+    return True
+
+
 def build_site(directory: str | os.PathLike[str],
                archive: str | os.PathLike[str] | None = None) -> int:
-    """Write the static site into ``directory`` and return the bytes written."""
+    """Write the static site into ``directory`` and return the bytes written (its Python
+    modules compiled to Pyodide's bytecode where Node.js is installed)."""
     from paramcount.web.page import ASSETS, asset, index_html
 
     runtime = runtime_files(pyodide_archive(archive))
@@ -141,4 +193,5 @@ def build_site(directory: str | os.PathLike[str],
     }
     for name, data in files.items():
         (target / name).write_bytes(data)
-    return sum(len(data) for data in files.values())
+    precompile(target)
+    return sum((target / name).stat().st_size for name in files)
