@@ -18,6 +18,7 @@ from paramcount.cli.asked import page_answer
 from paramcount.cli.paste import MAX_BYTES
 from paramcount.web.page import index_html, policy
 from paramcount.web.server import PageServer
+from tests.conftest import CLI
 
 
 @pytest.fixture(scope="module")
@@ -191,3 +192,29 @@ def test_the_chart_reads_without_colour() -> None:
     assert 'stroke-dasharray' in svg and "2× (2P)" in svg and "2.992" in svg
     assert 'role="img"' in svg and "aria-label=" in svg
     assert ratio_chart(()) == ""
+
+
+@pytest.mark.parametrize("browser", [True, False], ids=["opens-browser", "no-browser"])
+def test_serve_prints_the_address_and_opens_it(cli: CLI, monkeypatch: pytest.MonkeyPatch,
+                                               browser: bool) -> None:
+    """``paramcount serve`` binds a free loopback port, prints the page's address and opens it
+    in the browser unless ``--no-browser``."""
+    bound: list[tuple[str, int]] = []
+    opened: list[str] = []
+    monkeypatch.setattr(PageServer, "serve_forever",
+                        lambda self, poll_interval=0.5: bound.append(self.server_address))
+    monkeypatch.setattr("webbrowser.open", lambda url: opened.append(url) or True)
+    result = cli("serve", *([] if browser else ["--no-browser"]))
+    host, port = bound[0]
+    url = f"http://127.0.0.1:{port}/"
+    assert result.code == 0 and host == "127.0.0.1" and port > 0
+    assert result.out.startswith(f"paramcount's page: {url}")
+    assert opened == ([url] if browser else [])
+
+
+def test_serve_on_a_port_in_use_is_one_line(cli: CLI, server: PageServer) -> None:
+    """A port already taken is one error line and exit 2, no traceback."""
+    result = cli("serve", "--no-browser", "--port", str(server.port))
+    assert result.code == 2 and result.err.startswith(
+        f"Error: cannot serve on 127.0.0.1:{server.port}: ")
+    assert result.err.count("\n") == 1

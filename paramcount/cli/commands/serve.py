@@ -6,6 +6,12 @@ from __future__ import annotations
 import click
 
 
+class PortRefused(click.ClickException):
+    """The port cannot be bound (taken, or not the user's to take): bad input, exit 2."""
+
+    exit_code = 2
+
+
 @click.command(name="serve")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="The port on 127.0.0.1 (0: a free one).")
@@ -20,8 +26,8 @@ def serve(port: int, no_browser: bool) -> int:
     try:
         server = PageServer(port, page_answer, MAX_BYTES)
     except OSError as error:
-        raise click.ClickException(f"cannot serve on 127.0.0.1:{port}: "
-                                   f"{error.strerror or error}") from None
+        raise PortRefused(f"cannot serve on 127.0.0.1:{port}: {error.strerror or error}"
+                          ) from None
     click.echo(f"paramcount's page: {server.url} (Ctrl+C stops it)")
     if not no_browser:
         import webbrowser
