@@ -59,6 +59,10 @@ def bases(command: str, tmp_path: Path) -> list[list[str]]:
     if command == "convlstm":
         return [["convlstm", "--rank", "2", "-C", "1", "-F", "2", "-k", "3", *context]
                 for context in ([], ["--bidir"], ["-f", "keras"])]
+    if command == "serve":  # the walk binds a free port and returns (serve_forever is a stub)
+        return [["serve", "--no-browser"]]
+    if command == "web":  # a group: its one command, build, is walked by tests/test_web_page.py
+        return [["web", "--help"]]
     if command == "compare":
         return [["compare", "lstm -i 3 -H 4", "lstm -i 3 -H 8"], ["compare", "lstm -i 3 -H 4"]]
     if command == "check":
@@ -152,7 +156,7 @@ SAMPLES = {
     "conv_kernel": "3", "time_step_rank": "2", "num_heads": "4", "head_dim": "4",
     "n_groups": "2", "version": "6", "attention_hidden_size": "64", "intermediate_size": "96",
     "head_size": "32", "mix_lora": "8", "decay_lora": "8", "aaa_lora": "8", "mv_lora": "8",
-    "gate_lora": "8", "what_if": "vocab_size=20",
+    "gate_lora": "8", "what_if": "vocab_size=20", "port": "0",
     "num_blocks": "2", "qk_dim_factor": "0.5", "v_dim_factor": "1.0", "ffn_proj_factor": "2.0",
     "ffn_round_up_to_multiple_of": "8", "weight_mode": "fused", "embedding_dim": "32",
     "slstm_at": "1", "mlstm_num_heads": "2", "mlstm_proj_factor": "2.0",
@@ -241,10 +245,15 @@ def _command(name: str) -> click.Command:
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_every_listed_option_and_choice_is_accepted(
-    cli: CLI, name: str, tmp_path: Path
+    cli: CLI, name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each option and choice a command's help lists is accepted in some valid invocation."""
     command = _command(name)
+    if name == "serve":  # bind, print the address, return: no server loop, no browser
+        from paramcount.web.server import PageServer
+
+        monkeypatch.setattr(PageServer, "serve_forever", lambda self, poll_interval=0.5: None)
+        monkeypatch.setattr("webbrowser.open", lambda url: True)
     help_text = cli(name, "--help").out
     invocations = bases(name, tmp_path)
     for use in uses(command, tmp_path):

@@ -31,6 +31,8 @@ COMMANDS = {
     "inspect": "paramcount.cli.commands.inspect:inspect",
     "read": "paramcount.cli.commands.read:read_command",
     "port": "paramcount.cli.commands.port:port",
+    "serve": "paramcount.cli.commands.serve:serve",
+    "web": "paramcount.cli.commands.serve:web",
     **{name: f"paramcount.cli.commands.family:{name}" for name in FAMILIES},
 }
 

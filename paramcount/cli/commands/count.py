@@ -21,6 +21,8 @@ from paramcount.engine.report import build_report
 from paramcount.engine.spec import Cell, DType
 
 if TYPE_CHECKING:
+    from paramcount.api.count import Extras
+    from paramcount.engine.report import Report
     from paramcount.verify import Outcome
     from paramcount.verify.flops import FlopOutcome
 
@@ -49,13 +51,7 @@ def make_command(cell: Cell) -> click.Command:
         **options: Any,
     ) -> int:
         fmt = resolve_format(output_format, as_json, as_markdown)
-        workload = pop_workload(options)
-        reports = [build_report(spec, DType(dtype)) for spec in layer_specs(cell, options)]
-        extras = [
-            (r.spec.framework.display_name, workload.memory(r.spec, r.dtype),
-             workload.compute(r.spec))
-            for r in reports
-        ]
+        reports, extras = reports_of(cell, dtype, options)
         outcomes = flops = None
         if verify:
             from paramcount.api.verdict import check_flops
@@ -69,6 +65,21 @@ def make_command(cell: Cell) -> click.Command:
         return verdict_code(outcomes, flops)
 
     return command
+
+
+def reports_of(cell: Cell, dtype: str, options: dict[str, Any]
+               ) -> tuple[list[Report], list[Extras]]:
+    """The reports of the layers the command's parsed options describe, each with its
+    framework's name, training memory and compute where asked for (the workload options are
+    taken out of ``options``)."""
+    workload = pop_workload(options)
+    reports = [build_report(spec, DType(dtype)) for spec in layer_specs(cell, options)]
+    extras = [
+        (r.spec.framework.display_name, workload.memory(r.spec, r.dtype),
+         workload.compute(r.spec))
+        for r in reports
+    ]
+    return reports, extras
 
 
 def verdict_code(outcomes: Sequence[Outcome], flops: Sequence[FlopOutcome | None] | None) -> int:

@@ -3,7 +3,7 @@ config record (see :mod:`paramcount.families.registry`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -11,6 +11,9 @@ from paramcount.cli.options import output_options, resolve_format
 from paramcount.errors import ParamcountError, SpecError
 from paramcount.families import command
 from paramcount.families import registry as families
+
+if TYPE_CHECKING:
+    from paramcount.api.family import FamilyCount
 
 
 def _option(option: families.Option) -> Any:
@@ -166,6 +169,18 @@ def answer(name: str, values: dict[str, object], config_file: str | None, fmt: s
     """Count family ``name``'s model (its base model class with ``base``, or where the
     ``config.json`` names one) and print it; a bad value is one error line (exit 2)."""
     from paramcount.cli.output import show_family
+
+    result = family_result(name, values, config_file, dtype, explain, what_if, base)
+    show_family(result.report, fmt, result.explain, result.what_if)
+    return 0
+
+
+def family_result(name: str, values: dict[str, object], config_file: str | None, dtype: str,
+                  explain: bool = False, what_if: tuple[str, ...] = (), base: bool = False
+                  ) -> FamilyCount:
+    """Family ``name``'s model counted from the command's parsed values (and ``--what-if``
+    settings) as the library's result; a bad value is a :class:`ParamcountError`."""
+    from paramcount.api.family import FamilyCount
     from paramcount.engine.spec import DType
     from paramcount.families.explain import knob_change
     from paramcount.families.report import build_family_report
@@ -178,8 +193,7 @@ def answer(name: str, values: dict[str, object], config_file: str | None, fmt: s
     config = reading.config
     changes = [knob_change(name, config, *_setting(name, text)) for text in what_if]
     report = build_family_report(name, config, DType(dtype), reading.notes, base or reading.base)
-    show_family(report, fmt, explain, changes)
-    return 0
+    return FamilyCount(report, explain, changes)
 
 
 def _setting(name: str, text: str) -> tuple[str, object]:
