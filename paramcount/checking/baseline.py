@@ -49,14 +49,13 @@ def parse_growth(text: str) -> Growth:
     ValueError naming the option otherwise."""
     raw = text.strip()
     if raw.endswith("%"):
-        try:
-            share = Fraction(raw[:-1].strip()) / 100
-        except (ValueError, ZeroDivisionError):
-            share = None
-        if share is None or share < 0:
+        import re
+
+        number = raw[:-1].strip()
+        if not re.fullmatch(r"\d{1,9}(\.\d{1,9})?", number):
             raise ValueError(f"--max-growth {text}: expected a percentage such as 10% or a "
                              "number of parameters such as 50000")
-        return Growth(text, share=share)
+        return Growth(text, share=Fraction(number) / 100)
     from paramcount.engine.counts import parse_count
 
     try:
@@ -185,7 +184,8 @@ def _base_config(config: Config, revision: str, inside: str, top: str, ref: str
         return load_config(base), None
     except ConfigError as error:
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
-        return None, f"{name} is not a valid config, not compared ({first[:200]})"
+        cut = first if len(first) <= 200 else first[:199] + "…"
+        return None, f"{name} is not a valid config, not compared ({cut})"
 
 
 def _measured_base(model: Model, base: Config, revision: str, inside: str, top: str,
@@ -240,7 +240,8 @@ def _changes(result: FileResult, base: Config | None, why: str | None, revision:
         after = outcome.table
         if base is None and why is not None:
             out.append(Change(result.name, model.name, "not counted", None, after.total,
-                              why=why, path=model.path))
+                              why=f"the config at {ref} is not compared (below)",
+                              path=model.path))
             continue
         if base is None or model.name not in before:
             out.append(Change(result.name, model.name, "new", None, after.total,

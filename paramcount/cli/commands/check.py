@@ -235,6 +235,11 @@ def _check(files: tuple[str, ...], verify: bool, update: bool, details: bool, ch
             if failed is not None:
                 results.append(FileResult(reports.gitlab, errors=[failed]))
     summary_text = render.summary_all(results)
+    if comparison is not None and comparison.over:
+        assert comparison.limit is not None
+        over = len(comparison.over)
+        summary_text += (f"; {over} model{'s' if over != 1 else ''} grew past --max-growth "
+                         f"{comparison.limit.text}")
     if reports.summary or (annotate and os.environ.get("GITHUB_STEP_SUMMARY")):
         markdown = check_ci.markdown(results, comparison, summary_text)
         if reports.summary:
