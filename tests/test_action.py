@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.docfiles.check import PR_BASE, git, pull_request
+
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
@@ -23,19 +25,7 @@ EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 pytestmark = pytest.mark.skipif(shutil.which("git") is None or shutil.which("bash") is None,
                                 reason="needs git and bash")
 
-BASE = """\
-[models.tagger]
-input = 32
-max_params = 200_000
-layers = [
-  { kind = "lstm", hidden = 64, layers = 2, bidirectional = true },
-  { kind = "linear", out = 9 },
-]
-
-[models.spotter]
-input = 8
-layers = [{ kind = "gru", hidden = 16 }, { kind = "linear", out = 5 }]
-"""
+BASE = PR_BASE
 
 
 @dataclass(frozen=True)
@@ -47,36 +37,15 @@ class Run:
     summary: str
 
 
-def git(repo: Path, *args: str) -> str:
-    """Run git in ``repo`` (as a test user, no global config), returning its output."""
-    environment = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
-                   "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-                   "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
-                          text=True, env=environment).stdout
-
-
-def upstream(tmp: Path, change: str | None, extra: dict[str, str] | None = None) -> Path:
+def upstream(tmp: Path, change: str | None) -> Path:
     """A repository with ``main`` (models.toml as BASE) and a ``pr`` branch that applies
-    ``change`` (``old=>new``) to it and adds ``extra`` files."""
-    repo = tmp / "upstream"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    (repo / "models.toml").write_text(BASE)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    git(repo, "checkout", "-qb", "pr")
+    ``change`` (``old=>new``) to it."""
     text = BASE
     if change:
         old, new = change.split("=>")
         assert old in text
         text = text.replace(old, new)
-    (repo / "models.toml").write_text(text)
-    for name, content in (extra or {}).items():
-        (repo / name).write_text(content)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "pull request", "--allow-empty")
-    return repo
+    return pull_request(tmp / "upstream", text, "pr")
 
 
 def clone(tmp: Path, repo: Path, shallow: bool) -> Path:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,34 +13,13 @@ import pytest
 from paramcount.checking.baseline import Growth, parse_growth
 from paramcount.checking.definition import definition
 from tests.conftest import CLI
+from tests.docfiles.check import PR_BASE, git
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
-BASE = """\
-[models.tagger]
-input = 32
-max_params = 200_000
-layers = [
-  { kind = "lstm", hidden = 64, layers = 2, bidirectional = true },
-  { kind = "linear", out = 9 },
-]
-
-[models.spotter]
-input = 8
-layers = [{ kind = "gru", hidden = 16 }, { kind = "linear", out = 5 }]
-"""
-# torch: LSTM(32, 64, 2, bidirectional) + Linear(128, 9) = 150,665; with hidden 96 and
-# Linear(192, 9): 324,297; GRU(8, 16) + Linear(16, 5) = 1,333 (tests/test_action.py's
-# numbers, which that test's docstring and the real torch modules agree on)
-
-
-def git(repo: Path, *args: str) -> str:
-    """Run git in ``repo`` as a test user, no global config."""
-    environment = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
-                   "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-                   "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
-                          text=True, env=environment).stdout
+BASE = PR_BASE
+"""The documented pull request's base: the counts these tests and tests/test_action.py expect
+are torch's (test_the_counts_expected_are_torchs)."""
 
 
 def commit(repo: Path, files: dict[str, str | None], message: str) -> None:
@@ -181,7 +159,7 @@ def test_file_models_are_read_at_the_base_and_factories_never_run(
     models = {m["name"]: m for m in json.loads(result.out)["baseline"]["models"]}
     released = models["released"]
     assert (released["before"], released["after"], released["added"]) == (
-        1600, 1920 + 80, ["head"])
+        1600, 1920 + 80, ["head (weights)"])
     assert models["built"]["status"] == "not counted"
 
 
@@ -305,3 +283,46 @@ def test_factory_definition_is_found_by_reading(tmp_path: Path, source: str, tar
     (tmp_path / "m.py").write_text(source)
     found = definition(target, [str(tmp_path)])
     assert (found[1] if found else None) == line
+
+
+def test_docs_show_the_summary_the_command_writes(cli: CLI, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/check.md's job summary is what ``check --summary`` writes for the documented pull
+    request (tests/docfiles/check.py's ``pr/``), where an inserted layer is one row added."""
+    from tests.docfiles.check import make_pull_request
+
+    make_pull_request(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    result = cli("check", "pr/models.toml", "--baseline", "HEAD~1", "--summary", "s.md",
+                 "--json")
+    assert result.code == 1
+    (spotter,) = [m for m in json.loads(result.out)["baseline"]["models"]
+                  if m["name"] == "spotter"]
+    assert (spotter["added"], spotter["removed"], spotter["grew"]) == (
+        ["layers[1] (relu)"], [], [])
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "check.md").read_text()
+    shown = docs.split("--summary FILE -->\n", 1)[1].split("<!-- end of summary -->", 1)[0]
+    assert shown == (tmp_path / "s.md").read_text()
+
+
+@pytest.mark.torch
+def test_the_counts_expected_are_torchs() -> None:
+    """The totals the baseline tests expect are what torch builds for the same layers."""
+    torch = pytest.importorskip("torch")
+    nn = torch.nn
+
+    def total(*modules: object) -> int:
+        with torch.device("meta"):
+            built = [m() for m in modules]  # type: ignore[operator]
+        return sum(p.numel() for m in built for p in m.parameters())
+
+    def tagger(hidden: int) -> int:
+        return total(lambda: nn.LSTM(32, hidden, 2, bidirectional=True),
+                     lambda: nn.Linear(2 * hidden, 9))
+
+    def spotter(hidden: int) -> int:
+        return total(lambda: nn.GRU(8, hidden), lambda: nn.Linear(hidden, 5))
+
+    assert (tagger(64), tagger(96)) == (150_665, 324_297)
+    assert (spotter(16), spotter(17), spotter(24), spotter(4)) == (1_333, 1_467, 2_573,
+                                                                  3 * 4 * (8 + 4 + 2) + 25)

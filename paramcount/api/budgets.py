@@ -101,7 +101,7 @@ def check(*paths: FileName, verify: bool = False, update: bool = False,
     ``[tool.paramcount]``) against their budgets; ``update`` writes counts back; ``baseline``
     (a git revision) counts the same configs there too, and ``max_growth`` (``10%``,
     ``50000``) fails a model that grew past it."""
-    from paramcount.checking.baseline import compare, parse_growth
+    from paramcount.checking.baseline import compare_or_error, parse_growth
     from paramcount.checking.session import FileResult, check_file, expand
     from paramcount.errors import ConfigError
 
@@ -111,10 +111,6 @@ def check(*paths: FileName, verify: bool = False, update: bool = False,
     except ConfigError as error:
         return Checked([FileResult(str(paths[0]) if paths else "", errors=[error])])
     results = [check_file(name, verify=verify, update=update) for name in names]
-    comparison = None
-    if baseline is not None:
-        try:
-            comparison = compare(results, baseline, limit)
-        except ConfigError as error:
-            results.append(FileResult("--baseline", errors=[error]))
+    comparison = (compare_or_error(results, baseline, limit) if baseline is not None
+                  else None)
     return Checked(results, update, comparison)

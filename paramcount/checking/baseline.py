@@ -20,7 +20,7 @@ from paramcount.checking.config import Config, Model, load_config
 from paramcount.checking.git import GitError, commit, extract, relative, show, toplevel
 from paramcount.checking.grew import against
 from paramcount.checking.locate import Path
-from paramcount.checking.measure import Measured, from_layers, measure
+from paramcount.checking.measure import Measured, Row, from_layers, measure
 from paramcount.checking.session import FileResult
 from paramcount.checking.source import PYPROJECT_ROOT, Source, parse
 from paramcount.errors import ConfigError
@@ -77,7 +77,7 @@ class Change:
     before: int | None
     after: int | None
     added: tuple[str, ...] = ()
-    """Modules (rows) today that the base did not have."""
+    """Modules (rows) today that the base did not have: ``layers[1] (relu)``."""
     removed: tuple[str, ...] = ()
     grew: tuple[str, ...] = ()
     """What changed, module by module, in the engine's words (``was hidden 256``)."""
@@ -157,6 +157,17 @@ def compare(results: Sequence[FileResult], ref: str, limit: Growth | None = None
     return Comparison(ref, first, sorted(changes, key=lambda c: c.order), limit, notes)
 
 
+def compare_or_error(results: list[FileResult], ref: str, limit: Growth | None = None
+                     ) -> Comparison | None:
+    """:func:`compare`, with git's failure added to ``results`` as one more result in error
+    (``--baseline``: said with the others, exit 2) instead of raised."""
+    try:
+        return compare(results, ref, limit)
+    except ConfigError as error:
+        results.append(FileResult("--baseline", errors=[error]))
+        return None
+
+
 def _base_config(config: Config, revision: str, inside: str, top: str, ref: str
                  ) -> tuple[Config | None, str | None]:
     """The config as it was at ``revision`` (None with why when it cannot be compared; None and
@@ -213,6 +224,33 @@ def _measured_base(model: Model, base: Config, revision: str, inside: str, top: 
         return None, text.split(": ", 2)[-1][:200] if text else "could not be read"
 
 
+def _paired(model: Model, old: Measured, new: Measured) -> tuple[dict[str, int], list[Row]]:
+    """Today's row name → the base's count of the same module, and the base's rows that
+    today lacks. Modules with names (factories, files, named layers) pair by name; the rows
+    of hand-written layers, named by position (``layers[2]``), pair by kind in order, so
+    that a layer inserted is one row added, not every later row changed."""
+    if model.kind != "layers":
+        names = {r.name for r in new.rows}
+        return ({r.name: r.params for r in old.rows},
+                [r for r in old.rows if r.name not in names])
+    from difflib import SequenceMatcher
+
+    def kind(row: Row) -> str:
+        return row.type.split("(", 1)[0].strip()
+
+    pairs: dict[str, int] = {}
+    removed: list[Row] = []
+    matcher = SequenceMatcher(None, [kind(r) for r in old.rows], [kind(r) for r in new.rows],
+                              autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
+            pairs.update((new.rows[j].name, old.rows[i].params)
+                         for i, j in zip(range(i1, i2), range(j1, j2), strict=True))
+        else:
+            removed += old.rows[i1:i2]
+    return pairs, removed
+
+
 def _changes(result: FileResult, base: Config | None, why: str | None, revision: str,
              inside: str, top: str, ref: str, limit: Growth | None) -> list[Change]:
     """One Change per model of today's config and per model the base had and today lacks."""
@@ -245,23 +283,25 @@ def _changes(result: FileResult, base: Config | None, why: str | None, revision:
             continue
         if base is None or model.name not in before:
             out.append(Change(result.name, model.name, "new", None, after.total,
-                              added=tuple(r.name for r in after.rows), path=model.path))
+                              added=tuple(f"{r.name} ({r.type})" for r in after.rows),
+                              path=model.path))
             continue
         _, old, reason = before[model.name]
         if old is None:
             out.append(Change(result.name, model.name, "not counted", None, after.total,
                               why=f"at {ref}: {reason}", path=model.path))
             continue
-        rows = {r.name: r.params for r in old.rows}
-        names = {r.name for r in after.rows}
+        rows, removed = _paired(model, old, after)
+        added = tuple(f"{r.name} ({r.type})" for r in after.rows if r.name not in rows)
         status = ("grew" if after.total > old.total else
                   "shrank" if after.total < old.total else "same")
+        changed = added or removed or any(rows[r.name] != r.params for r in after.rows
+                                          if r.name in rows)
+        grew = [*against(after, rows), *(f"{row.name}: gone (was {row.params:,})"
+                                         for row in removed)] if changed else []
         out.append(Change(
-            result.name, model.name, status, old.total, after.total,
-            added=tuple(r.name for r in after.rows if r.name not in rows),
-            removed=tuple(n for n in rows if n not in names),
-            grew=tuple(against(after, rows)) if status != "same" or rows != {
-                r.name: r.params for r in after.rows} else (),
+            result.name, model.name, status, old.total, after.total, added=added,
+            removed=tuple(f"{r.name} ({r.type})" for r in removed), grew=tuple(grew),
             over=limit is not None and limit.exceeded(old.total, after.total),
             path=model.path))
     names = {m.name for m in result.config.models}

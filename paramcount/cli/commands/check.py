@@ -214,12 +214,9 @@ def _check(files: tuple[str, ...], verify: bool, update: bool, details: bool, ch
         gc.freeze()
     comparison = None
     if baseline is not None:
-        from paramcount.checking.baseline import compare
+        from paramcount.checking.baseline import compare_or_error
 
-        try:
-            comparison = compare(results, baseline, limit)
-        except ConfigError as error:
-            results.append(FileResult("--baseline", errors=[error]))
+        comparison = compare_or_error(results, baseline, limit)
     if junit_file:
         failed = _junit_refused(junit_file, [f for r in results for f in inputs(r)]) or \
             _write_junit(junit_file, render.junit_all(results))
