@@ -326,3 +326,75 @@ def test_the_counts_expected_are_torchs() -> None:
     assert (tagger(64), tagger(96)) == (150_665, 324_297)
     assert (spotter(16), spotter(17), spotter(24), spotter(4)) == (1_333, 1_467, 2_573,
                                                                   3 * 4 * (8 + 4 + 2) + 25)
+
+
+@pytest.mark.torch
+def test_a_factory_model_is_annotated_at_its_def(cli: CLI, repo: Path) -> None:
+    """A factory model over its budget is annotated at the factory's ``def`` line (found by
+    reading the module), the message naming the expectation's place in the config."""
+    pytest.importorskip("torch")
+    project = Path(__file__).resolve().parent.parent / "examples" / "project"
+    shutil.copy(project / "speech_models.py", repo / "speech_models.py")
+    commit(repo, {"listener.toml": '[models.listener]\nfactory = "speech_models:build"\n'
+                                   "max_params = 1_000_000\n"}, "factory")
+    result = cli("check", "listener.toml", "--format", "github")
+    assert result.code == 1
+    (line,) = [x for x in result.out.splitlines() if x.startswith("::error")]
+    assert line.startswith("::error file=speech_models.py,line=13,title=paramcount%3A "
+                           "listener over max_params::listener: 4,078,089 parameters, over "
+                           "max_params 1,000,000 (+3,078,089)")
+    assert line.endswith("%0A(the expectation is at listener.toml:3)")
+
+
+def test_notes_are_warnings(tmp_path: Path) -> None:
+    """What reading a model found to say is a ::warning at its table, not a failure."""
+    from paramcount.checking import read
+    from paramcount.checking.evaluate import evaluate
+    from paramcount.checking.measure import Measured, Row
+    from paramcount.checking.session import FileResult
+    from paramcount.render.check_ci import findings, github
+
+    (tmp_path / "m.toml").write_text('\n[models.m]\nfile = "m.safetensors"\n')
+    config = read(str(tmp_path / "m.toml"))
+    measured = Measured(10, (Row("w", "weights", None, 10),), "safetensors file",
+                        notes=("config.json says hidden_size=4, the tensors hold 2",))
+    outcome = evaluate(config.models[0], None, measured)
+    result = FileResult(str(tmp_path / "m.toml"), config, [outcome])
+    assert github(findings([result])) == [
+        f"::warning file={tmp_path / 'm.toml'},line=2,title=paramcount%3A m::m: config.json "
+        "says hidden_size=4, the tensors hold 2"]
+
+
+def test_library_call_compares_too(repo: Path) -> None:
+    """``paramcount.check(..., baseline=, max_growth=)`` gives the comparison, its JSON, its
+    exit code and its Markdown, as the command does."""
+    import paramcount
+
+    commit(repo, {"models.toml": BASE.replace("hidden = 16", "hidden = 24")}, "grown")
+    checked = paramcount.check("models.toml", baseline="HEAD~1", max_growth="10%")
+    assert checked.exit_code == 1 and not checked.passed
+    assert checked.to_dict()["baseline"]["over"] == ["spotter"]
+    assert "| ✗ spotter | 1,333 | 2,573 | +1,240 | +93.0% |" in checked.markdown_summary()
+    unknown = paramcount.check("models.toml", baseline="nowhere")
+    assert unknown.exit_code == 2 and "unknown revision" in unknown.errors[0]
+
+
+def test_gitlab_report_carries_config_errors(cli: CLI, repo: Path) -> None:
+    """A config error is a critical issue at its line in the Code Quality report, exit 2."""
+    commit(repo, {"models.toml": BASE.replace("hidden = 16", "hidden = 0")}, "broken")
+    result = cli("check", "models.toml", "--format", "gitlab")
+    assert result.code == 2
+    (issue,) = json.loads(result.out)
+    assert (issue["check_name"], issue["severity"], issue["location"]) == (
+        "paramcount/config", "critical", {"path": "models.toml", "lines": {"begin": 11}})
+
+
+def test_a_fifo_step_summary_is_refused_without_blocking(
+        cli: CLI, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """$GITHUB_STEP_SUMMARY naming a FIFO is neither read (it would block) nor written."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(fifo))
+    result = cli("check", "models.toml")
+    assert result.code == 2 and "a FIFO, not a regular file" in result.err

@@ -315,9 +315,14 @@ def _gitlab(found: list[Finding], results: list[FileResult]) -> str:
 def _append_summary(path: str, markdown: str) -> ConfigError | None:
     """Add the summary to GitHub's step summary file (what earlier steps wrote kept), through
     an atomic replacement; the error when it cannot be written."""
+    from paramcount.atomic import refusal
+
     try:
         if os.path.islink(path):
             raise OSError(f"{path} is a symbolic link, never written through")
+        refused = refusal(path)  # a FIFO or a device is neither read (it could block) nor written
+        if refused is not None:
+            raise refused
         try:
             with open(path, encoding="utf-8", errors="surrogateescape") as handle:
                 before = handle.read()
