@@ -164,7 +164,7 @@ def compare_or_error(results: list[FileResult], ref: str, limit: Growth | None =
     try:
         return compare(results, ref, limit)
     except ConfigError as error:
-        results.append(FileResult("--baseline", errors=[error]))
+        results.append(FileResult("--baseline", errors=[error], config_file=False))
         return None
 
 

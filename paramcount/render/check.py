@@ -44,12 +44,13 @@ def summary(outcomes: list[Outcome], name: str) -> str:
 def summary_all(results: list[FileResult]) -> str:
     """One file: as :func:`summary`; several: ``5 models in 3 files: 4 passed, 1 failed``
     (``, 1 file invalid`` when a config could not be checked)."""
-    if len(results) == 1 and not results[0].errors:
-        return summary(results[0].outcomes, results[0].name)
-    n = sum(len(r.outcomes) for r in results)
-    failed = sum(r.failed for r in results)
-    invalid = sum(1 for r in results if r.errors)
-    files = len(results)
+    configs = [r for r in results if r.config_file]
+    if len(configs) == 1 and not configs[0].errors:
+        return summary(configs[0].outcomes, configs[0].name)
+    n = sum(len(r.outcomes) for r in configs)
+    failed = sum(r.failed for r in configs)
+    invalid = sum(1 for r in configs if r.errors)
+    files = len(configs)
     return (f"{n} model{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}: "
             f"{n - failed} passed, {failed} failed"
             + (f", {invalid} file{'s' if invalid != 1 else ''} invalid" if invalid else ""))

@@ -221,7 +221,7 @@ def _check(files: tuple[str, ...], verify: bool, update: bool, details: bool, ch
         failed = _junit_refused(junit_file, [f for r in results for f in inputs(r)]) or \
             _write_junit(junit_file, render.junit_all(results))
         if failed is not None:  # said in the answer too, so --json never reads as a pass
-            results.append(FileResult(junit_file, errors=[failed]))
+            results.append(FileResult(junit_file, errors=[failed], config_file=False))
     from paramcount.render import check_ci
 
     found = check_ci.findings(results, comparison, _definition)
@@ -230,7 +230,7 @@ def _check(files: tuple[str, ...], verify: bool, update: bool, details: bool, ch
         if reports.gitlab:
             failed = _write_junit(reports.gitlab, report, "--gitlab-report", "gitlab")
             if failed is not None:
-                results.append(FileResult(reports.gitlab, errors=[failed]))
+                results.append(FileResult(reports.gitlab, errors=[failed], config_file=False))
     summary_text = render.summary_all(results)
     if comparison is not None and comparison.over:
         assert comparison.limit is not None
@@ -242,11 +242,12 @@ def _check(files: tuple[str, ...], verify: bool, update: bool, details: bool, ch
         if reports.summary:
             failed = _write_junit(reports.summary, markdown, "--summary", "summary")
             if failed is not None:
-                results.append(FileResult(reports.summary, errors=[failed]))
+                results.append(FileResult(reports.summary, errors=[failed], config_file=False))
         if annotate and os.environ.get("GITHUB_STEP_SUMMARY"):
             failed = _append_summary(os.environ["GITHUB_STEP_SUMMARY"], markdown)
             if failed is not None:
-                results.append(FileResult("$GITHUB_STEP_SUMMARY", errors=[failed]))
+                results.append(FileResult("$GITHUB_STEP_SUMMARY", errors=[failed],
+                                          config_file=False))
     for result in results:
         for problem in result.errors:
             click.echo(f"Error: {problem}", err=True)
@@ -344,7 +345,7 @@ def _fail(results: list[FileResult], as_json: bool, junit_file: str | None,
     if junit_file:
         failed = _write_junit(junit_file, render.junit_all(results))
         if failed is not None:
-            results = [*results, FileResult(junit_file, errors=[failed])]
+            results = [*results, FileResult(junit_file, errors=[failed], config_file=False)]
     for result in results:
         for error in result.errors:
             click.echo(f"Error: {error}", err=True)
