@@ -172,3 +172,29 @@ def test_unknown_baseline_is_one_line(tmp_path: Path) -> None:
     assert "::warning title=paramcount action::v9.9 is not in this checkout" in run.out
     assert "Error: --baseline v9.9: unknown revision in" in run.out
     assert "Traceback" not in run.out
+
+
+@pytest.mark.parametrize(("extras", "code", "expected"), [
+    ("", 0, f"-m pip install --disable-pip-version-check {ROOT}\n"),
+    ("torch, keras", 0, f"-m pip install --disable-pip-version-check {ROOT}[torch,keras]\n"),
+    ("torch]; rm -rf x", 2, "::error title=paramcount action::extras: 'torch]; rm -rf x' is "
+                            "not a list of extras"),
+], ids=["none", "two", "refused"])
+def test_install_step(tmp_path: Path, extras: str, code: int, expected: str) -> None:
+    """The install step installs the action's own copy with the extras asked for (a stand-in
+    ``python`` records the command), and refuses extras that are not names."""
+    step = ACTION["runs"]["steps"][0]
+    assert step["name"] == "Install paramcount"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python").write_text('#!/bin/sh\necho "$@"\n')
+    (bin_dir / "python").chmod(0o755)
+    inputs = {name: spec.get("default", "") for name, spec in ACTION["inputs"].items()}
+    inputs["extras"] = extras
+    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+           **{k: expression(str(v), inputs, False) for k, v in step["env"].items()}}
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c",
+                           step["run"]], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == code
+    assert expected in done.stdout
