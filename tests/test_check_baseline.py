@@ -140,12 +140,17 @@ def test_pyproject_and_an_invalid_base(cli: CLI, repo: Path) -> None:
 
 def test_file_models_are_read_at_the_base_and_factories_never_run(
         cli: CLI, repo: Path) -> None:
-    """A model file is counted from its bytes at the base (headers only); a factory model's
-    base is not counted (its code at the base is not on disk), and it is never imported."""
+    """A model file is counted from its bytes at the base (headers only); one absent there or
+    outside the repository, and a factory model (its code at the base is not on disk, and it
+    is never imported), are not counted at the base, each saying why."""
     numpy = pytest.importorskip("numpy")
     safetensors = pytest.importorskip("safetensors.numpy")
     config = ('[models.released]\nfile = "weights/model.safetensors"\n\n'
-              '[models.built]\nfactory = "nowhere:build"\n')
+              '[models.built]\nfactory = "nowhere:build"\n\n'
+              '[models.later]\nfile = "weights/later.safetensors"\n\n'
+              '[models.outside]\nfile = "../outside.safetensors"\n')
+    safetensors.save_file({"w": numpy.zeros((2, 2), "float32")},
+                          str(repo.parent / "outside.safetensors"))
     safetensors.save_file({"embed.weight": numpy.zeros((100, 16), "float32")},
                           str(repo / "model.safetensors"))
     (repo / "weights").mkdir()
@@ -154,6 +159,7 @@ def test_file_models_are_read_at_the_base_and_factories_never_run(
     safetensors.save_file({"embed.weight": numpy.zeros((120, 16), "float32"),
                            "head.weight": numpy.zeros((5, 16), "float32")},
                           str(repo / "weights" / "model.safetensors"))
+    shutil.copy(repo / "weights" / "model.safetensors", repo / "weights" / "later.safetensors")
     commit(repo, {}, "bigger")
     result = cli("check", "ci.toml", "--baseline", "HEAD~1", "--no-factories", "--json")
     assert result.code == 2  # the refused factory, as without --baseline
@@ -161,7 +167,11 @@ def test_file_models_are_read_at_the_base_and_factories_never_run(
     released = models["released"]
     assert (released["before"], released["after"], released["added"]) == (
         1600, 1920 + 80, ["head (weights)"])
-    assert models["built"]["status"] == "not counted"
+    assert [(models[name]["status"], models[name]["why"]) for name in (
+        "built", "later", "outside")] == [
+        ("not counted", "not counted today (see the error above)"),
+        ("not counted", "at HEAD~1: weights/later.safetensors was not in the base"),
+        ("not counted", "at HEAD~1: ../outside.safetensors is outside the repository")]
 
 
 def test_max_growth_fails_past_it_and_summary_is_written(cli: CLI, repo: Path,
@@ -345,6 +355,13 @@ def test_a_factory_model_is_annotated_at_its_def(cli: CLI, repo: Path) -> None:
                            "listener over max_params::listener: 4,078,089 parameters, over "
                            "max_params 1,000,000 (+3,078,089)")
     assert line.endswith("%0A(the expectation is at listener.toml:3)")
+    result = cli("check", "listener.toml", "--baseline", "HEAD~1", "--json")
+    (listener,) = json.loads(result.out)["baseline"]["models"]
+    assert (listener["status"], listener["why"]) == ("new", None)
+    result = cli("check", "listener.toml", "--baseline", "HEAD", "--json")
+    (listener,) = json.loads(result.out)["baseline"]["models"]
+    assert (listener["status"], listener["before"], listener["after"], listener["why"]) == (
+        "not counted", None, 4_078_089, "at HEAD: a factory is not run for the base")
 
 
 def test_notes_are_warnings(tmp_path: Path) -> None:

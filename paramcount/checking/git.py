@@ -92,26 +92,40 @@ def show(revision: str, path: str, top: str) -> bytes | None:
 
 def extract(revision: str, path: str, top: str, into: str) -> bool:
     """Write ``path`` (a file or a folder) as it was at ``revision`` under ``into``, at the same
-    relative place; False when it was not there. Only regular files and folders inside
-    ``into`` are written (nothing a link or ``..`` could place elsewhere)."""
-    result = _git(["archive", "--format=tar", revision, "--", path], top)
-    if result.returncode != 0:
-        return False
-    import io
-
+    relative place, streamed from ``git archive`` (a checkpoint is never held in memory);
+    False when it was not there. Only regular files inside ``into`` are written (nothing a
+    link or ``..`` could place elsewhere)."""
+    environment = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    try:
+        process = subprocess.Popen(["git", "--no-pager", "archive", "--format=tar", revision,
+                                    "--", path], cwd=top, stdout=subprocess.PIPE,
+                                   stderr=subprocess.DEVNULL, env=environment)
+    except FileNotFoundError:
+        raise GitError("--baseline needs git, and no git command was found") from None
+    assert process.stdout is not None
     wrote = False
-    with tarfile.open(fileobj=io.BytesIO(result.stdout), mode="r:") as archive:
-        for member in archive:
-            name = PurePosixPath(member.name)
-            if name.is_absolute() or ".." in name.parts or not member.isfile():
-                continue
-            target = os.path.join(into, *name.parts)
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            source = archive.extractfile(member)
-            if source is None:
-                continue
-            with source, open(target, "wb") as out:
-                while chunk := source.read(1 << 20):
-                    out.write(chunk)
-            wrote = True
-    return wrote
+    try:
+        with tarfile.open(fileobj=process.stdout, mode="r|") as archive:
+            for member in archive:
+                name = PurePosixPath(member.name)
+                if name.is_absolute() or ".." in name.parts or not member.isfile():
+                    continue
+                source = archive.extractfile(member)
+                if source is None:
+                    continue
+                target = os.path.join(into, *name.parts)
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                with source, open(target, "wb") as out:
+                    while chunk := source.read(1 << 20):
+                        out.write(chunk)
+                wrote = True
+    except tarfile.ReadError:  # nothing came: the path was not there
+        wrote = False
+    finally:
+        process.stdout.close()
+        try:
+            process.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    return wrote and process.returncode == 0
