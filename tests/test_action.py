@@ -141,7 +141,7 @@ def test_a_pull_request_that_grows_a_model_past_its_budget(tmp_path: Path) -> No
     ("hidden = 16 }=>hidden = 16 }", {"files": "models.toml", "max-growth": "10%"}, False,
      0, "| spotter | 1,333 | 1,333 | ±0 | ±0% |"),
     ("hidden = 16 }=>hidden = 17 }", {"max-growth": "15%", "files": "*.toml"}, False,
-     0, "::notice file=models.toml,line=9,title=paramcount%3A spotter grew::spotter: 1,333 → "
+     0, "::warning file=models.toml,line=9,title=paramcount%3A spotter grew::spotter: 1,333 → "
         "1,467 (+134, +10.1%25)"),
     ("[models.spotter]=>[models.listener]\nfactory = \"speech:build\"\n\n[models.spotter]",
      {"files": "models.toml"},
@@ -149,7 +149,7 @@ def test_a_pull_request_that_grows_a_model_past_its_budget(tmp_path: Path) -> No
               "models.listener.factory: not run: --no-factories refuses every factory"),
     ("hidden = 64=>hidden = 96", {"baseline": "none", "files": "models.toml"}, False, 1,
      "::error file=models.toml,line=3,col=14,"),
-], ids=["grew-past-max-growth", "unchanged-passes", "grew-within-max-growth-notice",
+], ids=["grew-past-max-growth", "unchanged-passes", "grew-within-max-growth-warning",
         "fork-runs-no-factory", "baseline-none"])
 def test_action_outcomes(tmp_path: Path, change: str, given: dict[str, str], fork: bool,
                          code: int, expected: str) -> None:

@@ -67,8 +67,8 @@ def test_a_raised_hidden_size_breaks_the_budget_on_its_line(cli: CLI, repo: Path
         "      layers[1]: nn.Linear(192, 9) 1,737 — was 1,161",
         "  spotter    1,333    1,333        ±0      ±0%",
     ]
-    notice = [line for line in lines if line.startswith("::notice ")]
-    assert notice == ["::notice file=models.toml,line=1,title=paramcount%3A tagger grew::"
+    warning = [line for line in lines if line.startswith("::warning ")]
+    assert warning == ["::warning file=models.toml,line=1,title=paramcount%3A tagger grew::"
                       "tagger: 150,665 → 324,297 (+173,632, +115.2%25) against HEAD~1%0A"
                       "layers[0]: LSTM(32, 96, 2 layers, bidirectional) 322,560 — was hidden "
                       "64 (149,504)%0Alayers[1]: nn.Linear(192, 9) 1,737 — was 1,161"]

@@ -76,7 +76,8 @@ class Finding:
 
     def __init__(self, severity: str, file: str | None, line: int | None, title: str,
                  message: str, column: int | None = None, key: str = "") -> None:
-        """``severity``: ``error``, ``warning`` or ``notice`` (as the workflow commands)."""
+        """``severity``: ``error`` (a failure) or ``warning`` (what is not one), as the
+        workflow commands name them."""
         self.severity = severity
         self.file = file
         self.line = line
@@ -121,7 +122,7 @@ def outcome_findings(config: Config, outcome: Outcome, definition: Definition | 
 def change_findings(result: FileResult, changes: Sequence[Change], comparison: Comparison
                     ) -> list[Finding]:
     """Each model of this file that grew against the base: an error past ``--max-growth``,
-    else a notice, at the model's table in today's config."""
+    else a warning (no failure), at the model's table in today's config."""
     config = result.config
     if config is None:
         return []
@@ -139,7 +140,7 @@ def change_findings(result: FileResult, changes: Sequence[Change], comparison: C
                                f"paramcount: {change.name} grew past {comparison.limit.text}",
                                text, key="max_growth"))
         else:
-            out.append(Finding("notice", _config_file(config), line,
+            out.append(Finding("warning", _config_file(config), line,
                                f"paramcount: {change.name} grew", text, key="growth"))
     return out
 
@@ -163,7 +164,7 @@ def github(found: Sequence[Finding]) -> list[str]:
     return [command(f.severity, f.file, f.line, f.title, f.message, f.column) for f in found]
 
 
-SEVERITIES = {"error": "major", "warning": "minor", "notice": "info", "config": "critical"}
+SEVERITIES = {"error": "major", "warning": "minor"}
 
 
 def gitlab(found: Sequence[Finding], errors: Sequence[tuple[str, int | None, str]] = ()
