@@ -53,6 +53,8 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> 
     """Run ``paramcount ARGS`` in-process (stdout is not a terminal, so output is plain)."""
     monkeypatch.delenv("FORCE_COLOR", raising=False)
     monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE"):  # CI's own
+        monkeypatch.delenv(name, raising=False)
 
     def invoke(*args: str) -> Result:
         capsys.readouterr()

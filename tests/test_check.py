@@ -266,8 +266,9 @@ def test_github_annotations(cli: CLI, tmp_path: Path, monkeypatch: pytest.Monkey
     # The message is workflow-command data: its commas stay as they are (only the file
     # property escapes ',' and ':').
     assert result.out.splitlines()[-1] == (
-        f"::error file={path},line=3,col=9,title=paramcount check::bilstm: 149,504 "
-        "parameters, expected total 149,000 (+504)"
+        f"::error file={path},line=3,col=9,title=paramcount%3A bilstm total changed::bilstm: "
+        "149,504 parameters, expected total 149,000 (+504)%0Alayers[0]: LSTM(32, 64, 2 layers, "
+        "bidirectional) 149,504 (100.0%25 of the total)"
     )
 
 
@@ -387,7 +388,7 @@ def test_explicit_pyproject_without_table(cli: CLI, tmp_path: Path) -> None:
 
 def test_github_annotation_escaping() -> None:
     """Workflow-command data escapes %, CR and LF; the file property also ':' and ','."""
-    from paramcount.render.check import annotation, error_annotation
+    from paramcount.render.check_ci import annotation, error_annotation
 
     assert annotation("a:b,c%.toml", 1, 2, "50% a:b,c\r\nnext") == (
         "::error file=a%3Ab%2Cc%25.toml,line=1,col=2,title=paramcount check::"

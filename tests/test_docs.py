@@ -237,25 +237,32 @@ def test_docstring_examples(module: str) -> None:
 
 
 def test_ci_yaml_snippets_are_valid_ci_config() -> None:
-    """The CI recipes of docs/check.md parse, install paramcount from git, run
-    ``paramcount check``, and name real hook ids (the hook itself runs in test_precommit)."""
+    """The CI recipes of docs/check.md parse: the workflow uses this repository's action with
+    inputs it has, the GitLab job keeps the report it writes, the step without the action
+    installs paramcount from git and runs no factory, and the hooks name real hook ids (the
+    action runs in test_action, the hook in test_precommit)."""
     yaml = pytest.importorskip("yaml")
     text = (ROOT / "docs" / "check.md").read_text()
     blocks = re.findall(r"^```yaml\n(.*?)^```$", text, re.S | re.M)
-    assert len(blocks) == 3
-    steps = yaml.safe_load(textwrap.dedent(blocks[0]))
-    for step in steps:
-        assert "paramcount check" in step["run"] and "git+https://" in step["run"]
+    assert len(blocks) == 5
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    (uses,) = [step for step in yaml.safe_load(blocks[0])["jobs"]["budgets"]["steps"]
+               if step["uses"].startswith("OWNER/paramcount@")]
+    assert set(uses["with"]) <= set(action["inputs"])
+    job = yaml.safe_load(blocks[1])["paramcount"]
+    command = next(line for line in job["script"] if line.startswith("paramcount check"))
+    report = job["artifacts"]["reports"]["codequality"]
+    assert f"--gitlab-report {report}" in command
+    (step,) = yaml.safe_load(textwrap.dedent(blocks[2]))
+    assert "paramcount check" in step["run"] and "git+https://" in step["run"]
     # a pull request's config comes from a branch that may not be trusted: it names the code
-    # a factory runs, so the pull-request step runs none
-    pulls = [step for step in steps if "== 'pull_request'" in step.get("if", "")]
-    assert pulls and all("--no-factories" in step["run"] for step in pulls)
-    assert all("--no-factories" not in step["run"] for step in steps if step not in pulls)
+    # a factory runs, so the step without the action runs none
+    assert "--no-factories" in step["run"]
     shipped = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     hook_ids = {hook["id"] for hook in shipped}
-    remote = yaml.safe_load(blocks[1])["repos"][0]
+    remote = yaml.safe_load(blocks[3])["repos"][0]
     assert remote["repo"].startswith("https://") and "rev" in remote
     assert {hook["id"] for hook in remote["hooks"]} <= hook_ids
-    for hook in yaml.safe_load(blocks[2])["repos"][0]["hooks"]:
+    for hook in yaml.safe_load(blocks[4])["repos"][0]["hooks"]:
         assert hook["id"] in hook_ids
         assert hook["entry"].startswith("paramcount check")

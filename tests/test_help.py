@@ -9,6 +9,7 @@ apply", "is a Keras option", ...) fails the test. A new option needs a sample va
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -69,6 +70,13 @@ def bases(command: str, tmp_path: Path) -> list[list[str]]:
         config = tmp_path / "models.toml"
         config.write_text('[models.tiny]\ntotal = 144\n'
                           'layers = [{ kind = "lstm", input = 3, hidden = 4 }]\n')
+        if shutil.which("git"):  # a repository with one commit, for --baseline HEAD
+            import subprocess
+
+            for git in (["init", "-q"], ["add", "models.toml"],
+                        ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit",
+                         "-qm", "base"]):
+                subprocess.run(["git", *git], cwd=tmp_path, check=True, capture_output=True)
         return [["check", str(config)]]
     if command == "mamba":
         return [["mamba", "--vocab", "10", "-L", "1", "--hidden-size", "8"]]
@@ -156,7 +164,8 @@ SAMPLES = {
     "conv_kernel": "3", "time_step_rank": "2", "num_heads": "4", "head_dim": "4",
     "n_groups": "2", "version": "6", "attention_hidden_size": "64", "intermediate_size": "96",
     "head_size": "32", "mix_lora": "8", "decay_lora": "8", "aaa_lora": "8", "mv_lora": "8",
-    "gate_lora": "8", "what_if": "vocab_size=20", "port": "0",
+    "gate_lora": "8", "what_if": "vocab_size=20", "port": "0", "baseline": "HEAD",
+    "max_growth": "10%",
     "num_blocks": "2", "qk_dim_factor": "0.5", "v_dim_factor": "1.0", "ffn_proj_factor": "2.0",
     "ffn_round_up_to_multiple_of": "8", "weight_mode": "fused", "embedding_dim": "32",
     "slstm_at": "1", "mlstm_num_heads": "2", "mlstm_proj_factor": "2.0",
@@ -182,7 +191,8 @@ SAMPLES = {
 }
 """A valid value for each option that takes one and is not a choice."""
 
-WITH = {"input_shape": ["--model", "tests.port_models:torch_gru"]}
+WITH = {"input_shape": ["--model", "tests.port_models:torch_gru"],
+        "max_growth": ["--baseline", "HEAD"]}
 """The options an option is refused without (port's --input-shape shapes --model's input)."""
 
 WHAT_IF = {"mingru": "dim=16", "minlm": "dim=16"}
@@ -212,6 +222,10 @@ def values(option: click.Option, tmp_path: Path) -> Iterator[str]:
         yield str(tmp_path / "config.json")
     elif option.name == "junit_file":
         yield str(tmp_path / "report.xml")
+    elif option.name == "gitlab_file":
+        yield str(tmp_path / "gl-code-quality-report.json")
+    elif option.name == "summary_file":
+        yield str(tmp_path / "summary.md")
     elif option.name == "error_file":
         from tests.docfiles.inspect import make_load_error
 

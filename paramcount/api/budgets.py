@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from paramcount.api.result import FileName, Result
 
 if TYPE_CHECKING:
+    from paramcount.checking.baseline import Comparison
     from paramcount.checking.evaluate import Outcome
     from paramcount.checking.session import FileResult
     from paramcount.render.document import Document
@@ -17,10 +18,13 @@ if TYPE_CHECKING:
 class Checked(Result):
     """What ``paramcount check`` says of config files: each model against its budget."""
 
-    def __init__(self, results: Sequence[FileResult], update: bool = False) -> None:
-        """Wrap one result per file (``update``: the run wrote counts back)."""
+    def __init__(self, results: Sequence[FileResult], update: bool = False,
+                 comparison: Comparison | None = None) -> None:
+        """Wrap one result per file (``update``: the run wrote counts back; ``comparison``:
+        the models beside a git revision's, with ``baseline``)."""
         self.results = list(results)
         self.update = update
+        self.comparison = comparison
 
     @property
     def outcomes(self) -> list[Outcome]:
@@ -39,19 +43,33 @@ class Checked(Result):
 
     @property
     def passed(self) -> bool:
-        """Whether every model met every expectation and nothing was in error."""
-        return not self.failed and not self.errors
+        """Whether every model met every expectation, none grew past ``max_growth`` and
+        nothing was in error."""
+        return self.exit_code == 0
+
+    def markdown_summary(self) -> str:
+        """The run as Markdown (GitHub's step summary, a pull-request comment)."""
+        from paramcount.render import check as render
+        from paramcount.render.check_ci import markdown
+
+        return markdown(self.results, self.comparison, render.summary_all(self.results))
 
     @property
     def exit_code(self) -> int:
-        """The command's exit code: 2 for an error, 1 for a missed budget, else 0."""
-        return 2 if self.errors else 1 if self.failed else 0
+        """The command's exit code: 2 for an error, 1 for a missed budget or a model grown past
+        ``max_growth``, else 0."""
+        grown = self.comparison is not None and bool(self.comparison.over)
+        return 2 if self.errors else 1 if self.failed or grown else 0
 
     def to_dict(self) -> dict[str, Any]:
         """The ``paramcount.check/1`` document (with ``update``: what was written back)."""
         from paramcount.render import check as render
 
         data = render.data_all(self.results)
+        if self.comparison is not None:
+            from paramcount.render.check_ci import data as baseline_data
+
+            data["baseline"] = baseline_data(self.comparison)
         if self.update:
             data["updated"] = [c for r in self.results if r.written for c in r.changes]
             not_updated = [c for r in self.results if not r.written for c in r.changes]
@@ -67,23 +85,32 @@ class Checked(Result):
         lines = [line for o in self.outcomes
                  for line in (render.model_line(o), *render.grew_lines(o))]
         sections = [Section("Models", (Math(tuple(lines)),))] if lines else []
+        if self.comparison is not None:
+            from paramcount.render.check_ci import text_lines
+
+            sections.append(Section("Baseline", (Math(tuple(text_lines(self.comparison))),)))
         if self.errors:
             sections.append(Section("Errors", (Math(tuple(self.errors)),)))
         return [Document("paramcount check", render.summary_all(self.results),
                          tuple(sections))]
 
 
-def check(*paths: FileName, verify: bool = False, update: bool = False) -> Checked:
+def check(*paths: FileName, verify: bool = False, update: bool = False,
+          baseline: str | None = None, max_growth: str | None = None) -> Checked:
     """Check the models of config files (TOML or JSON; none: ./pyproject.toml's
-    ``[tool.paramcount]``) against their budgets; ``update`` writes counts back."""
-    from paramcount.checking.session import check_file, expand
+    ``[tool.paramcount]``) against their budgets; ``update`` writes counts back; ``baseline``
+    (a git revision) counts the same configs there too, and ``max_growth`` (``10%``,
+    ``50000``) fails a model that grew past it."""
+    from paramcount.checking.baseline import compare_or_error, parse_growth
+    from paramcount.checking.session import FileResult, check_file, expand
     from paramcount.errors import ConfigError
 
+    limit = parse_growth(max_growth) if max_growth is not None else None
     try:
         names = expand([str(p) for p in paths])
     except ConfigError as error:
-        from paramcount.checking.session import FileResult
-
         return Checked([FileResult(str(paths[0]) if paths else "", errors=[error])])
-    return Checked([check_file(name, verify=verify, update=update) for name in names],
-                   update)
+    results = [check_file(name, verify=verify, update=update) for name in names]
+    comparison = (compare_or_error(results, baseline, limit) if baseline is not None
+                  else None)
+    return Checked(results, update, comparison)

@@ -3,8 +3,9 @@
 ``source`` reads a TOML/JSON file and locates errors in it, ``config`` validates models
 (``records`` their vocabulary and records, ``table`` typed access to a table, ``layers`` each
 layer stack) and counts their layers, ``evaluate`` holds them to their expectations,
-``update`` writes counts back, ``build`` makes the real models for ``--verify``. Nothing here
-prints.
+``update`` writes counts back, ``build`` makes the real models for ``--verify``, ``baseline``
+counts the same configs at a git revision (``git`` runs git), ``definition`` finds a
+factory's ``def``. Nothing here prints.
 
 May import: ``paramcount.engine``, ``paramcount.families``, ``paramcount.files`` (inspect's
 readers, for model files a config names), ``paramcount.factories`` (the user's own code).

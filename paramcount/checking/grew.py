@@ -7,7 +7,7 @@ module whose old count one changed setting explains says which: ``was hidden 256
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from paramcount.checking.config import Model, recurrent_count
@@ -77,10 +77,17 @@ def line(row: Row, old: int | None, total: int) -> str:
 def what_grew(model: Model, measured: Measured) -> list[str]:
     """One line per module that changed against ``modules`` (or per largest module)."""
     recorded = model.modules_expected
-    rows = [r for r in measured.rows if r.params or (recorded and r.name in recorded)]
     if not recorded:
+        rows = [r for r in measured.rows if r.params]
         largest = sorted(rows, key=lambda r: -r.params)[:LARGEST]
         return [line(r, None, measured.total) for r in largest]
+    return against(measured, recorded)
+
+
+def against(measured: Measured, recorded: Mapping[str, int]) -> list[str]:
+    """One line per module whose count differs from ``recorded`` (module → count: what
+    ``--update`` wrote, or what the model held at ``--baseline``): changed, new, gone."""
+    rows = [r for r in measured.rows if r.params or r.name in recorded]
     out = []
     for row in rows:
         old = recorded.get(row.name)

@@ -32,6 +32,9 @@ class FileResult:
     changes: list[str] = field(default_factory=list)
     """With --update: what was (or would have been) written."""
     written: bool = False
+    config_file: bool = True
+    """False for an error of the run itself (``--baseline``, a report that cannot be written),
+    which no summary counts as a config file."""
 
     @property
     def passed(self) -> int:

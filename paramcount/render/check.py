@@ -1,4 +1,4 @@
-"""Check outcomes as text lines, JSON data, JUnit XML and GitHub Actions annotations."""
+"""Check outcomes as text lines, JSON data and JUnit XML (CI's other forms: ``check_ci``)."""
 
 from __future__ import annotations
 
@@ -44,12 +44,13 @@ def summary(outcomes: list[Outcome], name: str) -> str:
 def summary_all(results: list[FileResult]) -> str:
     """One file: as :func:`summary`; several: ``5 models in 3 files: 4 passed, 1 failed``
     (``, 1 file invalid`` when a config could not be checked)."""
-    if len(results) == 1 and not results[0].errors:
-        return summary(results[0].outcomes, results[0].name)
-    n = sum(len(r.outcomes) for r in results)
-    failed = sum(r.failed for r in results)
-    invalid = sum(1 for r in results if r.errors)
-    files = len(results)
+    configs = [r for r in results if r.config_file]
+    if len(configs) == 1 and not configs[0].errors:
+        return summary(configs[0].outcomes, configs[0].name)
+    n = sum(len(r.outcomes) for r in configs)
+    failed = sum(r.failed for r in configs)
+    invalid = sum(1 for r in configs if r.errors)
+    files = len(configs)
     return (f"{n} model{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}: "
             f"{n - failed} passed, {failed} failed"
             + (f", {invalid} file{'s' if invalid != 1 else ''} invalid" if invalid else ""))
@@ -311,40 +312,3 @@ def junit_error(file: str, message: str) -> str:
     ET.SubElement(case, "error", type="ConfigError", message=message)
     ET.indent(suites)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, "unicode") + "\n"
-
-
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def annotation(file: str, line: int, column: int, message: str) -> str:
-    """A GitHub Actions ``::error`` workflow command pointing at ``file:line:column``.
-
-    GitHub matches paths relative to the repository root, so an absolute path under the
-    working directory is made relative.
-    """
-    import os
-
-    if os.path.isabs(file):
-        relative = os.path.relpath(file)
-        file = file if relative.startswith("..") else relative
-    return (f"::error file={_escape_property(file)},line={line},col={column},"
-            f"title=paramcount check::{_escape_data(message)}")
-
-
-def error_annotation(message: str) -> str:
-    """A GitHub Actions ``::error`` workflow command for an error with no file location."""
-    return f"::error title=paramcount check::{_escape_data(message)}"
-
-
-def github_annotations(config: Config, outcomes: list[Outcome]) -> list[str]:
-    """One ``::error`` line per unmet expectation."""
-    return [
-        annotation(config.source.name, line, column, message)
-        for outcome in outcomes
-        for line, column, message in where(config, outcome)
-    ]

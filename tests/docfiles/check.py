@@ -3,7 +3,9 @@ examples/project, and a checkpoint saved by torch."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parent.parent.parent / "examples" / "project"
@@ -50,9 +52,63 @@ def make_released(directory: Path) -> None:
         "max_params = 50_000\n")
 
 
+
+
+PR_BASE = """\
+[models.tagger]
+input = 32
+max_params = 200_000
+layers = [
+  { kind = "lstm", hidden = 64, layers = 2, bidirectional = true },
+  { kind = "linear", out = 9 },
+]
+
+[models.spotter]
+input = 8
+layers = [{ kind = "gru", hidden = 16 }, { kind = "linear", out = 5 }]
+"""
+
+
+GIT_IDENTITY = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+                "GIT_AUTHOR_NAME": "paramcount", "GIT_AUTHOR_EMAIL": "docs@example.com",
+                "GIT_COMMITTER_NAME": "paramcount", "GIT_COMMITTER_EMAIL": "docs@example.com",
+                "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+                "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}
+"""A fixed author, date and no user config: the same commits give the same ids everywhere."""
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git in ``repo`` with :data:`GIT_IDENTITY`, returning its output."""
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
+                          text=True, env={**os.environ, **GIT_IDENTITY}).stdout
+
+
+def pull_request(repo: Path, text: str, branch: str | None = None) -> Path:
+    """A new repository at ``repo``: ``main`` holds models.toml as :data:`PR_BASE`; one more
+    commit (on ``branch``, if named) makes it ``text``."""
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "models.toml").write_text(PR_BASE)
+    git(repo, "add", "models.toml")
+    git(repo, "commit", "-qm", "base")
+    if branch:
+        git(repo, "checkout", "-qb", branch)
+    (repo / "models.toml").write_text(text)
+    git(repo, "commit", "-qam", "pull request", "--allow-empty")
+    return repo
+
+
+def make_pull_request(directory: Path) -> None:
+    """``pr/``: a git repository whose last commit (a pull request) widened the tagger's LSTM
+    from 64 to 96 and added a layer to the spotter."""
+    pull_request(directory / "pr", PR_BASE.replace("hidden = 64", "hidden = 96").replace(
+        '{ kind = "gru", hidden = 16 }', '{ kind = "gru", hidden = 16 }, { kind = "relu" }'))
+
+
 FILES = {
     "project.toml": (("torch", "keras", "tensorflow"), make_project),
     "grown.toml": (("torch", "keras", "tensorflow"), make_grown),
     "broken.toml": ((), make_broken),
     "released.toml": (("torch",), make_released),
+    "pr/models.toml": ((), make_pull_request),
 }
