@@ -331,7 +331,7 @@ def named_pastes() -> dict[str, str]:
     ``file:line`` (the first of each text)."""
     found: dict[str, str] = {}
     seen: set[str] = set()
-    for path in sorted((ROOT / "tests").glob("*.py")):
+    for path in sorted((ROOT / "tests").rglob("*.py")):
         if path.name in ("metamorphic.py",):
             continue
         for node in ast.walk(ast.parse(path.read_text())):
@@ -340,7 +340,7 @@ def named_pastes() -> dict[str, str]:
                 for code in _code_in(node.value):
                     if code not in seen:
                         seen.add(code)
-                        found[f"{path.name}:{node.lineno}"] = code
+                        found[f"{path.relative_to(ROOT / 'tests')}:{node.lineno}"] = code
     for folder in (ROOT / "tests" / "data" / "pastes", ROOT / "examples" / "pastes"):
         for path in sorted(folder.glob("*")):
             if path.suffix in (".txt", ".py", ".md") and path.name != "README.md":

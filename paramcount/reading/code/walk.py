@@ -461,7 +461,10 @@ class _Reader(_ClassReader):
     def rebind(self, name: str, scope: _Scope) -> None:
         """``name`` is bound again: the model it held (a Sequential, a layer or an instance of
         the paste's class) stays a model of its own, kept under ``name#line`` (shown as
-        ``name``), and what follows builds on the new binding only."""
+        ``name``), and what follows builds on the new binding only. An attribute bound again
+        (``self.rnn``, ``model.fc``) replaces what it held: the model is the same."""
+        if "." in name:
+            return
         if name in scope.sequentials:
             kept = f"{name}#{scope.seq_lines[name]}"
             scope.sequentials[kept] = scope.sequentials.pop(name)
