@@ -126,6 +126,9 @@ class FlaxPlan:
     width: int
     blocks: tuple[tuple[str, str, int], ...]
     console: int
+    depth: int | None = None
+    """``tabulate``'s depth (None: every module, each cell's gates under it; 1: one row per
+    cell)."""
 
 
 @st.composite
@@ -166,7 +169,8 @@ def flax_paste(plan: FlaxPlan) -> Paste:
     x = jnp.zeros((2, 3, plan.width))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        text = Net().tabulate(jax.random.key(0), x, console_kwargs={"width": plan.console})
+        text = Net().tabulate(jax.random.key(0), x, depth=plan.depth,
+                              console_kwargs={"width": plan.console})
         variables = Net().init(jax.random.key(0), x)
     total = sum(int(leaf.size) for leaf in jax.tree_util.tree_leaves(variables))
     specs, width = [], plan.width

@@ -12,7 +12,7 @@ import dataclasses
 import functools
 import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from paramcount.engine import conventions
@@ -114,6 +114,26 @@ def _missing(argument: str, value: object, call: Call, attribute: str) -> list[M
                     f"{argument}={value!r} is not a size paramcount can count")]
 
 
+def _unbound(error: Unbound, bound: Mapping[str, Any], call: Call, attribute: str
+             ) -> tuple[Missing, ...]:
+    """Every value a layer needs that the paste leaves open, each named once: the one its
+    count stopped at, and every other argument not known (``nn.Linear(hidden * 2,
+    num_class)`` needs both ``hidden`` and ``num_class``)."""
+    found = _missing(error.argument, error.value, call, attribute)
+    for key, value in bound.items():
+        if isinstance(value, Unknown) and value is not error.value:
+            found += _missing(key, value, call, attribute)
+    return _once(found)
+
+
+def _once(missing: Iterable[Missing]) -> tuple[Missing, ...]:
+    """Each missing value named once (``nn.LSTM(hidden, hidden)`` needs ``hidden``)."""
+    once: dict[str, Missing] = {}
+    for found in missing:
+        once.setdefault(found.name, found)
+    return tuple(once.values())
+
+
 def _spread(call: Call) -> Unknown | None:
     """The ``**options`` a call (or a layer it wraps) could not spread, if any."""
     for value in (call, *call.args, *(v for _, v in call.kwargs)):
@@ -148,7 +168,7 @@ def _torch_layer(call: Call, attribute: str) -> Layer:
         counted = torch_count(name, bound)
     except Unbound as error:
         return Layer(attribute, kind, Framework.TORCH, call.line,
-                     missing=tuple(_missing(error.argument, error.value, call, attribute)))
+                     missing=_unbound(error, bound, call, attribute))
     return Layer(attribute, kind, Framework.TORCH, call.line, params=counted.params,
                  formula=counted.formula)
 
@@ -187,7 +207,7 @@ def _recurrent(call: Call, attribute: str, framework: Framework, bound: Mapping[
     if isinstance(reset_after, Unknown):
         missing += _missing("reset_after", reset_after, call, attribute)
     if missing:
-        return Layer(attribute, kind, framework, call.line, missing=tuple(missing))
+        return Layer(attribute, kind, framework, call.line, missing=_once(missing))
     nonlinearity = bound.get("nonlinearity") if torch and cell is Cell.RNN else None
     if nonlinearity == "tanh":  # the default, left unset as LayerSpec leaves it
         nonlinearity = None
@@ -314,7 +334,7 @@ def _keras_layer(call: Call, attribute: str, width: int | None) -> tuple[Layer, 
                 Missing(f"input width of {attribute or name}", call.line,
                         "the code does not say what this layer reads"),)), None
         return Layer(attribute, call.path, Framework.KERAS, call.line,
-                     missing=tuple(_missing(error.argument, error.value, call, attribute))), None
+                     missing=_unbound(error, bound, call, attribute)), None
     return Layer(attribute, call.path, Framework.KERAS, call.line, params=counted.params,
                  formula=counted.formula), counted.output_width
 

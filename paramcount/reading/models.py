@@ -80,6 +80,21 @@ class Layer:
 
 
 @dataclass(frozen=True)
+class Candidate:
+    """One configuration a printout fits where several do, with its count (a family's
+    ``print(model)`` does not show whether ``lm_head`` is tied to the embeddings)."""
+
+    configuration: str
+    params: int
+    command: str | None
+    """The ``paramcount`` command that counts it."""
+    default: bool
+    """Whether the library builds this one from a config that does not say (its default)."""
+    options: tuple[tuple[str, object], ...] = ()
+    """What sets it apart from the others: ``(("tie_word_embeddings", False),)``."""
+
+
+@dataclass(frozen=True)
 class Model:
     """A model the paste defines or prints."""
 
@@ -90,6 +105,8 @@ class Model:
     layers: tuple[Layer, ...]
     printed_total: int | None = None
     notes: tuple[str, ...] = ()
+    candidates: tuple[Candidate, ...] = ()
+    """Where its total is one of several the printout fits: each, with its count."""
     tensors: tuple[tuple[str, tuple[int, ...], int], ...] = ()
     """A shape dump's tensors as printed: (name, shape, line)."""
     stacks: tuple[LayerSpec, ...] = ()

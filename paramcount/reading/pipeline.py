@@ -223,11 +223,15 @@ def _named(report: Report, layer: Layer) -> Report:
 
 
 def _unresolved(models: Sequence[Model]) -> list[Missing]:
-    seen: dict[tuple[str, int | None], Missing] = {}
+    """Every value the paste leaves open, each named once (at its first line): one ``--set``
+    gives it wherever it is used."""
+    seen: dict[str, Missing] = {}
     for model in models:
         for layer in model.layers:
             for missing in layer.missing:
-                seen.setdefault((missing.name, missing.line), missing)
+                if missing.name not in seen or (missing.line or 0) < (
+                        seen[missing.name].line or 0):
+                    seen[missing.name] = missing
     return sorted(seen.values(), key=lambda m: (m.line or 0, m.name))
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from paramcount.engine import conventions
-from paramcount.engine.spec import Framework, LayerSpec
+from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.found import Layer, Missing, Model, printout_models
-from paramcount.reading.reprs.hf_repr import describe, hidden, readings, tree
+from paramcount.reading.models import Candidate
+from paramcount.reading.reprs.hf_repr import Reading, describe, hidden, readings, tree
 from paramcount.reading.tables.flax_tabulate import CELLS, cell_class
 from paramcount.reading.tables.flax_tabulate import sizes as cell_sizes
 from paramcount.reading.tables.rounded import lightning_model, with_states
@@ -82,17 +83,20 @@ def flax_model(printout: Printout) -> Model:
             continue
         cell, gates = CELLS[name]
         gate_rows = rows[index + 1:index + 1 + gates]
-        found = (cell_sizes(cell, [g.params for g in gate_rows])
-                 if len(gate_rows) == gates else None)
+        if row.params:  # tabulate(depth=1): the cell's row holds its count, no gate rows
+            gates, found = 0, _whole_cell(cell, row)
+        else:
+            found = (cell_sizes(cell, [g.params for g in gate_rows])
+                     if len(gate_rows) == gates else None)
         # under a Bidirectional, a cell is one of its directions (its RNN row may be cut)
         half = pending_bidirectional is not None
         wrapped = (index > 0 and rows[index - 1].type == "RNN") or half
         if found is None:
-            unread.append(Unread(row.line, f"{row.name} {row.type}",
-                                 f"its {gates} gate rows do not hold the counts of one {name}"))
+            why = (f"its {gates} gate rows do not hold the counts of one {name}" if gates else
+                   f"its count and shapes are not those of one {name}")
+            unread.append(Unread(row.line, f"{row.name} {row.type}", why))
             layers.append(Layer(row.name, name, Framework.FLAX_LINEN, row.line, missing=(),
-                                notes=(f"its {gates} gate rows do not hold the counts of one "
-                                       f"{name}: not read",)))
+                                notes=(f"{why}: not read",)))
             if half:
                 halves.append(None)
                 failed = row
@@ -100,7 +104,8 @@ def flax_model(printout: Printout) -> Model:
             continue
         spec = LayerSpec(cell, found[0], found[1], framework=Framework.FLAX_LINEN,
                          single_cell=not wrapped)
-        notes = [f"read from its gate rows' counts: {conventions.describe(spec)}"]
+        how = "its gate rows' counts" if gates else "its count and output shape"
+        notes = [f"read from {how}: {conventions.describe(spec)}"]
         if name == "OptimizedLSTMCell":
             notes.append("an OptimizedLSTMCell holds the parameters of an LSTMCell")
         previous = layers[-1] if layers else None
@@ -129,6 +134,31 @@ def flax_model(printout: Printout) -> Model:
             "row is missing",))
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
                  printed_total=printout.total, accounting=accounting)
+
+
+def _whole_cell(cell: Cell, row: Row) -> tuple[int, int] | None:
+    """(input width, H) of a linen cell printed as one row (``tabulate(depth=1)``): H the last
+    axis of its outputs (its carry and output alike), the input width the one whose count is
+    the row's (a cell's count grows by the same step with each input feature), and the last
+    input's last axis where printed; None unless all agree."""
+    hidden = {shape[-1] for shape in row.outputs if shape}
+    if len(hidden) != 1 or row.params is None:
+        return None
+    (size,) = hidden
+    if not isinstance(size, int) or size <= 0:
+        return None
+
+    def total(width: int) -> int:
+        return conventions.total(LayerSpec(cell, width, size, framework=Framework.FLAX_LINEN,
+                                           single_cell=True))
+
+    step = total(2) - total(1)
+    width, rest = divmod(row.params - total(1), step)
+    width += 1
+    printed = row.input_shape[-1] if row.input_shape else None
+    if rest or width <= 0 or total(width) != row.params or printed not in (None, width):
+        return None
+    return width, size
 
 
 def _under(row: Row, cell: Row | None) -> bool:
@@ -163,6 +193,7 @@ def family_model(printout: Printout, lines: Sequence[str]) -> Model:
     totals = sorted({r.total for r in fits})
     notes: list[str] = []
     whole = printout.accounting.whole
+    candidates = _candidates(name, printout.title, fits) if len(totals) > 1 else ()
     params = totals[0] if len(totals) == 1 and whole else None
     if not whole:
         notes.append(f"not counted: {printout.accounting.words()}")
@@ -174,11 +205,12 @@ def family_model(printout: Printout, lines: Sequence[str]) -> Model:
                      "Embedding lines and its folded repeats, counted as "
                      f"{module.REFERENCE} builds it (every tensor, those the repr hides too)")
         if len(totals) > 1:
-            for reading in fits[:12]:
+            for reading, candidate in zip(fits, candidates, strict=False):
                 tie = {True: "lm_head tied to the embeddings", False: "lm_head untied",
                        None: ""}[reading.tied]
-                notes.append(f"{reading.total:,}: {describe(printout.title, reading.config)}"
-                             + (f", {tie}" if tie else ""))
+                notes.append(f"{reading.total:,}: {candidate.configuration}"
+                             + (f", {tie}" if tie else "")
+                             + (", the library's default" if candidate.default else ""))
     missing = tuple(Missing(what, printout.first, "print(model) does not show it: paste the "
                             "config.json, or the code that builds the config")
                     for what in hidden(fits)) if len(totals) > 1 and whole else ()
@@ -192,4 +224,30 @@ def family_model(printout: Printout, lines: Sequence[str]) -> Model:
     layer = Layer(printout.title, printout.title, Framework.TORCH, printout.first,
                   params=params, notes=tuple(notes), missing=missing)
     return Model(printout.title, "repr", printout.first, (layer,),
-                 accounting=printout.accounting)
+                 accounting=printout.accounting, candidates=candidates if whole else ())
+
+
+def _candidates(name: str, title: str, fits: Sequence[Reading]) -> tuple[Candidate, ...]:
+    """The readings of a family's repr as candidates: each configuration, its count, the
+    ``paramcount`` command that counts it, the fields the readings differ in
+    (``tie_word_embeddings``, ``num_attention_heads``) and whether the library builds it from
+    a config that gives none of them (each at its default)."""
+    from paramcount.families.command import command_line
+    from paramcount.families.registry import changed
+    from paramcount.record import fields
+
+    shown = fits[:_MOST_CANDIDATES]
+    apart = [f for f in fields(shown[0].config)
+             if len({repr(getattr(r.config, f)) for r in shown}) > 1]
+    found = []
+    for reading in shown:
+        differs = changed(reading.config)
+        found.append(Candidate(describe(title, reading.config), reading.total,
+                               command_line(name, reading.config),
+                               not any(f in differs for f in apart),
+                               tuple((f, getattr(reading.config, f)) for f in apart)))
+    return tuple(found)
+
+
+_MOST_CANDIDATES = 12
+"""The most readings of a repr listed (the notes list as many)."""

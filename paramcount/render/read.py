@@ -240,6 +240,11 @@ def read_data(answer: Answer, reports: Mapping[int, Report] | None = None) -> di
                            for u in m.accounting.unread],
                 "cropped": list(m.accounting.cropped),
                 "printed_total": m.printed_total,
+                "candidates": [
+                    {"configuration": c.configuration, "params": c.params,
+                     "default": c.default, "options": dict(c.options), "command": c.command}
+                    for c in m.candidates
+                ],
                 "layers": [
                     {"name": layer.name, "class": layer.kind, "line": layer.line,
                      "params": layer.params, "printed": layer.printed,

@@ -1,3 +1,4 @@
-"""Pasted Python, read with ``ast`` and never run: ``python_code`` the door, ``walk``,
-``evaluate``, ``values``, ``account`` and ``recovery`` (code that does not parse as written).
+"""Pasted Python, read with ``ast`` and never run: ``python_code`` the door, ``walk`` (the
+statements and the models they build), ``classes`` (a class's ``__init__``), ``evaluate``,
+``values``, ``account`` and ``recovery`` (code that does not parse as written).
 """

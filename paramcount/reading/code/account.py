@@ -86,7 +86,7 @@ class _Accountant(_Evaluator):
     def builds(self, nodes: Iterable[ast.stmt]) -> bool:
         """Whether statements may build a layer: they call a layer class or a class or function
         of the paste, apply a layer, add to a container, or assign a call to ``self.``."""
-        own = KNOWN | self.classes.keys() | self.functions.keys()
+        own = KNOWN | self.functions.keys()
         for node in (n for statement in nodes for n in ast.walk(statement)):
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and any(
                     (dotted(t) or "").startswith("self.") for t in (
@@ -95,7 +95,8 @@ class _Accountant(_Evaluator):
                 return True
             if isinstance(node, ast.Call):
                 callee = dotted(node.func) or ""
-                if callee.rsplit(".", 1)[-1] in own or _applied(node) or callee.endswith(
+                if callee.rsplit(".", 1)[-1] in own or self.own_class(callee) is not None or (
+                        _applied(node)) or callee.endswith(
                         (".add", ".append", ".add_module", ".extend", ".insert")):
                     return True
         return False

@@ -71,6 +71,12 @@ class _Evaluator(ABC):
 
     # -- names ------------------------------------------------------------------------------
 
+    def own_class(self, callee: str | None) -> _Class | None:
+        """The class of the paste a callee names (``Tagger``), else None. The paste's classes
+        are called by their bare name only: ``keras.Model(...)`` is Keras' Model, never a
+        class of the paste named ``Model``."""
+        return None if callee is None or "." in callee else self.classes.get(callee)
+
     def imports(self, body: list[ast.stmt]) -> None:
         """Record import aliases (``import torch.nn as nn``) without importing anything, from
         the statements of ``body`` and of the blocks nested in it."""
@@ -125,7 +131,7 @@ class _Evaluator(ABC):
                 value = value.get(part) if isinstance(value, Record) else MISSING
             return Unknown(((name, line),)) if value is MISSING else value
         short = parts[-1]
-        if short[:1].isupper() and (short in KNOWN or short in self.classes
+        if short[:1].isupper() and (short in KNOWN or self.own_class(name) is not None
                                     or _framework_class(self.qualify(name))):
             return Factory(name, self.qualify(name))
         return Unknown(((name, line),))
@@ -401,7 +407,7 @@ class _Evaluator(ABC):
         if name in self.functions and path == name:
             return self.evaluate(self.functions[name], args, self.keywords(node.keywords, env),
                                  line)
-        if name in KNOWN or name in self.classes or name in CLASSES or name.endswith(
+        if name in KNOWN or self.own_class(path) is not None or name in CLASSES or name.endswith(
                 ("LSTM", "GRU", "RNN")) or (
                 name[:1].isupper() and _framework_class(self.qualify(path))):
             return Call(path, self.qualify(path), args, self.keywords(node.keywords, env), line)

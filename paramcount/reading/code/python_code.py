@@ -21,7 +21,7 @@ from typing import Any
 
 from paramcount.engine.layers import KNOWN
 from paramcount.reading.accounting import Accounting, Unread
-from paramcount.reading.code.recovery import binary, is_prose, parse, statements
+from paramcount.reading.code.recovery import binary, is_prose, parse, statements, uncommented
 from paramcount.reading.code.values import (
     MAX_BITS,
     MAX_CODE_LINES,
@@ -131,7 +131,7 @@ def _unparsed_layers(text: str) -> list[Unread]:
     lines = text.split("\n")
     for number, statement in statements(lines):
         layer = any(name in KNOWN for name in _LAYER_CALL.findall(statement))
-        if is_prose(lines[number - 1]) or not (
+        if is_prose(uncommented(lines[number - 1])) or not (
                 layer or _SELF.match(statement) or _CUT.search(statement)):
             continue
         try:
@@ -151,7 +151,7 @@ def _first_code_lines(text: str) -> tuple[str, int]:
         return text, 0
     code = 0
     for number, line in enumerate(lines, 1):
-        if line.strip() and not is_prose(line):
+        if line.strip() and not is_prose(uncommented(line)):
             code += 1
             if code > MAX_CODE_LINES:
                 return "\n".join(lines[:number - 1]), number - 1

@@ -196,8 +196,7 @@ def parse(text: str) -> tuple[ast.Module, str, list[int]]:
             return ast.parse(dedented), "parsed", []
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             failed.add(_as_parsed(dedented))
-    is_code = functools.cache(_is_code)  # each line a paste repeats is judged once
-    kept = [line if is_code(line) else inline_calls(line) for line in lines]
+    kept = _code_lines(lines)
     for candidate in dict.fromkeys(("\n".join(kept), textwrap.dedent("\n".join(kept)))):
         if _as_parsed(candidate) in failed:
             continue  # the same text as one that failed (a paste of code alone, say)
@@ -214,6 +213,26 @@ def parse(text: str) -> tuple[ast.Module, str, list[int]]:
     loops = [n for n, line in enumerate(kept, 1)
              if re.match(r"^\s*(for|while)\b.*:$", line.strip())]
     return by_lines(kept), "lines", loops
+
+
+def _code_lines(lines: list[str]) -> list[str]:
+    """Each line kept where it could be Python, else blanked (or cut to the layer calls a
+    sentence holds). A line inside brackets a line above left open is code whatever it looks
+    like alone (`` 8) if cell == 'lstm' else nn.GRU(8,``), but for a fence or a sentence."""
+    is_code = functools.cache(_is_code)  # each line a paste repeats is judged once
+    kept = []
+    depth = 0
+    for line in lines:
+        stripped = line.strip()
+        inside = depth > 0 and not stripped.startswith("```") and not is_prose(
+            uncommented(stripped))
+        if inside or is_code(line):
+            kept.append(line)
+            depth = max(depth + _bracket_balance(line), 0)
+        else:
+            kept.append(inline_calls(line))
+            depth = 0
+    return kept
 
 
 _INLINE = re.compile(r"(?:\b(?P<var>[A-Za-z_]\w*)\s*=\s*)?(?<![\w.])(?P<callee>(?:[A-Za-z_]\w*\.)*"
@@ -248,6 +267,27 @@ _WORDS = re.compile(r"(?<![A-Za-z'])[A-Za-z']++(?: [A-Za-z']++){2,}")
 _STRING = re.compile(r"\"[^\"]*\"|'[^']*'")
 
 
+def uncommented(line: str) -> str:
+    """``line`` without its comment (a ``#`` outside strings and what follows): the words of
+    ``x = f(a)  # doubled for the two directions`` are a comment, not a sentence."""
+    if "#" not in line:
+        return line
+    at, quote = 0, ""
+    while at < len(line):
+        char = line[at]
+        if quote:
+            if char == "\\":
+                at += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char == "#":
+            return line[:at].rstrip()
+        at += 1
+    return line
+
+
 def is_prose(line: str) -> bool:
     """Three words in a row, none a Python keyword, outside strings: a sentence, not code."""
     bare = _STRING.sub('""', line)
@@ -268,6 +308,7 @@ def _is_code(line: str) -> bool:
     stripped = line.strip()
     if not stripped or stripped.startswith("#"):
         return True
+    stripped = uncommented(stripped)  # `def f():  # the two directions` is code
     if stripped.startswith("```") or is_prose(stripped):
         return False
     if stripped.startswith(("self.", "model.")):  # `self.rnn = nn.`, `model.`: code cut short

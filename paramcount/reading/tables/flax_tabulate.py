@@ -7,7 +7,9 @@ g, o; ``GRUCell``: ``ir``, ``hr``, ``iz``, ``hz``, ``in``, ``hn``, the input gat
 with biases; ``SimpleCell``: ``i`` with bias, ``h`` without; ``OptimizedLSTMCell``: its
 ``DenseParams`` rows in the same order as LSTMCell's). The counts alone give a cell's sizes
 (H from a hidden gate's H² or H² + H, the input width from an input gate's count), and every
-gate's count is checked against them before the cell is claimed. Paths and classes cut at the
+gate's count is checked against them before the cell is claimed. At ``depth=1`` a cell is one
+row holding its whole count: H from its output shapes, the input width from its count (and its
+input shape), checked the same way. Paths and classes cut at the
 column's edge (``OptimizedLST…``) are read by their prefix. A ``Bidirectional`` row with two
 alike cells under it is one bidirectional layer. ANSI colour codes are dropped.
 """
@@ -20,7 +22,7 @@ from math import isqrt
 
 from paramcount.engine.spec import Cell
 from paramcount.reading.accounting import Accounting, Unread
-from paramcount.reading.tables.table import Printout, Row, count
+from paramcount.reading.tables.table import Printout, Row, Shape, count
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _HEADER = re.compile(r"\s*┃\s*path\s*┃\s*module\s*┃")
@@ -69,8 +71,11 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
                 unread.append(Unread(at + 1, lines[at], "two rows run together (the line "
                                      "between them is not in the paste)"))
             if module:
+                inputs = _shapes(named.get("inputs", ""))
                 rows.append(Row(named.get("path", "").strip(), module, None,
-                                number if found else 0, at + 1))
+                                number if found else 0, at + 1,
+                                outputs=tuple(_shapes(named.get("outputs", ""))),
+                                input_shape=inputs[-1] if inputs else None))
 
     while index < len(lines) and index - start < _LIMIT:
         line = clean(lines[index]).strip()
@@ -114,6 +119,14 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         [] if total is not None else ["no `Total Parameters` line"])
     return Printout("flax-tabulate", _title(lines, start), first + 1, index, tuple(rows),
                     total, accounting=Accounting.span(first + 1, index, unread, cropped)), index
+
+
+_SHAPE = re.compile(r"\[(\d+(?:,\s*\d+)*)\]")
+
+
+def _shapes(cell: str) -> list[Shape]:
+    """The array shapes an inputs or outputs cell prints (``float32[2,32]``), in order."""
+    return [tuple(int(d) for d in match.split(",")) for match in _SHAPE.findall(cell)]
 
 
 def _title(lines: Sequence[str], start: int) -> str:
