@@ -8,6 +8,7 @@ this module turns what they read into Layers and Models, so no reader imports th
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from paramcount.engine import conventions
@@ -31,11 +32,44 @@ def models(printouts: Sequence[Printout], lines: Sequence[str]) -> list[Model]:
             found.append(flax_model(printout))
         elif printout.kind == "hf-repr":
             found.append(family_model(printout, lines))
+        elif printout.kind == "table" and any(row.rounded for row in printout.rows):
+            found.append(rounded_model(printout))
         elif printout.kind == "pytorch-model-summary":
             found += [with_states(m, printout) for m in printout_models([printout], lines)]
         else:
             found += printout_models([printout], lines)
+        if printout.how:  # read by a generic reader: the answer says how
+            found[-1] = dataclasses.replace(found[-1], notes=(printout.how, *found[-1].notes))
     return found
+
+
+def rounded_model(printout: Printout) -> Model:
+    """A generic table whose counts are printed rounded (fvcore below its depth): each leaf
+    row a layer whose exact count is asked for, its interval named; no total claimed."""
+    layers: list[Layer] = []
+    rows = printout.rows
+    low_sum = high_sum = 0
+    for index, row in enumerate(rows):
+        if index + 1 < len(rows) and rows[index + 1].name.startswith(row.name + "."):
+            continue  # its children are listed: its count is theirs
+        if row.rounded is None:
+            layers.append(Layer(row.name, row.type, None, row.line, params=row.params,
+                                printed=row.params))
+            low_sum, high_sum = low_sum + (row.params or 0), high_sum + (row.params or 0)
+            continue
+        low, high = row.rounded
+        low_sum, high_sum = low_sum + low, high_sum + high
+        layers.append(Layer(row.name, row.type, None, row.line, notes=(
+            f"printed rounded, {row.note}: {low:,} to {high:,}",), missing=(Missing(
+                f"the exact count of {row.name}", row.line, "the table prints it rounded: "
+                "paste its tensors (a deeper table, or named_parameters())"),)))
+    notes = [f"its rows' counts add up to {low_sum:,} to {high_sum:,}"]
+    if printout.rounded_total is not None:
+        notes.append("its total is printed rounded: {:,} to {:,}".format(
+            *printout.rounded_total))
+    return Model(printout.title, printout.kind, printout.first, tuple(layers),
+                 printed_total=printout.total, notes=tuple(notes),
+                 accounting=printout.accounting)
 
 
 def flax_model(printout: Printout) -> Model:

@@ -17,6 +17,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 
+from paramcount.reading.listings import generic as listing
 from paramcount.reading.listings import shape_dump
 from paramcount.reading.reprs import hf_repr, torch_repr
 from paramcount.reading.tables import (
@@ -27,6 +28,7 @@ from paramcount.reading.tables import (
     torchinfo,
     torchsummary,
 )
+from paramcount.reading.tables import generic as generic_table
 from paramcount.reading.tables.table import Printout as Printout
 from paramcount.reading.tables.table import Row as Row
 
@@ -89,12 +91,15 @@ def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
         line = lines[index]
         result: tuple[Printout, int] | None = None
         reader = landmark_reader(line) or header_reader(lines, index)
+        if reader is None and line[:1] == "|" and generic_table.starts(lines, index):
+            reader = generic_table.read
         if reader is not None:
             result = reader(lines, index)
         elif line.rstrip().endswith("(") and not line.startswith(" "):
             result = torch_repr.read(lines, index)
-        elif "torch.Size" in line or shape_dump.is_dump(line):
-            result = shape_dump.read_bare(lines, index) or shape_dump.read_named(lines, index)
+        elif "torch.Size" in line or shape_dump.is_dump(line) or listing.starts_literal(line):
+            result = (listing.read_literal(lines, index) or shape_dump.read_bare(lines, index)
+                      or shape_dump.read_named(lines, index))
         if line[:1] in _PREFIXED and (result is None or not result[0].accounting.whole) and (
                 shifted := _read_prefixed(lines, index)) is not None and (
                 result is None or _better(shifted, result)):

@@ -1,0 +1,108 @@
+"""Printers paramcount has no dialect of, run at test time: fvcore's ``parameter_count_table``
+and ``flop_count_table``, ptflops' per-layer print, torchscan's ``summary``, and the everyday
+listings (``print(n, p.shape, p.requires_grad)``, a state dict printed as a dict, a state
+dict's ``k, v.shape`` with BatchNorm's buffers).
+
+Used by ``tests/test_read_generic.py`` and ``benchmarks/read_accuracy.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import strategies as st
+
+from tests.printers import Paste, TorchPlan, build_torch
+
+
+def fvcore_parameters(net: Any, depth: int = 3) -> str:
+    """fvcore's ``parameter_count_table(net, max_depth=depth)``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # fvcore's import scripts a function: deprecated
+        from fvcore.nn import parameter_count_table
+
+        return str(parameter_count_table(net, max_depth=depth)) + "\n"
+
+
+def fvcore_flops(net: Any, example: Any) -> str:
+    """fvcore's ``flop_count_table`` of ``net`` run on ``example``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fvcore.nn import FlopCountAnalysis, flop_count_table
+
+        analysis = FlopCountAnalysis(net, example)
+        analysis.unsupported_ops_warnings(False)
+        analysis.uncalled_modules_warnings(False)
+        analysis.tracer_warnings("none")
+        return str(flop_count_table(analysis)) + "\n"
+
+
+def ptflops_text(net: Any, example: Any) -> str:
+    """ptflops' per-layer print (``print_per_layer_stat=True``) of ``net`` on ``example``'s
+    shape."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import ptflops
+
+    out = io.StringIO()
+    shape = tuple(example.shape[1:])
+    dtype = example.dtype
+
+    def make(size: tuple[int, ...]) -> Any:
+        import torch
+
+        return torch.zeros((1, *size), dtype=dtype)
+
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+        warnings.simplefilter("ignore")
+        ptflops.get_model_complexity_info(net, shape, input_constructor=make,
+                                          print_per_layer_stat=True, as_strings=True,
+                                          ost=out, verbose=False, backend="pytorch")
+    return out.getvalue()
+
+
+def torchscan_text(net: Any, example: Any, depth: int = 2) -> str:
+    """torchscan's ``summary`` of ``net`` on ``example``'s shape, ``max_depth`` ``depth``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import torchscan
+
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()) as out:
+        warnings.simplefilter("ignore")
+        torchscan.summary(net, tuple(example.shape[1:]), max_depth=depth)
+    return out.getvalue()
+
+
+def requires_grad_text(net: Any) -> str:
+    """``for n, p in net.named_parameters(): print(n, p.shape, p.requires_grad)``."""
+    return "\n".join(f"{n} {p.shape} {p.requires_grad}" for n, p in net.named_parameters()) + "\n"
+
+
+def dict_text(net: Any) -> str:
+    """``print({k: v.shape for k, v in net.state_dict().items()})``: buffers too."""
+    return str({k: v.shape for k, v in net.state_dict().items()}) + "\n"
+
+
+def state_text(net: Any) -> str:
+    """``for k, v in net.state_dict().items(): print(k, v.shape)``: buffers too."""
+    return "\n".join(f"{k} {v.shape}" for k, v in net.state_dict().items()) + "\n"
+
+
+def torch_generic_pastes(plan: TorchPlan, draw: Callable[[st.SearchStrategy[Any]], Any]
+                         ) -> list[Paste]:
+    """Every generic form's paste of ``plan``'s model: fvcore's two tables, ptflops' print,
+    the listings with a ``requires_grad`` column and as a dict."""
+    net, truth, example = build_torch(plan)
+    pastes = [Paste("fvcore parameter_count_table", fvcore_parameters(net, 99), truth),
+              Paste("named_parameters() with requires_grad", requires_grad_text(net), truth),
+              Paste("state_dict() printed as a dict", dict_text(net), truth)]
+    if draw(st.booleans()):
+        with contextlib.suppress(Exception):  # a model fvcore's tracer cannot run
+            pastes.append(Paste("fvcore flop_count_table", fvcore_flops(net, example), truth))
+    with contextlib.suppress(Exception):  # a module ptflops cannot run
+        pastes.append(Paste("ptflops per-layer print", ptflops_text(net, example), truth))
+    return pastes

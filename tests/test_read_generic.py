@@ -1,0 +1,272 @@
+"""The generic readers under the printers (issue 36, items 1 and 2): tables, listings and reprs
+of printers paramcount has no dialect of, each printed by the real tool at test time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from paramcount.engine.spec import Cell, LayerSpec
+from paramcount.reading.pipeline import read
+from paramcount.reading.reprs.generic import arguments, figures_only
+from paramcount.reading.solve import same_configuration as same
+from paramcount.reading.tables.generic import approximate
+from tests.conftest import have
+from tests.printers import Score, check, torch_plans
+from tests.printers_generic import (
+    dict_text,
+    fvcore_flops,
+    fvcore_parameters,
+    ptflops_text,
+    requires_grad_text,
+    state_text,
+    torch_generic_pastes,
+    torchscan_text,
+)
+
+pytest.importorskip("torch")
+
+GRU = LayerSpec(Cell.GRU, 32, 64)
+LSTM = LayerSpec(Cell.LSTM, 16, 32)
+
+
+def _gru_net() -> tuple[Any, Any]:
+    """The issue's shape: a GRU(32, 64) and a Linear(64, 10), 19,466 parameters."""
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        """A GRU read at its last step, then a Linear."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.gru = nn.GRU(32, 64, batch_first=True)
+            self.fc = nn.Linear(64, 10)
+
+        def forward(self, x: Any) -> Any:
+            """The GRU's last step through the Linear."""
+            return self.fc(self.gru(x)[0][:, -1])
+
+    return Net(), torch.zeros(1, 20, 32)
+
+
+def _norm_net() -> tuple[Any, Any]:
+    """A Conv1d, a BatchNorm1d (two parameters and three buffers) and an LSTM(16, 32)."""
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        """Convolution, norm, then the LSTM over the time axis."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv = nn.Conv1d(4, 16, 3)
+            self.bn = nn.BatchNorm1d(16)
+            self.lstm = nn.LSTM(16, 32, batch_first=True)
+
+        def forward(self, x: Any) -> Any:
+            """The LSTM reads the normed convolution's channels."""
+            return self.lstm(self.bn(self.conv(x)).transpose(1, 2))[0]
+
+    return Net(), torch.zeros(1, 4, 20)
+
+
+def _only(text: str, source: str) -> Any:
+    """The answer's one model from ``source``, and that answer has no disagreement."""
+    answer = read(text)
+    found = [m for m in answer.models if m.source == source]
+    assert len(found) == 1, [(m.source, m.name) for m in answer.models]
+    assert not answer.disagreements
+    return found[0]
+
+
+def _total(net: Any) -> int:
+    """The framework's own count."""
+    return sum(p.numel() for p in net.parameters())
+
+
+# -- tensor listings --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("printer", [requires_grad_text, dict_text, state_text],
+                         ids=["n-shape-requires_grad", "dict-literal", "k-v.shape"])
+@pytest.mark.parametrize("build", [_gru_net, _norm_net], ids=["gru", "batchnorm"])
+def test_listings_read_exact(printer: Any, build: Any) -> None:
+    """``print(n, p.shape, p.requires_grad)``, a state dict printed as a dict and its ``k,
+    v.shape`` lines give the framework's exact total, the recurrent layer's configuration,
+    and no buffer counted."""
+    net, _ = build()
+    model = _only(printer(net), "shapes")
+    assert model.total == _total(net)
+    (layer,) = [layer for layer in model.layers if layer.recurrent]
+    assert layer.spec is not None and same(layer.spec, GRU if build is _gru_net else LSTM)
+
+
+def test_batchnorm_buffers_shown_never_counted() -> None:
+    """The issue's case: a state dict's BatchNorm buffers are named in a note and left out of
+    the total (6,640 parameters, 6,673 values in the state dict)."""
+    net, _ = _norm_net()
+    text = state_text(net)
+    assert "running_mean" in text and "num_batches_tracked" in text
+    model = _only(text, "shapes")
+    values = sum(v.numel() for v in net.state_dict().values())
+    assert model.total == _total(net) == 6_640 != values
+    assert any("bn.running_mean" in note and "not counted" in note for note in model.notes)
+
+
+def test_sequential_names_start_with_a_digit() -> None:
+    """A ``Sequential``'s state dict (``0.weight``, ``1.running_mean``) is read too."""
+    from torch import nn
+
+    net = nn.Sequential(nn.Conv1d(4, 16, 3), nn.BatchNorm1d(16), nn.LSTM(16, 32))
+    model = _only(state_text(net), "shapes")
+    assert model.total == _total(net)
+
+
+def test_dict_literal_over_several_lines_and_cut() -> None:
+    """pprint's dict over several lines is read whole; cut before its closing brace, it is
+    named cut and no total is claimed."""
+    import pprint
+
+    net, _ = _norm_net()
+    text = pprint.pformat({k: v.shape for k, v in net.state_dict().items()}, width=60) + "\n"
+    assert text.count("\n") > 3
+    assert _only(text, "shapes").total == _total(net)
+    cut = "\n".join(text.splitlines()[:-1]) + "\n"
+    model = _only(cut, "shapes")
+    assert model.total is None and model.accounting.cropped
+
+
+# -- fvcore's tables ---------------------------------------------------------------------------
+
+needs_fvcore = pytest.mark.skipif(not have("fvcore"), reason="needs fvcore")
+
+
+@needs_fvcore
+@pytest.mark.parametrize("table", ["parameter_count_table", "flop_count_table"])
+@pytest.mark.parametrize("build", [_gru_net, _norm_net], ids=["gru", "batchnorm"])
+def test_fvcore_tables(table: str, build: Any) -> None:
+    """fvcore's Markdown tables are read as the tensors they list: the exact total, the
+    recurrent layer's configuration, and a note saying how the table was read."""
+    net, example = build()
+    text = fvcore_parameters(net) if table == "parameter_count_table" else fvcore_flops(
+        net, example)
+    model = _only(text, "shapes")
+    assert model.total == _total(net)
+    (layer,) = [layer for layer in model.layers if layer.recurrent]
+    assert layer.spec is not None and same(layer.spec, GRU if build is _gru_net else LSTM)
+    assert any(note.startswith("read as a table: ") for note in model.notes)
+
+
+@needs_fvcore
+def test_fvcore_table_cut_at_its_depth_is_a_bound() -> None:
+    """At ``max_depth=1`` fvcore prints modules' rounded counts without their tensors: no
+    exact total is claimed, and the rows are named."""
+    net, _ = _gru_net()
+    answer = read(fvcore_parameters(net, 1))
+    assert all(m.total is None for m in answer.models)
+    assert any("rounded" in u.reason for m in answer.models for u in m.accounting.unread)
+
+
+@needs_fvcore
+def test_fvcore_table_missing_a_row_is_named() -> None:
+    """A tensor's row taken out of fvcore's table: the tensors left do not add up to their
+    module's printed count, so the table is named cut."""
+    net, _ = _gru_net()
+    text = fvcore_parameters(net)
+    kept = "".join(line for line in text.splitlines(True) if "weight_hh_l0" not in line)
+    model = _only(kept, "shapes")
+    assert model.total is None
+    assert any("a row is missing" in c for c in model.accounting.cropped)
+
+
+# -- ptflops' print ------------------------------------------------------------------------------
+
+needs_ptflops = pytest.mark.skipif(not have("ptflops"), reason="needs ptflops")
+
+
+@needs_ptflops
+@pytest.mark.parametrize("build", [_gru_net, _norm_net], ids=["gru", "batchnorm"])
+def test_ptflops_per_layer_print(build: Any) -> None:
+    """ptflops' repr, its figures before each module's arguments (``GRU(18.82 k, 96.661%
+    Params, 385.28 KMac, 99.832% MACs, 32, 64, batch_first=True)``), is read as the repr."""
+    net, example = build()
+    text = ptflops_text(net, example)
+    assert "% Params" in text
+    model = _only(text, "repr")
+    assert model.total == _total(net)
+    (layer,) = [layer for layer in model.layers if layer.recurrent]
+    assert layer.spec is not None and same(layer.spec, GRU if build is _gru_net else LSTM)
+
+
+@needs_ptflops
+def test_ptflops_nested_containers() -> None:
+    """Each container's line of figures alone under its ``Sequential(`` is read past."""
+    import torch
+    from torch import nn
+
+    net = nn.Sequential(nn.Sequential(nn.Linear(8, 8), nn.ReLU()), nn.GRU(8, 16))
+    text = ptflops_text(net, torch.zeros(1, 8))
+    assert sum(figures_only(line) for line in text.splitlines()) == 2
+    assert _only(text, "repr").total == _total(net)
+
+
+@pytest.mark.parametrize(("rest", "after"), [
+    ("18.82 k, 94.358% Params, 385.28 KMac, 95.935% MACs, 32, 64, batch_first=True)",
+     "32, 64, batch_first=True)"),
+    ("650, 3.339% Params, 650.0 Mac, 0.168% MACs, in_features=64, out_features=10)",
+     "in_features=64, out_features=10)"),
+    ("18.82 K = 96.66% Params, 385.28 KMACs = 99.83% MACs, 32, 64)", "32, 64)"),
+    ("32, 64, num_layers=2)", "32, 64, num_layers=2)"),
+    ("0.2)", "0.2)"),
+], ids=["ptflops", "ptflops-plain-count", "calflops", "plain-repr", "decimal-argument"])
+def test_figures_before_the_arguments(rest: str, after: str) -> None:
+    """A printer's figures are taken off a module's arguments; a plain repr's are kept."""
+    assert rest[arguments(rest):] == after
+
+
+# -- torchscan -----------------------------------------------------------------------------------
+
+needs_torchscan = pytest.mark.skipif(not have("torchscan"), reason="needs torchscan")
+
+
+@needs_torchscan
+def test_torchscan_summary_is_read() -> None:
+    """torchscan's summary (``Layer  Type  Output Shape  Param #  Trainable``, tree glyphs,
+    ``Total params: 19,466`` under its own words) gives the exact total and the GRU."""
+    net, example = _gru_net()
+    model = _only(torchscan_text(net, example), "table")
+    assert model.total == model.printed_total == _total(net)
+    (layer,) = [layer for layer in model.layers if layer.recurrent]
+    assert layer.spec is not None and same(layer.spec, GRU)
+
+
+# -- rounded counts --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("cell", "number"), [
+    ("19.5K", 19_466), ("0.7K", 650), ("18.82 k", 18_816), ("19.466K", 19_466),
+    ("1.2 M", 1_234_567), ("593 K", 593_920),
+], ids=["fvcore", "fvcore-small", "ptflops", "fvcore-flops", "spaced", "truncated"])
+def test_rounded_counts_stand_for_their_number(cell: str, number: int) -> None:
+    """A rounded count's interval holds the number it was printed from, and is narrow."""
+    found = approximate(cell)
+    assert found is not None
+    low, high = found
+    assert low <= number <= high
+    assert not low <= number * 2 <= high
+
+
+# -- random models -------------------------------------------------------------------------------
+
+@pytest.mark.skipif(not (have("fvcore") and have("ptflops")), reason="needs fvcore, ptflops")
+@given(torch_plans(), st.data())
+@settings(max_examples=6, deadline=None, database=None, phases=[Phase.generate],
+          suppress_health_check=list(HealthCheck))
+def test_random_models_in_the_generic_forms(plan: Any, data: st.DataObject) -> None:
+    """Random torch models in every generic form are read with no wrong layer or total."""
+    score = Score()
+    for paste in torch_generic_pastes(plan, data.draw):
+        check(paste, score)
+    assert not score.wrong, score.wrong
