@@ -65,7 +65,7 @@ def ptflops_text(net: Any, example: Any) -> str:
     return out.getvalue()
 
 
-def torchscan_text(net: Any, example: Any, depth: int = 2) -> str:
+def torchscan_text(net: Any, example: Any, depth: int = 1) -> str:
     """torchscan's ``summary`` of ``net`` on ``example``'s shape, ``max_depth`` ``depth``."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -235,12 +235,28 @@ needs_torchscan = pytest.mark.skipif(not have("torchscan"), reason="needs torchs
 @needs_torchscan
 def test_torchscan_summary_is_read() -> None:
     """torchscan's summary (``Layer  Type  Output Shape  Param #  Trainable``, tree glyphs,
-    ``Total params: 19,466`` under its own words) gives the exact total and the GRU."""
+    ``Total params: 19,466`` under its own words) gives the exact total, and the GRU among
+    the configurations its count and output shapes leave (its input width is not printed)."""
     net, example = _gru_net()
     model = _only(torchscan_text(net, example), "table")
     assert model.total == model.printed_total == _total(net)
     (layer,) = [layer for layer in model.layers if layer.recurrent]
-    assert layer.spec is not None and same(layer.spec, GRU)
+    assert layer.solution is not None and layer.solution.admits(GRU)
+    assert any(note.startswith("read as a table: Layer / Type / Param #")
+               for note in model.notes)
+
+
+@needs_torchscan
+def test_torchscan_norm_row_counts_its_buffers() -> None:
+    """torchscan's BatchNorm row counts its running statistics (65 for 32 parameters): that
+    row is not read as parameters, so no total above the truth is claimed."""
+    net, example = _norm_net()
+    text = torchscan_text(net, example)
+    assert "65" in text
+    model = _only(text, "table")
+    truth = _total(net)
+    assert model.total in (None, truth)
+    assert model.at_least is None or model.at_least <= truth
 
 
 # -- rounded counts --------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ def models(printouts: Sequence[Printout], lines: Sequence[str]) -> list[Model]:
             found.append(family_model(printout, lines))
         elif printout.kind == "table" and any(row.rounded for row in printout.rows):
             found.append(rounded_model(printout))
-        elif printout.kind == "pytorch-model-summary":
+        elif printout.kind in ("pytorch-model-summary", "table"):
             found += [with_states(m, printout) for m in printout_models([printout], lines)]
         else:
             found += printout_models([printout], lines)

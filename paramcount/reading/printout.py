@@ -93,6 +93,8 @@ def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
         reader = landmark_reader(line) or header_reader(lines, index)
         if reader is None and line[:1] == "|" and generic_table.starts(lines, index):
             reader = generic_table.read
+        elif reader is None and line[:1] in "LNM" and generic_table.starts_aligned(lines, index):
+            reader = generic_table.read_aligned
         if reader is not None:
             result = reader(lines, index)
         elif line.rstrip().endswith("(") and not line.startswith(" "):

@@ -212,3 +212,97 @@ def _rows(lines: Sequence[str], start: int, end: int, body: Sequence[tuple[int, 
     return Printout("table", "model", start + 1, end, tuple(rows), total, how=how,
                     rounded_total=rounded_total if total is None else None,
                     accounting=Accounting.span(start + 1, end, unread))
+
+
+# -- tables aligned by runs of spaces -------------------------------------------------------------
+
+_NAME_TITLES = ("Layer", "Name", "Module")
+_PARAM_TITLES = ("Param #", "#Params", "Params", "Parameters", "# Params")
+_OTHER_TITLES = ("Type", "Output Shape", "Input Shape", "Trainable", "Kernel Shape",
+                 "Mult-Adds", "FLOPs", "MACs")
+_GLYPH = re.compile(r"(?P<lead>(?:[|│]\s{3,4}|\s{4,5})*+)(?:[├└]─+|\+ ?-+ ?)?")
+_NORM = re.compile(r"(?:Sync)?BatchNorm\dd|InstanceNorm\dd|LazyBatchNorm\dd")
+_AFTER = re.compile(r"\s*+((Non-)?[Tt]rainable params|Total params|Model size|Params size|"
+                    r"Estimated Total|Input size|Forward/backward|-{5,}|_{5,}|={5,})")
+
+
+def starts_aligned(lines: Sequence[str], index: int) -> bool:
+    """Whether ``lines[index]`` heads a table aligned by runs of spaces that no dialect reads:
+    a name column (``Layer``), a parameter column (``Param #``) and a rule or tree row after
+    it (torchscan's ``Layer  Type  Output Shape  Param #  Trainable``)."""
+    line = lines[index]
+    if len(line) > 400 or not line.lstrip().startswith(_NAME_TITLES) or "  " not in line:
+        return False
+    titles = [t for _, t in _tokens(line)]
+    return (titles[0] in _NAME_TITLES and any(t in _PARAM_TITLES for t in titles)
+            and all(t in (*_NAME_TITLES, *_PARAM_TITLES, *_OTHER_TITLES) for t in titles)
+            and index + 1 < len(lines) and re.fullmatch(r"\s*[=\-_─━]{5,}\s*", lines[index + 1])
+            is not None)
+
+
+def _tokens(line: str) -> list[tuple[int, str]]:
+    """Runs of text separated by two or more spaces, with where each starts."""
+    return [(m.start(), m.group()) for m in re.finditer(r"\S+(?: \S+)*", line)]
+
+
+def read_aligned(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
+    """The space-aligned table headed at ``lines[start]``: a row per module, its depth from
+    its tree glyphs, its count from the parameter column, the total from ``Total params``."""
+    header = lines[start]
+    found = _tokens(header)
+    titles = [t for _, t in found]
+    starts_at = [at for at, _ in found]
+    name_at, params_at = 0, next(k for k, t in enumerate(titles) if t in _PARAM_TITLES)
+    type_at = titles.index("Type") if "Type" in titles else None
+    first = start - 1 if start and re.fullmatch(r"\s*[_=\-]{5,}\s*", lines[start - 1]) else start
+    rows: list[Row] = []
+    unread: list[Unread] = []
+    total: int | None = None
+    index = start + 1
+    while index < len(lines) and index - start < _LIMIT:
+        line = lines[index]
+        if (match := re.match(r"\s*Total params:\s*([\d,]+)\s*$", line)) is not None:
+            total = count(match.group(1))
+            index += 1
+            while index < len(lines) and lines[index].strip() and _AFTER.match(lines[index]):
+                index += 1
+            break
+        if not line.strip() or _AFTER.match(line):
+            if not line.strip() and rows:
+                break
+            index += 1
+            continue
+        cells = [line[at:(starts_at[k + 1] if k + 1 < len(starts_at) else len(line))].strip()
+                 for k, at in enumerate(starts_at)]
+        glyph = _GLYPH.match(line)
+        lead = glyph.end() if glyph else 0
+        name = line[lead:starts_at[1] if len(starts_at) > 1 else len(line)].strip()
+        kind = cells[type_at] if type_at is not None else "module"
+        params = count(cells[params_at])
+        if not name or not _TYPE.fullmatch(kind) or (params is None and cells[params_at] not in (
+                "0", "-", "--", "")):
+            unread.append(Unread(index + 1, line, "a row whose cells are not under the "
+                                 "header's columns"))
+            index += 1
+            continue
+        depth = 0 if lead == 0 else 1 + len(re.findall(r"[|│]|\s{4,5}", glyph.group("lead")
+                                                       if glyph else ""))
+        outputs = shapes(cells[titles.index("Output Shape")]) if "Output Shape" in titles else ()
+        note = ""
+        if params and "Trainable" in titles and _NORM.fullmatch(kind):
+            params, note = None, (f"its row's {cells[params_at]} counts its running statistics "
+                                  "beside its parameters (torchscan): not read")
+        rows.append(Row(name, kind, outputs[0] if outputs else None, params, index + 1,
+                        depth=depth, outputs=outputs, note=note))
+        index += 1
+    if not rows:
+        return None
+    how = "read as a table: " + " / ".join(t for t in titles if t in (
+        *_NAME_TITLES, "Type", *_PARAM_TITLES)) + " columns, nesting by its tree glyphs"
+    cropped = () if total is not None else ("no `Total params` line",)
+    known = sum(r.params or 0 for r in rows)
+    if total is not None and known != total and all(r.params is not None for r in rows):
+        cropped = (f"its rows add up to {known:,}, not its Total params {total:,}: rows are "
+                   "hidden below its depth, or a row counts what is no parameter",)
+    return Printout("table", "model", first + 1, index, tuple(rows), total, how=how,
+                    accounting=Accounting.span(first + 1, index, unread, cropped)), index
