@@ -94,11 +94,9 @@ def kind_of(title: str, cells: Sequence[str]) -> str:
     if re.search(r"\b(name|module|layer|path)\b", lowered) and filled and all(
             k == "name" for k in filled):
         return "name"
-    if _PARAMS.search(lowered) and not re.search(r"flop|mac|%", lowered) and filled and all(
-            k in ("count", "rounded", "shape") for k in filled):
+    if _PARAMS.search(lowered) and not _NOT_PARAMS.search(lowered.replace(
+            "shape", "")) and filled and all(k in ("count", "rounded", "shape") for k in filled):
         return "params"
-    if _NOT_PARAMS.search(lowered):
-        return "other"
     return "other"
 
 
@@ -252,7 +250,7 @@ def read_aligned(lines: Sequence[str], start: int) -> tuple[Printout, int] | Non
     found = _tokens(header)
     titles = [t for _, t in found]
     starts_at = [at for at, _ in found]
-    name_at, params_at = 0, next(k for k, t in enumerate(titles) if t in _PARAM_TITLES)
+    params_at = next(k for k, t in enumerate(titles) if t in _PARAM_TITLES)
     type_at = titles.index("Type") if "Type" in titles else None
     first = start - 1 if start and re.fullmatch(r"\s*[_=\-]{5,}\s*", lines[start - 1]) else start
     rows: list[Row] = []
