@@ -163,19 +163,26 @@ def _listing(lines: Sequence[str], start: int, end: int, body: Sequence[tuple[in
             numbers.append(at + 1)
         elif kind in ("count", "rounded"):
             modules.append((at, name, cell))
-    names = [t.name for t in tensors]
+    held: dict[str, int] = {}
+    """Every dotted prefix of a listed tensor's name: the parameters under it."""
+    for tensor in tensors:
+        parts = tensor.name.split(".")
+        for depth in range(1, len(parts)):
+            prefix = ".".join(parts[:depth])
+            held[prefix] = held.get(prefix, 0) + (tensor.count if tensor.trainable else 0)
+    whole = sum(t.count for t in tensors if t.trainable)
     for at, name, cell in modules:
-        root = at == body[0][0] and not any(n.startswith(name + ".") for n in names)
-        under = [t for t in tensors if t.trainable and (root or t.name.startswith(name + "."))]
-        held = sum(t.count for t in under)
+        root = at == body[0][0] and name not in held
         exact = count(cell)
         low, high = (exact, exact) if exact is not None else approximate(cell) or (0, -1)
-        if not under and not root and not any(n.startswith(name + ".") for n in names):
+        if not root and name not in held:
             if low > 0 or exact is None:
                 unread.append(Unread(at + 1, lines[at], f"a module's count ({cell}) without "
                                      "its tensors' shapes (below the printer's depth)"))
-        elif not low <= held <= high:
-            cropped.append(f"the tensors listed under {name} hold {held:,}, not the {cell} "
+            continue
+        under = whole if root else held[name]
+        if not low <= under <= high:
+            cropped.append(f"the tensors listed under {name} hold {under:,}, not the {cell} "
                            "its row prints: a row is missing")
     return Printout("shapes", "tensors", start + 1, end, tensors=tuple(tensors),
                     tensor_lines=tuple(numbers), how=how, accounting=Accounting.span(
