@@ -77,14 +77,43 @@ def torchscan_text(net: Any, example: Any, depth: int = 1) -> str:
     return out.getvalue()
 
 
+LISTINGS: dict[str, Callable[[str, Any], str]] = {
+    "print(n, p.shape, p.requires_grad)": lambda n, p: f"{n} {p.shape} {p.requires_grad}",
+    "print(n, p.size(), p.dtype, p.device)": lambda n, p: f"{n} {p.size()} {p.dtype} {p.device}",
+    "print(n, list(p.shape), p.requires_grad)": lambda n, p: f"{n} {list(p.shape)} "
+                                                             f"{p.requires_grad}",
+    "print(f'{n} shape={tuple(p.shape)} dtype={p.dtype}')": lambda n, p: (
+        f"{n} shape={tuple(p.shape)} dtype={p.dtype}"),
+    "print(f'{n}: {p.shape}, requires_grad={p.requires_grad}')": lambda n, p: (
+        f"{n}: {p.shape}, requires_grad={p.requires_grad}"),
+}
+"""Listings with columns after the shape, as loops over ``named_parameters()`` print them."""
+
+
+def listing_text(net: Any, style: str) -> str:
+    """``net.named_parameters()`` printed by the loop ``style`` names."""
+    return "\n".join(LISTINGS[style](n, p) for n, p in net.named_parameters()) + "\n"
+
+
 def requires_grad_text(net: Any) -> str:
     """``for n, p in net.named_parameters(): print(n, p.shape, p.requires_grad)``."""
-    return "\n".join(f"{n} {p.shape} {p.requires_grad}" for n, p in net.named_parameters()) + "\n"
+    return listing_text(net, "print(n, p.shape, p.requires_grad)")
 
 
 def dict_text(net: Any) -> str:
     """``print({k: v.shape for k, v in net.state_dict().items()})``: buffers too."""
     return str({k: v.shape for k, v in net.state_dict().items()}) + "\n"
+
+
+def flax_shapes_text(variables: Any, eval_shape: bool) -> str:
+    """A linen model's variables as JAX prints their shapes: ``jax.tree.map(lambda x:
+    x.shape, variables)`` (nested dicts of tuples), or ``jax.eval_shape`` (nested dicts of
+    ``ShapeDtypeStruct(shape=..., dtype=...)``)."""
+    import jax
+
+    if eval_shape:
+        return str(jax.eval_shape(lambda: variables)) + "\n"
+    return str(jax.tree.map(lambda x: x.shape, variables)) + "\n"
 
 
 def state_text(net: Any) -> str:
@@ -97,8 +126,9 @@ def torch_generic_pastes(plan: TorchPlan, draw: Callable[[st.SearchStrategy[Any]
     """Every generic form's paste of ``plan``'s model: fvcore's two tables, ptflops' print,
     the listings with a ``requires_grad`` column and as a dict."""
     net, truth, example = build_torch(plan)
+    style = draw(st.sampled_from(sorted(LISTINGS)))
     pastes = [Paste("fvcore parameter_count_table", fvcore_parameters(net, 99), truth),
-              Paste("named_parameters() with requires_grad", requires_grad_text(net), truth),
+              Paste("named_parameters() with more columns", listing_text(net, style), truth),
               Paste("state_dict() printed as a dict", dict_text(net), truth)]
     if draw(st.booleans()):
         with contextlib.suppress(Exception):  # a model fvcore's tracer cannot run

@@ -17,9 +17,12 @@ from paramcount.reading.tables.generic import approximate
 from tests.conftest import have
 from tests.printers import Score, check, torch_plans
 from tests.printers_generic import (
+    LISTINGS,
     dict_text,
+    flax_shapes_text,
     fvcore_flops,
     fvcore_parameters,
+    listing_text,
     ptflops_text,
     requires_grad_text,
     state_text,
@@ -102,6 +105,42 @@ def test_listings_read_exact(printer: Any, build: Any) -> None:
     assert model.total == _total(net)
     (layer,) = [layer for layer in model.layers if layer.recurrent]
     assert layer.spec is not None and same(layer.spec, GRU if build is _gru_net else LSTM)
+
+
+@pytest.mark.parametrize("style", sorted(LISTINGS))
+def test_listing_columns_after_the_shape(style: str) -> None:
+    """Every loop's columns after the shape (``requires_grad``, dtype, device, ``shape=``)
+    are read past: the exact total and configuration."""
+    net, _ = _norm_net()
+    model = _only(listing_text(net, style), "shapes")
+    assert model.total == _total(net)
+    (layer,) = [layer for layer in model.layers if layer.recurrent]
+    assert layer.spec is not None and same(layer.spec, LSTM)
+
+
+@pytest.mark.skipif(not (have("jax") and have("flax")), reason="needs jax and flax")
+@pytest.mark.parametrize("eval_shape", [False, True], ids=["tree.map-shape", "eval_shape"])
+def test_jax_parameter_tree_shapes(eval_shape: bool) -> None:
+    """A linen model's parameter tree printed as JAX prints its shapes (nested dicts) is read
+    with each key path joined as the tree's path: the exact total and the cell's count."""
+    import jax
+    import jax.numpy as jnp
+    from flax import linen
+
+    class Net(linen.Module):
+        """An RNN over an LSTMCell(32), then a Dense(10)."""
+
+        @linen.compact
+        def __call__(self, x: Any) -> Any:
+            """The cell over time, then the Dense."""
+            return linen.Dense(10)(linen.RNN(linen.LSTMCell(32))(x))
+
+    variables = Net().init(jax.random.PRNGKey(0), jnp.zeros((1, 5, 8)))
+    truth = sum(x.size for x in jax.tree.leaves(variables))
+    model = _only(flax_shapes_text(variables, eval_shape), "shapes")
+    assert model.total == truth
+    (layer,) = [layer for layer in model.layers if layer.recurrent]
+    assert layer.params == 4 * 32 * (8 + 32) + 4 * 32
 
 
 def test_batchnorm_buffers_shown_never_counted() -> None:

@@ -40,59 +40,86 @@ def is_buffer(name: str) -> bool:
     return _norm_buffer(name) or last.endswith("_mask") or last in _BUFFER_NAMES
 
 
-_OPEN = re.compile(r"\s*+(?:OrderedDict\(\s*+\[|odict_items\(\s*+\[|\{|\[\s*+\()")
-_ENTRY = re.compile(
-    r"""['"](?P<name>[^'"\s]{1,300})['"]\s*+[:,]\s*+(?P<shape>torch\.Size\(\[[\d,\s]*+\]\)|
-        TensorShape\(\[[\d,\s]*+\]\)|\([\d,\s]*+\)|\[[\d,\s]*+\])""", re.X)
-_LEFT = re.compile(r"[\s{}\[\](),]*+")
+_SHAPE = (r"(?:torch\.Size\(\[[\d,\s]*+\]\)|TensorShape\(\[[\d,\s]*+\]\)|\([\d,\s]*+\)|"
+          r"\[[\d,\s]*+\]|ShapeDtypeStruct\(shape=\([\d,\s]*+\)[^()]{0,200}\))")
+_WRAPPER = r"(?:OrderedDict|odict_items|FrozenDict|FrozenVarDict|State|dict)\(\s*+"
+_TOKEN = re.compile(
+    r"""(?P<entry>['"](?P<name>[^'"\s]{1,300})['"]\s*+[:,]\s*+(?P<shape>""" + _SHAPE + r"""))
+        |(?P<key>['"](?P<inner>[^'"\s]{1,300})['"]\s*+:\s*+(?:""" + _WRAPPER + r""")?\{)
+        |(?P<open>(?:""" + _WRAPPER + r""")?[{\[(])|(?P<close>[}\])])|(?P<skip>[\s,]++)""", re.X)
+_OPEN = re.compile(r"\s*+(?:" + _WRAPPER + r")?[{\[]\s*+(?:\(\s*+)?")
+_DIMS = re.compile(r"[(\[]([\d,\s]*+)[)\]]")
 _LINES = 5_000
 """The most lines one literal may run over (a printed state dict of a large model)."""
 
 
 def starts_literal(line: str) -> bool:
     """Whether ``line`` opens a literal of names and shapes (``{'gru.weight_ih_l0':
-    torch.Size(...``)."""
+    torch.Size(...``, ``{'params': {'Dense_0': {'bias': (10,)``)."""
     found = _OPEN.match(line)
-    return found is not None and _ENTRY.match(line, found.end()) is not None
+    if found is None:
+        return False
+    token = _TOKEN.match(line, found.end())
+    return token is not None and (token.group("entry") or token.group("key")) is not None
 
 
 def read_literal(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     """The dict or list literal of names and shapes opening at ``lines[start]``, over as many
-    lines as its brackets take: its tensors (buffers marked not trainable) and the line past
-    it. Text inside it that is no ``'name': shape`` entry is named unread."""
+    lines as its brackets take: its tensors (buffers marked not trainable; a nested dict's
+    keys joined by ``/`` as a parameter tree's path: ``params/Dense_0/kernel``) and the line
+    past it. Text inside it that is no ``'name': shape`` entry is named unread."""
     if not starts_literal(lines[start]):
         return None
-    depth, index = 0, start
+    keys: list[str | None] = []
+    """The keys of the dicts open around the scan (None for a bracket without one)."""
+    index = start
     tensors: list[NamedTensor] = []
     numbers: list[int] = []
     unread: list[Unread] = []
+    opened = False
     while index < len(lines) and index - start < _LINES:
         line = lines[index]
-        at = 0
-        left: list[str] = []
-        for entry in _ENTRY.finditer(line):
-            left.append(line[at:entry.start()])
-            at = entry.end()
-            dims = tuple(number(d) for d in re.findall(r"\d+", entry.group("shape")))
-            if None in dims:
-                unread.append(Unread(index + 1, line, "a dimension beyond 2^63 − 1"))
+        at, bad = 0, False
+        while at < len(line):
+            token = _TOKEN.match(line, at)
+            if token is None:
+                bad = True
+                at = _next_token(line, at)
                 continue
-            name = entry.group("name")
-            tensors.append(NamedTensor(name, tuple(d for d in dims if d is not None),
-                                       trainable=not is_buffer(name)))
-            numbers.append(index + 1)
-        left.append(line[at:])
-        rest = "".join(left).replace("OrderedDict", "").replace("odict_items", "")
-        if _LEFT.fullmatch(rest) is None:
+            at = token.end()
+            if token.group("entry"):
+                name = "/".join([k for k in keys if k] + [token.group("name")])
+                dims = _DIMS.search(token.group("shape"))
+                values = tuple(number(d) for d in re.findall(r"\d+", dims.group(1))) if dims else ()
+                if None in values:
+                    unread.append(Unread(index + 1, line, "a dimension beyond 2^63 − 1"))
+                    continue
+                tensors.append(NamedTensor(name, tuple(d for d in values if d is not None),
+                                           trainable=not is_buffer(name)))
+                numbers.append(index + 1)
+            elif token.group("key"):
+                keys.append(token.group("inner"))
+                opened = True
+            elif token.group("open"):
+                keys.append(None)
+                opened = True
+            elif token.group("close") and keys:
+                keys.pop()
+        if bad:
             unread.append(Unread(index + 1, line, "text inside the listing that is no "
                                  "`'name': shape` entry"))
-        depth += sum(rest.count(c) for c in "([{") - sum(rest.count(c) for c in ")]}")
         index += 1
-        if depth <= 0:
+        if opened and not keys:
             break
     if not tensors:
         return None
-    cropped = ("its closing bracket is not in the paste",) if depth > 0 else ()
+    cropped = ("its closing bracket is not in the paste",) if keys else ()
     return Printout("shapes", "tensors", start + 1, index, tensors=tuple(tensors),
                     tensor_lines=tuple(numbers), accounting=Accounting.span(
                         start + 1, index, unread, cropped)), index
+
+
+def _next_token(line: str, at: int) -> int:
+    """Past text no token reads: to the next comma, bracket or quote after ``at``."""
+    found = re.compile(r"[,{}\[\]()'\"]").search(line, at + 1)
+    return found.start() if found else len(line)

@@ -19,7 +19,7 @@ from paramcount.reading.listings.generic import EXTRA, is_buffer
 from paramcount.reading.tables.table import Printout, number
 
 _DUMP = re.compile(
-    r"""^\s*+\(?\s*+['"]?(?P<name>[A-Za-z_\d][\w./:\-\[\]]*?)['"]?(?>\s*+[,:=]\s*+|\s++)(?P<shape>
+    r"""^\s*+\(?\s*+['"]?(?P<name>[A-Za-z_\d][\w./:\-\[\]]*?)['"]?(?>\s*+[,:=]\s*+|\s++)(?:shape\s*+[=:]\s*+)?(?P<shape>
         torch\.Size\(\[[\d,\s]*+\]\)|TensorShape\(\[[\d,\s]*+\]\)|\([\d,\s]*+\)|\[[\d,\s]*+\])
         """ + EXTRA + r"""\s*+\)?\s*+,?\s*+$""", re.X)
 _VARIABLE = re.compile(r"^\s*+\[?<(?:tf\.|Keras)?Variable\b(?=.*?\bshape=\()(?P<rest>.*)")
