@@ -325,3 +325,29 @@ def test_random_models_in_the_generic_forms(plan: Any, data: st.DataObject) -> N
     for paste in torch_generic_pastes(plan, data.draw):
         check(paste, score)
     assert not score.wrong, score.wrong
+
+
+# -- prefixes a post puts on every line --------------------------------------------------------
+
+_PRINTERS = {
+    "fvcore": (lambda net, x: fvcore_parameters(net), "shapes", "fvcore"),
+    "ptflops": (ptflops_text, "repr", "ptflops"),
+    "torchscan": (lambda net, x: torchscan_text(net, x), "table", "torchscan"),
+    "dict": (lambda net, x: dict_text(net), "shapes", "torch"),
+}
+
+
+@pytest.mark.parametrize("prefix", ["    ", "# ", "> "], ids=["indented", "commented", "quoted"])
+@pytest.mark.parametrize("printer", sorted(_PRINTERS))
+def test_generic_forms_under_a_prefix(printer: str, prefix: str) -> None:
+    """Each generic form indented as a code block, commented out or quoted, between prose
+    lines, is read as it is without the prefix."""
+    make, source, module = _PRINTERS[printer]
+    if not have(module):
+        pytest.skip(f"needs {module}")
+    net, example = _gru_net()
+    text = make(net, example)
+    shifted = "".join(prefix + line if line.strip() else line
+                      for line in text.splitlines(True))
+    model = _only(f"Here is what it prints:\n\n{shifted}\nWhy is it so large?\n", source)
+    assert model.total == _total(net)

@@ -82,6 +82,17 @@ def landmark_reader(line: str) -> Reader | None:
     return None
 
 
+def generic_reader(lines: Sequence[str], index: int) -> Reader | None:
+    """The generic reader of a table no dialect claims, headed at ``lines[index]``: a pipe
+    table, or one aligned by runs of spaces (:mod:`paramcount.reading.tables.generic`)."""
+    first = lines[index][:1]
+    if first == "|" and generic_table.starts(lines, index):
+        return generic_table.read
+    if first and first in "LNM" and generic_table.starts_aligned(lines, index):
+        return generic_table.read_aligned
+    return None
+
+
 def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
     """Every printout in ``lines`` and the (1-based) line numbers they span."""
     found: list[Printout] = []
@@ -90,11 +101,8 @@ def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
     while index < len(lines):
         line = lines[index]
         result: tuple[Printout, int] | None = None
-        reader = landmark_reader(line) or header_reader(lines, index)
-        if reader is None and line[:1] == "|" and generic_table.starts(lines, index):
-            reader = generic_table.read
-        elif reader is None and line[:1] in "LNM" and generic_table.starts_aligned(lines, index):
-            reader = generic_table.read_aligned
+        reader = landmark_reader(line) or header_reader(lines, index) or generic_reader(
+            lines, index)
         if reader is not None:
             result = reader(lines, index)
         elif line.rstrip().endswith("(") and not line.startswith(" "):
@@ -137,16 +145,19 @@ def _read_prefixed(lines: Sequence[str], index: int) -> tuple[Printout, int] | N
     bare = _COMMENT.sub("", line.lstrip(), 1) if comment else line.lstrip()
     if not (landmark_reader(bare) or "Layer (type" in bare or model_summary.is_header(bare)
             or _REPR_START.match(bare.rstrip()) or "torch.Size" in bare
-            or shape_dump.is_dump(bare)):
+            or shape_dump.is_dump(bare) or bare[:1] == "|" or listing.starts_literal(bare)
+            or bare.startswith(("Layer ", "Name ", "Module "))):
         return None
     view = _unprefixed(lines, index, comment)
-    reader = landmark_reader(view[index]) or header_reader(view, index)
+    reader = landmark_reader(view[index]) or header_reader(view, index) or generic_reader(
+        view, index)
     if reader is not None:
         found = reader(view, index)
     elif _REPR_START.match(view[index].rstrip()):
         found = torch_repr.read(view, index)
     else:
-        found = shape_dump.read_bare(view, index) or shape_dump.read_named(view, index)
+        found = (listing.read_literal(view, index) or shape_dump.read_bare(view, index)
+                 or shape_dump.read_named(view, index))
     if found is None:
         return None
     printout, end = found
