@@ -10,7 +10,6 @@ one dialect per printer: ``keras_summary``, ``torchinfo``, ``torchsummary``, ``l
 no dialect reads), ``listings`` (``shape_dump``, ``unnamed``, ``generic``: literals and buffers),
 ``reprs`` (``torch_repr``, ``hf_repr``, ``generic``: a flop counter's figures), ``code``
 (``python_code`` on ``walk``, ``evaluate``, ``values``, ``account``, ``recovery``: read with
-``ast``, never run)
-and ``messages`` (``load_error``, ``runtime_error``).
+``ast``, never run) and ``messages`` (``load_error``, ``runtime_error``).
 May import: ``paramcount.engine``, ``paramcount.families.registry``, ``paramcount.files``.
 """
