@@ -116,6 +116,39 @@ def flax_shapes_text(variables: Any, eval_shape: bool) -> str:
     return str(jax.tree.map(lambda x: x.shape, variables)) + "\n"
 
 
+def count_parameters_text(net: Any) -> str:
+    """The ``count_parameters`` every forum answer gives: a prettytable of each trainable
+    tensor's count, and the total under it."""
+    from prettytable import PrettyTable
+
+    table = PrettyTable(["Modules", "Parameters"])
+    total_params = 0
+    for name, parameter in net.named_parameters():
+        if not parameter.requires_grad:
+            continue
+        params = parameter.numel()
+        table.add_row([name, params])
+        total_params += params
+    return f"{table}\nTotal Trainable Params: {total_params}\n"
+
+
+TABULATE = ("grid", "simple", "github", "psql", "pipe", "plain-shapes")
+"""tabulate's table formats a post prints a parameter table in (``plain-shapes``: the
+``simple`` format with a shape column beside the count)."""
+
+
+def tabulate_text(net: Any, style: str) -> str:
+    """``tabulate`` of ``net``'s tensors: names and counts in ``style``, or names, shapes and
+    counts (``plain-shapes``)."""
+    from tabulate import tabulate
+
+    if style == "plain-shapes":
+        return tabulate([(n, tuple(p.shape), p.numel()) for n, p in net.named_parameters()],
+                        headers=["name", "shape", "params"]) + "\n"
+    return tabulate([(n, p.numel()) for n, p in net.named_parameters()],
+                    headers=["name", "params"], tablefmt=style) + "\n"
+
+
 def state_text(net: Any) -> str:
     """``for k, v in net.state_dict().items(): print(k, v.shape)``: buffers too."""
     return "\n".join(f"{k} {v.shape}" for k, v in net.state_dict().items()) + "\n"
@@ -130,6 +163,9 @@ def torch_generic_pastes(plan: TorchPlan, draw: Callable[[st.SearchStrategy[Any]
     pastes = [Paste("fvcore parameter_count_table", fvcore_parameters(net, 99), truth),
               Paste("named_parameters() with more columns", listing_text(net, style), truth),
               Paste("state_dict() printed as a dict", dict_text(net), truth)]
+    pastes.append(Paste("count_parameters (prettytable)", count_parameters_text(net), truth))
+    table = draw(st.sampled_from(TABULATE))
+    pastes.append(Paste(f"tabulate ({table})", tabulate_text(net, table), truth))
     if draw(st.booleans()):
         with contextlib.suppress(Exception):  # a model fvcore's tracer cannot run
             pastes.append(Paste("fvcore flop_count_table", fvcore_flops(net, example), truth))

@@ -18,6 +18,8 @@ from tests.conftest import have
 from tests.printers import Score, check, torch_plans
 from tests.printers_generic import (
     LISTINGS,
+    TABULATE,
+    count_parameters_text,
     dict_text,
     flax_shapes_text,
     fvcore_flops,
@@ -26,6 +28,7 @@ from tests.printers_generic import (
     ptflops_text,
     requires_grad_text,
     state_text,
+    tabulate_text,
     torch_generic_pastes,
     torchscan_text,
 )
@@ -219,6 +222,64 @@ def test_fvcore_table_missing_a_row_is_named() -> None:
     model = _only(kept, "shapes")
     assert model.total is None
     assert any("a row is missing" in c for c in model.accounting.cropped)
+
+
+# -- tables of tensors' counts ------------------------------------------------------------------
+
+def _lstm_net() -> Any:
+    """An embedding, a 2-layer bidirectional LSTM(16, 32) and a Linear: 39,813 parameters."""
+    from torch import nn
+
+    class Net(nn.Module):
+        """Embedding, LSTM, Linear."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb = nn.Embedding(100, 16)
+            self.lstm = nn.LSTM(16, 32, num_layers=2, bidirectional=True)
+            self.fc = nn.Linear(64, 5)
+
+    return Net()
+
+
+STACK = LayerSpec(Cell.LSTM, 16, 32, num_layers=2, bidirectional=True)
+
+
+@pytest.mark.skipif(not have("prettytable"), reason="needs prettytable")
+def test_count_parameters_prettytable() -> None:
+    """The forum's ``count_parameters`` (a prettytable of each tensor's count, ``Total
+    Trainable Params`` under it): the exact total, and the LSTM's configuration read from its
+    tensors' counts."""
+    net = _lstm_net()
+    text = count_parameters_text(net)
+    model = _only(text, "counts")
+    assert model.total == model.printed_total == _total(net)
+    (layer,) = [layer for layer in model.layers if layer.recurrent]
+    assert layer.spec is not None and same(layer.spec, STACK)
+
+
+@pytest.mark.skipif(not have("prettytable"), reason="needs prettytable")
+def test_count_parameters_with_a_row_cut_is_named() -> None:
+    """A row cut from the table: its rows no longer add up to the total under it."""
+    net = _lstm_net()
+    text = "".join(line for line in count_parameters_text(net).splitlines(True)
+                   if "fc.weight" not in line)
+    model = _only(text, "counts")
+    assert model.total is None
+    assert any("a row is missing" in c for c in model.accounting.cropped)
+
+
+@pytest.mark.skipif(not have("tabulate"), reason="needs tabulate")
+@pytest.mark.parametrize("style", TABULATE)
+def test_tabulate_tables(style: str) -> None:
+    """tabulate's formats (bordered, Markdown, plain over dash groups; counts alone or beside
+    shapes) give the exact total and the LSTM's configuration."""
+    net = _lstm_net()
+    answer = read(tabulate_text(net, style))
+    (model,) = answer.models
+    assert model.total == _total(net)
+    (layer,) = [layer for layer in model.layers if layer.recurrent]
+    assert layer.spec is not None and same(layer.spec, STACK)
 
 
 # -- ptflops' print ------------------------------------------------------------------------------

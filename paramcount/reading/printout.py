@@ -21,6 +21,7 @@ from paramcount.reading.listings import generic as listing
 from paramcount.reading.listings import shape_dump
 from paramcount.reading.reprs import hf_repr, torch_repr
 from paramcount.reading.tables import (
+    aligned,
     flax_tabulate,
     keras_summary,
     lightning,
@@ -88,8 +89,8 @@ def generic_reader(lines: Sequence[str], index: int) -> Reader | None:
     first = lines[index][:1]
     if first == "|" and generic_table.starts(lines, index):
         return generic_table.read
-    if first and first in "LNM" and generic_table.starts_aligned(lines, index):
-        return generic_table.read_aligned
+    if first.isalpha() and aligned.starts(lines, index):
+        return aligned.read
     return None
 
 
@@ -146,7 +147,7 @@ def _read_prefixed(lines: Sequence[str], index: int) -> tuple[Printout, int] | N
     if not (landmark_reader(bare) or "Layer (type" in bare or model_summary.is_header(bare)
             or _REPR_START.match(bare.rstrip()) or "torch.Size" in bare
             or shape_dump.is_dump(bare) or bare[:1] == "|" or listing.starts_literal(bare)
-            or bare.startswith(("Layer ", "Name ", "Module "))):
+            or aligned.starts([bare, *_next(lines, index)], 0)):
         return None
     view = _unprefixed(lines, index, comment)
     reader = landmark_reader(view[index]) or header_reader(view, index) or generic_reader(
@@ -162,6 +163,14 @@ def _read_prefixed(lines: Sequence[str], index: int) -> tuple[Printout, int] | N
         return None
     printout, end = found
     return dataclasses.replace(printout, shown=tuple(view[printout.first - 1:printout.last])), end
+
+
+def _next(lines: Sequence[str], index: int) -> list[str]:
+    """The line after ``index`` without the prefix it shares (for a header's rule)."""
+    if index + 1 >= len(lines):
+        return []
+    following = lines[index + 1].lstrip()
+    return [_COMMENT.sub("", following, 1) if following.startswith("#") else following]
 
 
 def _better(shifted: tuple[Printout, int], raw: tuple[Printout, int]) -> bool:

@@ -10,8 +10,11 @@ parameter column whose cells are counts (``1,234``), rounded counts (``19.5K``, 
 of flops, memory or output shapes are never read as parameters. A table that lists tensors
 is read as a listing of names and shapes, each module's rounded count checked against the
 tensors under it (a module whose tensors are not listed, cut at the printer's depth, is named
-unread); a table of counts alone as its rows. The answer says how it was read (``read as a
-table: name / parameters-or-shape columns``).
+unread); a table of tensors' counts (``count_parameters`` with prettytable, ``+---+``
+borders) by its tensors; a table of counts alone as its rows. A total under its own words
+after it (``Total Trainable Params: 39813``) checks them. The answer says how it was read
+(``read as a table: name (name) / #elements or shape (params) columns``). Tables aligned by
+runs of spaces are found by :mod:`.aligned` and read by :func:`interpret` too.
 """
 
 from __future__ import annotations
@@ -25,16 +28,16 @@ from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.listings.generic import is_buffer
 from paramcount.reading.tables.table import Printout, Row, count, shapes
 
-__all__ = ["approximate", "kind_of", "read", "starts"]
+__all__ = ["TENSOR", "TYPE", "approximate", "interpret", "kind_of", "read", "starts"]
 
-_RULE = re.compile(r"\s*+\|?(?:\s*+:?-{3,}:?\s*+\|)++\s*+(?::?-{3,}:?\s*+)?$")
+_RULE = re.compile(r"\s*+[|+]?(?:\s*+:?(?:-{3,}|={3,}):?\s*+[|+])++\s*+(?::?-{3,}:?\s*+)?$")
 _LIMIT = 200_000
 _UNITS = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "B": 10**9, "T": 10**12}
 _ROUNDED = re.compile(r"(?P<value>\d{1,3}(?:,\d{3})*+(?:\.\d{1,6})?|\d{1,15}(?:\.\d{1,6})?)"
                       r"\s?(?P<unit>[kKMGBT])")
 _PERCENT = re.compile(r"\s*+\(?\s*+[\d.]{1,12}\s?%\s*+\)?\s*+(?:Params)?\s*+$")
 _NAME = re.compile(r"[A-Za-z_][\w.\-/:]{0,300}|\d[\w.\-/:]{0,300}")
-_TYPE = re.compile(r"[A-Za-z_][\w.]{0,100}")
+TYPE = _TYPE = re.compile(r"[A-Za-z_][\w.]{0,100}")
 _TOTAL = re.compile(r"\**\s*(?:total|totals|sum)\b", re.I)
 
 
@@ -94,6 +97,9 @@ def kind_of(title: str, cells: Sequence[str]) -> str:
     if re.search(r"\b(name|module|layer|path)\b", lowered) and filled and all(
             k == "name" for k in filled):
         return "name"
+    if re.fullmatch(r"(?:tensor |param(?:eter)? )?shapes?", lowered) and filled and all(
+            k == "shape" for k in filled):
+        return "shape"
     if _PARAMS.search(lowered) and not _NOT_PARAMS.search(lowered.replace(
             "shape", "")) and filled and all(k in ("count", "rounded", "shape") for k in filled):
         return "params"
@@ -110,14 +116,24 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in text.split("|")]
 
 
+_BORDER = re.compile(r"\s*+\+(?:[-=]{3,}\+)++\s*+$")
+_WORDS_TOTAL = re.compile(r"\s*+(?:Total|Totals|Sum)(?: [A-Za-z]{1,20}){0,3}\s*+[:=]\s*+"
+                          r"(?P<count>\d{1,3}(?:,\d{3})++|\d++)\s*+$", re.I)
+"""A total under its own words after a table (``Total Trainable Params: 39813``)."""
+
+
 def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
-    """The pipe table whose header is ``lines[start]``: read as a listing where it lists
-    tensors' shapes, else as rows of counts; None where no column holds parameters."""
+    """The pipe table whose header is ``lines[start]`` (Markdown; or bordered by ``+---+``
+    rules, as prettytable and tabulate's ``grid`` draw it): read by :func:`interpret`."""
     titles = _cells(lines[start])
+    first = start - 1 if start and _BORDER.match(lines[start - 1]) else start
     body: list[tuple[int, list[str]]] = []
     index = start + 2
     while index < len(lines) and index - start < _LIMIT:
         line = lines[index]
+        if _BORDER.match(line):
+            index += 1
+            continue
         if not line.lstrip().startswith("|"):
             break
         cells = _cells(line)
@@ -125,26 +141,75 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             break
         body.append((index, cells))
         index += 1
+    return interpret(lines, first, index, titles, body)
+
+
+def interpret(lines: Sequence[str], first: int, index: int, titles: Sequence[str],
+              body: Sequence[tuple[int, list[str]]], stated: int | None = None
+              ) -> tuple[Printout, int] | None:
+    """A table's rows read by what its columns hold (``first`` its first line, ``index`` the
+    line past its last row, where a total under its own words may follow): a listing where it
+    shows tensors' shapes, per-tensor counts where its names are tensors', else rows of
+    module counts; None where no column holds parameters."""
     if not body:
         return None
     roles = [kind_of(t, [cells[k] for _, cells in body]) for k, t in enumerate(titles)]
-    if "params" not in roles:
+    if "params" not in roles and "shape" not in roles:
         return None
+    if stated is None and index < len(lines) and (
+            words := _WORDS_TOTAL.match(lines[index])) is not None:
+        stated = count(words.group("count"))
+        index += 1
     name_at = roles.index("name") if "name" in roles else 0
     type_at = roles.index("type") if "type" in roles else None
-    params_at = roles.index("params")
     how = "read as a table: " + " / ".join(
         f"{t or '(unnamed)'} ({r})" for t, r in zip(titles, roles, strict=True)
         if r != "other") + " columns"
+    if "shape" in roles:
+        return _listing(lines, first, index, body, name_at, roles.index("shape"), how,
+                        roles.index("params") if "params" in roles else None, stated), index
+    params_at = roles.index("params")
     if any(_cell_kind(cells[params_at]) == "shape" for _, cells in body):
-        return _listing(lines, start, index, body, name_at, params_at, how), index
-    return _rows(lines, start, index, body, name_at, type_at, params_at, how), index
+        return _listing(lines, first, index, body, name_at, params_at, how, None,
+                        stated), index
+    if all(_TENSOR.search(cells[name_at].rsplit(".", 1)[-1]) for _, cells in body):
+        return _counts(lines, first, index, body, name_at, params_at, how, stated), index
+    return _rows(lines, first, index, body, name_at, type_at, params_at, how, stated), index
+
+
+TENSOR = _TENSOR = re.compile(r"^(?:weight|bias|kernel|recurrent_kernel|gamma|beta|scale|embedding|"
+                     r"in_proj_|out_proj_|running_|num_batches)|_(?:weight|bias)\b|weight_|"
+                     r"bias_")
+"""The last part of a tensor's name (``weight``, ``bias_ih_l0``, ``in_proj_weight``)."""
+
+
+def _counts(lines: Sequence[str], first: int, end: int, body: Sequence[tuple[int, list[str]]],
+            name_at: int, params_at: int, how: str, stated: int | None) -> Printout:
+    """A table of tensors' counts (``count_parameters`` with prettytable): a row per tensor,
+    buffers left out; its total checked against the one stated under it."""
+    rows: list[Row] = []
+    unread: list[Unread] = []
+    cropped: list[str] = []
+    for at, cells in body:
+        name, number_ = cells[name_at], count(_PERCENT.sub("", cells[params_at]))
+        if number_ is None:
+            unread.append(Unread(at + 1, lines[at], "a tensor's count that is no whole number"))
+        elif not is_buffer(name):
+            rows.append(Row(name, "tensor", None, number_, at + 1))
+    shown = sum(r.params or 0 for r in rows)
+    if stated is not None and not unread and shown != stated:
+        cropped.append(f"its rows add up to {shown:,}, not the total {stated:,} under it: a row "
+                       "is missing")
+    return Printout("counts", "tensors", first + 1, end, tuple(rows), stated, how=how,
+                    accounting=Accounting.span(first + 1, end, unread, cropped))
 
 
 def _listing(lines: Sequence[str], start: int, end: int, body: Sequence[tuple[int, list[str]]],
-             name_at: int, params_at: int, how: str) -> Printout:
-    """A table that lists tensors (fvcore): its tensors, each module row's rounded count
-    checked against the tensors under it."""
+             name_at: int, params_at: int, how: str, counts_at: int | None = None,
+             stated: int | None = None) -> Printout:
+    """A table that lists tensors (fvcore; a shape column beside a count column): its
+    tensors, each module row's rounded count checked against the tensors under it, each
+    tensor's printed count against its shape, the total under it against them all."""
     tensors: list[NamedTensor] = []
     numbers: list[int] = []
     modules: list[tuple[int, str, str]] = []
@@ -158,9 +223,14 @@ def _listing(lines: Sequence[str], start: int, end: int, body: Sequence[tuple[in
             if None in dims:
                 unread.append(Unread(at + 1, lines[at], "a shape with an unknown dimension"))
                 continue
-            tensors.append(NamedTensor(name, tuple(d for d in dims if d is not None),
-                                       trainable=not is_buffer(name)))
+            tensor = NamedTensor(name, tuple(d for d in dims if d is not None),
+                                 trainable=not is_buffer(name))
+            tensors.append(tensor)
             numbers.append(at + 1)
+            printed = count(cells[counts_at]) if counts_at is not None else None
+            if printed is not None and printed != tensor.count:
+                unread.append(Unread(at + 1, lines[at], f"its count {printed:,} is not its "
+                                     f"shape's {tensor.count:,}"))
         elif kind in ("count", "rounded"):
             modules.append((at, name, cell))
     held: dict[str, int] = {}
@@ -184,18 +254,22 @@ def _listing(lines: Sequence[str], start: int, end: int, body: Sequence[tuple[in
         if not low <= under <= high:
             cropped.append(f"the tensors listed under {name} hold {under:,}, not the {cell} "
                            "its row prints: a row is missing")
+    if stated is not None and stated != whole:
+        cropped.append(f"its tensors hold {whole:,}, not the total {stated:,} under it: a row "
+                       "is missing")
     return Printout("shapes", "tensors", start + 1, end, tensors=tuple(tensors),
                     tensor_lines=tuple(numbers), how=how, accounting=Accounting.span(
                         start + 1, end, unread, cropped))
 
 
 def _rows(lines: Sequence[str], start: int, end: int, body: Sequence[tuple[int, list[str]]],
-          name_at: int, type_at: int | None, params_at: int, how: str) -> Printout:
+          name_at: int, type_at: int | None, params_at: int, how: str,
+          stated: int | None = None) -> Printout:
     """A table of counts alone: each row a module with its count (a rounded count named
     unread: no exact total is claimed from it), nested by its dotted path."""
     rows: list[Row] = []
     unread: list[Unread] = []
-    total: int | None = None
+    total: int | None = stated
     rounded_total: tuple[int, int] | None = None
     for at, cells in body:
         name = cells[name_at]
@@ -218,96 +292,3 @@ def _rows(lines: Sequence[str], start: int, end: int, body: Sequence[tuple[int, 
                     rounded_total=rounded_total if total is None else None,
                     accounting=Accounting.span(start + 1, end, unread))
 
-
-# -- tables aligned by runs of spaces -------------------------------------------------------------
-
-_NAME_TITLES = ("Layer", "Name", "Module")
-_PARAM_TITLES = ("Param #", "#Params", "Params", "Parameters", "# Params")
-_OTHER_TITLES = ("Type", "Output Shape", "Input Shape", "Trainable", "Kernel Shape",
-                 "Mult-Adds", "FLOPs", "MACs")
-_GLYPH = re.compile(r"(?P<lead>(?:[|│]\s{3,4}|\s{4,5})*+)(?:[├└]─+|\+ ?-+ ?)?")
-_NORM = re.compile(r"(?:Sync)?BatchNorm\dd|InstanceNorm\dd|LazyBatchNorm\dd")
-_AFTER = re.compile(r"\s*+((Non-)?[Tt]rainable params|Total params|Model size|Params size|"
-                    r"Estimated Total|Input size|Forward/backward|-{5,}|_{5,}|={5,})")
-
-
-def starts_aligned(lines: Sequence[str], index: int) -> bool:
-    """Whether ``lines[index]`` heads a table aligned by runs of spaces that no dialect reads:
-    a name column (``Layer``), a parameter column (``Param #``) and a rule or tree row after
-    it (torchscan's ``Layer  Type  Output Shape  Param #  Trainable``)."""
-    line = lines[index]
-    if len(line) > 400 or not line.lstrip().startswith(_NAME_TITLES) or "  " not in line:
-        return False
-    titles = [t for _, t in _tokens(line)]
-    return (titles[0] in _NAME_TITLES and any(t in _PARAM_TITLES for t in titles)
-            and all(t in (*_NAME_TITLES, *_PARAM_TITLES, *_OTHER_TITLES) for t in titles)
-            and index + 1 < len(lines) and re.fullmatch(r"\s*[=\-_─━]{5,}\s*", lines[index + 1])
-            is not None)
-
-
-def _tokens(line: str) -> list[tuple[int, str]]:
-    """Runs of text separated by two or more spaces, with where each starts."""
-    return [(m.start(), m.group()) for m in re.finditer(r"\S+(?: \S+)*", line)]
-
-
-def read_aligned(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
-    """The space-aligned table headed at ``lines[start]``: a row per module, its depth from
-    its tree glyphs, its count from the parameter column, the total from ``Total params``."""
-    header = lines[start]
-    found = _tokens(header)
-    titles = [t for _, t in found]
-    starts_at = [at for at, _ in found]
-    params_at = next(k for k, t in enumerate(titles) if t in _PARAM_TITLES)
-    type_at = titles.index("Type") if "Type" in titles else None
-    first = start - 1 if start and re.fullmatch(r"\s*[_=\-]{5,}\s*", lines[start - 1]) else start
-    rows: list[Row] = []
-    unread: list[Unread] = []
-    total: int | None = None
-    index = start + 1
-    while index < len(lines) and index - start < _LIMIT:
-        line = lines[index]
-        if (match := re.match(r"\s*Total params:\s*([\d,]+)\s*$", line)) is not None:
-            total = count(match.group(1))
-            index += 1
-            while index < len(lines) and lines[index].strip() and _AFTER.match(lines[index]):
-                index += 1
-            break
-        if not line.strip() or _AFTER.match(line):
-            if not line.strip() and rows:
-                break
-            index += 1
-            continue
-        cells = [line[at:(starts_at[k + 1] if k + 1 < len(starts_at) else len(line))].strip()
-                 for k, at in enumerate(starts_at)]
-        glyph = _GLYPH.match(line)
-        lead = glyph.end() if glyph else 0
-        name = line[lead:starts_at[1] if len(starts_at) > 1 else len(line)].strip()
-        kind = cells[type_at] if type_at is not None else "module"
-        params = count(cells[params_at])
-        if not name or not _TYPE.fullmatch(kind) or (params is None and cells[params_at] not in (
-                "0", "-", "--", "")):
-            unread.append(Unread(index + 1, line, "a row whose cells are not under the "
-                                 "header's columns"))
-            index += 1
-            continue
-        depth = 0 if lead == 0 else 1 + len(re.findall(r"[|│]|\s{4,5}", glyph.group("lead")
-                                                       if glyph else ""))
-        outputs = shapes(cells[titles.index("Output Shape")]) if "Output Shape" in titles else ()
-        note = ""
-        if params and "Trainable" in titles and _NORM.fullmatch(kind):
-            params, note = None, (f"its row's {cells[params_at]} counts its running statistics "
-                                  "beside its parameters (torchscan): not read")
-        rows.append(Row(name, kind, outputs[0] if outputs else None, params, index + 1,
-                        depth=depth, outputs=outputs, note=note))
-        index += 1
-    if not rows:
-        return None
-    how = "read as a table: " + " / ".join(t for t in titles if t in (
-        *_NAME_TITLES, "Type", *_PARAM_TITLES)) + " columns, nesting by its tree glyphs"
-    cropped = () if total is not None else ("no `Total params` line",)
-    known = sum(r.params or 0 for r in rows)
-    if total is not None and known != total and all(r.params is not None for r in rows):
-        cropped = (f"its rows add up to {known:,}, not its Total params {total:,}: rows are "
-                   "hidden below its depth, or a row counts what is no parameter",)
-    return Printout("table", "model", first + 1, index, tuple(rows), total, how=how,
-                    accounting=Accounting.span(first + 1, index, unread, cropped)), index
