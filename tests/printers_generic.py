@@ -132,9 +132,11 @@ def count_parameters_text(net: Any) -> str:
     return f"{table}\nTotal Trainable Params: {total_params}\n"
 
 
-TABULATE = ("grid", "simple", "github", "psql", "pipe", "plain-shapes")
+TABULATE = ("grid", "simple", "github", "psql", "pipe", "fancy_grid", "rounded_outline",
+            "heavy_grid", "plain-shapes", "rich")
 """tabulate's table formats a post prints a parameter table in (``plain-shapes``: the
-``simple`` format with a shape column beside the count)."""
+``simple`` format with a shape column beside the count; ``rich``: a rich ``Table`` of names,
+shapes and counts, in its box characters)."""
 
 
 def tabulate_text(net: Any, style: str) -> str:
@@ -142,6 +144,16 @@ def tabulate_text(net: Any, style: str) -> str:
     counts (``plain-shapes``)."""
     from tabulate import tabulate
 
+    if style == "rich":
+        import rich.console
+        import rich.table
+
+        table = rich.table.Table("Name", "Shape", "Params")
+        for name, p in net.named_parameters():
+            table.add_row(name, str(tuple(p.shape)), f"{p.numel():,}")
+        console = rich.console.Console(file=io.StringIO(), width=120, color_system=None)
+        console.print(table)
+        return str(console.file.getvalue())
     if style == "plain-shapes":
         return tabulate([(n, tuple(p.shape), p.numel()) for n, p in net.named_parameters()],
                         headers=["name", "shape", "params"]) + "\n"

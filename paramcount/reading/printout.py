@@ -89,6 +89,8 @@ def generic_reader(lines: Sequence[str], index: int) -> Reader | None:
     first = lines[index][:1]
     if first == "|" and generic_table.starts(lines, index):
         return generic_table.read
+    if first in "│┃║" and first and generic_table.starts_box(lines, index):
+        return generic_table.read_box
     if first.isalpha() and aligned.starts(lines, index):
         return aligned.read
     return None

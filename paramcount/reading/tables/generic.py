@@ -28,7 +28,8 @@ from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.listings.generic import is_buffer
 from paramcount.reading.tables.table import Printout, Row, count, shapes
 
-__all__ = ["TENSOR", "TYPE", "approximate", "interpret", "kind_of", "read", "starts"]
+__all__ = ["TENSOR", "TYPE", "approximate", "interpret", "kind_of", "read", "read_box", "starts",
+           "starts_box"]
 
 _RULE = re.compile(r"\s*+[|+]?(?:\s*+:?(?:-{3,}|={3,}):?\s*+[|+])++\s*+(?::?-{3,}:?\s*+)?$")
 _LIMIT = 200_000
@@ -142,6 +143,37 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         body.append((index, cells))
         index += 1
     return interpret(lines, first, index, titles, body)
+
+
+_BOX_BAR = str.maketrans({"│": "|", "┃": "|", "║": "|"})
+_BOX_RULE = re.compile(r"\s*+[┏┡┢┣╒╞╟╔╠├┌└┗╘╚╰╭┕┝┞┟┠┨┪┫][─━═┳╇╈╋╤╪╫╦╬┼┬┴┻╧╩┷┯┿╀╁╂╃╄╅╆╊\s]*+"
+                       r"[┓┩┪┫╕╡╢╗╣┤┐┘┛╛╝╯╮┥┦┧┨]\s*+$")
+
+
+def starts_box(lines: Sequence[str], index: int) -> bool:
+    """Whether ``lines[index]`` is the header of a table drawn in box characters (rich's
+    tables, tabulate's ``fancy_grid`` and ``rounded_outline``): ``│ a │ b │`` over a rule."""
+    line = lines[index].strip()
+    return (line[:1] in "│┃║" and line.count(line[0]) >= 3 and index + 1 < len(lines)
+            and _BOX_RULE.match(lines[index + 1]) is not None)
+
+
+def read_box(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
+    """The box-drawn table headed at ``lines[start]``, read as the pipe table it draws: its
+    bars read as ``|``, its rules as ``+---+``, on a view of the paste (line for line)."""
+    view = list(lines)
+    index = max(start - 1, 0)
+    while index < len(lines) and index - start < _LIMIT:
+        line = lines[index]
+        if _BOX_RULE.match(line):
+            view[index] = "+---+"
+        elif line.lstrip()[:1] in "│┃║":
+            view[index] = line.translate(_BOX_BAR)
+        elif index > start:
+            break
+        index += 1
+    view[start + 1] = "|---|"
+    return read(view, start)
 
 
 def interpret(lines: Sequence[str], first: int, index: int, titles: Sequence[str],
