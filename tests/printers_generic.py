@@ -169,7 +169,8 @@ def state_text(net: Any) -> str:
 def torch_generic_pastes(plan: TorchPlan, draw: Callable[[st.SearchStrategy[Any]], Any]
                          ) -> list[Paste]:
     """Every generic form's paste of ``plan``'s model: fvcore's two tables, ptflops' print,
-    the listings with a ``requires_grad`` column and as a dict."""
+    torchscan's summary, prettytable's ``count_parameters`` and a tabulate table, the
+    listings with more columns and as a dict."""
     net, truth, example = build_torch(plan)
     style = draw(st.sampled_from(sorted(LISTINGS)))
     pastes = [Paste("fvcore parameter_count_table", fvcore_parameters(net, 99), truth),
@@ -177,10 +178,13 @@ def torch_generic_pastes(plan: TorchPlan, draw: Callable[[st.SearchStrategy[Any]
               Paste("state_dict() printed as a dict", dict_text(net), truth)]
     pastes.append(Paste("count_parameters (prettytable)", count_parameters_text(net), truth))
     table = draw(st.sampled_from(TABULATE))
-    pastes.append(Paste(f"tabulate ({table})", tabulate_text(net, table), truth))
+    label = "rich Table" if table == "rich" else f"tabulate ({table})"
+    pastes.append(Paste(label, tabulate_text(net, table), truth))
     if draw(st.booleans()):
         with contextlib.suppress(Exception):  # a model fvcore's tracer cannot run
             pastes.append(Paste("fvcore flop_count_table", fvcore_flops(net, example), truth))
     with contextlib.suppress(Exception):  # a module ptflops cannot run
         pastes.append(Paste("ptflops per-layer print", ptflops_text(net, example), truth))
+    with contextlib.suppress(Exception):  # a module torchscan cannot run
+        pastes.append(Paste("torchscan summary", torchscan_text(net, example), truth))
     return pastes
