@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.tables.generic import TENSOR, TYPE, interpret
-from paramcount.reading.tables.table import Printout, Row, count, shapes
+from paramcount.reading.tables.table import Printout, Row, count, shapes, tokens
 
 __all__ = ["read", "starts"]
 
@@ -33,16 +33,13 @@ _PARAMS = re.compile(r"param #|#params|# params|params|parameters|numel|(?:tenso
 _RULE = re.compile(r"\s*+[=\-_─━]{5,}\s*+$")
 _GROUPS = re.compile(r"\s*+-{2,}(?: {1,4}-{2,})++\s*+$")
 _GLYPH = re.compile(r"(?P<lead>(?:[|│]\s{3,4}|\s{4,5})*+)(?:[├└]─+|\+ ?-+ ?)?")
+"""A row's tree glyphs (``|    └─``): the depth is read from the lead before the branch."""
 _NORM = re.compile(r"(?:Sync|Lazy)?BatchNorm\dd|InstanceNorm\dd")
+"""A normalisation class whose row torchscan counts with its running statistics."""
 _TOTAL = re.compile(r"\s*+Total params:\s*+([\d,]++)\s*+$")
 _AFTER = re.compile(r"\s*+((Non-)?[Tt]rainable params|Total params|Model size|Params size|"
                     r"Estimated Total|Input size|Forward/backward|-{5,}|_{5,}|={5,})")
 _LIMIT = 200_000
-
-
-def _tokens(line: str) -> list[tuple[int, str]]:
-    """Runs of text separated by two or more spaces, with where each starts."""
-    return [(m.start(), m.group()) for m in re.finditer(r"\S+(?: \S+)*", line)]
 
 
 def starts(lines: Sequence[str], index: int) -> bool:
@@ -52,7 +49,7 @@ def starts(lines: Sequence[str], index: int) -> bool:
     if _FIRST.match(line) is None or len(line) > 400 or "  " not in line.strip() or (
             index + 1 >= len(lines)):
         return False
-    titles = [t for _, t in _tokens(line)]
+    titles = [t for _, t in tokens(line)]
     return (len(titles) >= 2 and _FIRST.match(titles[0]) is not None
             and all(_TITLE.fullmatch(t) for t in titles)
             and any(_PARAMS.fullmatch(t) for t in titles[1:])
@@ -63,7 +60,7 @@ def starts(lines: Sequence[str], index: int) -> bool:
 def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     """The space-aligned table headed at ``lines[start]``: its rows cut into the header's
     columns, read as tensors or as modules."""
-    found = _tokens(lines[start])
+    found = tokens(lines[start])
     titles = [t for _, t in found]
     rule = lines[start + 1]
     groups = [m.start() for m in re.finditer(r"-{2,}", rule)] if _GROUPS.match(rule) else []
