@@ -412,3 +412,19 @@ def test_generic_forms_under_a_prefix(printer: str, prefix: str) -> None:
                       for line in text.splitlines(True))
     model = _only(f"Here is what it prints:\n\n{shifted}\nWhy is it so large?\n", source)
     assert model.total == _total(net)
+
+
+# -- the JSON ------------------------------------------------------------------------------------
+
+@needs_fvcore
+def test_json_says_how_a_table_was_read_and_which_buffers_were_left_out() -> None:
+    """``--json`` carries each model's notes: how a generic table was read, and the buffers a
+    state dict shows and no total counts."""
+    from paramcount.render.read import read_data
+
+    net, _ = _norm_net()
+    (table,) = read_data(read(fvcore_parameters(net)))["models"]
+    assert any(note.startswith("read as a table: ") for note in table["notes"])
+    (listing,) = read_data(read(state_text(net)))["models"]
+    assert listing["total"] == _total(net)
+    assert any("bn.num_batches_tracked" in note for note in listing["notes"])

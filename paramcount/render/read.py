@@ -240,6 +240,7 @@ def read_data(answer: Answer, reports: Mapping[int, Report] | None = None) -> di
                            for u in m.accounting.unread],
                 "cropped": list(m.accounting.cropped),
                 "printed_total": m.printed_total,
+                "notes": list(m.notes),
                 "layers": [
                     {"name": layer.name, "class": layer.kind, "line": layer.line,
                      "params": layer.params, "printed": layer.printed,
