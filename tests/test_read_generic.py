@@ -428,3 +428,29 @@ def test_json_says_how_a_table_was_read_and_which_buffers_were_left_out() -> Non
     (listing,) = read_data(read(state_text(net)))["models"]
     assert listing["total"] == _total(net)
     assert any("bn.num_batches_tracked" in note for note in listing["notes"])
+
+
+@needs_ptflops
+def test_ptflops_total_figure_shows_a_parameter_the_repr_hides() -> None:
+    """A model's own ``nn.Parameter`` is in no repr line, but in ptflops' figure under
+    ``Net(``: the modules do not add up to it, so no total is claimed and the bound is true."""
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        """A GRU, and a scale of the model's own."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.gru = nn.GRU(8, 16)
+            self.scale = nn.Parameter(torch.ones(5000))
+
+        def forward(self, x: Any) -> Any:
+            """The GRU's output, scaled."""
+            return self.gru(x)[0] * self.scale[:16]
+
+    net = Net()
+    model = _only(ptflops_text(net, torch.zeros(1, 4, 8)), "repr")
+    assert model.total is None
+    assert model.at_least is not None and model.at_least < _total(net)
+    assert any("19.9" in c and "no repr line shows" in c for c in model.accounting.cropped)

@@ -43,6 +43,8 @@ def models(printouts: Sequence[Printout], lines: Sequence[str]) -> list[Model]:
             found += [with_states(m, printout) for m in printout_models([printout], lines)]
         else:
             found += printout_models([printout], lines)
+        if printout.kind == "repr" and printout.rounded_total and found:
+            found[-1] = _against_figure(found[-1], printout.rounded_total)
         if printout.how:  # read by a generic reader: the answer says how
             found[-1] = dataclasses.replace(found[-1], notes=(printout.how, *found[-1].notes))
     return found
@@ -138,6 +140,20 @@ def counts_model(printout: Printout) -> Model:
                                 printed=held))
     return Model(printout.title, printout.kind, printout.first, tuple(layers),
                  printed_total=printout.total, accounting=printout.accounting)
+
+
+def _against_figure(model: Model, figure: tuple[int, int]) -> Model:
+    """A repr whose printer figures its total (ptflops' line under ``Net(``): where the modules
+    read do not add up to it, something the repr does not show holds the rest (a parameter of
+    the model's own), so no total is claimed."""
+    low, high = figure
+    counted = model.total if model.total is not None else model.at_least
+    if counted is None or low <= counted <= high:
+        return model
+    return dataclasses.replace(model, accounting=model.accounting + Accounting(cropped=(
+        f"its modules add up to {counted:,}, not the {low:,} to {high:,} its printer figures "
+        "for the model: a parameter of the model's own, which no repr line shows, or frozen "
+        "parameters the printer leaves out",)))
 
 
 def rounded_model(printout: Printout) -> Model:

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["arguments", "figures_only"]
+from paramcount.reading.tables.generic import approximate
+from paramcount.reading.tables.table import count
+
+__all__ = ["arguments", "figures_only", "parameters_figure", "parameters_share"]
 
 _FIGURE = re.compile(
     r"""\s*+-?[\d.,]{1,30}\s?(?:[kKMGTPB]|[kKMGT]?(?:Mac|MACs?|FLOPS|FLOPs?|B))?\s?%?
@@ -73,3 +76,21 @@ def figures_only(line: str) -> bool:
     parts = text.split(",")
     return len(parts) >= 2 and all(_FIGURE.fullmatch(p) is not None for p in parts) and any(
         _WORDED.search(p) is not None for p in parts)
+
+
+def parameters_figure(line: str) -> tuple[int, int] | None:
+    """The parameter count a line of figures leads with (ptflops' ``19.47 k, 100.000% Params,
+    ...``): the counts it stands for, None where it leads with none."""
+    first = line.strip().split(",", 1)[0].strip()
+    exact = count(first)
+    return (exact, exact) if exact is not None else approximate(first)
+
+
+_SHARE = re.compile(r"\b(\d{1,3}(?:\.\d{1,6})?)\s?% Params")
+
+
+def parameters_share(line: str) -> str | None:
+    """The share of the model's parameters a line of figures gives its module (ptflops'
+    ``19.974% Params``), as printed; None where it gives none."""
+    found = _SHARE.search(line[:400])
+    return found.group(1) if found else None

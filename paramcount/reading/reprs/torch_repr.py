@@ -20,7 +20,12 @@ from dataclasses import dataclass
 
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.code.python_code import Block, Call, Step, layer_call
-from paramcount.reading.reprs.generic import arguments, figures_only
+from paramcount.reading.reprs.generic import (
+    arguments,
+    figures_only,
+    parameters_figure,
+    parameters_share,
+)
 from paramcount.reading.tables.table import Printout
 
 _ITEM = re.compile(r"^(?P<indent>\s*)\((?P<attr>[\w.-]+)\): (?:(?P<times>\d+) x )?"
@@ -46,8 +51,9 @@ class _Frame:
 def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     """A ``print(model)`` repr: ``Net(`` then ``(name): Class(...)`` lines, then ``)``."""
     head = re.match(r"^([A-Za-z_]\w*)\($", lines[start].rstrip())
-    first = start + 2 if start + 2 < len(lines) and figures_only(lines[start + 1]) else start + 1
-    if head is None or first >= len(lines) or not _ITEM.match(lines[first]):
+    opening = start + 2 if start + 2 < len(lines) and figures_only(lines[start + 1]) else (
+        start + 1)
+    if head is None or opening >= len(lines) or not _ITEM.match(lines[opening]):
         return None
     steps: list[Step] = []
     stack: list[_Frame] = []
@@ -55,7 +61,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     closed = False
     # indentation lost (every line flush left): nesting follows the brackets instead, each
     # module line ending in ``(`` opening one level and each ``)`` closing the innermost
-    flush = not lines[first].startswith((" ", "\t"))
+    flush = not lines[opening].startswith((" ", "\t"))
     index = start + 1
     while index < len(lines):
         line = lines[index].rstrip()
@@ -118,8 +124,14 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     cropped = () if closed else ("no closing `)`",)
     block = Block(head.group(1), "repr", start + 1, tuple(steps))
     accounting = Accounting.span(start + 1, index, unread, cropped)
+    figure = parameters_figure(lines[start + 1]) if opening == start + 2 else None
+    share = parameters_share(lines[start + 1]) if opening == start + 2 else None
+    if share is not None and float(share) < 100:
+        accounting = accounting + Accounting(cropped=(
+            f"its printer figures the modules it shows at {share}% of the model's parameters: "
+            "the rest are the model's own, which no repr line shows",))
     return Printout("repr", head.group(1), start + 1, index, block=block,
-                    accounting=accounting), index
+                    rounded_total=figure, accounting=accounting), index
 
 
 def _copies(attr: str, times: str | None) -> tuple[range | None, str]:
