@@ -454,3 +454,35 @@ def test_ptflops_total_figure_shows_a_parameter_the_repr_hides() -> None:
     assert model.total is None
     assert model.at_least is not None and model.at_least < _total(net)
     assert any("19.9" in c and "no repr line shows" in c for c in model.accounting.cropped)
+
+
+# -- tables of modules' counts -------------------------------------------------------------------
+
+@pytest.mark.skipif(not have("tabulate"), reason="needs tabulate")
+def test_module_table_with_containers_counts_each_parameter_once() -> None:
+    """A Markdown table of every module's count (a container's count holds its rows', as
+    ``sum(p.numel() for p in m.parameters())`` gives it) with a type column: each parameter
+    counted once, the total exact."""
+    from tabulate import tabulate
+    from torch import nn
+
+    net = nn.ModuleDict({"enc": nn.Sequential(nn.Linear(8, 16), nn.ReLU()),
+                         "gru": nn.GRU(16, 32)})
+    rows = [(name, type(module).__name__, sum(p.numel() for p in module.parameters()))
+            for name, module in net.named_modules() if name]
+    text = tabulate(rows, headers=["name", "type", "params"], tablefmt="github") + "\n"
+    model = _only(text, "table")
+    assert model.total == _total(net)
+
+
+@pytest.mark.skipif(not have("tabulate"), reason="needs tabulate")
+def test_table_of_several_models_claims_no_total() -> None:
+    """A table comparing models (no type column, no total) is not summed as one model."""
+    from tabulate import tabulate
+    from torch import nn
+
+    models = {"lstm": nn.LSTM(8, 16), "gru": nn.GRU(8, 16)}
+    text = tabulate([(n, sum(p.numel() for p in m.parameters())) for n, m in models.items()],
+                    headers=["model", "params"], tablefmt="github") + "\n"
+    answer = read(text)
+    assert all(m.total is None for m in answer.models)

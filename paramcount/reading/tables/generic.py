@@ -19,6 +19,7 @@ runs of spaces are found by :mod:`.aligned` and read by :func:`interpret` too.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from fractions import Fraction
@@ -320,7 +321,37 @@ def _rows(lines: Sequence[str], start: int, end: int, body: Sequence[tuple[int, 
             unread.append(Unread(at + 1, lines[at], f"its count is printed rounded ({cell})"))
         rows.append(Row(name, kind or "module", None, exact, at + 1, depth=name.count(".") + 1,
                         rounded=rounded, note=cell if rounded else ""))
+    rows = _own_counts(rows)
+    cropped: list[str] = []
+    shown = sum(r.params or 0 for r in rows)
+    if total is not None and all(r.params is not None for r in rows) and shown != total:
+        cropped.append(f"its rows add up to {shown:,}, not its total {total:,}: a row is "
+                       "missing")
+    if total is None and rounded_total is None and type_at is None:
+        cropped.append("no total and no type column: whether its rows are one model's "
+                       "layers is not known")
     return Printout("table", "model", start + 1, end, tuple(rows), total, how=how,
                     rounded_total=rounded_total if total is None else None,
-                    accounting=Accounting.span(start + 1, end, unread))
+                    accounting=Accounting.span(start + 1, end, unread, cropped))
+
+
+def _own_counts(rows: Sequence[Row]) -> list[Row]:
+    """Rows nested by their dotted paths with each container's count made its own: a count
+    that holds its rows' (``enc`` 300 over ``enc.0`` 100 and ``enc.1`` 200) is theirs and
+    what is left over (nothing here); one below their sum is its own already."""
+    found = list(rows)
+    for index, row in enumerate(rows):
+        inner = []
+        for other in rows[index + 1:]:
+            if other.depth <= row.depth:
+                break
+            if other.depth == row.depth + 1:
+                inner.append(other.params)
+        if not inner or row.params is None or None in inner:
+            continue
+        held = sum(n or 0 for n in inner)
+        if row.params >= held:
+            found[index] = dataclasses.replace(row, params=row.params - held, note=(
+                f"its printed {row.params:,} holds its rows' {held:,}"))
+    return found
 
