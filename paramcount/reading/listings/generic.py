@@ -47,10 +47,15 @@ _TOKEN = re.compile(
     r"""(?P<entry>['"](?P<name>[^'"\s]{1,300})['"]\s*+[:,]\s*+(?P<shape>""" + _SHAPE + r"""))
         |(?P<key>['"](?P<inner>[^'"\s]{1,300})['"]\s*+:\s*+(?:""" + _WRAPPER + r""")?\{)
         |(?P<open>(?:""" + _WRAPPER + r""")?[{\[(])|(?P<close>[}\])])|(?P<skip>[\s,]++)""", re.X)
+_ENTRY = re.compile(r"""['"][^'"\s]{1,300}['"]\s*+[:,]\s*+""" + _SHAPE)
+"""A ``'name': shape`` entry: a literal's first line holds one (a nested config holds none)."""
 _OPEN = re.compile(r"\s*+(?:" + _WRAPPER + r")?[{\[]\s*+(?:\(\s*+)?")
 _DIMS = re.compile(r"[(\[]([\d,\s]*+)[)\]]")
 _LINES = 5_000
 """The most lines one literal may run over (a printed state dict of a large model)."""
+_BARREN = 50
+"""The most lines read into a literal before its first ``'name': shape`` entry (a nested
+config is no listing: each line that opens one is not read to its end)."""
 
 
 def starts_literal(line: str) -> bool:
@@ -60,7 +65,8 @@ def starts_literal(line: str) -> bool:
     if found is None:
         return False
     token = _TOKEN.match(line, found.end())
-    return token is not None and (token.group("entry") or token.group("key")) is not None
+    return token is not None and (token.group("entry") or token.group("key")) is not None and (
+        _ENTRY.search(line) is not None)
 
 
 def read_literal(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
@@ -109,7 +115,7 @@ def read_literal(lines: Sequence[str], start: int) -> tuple[Printout, int] | Non
             unread.append(Unread(index + 1, line, "text inside the listing that is no "
                                  "`'name': shape` entry"))
         index += 1
-        if opened and not keys:
+        if (opened and not keys) or (not tensors and index - start >= _BARREN):
             break
     if not tensors:
         return None
