@@ -486,3 +486,16 @@ def test_table_of_several_models_claims_no_total() -> None:
                     headers=["model", "params"], tablefmt="github") + "\n"
     answer = read(text)
     assert all(m.total is None for m in answer.models)
+
+
+@given(st.integers(101, 10**13), st.integers(0, 3), st.sampled_from(["K", " k", "M", " G"]))
+@settings(max_examples=200, deadline=None, database=None)
+def test_every_rounded_count_holds_its_number(number: int, decimals: int, unit: str) -> None:
+    """Rounded as fvcore and ptflops round (to ``decimals`` places of K, M or G), or cut as
+    Lightning cuts, a count's interval holds it."""
+    scale = {"K": 10**3, " k": 10**3, "M": 10**6, " G": 10**9}[unit]
+    for text in (f"{number / scale:.{decimals}f}{unit}",
+                 f"{number * 10**decimals // scale / 10**decimals:.{decimals}f}{unit}"):
+        found = approximate(text)
+        assert found is not None
+        assert found[0] <= number <= found[1], text

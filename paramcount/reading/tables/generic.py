@@ -22,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Sequence
-from fractions import Fraction
 
 from paramcount.files.listing import NamedTensor
 from paramcount.reading.accounting import Accounting, Unread
@@ -57,12 +56,14 @@ def approximate(cell: str) -> tuple[int, int] | None:
     match = _ROUNDED.fullmatch(cell.strip())
     if match is None:
         return None
-    text = match.group("value").replace(",", "")
-    decimals = len(text.split(".")[1]) if "." in text else 0
-    value, step, unit = Fraction(text), Fraction(1, 10**decimals), _UNITS[match.group("unit")]
-    low = (value - step / 2) * unit
-    high = (value + step) * unit
-    return max(0, -(-low.numerator // low.denominator)), high.numerator // high.denominator
+    whole, _, tenths = match.group("value").replace(",", "").partition(".")
+    scaled, scale = int(whole + tenths), 10 ** len(tenths)  # the value is scaled / scale
+    unit = _UNITS[match.group("unit")]
+    low = -(-(2 * scaled - 1) * unit // (2 * scale))  # (value − half a step) · unit, up
+    return max(0, low), (scaled + 1) * unit // scale
+
+
+_SHAPE_CELL = re.compile(r"[(\[][\d,\s]*[)\]]")
 
 
 def _cell_kind(cell: str) -> str:
@@ -73,10 +74,9 @@ def _cell_kind(cell: str) -> str:
         return "empty"
     if count(text) is not None:
         return "count"
-    if approximate(text) is not None:
+    if _ROUNDED.fullmatch(text) is not None:
         return "rounded"
-    if text[0] in "([" and shapes(text) and shapes(text)[0] is not None and re.fullmatch(
-            r"[(\[][\d,\s]*[)\]]", text):
+    if _SHAPE_CELL.fullmatch(text) and shapes(text):
         return "shape"
     if _NAME.fullmatch(text):
         return "name"
