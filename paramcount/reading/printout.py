@@ -91,7 +91,7 @@ def generic_reader(lines: Sequence[str], index: int) -> Reader | None:
         return generic_table.read
     if first in "│┃║" and first and generic_table.starts_box(lines, index):
         return generic_table.read_box
-    if first.isalpha() and aligned.starts(lines, index):
+    if first.isalpha() and aligned.heads(lines[index]) and aligned.starts(lines, index):
         return aligned.read
     return None
 
@@ -149,7 +149,7 @@ def _read_prefixed(lines: Sequence[str], index: int) -> tuple[Printout, int] | N
     if not (landmark_reader(bare) or "Layer (type" in bare or model_summary.is_header(bare)
             or _REPR_START.match(bare.rstrip()) or "torch.Size" in bare
             or shape_dump.is_dump(bare) or bare[:1] == "|" or listing.starts_literal(bare)
-            or aligned.starts([bare, *_next(lines, index)], 0)):
+            or (aligned.heads(bare) and aligned.starts([bare, *_next(lines, index)], 0))):
         return None
     view = _unprefixed(lines, index, comment)
     reader = landmark_reader(view[index]) or header_reader(view, index) or generic_reader(

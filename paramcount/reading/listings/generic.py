@@ -61,6 +61,9 @@ config is no listing: each line that opens one is not read to its end)."""
 def starts_literal(line: str) -> bool:
     """Whether ``line`` opens a literal of names and shapes (``{'gru.weight_ih_l0':
     torch.Size(...``, ``{'params': {'Dense_0': {'bias': (10,)``)."""
+    first = line.lstrip()[:1]
+    if not first or first not in "{[OoFSd":
+        return False
     found = _OPEN.match(line)
     if found is None:
         return False

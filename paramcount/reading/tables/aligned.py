@@ -21,7 +21,7 @@ from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.tables.generic import TENSOR, TYPE, interpret
 from paramcount.reading.tables.table import Printout, Row, count, shapes, tokens
 
-__all__ = ["read", "starts"]
+__all__ = ["heads", "read", "starts"]
 
 _TITLE = re.compile(
     r"(?:layer|name|module|parameter name|param name|tensor|type|class|(?:output |input |"
@@ -40,6 +40,12 @@ _TOTAL = re.compile(r"\s*+Total params:\s*+([\d,]++)\s*+$")
 _AFTER = re.compile(r"\s*+((Non-)?[Tt]rainable params|Total params|Model size|Params size|"
                     r"Estimated Total|Input size|Forward/backward|-{5,}|_{5,}|={5,})")
 _LIMIT = 200_000
+
+
+def heads(line: str) -> bool:
+    """Whether ``line`` opens with a name column's title (``Layer``, ``name``): the cheap
+    first test of :func:`starts`."""
+    return _FIRST.match(line) is not None
 
 
 def starts(lines: Sequence[str], index: int) -> bool:
