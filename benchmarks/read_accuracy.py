@@ -1,7 +1,8 @@
 """How ``paramcount read`` fares on what the real printers print: the table in ``docs/read.md``.
 
     python benchmarks/read_accuracy.py [--torch 200] [--keras 60] [--more 120] [--flax 25]
-                                       [--hf 60] [--posts 200] [--quick] [--update]
+                                       [--hf 60] [--posts 200] [--generic 40] [--quick]
+                                       [--update]
 
 Random models (``tests/printers.py``: every recurrent cell and option, with embedding, linear,
 conv and norm layers; Keras Sequential stacks and functional encoder–decoders) are built with
@@ -19,7 +20,11 @@ counts as one) is scored exact, ambiguous (the truth among the configurations li
 named, or of lines the answer names as not read) or wrong;
 a wrong total or a disagreement claimed between true counts is scored wrong too. The draws are
 seeded, so a run is reproducible.
-``--update`` rewrites the table between the markers in ``docs/read.md``.
+The printers paramcount has no dialect of (fvcore's two tables, ptflops' per-layer print,
+``named_parameters()`` with a ``requires_grad`` column, a state dict printed as a dict:
+``tests/printers_generic.py``) are scored in a table of their own (``--generic``). ``--update``
+rewrites the tables between the markers in ``docs/read.md`` (only the generic one where every
+other count is 0).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 START, END = "<!-- accuracy:start -->", "<!-- accuracy:end -->"
+GENERIC_START, GENERIC_END = "<!-- generic:start -->", "<!-- generic:end -->"
 
 
 def measure(torch_models: int, keras_models: int, more: int = 0, flax: int = 0, hf: int = 0,
@@ -101,9 +107,43 @@ def measure(torch_models: int, keras_models: int, more: int = 0, flax: int = 0, 
                                           positions)
                     tally(Paste("Keras 2.2–2.3 summary() (cells cut)", old, truth))
 
-        torch_run()
-        keras_run()
+        if torch_models:
+            torch_run()
+        if keras_models:
+            keras_run()
     measure_more(more, flax, hf, posts, score, pastes, quick, tally)
+    return pastes, score
+
+
+def measure_generic(models: int) -> tuple[dict[str, int], object]:
+    """Read the generic forms' pastes of random torch models; the pastes per form and the
+    score."""
+    from hypothesis import HealthCheck, Phase, given, seed, settings
+    from hypothesis import strategies as st
+
+    from tests.printers import Paste, Score, check, torch_plans
+    from tests.printers_generic import torch_generic_pastes
+
+    score = Score()
+    pastes: dict[str, int] = {}
+
+    @seed(29)
+    @settings(max_examples=models, deadline=None, database=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(torch_plans(), st.data())
+    def run(plan: object, data: st.DataObject) -> None:
+        for paste in torch_generic_pastes(plan, data.draw):  # type: ignore[arg-type]
+            assert isinstance(paste, Paste)
+            pastes[paste.printer] = pastes.get(paste.printer, 0) + 1
+            try:
+                check(paste, score)
+            except AssertionError as error:
+                score.add(paste.printer, "wrong", str(error)[:300])
+
+    if models:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            run()
     return pastes, score
 
 
@@ -197,6 +237,9 @@ def main() -> None:
     parser.add_argument("--flax", type=int, default=25, help="random flax linen models")
     parser.add_argument("--hf", type=int, default=60, help="random Hugging Face family models")
     parser.add_argument("--posts", type=int, default=200, help="composed posts")
+    parser.add_argument("--generic", type=int, default=40,
+                        help="random torch models for the generic forms (fvcore, ptflops, "
+                             "listings)")
     parser.add_argument("--quick", action="store_true",
                         help="a small run (5 torch, 5 Keras, 5 more, 1 Flax, 5 HF models, "
                              "40 posts), for a check, not the table")
@@ -206,22 +249,27 @@ def main() -> None:
         if args.update:
             parser.error("--quick makes a small run: the table is not rewritten from it")
         args.torch, args.keras, args.more, args.flax, args.hf, args.posts = 5, 5, 5, 1, 5, 40
+        args.generic = 5
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    pastes, score = measure(args.torch, args.keras, args.more, args.flax, args.hf, args.posts)
-    text = table(pastes, score)
-    counts = getattr(score, "counts", {})
-    layers = sum(counts.values())
-    print(text)
-    print(f"\n{layers:,} layers scored")
-    wrong = getattr(score, "wrong", [])
-    for reason in wrong[:5]:
-        print("\nwrong:", reason)
-    if args.update:
-        path = ROOT / "docs" / "read.md"
-        doc = path.read_text()
-        head, rest = doc.split(START, 1)
-        _, tail = rest.split(END, 1)
-        path.write_text(f"{head}{START}\n{text}\n{END}{tail}")
+    main_run = any((args.torch, args.keras, args.more, args.flax, args.hf, args.posts))
+    path = ROOT / "docs" / "read.md"
+    for markers, (pastes, score) in (
+            ((START, END), measure(args.torch, args.keras, args.more, args.flax, args.hf,
+                                   args.posts) if main_run else ({}, None)),
+            ((GENERIC_START, GENERIC_END), measure_generic(args.generic))):
+        if score is None or not pastes:
+            continue
+        text = table(pastes, score)
+        layers = sum(getattr(score, "counts", {}).values())
+        print(text)
+        print(f"\n{layers:,} layers scored")
+        for reason in getattr(score, "wrong", [])[:5]:
+            print("\nwrong:", reason)
+        if args.update:
+            doc = path.read_text()
+            head, rest = doc.split(markers[0], 1)
+            _, tail = rest.split(markers[1], 1)
+            path.write_text(f"{head}{markers[0]}\n{text}\n{markers[1]}{tail}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@
 Inputs, written to a temporary directory: a 5,000-line Python source dense with models (a model
 class or a Keras builder every ten lines: 500 models), the same source with its indentation
 lost, a 5,000-line training script (11 models among loaders, metrics and training loops, as
-model code usually comes), and a 1,000-row Keras 3 summary. Each is read by the whole command
+model code usually comes), a 1,000-row Keras 3 summary, and a 1,000-row Markdown table in
+fvcore's layout (the generic table reader's). Each is read by the whole command
 (``paramcount read FILE --json``) and by the library call ``paramcount.reading.pipeline.read``
 alone; the baseline is ``python -c pass`` timed in the same run. Runs are interleaved and
 medians reported, because machines are noisy (after one warm-up run of each, which writes the
@@ -177,6 +178,17 @@ def summary(rows: int) -> str:
     return "\n".join(out) + "\n"
 
 
+def generic_table(rows: int) -> str:
+    """A Markdown table of ``rows`` tensors as fvcore's ``parameter_count_table`` lays it out
+    (read by the generic table reader): a module row over its weight and bias rows."""
+    total = rows // 3 * (8 * 16 + 8)
+    out = ["| name | #elements or shape |", "|:-----|:-----|", f"| model | {total / 1e3:.1f}K |"]
+    for index in range(rows // 3):
+        out += [f"| fc{index} | 0.1K |", f"| fc{index}.weight | (8, 16) |",
+                f"| fc{index}.bias | (8,) |"]
+    return "\n".join(out) + "\n"
+
+
 def _children() -> float:
     """CPU seconds (user + system) the finished child processes have used so far."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -197,7 +209,8 @@ def main() -> None:
         table = summary(1000)
         inputs = {"5,000-line source": code, "5,000 lines, indentation lost": flat,
                   "5,000-line training script": training_script(5000),
-                  "1,000-row Keras summary": table}
+                  "1,000-row Keras summary": table,
+                  "1,000-row generic table (fvcore's layout)": generic_table(1000)}
         paths = {}
         for index, (name, text) in enumerate(inputs.items()):
             paths[name] = directory / f"input{index}.txt"

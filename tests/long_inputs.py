@@ -43,6 +43,13 @@ HEADERS = {
     "code": "import torch.nn as nn\nlstm = nn.LSTM(",
     "error": ("Error(s) in loading state_dict for Net:\n\tMissing key(s) in state_dict: "
               '"'),
+    "pipe-table": "| name | #elements or shape |\n|:---|:---|\n| ",
+    "bordered": "+------+--------+\n| name | params |\n+======+========+\n| ",
+    "box-table": "│ name │ params │\n├──────┼────────┤\n│ ",
+    "aligned": "Layer    Type    Param #\n" + "=" * 40 + "\n",
+    "literal": "{'a.weight': torch.Size([",
+    "tree": "{'params': {'",
+    "ptflops": "Net(\n  19.47 k, 100.000% Params, 3.93 KMac, 100.000% MACs, \n  (gru): GRU(",
 }
 
 

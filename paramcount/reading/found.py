@@ -554,7 +554,7 @@ def printout_models(printouts: Sequence[Printout], lines: Sequence[str] = ()) ->
         elif printout.kind == "keras-summary":
             models.append(_keras_summary_model(
                 printout, summary_version(printout.text(lines))))
-        elif printout.kind in ("torchinfo", "torchsummary", "pytorch-model-summary"):
+        elif printout.kind in ("torchinfo", "torchsummary", "pytorch-model-summary", "table"):
             models.append(_torch_table_model(printout))
         elif printout.kind == "shapes":
             models.append(_shapes_model(printout))
@@ -866,7 +866,16 @@ def _tied(layers: list[Layer], rows: Sequence[Row]) -> tuple[list[Layer], tuple[
 
 
 def _shapes_model(printout: Printout) -> Model:
+    """A listing of names and shapes as a Model: its recurrent layers recognised, every other
+    module's tensors counted as printed; buffers (``running_mean``...) shown in a note, never
+    counted as parameters."""
     printout = _unique_names(printout)
+    buffers = [t for t in printout.tensors if not t.trainable]
+    if buffers:
+        kept = [(t, n) for t, n in zip(printout.tensors, printout.tensor_lines, strict=True)
+                if t.trainable]
+        printout = dataclasses.replace(printout, tensors=tuple(t for t, _ in kept),
+                                       tensor_lines=tuple(n for _, n in kept))
     shapes = {t.name: t.shape for t in printout.tensors}
     lines = dict(zip((t.name for t in printout.tensors), printout.tensor_lines, strict=True))
     found = conventions.recognise(shapes)
@@ -895,8 +904,13 @@ def _shapes_model(printout: Printout) -> Model:
         entries.append((lines[names[0]], Layer(owner, "tensors", None, lines[names[0]],
                                                params=count, printed=count)))
     entries.sort(key=lambda entry: entry[0])
+    held = sum(_count(t.shape) for t in buffers)
+    shown = ", ".join(t.name for t in buffers[:6]) + (", …" if len(buffers) > 6 else "")
+    kept_notes = (f"{len(buffers)} buffer{'s' * (len(buffers) > 1)} shown ({shown}: "
+                  f"{held:,} values) are not parameters and are not counted",) if buffers else ()
     return Model(printout.title, printout.kind, printout.first,
-                 tuple(layer for _, layer in entries), notes=(UNNAMED,) if unnamed else (),
+                 tuple(layer for _, layer in entries),
+                 notes=((UNNAMED,) if unnamed else ()) + kept_notes,
                  unnamed=unnamed,
                  printed_total=sum(_count(t.shape) for t in printout.tensors),
                  tensors=tuple((t.name, t.shape, lines[t.name]) for t in printout.tensors),

@@ -8,14 +8,18 @@ this module turns what they read into Layers and Models, so no reader imports th
 
 from __future__ import annotations
 
+import dataclasses
+import math
+import re
 from collections.abc import Sequence
 
 from paramcount.engine import conventions
 from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.reading.accounting import Accounting, Unread
-from paramcount.reading.found import Layer, Missing, Model, printout_models
+from paramcount.reading.found import Layer, Missing, Model, printout_models, solved_layer
 from paramcount.reading.models import Candidate
 from paramcount.reading.reprs.hf_repr import Reading, describe, hidden, readings, tree
+from paramcount.reading.solve import Clues, Fit, Solution
 from paramcount.reading.tables.flax_tabulate import CELLS, cell_class
 from paramcount.reading.tables.flax_tabulate import sizes as cell_sizes
 from paramcount.reading.tables.rounded import lightning_model, with_states
@@ -32,11 +36,154 @@ def models(printouts: Sequence[Printout], lines: Sequence[str]) -> list[Model]:
             found.append(flax_model(printout))
         elif printout.kind == "hf-repr":
             found.append(family_model(printout, lines))
-        elif printout.kind == "pytorch-model-summary":
+        elif printout.kind == "counts":
+            found.append(counts_model(printout))
+        elif printout.kind == "table" and any(row.rounded for row in printout.rows):
+            found.append(rounded_model(printout))
+        elif printout.kind in ("pytorch-model-summary", "table"):
             found += [with_states(m, printout) for m in printout_models([printout], lines)]
         else:
             found += printout_models([printout], lines)
+        if printout.kind == "repr" and printout.rounded_total and found:
+            found[-1] = _against_figure(found[-1], printout.rounded_total)
+        if printout.how:  # read by a generic reader: the answer says how
+            found[-1] = dataclasses.replace(found[-1], notes=(printout.how, *found[-1].notes))
     return found
+
+
+_RNN_TENSOR = re.compile(r"(?P<role>weight_ih|weight_hh|bias_ih|bias_hh|weight_hr)"
+                         r"(?P<suffix>(?:_l\d{1,4}(?:_reverse)?)?)")
+
+
+_GATES = {1: Cell.RNN, 3: Cell.GRU, 4: Cell.LSTM}
+
+
+def gates_from_counts(counts: dict[str, int]) -> list[int]:
+    """The gate counts G (RNN 1, GRU 3, LSTM 4) a torch RNN's tensors' counts allow: with
+    biases, G·H (a bias) and G·H·H (``weight_hh``) give H, then G; without, every G for which
+    ``weight_hh`` holds G·H² and ``weight_ih`` G·H·I with whole H and I. Empty where the names
+    are no torch RNN's (or a projection's ``weight_hr`` leaves them open)."""
+    suffixes = set()
+    for name in counts:
+        match = _RNN_TENSOR.fullmatch(name)
+        if match is None or match["role"] == "weight_hr":
+            return []
+        suffixes.add(match["suffix"])
+    fits = []
+    for gates in _GATES:
+        for suffix in suffixes:
+            bias = counts.get(f"bias_ih{suffix}") or counts.get(f"bias_hh{suffix}")
+            hh, ih = counts.get(f"weight_hh{suffix}"), counts.get(f"weight_ih{suffix}")
+            if not hh or not ih or hh % gates:
+                break
+            hidden = math.isqrt(hh // gates)
+            if hidden * hidden * gates != hh or ih % (gates * hidden) or (
+                    bias is not None and bias != gates * hidden):
+                break
+        else:
+            fits.append(gates)
+    return fits
+
+
+def shapes_from_counts(counts: dict[str, int], gates: int) -> dict[str, tuple[int, ...]]:
+    """A torch RNN's tensors' shapes from their counts, its gates G known."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    for name, number in counts.items():
+        match = _RNN_TENSOR.fullmatch(name)
+        assert match is not None
+        hidden = math.isqrt(counts[f"weight_hh{match['suffix']}"] // gates)
+        rows = gates * hidden
+        shapes[name] = (rows,) if match["role"].startswith("bias") else (rows, number // rows)
+    return shapes
+
+
+def counts_model(printout: Printout) -> Model:
+    """A table of tensors' counts (``count_parameters`` with prettytable) as a Model: each
+    module's tensors summed, a torch RNN's configuration read from its tensors' counts where
+    they tell it (:func:`gates_from_counts`); where they allow several cells, each is listed
+    and none claimed."""
+    groups: dict[str, list[Row]] = {}
+    for row in printout.rows:
+        groups.setdefault(row.name.rsplit(".", 1)[0] if "." in row.name else "", []).append(row)
+    layers: list[Layer] = []
+    for owner, rows in groups.items():
+        held = sum(r.params or 0 for r in rows)
+        local = {r.name.rsplit(".", 1)[-1]: r.params or 0 for r in rows}
+        fits = gates_from_counts(local)
+        specs = []
+        for gates in fits:
+            found = conventions.recognise(shapes_from_counts(local, gates), [Framework.TORCH])
+            if len(found) == 1 and len(found[0].names) == len(rows) and conventions.total(
+                    found[0].spec) == held:
+                specs.append((gates, found[0]))
+        name = owner or rows[0].name
+        if len(specs) == 1:
+            gates, recognised = specs[0]
+            layers.append(Layer(name, f"nn.{_GATES[gates].name}", Framework.TORCH,
+                                rows[0].line, spec=recognised.spec, params=held, printed=held,
+                                notes=("its configuration read from its tensors' counts",
+                                       *recognised.notes)))
+        elif fits or all(_RNN_TENSOR.fullmatch(n) for n in local):
+            cells = tuple(_GATES[g] for g, _ in specs) or tuple(_GATES.values())
+            kinds = " or ".join(f"nn.{c.name}" for c in cells)
+            how = (f"its tensors' counts fit {kinds} (without biases, the gates are not told "
+                   "apart): no configuration is claimed")
+            single = not any("_l" in n for n in local)
+            clues = Clues(held, Framework.TORCH, cells, single_cell=single)
+            layer = solved_layer(Row(name, cells[-1].name, None, held, rows[0].line), clues,
+                                 kinds)
+            if specs:  # each configuration its counts allow, exactly
+                layer = dataclasses.replace(layer, spec=None, notes=(how,), solution=Solution(
+                    clues, tuple(Fit(r.spec) for _, r in specs), None, how))
+            layers.append(layer)
+        else:
+            layers.append(Layer(name, "tensors", None, rows[0].line, params=held,
+                                printed=held))
+    return Model(printout.title, printout.kind, printout.first, tuple(layers),
+                 printed_total=printout.total, accounting=printout.accounting)
+
+
+def _against_figure(model: Model, figure: tuple[int, int]) -> Model:
+    """A repr whose printer figures its total (ptflops' line under ``Net(``): where the modules
+    read do not add up to it, something the repr does not show holds the rest (a parameter of
+    the model's own), so no total is claimed."""
+    low, high = figure
+    counted = model.total if model.total is not None else model.at_least
+    if counted is None or low <= counted <= high:
+        return model
+    return dataclasses.replace(model, accounting=model.accounting + Accounting(cropped=(
+        f"its modules add up to {counted:,}, not the {low:,} to {high:,} its printer figures "
+        "for the model: a parameter of the model's own, which no repr line shows, or frozen "
+        "parameters the printer leaves out",)))
+
+
+def rounded_model(printout: Printout) -> Model:
+    """A generic table whose counts are printed rounded (fvcore below its depth): each leaf
+    row a layer whose exact count is asked for, its interval named; no total claimed."""
+    layers: list[Layer] = []
+    rows = printout.rows
+    low_sum = high_sum = 0
+    for index, row in enumerate(rows):
+        if index + 1 < len(rows) and rows[index + 1].name.startswith(row.name + "."):
+            continue  # its children are listed: its count is theirs
+        if row.rounded is None:
+            layers.append(Layer(row.name, row.type, None, row.line, params=row.params,
+                                printed=row.params))
+            low_sum, high_sum = low_sum + (row.params or 0), high_sum + (row.params or 0)
+            continue
+        low, high = row.rounded
+        low_sum, high_sum = low_sum + low, high_sum + high
+        layers.append(Layer(row.name, row.type, None, row.line, notes=(
+            f"printed rounded, {row.note}: {low:,} to {high:,}",), missing=(Missing(
+                f"the exact count of {row.name}", row.line, "the table prints it rounded: "
+                "paste its tensors (a deeper table, or named_parameters())"),)))
+    notes = [f"its rows' counts add up to {low_sum:,} to {high_sum:,}"]
+    if printout.rounded_total is not None:
+        notes.append("its total is printed rounded: {:,} to {:,}".format(
+            *printout.rounded_total))
+    return Model(printout.title, printout.kind, printout.first, tuple(layers),
+                 printed_total=printout.total, notes=tuple(notes),
+                 accounting=printout.accounting)
 
 
 def flax_model(printout: Printout) -> Model:

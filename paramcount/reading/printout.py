@@ -17,9 +17,11 @@ import math
 import re
 from collections.abc import Callable, Sequence
 
+from paramcount.reading.listings import generic as listing
 from paramcount.reading.listings import shape_dump
 from paramcount.reading.reprs import hf_repr, torch_repr
 from paramcount.reading.tables import (
+    aligned,
     flax_tabulate,
     keras_summary,
     lightning,
@@ -27,6 +29,7 @@ from paramcount.reading.tables import (
     torchinfo,
     torchsummary,
 )
+from paramcount.reading.tables import generic as generic_table
 from paramcount.reading.tables.table import Printout as Printout
 from paramcount.reading.tables.table import Row as Row
 
@@ -80,6 +83,19 @@ def landmark_reader(line: str) -> Reader | None:
     return None
 
 
+def generic_reader(lines: Sequence[str], index: int) -> Reader | None:
+    """The generic reader of a table no dialect claims, headed at ``lines[index]``: a pipe
+    table, or one aligned by runs of spaces (:mod:`paramcount.reading.tables.generic`)."""
+    first = lines[index][:1]
+    if first == "|" and generic_table.starts(lines, index):
+        return generic_table.read
+    if first in "│┃║" and first and generic_table.starts_box(lines, index):
+        return generic_table.read_box
+    if first.isalpha() and aligned.heads(lines[index]) and aligned.starts(lines, index):
+        return aligned.read
+    return None
+
+
 def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
     """Every printout in ``lines`` and the (1-based) line numbers they span."""
     found: list[Printout] = []
@@ -88,13 +104,15 @@ def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
     while index < len(lines):
         line = lines[index]
         result: tuple[Printout, int] | None = None
-        reader = landmark_reader(line) or header_reader(lines, index)
+        reader = landmark_reader(line) or header_reader(lines, index) or generic_reader(
+            lines, index)
         if reader is not None:
             result = reader(lines, index)
         elif line.rstrip().endswith("(") and not line.startswith(" "):
             result = torch_repr.read(lines, index)
-        elif "torch.Size" in line or shape_dump.is_dump(line):
-            result = shape_dump.read_bare(lines, index) or shape_dump.read_named(lines, index)
+        elif "torch.Size" in line or shape_dump.is_dump(line) or listing.starts_literal(line):
+            result = (listing.read_literal(lines, index) or shape_dump.read_bare(lines, index)
+                      or shape_dump.read_named(lines, index))
         if line[:1] in _PREFIXED and (result is None or not result[0].accounting.whole) and (
                 shifted := _read_prefixed(lines, index)) is not None and (
                 result is None or _better(shifted, result)):
@@ -130,20 +148,31 @@ def _read_prefixed(lines: Sequence[str], index: int) -> tuple[Printout, int] | N
     bare = _COMMENT.sub("", line.lstrip(), 1) if comment else line.lstrip()
     if not (landmark_reader(bare) or "Layer (type" in bare or model_summary.is_header(bare)
             or _REPR_START.match(bare.rstrip()) or "torch.Size" in bare
-            or shape_dump.is_dump(bare)):
+            or shape_dump.is_dump(bare) or bare[:1] == "|" or listing.starts_literal(bare)
+            or (aligned.heads(bare) and aligned.starts([bare, *_next(lines, index)], 0))):
         return None
     view = _unprefixed(lines, index, comment)
-    reader = landmark_reader(view[index]) or header_reader(view, index)
+    reader = landmark_reader(view[index]) or header_reader(view, index) or generic_reader(
+        view, index)
     if reader is not None:
         found = reader(view, index)
     elif _REPR_START.match(view[index].rstrip()):
         found = torch_repr.read(view, index)
     else:
-        found = shape_dump.read_bare(view, index) or shape_dump.read_named(view, index)
+        found = (listing.read_literal(view, index) or shape_dump.read_bare(view, index)
+                 or shape_dump.read_named(view, index))
     if found is None:
         return None
     printout, end = found
     return dataclasses.replace(printout, shown=tuple(view[printout.first - 1:printout.last])), end
+
+
+def _next(lines: Sequence[str], index: int) -> list[str]:
+    """The line after ``index`` without the prefix it shares (for a header's rule)."""
+    if index + 1 >= len(lines):
+        return []
+    following = lines[index + 1].lstrip()
+    return [_COMMENT.sub("", following, 1) if following.startswith("#") else following]
 
 
 def _better(shifted: tuple[Printout, int], raw: tuple[Printout, int]) -> bool:

@@ -245,6 +245,7 @@ def read_data(answer: Answer, reports: Mapping[int, Report] | None = None) -> di
                      "default": c.default, "options": dict(c.options), "command": c.command}
                     for c in m.candidates
                 ],
+                "notes": list(m.notes),
                 "layers": [
                     {"name": layer.name, "class": layer.kind, "line": layer.line,
                      "params": layer.params, "printed": layer.printed,

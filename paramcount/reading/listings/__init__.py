@@ -1,3 +1,4 @@
 """Tensor listings: names and shapes as printed (``shape_dump``), and bare ``parameters()`` shapes
-(``unnamed``).
+(``unnamed``); ``generic`` reads dict and list literals of names and shapes, and tells buffers
+from parameters.
 """

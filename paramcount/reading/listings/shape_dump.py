@@ -1,6 +1,8 @@
 """Shape dumps: ``named_parameters()``, state dicts and Keras weight lists, one tensor a line.
 
-``name torch.Size([512, 32])``, ``('name', torch.Size(...))``, ``name: (28, 256)``,
+``name torch.Size([512, 32])``, ``('name', torch.Size(...))``, ``name: (28, 256)`` (a
+``requires_grad``, dtype or device column after the shape read past; buffers such as
+``running_mean`` marked, never counted: :mod:`.generic`),
 TensorFlow's ``<tf.Variable 'name:0' shape=(28, 256) dtype=float32>``, a line of dashes between
 models; or bare ``torch.Size([...])`` lines from ``model.parameters()``, named
 in torch's order where they form recurrent layers.
@@ -13,12 +15,13 @@ from collections.abc import Sequence
 
 from paramcount.files.listing import NamedTensor
 from paramcount.reading.accounting import Accounting, Unread
+from paramcount.reading.listings.generic import EXTRA, is_buffer
 from paramcount.reading.tables.table import Printout, number
 
 _DUMP = re.compile(
-    r"""^\s*+\(?\s*+['"]?(?P<name>[A-Za-z_][\w./:\-\[\]]*?)['"]?(?>\s*+[,:=]\s*+|\s++)(?P<shape>
+    r"""^\s*+\(?\s*+['"]?(?P<name>[A-Za-z_\d][\w./:\-\[\]]*?)['"]?(?>\s*+[,:=]\s*+|\s++)(?:shape\s*+[=:]\s*+)?(?P<shape>
         torch\.Size\(\[[\d,\s]*+\]\)|TensorShape\(\[[\d,\s]*+\]\)|\([\d,\s]*+\)|\[[\d,\s]*+\])
-        \s*+\)?\s*+,?\s*+$""", re.X)
+        """ + EXTRA + r"""\s*+\)?\s*+,?\s*+$""", re.X)
 _VARIABLE = re.compile(r"^\s*+\[?<(?:tf\.|Keras)?Variable\b(?=.*?\bshape=\()(?P<rest>.*)")
 """A framework's repr of a variable: TensorFlow's ``<tf.Variable 'rnn/lstm_cell/kernel:0'
 shape=(138, 512) dtype=float32_ref>`` (TF 1.x, a ``tf.trainable_variables()`` loop; TF 2 adds
@@ -84,7 +87,7 @@ def read_named(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             break
         name = re.sub(r":0$", "", named)
         if re.search(r"[A-Za-z]", name) and not re.fullmatch(r"torch\.Size|TensorShape", name):
-            tensors.append(NamedTensor(name, dims))
+            tensors.append(NamedTensor(name, dims, trainable=not is_buffer(name)))
             numbers.append(at + 1)
         else:
             skipped.append(Unread(at + 1, lines[at], "a shape without a tensor's name"))

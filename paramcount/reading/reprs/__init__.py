@@ -1,3 +1,3 @@
 """Module trees as printed: torch's ``print(model)`` (``torch_repr``) and the families' Hugging
-Face reprs (``hf_repr``).
+Face reprs (``hf_repr``); ``generic`` tells a flop counter's figures from a module's arguments.
 """

@@ -5,7 +5,9 @@ or one module on one line (``LSTM(32, 128, num_layers=2, bidirectional=True)``).
 folds repeated modules of a ``ModuleList`` or ``Sequential`` into one line,
 ``(1-2): 2 x GRU(60, 30)`` or ``(0-23): 24 x Block(`` over the first copy's lines: each copy
 is counted. A line that is none of these is named unread; a repr without its closing ``)`` is
-a crop, never summed as a whole model (:mod:`paramcount.reading.accounting`).
+a crop, never summed as a whole model (:mod:`paramcount.reading.accounting`). A flop
+counter's figures before a module's arguments (ptflops, calflops) are read past
+(:mod:`.generic`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,12 @@ from dataclasses import dataclass
 
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.code.python_code import Block, Call, Step, layer_call
+from paramcount.reading.reprs.generic import (
+    arguments,
+    figures_only,
+    parameters_figure,
+    parameters_share,
+)
 from paramcount.reading.tables.table import Printout
 
 _ITEM = re.compile(r"^(?P<indent>\s*)\((?P<attr>[\w.-]+)\): (?:(?P<times>\d+) x )?"
@@ -43,7 +51,9 @@ class _Frame:
 def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     """A ``print(model)`` repr: ``Net(`` then ``(name): Class(...)`` lines, then ``)``."""
     head = re.match(r"^([A-Za-z_]\w*)\($", lines[start].rstrip())
-    if head is None or start + 1 >= len(lines) or not _ITEM.match(lines[start + 1]):
+    opening = start + 2 if start + 2 < len(lines) and figures_only(lines[start + 1]) else (
+        start + 1)
+    if head is None or opening >= len(lines) or not _ITEM.match(lines[opening]):
         return None
     steps: list[Step] = []
     stack: list[_Frame] = []
@@ -51,7 +61,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     closed = False
     # indentation lost (every line flush left): nesting follows the brackets instead, each
     # module line ending in ``(`` opening one level and each ``)`` closing the innermost
-    flush = not lines[start + 1].startswith((" ", "\t"))
+    flush = not lines[opening].startswith((" ", "\t"))
     index = start + 1
     while index < len(lines):
         line = lines[index].rstrip()
@@ -71,6 +81,9 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             index += 1
             continue
         match = _ITEM.match(line)
+        if match is None and figures_only(line):
+            index += 1  # a printer's figures for the module above (ptflops): read past
+            continue
         if match is None and flush:
             break  # not the repr's: it was cut off above this line
         if match is None:
@@ -88,6 +101,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         attr = str(copies.start) if copies is not None else match["attr"]
         attribute = ".".join([f.attr for f in stack] + [attr])
         cls, rest = match["cls"], match["rest"]
+        rest = rest[arguments(rest):]  # past a printer's own figures (ptflops, calflops)
         if rest == "":
             if cls in _OWN_PARAMETERS:
                 steps.append(Step(_unknown(cls, index + 1), attribute))
@@ -110,8 +124,14 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     cropped = () if closed else ("no closing `)`",)
     block = Block(head.group(1), "repr", start + 1, tuple(steps))
     accounting = Accounting.span(start + 1, index, unread, cropped)
+    figure = parameters_figure(lines[start + 1]) if opening == start + 2 else None
+    share = parameters_share(lines[start + 1]) if opening == start + 2 else None
+    if share is not None and float(share) < 100:
+        accounting = accounting + Accounting(cropped=(
+            f"its printer figures the modules it shows at {share}% of the model's parameters: "
+            "the rest are the model's own, which no repr line shows",))
     return Printout("repr", head.group(1), start + 1, index, block=block,
-                    accounting=accounting), index
+                    rounded_total=figure, accounting=accounting), index
 
 
 def _copies(attr: str, times: str | None) -> tuple[range | None, str]:

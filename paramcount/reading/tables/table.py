@@ -75,6 +75,9 @@ class Printout:
     accounting: Accounting = field(kw_only=True)
     """The lines it claimed, those it could not read and why, and whether it is cut off
     (:mod:`paramcount.reading.accounting`): every printer's reader must say."""
+    how: str = field(default="", kw_only=True)
+    """How a generic reader read a printout no dialect names (``read as a table: name /
+    parameters columns``); empty for a known printer's."""
     shown: tuple[str, ...] = field(default=(), kw_only=True)
     """Its lines as they were read, where a prefix every line carries was taken off
     (indentation, a quote's or a comment's mark); empty where they are the paste's own."""
