@@ -20,6 +20,9 @@ class Kind(StrEnum):
     weights such as BatchNormalization's moving statistics)."""
     BUFFER = "buffer"
     """State beside the parameters (torch's buffers): in the state dict, not a parameter."""
+    PACKED = "packed"
+    """A weight a quantized module holds packed (``_packed_params``), which ``parameters()``
+    does not list: held by the model, not in its parameter count."""
 
 
 @dataclass(frozen=True)
@@ -72,3 +75,6 @@ class Live:
     reported: int | None = None
     """The framework's own count of parameters, asked of the model where it has one
     (``count_params()``); None where the framework has no such call."""
+    hidden: frozenset[str] = frozenset()
+    """Tensors the recognition does not see because a note accounts for them already (a
+    weight norm's magnitude, a pruning mask: the layer is recognised from its original)."""

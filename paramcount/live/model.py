@@ -8,10 +8,18 @@ from typing import Any
 
 from paramcount.engine import conventions
 from paramcount.engine.commandline import command_line
+from paramcount.engine.conventions.pytorch import DATA_PARALLEL
 from paramcount.engine.conventions.recognition import RNN_NONLINEARITY
 from paramcount.engine.report import Report, build_report
 from paramcount.engine.spec import Cell, Nonlinearity
-from paramcount.files.inspect import FamilyModel, InspectReport, Layer, inspect, tensor_bytes
+from paramcount.files.inspect import (
+    _PREFIXES,
+    FamilyModel,
+    InspectReport,
+    Layer,
+    inspect,
+    tensor_bytes,
+)
 from paramcount.files.listing import Listing
 from paramcount.live.description import Kind, Live, LiveTensor
 from paramcount.live.detect import framework_of
@@ -51,6 +59,12 @@ class ModelSummary:
     def frozen(self) -> int:
         """The parameters that do not train."""
         return self._sum(Kind.FROZEN)
+
+    @property
+    def packed(self) -> int:
+        """The weights quantized modules hold packed, which ``parameters()`` does not list
+        (not in ``total``)."""
+        return self._sum(Kind.PACKED)
 
     @property
     def buffers(self) -> int:
@@ -111,14 +125,28 @@ def read(obj: Any, params: Any = None) -> Live:
 def summarise(live: Live) -> ModelSummary:
     """``live`` recognised and counted."""
     listing = Listing(f"<{live.kind}>", f"live {live.framework}",
-                      tuple(replace(t.tensor, trainable=True) for t in live.tensors if t.saved),
+                      tuple(replace(t.tensor, trainable=True) for t in live.tensors
+                            if t.saved and t.tensor.name not in live.hidden),
                       recognised=live.recognised, config=live.config)
-    inspected = inspect(listing)
+    inspected = _unsaved(inspect(listing))
     if live.activations:
         inspected = replace(inspected, layers=tuple(_activated(layer, live.activations)
                                                     for layer in inspected.layers))
     return ModelSummary(live, inspected, tuple(build_report(layer.spec)
                                                for layer in inspected.layers))
+
+
+_SAVED_ONLY = (*_PREFIXES.values(), DATA_PARALLEL)
+"""What recognition says of a checkpoint's names (saved from a compiled or DataParallel
+model), which is not so of a live model: nothing was saved; the reader says what it wraps."""
+
+
+def _unsaved(inspected: InspectReport) -> InspectReport:
+    """``inspected`` without the notes that speak of a saved file."""
+    return replace(inspected, notes=tuple(n for n in inspected.notes if n not in _SAVED_ONLY),
+                   layers=tuple(replace(layer, notes=tuple(n for n in layer.notes
+                                                           if n not in _SAVED_ONLY))
+                                for layer in inspected.layers))
 
 
 def _activated(layer: Layer, activations: tuple[tuple[str, str], ...]) -> Layer:
