@@ -140,7 +140,7 @@ def test_quantize_dynamic_packed_weights() -> None:
         warnings.simplefilter("ignore")
         result = paramcount.summary(model)
     assert result.total == torch_total(model) == 0
-    assert result.summary.packed == 475
+    assert result.packed == 475
     packed = {t.tensor.name: t.tensor.dtype for t in result.tensors if t.kind.value == "packed"}
     assert packed["lstm.weight_ih_l0"] == "qint8" and packed["fc.bias"] == "float32"
     assert any("475 weights packed (408 qint8, 67 float32)" in n for n in result.notes)

@@ -19,6 +19,7 @@ _CELLS = {"LSTMCell": Cell.LSTM, "GRUCell": Cell.GRU, "RNNCell": Cell.RNN}
 _QUANTIZED = ("torch.ao.nn.quantized", "torch.nn.quantized", "torch.ao.nn.intrinsic.quantized")
 _PARAMETRIZATIONS = {"_WeightNorm": "weight_norm", "_SpectralNorm": "spectral_norm",
                      "_Orthogonal": "orthogonal"}
+_RECURRENT_BASES = frozenset({"RNNBase", "RNNCellBase"})
 _ORIGINALS = ("original", "original1", "_orig", "_v")
 """The tensor a parametrization keeps in the weight's own shape, first among its tensors."""
 
@@ -30,60 +31,88 @@ def items(module: object, field: str) -> list[tuple[str, Any]]:
     if held is None:
         return []
     try:
-        return [(str(k), v) for k, v in held.items() if v is not None]
+        return [(k if type(k) is str else str(k), v) for k, v in held.items()
+                if v is not None]
     except Exception:
         return []
 
 
 def _shape(value: Any) -> tuple[int, ...] | None:
     try:
-        return tuple(int(d) for d in value.shape)
+        return tuple(map(int, value.shape))
     except Exception:
         return None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A recurrent module as read: its options' layer and what it holds, checked against the
+    layer's tensors only when the model is recognised (:func:`check`), not when it is read."""
+
+    prefix: str
+    klass: str
+    spec: LayerSpec
+    own: tuple[str, ...]
+    """Its own parameters' names (below the module)."""
+    parametrized: dict[str, tuple[list[tuple[str, tuple[int, ...] | None]], str]]
+    """Each parametrized weight: the tensors that hold it (names below the module, with
+    their shapes) and what computes it (``weight_norm``, ``pruning``)."""
 
 
 @dataclass(frozen=True)
 class Layers:
     """What the modules' options and quantized weights tell beyond the tensors."""
 
-    recognised: tuple[Recognised, ...]
-    classes: tuple[tuple[str, str], ...]
+    candidates: tuple[Candidate, ...]
     notes: tuple[str, ...]
     packed: tuple[NamedTensor, ...]
-    hidden: frozenset[str]
 
 
-def read(modules: list[tuple[str, Any]], tensors: dict[str, NamedTensor]) -> Layers:
-    """The recurrent layers and quantized weights of ``modules`` (each once, by path)."""
-    recognised: list[Recognised] = []
-    classes: list[tuple[str, str]] = []
+def read(modules: list[tuple[str, Any]]) -> Layers:
+    """The recurrent modules and quantized weights of ``modules`` (each once, by path)."""
+    candidates: list[Candidate] = []
     notes: list[str] = []
-    hidden: set[str] = set()
     packed: list[NamedTensor] = []
     quantized: list[str] = []
+    set_of_quantized: set[str] = set()
     failed: list[str] = []
     for path, module in modules:
         prefix = f"{path}." if path else ""
-        if _is_quantized(module):
-            if not any(path.startswith(q + ".") or not q for q in quantized):
+        bases = class_modules(module)
+        if any(m.startswith(_QUANTIZED) for m, _ in bases):
+            if not _inside(path, set_of_quantized):
                 held = _packed(module, prefix, failed)
                 if held:
                     quantized.append(path)
+                    set_of_quantized.add(path)
                     packed += held
             continue
-        found = _recurrent(module, prefix, tensors, notes, hidden)
-        if found is not None:
-            recognised.append(found)
-            classes.append((prefix, class_name(module)))
+        if not any(name in _RECURRENT_BASES for _, name in bases):
+            continue
+        where = f"{path or 'the model'} ({class_name(module)})"
+        try:
+            spec = _spec(module, bases)
+        except Exception as error:
+            notes.append(f"{where}: its options are no layer paramcount counts ({error})")
+            continue
+        if spec is not None:
+            params = items(module, "_parameters")
+            candidates.append(Candidate(prefix, class_name(module), spec,
+                                        tuple(n for n, _ in params),
+                                        _parametrized(module)))
     if packed:
         notes.append(_packed_note(quantized, modules, packed))
     notes += failed
-    return Layers(tuple(recognised), tuple(classes), tuple(notes), tuple(packed),
-                  frozenset(hidden))
+    return Layers(tuple(candidates), tuple(notes), tuple(packed))
 
 
-def _is_quantized(module: object) -> bool:
-    return any(m.startswith(_QUANTIZED) for m, _ in class_modules(module))
+def _inside(path: str, paths: set[str]) -> bool:
+    """Whether ``path`` is below one of ``paths`` (each parent path looked up: linear in the
+    model's modules)."""
+    if not paths:
+        return False
+    parts = path.split(".")
+    return "" in paths or any(".".join(parts[:k]) in paths for k in range(1, len(parts)))
 
 
 def _packed(module: Any, prefix: str, failed: list[str]) -> list[NamedTensor]:
@@ -128,9 +157,9 @@ def _packed_note(paths: list[str], modules: list[tuple[str, Any]],
             "counts parameters() only")
 
 
-def _spec(module: Any) -> LayerSpec | None:
+def _spec(module: Any, classes: list[tuple[str, str]]) -> LayerSpec | None:
     """The layer an ``nn.RNN``/``LSTM``/``GRU`` or cell is built as, from its own options."""
-    bases = {name for m, name in class_modules(module) if m.startswith("torch.nn")}
+    bases = {name for m, name in classes if m.startswith("torch.nn")}
     mode = own(module, "mode")
     if "RNNBase" in bases and mode in _STACKS:
         return LayerSpec(
@@ -149,85 +178,89 @@ def _spec(module: Any) -> LayerSpec | None:
                      nonlinearity=Nonlinearity(nonlinearity) if nonlinearity else None)
 
 
-def _recurrent(module: Any, prefix: str, tensors: dict[str, NamedTensor], notes: list[str],
-               hidden: set[str]) -> Recognised | None:
-    """``module`` recognised from its options where its tensors are exactly what they give,
-    or a parametrization's originals are; otherwise None, and a note says why."""
-    where = f"{prefix.rstrip('.') or 'the model'} ({class_name(module)})"
-    try:
-        spec = _spec(module)
-    except Exception as error:
-        notes.append(f"{where}: its options are no layer paramcount counts ({error})")
-        return None
-    if spec is None:
-        return None
-    own_params = {name: _shape(p) for name, p in items(module, "_parameters")}
+def check(found: Candidate, tensors: dict[str, tuple[int, ...]]) -> tuple[
+        Recognised | None, str | None, tuple[str, ...]]:
+    """A candidate recognised from its options where its tensors (``tensors``: the model's
+    shapes by first name) are exactly what they give, or a parametrization's originals are:
+    (the layer or None, a note, the tensors beside the originals)."""
+    prefix, where = found.prefix, f"{found.prefix.rstrip('.') or 'the model'} ({found.klass})"
     names: list[str] = []
     said: list[str] = []
     extras: list[str] = []
-    for expected in conventions.tensors(spec):
-        if own_params.get(expected.name) == expected.shape:
+    for expected in conventions.tensors(found.spec):
+        if expected.name in found.own and tensors.get(prefix + expected.name) == expected.shape:
             names.append(prefix + expected.name)
             continue
-        found = _original(module, expected.name, expected.shape)
-        if found is None:
+        original = _original(found.parametrized.get(expected.name)
+                             or _beside(found, expected.name, tensors), expected.shape)
+        if original is None:
             names = []
             break
-        source, others, how = found
+        source, others, how = original
         names.append(prefix + source)
         extras += [prefix + n for n, _ in others]
         said.append(f"{expected.name} is computed by {how} from {source} "
-                    f"{_text(expected.shape)}"
-                    + "".join(f", {n} {shape}" for n, shape in others))
-    mine = [n for n in own_params if prefix + n in tensors]
+                    f"{_text(expected.shape)}" + "".join(f", {n} {s}" for n, s in others))
+    mine = [prefix + n for n in found.own if prefix + n in tensors]
     if not names or any(n not in tensors for n in names) or (
-            not said and sorted(names) != sorted(prefix + n for n in mine)):
-        notes.append(f"{where}: its tensors are not the ones its options give (a patched "
-                     "module, shared weights), so it is not recognised from its options")
-        return None
-    if said:
-        notes.append(f"{where}: " + "; ".join(said) + ": the layer is recognised from "
-                     "the originals in the weights' own shapes; the tensors beside them are "
-                     "not in its formula's count")
-        hidden.update(extras)
-    composed = tuple((n,) for n in names) if said else ()
-    return Recognised(prefix, spec, tuple(names), composed=composed)
+            not said and sorted(names) != sorted(mine)):
+        return None, (f"{where}: its tensors are not the ones its options give (a patched "
+                      "module, shared weights), so it is not recognised from its options"), ()
+    if not said:
+        return Recognised(prefix, found.spec, tuple(names)), None, ()
+    note = (f"{where}: " + "; ".join(said) + ": the layer is recognised from the originals "
+            "in the weights' own shapes; the tensors beside them are not in its formula's "
+            "count")
+    return (Recognised(prefix, found.spec, tuple(names), composed=tuple((n,) for n in names)),
+            note, tuple(extras))
 
 
-def _original(module: Any, name: str,
-              shape: tuple[int, ...]) -> tuple[str, list[tuple[str, str]], str] | None:
-    """Where a parametrized tensor's original is held: (its name below the module, the other
-    tensors beside it with their shapes, what computes the weight), or None."""
-    candidates: list[tuple[str, tuple[int, ...] | None]] = []
-    how = ""
-    plist = dict(items(dict(items(module, "_modules")).get("parametrizations"), "_modules"))
-    if name in plist:
-        held = plist[name]
+def _parametrized(module: Any) -> dict[str, tuple[list[tuple[str, tuple[int, ...] | None]],
+                                                   str]]:
+    """Each weight of ``module`` under torch's parametrizations, with the tensors that hold it
+    (names below the module) and what computes it (the old weight norm's and pruning's
+    tensors sit beside the module's own: :func:`_beside` finds them by name)."""
+    found: dict[str, tuple[list[tuple[str, tuple[int, ...] | None]], str]] = {}
+    plist = items(dict(items(module, "_modules")).get("parametrizations"), "_modules")
+    for name, held in plist:
         base = f"parametrizations.{name}."
-        candidates = [(base + n, _shape(v)) for n, v in items(held, "_parameters")]
         steps = items(held, "_modules")
         how = " and ".join(_PARAMETRIZATIONS.get(class_name(m), class_name(m))
                            for _, m in steps) or "a parametrization"
-        candidates += [(f"{base}{k}.{n}", _shape(v)) for k, step in steps
-                       for n, v in items(step, "_buffers")]
-    else:
-        params = dict(items(module, "_parameters"))
-        buffers = dict(items(module, "_buffers"))
-        for suffix, kind in (("_g", "weight_norm"), ("_orig", "pruning")):
-            if name + suffix in params:
-                how = kind
-        if not how:
-            return None
-        candidates = [(n, _shape(v)) for n, v in (*params.items(), *buffers.items())
-                      if n in (name + "_g", name + "_v", name + "_orig", name + "_mask")]
+        found[name] = ([(base + n, _shape(v)) for n, v in items(held, "_parameters")]
+                       + [(f"{base}{k}.{n}", _shape(v)) for k, step in steps
+                          for n, v in items(step, "_buffers")], how)
+    return found
+
+
+def _beside(found: Candidate, name: str, tensors: dict[str, tuple[int, ...]]
+            ) -> tuple[list[tuple[str, tuple[int, ...] | None]], str] | None:
+    """The old weight norm's ``name_g`` and ``name_v``, or pruning's ``name_orig`` and
+    ``name_mask``, where the module holds them in place of ``name``, and what they are."""
+    how = ("weight_norm" if name + "_g" in found.own else
+           "pruning" if name + "_orig" in found.own else None)
+    if how is None:
+        return None
+    held = [(n, tensors.get(found.prefix + n))
+            for n in (name + "_g", name + "_v", name + "_orig", name + "_mask")]
+    return [(n, shape) for n, shape in held if shape is not None], how
+
+
+def _original(held: tuple[list[tuple[str, tuple[int, ...] | None]], str] | None,
+              shape: tuple[int, ...]) -> tuple[str, list[tuple[str, str]], str] | None:
+    """Which of a parametrized weight's tensors is its original (the one in the weight's
+    shape, the original's own name first): (its name, the others with their shapes, what
+    computes the weight), or None."""
+    if held is None:
+        return None
+    candidates, how = held
     ranked = sorted((c for c in candidates if c[1] == shape),
                     key=lambda c: next((k for k, end in enumerate(_ORIGINALS)
                                         if c[0].endswith(end)), len(_ORIGINALS)))
     if not ranked:
         return None
     source = ranked[0][0]
-    others = [(n, _text(s)) for n, s in candidates if n != source]
-    return source, others, how
+    return source, [(n, _text(s)) for n, s in candidates if n != source], how
 
 
 def _text(shape: tuple[int, ...] | None) -> str:

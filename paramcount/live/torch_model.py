@@ -60,12 +60,47 @@ def _below(module: object, path: str) -> Iterator[tuple[str, Any]]:
         stack.extend((f"{here}.{name}", child) for name, child in items(node, "_modules"))
 
 
+_DTYPES: dict[Any, str] = {}
+"""Each dtype object's name as numpy spells it (``float32``), once per dtype."""
+
+
 def _dtype(tensor: Any) -> str:
-    return str(tensor.dtype).removeprefix("torch.")
+    dtype = tensor.dtype
+    try:
+        return _DTYPES[dtype]
+    except (KeyError, TypeError):  # new, or not hashable
+        name = str(dtype).removeprefix("torch.")
+        if len(_DTYPES) < 256:
+            with contextlib.suppress(TypeError):
+                _DTYPES[dtype] = name
+        return name
+
+
+_SIZE: list[type] = [type(None)]
+"""torch.Size, once a tensor has shown it: a tuple of ints already."""
 
 
 def _shape(tensor: Any) -> tuple[int, ...]:
-    return tuple(int(d) for d in tensor.shape)
+    shape = tensor.shape
+    if type(shape).__name__ == "Size" and type(shape).__module__ == "torch":
+        _SIZE[0] = type(shape)
+        return tuple(shape)
+    return tuple(map(int, shape))
+
+
+def _kind_of(value: Any) -> str:
+    """The name of a tensor's class (``Parameter``, ``UninitializedParameter``), once per
+    class."""
+    kind = type(value)
+    name = _CLASSES.get(kind)
+    if name is None:
+        name = class_name(value)
+        if len(_CLASSES) < 256:
+            _CLASSES[kind] = name
+    return name
+
+
+_CLASSES: dict[type, str] = {}
 
 
 def read(model: Any) -> Live:
@@ -74,55 +109,62 @@ def read(model: Any) -> Live:
     modules_found, repeats = _walk(model)
     first: dict[int, str] = {}
     aliases: dict[str, list[str]] = {}
-    kinds: dict[str, Kind] = {}
-    tensors: dict[str, NamedTensor] = {}
+    tensors: dict[str, tuple[NamedTensor, Kind]] = {}
     transient: set[str] = set()
     lazy: dict[Kind, list[str]] = {Kind.TRAINABLE: [], Kind.BUFFER: []}
     modules: list[LiveModule] = []
+    trained, frozen, buffered = Kind.TRAINABLE, Kind.FROZEN, Kind.BUFFER
+    classes, dtypes = _CLASSES, _DTYPES
+    size: Any = _SIZE[0]
     for path, module in modules_found:
         prefix = f"{path}." if path else ""
         mine = []
         for field, buffer in (("_parameters", False), ("_buffers", True)):
             for name, value in items(module, field):
+                # inline: this loop runs once per tensor (benchmarks/summary_speed.py)
                 full = prefix + name
-                if id(value) in first:
-                    aliases[first[id(value)]].append(full)
+                key = id(value)
+                known = first.get(key)
+                if known is not None:
+                    aliases.setdefault(known, []).append(full)
                     continue
-                if class_name(value) in _LAZY:
-                    lazy[Kind.BUFFER if buffer else Kind.TRAINABLE].append(full)
+                if (classes.get(type(value)) or _kind_of(value)) in _LAZY:
+                    lazy[buffered if buffer else trained].append(full)
                     continue
                 try:
-                    tensor = NamedTensor(full, _shape(value), _dtype(value),
-                                         not buffer and bool(value.requires_grad))
+                    trainable = not buffer and bool(value.requires_grad)
+                    dims: Any = value.shape
+                    if type(dims) is size:
+                        dims = tuple(dims)
+                    else:
+                        dims, size = _shape(value), _SIZE[0]
+                    tensor = NamedTensor(full, dims, dtypes.get(value.dtype) or _dtype(value),
+                                         trainable)
                 except Exception as error:
                     failed.append(f"{full} could not be read ({why(error)})")
                     continue
-                first[id(value)] = full
-                aliases[full] = []
-                kinds[full] = Kind.BUFFER if buffer else (
-                    Kind.TRAINABLE if tensor.trainable else Kind.FROZEN)
-                tensors[full] = tensor
+                first[key] = full
+                tensors[full] = (tensor, buffered if buffer else
+                                 trained if trainable else frozen)
                 mine.append(full)
-        with contextlib.suppress(Exception):  # not iterable: every buffer taken as saved
-            transient.update(prefix + str(n) for n in
-                             own(module, "_non_persistent_buffers_set", None) or ())
+        unsaved = own(module, "_non_persistent_buffers_set", None)
+        if unsaved:
+            with contextlib.suppress(Exception):  # not iterable: every buffer taken as saved
+                transient.update(prefix + str(n) for n in unsaved)
         modules.append(LiveModule(path, class_name(module), tuple(mine)))
     _alias_repeats(repeats, first, aliases)
-    layers = torch_layers.read(modules_found, tensors)
-    order = [n for m in modules for n in m.tensors]
-    live = [LiveTensor(tensors[n], kinds[n], tuple(aliases[n]), n not in transient)
-            for n in order]
+    layers = torch_layers.read(modules_found)
+    live = [LiveTensor(tensor, kind, tuple(aliases[n]) if n in aliases else (),
+                       n not in transient) for n, (tensor, kind) in tensors.items()]
     live += [LiveTensor(t, Kind.PACKED) for t in layers.packed]
-    notes = [*layers.notes, *_lazy_note(lazy), *_wrapper_notes(model),
-             *_dtype_note([tensors[n] for n in order if kinds[n] is not Kind.BUFFER])]
-    notes += _override_note(model, sum(tensors[n].count for n in order
-                                       if kinds[n] is not Kind.BUFFER), failed)
+    parameters = [t for t, kind in tensors.values() if kind is not Kind.BUFFER]
+    notes = [*layers.notes, *_lazy_note(lazy), *_wrapper_notes(model), *_dtype_note(parameters),
+             *_override_note(model, parameters, failed)]
     if failed:
         notes.append("not read: " + "; ".join(failed[:5])
                      + (f" (and {len(failed) - 5} more)" if len(failed) > 5 else ""))
-    return Live("torch", class_name(model), tuple(live), tuple(modules),
-                layers.recognised, layers.classes, tuple(notes), _config(model, failed),
-                hidden=layers.hidden)
+    return Live("torch", class_name(model), tuple(live), tuple(modules), notes=tuple(notes),
+                config=_config(model, failed), candidates=layers.candidates)
 
 
 def _alias_repeats(repeats: list[tuple[str, Any]], first: dict[int, str],
@@ -139,7 +181,7 @@ def _alias_repeats(repeats: list[tuple[str, Any]], first: dict[int, str],
                 for name, value in items(node, field):
                     known = first.get(id(value))
                     if known is not None and f"{here}.{name}" != known:
-                        aliases[known].append(f"{here}.{name}" if here else name)
+                        aliases.setdefault(known, []).append(f"{here}.{name}" if here else name)
 
 
 def _lazy_note(lazy: dict[Kind, list[str]]) -> list[str]:
@@ -165,11 +207,11 @@ _NARROW = ("int", "uint", "qint", "quint", "float8", "float6", "float4", "bool")
 def _dtype_note(parameters: list[NamedTensor]) -> list[str]:
     """The parameters by dtype where some are held as integers or 8-bit floats or narrower
     (a quantized model's int8 / fp8 weights): counted as they are held."""
+    if not any(d.startswith(_NARROW) for d in {t.dtype or "?" for t in parameters}):
+        return []
     by_dtype: dict[str, int] = {}
     for tensor in parameters:
         by_dtype[tensor.dtype or "?"] = by_dtype.get(tensor.dtype or "?", 0) + tensor.count
-    if not any(d.startswith(_NARROW) for d in by_dtype):
-        return []
     return ["parameters by dtype, as the model holds them: "
             + ", ".join(f"{count:,} {dtype}" for dtype, count in by_dtype.items())]
 
@@ -198,7 +240,7 @@ def _overridden(model: object) -> str | None:
     return None
 
 
-def _override_note(model: Any, total: int, failed: list[str]) -> list[str]:
+def _override_note(model: Any, parameters: list[NamedTensor], failed: list[str]) -> list[str]:
     """Where the model's class overrides ``parameters`` or ``named_parameters``: torch's own
     ``parameters()`` asked (as the override accepts it), and said where it differs."""
     klass = _overridden(model)
@@ -207,6 +249,7 @@ def _override_note(model: Any, total: int, failed: list[str]) -> list[str]:
     found = called(lambda: list(model.parameters()), failed, f"{klass}.parameters()")
     if found is None:
         return []
+    total = sum(t.count for t in parameters)
     try:
         unique = {id(p): p for p in found}
         reported = sum(int(p.numel()) for p in unique.values())
