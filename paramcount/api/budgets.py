@@ -74,8 +74,17 @@ class Checked(Result):
 
 
 def check(*paths: FileName, verify: bool = False, update: bool = False) -> Checked:
-    """Check the models of config files (TOML or JSON; none: ./pyproject.toml's
-    ``[tool.paramcount]``) against their budgets; ``update`` writes counts back."""
+    """Check the models of budget configs (TOML or JSON) against their limits, as
+    ``paramcount check`` does in CI.
+
+    ``verify`` builds each model in its framework and compares; ``update`` writes the counts
+    found back into the configs. The result's ``passed`` and ``exit_code`` are the command's.
+
+    >>> import paramcount
+    >>> c = paramcount.check("examples/bilstm.toml")
+    >>> c.passed, c.exit_code, [o.model.name for o in c.outcomes]
+    (True, 0, ['bilstm'])
+    """
     from paramcount.checking.session import check_file, expand
     from paramcount.errors import ConfigError
 

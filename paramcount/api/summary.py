@@ -108,9 +108,37 @@ class Summary(Result):
 
 
 def summary(model: Any, params: Any = None) -> Summary:
-    """Summarise a live model (a torch ``nn.Module``, a Keras model or layer, a Flax module
-    with its ``params``, a Hugging Face model): its parameters and buffers are read, it is never
-    run and needs no input."""
+    """Summarise a live model: its parameters and buffers read, never run, no input needed.
+
+    ``model`` is a torch ``nn.Module`` (scripted, compiled, wrapped, lazy, quantized,
+    parametrized, on any device, ``meta`` included), a Keras model or layer (Keras 3 or
+    tf-keras), a Flax NNX module, or a linen module with ``params``, the variables its ``init``
+    returned. The result's ``total`` is the framework's own count (each tied or shared tensor
+    once); ``recurrent`` and ``families`` are the layers recognised, each with its exact
+    configuration; ``notes`` say what the model holds beyond its parameters (packed quantized
+    weights, a weight norm's tensors) and what could not be read. Nothing the model does (a
+    raising ``__getattr__``, a cycle of modules) becomes a traceback: a model that cannot be
+    read at all raises ``paramcount.ParamcountError``, one line.
+
+    >>> import paramcount
+    >>> from torch import nn
+    >>> model = nn.Sequential(nn.Embedding(100, 16), nn.LSTM(16, 32, num_layers=2))
+    >>> s = paramcount.summary(model)
+    >>> s.total == sum(p.numel() for p in model.parameters()), s.total
+    (True, 16448)
+    >>> [(layer.name, layer.description, layer.params) for layer in s.recurrent]
+    [('1', 'nn.LSTM(16, 32, num_layers=2)', 14848)]
+    >>> s.to_dict()["schema"]
+    'paramcount.summary/1'
+    """
+    from paramcount.errors import ParamcountError
+    from paramcount.live.guarded import class_name, why
     from paramcount.live.model import read as read_live
 
-    return Summary(read_live(model, params))
+    try:
+        return Summary(read_live(model, params))
+    except ParamcountError:
+        raise
+    except Exception as error:  # what the model's own code raised while it was read
+        raise ParamcountError(f"a {class_name(model)} could not be read: {why(error)}"
+                              ) from error
