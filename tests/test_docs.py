@@ -251,7 +251,7 @@ def test_library_call_docstring_example_runs(name: str) -> None:
     import paramcount
 
     call = getattr(paramcount, name)
-    assert ">>> " in pydoc.render_doc(call, renderer=pydoc.plaintext)
+    assert ">>> " in pydoc.render_doc(call)
     if name in NEEDS_TORCH and not have("torch"):
         pytest.skip("its example builds a torch model")
     finder = doctest.DocTestFinder(recurse=False)
