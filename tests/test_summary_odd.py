@@ -269,3 +269,48 @@ def test_wrapped_models_get_no_checkpoint_advice(wrap: Callable[[Any], Any], say
     assert says in result.notes
     text = repr(result)
     assert "saved from" not in text and "strip it" not in text
+
+
+def _scripted(model: Any) -> Any:
+    import torch
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch.jit is deprecated
+        return torch.jit.script(model)
+
+
+def _traced(model: Any) -> Any:
+    import torch
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch.jit is deprecated
+        return torch.jit.trace(model, torch.zeros(2, 3, dtype=torch.long))
+
+
+@pytest.mark.parametrize("convert", [_scripted, _traced], ids=["scripted", "traced"])
+def test_script_and_traced_modules(convert: Callable[[Any], Any]) -> None:
+    """A scripted or traced model (whose tables a traced module reaches through its
+    ``__getattr__``) is read whole: torch's count, its buffer, its LSTM."""
+    import torch
+    from torch import nn
+
+    class Tagger(nn.Module):
+        """An embedding, an LSTM, a head and a buffer."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.embed = nn.Embedding(10, 4)
+            self.lstm = nn.LSTM(4, 8)
+            self.head = nn.Linear(8, 2)
+            self.register_buffer("offset", torch.zeros(3))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            out, _ = self.lstm(self.embed(x))
+            return self.head(out) + self.offset.sum()
+
+    model = convert(Tagger())
+    result = paramcount.summary(model)
+    assert result.total == torch_total(model) == 506
+    assert result.buffers == 3
+    assert [(layer.name, layer.spec) for layer in result.recurrent] == [
+        ("lstm", LayerSpec(Cell.LSTM, 4, 8))]

@@ -12,7 +12,7 @@ from paramcount.engine import conventions
 from paramcount.engine.conventions.base import Recognised
 from paramcount.engine.spec import Cell, LayerSpec, Nonlinearity
 from paramcount.files.listing import NamedTensor
-from paramcount.live.guarded import called, class_modules, class_name, own
+from paramcount.live.guarded import attribute, called, class_modules, class_name, own
 
 _STACKS = {"LSTM": Cell.LSTM, "GRU": Cell.GRU, "RNN_TANH": Cell.RNN, "RNN_RELU": Cell.RNN}
 _CELLS = {"LSTMCell": Cell.LSTM, "GRUCell": Cell.GRU, "RNNCell": Cell.RNN}
@@ -26,8 +26,11 @@ _ORIGINALS = ("original", "original1", "_orig", "_v")
 
 def items(module: object, field: str) -> list[tuple[str, Any]]:
     """The (name, value) pairs of a module's own ``_parameters`` / ``_buffers`` /
-    ``_modules``, None values left out; none where they cannot be read."""
+    ``_modules``, None values left out; none where they cannot be read. A traced module holds
+    them in the script module it wraps, reached through its ``__getattr__`` (guarded)."""
     held = own(module, field)
+    if held is None:
+        held = attribute(module, field)
     if held is None:
         return []
     try:
