@@ -39,3 +39,19 @@ def test_help_groups_the_commands_by_job(cli: CLI) -> None:
     assert sorted(shown) == sorted(LISTED)
     assert found == {title: names for title, names in GROUPS}
     assert found["The modern families (hybrids last)"][0] == "mamba"
+
+
+def test_command_reference_is_grouped_as_the_help() -> None:
+    """docs/commands.md's "Commands at a glance" names, under each of the help's headings,
+    exactly the commands the help lists there."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "commands.md").read_text()
+    glance = text.split("## Commands at a glance\n", 1)[1].split("\nOutput formats:", 1)[0]
+    found: dict[str, list[str]] = {}
+    for part in glance.split("\n### ")[1:]:
+        title, _, body = part.partition("\n")
+        found[title] = [name for cell in re.findall(r"^\| `paramcount ([^`]+)`", body, re.M)
+                        for name in cell.split("\\|")]
+    assert {title: sorted(names) for title, names in found.items()} == {
+        title: sorted(names) for title, names in GROUPS}
