@@ -236,6 +236,33 @@ def test_docstring_examples(module: str) -> None:
     assert result.failed == 0
 
 
+LIBRARY_CALLS = ["summary", "read", "inspect", "check", "family", "load_error", "port",
+                 "counted", "explain", "fit", "compute", "memory", "compare", "shapes", "trace",
+                 "convlstm"]
+NEEDS_TORCH = {"summary", "trace"}
+
+
+@pytest.mark.parametrize("name", LIBRARY_CALLS)
+def test_library_call_docstring_example_runs(name: str) -> None:
+    """Each library call's docstring, which ``help()`` shows in full, holds an example, and
+    the example runs (from the repository's root, where its files are)."""
+    import pydoc
+
+    import paramcount
+
+    call = getattr(paramcount, name)
+    assert ">>> " in pydoc.render_doc(call)
+    if name in NEEDS_TORCH and not have("torch"):
+        pytest.skip("its example builds a torch model")
+    finder = doctest.DocTestFinder(recurse=False)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    [test] = finder.find(call, name, globs={})
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(ROOT)
+        runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
+
+
 def test_ci_yaml_snippets_are_valid_ci_config() -> None:
     """The CI recipes of docs/check.md parse: the workflow uses this repository's action with
     inputs it has, the GitLab job keeps the report it writes, the step without the action

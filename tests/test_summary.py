@@ -9,6 +9,7 @@ import subprocess
 import sys
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -271,6 +272,48 @@ def test_keras_layer_without_a_config(eras: dict[int, Any]) -> None:
     assert any("get_config() failed" in note for note in result.notes)
 
 
+@keras_only
+@pytest.mark.parametrize("era", [3, 2], ids=["keras3", "tf-keras"])
+def test_bidirectional_with_another_backward_layer(eras: dict[int, Any], era: int,
+                                                   tmp_path: Path) -> None:
+    """``Bidirectional(LSTM(6), backward_layer=GRU(6))``: each direction as it is (264 and
+    216, together count_params()' 480), never "2 × 264 = 528: exact"; the same read from the
+    model's saved ``.keras`` file."""
+    keras = eras[era]
+    inputs = keras.Input((5, 4))
+    wrapper = keras.layers.Bidirectional(
+        keras.layers.LSTM(6), backward_layer=keras.layers.GRU(6, go_backwards=True))
+    model = keras.Model(inputs, wrapper(inputs))
+    result = paramcount.summary(model)
+    assert result.total == model.count_params() == 480
+    specs = [(layer.spec, layer.params, layer.match) for layer in result.recurrent]
+    assert specs == [(LayerSpec(Cell.LSTM, 4, 6, framework=Framework.KERAS), 264, True),
+                     (LayerSpec(Cell.GRU, 4, 6, framework=Framework.KERAS), 216, True)]
+    text = repr(result)
+    assert "528" not in text and "Bidirectional(LSTM(6))" not in text
+    assert "backward layer is a GRU and forward one a LSTM" in text
+    if era == 3:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # numpy's, raised in saving
+            model.save(tmp_path / "model.keras")
+        saved = paramcount.inspect(tmp_path / "model.keras")
+        assert saved.total == 480
+        assert [(layer.spec, layer.params) for layer in saved.recurrent] == [
+            (spec, params) for spec, params, _ in specs]
+
+
+@keras_only
+def test_convlstm_notes_agree(eras: dict[int, Any]) -> None:
+    """A ConvLSTM is described in one note and contradicted by none."""
+    keras = eras[3]
+    inputs = keras.Input((3, 8, 8, 2))
+    model = keras.Model(inputs, keras.layers.ConvLSTM2D(4, 3)(inputs))
+    result = paramcount.summary(model)
+    assert result.total == model.count_params() == 880
+    [note] = result.notes
+    assert "ConvLSTM2D(4, kernel_size=(3, 3)) on 2 channels, 880 parameters" in note
+
+
 # -- Flax ------------------------------------------------------------------------------------
 
 flax_only = pytest.mark.skipif(not (have("jax") and have("flax")), reason="needs jax and flax")
@@ -371,3 +414,22 @@ def test_summary_imports_no_framework_of_its_own() -> None:
                          check=True)
     assert not set(out.stdout.split()) & {"tensorflow", "keras", "flax", "jax", "rich",
                                           "click"}
+
+
+@flax_only
+def test_nnx_bidirectional_sharing_one_cell() -> None:
+    """An NNX Bidirectional whose two RNNs share one GRUCell: recognised, counted once (as
+    NNX's own state holds it), and said."""
+    import jax
+    from flax import nnx
+
+    rngs = nnx.Rngs(0)
+    cell = nnx.GRUCell(4, 6, rngs=rngs)
+    model = nnx.Bidirectional(nnx.RNN(cell), nnx.RNN(cell, reverse=True, keep_order=True))
+    truth = sum(x.size for x in jax.tree.leaves(nnx.state(model, nnx.Param)))
+    result = paramcount.summary(model)
+    assert result.total == truth == 198
+    [layer] = result.recurrent
+    assert layer.spec == LayerSpec(Cell.GRU, 4, 6, framework=Framework.FLAX_NNX)
+    assert layer.params == 198 and layer.match
+    assert any("one GRUCell shared by both directions" in n for n in layer.notes)

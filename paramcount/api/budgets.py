@@ -97,10 +97,19 @@ class Checked(Result):
 
 def check(*paths: FileName, verify: bool = False, update: bool = False,
           baseline: str | None = None, max_growth: str | None = None) -> Checked:
-    """Check the models of config files (TOML or JSON; none: ./pyproject.toml's
-    ``[tool.paramcount]``) against their budgets; ``update`` writes counts back; ``baseline``
-    (a git revision) counts the same configs there too, and ``max_growth`` (``10%``,
-    ``50000``) fails a model that grew past it."""
+    """Check the models of budget configs (TOML or JSON; none: ./pyproject.toml's
+    ``[tool.paramcount]``) against their limits, as ``paramcount check`` does in CI.
+
+    ``verify`` builds each model in its framework and compares; ``update`` writes the counts
+    found back into the configs; ``baseline`` (a git revision) counts the same configs there
+    too, and ``max_growth`` (``10%``, ``50000``) fails a model that grew past it. The result's
+    ``passed`` and ``exit_code`` are the command's.
+
+    >>> import paramcount
+    >>> c = paramcount.check("examples/bilstm.toml")
+    >>> c.passed, c.exit_code, [o.model.name for o in c.outcomes]
+    (True, 0, ['bilstm'])
+    """
     from paramcount.checking.baseline import compare_or_error, parse_growth
     from paramcount.checking.session import FileResult, check_file, expand
     from paramcount.errors import ConfigError

@@ -129,11 +129,19 @@ def _label(report: object) -> str:
 
 def compare(*configs: Any, labels: Sequence[str] | None = None, frameworks: bool = False,
             verify: bool = False) -> Compared:
-    """Compare configurations as ``paramcount compare`` does: each a layer
-    (:func:`paramcount.count`'s report, :func:`paramcount.counted`'s result or a
-    :class:`LayerSpec`) or a family model (:func:`paramcount.family`'s result); ``labels``
-    name them (by default, the command that counts each); ``frameworks`` compares one layer
-    across PyTorch and Keras; ``verify`` checks each layer against its real framework."""
+    """Compare layers and family models side by side, each difference explained, as
+    ``paramcount compare`` does.
+
+    ``configs`` are :func:`paramcount.count`'s reports, :func:`paramcount.counted`'s results,
+    ``LayerSpec``'s or :func:`paramcount.family`'s results; ``labels`` names them (by default
+    the command that counts each); ``frameworks`` compares one layer across PyTorch and Keras;
+    ``verify`` checks each layer against its real framework.
+
+    >>> import paramcount
+    >>> k = paramcount.compare(paramcount.count("lstm", 28, 256), paramcount.count("gru", 28, 256))
+    >>> k.labels, k.totals
+    (['lstm -i 28 -H 256', 'gru -i 28 -H 256'], [292864, 219648])
+    """
     from paramcount.analysis.compare import COMPARABLE
     from paramcount.families.report import FamilyReport
 

@@ -56,10 +56,16 @@ def convlstm(rank: int, input_channels: int, filters: int, kernel: int | str | S
              num_layers: int = 1, bidirectional: bool = False, bias: bool = True,
              data_format: str = "channels_last", framework: Frameworks = Framework.KERAS,
              dtype: DType | str = DType.FP32, verify: bool = False) -> ConvCounted:
-    """Count a ConvLSTM stack as ``paramcount convlstm`` does: ``rank`` spatial axes (1, 2, 3),
-    ``kernel`` as ``3``, ``"3x3"`` or ``(3, 3)``; ``framework`` ``keras``, ``flax_linen`` or
-    both (``"all"``); ``verify`` builds the real layers (a framework not installed is skipped
-    when there are both)."""
+    """Count a ConvLSTM layer (Keras' ``ConvLSTM1D/2D/3D`` and the common torch
+    implementations), as ``paramcount convlstm`` does.
+
+    ``rank`` is 1, 2 or 3; ``kernel`` a size or ``"3x3"``; ``data_format`` Keras' option;
+    ``verify`` builds the real layer.
+
+    >>> import paramcount
+    >>> paramcount.convlstm(2, 3, 8, "3x3").total
+    3200
+    """
     from paramcount.engine.convlstm_report import (
         FRAMEWORKS,
         ConvLSTMSpec,

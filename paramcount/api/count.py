@@ -78,9 +78,15 @@ def _workload_data(memory: Memory | None, compute: Compute | None,
 
 
 def counted(*args: Any, **kwargs: Any) -> Counted:
-    """:func:`paramcount.count`'s report as the count command's result (the same arguments):
-    ``to_dict()`` is what ``paramcount lstm ... --json`` prints, and it shows itself as the
-    command does."""
+    """:func:`paramcount.count`'s report as the count command's result (the same
+    arguments): ``to_dict()`` is what ``paramcount lstm ... --json`` prints, and it shows itself
+    as the command does.
+
+    >>> import paramcount
+    >>> c = paramcount.counted("lstm", 32, 128, num_layers=2, bidirectional=True)
+    >>> c.total, c.to_dict()["schema"]
+    (561152, 'paramcount.count/1')
+    """
     return Counted([count(*args, **kwargs)])
 
 

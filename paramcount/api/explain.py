@@ -83,7 +83,17 @@ def explain_specs(specs: Sequence[LayerSpec], dtype: DType | str = DType.FP32,
 def explain(cell: Cell | str, input_size: int, hidden_size: int, *,
             framework: Frameworks = Framework.TORCH, dtype: DType | str = DType.FP32,
             verify: bool = False, brief: bool = False, **layer: Any) -> Explained:
-    """Explain a layer's count as ``paramcount explain`` does, with :func:`paramcount.count`'s
-    arguments; ``framework`` may name several (``"all"``, ``"torch,keras"``)."""
+    """Explain a layer's count as ``paramcount explain`` does: the formula, why the naive
+    multiple is wrong, the depth table, memory and compute.
+
+    ``framework`` may name several (``"all"``, ``"torch,keras"``); ``verify`` builds the real
+    layers; ``brief`` gives the short answer; ``layer`` takes :func:`paramcount.count`'s
+    options (``num_layers``, ``bidirectional``, ...).
+
+    >>> import paramcount
+    >>> e = paramcount.explain("lstm", 32, 128, num_layers=2, bidirectional=True)
+    >>> e.total, e.to_dict()["schema"]
+    (561152, 'paramcount.explain/1')
+    """
     specs = layer_specs(cell, input_size, hidden_size, framework=framework, **layer)
     return explain_specs(specs, dtype, verify, brief)

@@ -68,8 +68,19 @@ class FamilyCount(Result):
 def family(name: str, config: FileName | None = None, *, dtype: str = "fp32",
            explain: bool = False, what_if: Mapping[str, object] | None = None,
            **options: object) -> FamilyCount:
-    """Count family ``name``'s model (``mamba``, ``mamba2``, ``rwkv``, ``xlstm``, …) from its
-    config fields as keyword arguments, or a ``config.json`` they override."""
+    """Count a modern recurrent family's model (Mamba, Mamba-2, RWKV, xLSTM, RG-LRU,
+    minGRU, and the hybrids) from its config's fields, as ``paramcount mamba ...`` does.
+
+    ``name`` is the family; ``config`` a ``config.json`` to start from; ``options`` the fields
+    (as the config names them); ``explain`` adds what each part holds; ``what_if`` the change
+    other values would make. An unknown field raises ``paramcount.SpecError``, naming the
+    family's fields.
+
+    >>> import paramcount
+    >>> f = paramcount.family("mamba", hidden_size=768, num_hidden_layers=24, vocab_size=50280)
+    >>> f.total, f.to_dict()["schema"]
+    (129135360, 'paramcount.family/1')
+    """
     from paramcount.engine.spec import DType
     from paramcount.errors import SpecError
     from paramcount.families import registry as families

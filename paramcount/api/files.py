@@ -57,8 +57,17 @@ class Inspection(Result):
 
 
 def inspect(*paths: FileName, as_framework: str | None = None) -> Inspection:
-    """Read model files (safetensors, PyTorch, ONNX, Keras, numpy) by their headers, nothing
-    executed; ``as_framework`` also counts them the ``torch``, ``keras`` or ``onnx`` way."""
+    """Inspect model files (safetensors, torch, ONNX, Keras, numpy, a Hugging Face folder)
+    without running anything, as ``paramcount inspect`` does: tensors by module, recurrent
+    layers and family models recognised, each checked against the formula engine.
+
+    ``as_framework`` also counts each layer in another framework's convention.
+
+    >>> import paramcount
+    >>> i = paramcount.inspect("examples/hf/mamba-130m")
+    >>> [(m.family, m.params) for m in i.families]
+    [('mamba', 129135360)]
+    """
     from pathlib import Path
 
     from paramcount.engine.spec import Framework
@@ -100,7 +109,19 @@ class LoadError(Result):
 
 
 def load_error(text: str) -> LoadError:
-    """Explain a failed ``load_state_dict`` / size-mismatch error message."""
+    """Explain a framework's load error (torch's ``load_state_dict`` size mismatches,
+    Keras' shape errors), as ``paramcount inspect --error`` does: which configuration each side
+    holds and the fix.
+
+    >>> import paramcount
+    >>> e = paramcount.load_error(
+    ...     "RuntimeError: Error(s) in loading state_dict for LSTM:\\n\\tsize mismatch for "
+    ...     "weight_ih_l0: copying a param with shape torch.Size([80, 10]) from checkpoint, "
+    ...     "the shape in current model is torch.Size([80, 12]).")
+    >>> print(e.to_dict()["fixes"][0])
+    the checkpoint's `(top level)` is recurrent layer(10, ?); your model asks for input 12 —
+    build it with input_size=10
+    """
     from paramcount.reading.messages.load_error import analyse
 
     return LoadError(analyse(text))

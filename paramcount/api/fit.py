@@ -88,11 +88,18 @@ def fit(cell: Cell | str, input_size: int, *, max_params: int | str | None = Non
         max_bytes: int | str | None = None, dtype: DType | str = DType.FP32,
         round_to: int = 1, verify: bool = False, framework: Framework | str = Framework.TORCH,
         **layer: Any) -> Fitted:
-    """The largest hidden size whose parameters fit ``max_params`` (``1_000_000``, ``"1.5M"``)
-    or ``max_bytes`` (``"4MiB"``) of ``dtype``, exactly, as ``paramcount fit`` answers; the
-    other layer arguments are :func:`paramcount.count`'s. Raises
-    :class:`paramcount.analysis.fit.BudgetTooSmall` (a :class:`paramcount.Mismatch`) when
-    not even the smallest size fits."""
+    """The largest hidden size whose layer fits a budget of parameters or bytes, as
+    ``paramcount fit`` does.
+
+    ``max_params`` and ``max_bytes`` accept ``1M``, ``4MiB``; ``round_to`` keeps the size a
+    multiple; ``layer`` takes :func:`paramcount.count`'s options. Nothing fitting raises
+    ``paramcount.Mismatch``.
+
+    >>> import paramcount
+    >>> f = paramcount.fit("lstm", 32, num_layers=2, bidirectional=True, max_params="1M")
+    >>> f.hidden_size, f.total, f.next_hidden_size
+    (172, 996224, 173)
+    """
     from paramcount.api.count import layer_spec
     from paramcount.engine.counts import parse_bytes, parse_count
 

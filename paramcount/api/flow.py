@@ -134,9 +134,16 @@ def trace_of(spec: LayerSpec, batch: int = 3, seq_len: int = 5, seed: int = 0,
 def shapes(cell: Cell | str, input_size: int, hidden_size: int, *, batch: int = 3,
            seq_len: int = 5, seed: int = 0, batch_first: bool = False, verify: bool = False,
            **layer: Any) -> Shapes:
-    """Shapes of input, output, h_n and c_n, the order of h_n, which output slice equals
-    which, as ``paramcount shapes`` gives them; the layer arguments are
-    :func:`paramcount.count`'s (a torch or Keras stack); ``verify`` runs the real layer."""
+    """The shapes a layer's input, output and state take, as ``paramcount shapes`` does.
+
+    ``batch`` and ``seq_len`` size the input; ``batch_first`` lays it out as torch's option
+    does; ``verify`` runs the real layer; ``layer`` takes :func:`paramcount.count`'s options.
+
+    >>> import paramcount
+    >>> s = paramcount.shapes("gru", 3, 4, num_layers=2, bidirectional=True)
+    >>> [(t["name"], t["shape"]) for t in s.to_dict()["shapes"]]
+    [('input', [5, 3, 3]), ('output', [5, 3, 8]), ('h_n', [4, 3, 4])]
+    """
     from paramcount.api.count import layer_spec
 
     spec = runnable(layer_spec(cell, input_size, hidden_size, **layer))
@@ -149,9 +156,18 @@ def shapes(cell: Cell | str, input_size: int, hidden_size: int, *, batch: int = 
 def trace(cell: Cell | str, input_size: int, hidden_size: int, *, batch: int = 3,
           seq_len: int = 5, seed: int = 0, show_mistake: bool = False,
           **layer: Any) -> Traced:
-    """Rebuild a (bidirectional) torch or Keras stack from unidirectional single-layer
-    modules and compare the two on a random input, as ``paramcount trace`` does (runs the
-    framework); the layer arguments are :func:`paramcount.count`'s."""
+    """Run a layer in torch and trace its state step by step, as ``paramcount trace`` does
+    (torch is needed).
+
+    ``batch``, ``seq_len`` and ``seed`` make the input; ``show_mistake`` also shows the
+    common mistake of reading the last output for the last state; ``layer`` takes
+    :func:`paramcount.count`'s options.
+
+    >>> import paramcount
+    >>> t = paramcount.trace("gru", 4, 8)
+    >>> t.ok, t.to_dict()["schema"]
+    (True, 'paramcount.trace/1')
+    """
     from paramcount.api.count import layer_spec
 
     spec = runnable(layer_spec(cell, input_size, hidden_size, **layer))

@@ -53,8 +53,21 @@ class Reading(Result):
 
 def read(text: str, overrides: Mapping[str, int] | None = None, *, source: str = "<text>",
          details: bool = False) -> Reading:
-    """Read a pasted question (code, summaries, reprs, shape dumps): nothing is run;
-    ``overrides`` give sizes the paste leaves open (``{"hidden_size": 256}``)."""
+    """Read pasted text (code, a framework's printout, a summary table, a load error) and
+    count every layer and model it shows, as ``paramcount read`` does.
+
+    ``overrides`` gives values the text leaves open (``{"hidden_size": 256}``); ``source``
+    names the text in notes; ``details`` keeps each reader's accounting in the JSON. The code is
+    parsed, never run. A model's total is exact only for text read whole; otherwise it is "at
+    least N" and what was not read is named.
+
+    >>> import paramcount
+    >>> r = paramcount.read("rnn = nn.GRU(input_size=40, hidden_size=256, num_layers=3)\\n")
+    >>> r.total, r.recurrent[0].spec.num_layers
+    (1018368, 3)
+    >>> r.to_dict()["schema"]
+    'paramcount.read/1'
+    """
     from paramcount.reading.pipeline import layer_reports
     from paramcount.reading.pipeline import read as read_paste
 

@@ -56,9 +56,19 @@ def port(path: FileName, to: str, *, source_framework: str | None = None,
          model: str | None = None, kwargs: Mapping[str, Any] | None = None,
          source_model: str | None = None, source_kwargs: Mapping[str, Any] | None = None,
          **expect: Any) -> Ported:
-    """Port the recurrent (and linear, embedding, conv, norm) weights of the file ``path`` to
-    framework ``to``'s convention; ``out`` writes them, ``verify`` runs both sides;
-    ``expect`` checks the source (``hidden_size=64``)."""
+    """Port a weights file to another framework's convention, as ``paramcount port`` does:
+    the plan, and with ``out`` the written file, with ``verify`` the proof that both give the
+    same outputs.
+
+    ``to`` is the target framework; ``allow_unmapped`` leaves out tensors no layer maps (an
+    optimizer's state); the other options say what a file cannot (the nonlinearity, Keras'
+    ``reset_after``, merge modes); ``model`` and ``kwargs`` name a whole model's factory.
+
+    >>> import paramcount
+    >>> p = paramcount.port("examples/checkpoint.pt", "keras", allow_unmapped=True)
+    >>> p.ok, p.exit_code, p.to_dict()["schema"]
+    (True, 0, 'paramcount.port/1')
+    """
     from paramcount.engine.spec import Framework, MergeMode, Nonlinearity
     from paramcount.porting.plan import TargetOptions
     from paramcount.porting.run import SourceOptions

@@ -154,9 +154,17 @@ def compute(cell: Cell | str, input_size: int, hidden_size: int, *, seq_len: int
             batch: int | None = None, lengths: Sequence[int] | None = None,
             framework: Frameworks = Framework.TORCH, verify: bool = False,
             **layer: Any) -> Computed:
-    """MACs and FLOPs of one forward pass over ``seq_len`` steps of ``batch`` sequences (or
-    a packed batch of ``lengths``), as ``paramcount compute`` counts them; the layer
-    arguments are :func:`paramcount.count`'s, ``framework`` may name several."""
+    """A layer's multiply-accumulates and FLOPs for one forward pass, as
+    ``paramcount compute`` does.
+
+    ``seq_len`` and ``batch`` size the pass; ``lengths`` gives a padded batch's true lengths;
+    ``verify`` measures the real layer; ``layer`` takes :func:`paramcount.count`'s options.
+
+    >>> import paramcount
+    >>> c = paramcount.compute("lstm", 32, 128, seq_len=100, batch=8)
+    >>> c.macs, c.flop_count
+    (65536000, 133222400)
+    """
     specs = layer_specs(cell, input_size, hidden_size, framework=framework, **layer)
     return compute_specs(specs, seq_len, batch, lengths, verify)
 
@@ -165,7 +173,15 @@ def memory(cell: Cell | str, input_size: int, hidden_size: int, *, optimizer: st
            mixed_precision: bool = False, dtype: DType | str = DType.FP32,
            framework: Frameworks = Framework.TORCH, verify: bool = False,
            **layer: Any) -> TrainingMemory:
-    """Training memory of the parameters, gradients and ``optimizer``'s state, as
-    ``paramcount memory`` counts it; the layer arguments are :func:`paramcount.count`'s."""
+    """The memory training a layer takes (weights, gradients, the optimizer's state), as
+    ``paramcount memory`` does.
+
+    ``optimizer`` is ``adam``, ``sgd``, ...; ``mixed_precision`` keeps fp32 master weights;
+    ``layer`` takes :func:`paramcount.count`'s options.
+
+    >>> import paramcount
+    >>> paramcount.memory("lstm", 32, 128, optimizer="adam").bytes
+    1327120
+    """
     specs = layer_specs(cell, input_size, hidden_size, framework=framework, **layer)
     return memory_specs(specs, optimizer, mixed_precision, dtype, verify)

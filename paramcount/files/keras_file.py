@@ -680,6 +680,9 @@ def _recognise(name: str, klass: str, config: dict[str, Any], mine: list[NamedTe
         klass, inner = str(layer.get("class_name", "")), layer["config"]
         mode = config.get("merge_mode", "concat")
         merge = MergeMode.NONE if mode is None else mode
+        backward = config.get("backward_layer")
+        if isinstance(backward, dict) and _unlike(layer, backward):
+            return _directions(name, layer, backward, mine, notes)
     kernels = [t for t in mine if t.name.endswith("/kernel")]
     conv = _CONV.fullmatch(klass)
     if conv and kernels:
@@ -711,6 +714,46 @@ def _recognise(name: str, klass: str, config: dict[str, Any], mine: list[NamedTe
         return []
     return [Recognised(_prefix(name, mine[0].name), spec, tuple(t.name for t in mine),
                        tuple(layer_notes))]
+
+
+_SAME_IN_BOTH = ("units", "use_bias", "activation", "recurrent_activation", "reset_after")
+
+
+def _unlike(forward: dict[str, Any], backward: dict[str, Any]) -> bool:
+    """Whether a Bidirectional's backward layer is another layer than its forward one (a GRU
+    beside an LSTM, other units), not the mirror Keras makes by default."""
+    inner = backward.get("config")
+    if not isinstance(inner, dict) or backward.get("class_name") != forward.get("class_name"):
+        return True
+    return any(inner.get(k) != forward["config"].get(k) for k in _SAME_IN_BOTH)
+
+
+def _directions(name: str, forward: dict[str, Any], backward: dict[str, Any],
+                mine: list[NamedTensor], notes: list[str]) -> list[Recognised]:
+    """A Bidirectional whose backward layer is another layer: each direction recognised as the
+    one-directional layer it is, from its own weights (grouped by the path segment after the
+    wrapper's name: ``bidirectional/forward_lstm/...``, ``bidirectional/gru/...``)."""
+    groups: dict[str, list[NamedTensor]] = {}
+    for tensor in mine:
+        at = tensor.name.find(name + "/")
+        rest = tensor.name[at + len(name) + 1:] if at >= 0 else ""
+        groups.setdefault(rest.partition("/")[0], []).append(tensor)
+    classes = [str(forward.get("class_name", "")), str(backward.get("class_name", ""))]
+    if len(groups) != 2 or "" in groups:
+        notes.append(f"layer {name!r} (Bidirectional): its backward layer is a {classes[1]}, "
+                     f"its forward one a {classes[0]}, and their weights could not be told "
+                     "apart: counted in the total, not recognised")
+        return []
+    found: list[Recognised] = []
+    for (segment, tensors), layer, direction in zip(groups.items(), (forward, backward),
+                                                    ("forward", "backward"), strict=True):
+        for item in _recognise(segment, str(layer.get("class_name", "")), layer["config"],
+                               tensors, notes):
+            found.append(Recognised(item.prefix, item.spec, item.names, (
+                f"the {direction} direction of Bidirectional {name!r}, whose backward layer "
+                f"is a {classes[1]} and forward one a {classes[0]}: each counted as it is",
+                *item.notes)))
+    return found
 
 
 def _reset_after(name: str, config: dict[str, Any], mine: list[NamedTensor],

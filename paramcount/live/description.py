@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from paramcount.engine.conventions.base import Recognised
 from paramcount.files.listing import NamedTensor
+
+if TYPE_CHECKING:
+    from paramcount.live.torch_layers import Candidate
 
 
 class Kind(StrEnum):
@@ -20,10 +23,12 @@ class Kind(StrEnum):
     weights such as BatchNormalization's moving statistics)."""
     BUFFER = "buffer"
     """State beside the parameters (torch's buffers): in the state dict, not a parameter."""
+    PACKED = "packed"
+    """A weight a quantized module holds packed (``_packed_params``), which ``parameters()``
+    does not list: held by the model, not in its parameter count."""
 
 
-@dataclass(frozen=True)
-class LiveTensor:
+class LiveTensor(NamedTuple):
     """One tensor of the model under its first name, with what it is; ``aliases`` are the
     other names it is reachable by (tied or shared weights: one tensor, counted once)."""
 
@@ -36,8 +41,7 @@ class LiveTensor:
     recognition reads."""
 
 
-@dataclass(frozen=True)
-class LiveModule:
+class LiveModule(NamedTuple):
     """One module (layer) of the model and the tensors it holds itself, by first name."""
 
     name: str
@@ -72,3 +76,9 @@ class Live:
     reported: int | None = None
     """The framework's own count of parameters, asked of the model where it has one
     (``count_params()``); None where the framework has no such call."""
+    candidates: tuple[Candidate, ...] = ()
+    """Recurrent modules read from their options but not yet checked against their tensors
+    (a torch model's: the check runs when the model is recognised, not when it is read)."""
+    hidden: frozenset[str] = frozenset()
+    """Tensors the recognition does not see because a note accounts for them already (a
+    weight norm's magnitude, a pruning mask: the layer is recognised from its original)."""

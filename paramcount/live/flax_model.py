@@ -12,9 +12,12 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from paramcount.engine import conventions
+from paramcount.engine.conventions.base import Recognised
 from paramcount.errors import ParamcountError
 from paramcount.files.listing import NamedTensor
 from paramcount.live.description import Kind, Live, LiveModule, LiveTensor
+from paramcount.live.guarded import own
 
 _SKIPPED = ("RngState", "RngKey", "RngCount")
 
@@ -108,9 +111,12 @@ def _nnx(model: Any) -> Live:
     tensors: list[LiveTensor] = []
     kinds: dict[str, str] = {}
     activations = []
+    shared: list[tuple[str, Any]] = []
     for path, node in nnx.iter_graph(model):
         name = "/".join(str(p) for p in path)
         classes = _classes(node)
+        if "Bidirectional" in classes:
+            shared.append((name, node))
         activation = _activation(node)
         if activation is not None:
             activations.append((name, activation))
@@ -120,8 +126,37 @@ def _nnx(model: Any) -> Live:
                                    else Kind.BUFFER))
         elif "Module" in classes:
             kinds[name] = type(node).__name__
+    recognised = _shared_cells(shared, tensors)
     return Live("flax", type(model).__name__, tuple(tensors), _modules(tensors, kinds),
+                recognised, tuple((r.prefix, "RNN") for r in recognised),
                 activations=tuple(activations))
+
+
+def _shared_cells(bidirectionals: list[tuple[str, Any]], tensors: list[LiveTensor]
+                  ) -> tuple[Recognised, ...]:
+    """Each nnx.Bidirectional whose two RNNs share one cell: the cell recognised once, as the
+    one-directional layer it is (NNX holds and counts its weights once), and said."""
+    found: list[Recognised] = []
+    for path, node in bidirectionals:
+        forward, backward = own(node, "forward_rnn"), own(node, "backward_rnn")
+        cell = own(forward, "cell")
+        if cell is None or cell is not own(backward, "cell"):
+            continue
+        base = f"{path}/" if path else ""
+        for side in ("forward_rnn", "backward_rnn"):
+            under = base + side + "/"
+            mine = {t.tensor.name: t.tensor.shape for t in tensors
+                    if t.tensor.name.startswith(under)}
+            if not mine:
+                continue
+            layers = conventions.recognise({n[len(under):]: s for n, s in mine.items()})
+            if len(layers) == 1 and not layers[0].prefix:
+                found.append(Recognised(under, layers[0].spec, tuple(mine), (
+                    *layers[0].notes, f"one {type(cell).__name__} shared by both directions "
+                    f"of {path or 'the model'} (nnx.Bidirectional): its weights held once, "
+                    "counted once")))
+            break
+    return tuple(found)
 
 
 def _modules(tensors: list[LiveTensor], kinds: dict[str, str]) -> tuple[LiveModule, ...]:

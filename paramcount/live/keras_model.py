@@ -55,14 +55,16 @@ def read(model: Any) -> Live:
     """The weights, layers and recurrent layers of ``model``, shared layers' weights once."""
     trainable = {id(w) for w in model.trainable_weights}
     names: dict[int, str] = {}
+    taken: set[str] = set()
     tensors: list[LiveTensor] = []
     for weight in model.weights:
         if id(weight) in names:
             continue
         name = _name(weight)
-        while name in names.values():
+        while name in taken:
             name += "'"
         names[id(weight)] = name
+        taken.add(name)
         kind = Kind.TRAINABLE if id(weight) in trainable else Kind.FROZEN
         tensors.append(LiveTensor(NamedTensor(name, tuple(int(d) for d in weight.shape),
                                               _dtype(weight), kind is Kind.TRAINABLE), kind))
@@ -78,14 +80,17 @@ def read(model: Any) -> Live:
             if id(weight) in names:
                 owner[names[id(weight)]] = path
     order = {name: k for k, name in enumerate(names.values())}
+    held: dict[str, list[str]] = {}
+    for tensor_name, path in owner.items():
+        held.setdefault(path, []).append(tensor_name)
     modules = tuple(sorted(
-        (LiveModule(path, kind, tuple(n for n, o in owner.items() if o == path))
-         for path, kind in found),
+        (LiveModule(path, kind, tuple(held.get(path, ()))) for path, kind in found),
         key=lambda m: min((order[n] for n in m.tensors), default=-1)))
     notes: list[str] = []
     recognised: list[Recognised] = []
     classes: list[tuple[str, str]] = []
     claimed: set[str] = set()
+    hidden: set[str] = set()
     by_name = {t.tensor.name: t.tensor for t in tensors}
     for layer in all_layers:
         klass = type(layer).__name__
@@ -97,13 +102,16 @@ def read(model: Any) -> Live:
         try:
             config = layer.get_config()
         except Exception as error:  # a user's layer may not serialise; its shapes still read
-            notes.append(f"{_path(layer)} ({klass}): get_config() failed ({error}); read "
-                         "from its weights' shapes instead")
+            notes.append(f"{_path(layer)} ({klass}): get_config() failed ({error}), so it is "
+                         "recognised from its weights' shapes only, where they tell")
             continue
+        kinds = dict(found)
         for item in keras_file._recognise(str(layer.name), klass, config, mine, notes):
             recognised.append(item)
-            classes.append((item.prefix, klass))
+            classes.append((item.prefix, kinds.get(item.prefix.rstrip("/"), klass)))
             claimed.update(item.names)
+        if _is_conv(klass, config):  # a note describes it: no layer for the tensors to match
+            hidden.update(t.name for t in mine)
     unbuilt = [_path(layer) for layer in all_layers
                if not getattr(layer, "built", True) and not type(layer).__name__.endswith("Cell")]
     if unbuilt:
@@ -117,4 +125,12 @@ def read(model: Any) -> Live:
     except ValueError:  # an unbuilt model refuses to count
         reported = None
     return Live("keras", type(model).__name__, tuple(tensors), modules, tuple(recognised),
-                tuple(classes), tuple(notes), reported=reported)
+                tuple(classes), tuple(notes), reported=reported, hidden=frozenset(hidden))
+
+
+def _is_conv(klass: str, config: Any) -> bool:
+    """Whether a layer is a ConvLSTM, bare or under Bidirectional."""
+    inner = config.get("layer") if klass == "Bidirectional" and isinstance(config, dict) else None
+    if isinstance(inner, dict):
+        klass = str(inner.get("class_name", ""))
+    return bool(keras_file._CONV.fullmatch(klass))

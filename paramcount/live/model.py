@@ -3,18 +3,34 @@ and family blocks found by ``files.inspect``'s recognition, and each layer's eng
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
 from paramcount.engine import conventions
 from paramcount.engine.commandline import command_line
+from paramcount.engine.conventions.pytorch import DATA_PARALLEL
 from paramcount.engine.conventions.recognition import RNN_NONLINEARITY
 from paramcount.engine.report import Report, build_report
 from paramcount.engine.spec import Cell, Nonlinearity
-from paramcount.files.inspect import FamilyModel, InspectReport, Layer, inspect, tensor_bytes
-from paramcount.files.listing import Listing
+from paramcount.files.inspect import (
+    _PREFIXES,
+    FamilyModel,
+    InspectReport,
+    Layer,
+    inspect,
+    tensor_bytes,
+)
+from paramcount.files.listing import Listing, NamedTensor
 from paramcount.live.description import Kind, Live, LiveTensor
 from paramcount.live.detect import framework_of
+
+
+def count_of(live: Live, *kinds: Kind) -> int:
+    """The values of ``live``'s tensors of ``kinds``, each tensor once."""
+    return sum(t.tensor.count for t in live.tensors if t.kind in kinds)
 
 
 @dataclass(frozen=True)
@@ -33,7 +49,7 @@ class ModelSummary:
         return self.live.tensors
 
     def _sum(self, *kinds: Kind) -> int:
-        return sum(t.tensor.count for t in self.live.tensors if t.kind in kinds)
+        return count_of(self.live, *kinds)
 
     @property
     def total(self) -> int:
@@ -51,6 +67,12 @@ class ModelSummary:
     def frozen(self) -> int:
         """The parameters that do not train."""
         return self._sum(Kind.FROZEN)
+
+    @property
+    def packed(self) -> int:
+        """The weights quantized modules hold packed, which ``parameters()`` does not list
+        (not in ``total``)."""
+        return self._sum(Kind.PACKED)
 
     @property
     def buffers(self) -> int:
@@ -93,7 +115,28 @@ class ModelSummary:
 
 
 def read(obj: Any, params: Any = None) -> Live:
-    """``obj`` read by its framework's reader (``params``: a Flax module's variables)."""
+    """``obj`` read by its framework's reader (``params``: a Flax module's variables), with
+    the garbage collector paused: reading allocates an object or two per tensor and makes no
+    cycles, and a collection pass over a large model's own objects would cost more than the
+    read (``benchmarks/summary_speed.py``)."""
+    with paused_gc():
+        return _read(obj, params)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """The garbage collector paused (as it was, after): a pass over a large model's own
+    objects, set off by the many small ones reading makes, costs more than the reading."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _read(obj: Any, params: Any) -> Live:
     framework = framework_of(obj)
     if framework == "torch":
         from paramcount.live import torch_model
@@ -108,17 +151,67 @@ def read(obj: Any, params: Any = None) -> Live:
     return flax_model.read(obj, params)
 
 
+def checked(live: Live) -> Live:
+    """``live`` with its candidate layers checked against its tensors: recognised, or a note
+    saying why not; the tensors beside a parametrization's originals hidden from recognition."""
+    if not live.candidates:
+        return live
+    from paramcount.live.torch_layers import check
+
+    names = {t.tensor.name: t.tensor.shape for t in live.tensors}
+    recognised, classes = list(live.recognised), list(live.classes)
+    notes, hidden = [], set(live.hidden)
+    for candidate in live.candidates:
+        found, note, extras = check(candidate, names)
+        if found is not None:
+            recognised.append(found)
+            classes.append((candidate.prefix, candidate.klass))
+        if note is not None:
+            notes.append(note)
+        hidden.update(extras)
+    return replace(live, recognised=tuple(recognised), classes=tuple(classes),
+                   notes=(*notes, *live.notes), hidden=frozenset(hidden), candidates=())
+
+
 def summarise(live: Live) -> ModelSummary:
     """``live`` recognised and counted."""
+    with paused_gc():
+        return _summarised(checked(live))
+
+
+def _trainable(tensor: NamedTensor) -> NamedTensor:
+    """``tensor`` as recognition reads it: every tensor a weight (the kinds are told apart
+    by the live description, not by the listing)."""
+    if tensor.trainable:
+        return tensor
+    return NamedTensor(tensor.name, tensor.shape, tensor.dtype, True, tensor.same_as)
+
+
+def _summarised(live: Live) -> ModelSummary:
+    """A checked ``live`` recognised and counted."""
     listing = Listing(f"<{live.kind}>", f"live {live.framework}",
-                      tuple(replace(t.tensor, trainable=True) for t in live.tensors if t.saved),
+                      tuple(_trainable(t.tensor) for t in live.tensors
+                            if t.saved and t.tensor.name not in live.hidden),
                       recognised=live.recognised, config=live.config)
-    inspected = inspect(listing)
+    inspected = _unsaved(inspect(listing))
     if live.activations:
         inspected = replace(inspected, layers=tuple(_activated(layer, live.activations)
                                                     for layer in inspected.layers))
     return ModelSummary(live, inspected, tuple(build_report(layer.spec)
                                                for layer in inspected.layers))
+
+
+_SAVED_ONLY = (*_PREFIXES.values(), DATA_PARALLEL)
+"""What recognition says of a checkpoint's names (saved from a compiled or DataParallel
+model), which is not so of a live model: nothing was saved; the reader says what it wraps."""
+
+
+def _unsaved(inspected: InspectReport) -> InspectReport:
+    """``inspected`` without the notes that speak of a saved file."""
+    return replace(inspected, notes=tuple(n for n in inspected.notes if n not in _SAVED_ONLY),
+                   layers=tuple(replace(layer, notes=tuple(n for n in layer.notes
+                                                           if n not in _SAVED_ONLY))
+                                for layer in inspected.layers))
 
 
 def _activated(layer: Layer, activations: tuple[tuple[str, str], ...]) -> Layer:

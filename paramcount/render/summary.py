@@ -29,6 +29,7 @@ from paramcount.render.family_explain import change_data
 from paramcount.render.inspect import family_data, family_section
 
 SCHEMA = "paramcount.summary/1"
+_PARAMETERS = (Kind.TRAINABLE, Kind.FROZEN)
 
 
 def headline(summary: ModelSummary) -> str:
@@ -38,6 +39,8 @@ def headline(summary: ModelSummary) -> str:
         text += f" ({number(summary.trainable)} trainable, {number(summary.frozen)} frozen)"
     if summary.buffers:
         text += f" · {number(summary.buffers)} buffer values"
+    if summary.packed:
+        text += f" · {number(summary.packed)} weights packed (quantized)"
     return text + f" · {number(summary.bytes)} bytes ({size(summary.bytes)})"
 
 
@@ -72,7 +75,7 @@ def _module_rows(summary: ModelSummary) -> tuple[tuple[str, ...], ...]:
                 name, kind = layer, klass
                 break
         params = sum(counts[n].tensor.count for n in module.tensors
-                     if counts[n].kind is not Kind.BUFFER)
+                     if counts[n].kind in _PARAMETERS)
         buffers = sum(counts[n].tensor.count for n in module.tensors
                       if counts[n].kind is Kind.BUFFER)
         before = rows.get(name, (kind, 0, 0))
@@ -202,6 +205,7 @@ def data(summary: ModelSummary) -> dict[str, Any]:
         "trainable": summary.trainable,
         "frozen": summary.frozen,
         "buffers": summary.buffers,
+        "packed": summary.packed,
         "bytes": summary.bytes,
         "reported": live.reported,
         "recurrent": [*(recurrent_data(summary, layer, report)
@@ -211,7 +215,7 @@ def data(summary: ModelSummary) -> dict[str, Any]:
         "modules": [
             {"name": m.name, "class": m.kind,
              "params": sum(counts[n].tensor.count for n in m.tensors
-                           if counts[n].kind is not Kind.BUFFER),
+                                           if counts[n].kind in _PARAMETERS),
              "buffers": sum(counts[n].tensor.count for n in m.tensors
                             if counts[n].kind is Kind.BUFFER)}
             for m in live.modules if m.tensors

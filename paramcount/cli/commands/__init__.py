@@ -39,6 +39,31 @@ COMMANDS = {
 LISTED = [name for name in COMMANDS if name not in HIDDEN]
 """The commands ``--help`` lists: all but the old names kept as aliases (``xlstm-lm``)."""
 
+_RECURRENT_FAMILIES = ("mamba", "mamba2", "rwkv", "xlstm", "rglru", "mingru")
+
+GROUPS: list[tuple[str, list[str]]] = [
+    ("Count a layer", ["rnn", "lstm", "gru", "convlstm"]),
+    ("Explain and compare", ["explain", "compare", "fit", "compute", "memory", "shapes",
+                             "trace"]),
+    ("The modern families (hybrids last)",
+     sorted((name for name in FAMILIES if name not in HIDDEN),
+            key=lambda name: (name not in _RECURRENT_FAMILIES, name))),
+    ("Read and inspect", ["read", "inspect"]),
+    ("Check in CI", ["check"]),
+    ("Port weights", ["port"]),
+    ("The page", ["serve", "web"]),
+]
+"""How ``--help`` lists the commands: by job, the classic cells first; a command no group
+names is listed under "Other"."""
+
+
+def grouped(listed: list[str]) -> list[tuple[str, list[str]]]:
+    """``listed`` in :data:`GROUPS`' order and headings, any command left over under Other."""
+    placed = {name for _, names in GROUPS for name in names}
+    groups = [(title, [n for n in names if n in listed]) for title, names in GROUPS]
+    rest = [name for name in listed if name not in placed]
+    return [(title, names) for title, names in (*groups, ("Other", rest)) if names]
+
 
 class LazyGroup(click.Group):
     """A group that imports a command's module only when that command is used."""
@@ -52,6 +77,22 @@ class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         """Every command but the hidden old names, sorted."""
         return sorted(LISTED)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands under one heading per job (:data:`GROUPS`), each with its short
+        help, rather than click's one alphabetical run."""
+        listed = self.list_commands(ctx)
+        width = max(map(len, listed))
+        limit = formatter.width - 8 - width
+        with formatter.section("Commands"):
+            for title, names in grouped(listed):
+                rows = []
+                for name in names:
+                    command = self.get_command(ctx, name)
+                    if command is not None and not command.hidden:  # aligned across groups
+                        rows.append((name.ljust(width), command.get_short_help_str(limit)))
+                with formatter.section(title):
+                    formatter.write_dl(rows)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         """Import and return the command, or None if there is no such command."""
