@@ -153,8 +153,75 @@ def zamba2(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
+@st.composite
+def lfm2_moe(draw: st.DrawFn) -> dict[str, Any]:
+    """Lfm2MoeConfig keywords (layer_types always: the reference has no default; one layer
+    with experts at least, else the tensors are an LFM2 model's)."""
+    heads = draw(small)
+    layers = draw(st.integers(1, 4))
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": heads * draw(small),
+        "intermediate_size": draw(st.integers(1, 12)), "num_hidden_layers": layers,
+        "moe_intermediate_size": draw(small), "num_experts": draw(small),
+        "num_experts_per_tok": draw(small), "num_dense_layers": draw(st.integers(0, layers - 1)),
+        "num_attention_heads": heads, "num_key_value_heads": draw(small),
+        "conv_bias": draw(bools), "conv_L_cache": draw(small),
+        "layer_types": draw(st.lists(st.sampled_from(["conv", "full_attention"]),
+                                     min_size=layers, max_size=layers)),
+        "tie_word_embeddings": draw(bools),
+        **({"head_dim": head} if (head := _rope_head(draw)) else {}),
+    }
+
+
+def _qwen_layers(draw: st.DrawFn) -> dict[str, Any]:
+    """The keywords every Qwen3-Next and Qwen3.5 text config shares: attention where
+    layer_types says, or every full_attention_interval-th layer."""
+    layers = draw(st.integers(1, 5))
+    where: dict[str, Any] = {"full_attention_interval": draw(small)} if draw(bools) else {
+        "layer_types": draw(st.lists(st.sampled_from(["linear_attention", "full_attention"]),
+                                     min_size=layers, max_size=layers))}
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": draw(st.integers(1, 12)),
+        "num_hidden_layers": layers, "num_attention_heads": draw(small),
+        "num_key_value_heads": draw(small), "head_dim": draw(small),
+        "attention_bias": draw(bools), "linear_conv_kernel_dim": draw(small),
+        "linear_key_head_dim": draw(small), "linear_value_head_dim": draw(small),
+        "linear_num_key_heads": draw(small), "linear_num_value_heads": draw(small),
+        "tie_word_embeddings": draw(bools), **where,
+    }
+
+
+def _qwen_experts(draw: st.DrawFn, experts: st.SearchStrategy[int]) -> dict[str, Any]:
+    return {"num_experts": draw(experts), "num_experts_per_tok": draw(small),
+            "moe_intermediate_size": draw(small),
+            "shared_expert_intermediate_size": draw(small)}
+
+
+@st.composite
+def qwen3_next(draw: st.DrawFn) -> dict[str, Any]:
+    """Qwen3NextConfig keywords (no experts at all with num_experts 0)."""
+    shared = _qwen_layers(draw)
+    return {**shared, **_qwen_experts(draw, st.integers(0, 4)),
+            "intermediate_size": draw(st.integers(1, 12)), "decoder_sparse_step": draw(small),
+            "mlp_only_layers": _subset(draw, shared["num_hidden_layers"])}
+
+
+@st.composite
+def qwen3_5(draw: st.DrawFn) -> dict[str, Any]:
+    """Qwen3_5TextConfig keywords."""
+    return {**_qwen_layers(draw), "intermediate_size": draw(st.integers(1, 12))}
+
+
+@st.composite
+def qwen3_5_moe(draw: st.DrawFn) -> dict[str, Any]:
+    """Qwen3_5MoeTextConfig keywords."""
+    return {**_qwen_layers(draw), **_qwen_experts(draw, small)}
+
+
 STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
-              "falcon-h1": falcon_h1(), "nemotron-h": nemotron_h(), "lfm2": lfm2()}
+              "falcon-h1": falcon_h1(), "nemotron-h": nemotron_h(), "lfm2": lfm2(),
+              "lfm2-moe": lfm2_moe(), "qwen3-next": qwen3_next(), "qwen3.5": qwen3_5(),
+              "qwen3.5-moe": qwen3_5_moe()}
 """Each hybrid's strategy, by command name."""
 
 REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size")

@@ -1,4 +1,5 @@
-"""The hybrid families (Jamba, Bamba, Zamba2, Falcon-H1, Nemotron-H, LFM2): closed forms,
+"""The hybrid families (Jamba, Bamba, Zamba2, Falcon-H1, Nemotron-H, LFM2, LFM2-MoE,
+Qwen3-Next, Qwen3.5 and Qwen3.5-MoE text): closed forms,
 config.json, recognition, the published models' totals, and the three routes (flags,
 ``--config``, ``inspect DIR``) agreeing."""
 
@@ -23,6 +24,13 @@ NAMES = list(STRATEGIES)
 
 NEMOTRON_SUPER_PATTERN = ("MEMEMEM*EMEMEMEM*EMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*"
                           "EMEMEMEM*EMEMEMEME")
+
+def _example(folder: str) -> dict[str, Any]:
+    """The config.json of ``examples/hf/{folder}`` (where the source is named below)."""
+    path = Path(__file__).resolve().parent.parent / "examples" / "hf" / folder / "config.json"
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
 
 PUBLISHED: dict[str, tuple[str, dict[str, Any], int, int | None]] = {
     # name: (family, config.json's keys as the model repository holds them, total, active)
@@ -102,6 +110,22 @@ PUBLISHED: dict[str, tuple[str, dict[str, Any], int, int | None]] = {
         "hidden_size": 2048, "intermediate_size": 8192, "num_attention_heads": 32,
         "num_heads": 32, "num_hidden_layers": 16, "num_key_value_heads": 8,
         "tie_embedding": True, "vocab_size": 65536}, 1_170_340_608, None),
+    # LiquidAI/LFM2-8B-A1B/config.json as mlxcel's tests transcribe it ("a trimmed LFM2-8B-A1B
+    # config": quantization dropped here); published: 8.3B total, 1.5B active.
+    "LFM2-8B-A1B": ("lfm2-moe", _example("lfm2-8b-a1b"), 8_339_929_856, 1_557_740_288),
+    # Qwen/Qwen3-Next-80B-A3B-Instruct/config.json as transcribed in a public test (the keys
+    # that shape parameters and their neighbours; its layer_types, attention every fourth
+    # layer, written as full_attention_interval 4); published: 80B total, 3B active.
+    "Qwen3-Next-80B-A3B": ("qwen3-next", _example("qwen3-next-80b-a3b"), 79_674_391_296,
+                           3_874_929_408),
+    # Qwen/Qwen3.5-27B's text_config (megatron-bridge's test fixture of it, model_type
+    # qwen3_5_text as its text_config says); published: 27B with the vision tower.
+    "Qwen3.5-27B text": ("qwen3.5", _example("qwen3.5-27b-text"), 26_895_998_464, None),
+    # Qwen/Qwen3.5-397B-A17B/config.json's text_config (its key fields as a public analysis
+    # quotes them; vocab_size and tie_word_embeddings the class's defaults, 248320 and false,
+    # as Qwen3.5-27B's); published: 397B total with the vision tower, 17B active.
+    "Qwen3.5-397B-A17B text": ("qwen3.5-moe", _example("qwen3.5-397b-a17b-text"),
+                               396_346_350_336, 17_349_040_896),
 }
 """Published models, each counted from its config.json alone (docs/families.md's table);
 tests/test_verify_hybrids.py builds each with transformers on the meta device."""
@@ -222,6 +246,29 @@ ROUTES = [
     ("lfm2", ["--hidden-size", "32", "--num-hidden-layers", "4", "--full-attn-idxs", "1,3",
               "--num-attention-heads", "4", "--num-key-value-heads", "2",
               "--intermediate-size", "96", "--block-multiple-of", "16", "--vocab-size", "80"]),
+    ("lfm2-moe", ["--hidden-size", "32", "--num-hidden-layers", "3", "--layer-types",
+                  "conv,full_attention,conv", "--num-attention-heads", "4",
+                  "--num-key-value-heads", "2", "--intermediate-size", "48",
+                  "--moe-intermediate-size", "16", "--num-experts", "4",
+                  "--num-dense-layers", "1", "--vocab-size", "80"]),
+    ("qwen3-next", ["--hidden-size", "32", "--num-hidden-layers", "4", "--num-attention-heads",
+                    "4", "--num-key-value-heads", "2", "--head-dim", "8",
+                    "--linear-num-key-heads", "2", "--linear-num-value-heads", "4",
+                    "--linear-key-head-dim", "8", "--linear-value-head-dim", "8",
+                    "--num-experts", "4", "--moe-intermediate-size", "8",
+                    "--shared-expert-intermediate-size", "16", "--intermediate-size", "48",
+                    "--mlp-only-layers", "0", "--vocab-size", "80"]),
+    ("qwen3.5", ["--hidden-size", "32", "--num-hidden-layers", "4", "--num-attention-heads",
+                 "4", "--num-key-value-heads", "2", "--head-dim", "8",
+                 "--linear-num-key-heads", "2", "--linear-num-value-heads", "4",
+                 "--linear-key-head-dim", "8", "--linear-value-head-dim", "8",
+                 "--intermediate-size", "48", "--vocab-size", "80"]),
+    ("qwen3.5-moe", ["--hidden-size", "32", "--num-hidden-layers", "4",
+                     "--num-attention-heads", "4", "--num-key-value-heads", "2", "--head-dim",
+                     "8", "--linear-num-key-heads", "2", "--linear-num-value-heads", "4",
+                     "--linear-key-head-dim", "8", "--linear-value-head-dim", "8",
+                     "--num-experts", "4", "--moe-intermediate-size", "8",
+                     "--shared-expert-intermediate-size", "16", "--vocab-size", "80"]),
 ]
 
 
@@ -275,6 +322,10 @@ BAD = [
     ("falcon-h1", ["--head-dim", "7"], "head-dim"),
     ("nemotron-h", ["--pattern", "MX"], "pattern"),
     ("lfm2", ["--full-attn-idxs", "40"], "full-attn-idxs"),
+    ("lfm2-moe", ["--layer-types", "conv,full_attention"], "layer-types"),
+    ("qwen3-next", ["--mlp-only-layers", "48"], "mlp-only-layers"),
+    ("qwen3.5", ["--layer-types", "mamba"], "layer-types"),
+    ("qwen3.5-moe", ["--num-experts", "0"], "num-experts"),
 ]
 
 
@@ -302,7 +353,10 @@ def test_a_wrong_config_json_value_names_its_key() -> None:
 EXAMPLES = {"Jamba-1.5-Mini": "jamba-1.5-mini", "Bamba-9B": "bamba-9b",
             "Zamba2-1.2B": "zamba2-1.2b", "Falcon-H1-1.5B": "falcon-h1-1.5b",
             "Falcon-H1-7B": "falcon-h1-7b", "Nemotron-H-8B": "nemotron-h-8b",
-            "Nemotron-3-Super": "nemotron-3-super", "LFM2-1.2B": "lfm2-1.2b"}
+            "Nemotron-3-Super": "nemotron-3-super", "LFM2-1.2B": "lfm2-1.2b",
+            "LFM2-8B-A1B": "lfm2-8b-a1b", "Qwen3-Next-80B-A3B": "qwen3-next-80b-a3b",
+            "Qwen3.5-27B text": "qwen3.5-27b-text",
+            "Qwen3.5-397B-A17B text": "qwen3.5-397b-a17b-text"}
 """The published configs as files in examples/hf (what docs/families.md counts)."""
 
 

@@ -28,7 +28,11 @@ REFERENCES = {"jamba": ("JambaConfig", "JambaForCausalLM"),
               "zamba2": ("Zamba2Config", "Zamba2ForCausalLM"),
               "falcon-h1": ("FalconH1Config", "FalconH1ForCausalLM"),
               "nemotron-h": ("NemotronHConfig", "NemotronHForCausalLM"),
-              "lfm2": ("Lfm2Config", "Lfm2ForCausalLM")}
+              "lfm2": ("Lfm2Config", "Lfm2ForCausalLM"),
+              "lfm2-moe": ("Lfm2MoeConfig", "Lfm2MoeForCausalLM"),
+              "qwen3-next": ("Qwen3NextConfig", "Qwen3NextForCausalLM"),
+              "qwen3.5": ("Qwen3_5TextConfig", "Qwen3_5ForCausalLM"),
+              "qwen3.5-moe": ("Qwen3_5MoeTextConfig", "Qwen3_5MoeForCausalLM")}
 """The transformers classes each hybrid is checked against."""
 
 
@@ -51,7 +55,7 @@ def built(name: str, config: Any, cls: int = 1) -> list[tuple[str, tuple[int, ..
 
     model_name = REFERENCES[name][1]
     if cls == 2:
-        model_name = model_name.replace("ForCausalLM", "Model")
+        model_name = families.base_class_name(name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with torch.device("meta"):

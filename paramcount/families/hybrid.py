@@ -325,9 +325,9 @@ def rope_even(field: str, head_dim: int | None) -> None:
 
 _EXPERT = re.compile(r"(?P<stem>.*experts)\.(?P<e>\d{1,6})\.(?P<proj>gate_proj|up_proj|down_proj)"
                      r"\.weight")
-BUFFERS = ("e_score_correction_bias",)
-"""Buffers a checkpoint holds beside the parameters (Nemotron-H's router): not counted, not
-claimed."""
+BUFFERS = ("e_score_correction_bias", "expert_bias")
+"""Buffers a checkpoint holds beside the parameters (Nemotron-H's router, LFM2-MoE's
+``expert_bias``): not counted, not claimed."""
 
 
 def saved_experts(tensors: list[Tensor]) -> list[Tensor]:

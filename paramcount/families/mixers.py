@@ -31,7 +31,9 @@ def _bias_count(bias: bool, rows: int) -> int:
 class Attention:
     """Grouped-query attention: q (heads·head_dim), k and v (kv_heads·head_dim) from ``width``
     features, o back to ``out``; biases on all four when ``bias`` (on o alone: ``out_bias``);
-    RMSNorms over each head's q and k when ``qk_norm`` (LFM2's ``q_layernorm``)."""
+    RMSNorms over each head's q and k when ``qk_norm`` (LFM2's ``q_layernorm``, Qwen's
+    ``q_norm``: ``norm_name``); with ``gated``, q_proj also makes the output gate (2·heads·
+    head_dim rows: Qwen3-Next, Qwen3.5)."""
 
     width: int
     heads: int
@@ -41,6 +43,8 @@ class Attention:
     bias: bool = False
     out_name: str = "o_proj"
     qk_norm: bool = False
+    norm_name: str = "layernorm"
+    gated: bool = False
 
     def __post_init__(self) -> None:
         sizes(self, "width", "heads", "kv_heads", "head_dim", "out")
@@ -48,20 +52,21 @@ class Attention:
     def tensors(self, prefix: str, layer: int) -> list[Tensor]:
         """q, k, v and o (and the q/k norms), in ``named_parameters()`` order."""
         q, kv, w = self.heads * self.head_dim, self.kv_heads * self.head_dim, self.width
-        out = linear(prefix + "q_proj.", q, w, self.bias, layer)
+        out = linear(prefix + "q_proj.", q * (1 + int(self.gated)), w, self.bias, layer)
         out += linear(prefix + "k_proj.", kv, w, self.bias, layer)
         out += linear(prefix + "v_proj.", kv, w, self.bias, layer)
         out += linear(f"{prefix}{self.out_name}.", self.out, q, self.bias, layer)
         if self.qk_norm:
-            out += norm(prefix + "q_layernorm.", self.head_dim, layer)
-            out += norm(prefix + "k_layernorm.", self.head_dim, layer)
+            out += norm(f"{prefix}q_{self.norm_name}.", self.head_dim, layer)
+            out += norm(f"{prefix}k_{self.norm_name}.", self.head_dim, layer)
         return out
 
     @property
     def count(self) -> int:
-        """(q + 2·kv)·(width + b) + out·(q + b) + 2·head_dim·qk_norm."""
+        """(g·q + 2·kv)·(width + b) + out·(q + b) + 2·head_dim·qk_norm, g = 2 when gated."""
         q, kv, b = self.heads * self.head_dim, self.kv_heads * self.head_dim, int(self.bias)
-        return ((q + 2 * kv) * (self.width + b) + self.out * (q + b)
+        g = 1 + int(self.gated)
+        return ((g * q + 2 * kv) * (self.width + b) + self.out * (q + b)
                 + 2 * self.head_dim * int(self.qk_norm))
 
 
@@ -151,10 +156,13 @@ def read_mlp(shapes: Shapes, prefix: str, style: str) -> Mlp | None:
     return Mlp(d[0], d[1], f"{prefix}{down}.bias" in shapes, style)
 
 
-MOE_STYLES = ("jamba", "nemotron_h")
+MOE_STYLES = ("jamba", "nemotron_h", "lfm2_moe", "qwen_next")
 """Jamba's experts are gated (``router``, ``experts.gate_up_proj``, ``experts.down_proj``);
 Nemotron-H's are squared-ReLU MLPs (``experts.up_proj``, ``experts.down_proj``, the router
-``gate``) beside a shared expert, optionally in a narrower latent space."""
+``gate``) beside a shared expert, optionally in a narrower latent space; LFM2-MoE's are gated,
+the router ``gate`` after them; Qwen3-Next's and Qwen3.5's are gated, the router ``gate``
+first, then a gated ``shared_expert`` ``shared_inner`` wide and its ``shared_expert_gate``
+(1, D)."""
 
 
 @record
@@ -183,17 +191,25 @@ class Experts:
     @property
     def per_expert(self) -> int:
         """One expert's parameters."""
-        return (3 if self.style == "jamba" else 2) * self.inner * self.reads
+        return (2 if self.style == "nemotron_h" else 3) * self.inner * self.reads
 
     def tensors(self, prefix: str, layer: int) -> list[Tensor]:
         """The router, the experts' stacked weights, the shared expert and latent projections."""
         e, i, d, r = self.experts, self.inner, self.width, self.reads
-        if self.style == "jamba":
-            return [tensor(prefix + "router.weight", (e, d), layer, d, "router"),
-                    tensor(prefix + "experts.gate_up_proj", (e, 2 * i, d), layer, d,
-                           "experts.gate_up_proj"),
-                    tensor(prefix + "experts.down_proj", (e, d, i), layer, i,
-                           "experts.down_proj")]
+        if self.style != "nemotron_h":
+            gated = [tensor(prefix + "experts.gate_up_proj", (e, 2 * i, d), layer, d,
+                            "experts.gate_up_proj"),
+                     tensor(prefix + "experts.down_proj", (e, d, i), layer, i,
+                            "experts.down_proj")]
+            router = tensor(prefix + ("router" if self.style == "jamba" else "gate") + ".weight",
+                            (e, d), layer, d, "router")
+            if self.style == "lfm2_moe":
+                return [*gated, router]
+            if self.style == "jamba":
+                return [router, *gated]
+            return [router, *gated, *Mlp(d, self.shared_inner).tensors(
+                prefix + "shared_expert.", layer), *linear(
+                prefix + "shared_expert_gate.", 1, d, False, layer)]
         out = [tensor(prefix + "experts.up_proj", (e, i, r), layer, r, "experts.up_proj"),
                tensor(prefix + "experts.down_proj", (e, r, i), layer, i, "experts.down_proj"),
                tensor(prefix + "gate.weight", (e, d), layer, d, "router")]
@@ -206,8 +222,10 @@ class Experts:
 
     @property
     def count(self) -> int:
-        """E·(expert) + E·D (router) [+ shared expert + latent projections]."""
+        """E·(expert) + E·D (router) [+ shared expert (and its gate, D) + latent projections]."""
         total = self.experts * (self.per_expert + self.width)
+        if self.style == "qwen_next":
+            total += Mlp(self.width, self.shared_inner).count + self.width
         if self.style == "nemotron_h":
             total += Mlp(self.width, self.shared_inner, self.bias, "up_down").count
             if self.latent is not None:
@@ -232,6 +250,15 @@ def read_experts(shapes: Shapes, prefix: str, top_k: int) -> Experts | None:
         if not is_shape(router, 2):
             return None
         return Experts(router[1], down[2], down[0], top_k, "jamba")
+    if prefix + "experts.gate_up_proj" in shapes:  # gated, the router named gate
+        gate, shared = shapes.get(prefix + "gate.weight"), shapes.get(
+            prefix + "shared_expert.down_proj.weight")
+        if not is_shape(gate, 2) or (shared is not None and not is_shape(shared, 2)):
+            return None
+        assert gate is not None
+        if shared is None:
+            return Experts(gate[1], down[2], down[0], top_k, "lfm2_moe")
+        return Experts(gate[1], down[2], down[0], top_k, "qwen_next", shared[1])
     gate, shared = shapes.get(prefix + "gate.weight"), shapes.get(
         prefix + "shared_experts.down_proj.weight")
     if not (is_shape(gate, 2) and is_shape(shared, 2)):

@@ -1,0 +1,102 @@
+"""The linear-attention mixers the newer hybrids are built from, each a part as in
+:mod:`paramcount.families.mixers`: Gated DeltaNet (Qwen3-Next's fused projections, Qwen3.5's
+separate ones).
+
+Each part is a spec with ``tensors(prefix, layer)`` (names and shapes as transformers' module
+registers them: its own parameters first, then its children in the order ``__init__`` creates
+them), ``count`` in closed form and a ``read_…`` function that reads the spec back from named
+tensors, or None where they are not that part. Pure: no framework import.
+"""
+
+from __future__ import annotations
+
+from paramcount.engine.conventions.base import Tensor
+from paramcount.engine.conventions.recognition import Shapes, is_shape
+from paramcount.families.parts import depthwise_conv, linear, norm, sizes, tensor
+from paramcount.record import record
+
+DELTANET_STYLES = ("fused", "split")
+"""How a Gated DeltaNet names its input projections: Qwen3-Next's ``in_proj_qkvz`` and
+``in_proj_ba`` (``fused``), Qwen3.5's ``in_proj_qkv``, ``in_proj_z``, ``in_proj_b`` and
+``in_proj_a`` (``split``)."""
+
+
+@record
+class GatedDeltaNet:
+    """A Gated DeltaNet mixer: ``dt_bias`` and ``A_log`` (one per value head), a depthwise
+    conv (no bias) over q, k and v (2·Hk·dk + Hv·dv channels), the input projections (q, k, v,
+    the output gate z (Hv·dv), and b and a (one per value head each)), a gated RMSNorm over a
+    value head (dv) and ``out_proj`` (D, Hv·dv), without biases."""
+
+    width: int
+    key_heads: int
+    value_heads: int
+    key_dim: int
+    value_dim: int
+    kernel: int
+    style: str = "fused"
+
+    def __post_init__(self) -> None:
+        sizes(self, "width", "key_heads", "value_heads", "key_dim", "value_dim", "kernel")
+
+    @property
+    def keys(self) -> int:
+        """Hk·dk: the width of q and of k."""
+        return self.key_heads * self.key_dim
+
+    @property
+    def values(self) -> int:
+        """Hv·dv: the width of v and of the gate z."""
+        return self.value_heads * self.value_dim
+
+    @property
+    def conv_dim(self) -> int:
+        """2·Hk·dk + Hv·dv: the channels of q, k and v the convolution mixes."""
+        return 2 * self.keys + self.values
+
+    def tensors(self, prefix: str, layer: int) -> list[Tensor]:
+        """dt_bias and A_log, then the conv, the projections, the norm and out_proj in the
+        order the style's module creates them."""
+        d, h, c, v = self.width, self.value_heads, self.conv_dim, self.values
+        out = [tensor(prefix + name, (h,), layer, d, name) for name in ("dt_bias", "A_log")]
+        out += depthwise_conv(prefix + "conv1d.", c, self.kernel, False, layer)
+        tail = norm(prefix + "norm.", self.value_dim, layer)
+        tail += linear(prefix + "out_proj.", d, v, False, layer)
+        if self.style == "fused":
+            out += linear(prefix + "in_proj_qkvz.", c + v, d, False, layer)
+            out += linear(prefix + "in_proj_ba.", 2 * h, d, False, layer)
+            return out + tail
+        out += tail
+        out += linear(prefix + "in_proj_qkv.", c, d, False, layer)
+        out += linear(prefix + "in_proj_z.", v, d, False, layer)
+        out += linear(prefix + "in_proj_b.", h, d, False, layer)
+        out += linear(prefix + "in_proj_a.", h, d, False, layer)
+        return out
+
+    @property
+    def count(self) -> int:
+        """2·Hv + C·K + (C + Hv·dv + 2·Hv)·D + dv + D·Hv·dv, C = 2·Hk·dk + Hv·dv."""
+        d, h, c, v = self.width, self.value_heads, self.conv_dim, self.values
+        return 2 * h + c * self.kernel + (c + v + 2 * h) * d + self.value_dim + d * v
+
+
+def read_gated_deltanet(shapes: Shapes, prefix: str, key_dim: int | None = None
+                        ) -> GatedDeltaNet | None:
+    """The Gated DeltaNet under ``prefix`` (``…linear_attn.``), or None. Its norm tells the
+    value head's width and ``A_log`` the value heads; the keys' heads against their width is
+    what the weights cannot tell: ``key_dim`` if it divides Hk·dk, else one head."""
+    a, conv, out, gate_norm = (shapes.get(prefix + n) for n in (
+        "A_log", "conv1d.weight", "out_proj.weight", "norm.weight"))
+    if not (is_shape(a, 1) and is_shape(conv, 3) and is_shape(out, 2)
+            and is_shape(gate_norm, 1)):
+        return None
+    assert a is not None and conv is not None and out is not None and gate_norm is not None
+    heads, value_dim = a[0], gate_norm[0]
+    keys2 = conv[0] - heads * value_dim
+    if keys2 < 2 or keys2 % 2 or out[1] != heads * value_dim:
+        return None
+    keys = keys2 // 2
+    if key_dim is None or keys % key_dim:
+        key_dim = keys
+    style = "fused" if prefix + "in_proj_qkvz.weight" in shapes else "split"
+    return GatedDeltaNet(out[0], keys // key_dim, heads, key_dim, value_dim, conv[2], style)
