@@ -218,10 +218,34 @@ def qwen3_5_moe(draw: st.DrawFn) -> dict[str, Any]:
     return {**_qwen_layers(draw), **_qwen_experts(draw, small)}
 
 
+@st.composite
+def granitemoehybrid(draw: st.DrawFn) -> dict[str, Any]:
+    """GraniteMoeHybridConfig keywords (mamba_n_heads dividing the Mamba-2 width; no experts
+    with num_local_experts 0)."""
+    heads = draw(small)
+    hidden, expand = heads * draw(small), draw(st.integers(1, 2))
+    layers = draw(st.integers(1, 4))
+    where = {"layer_types": draw(st.lists(st.sampled_from(
+        ["mamba", "attention", "linear_attention", "full_attention"]), min_size=layers,
+        max_size=layers))} if draw(bools) else {}
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": hidden,
+        "intermediate_size": draw(st.integers(1, 12)), "num_hidden_layers": layers,
+        "num_attention_heads": heads, "num_key_value_heads": draw(st.one_of(st.none(), small)),
+        "attention_bias": draw(bools), "num_local_experts": draw(st.integers(0, 3)),
+        "num_experts_per_tok": draw(small), "shared_intermediate_size": draw(small),
+        "mamba_n_heads": _mamba2_heads(draw, expand * hidden), "mamba_n_groups": draw(small),
+        "mamba_d_state": draw(small), "mamba_d_conv": draw(small), "mamba_expand": expand,
+        "mamba_conv_bias": draw(bools), "mamba_proj_bias": draw(bools),
+        "tie_word_embeddings": draw(bools), "mamba_chunk_size": 4, **where,
+        **({"head_dim": head} if (head := _rope_head(draw)) else {}),
+    }
+
+
 STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
               "falcon-h1": falcon_h1(), "nemotron-h": nemotron_h(), "lfm2": lfm2(),
               "lfm2-moe": lfm2_moe(), "qwen3-next": qwen3_next(), "qwen3.5": qwen3_5(),
-              "qwen3.5-moe": qwen3_5_moe()}
+              "qwen3.5-moe": qwen3_5_moe(), "granitemoehybrid": granitemoehybrid()}
 """Each hybrid's strategy, by command name."""
 
 REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size")

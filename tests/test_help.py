@@ -123,6 +123,10 @@ HYBRID_BASES = {
                                                 "--moe-intermediate-size", "4",
                                                 "--shared-expert-intermediate-size", "4"])]
        for name in ("qwen3-next", "qwen3.5", "qwen3.5-moe")},
+    "granitemoehybrid": [*TINY, "-L", "2", "--layer-types", "mamba,attention",
+                         "--num-attention-heads", "2", "--mamba-n-heads", "4",
+                         "--mamba-d-state", "4", "--num-local-experts", "2",
+                         "--shared-intermediate-size", "4"],
 }
 """A small valid model of each hybrid family."""
 
@@ -190,12 +194,13 @@ SAMPLES = {
     "shared_expert_intermediate_size": "4", "linear_conv_kernel_dim": "3",
     "linear_key_head_dim": "2", "linear_value_head_dim": "2", "linear_num_key_heads": "2",
     "linear_num_value_heads": "2", "decoder_sparse_step": "2", "mlp_only_layers": "0",
-    "full_attention_interval": "2",
+    "full_attention_interval": "2", "num_local_experts": "2", "shared_intermediate_size": "4",
 }
 """A valid value for each option that takes one and is not a choice."""
 
-OWN_SAMPLES = {(name, "layer_types"): "linear_attention,full_attention,linear_attention,"
-               "full_attention" for name in ("qwen3-next", "qwen3.5", "qwen3.5-moe")}
+OWN_SAMPLES = {**{(name, "layer_types"): "linear_attention,full_attention,linear_attention,"
+                  "full_attention" for name in ("qwen3-next", "qwen3.5", "qwen3.5-moe")},
+               ("granitemoehybrid", "layer_types"): "attention,mamba"}
 """A command's own valid value where the shared sample is not one (Qwen's layer types)."""
 
 WITH = {"input_shape": ["--model", "tests.port_models:torch_gru"]}

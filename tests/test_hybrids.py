@@ -1,5 +1,5 @@
 """The hybrid families (Jamba, Bamba, Zamba2, Falcon-H1, Nemotron-H, LFM2, LFM2-MoE,
-Qwen3-Next, Qwen3.5 and Qwen3.5-MoE text): closed forms,
+Qwen3-Next, Qwen3.5 and Qwen3.5-MoE text, Granite 4.0-H): closed forms,
 config.json, recognition, the published models' totals, and the three routes (flags,
 ``--config``, ``inspect DIR``) agreeing."""
 
@@ -126,6 +126,10 @@ PUBLISHED: dict[str, tuple[str, dict[str, Any], int, int | None]] = {
     # as Qwen3.5-27B's); published: 397B total with the vision tower, 17B active.
     "Qwen3.5-397B-A17B text": ("qwen3.5-moe", _example("qwen3.5-397b-a17b-text"),
                                396_346_350_336, 17_349_040_896),
+    # ibm-granite/granite-4.0-h-tiny/config.json as a public simulator's test transcribes it
+    # (the keys that shape parameters); published: 7B total, 1B active.
+    "Granite-4.0-H-Tiny": ("granitemoehybrid", _example("granite-4.0-h-tiny"),
+                           6_939_037_248, 1_465_470_528),
 }
 """Published models, each counted from its config.json alone (docs/families.md's table);
 tests/test_verify_hybrids.py builds each with transformers on the meta device."""
@@ -269,6 +273,12 @@ ROUTES = [
                      "--linear-key-head-dim", "8", "--linear-value-head-dim", "8",
                      "--num-experts", "4", "--moe-intermediate-size", "8",
                      "--shared-expert-intermediate-size", "16", "--vocab-size", "80"]),
+    ("granitemoehybrid", ["--hidden-size", "32", "--num-hidden-layers", "3", "--layer-types",
+                          "mamba,attention,mamba", "--num-attention-heads", "4",
+                          "--num-key-value-heads", "2", "--intermediate-size", "16",
+                          "--num-local-experts", "4", "--shared-intermediate-size", "24",
+                          "--mamba-n-heads", "8", "--mamba-d-state", "16",
+                          "--vocab-size", "80"]),
 ]
 
 
@@ -326,6 +336,7 @@ BAD = [
     ("qwen3-next", ["--mlp-only-layers", "48"], "mlp-only-layers"),
     ("qwen3.5", ["--layer-types", "mamba"], "layer-types"),
     ("qwen3.5-moe", ["--num-experts", "0"], "num-experts"),
+    ("granitemoehybrid", ["--mamba-n-heads", "3"], "mamba-n-heads"),
 ]
 
 
@@ -356,7 +367,8 @@ EXAMPLES = {"Jamba-1.5-Mini": "jamba-1.5-mini", "Bamba-9B": "bamba-9b",
             "Nemotron-3-Super": "nemotron-3-super", "LFM2-1.2B": "lfm2-1.2b",
             "LFM2-8B-A1B": "lfm2-8b-a1b", "Qwen3-Next-80B-A3B": "qwen3-next-80b-a3b",
             "Qwen3.5-27B text": "qwen3.5-27b-text",
-            "Qwen3.5-397B-A17B text": "qwen3.5-397b-a17b-text"}
+            "Qwen3.5-397B-A17B text": "qwen3.5-397b-a17b-text",
+            "Granite-4.0-H-Tiny": "granite-4.0-h-tiny"}
 """The published configs as files in examples/hf (what docs/families.md counts)."""
 
 

@@ -76,6 +76,14 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
                                    "linear_key_head_dim": 8, "linear_value_head_dim": 4,
                                    "num_experts": 3, "moe_intermediate_size": 8,
                                    "shared_expert_intermediate_size": 12}),
+    "granitemoehybrid": ("GraniteMoeHybrid", {"vocab_size": 40, "hidden_size": 16,
+                                              "intermediate_size": 8, "num_hidden_layers": 3,
+                                              "num_attention_heads": 2,
+                                              "num_key_value_heads": 1, "num_local_experts": 3,
+                                              "shared_intermediate_size": 12,
+                                              "layer_types": ["mamba", "attention", "mamba"],
+                                              "mamba_n_heads": 4, "mamba_d_state": 8,
+                                              "mamba_chunk_size": 8}),
 }
 """A tiny configuration of each hybrid (experts in Jamba, Nemotron-H, LFM2-MoE, Qwen3-Next,
 Qwen3.5-MoE)."""

@@ -32,7 +32,8 @@ REFERENCES = {"jamba": ("JambaConfig", "JambaForCausalLM"),
               "lfm2-moe": ("Lfm2MoeConfig", "Lfm2MoeForCausalLM"),
               "qwen3-next": ("Qwen3NextConfig", "Qwen3NextForCausalLM"),
               "qwen3.5": ("Qwen3_5TextConfig", "Qwen3_5ForCausalLM"),
-              "qwen3.5-moe": ("Qwen3_5MoeTextConfig", "Qwen3_5MoeForCausalLM")}
+              "qwen3.5-moe": ("Qwen3_5MoeTextConfig", "Qwen3_5MoeForCausalLM"),
+              "granitemoehybrid": ("GraniteMoeHybridConfig", "GraniteMoeHybridForCausalLM")}
 """The transformers classes each hybrid is checked against."""
 
 

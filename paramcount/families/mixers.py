@@ -105,10 +105,11 @@ MLP_STYLES = {
     "w1_w3_w2": ("w1", "w3", "w2"),
     "gate_up_fused": ("gate_up_proj", "", "down_proj"),
     "up_down": ("", "up_proj", "down_proj"),
+    "input_output": ("input_linear", "", "output_linear"),
 }
 """How each model names its MLP's projections: the gate, the up and the down projection (LFM2's
-SwiGLU is ``w1``, ``w3``, ``w2``; Zamba2's gate and up are one ``gate_up_proj``; Nemotron-H's
-squared-ReLU MLP has no gate)."""
+SwiGLU is ``w1``, ``w3``, ``w2``; Zamba2's gate and up are one ``gate_up_proj``, Granite 4.0's
+shared MLP's one ``input_linear``; Nemotron-H's squared-ReLU MLP has no gate)."""
 
 
 @record
@@ -129,7 +130,7 @@ class Mlp:
         gate, up, down = MLP_STYLES[self.style]
         w, i, b = self.width, self.inner, self.bias
         out = []
-        if self.style == "gate_up_fused":
+        if self.style in ("gate_up_fused", "input_output"):
             out += linear(f"{prefix}{gate}.", 2 * i, w, b, layer)
         else:
             if gate:

@@ -33,6 +33,7 @@ FAMILIES: dict[str, str] = {
     "qwen3-next": "qwen3_next",
     "qwen3.5": "qwen3_5",
     "qwen3.5-moe": "qwen3_5_moe",
+    "granitemoehybrid": "granitemoehybrid",
     "mamba": "mamba",
     "mamba2": "mamba2",
     "rwkv": "rwkv",
@@ -47,7 +48,7 @@ tensors, so a model comes before the layers it is made of (the hybrids before Ma
 before minGRU)."""
 
 HYBRIDS = ("jamba", "bamba", "zamba2", "falcon-h1", "nemotron-h", "lfm2", "lfm2-moe",
-           "qwen3-next", "qwen3.5", "qwen3.5-moe")
+           "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid")
 """The families that mix recurrent mixers with attention, MLPs and experts."""
 
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -72,7 +73,8 @@ MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "falcon_mamba": "mamba", "mamba
                                "falcon_h1": "falcon-h1", "nemotron_h": "nemotron-h",
                                "lfm2": "lfm2", "lfm2_moe": "lfm2-moe",
                                "qwen3_next": "qwen3-next", "qwen3_5_text": "qwen3.5",
-                               "qwen3_5_moe_text": "qwen3.5-moe"}
+                               "qwen3_5_moe_text": "qwen3.5-moe",
+                               "granitemoehybrid": "granitemoehybrid"}
 """A ``config.json``'s ``model_type`` → family (a family's aliases included: Falcon-Mamba is
 Mamba; fla's RWKV-7 is RWKV)."""
 
@@ -94,7 +96,7 @@ CLASSES: dict[str, tuple[str, str]] = {
        for name, cls in (("jamba", "Jamba"), ("bamba", "Bamba"), ("zamba2", "Zamba2"),
                          ("falcon-h1", "FalconH1"), ("nemotron-h", "NemotronH"),
                          ("lfm2", "Lfm2"), ("lfm2-moe", "Lfm2Moe"),
-                         ("qwen3-next", "Qwen3Next"))
+                         ("qwen3-next", "Qwen3Next"), ("granitemoehybrid", "GraniteMoeHybrid"))
        for kind, built in (("Config", "config"), ("ForCausalLM", "lm"), ("Model", "backbone"))},
     "Qwen3_5TextConfig": ("qwen3.5", "config"), "Qwen3_5ForCausalLM": ("qwen3.5", "lm"),
     "Qwen3_5TextModel": ("qwen3.5", "backbone"),
@@ -369,7 +371,7 @@ BASES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
               ("embed_tokens.", "layers.", "embedding_norm.")) for name in ("lfm2", "lfm2-moe")},
     **{name: ("model.", "embed_tokens.weight", "lm_head.weight",
               ("embed_tokens.", "layers.", "norm.")) for name in (
-        "qwen3-next", "qwen3.5", "qwen3.5-moe")},
+        "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid")},
     "nemotron-h": ("model.", "embeddings.weight", "lm_head.weight",
                    ("embeddings.", "layers.", "norm_f.")),
 }
