@@ -242,10 +242,30 @@ def granitemoehybrid(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
+@st.composite
+def minimax(draw: st.DrawFn) -> dict[str, Any]:
+    """MiniMaxConfig keywords (lightning and full attention where layer_types says, or
+    alternating)."""
+    heads = draw(small)
+    layers = draw(st.integers(1, 4))
+    where = {"layer_types": draw(st.lists(st.sampled_from(
+        ["linear_attention", "full_attention"]), min_size=layers, max_size=layers))} if draw(
+        bools) else {}
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": heads * draw(small),
+        "intermediate_size": draw(st.integers(1, 12)), "num_hidden_layers": layers,
+        "num_attention_heads": heads, "num_key_value_heads": draw(small),
+        "num_local_experts": draw(small), "num_experts_per_tok": draw(small),
+        "tie_word_embeddings": draw(bools), **where,
+        **({"head_dim": head} if (head := _rope_head(draw)) else {}),
+    }
+
+
 STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
               "falcon-h1": falcon_h1(), "nemotron-h": nemotron_h(), "lfm2": lfm2(),
               "lfm2-moe": lfm2_moe(), "qwen3-next": qwen3_next(), "qwen3.5": qwen3_5(),
-              "qwen3.5-moe": qwen3_5_moe(), "granitemoehybrid": granitemoehybrid()}
+              "qwen3.5-moe": qwen3_5_moe(), "granitemoehybrid": granitemoehybrid(),
+              "minimax": minimax()}
 """Each hybrid's strategy, by command name."""
 
 REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size")

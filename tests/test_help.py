@@ -127,6 +127,8 @@ HYBRID_BASES = {
                          "--num-attention-heads", "2", "--mamba-n-heads", "4",
                          "--mamba-d-state", "4", "--num-local-experts", "2",
                          "--shared-intermediate-size", "4"],
+    "minimax": [*TINY, "-L", "2", "--num-attention-heads", "2", "--num-key-value-heads", "1",
+                "--num-local-experts", "2"],
 }
 """A small valid model of each hybrid family."""
 
@@ -200,7 +202,8 @@ SAMPLES = {
 
 OWN_SAMPLES = {**{(name, "layer_types"): "linear_attention,full_attention,linear_attention,"
                   "full_attention" for name in ("qwen3-next", "qwen3.5", "qwen3.5-moe")},
-               ("granitemoehybrid", "layer_types"): "attention,mamba"}
+               ("granitemoehybrid", "layer_types"): "attention,mamba",
+               ("minimax", "layer_types"): "linear_attention,full_attention"}
 """A command's own valid value where the shared sample is not one (Qwen's layer types)."""
 
 WITH = {"input_shape": ["--model", "tests.port_models:torch_gru"]}

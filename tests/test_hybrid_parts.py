@@ -34,7 +34,7 @@ def experts(draw: st.DrawFn) -> mixers.Experts:
     """A random mixture of experts (Jamba's, LFM2-MoE's, Qwen3-Next's with a shared expert,
     or Nemotron-H's with a shared expert and a latent width)."""
     style = draw(st.sampled_from(mixers.MOE_STYLES))
-    if style in ("jamba", "lfm2_moe"):
+    if style in ("jamba", "lfm2_moe", "mixtral"):
         return mixers.Experts(draw(small), draw(small), draw(small), draw(small), style)
     if style == "qwen_next":
         return mixers.Experts(draw(small), draw(small), draw(small), draw(small), style,

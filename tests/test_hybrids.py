@@ -1,5 +1,5 @@
 """The hybrid families (Jamba, Bamba, Zamba2, Falcon-H1, Nemotron-H, LFM2, LFM2-MoE,
-Qwen3-Next, Qwen3.5 and Qwen3.5-MoE text, Granite 4.0-H): closed forms,
+Qwen3-Next, Qwen3.5 and Qwen3.5-MoE text, Granite 4.0-H, MiniMax): closed forms,
 config.json, recognition, the published models' totals, and the three routes (flags,
 ``--config``, ``inspect DIR``) agreeing."""
 
@@ -130,6 +130,14 @@ PUBLISHED: dict[str, tuple[str, dict[str, Any], int, int | None]] = {
     # (the keys that shape parameters); published: 7B total, 1B active.
     "Granite-4.0-H-Tiny": ("granitemoehybrid", _example("granite-4.0-h-tiny"),
                            6_939_037_248, 1_465_470_528),
+    # MiniMaxAI/MiniMax-Text-01 in transformers' MiniMaxConfig keys: not the shipped file
+    # (MiniMax's own, model_type minimax_text_01, names the layers attn_type_list), its layout
+    # as the MiniMax-01 report and a public printout of the model give it: hidden 6144, 80
+    # layers (softmax attention after every 7 lightning layers), 64 heads of 128, 8 key/value
+    # heads, 32 experts of 9216, 2 per token, vocabulary 200064; published: 456B total, 45.9B
+    # active (without the embeddings and head: 48,403,306,496 − 2·1,229,193,216).
+    "MiniMax-Text-01": ("minimax", _example("minimax-text-01"), 456_089_655_296,
+                        48_403_306_496),
 }
 """Published models, each counted from its config.json alone (docs/families.md's table);
 tests/test_verify_hybrids.py builds each with transformers on the meta device."""
@@ -279,6 +287,9 @@ ROUTES = [
                           "--num-local-experts", "4", "--shared-intermediate-size", "24",
                           "--mamba-n-heads", "8", "--mamba-d-state", "16",
                           "--vocab-size", "80"]),
+    ("minimax", ["--hidden-size", "32", "--num-hidden-layers", "4", "--num-attention-heads",
+                 "4", "--num-key-value-heads", "2", "--intermediate-size", "16",
+                 "--num-local-experts", "4", "--vocab-size", "80"]),
 ]
 
 
@@ -337,6 +348,7 @@ BAD = [
     ("qwen3.5", ["--layer-types", "mamba"], "layer-types"),
     ("qwen3.5-moe", ["--num-experts", "0"], "num-experts"),
     ("granitemoehybrid", ["--mamba-n-heads", "3"], "mamba-n-heads"),
+    ("minimax", ["--layer-types", "mamba"], "layer-types"),
 ]
 
 
@@ -368,7 +380,7 @@ EXAMPLES = {"Jamba-1.5-Mini": "jamba-1.5-mini", "Bamba-9B": "bamba-9b",
             "LFM2-8B-A1B": "lfm2-8b-a1b", "Qwen3-Next-80B-A3B": "qwen3-next-80b-a3b",
             "Qwen3.5-27B text": "qwen3.5-27b-text",
             "Qwen3.5-397B-A17B text": "qwen3.5-397b-a17b-text",
-            "Granite-4.0-H-Tiny": "granite-4.0-h-tiny"}
+            "Granite-4.0-H-Tiny": "granite-4.0-h-tiny", "MiniMax-Text-01": "minimax-text-01"}
 """The published configs as files in examples/hf (what docs/families.md counts)."""
 
 

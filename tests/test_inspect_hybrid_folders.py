@@ -84,6 +84,11 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
                                               "layer_types": ["mamba", "attention", "mamba"],
                                               "mamba_n_heads": 4, "mamba_d_state": 8,
                                               "mamba_chunk_size": 8}),
+    "minimax": ("MiniMax", {"vocab_size": 40, "hidden_size": 16, "intermediate_size": 8,
+                            "num_hidden_layers": 3, "num_attention_heads": 2,
+                            "num_key_value_heads": 1, "num_local_experts": 3,
+                            "layer_types": ["linear_attention", "full_attention",
+                                            "linear_attention"]}),
 }
 """A tiny configuration of each hybrid (experts in Jamba, Nemotron-H, LFM2-MoE, Qwen3-Next,
 Qwen3.5-MoE)."""
@@ -113,7 +118,8 @@ def test_a_saved_hybrid_is_recognised(cli: CLI, tmp_path: Path, name: str, kind:
         model.save_pretrained(tmp_path, safe_serialization=True)
     total = sum(p.numel() for p in model.parameters())
     buffers = sum(b.numel() for n, b in model.state_dict().items()
-                  if n.endswith(("e_score_correction_bias", "expert_bias")))
+                  if n.endswith(("e_score_correction_bias", "expert_bias", "slope_rate",
+                                 "query_decay", "key_decay", "diagonal_decay")))
     result = cli("inspect", str(tmp_path), "--json")
     assert result.code == 0, result.err
     data = json.loads(result.out)

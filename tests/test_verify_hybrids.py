@@ -33,7 +33,8 @@ REFERENCES = {"jamba": ("JambaConfig", "JambaForCausalLM"),
               "qwen3-next": ("Qwen3NextConfig", "Qwen3NextForCausalLM"),
               "qwen3.5": ("Qwen3_5TextConfig", "Qwen3_5ForCausalLM"),
               "qwen3.5-moe": ("Qwen3_5MoeTextConfig", "Qwen3_5MoeForCausalLM"),
-              "granitemoehybrid": ("GraniteMoeHybridConfig", "GraniteMoeHybridForCausalLM")}
+              "granitemoehybrid": ("GraniteMoeHybridConfig", "GraniteMoeHybridForCausalLM"),
+              "minimax": ("MiniMaxConfig", "MiniMaxForCausalLM")}
 """The transformers classes each hybrid is checked against."""
 
 

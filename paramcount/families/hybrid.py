@@ -406,3 +406,35 @@ def from_saved(models: list[RecognisedModel], back: Mapping[str, tuple[str, ...]
     """Models recognised in a :func:`stacked_view`, claiming the checkpoint's own names."""
     return [replace(m, names=tuple(n for name in m.names for n in back.get(name, (name,))),
                     saved=True, notes=(*m.notes, note)) for m in models]
+
+
+def recognise_renamed(shapes: Shapes, rename: Callable[[str], str | None],
+                      at: Callable[[Shapes, str, int, int], RecognisedModel | None],
+                      note: str) -> list[RecognisedModel]:
+    """The models ``at`` finds in a checkpoint whose names differ from the model's: each name
+    as ``rename`` gives it (None: a buffer, left out and not claimed), the experts stacked as
+    the model holds them; the models found claim the checkpoint's own names."""
+    renamed: dict[str, str] = {}
+    for name in shapes:
+        ours = rename(name)
+        if ours is not None:
+            renamed[ours] = name
+    viewed = stacked_view({ours: shapes[name] for ours, name in renamed.items()})
+    if viewed is None:
+        return []
+    view, back = viewed
+    back = {n: tuple(renamed[o] for o in olds) for n, olds in back.items()}
+    return from_saved(recognise_roots(view, "embed_tokens", at), back, note)
+
+
+def per_expert_names(tensors: list[Tensor], names: Mapping[str, str],
+                     stem: tuple[str, str] = ("", "")) -> list[Tensor]:
+    """:func:`saved_experts`, each expert's projections named as ``names`` says
+    (``gate_proj`` → ``w1``, …) and ``stem[0]`` in every name written ``stem[1]``."""
+    out = []
+    for t in saved_experts(tensors):
+        head, _, proj = t.name.removesuffix(".weight").rpartition(".")
+        name = f"{head}.{names[proj]}.weight" if ".experts." in t.name and proj in names else (
+            t.name)
+        out.append(replace(t, name=name.replace(*stem) if stem[0] else name))
+    return out

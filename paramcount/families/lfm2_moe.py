@@ -30,7 +30,7 @@ from paramcount.families.mixers import (
     read_short_conv,
 )
 from paramcount.families.parts import at_most_blocks
-from paramcount.record import record, replace
+from paramcount.record import record
 
 NAME = "lfm2-moe"
 TITLE = "LFM2-MoE (short convolutions + attention + experts)"
@@ -188,13 +188,7 @@ SAVED = {"gate_proj": "w1", "up_proj": "w3", "down_proj": "w2"}
 def saved_tensors(config: Lfm2MoeConfig) -> list[Tensor]:
     """The tensors of ``Lfm2MoeForCausalLM(config)`` as ``save_pretrained`` writes them: each
     expert's ``w1``, ``w3`` and ``w2`` one by one (the model stacks them)."""
-    out = []
-    for t in hybrid.saved_experts(tensors(config)):
-        stem, _, last = t.name.rpartition(".")
-        head, _, proj = stem.rpartition(".")
-        out.append(replace(t, name=f"{head}.{SAVED[proj]}.{last}") if ".experts." in t.name
-                   and proj in SAVED else t)
-    return out
+    return hybrid.per_expert_names(tensors(config), SAVED)
 
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
@@ -203,22 +197,21 @@ def recognise(shapes: Shapes) -> list[RecognisedModel]:
     found = hybrid.recognise_roots(shapes, "embed_tokens", _recognise_at)
     if found or not any(".feed_forward.experts.0.w1." in name for name in shapes):
         return found
+    return hybrid.recognise_renamed(shapes, _model_name, _recognise_at,
+                                    "the checkpoint stores each expert's w1, w3 and w2 one by "
+                                    "one (the model stacks them)")
+
+
+def _model_name(name: str) -> str | None:
+    """A checkpoint's name as the model's stacked view reads it (``experts.0.w1.weight`` →
+    ``experts.0.gate_proj.weight``); None for the routers' ``expert_bias`` buffers."""
+    if name.endswith(".expert_bias"):
+        return None
+    head, _, rest = name.rpartition(".experts.")
+    e, _, proj = rest.partition(".")
+    proj = proj.removesuffix(".weight")
     theirs = {v: k for k, v in SAVED.items()}
-    renamed = {}
-    for name in shapes:
-        head, _, rest = name.rpartition(".experts.")
-        e, _, proj = rest.partition(".")
-        proj = proj.removesuffix(".weight")
-        renamed[name if not head or proj not in theirs else
-                f"{head}.experts.{e}.{theirs[proj]}.weight"] = name
-    viewed = hybrid.stacked_view({n: shapes[old] for n, old in renamed.items()})
-    if viewed is None:
-        return []
-    view, back = viewed
-    back = {n: tuple(renamed[o] for o in olds) for n, olds in back.items()}
-    return hybrid.from_saved(hybrid.recognise_roots(view, "embed_tokens", _recognise_at), back,
-                             "the checkpoint stores each expert's w1, w3 and w2 one by one "
-                             "(the model stacks them)")
+    return f"{head}.experts.{e}.{theirs[proj]}.weight" if head and proj in theirs else name
 
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:
@@ -236,7 +229,7 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
         "layer_types": tuple("full_attention" if f"{start}{i}.self_attn.q_proj.weight" in shapes
                              else "conv" for i in range(n))}
     experts = read_experts(shapes, f"{start}{moe[0]}.feed_forward.", 4)
-    if experts is None or experts.style != "lfm2_moe":
+    if experts is None or experts.style not in ("lfm2_moe", "mixtral"):  # the same tensors
         return None
     values.update(num_experts=experts.experts, moe_intermediate_size=experts.inner,
                   num_experts_per_tok=min(4, experts.experts))

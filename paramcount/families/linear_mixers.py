@@ -1,6 +1,6 @@
 """The linear-attention mixers the newer hybrids are built from, each a part as in
 :mod:`paramcount.families.mixers`: Gated DeltaNet (Qwen3-Next's fused projections, Qwen3.5's
-separate ones).
+separate ones) and MiniMax's lightning attention.
 
 Each part is a spec with ``tensors(prefix, layer)`` (names and shapes as transformers' module
 registers them: its own parameters first, then its children in the order ``__init__`` creates
@@ -100,3 +100,47 @@ def read_gated_deltanet(shapes: Shapes, prefix: str, key_dim: int | None = None
         key_dim = keys
     style = "fused" if prefix + "in_proj_qkvz.weight" in shapes else "split"
     return GatedDeltaNet(out[0], keys // key_dim, heads, key_dim, value_dim, conv[2], style)
+
+
+@record
+class LightningAttention:
+    """MiniMax's lightning attention: an RMSNorm over the heads' output (H·hd), ``qkv_proj``
+    (3·H·hd, D), ``out_proj`` (D, H·hd) and ``output_gate`` (H·hd, D), without biases (its
+    decay rates are buffers, not parameters)."""
+
+    width: int
+    heads: int
+    head_dim: int
+
+    def __post_init__(self) -> None:
+        sizes(self, "width", "heads", "head_dim")
+
+    def tensors(self, prefix: str, layer: int) -> list[Tensor]:
+        """The norm, then qkv_proj, out_proj and output_gate."""
+        d, inner = self.width, self.heads * self.head_dim
+        out = norm(prefix + "norm.", inner, layer)
+        out += linear(prefix + "qkv_proj.", 3 * inner, d, False, layer)
+        out += linear(prefix + "out_proj.", d, inner, False, layer)
+        out += linear(prefix + "output_gate.", inner, d, False, layer)
+        return out
+
+    @property
+    def count(self) -> int:
+        """H·hd·(1 + 5D): the norm, q, k, v, the output and its gate."""
+        return self.heads * self.head_dim * (1 + 5 * self.width)
+
+
+def read_lightning(shapes: Shapes, prefix: str, head_dim: int | None = None
+                   ) -> LightningAttention | None:
+    """The lightning attention under ``prefix``, or None; the weights hold only heads × width:
+    ``head_dim`` if it divides them, else one head."""
+    qkv, gate_norm = shapes.get(prefix + "qkv_proj.weight"), shapes.get(prefix + "norm.weight")
+    if not (is_shape(qkv, 2) and is_shape(gate_norm, 1)):
+        return None
+    assert qkv is not None and gate_norm is not None
+    inner = gate_norm[0]
+    if qkv[0] != 3 * inner:
+        return None
+    if head_dim is None or inner % head_dim:
+        head_dim = inner
+    return LightningAttention(qkv[1], inner // head_dim, head_dim)

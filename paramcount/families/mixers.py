@@ -157,13 +157,13 @@ def read_mlp(shapes: Shapes, prefix: str, style: str) -> Mlp | None:
     return Mlp(d[0], d[1], f"{prefix}{down}.bias" in shapes, style)
 
 
-MOE_STYLES = ("jamba", "nemotron_h", "lfm2_moe", "qwen_next")
+MOE_STYLES = ("jamba", "nemotron_h", "lfm2_moe", "qwen_next", "mixtral")
 """Jamba's experts are gated (``router``, ``experts.gate_up_proj``, ``experts.down_proj``);
 Nemotron-H's are squared-ReLU MLPs (``experts.up_proj``, ``experts.down_proj``, the router
 ``gate``) beside a shared expert, optionally in a narrower latent space; LFM2-MoE's are gated,
 the router ``gate`` after them; Qwen3-Next's and Qwen3.5's are gated, the router ``gate``
 first, then a gated ``shared_expert`` ``shared_inner`` wide and its ``shared_expert_gate``
-(1, D)."""
+(1, D); MiniMax's (Mixtral's layout) the router ``gate`` first and nothing shared."""
 
 
 @record
@@ -206,7 +206,7 @@ class Experts:
                             (e, d), layer, d, "router")
             if self.style == "lfm2_moe":
                 return [*gated, router]
-            if self.style == "jamba":
+            if self.style in ("jamba", "mixtral"):
                 return [router, *gated]
             return [router, *gated, *Mlp(d, self.shared_inner).tensors(
                 prefix + "shared_expert.", layer), *linear(
@@ -258,7 +258,9 @@ def read_experts(shapes: Shapes, prefix: str, top_k: int) -> Experts | None:
             return None
         assert gate is not None
         if shared is None:
-            return Experts(gate[1], down[2], down[0], top_k, "lfm2_moe")
+            first = next((n for n in shapes if n.startswith(prefix)), "")
+            style = "mixtral" if first == prefix + "gate.weight" else "lfm2_moe"
+            return Experts(gate[1], down[2], down[0], top_k, style)
         return Experts(gate[1], down[2], down[0], top_k, "qwen_next", shared[1])
     gate, shared = shapes.get(prefix + "gate.weight"), shapes.get(
         prefix + "shared_experts.down_proj.weight")

@@ -34,6 +34,7 @@ FAMILIES: dict[str, str] = {
     "qwen3.5": "qwen3_5",
     "qwen3.5-moe": "qwen3_5_moe",
     "granitemoehybrid": "granitemoehybrid",
+    "minimax": "minimax",
     "mamba": "mamba",
     "mamba2": "mamba2",
     "rwkv": "rwkv",
@@ -48,7 +49,7 @@ tensors, so a model comes before the layers it is made of (the hybrids before Ma
 before minGRU)."""
 
 HYBRIDS = ("jamba", "bamba", "zamba2", "falcon-h1", "nemotron-h", "lfm2", "lfm2-moe",
-           "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid")
+           "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax")
 """The families that mix recurrent mixers with attention, MLPs and experts."""
 
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -74,7 +75,7 @@ MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "falcon_mamba": "mamba", "mamba
                                "lfm2": "lfm2", "lfm2_moe": "lfm2-moe",
                                "qwen3_next": "qwen3-next", "qwen3_5_text": "qwen3.5",
                                "qwen3_5_moe_text": "qwen3.5-moe",
-                               "granitemoehybrid": "granitemoehybrid"}
+                               "granitemoehybrid": "granitemoehybrid", "minimax": "minimax"}
 """A ``config.json``'s ``model_type`` → family (a family's aliases included: Falcon-Mamba is
 Mamba; fla's RWKV-7 is RWKV)."""
 
@@ -96,7 +97,8 @@ CLASSES: dict[str, tuple[str, str]] = {
        for name, cls in (("jamba", "Jamba"), ("bamba", "Bamba"), ("zamba2", "Zamba2"),
                          ("falcon-h1", "FalconH1"), ("nemotron-h", "NemotronH"),
                          ("lfm2", "Lfm2"), ("lfm2-moe", "Lfm2Moe"),
-                         ("qwen3-next", "Qwen3Next"), ("granitemoehybrid", "GraniteMoeHybrid"))
+                         ("qwen3-next", "Qwen3Next"), ("granitemoehybrid", "GraniteMoeHybrid"),
+                         ("minimax", "MiniMax"))
        for kind, built in (("Config", "config"), ("ForCausalLM", "lm"), ("Model", "backbone"))},
     "Qwen3_5TextConfig": ("qwen3.5", "config"), "Qwen3_5ForCausalLM": ("qwen3.5", "lm"),
     "Qwen3_5TextModel": ("qwen3.5", "backbone"),
@@ -371,7 +373,7 @@ BASES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
               ("embed_tokens.", "layers.", "embedding_norm.")) for name in ("lfm2", "lfm2-moe")},
     **{name: ("model.", "embed_tokens.weight", "lm_head.weight",
               ("embed_tokens.", "layers.", "norm.")) for name in (
-        "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid")},
+        "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax")},
     "nemotron-h": ("model.", "embeddings.weight", "lm_head.weight",
                    ("embeddings.", "layers.", "norm_f.")),
 }

@@ -29,7 +29,6 @@ UNMODELLED: dict[str, str] = {
     "lara_mini": _NEW.format("Gated DeltaNet variant (LaraMiniGatedDeltaNet)"),
     "lfm3": _NEW.format("LFM3 short-convolution stack"),
     "lfm3_vl": _WRAPS.format("vision-language", "LFM3", "vision tower"),
-    "minimax": _NEW.format("lightning attention (MiniMaxLightningAttention)"),
     "olmo_hybrid": _NEW.format("Gated DeltaNet variant (OlmoHybridGatedDeltaNet)"),
     "qwen3_5": _WRAPS.format("vision-language", "Qwen3.5", "vision tower"),
     "qwen3_5_moe": _WRAPS.format("vision-language", "Qwen3.5-MoE", "vision tower"),
