@@ -233,6 +233,12 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
         light = read_lightning(shapes, f"{start}0.self_attn.", 128)
         if light is None:
             return None
-        values.update(num_attention_heads=light.heads, num_key_value_heads=light.heads,
-                      head_dim=None if light.head_dim * light.heads == d else light.head_dim)
+        inner = light.heads * light.head_dim
+        # the widest head transformers' RoPE takes (even, or at most 4), no more heads than D
+        width = next((w for w in range(inner, 0, -1) if inner % w == 0 and (
+            w <= 4 or w % 2 == 0) and inner // w <= d), 1)
+        values.update(num_attention_heads=inner // width, num_key_value_heads=inner // width,
+                      head_dim=None if inner == d else width)
+        notes.append(f"no softmax attention layer: heads read as {inner // width} of width "
+                     f"{width} (the weights hold only heads × width)")
     return hybrid.accept_values(shapes, NAME, prefix, MiniMaxConfig, values, tensors, notes)
