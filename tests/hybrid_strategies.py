@@ -261,14 +261,36 @@ def minimax(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
+@st.composite
+def lfm3(draw: st.DrawFn) -> dict[str, Any]:
+    """Lfm3Config keywords (layer_types, or the default placement; sandwich norms where every
+    layer is a convolution, else the tensors are an LFM2 model's)."""
+    layers = draw(st.integers(1, 6))
+    where = {"layer_types": draw(st.lists(st.sampled_from(
+        ["conv", "full_attention", "sliding_attention"]), min_size=layers, max_size=layers))
+    } if draw(bools) else {}
+    convs = where["layer_types"].count("conv") if where else sum(
+        1 for i in range(layers) if i % 4 != 2 and (i % 4 or not i))
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": draw(st.integers(1, 12)),
+        "intermediate_size": draw(st.integers(1, 12)), "num_hidden_layers": layers,
+        "num_attention_heads": draw(small), "num_key_value_heads": draw(small),
+        "head_dim": draw(st.sampled_from([2, 4, 6, 8])), "conv_bias": draw(bools),
+        "conv_L_cache": draw(small), "attention_bias": draw(bools),
+        "use_attention_gate": draw(bools),
+        "use_sandwich_norm": convs == layers or draw(bools),
+        "tie_word_embeddings": draw(bools), "pad_token_id": 0, **where,
+    }
+
+
 STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
               "falcon-h1": falcon_h1(), "nemotron-h": nemotron_h(), "lfm2": lfm2(),
               "lfm2-moe": lfm2_moe(), "qwen3-next": qwen3_next(), "qwen3.5": qwen3_5(),
               "qwen3.5-moe": qwen3_5_moe(), "granitemoehybrid": granitemoehybrid(),
-              "minimax": minimax()}
+              "minimax": minimax(), "lfm3": lfm3()}
 """Each hybrid's strategy, by command name."""
 
-REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size")
+REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size", "pad_token_id")
 """Keywords the reference needs for small models that do not shape parameters."""
 
 

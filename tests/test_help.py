@@ -129,6 +129,8 @@ HYBRID_BASES = {
                          "--shared-intermediate-size", "4"],
     "minimax": [*TINY, "-L", "2", "--num-attention-heads", "2", "--num-key-value-heads", "1",
                 "--num-local-experts", "2"],
+    "lfm3": [*TINY, "-L", "3", "--num-attention-heads", "2", "--num-key-value-heads", "1",
+             "--head-dim", "4"],
 }
 """A small valid model of each hybrid family."""
 
@@ -203,7 +205,8 @@ SAMPLES = {
 OWN_SAMPLES = {**{(name, "layer_types"): "linear_attention,full_attention,linear_attention,"
                   "full_attention" for name in ("qwen3-next", "qwen3.5", "qwen3.5-moe")},
                ("granitemoehybrid", "layer_types"): "attention,mamba",
-               ("minimax", "layer_types"): "linear_attention,full_attention"}
+               ("minimax", "layer_types"): "linear_attention,full_attention",
+               ("lfm3", "layer_types"): "conv,sliding_attention,full_attention"}
 """A command's own valid value where the shared sample is not one (Qwen's layer types)."""
 
 WITH = {"input_shape": ["--model", "tests.port_models:torch_gru"]}

@@ -89,6 +89,10 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
                             "num_key_value_heads": 1, "num_local_experts": 3,
                             "layer_types": ["linear_attention", "full_attention",
                                             "linear_attention"]}),
+    "lfm3": ("Lfm3", {"vocab_size": 40, "hidden_size": 16, "intermediate_size": 24,
+                      "num_hidden_layers": 3, "num_attention_heads": 2, "num_key_value_heads": 1,
+                      "head_dim": 8, "pad_token_id": 0,
+                      "layer_types": ["conv", "sliding_attention", "full_attention"]}),
 }
 """A tiny configuration of each hybrid (experts in Jamba, Nemotron-H, LFM2-MoE, Qwen3-Next,
 Qwen3.5-MoE)."""

@@ -34,7 +34,8 @@ REFERENCES = {"jamba": ("JambaConfig", "JambaForCausalLM"),
               "qwen3.5": ("Qwen3_5TextConfig", "Qwen3_5ForCausalLM"),
               "qwen3.5-moe": ("Qwen3_5MoeTextConfig", "Qwen3_5MoeForCausalLM"),
               "granitemoehybrid": ("GraniteMoeHybridConfig", "GraniteMoeHybridForCausalLM"),
-              "minimax": ("MiniMaxConfig", "MiniMaxForCausalLM")}
+              "minimax": ("MiniMaxConfig", "MiniMaxForCausalLM"),
+              "lfm3": ("Lfm3Config", "Lfm3ForCausalLM")}
 """The transformers classes each hybrid is checked against."""
 
 

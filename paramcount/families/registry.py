@@ -35,6 +35,7 @@ FAMILIES: dict[str, str] = {
     "qwen3.5-moe": "qwen3_5_moe",
     "granitemoehybrid": "granitemoehybrid",
     "minimax": "minimax",
+    "lfm3": "lfm3",
     "mamba": "mamba",
     "mamba2": "mamba2",
     "rwkv": "rwkv",
@@ -49,7 +50,7 @@ tensors, so a model comes before the layers it is made of (the hybrids before Ma
 before minGRU)."""
 
 HYBRIDS = ("jamba", "bamba", "zamba2", "falcon-h1", "nemotron-h", "lfm2", "lfm2-moe",
-           "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax")
+           "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax", "lfm3")
 """The families that mix recurrent mixers with attention, MLPs and experts."""
 
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -75,7 +76,8 @@ MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "falcon_mamba": "mamba", "mamba
                                "lfm2": "lfm2", "lfm2_moe": "lfm2-moe",
                                "qwen3_next": "qwen3-next", "qwen3_5_text": "qwen3.5",
                                "qwen3_5_moe_text": "qwen3.5-moe",
-                               "granitemoehybrid": "granitemoehybrid", "minimax": "minimax"}
+                               "granitemoehybrid": "granitemoehybrid", "minimax": "minimax",
+                               "lfm3": "lfm3"}
 """A ``config.json``'s ``model_type`` → family (a family's aliases included: Falcon-Mamba is
 Mamba; fla's RWKV-7 is RWKV)."""
 
@@ -98,7 +100,7 @@ CLASSES: dict[str, tuple[str, str]] = {
                          ("falcon-h1", "FalconH1"), ("nemotron-h", "NemotronH"),
                          ("lfm2", "Lfm2"), ("lfm2-moe", "Lfm2Moe"),
                          ("qwen3-next", "Qwen3Next"), ("granitemoehybrid", "GraniteMoeHybrid"),
-                         ("minimax", "MiniMax"))
+                         ("minimax", "MiniMax"), ("lfm3", "Lfm3"))
        for kind, built in (("Config", "config"), ("ForCausalLM", "lm"), ("Model", "backbone"))},
     "Qwen3_5TextConfig": ("qwen3.5", "config"), "Qwen3_5ForCausalLM": ("qwen3.5", "lm"),
     "Qwen3_5TextModel": ("qwen3.5", "backbone"),
@@ -370,7 +372,8 @@ BASES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
               ("embed_tokens.", "layers.", "final_layernorm."))
        for name in ("jamba", "bamba", "zamba2", "falcon-h1")},
     **{name: ("model.", "embed_tokens.weight", "lm_head.weight",
-              ("embed_tokens.", "layers.", "embedding_norm.")) for name in ("lfm2", "lfm2-moe")},
+              ("embed_tokens.", "layers.", "embedding_norm.")) for name in (
+        "lfm2", "lfm2-moe", "lfm3")},
     **{name: ("model.", "embed_tokens.weight", "lm_head.weight",
               ("embed_tokens.", "layers.", "norm.")) for name in (
         "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax")},

@@ -27,7 +27,6 @@ UNMODELLED: dict[str, str] = {
     "inkling2_loop_text": _NEW.format("looped stack of dynamic short convolutions"),
     "kimi_linear": _NEW.format("Kimi Delta Attention and MLA attention"),
     "lara_mini": _NEW.format("Gated DeltaNet variant (LaraMiniGatedDeltaNet)"),
-    "lfm3": _NEW.format("LFM3 short-convolution stack"),
     "lfm3_vl": _WRAPS.format("vision-language", "LFM3", "vision tower"),
     "olmo_hybrid": _NEW.format("Gated DeltaNet variant (OlmoHybridGatedDeltaNet)"),
     "qwen3_5": _WRAPS.format("vision-language", "Qwen3.5", "vision tower"),
