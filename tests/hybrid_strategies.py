@@ -283,11 +283,34 @@ def lfm3(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
+@st.composite
+def olmo_hybrid(draw: st.DrawFn) -> dict[str, Any]:
+    """OlmoHybridConfig keywords (a linear and an attention layer at least; the DeltaNet's
+    heads and widths given or derived)."""
+    heads = draw(small)
+    layers = draw(st.integers(2, 5))
+    types = draw(st.lists(st.sampled_from(["linear_attention", "full_attention"]),
+                          min_size=layers, max_size=layers).filter(
+        lambda t: len(set(t)) == 2))
+    given = draw(bools)
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": heads * draw(st.integers(2, 4)),
+        "intermediate_size": draw(st.integers(1, 12)), "num_hidden_layers": layers,
+        "num_attention_heads": heads, "num_key_value_heads": draw(st.one_of(st.none(), small)),
+        "attention_bias": draw(bools), "layer_types": types,
+        "linear_conv_kernel_dim": draw(small), "tie_word_embeddings": draw(bools),
+        "pad_token_id": 0,
+        **({"linear_num_key_heads": draw(small), "linear_num_value_heads": draw(small),
+            "linear_key_head_dim": draw(small), "linear_value_head_dim": draw(small)}
+           if given else {}),
+    }
+
+
 STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
               "falcon-h1": falcon_h1(), "nemotron-h": nemotron_h(), "lfm2": lfm2(),
               "lfm2-moe": lfm2_moe(), "qwen3-next": qwen3_next(), "qwen3.5": qwen3_5(),
               "qwen3.5-moe": qwen3_5_moe(), "granitemoehybrid": granitemoehybrid(),
-              "minimax": minimax(), "lfm3": lfm3()}
+              "minimax": minimax(), "lfm3": lfm3(), "olmo-hybrid": olmo_hybrid()}
 """Each hybrid's strategy, by command name."""
 
 REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size", "pad_token_id")

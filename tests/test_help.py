@@ -131,6 +131,8 @@ HYBRID_BASES = {
                 "--num-local-experts", "2"],
     "lfm3": [*TINY, "-L", "3", "--num-attention-heads", "2", "--num-key-value-heads", "1",
              "--head-dim", "4"],
+    "olmo-hybrid": [*TINY, "-L", "2", "--num-attention-heads", "2", "--layer-types",
+                    "linear_attention,full_attention"],
 }
 """A small valid model of each hybrid family."""
 
@@ -206,7 +208,8 @@ OWN_SAMPLES = {**{(name, "layer_types"): "linear_attention,full_attention,linear
                   "full_attention" for name in ("qwen3-next", "qwen3.5", "qwen3.5-moe")},
                ("granitemoehybrid", "layer_types"): "attention,mamba",
                ("minimax", "layer_types"): "linear_attention,full_attention",
-               ("lfm3", "layer_types"): "conv,sliding_attention,full_attention"}
+               ("lfm3", "layer_types"): "conv,sliding_attention,full_attention",
+               ("olmo-hybrid", "layer_types"): "full_attention,linear_attention"}
 """A command's own valid value where the shared sample is not one (Qwen's layer types)."""
 
 WITH = {"input_shape": ["--model", "tests.port_models:torch_gru"]}

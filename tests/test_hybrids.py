@@ -1,6 +1,6 @@
 """The hybrid families (Jamba, Bamba, Zamba2, Falcon-H1, Nemotron-H, LFM2, LFM2-MoE,
 Qwen3-Next, Qwen3.5 and Qwen3.5-MoE text, Granite 4.0-H, MiniMax,
-LFM3): closed forms,
+LFM3, OLMo Hybrid): closed forms,
 config.json, recognition, the published models' totals, and the three routes (flags,
 ``--config``, ``inspect DIR``) agreeing."""
 
@@ -294,6 +294,9 @@ ROUTES = [
     ("lfm3", ["--hidden-size", "32", "--num-hidden-layers", "4", "--num-attention-heads", "4",
               "--num-key-value-heads", "2", "--head-dim", "8", "--intermediate-size", "48",
               "--vocab-size", "80"]),
+    ("olmo-hybrid", ["--hidden-size", "32", "--num-hidden-layers", "4",
+                     "--num-attention-heads", "4", "--num-key-value-heads", "2",
+                     "--intermediate-size", "48", "--vocab-size", "80"]),
 ]
 
 
@@ -354,6 +357,7 @@ BAD = [
     ("granitemoehybrid", ["--mamba-n-heads", "3"], "mamba-n-heads"),
     ("minimax", ["--layer-types", "mamba"], "layer-types"),
     ("lfm3", ["--conv-L-cache", "0"], "conv-L-cache"),
+    ("olmo-hybrid", ["--num-hidden-layers", "1"], "layer-types"),
 ]
 
 

@@ -93,9 +93,16 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
                       "num_hidden_layers": 3, "num_attention_heads": 2, "num_key_value_heads": 1,
                       "head_dim": 8, "pad_token_id": 0,
                       "layer_types": ["conv", "sliding_attention", "full_attention"]}),
+    "olmo-hybrid": ("OlmoHybrid", {"vocab_size": 40, "hidden_size": 16, "intermediate_size": 24,
+                                   "num_hidden_layers": 3, "num_attention_heads": 2,
+                                   "num_key_value_heads": 1, "pad_token_id": 0,
+                                   "linear_key_head_dim": 6, "linear_value_head_dim": 6,
+                                   "layer_types": ["linear_attention", "full_attention",
+                                                   "linear_attention"]}),
 }
 """A tiny configuration of each hybrid (experts in Jamba, Nemotron-H, LFM2-MoE, Qwen3-Next,
-Qwen3.5-MoE)."""
+Qwen3.5-MoE; OLMo Hybrid's q, k and v alike wide: transformers saves its DeltaNet's conv as
+three equal parts whatever their widths)."""
 
 CLASSES = {"qwen3.5": ("Qwen3_5TextConfig", "Qwen3_5TextModel"),
            "qwen3.5-moe": ("Qwen3_5MoeTextConfig", "Qwen3_5MoeTextModel")}

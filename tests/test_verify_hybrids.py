@@ -35,7 +35,8 @@ REFERENCES = {"jamba": ("JambaConfig", "JambaForCausalLM"),
               "qwen3.5-moe": ("Qwen3_5MoeTextConfig", "Qwen3_5MoeForCausalLM"),
               "granitemoehybrid": ("GraniteMoeHybridConfig", "GraniteMoeHybridForCausalLM"),
               "minimax": ("MiniMaxConfig", "MiniMaxForCausalLM"),
-              "lfm3": ("Lfm3Config", "Lfm3ForCausalLM")}
+              "lfm3": ("Lfm3Config", "Lfm3ForCausalLM"),
+              "olmo-hybrid": ("OlmoHybridConfig", "OlmoHybridForCausalLM")}
 """The transformers classes each hybrid is checked against."""
 
 

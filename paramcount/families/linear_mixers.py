@@ -15,10 +15,12 @@ from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.families.parts import depthwise_conv, linear, norm, sizes, tensor
 from paramcount.record import record
 
-DELTANET_STYLES = ("fused", "split")
+DELTANET_STYLES = ("fused", "split", "olmo")
 """How a Gated DeltaNet names its input projections: Qwen3-Next's ``in_proj_qkvz`` and
 ``in_proj_ba`` (``fused``), Qwen3.5's ``in_proj_qkv``, ``in_proj_z``, ``in_proj_b`` and
-``in_proj_a`` (``split``)."""
+``in_proj_a`` (``split``), OLMo Hybrid's ``q_proj``, ``k_proj``, ``v_proj``, ``a_proj``,
+``b_proj``, the gate ``g_proj``, then ``o_proj``, the conv and the norm ``o_norm``
+(``olmo``: ``A_log`` before ``dt_bias``)."""
 
 
 @record
@@ -26,7 +28,8 @@ class GatedDeltaNet:
     """A Gated DeltaNet mixer: ``dt_bias`` and ``A_log`` (one per value head), a depthwise
     conv (no bias) over q, k and v (2·Hk·dk + Hv·dv channels), the input projections (q, k, v,
     the output gate z (Hv·dv), and b and a (one per value head each)), a gated RMSNorm over a
-    value head (dv) and ``out_proj`` (D, Hv·dv), without biases."""
+    value head (dv) and ``out_proj`` (D, Hv·dv), without biases; named and ordered as
+    ``style`` says (:data:`DELTANET_STYLES`)."""
 
     width: int
     key_heads: int
@@ -58,6 +61,14 @@ class GatedDeltaNet:
         """dt_bias and A_log, then the conv, the projections, the norm and out_proj in the
         order the style's module creates them."""
         d, h, c, v = self.width, self.value_heads, self.conv_dim, self.values
+        if self.style == "olmo":
+            out = [tensor(prefix + name, (h,), layer, d, name) for name in ("A_log", "dt_bias")]
+            for name, rows in (("q", self.keys), ("k", self.keys), ("v", v), ("a", h), ("b", h),
+                               ("g", v)):
+                out += linear(f"{prefix}{name}_proj.", rows, d, False, layer)
+            out += linear(prefix + "o_proj.", d, v, False, layer)
+            out += depthwise_conv(prefix + "conv1d.", c, self.kernel, False, layer)
+            return out + norm(prefix + "o_norm.", self.value_dim, layer)
         out = [tensor(prefix + name, (h,), layer, d, name) for name in ("dt_bias", "A_log")]
         out += depthwise_conv(prefix + "conv1d.", c, self.kernel, False, layer)
         tail = norm(prefix + "norm.", self.value_dim, layer)
@@ -85,8 +96,10 @@ def read_gated_deltanet(shapes: Shapes, prefix: str, key_dim: int | None = None
     """The Gated DeltaNet under ``prefix`` (``…linear_attn.``), or None. Its norm tells the
     value head's width and ``A_log`` the value heads; the keys' heads against their width is
     what the weights cannot tell: ``key_dim`` if it divides Hk·dk, else one head."""
+    olmo = prefix + "o_norm.weight" in shapes
     a, conv, out, gate_norm = (shapes.get(prefix + n) for n in (
-        "A_log", "conv1d.weight", "out_proj.weight", "norm.weight"))
+        "A_log", "conv1d.weight", "o_proj.weight" if olmo else "out_proj.weight",
+        "o_norm.weight" if olmo else "norm.weight"))
     if not (is_shape(a, 1) and is_shape(conv, 3) and is_shape(out, 2)
             and is_shape(gate_norm, 1)):
         return None
@@ -98,7 +111,7 @@ def read_gated_deltanet(shapes: Shapes, prefix: str, key_dim: int | None = None
     keys = keys2 // 2
     if key_dim is None or keys % key_dim:
         key_dim = keys
-    style = "fused" if prefix + "in_proj_qkvz.weight" in shapes else "split"
+    style = "olmo" if olmo else "fused" if prefix + "in_proj_qkvz.weight" in shapes else "split"
     return GatedDeltaNet(out[0], keys // key_dim, heads, key_dim, value_dim, conv[2], style)
 
 

@@ -28,7 +28,6 @@ UNMODELLED: dict[str, str] = {
     "kimi_linear": _NEW.format("Kimi Delta Attention and MLA attention"),
     "lara_mini": _NEW.format("Gated DeltaNet variant (LaraMiniGatedDeltaNet)"),
     "lfm3_vl": _WRAPS.format("vision-language", "LFM3", "vision tower"),
-    "olmo_hybrid": _NEW.format("Gated DeltaNet variant (OlmoHybridGatedDeltaNet)"),
     "qwen3_5": _WRAPS.format("vision-language", "Qwen3.5", "vision tower"),
     "qwen3_5_moe": _WRAPS.format("vision-language", "Qwen3.5-MoE", "vision tower"),
     "qwen4_exp": _WRAPS.format("vision-language", "Qwen4-Exp", "vision tower"),
