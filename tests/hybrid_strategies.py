@@ -306,11 +306,32 @@ def olmo_hybrid(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
+@st.composite
+def lara_mini(draw: st.DrawFn) -> dict[str, Any]:
+    """LaraMiniConfig keywords (heads a multiple of the key/value heads, value heads of the
+    key heads)."""
+    kv, key_heads = draw(small), draw(small)
+    layers = draw(st.integers(1, 6))
+    where = {"layer_types": draw(st.lists(st.sampled_from(
+        ["linear_attention", "full_attention", "sliding_attention"]), min_size=layers,
+        max_size=layers))} if draw(bools) else {}
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": draw(st.integers(1, 12)),
+        "num_hidden_layers": layers, "num_attention_heads": kv * draw(small),
+        "num_key_value_heads": kv, "head_dim": draw(small), "attention_bias": draw(bools),
+        "linear_conv_kernel_dim": draw(small), "linear_key_head_dim": draw(small),
+        "linear_value_head_dim": draw(small), "linear_num_key_heads": key_heads,
+        "linear_num_value_heads": key_heads * draw(small),
+        **_qwen_experts(draw, small), "tie_word_embeddings": draw(bools), **where,
+    }
+
+
 STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
               "falcon-h1": falcon_h1(), "nemotron-h": nemotron_h(), "lfm2": lfm2(),
               "lfm2-moe": lfm2_moe(), "qwen3-next": qwen3_next(), "qwen3.5": qwen3_5(),
               "qwen3.5-moe": qwen3_5_moe(), "granitemoehybrid": granitemoehybrid(),
-              "minimax": minimax(), "lfm3": lfm3(), "olmo-hybrid": olmo_hybrid()}
+              "minimax": minimax(), "lfm3": lfm3(), "olmo-hybrid": olmo_hybrid(),
+              "lara-mini": lara_mini()}
 """Each hybrid's strategy, by command name."""
 
 REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size", "pad_token_id")

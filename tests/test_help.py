@@ -133,6 +133,11 @@ HYBRID_BASES = {
              "--head-dim", "4"],
     "olmo-hybrid": [*TINY, "-L", "2", "--num-attention-heads", "2", "--layer-types",
                     "linear_attention,full_attention"],
+    "lara-mini": [*TINY[:4], "-L", "4", "--num-attention-heads", "2", "--num-key-value-heads",
+                  "1", "--head-dim", "4", "--linear-num-key-heads", "2",
+                  "--linear-num-value-heads", "2", "--linear-key-head-dim", "4",
+                  "--linear-value-head-dim", "4", "--num-experts", "2",
+                  "--moe-intermediate-size", "4", "--shared-expert-intermediate-size", "4"],
 }
 """A small valid model of each hybrid family."""
 
@@ -209,7 +214,9 @@ OWN_SAMPLES = {**{(name, "layer_types"): "linear_attention,full_attention,linear
                ("granitemoehybrid", "layer_types"): "attention,mamba",
                ("minimax", "layer_types"): "linear_attention,full_attention",
                ("lfm3", "layer_types"): "conv,sliding_attention,full_attention",
-               ("olmo-hybrid", "layer_types"): "full_attention,linear_attention"}
+               ("olmo-hybrid", "layer_types"): "full_attention,linear_attention",
+               ("lara-mini", "layer_types"): "linear_attention,sliding_attention,"
+               "linear_attention,full_attention"}
 """A command's own valid value where the shared sample is not one (Qwen's layer types)."""
 
 WITH = {"input_shape": ["--model", "tests.port_models:torch_gru"]}

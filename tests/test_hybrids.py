@@ -1,6 +1,6 @@
 """The hybrid families (Jamba, Bamba, Zamba2, Falcon-H1, Nemotron-H, LFM2, LFM2-MoE,
 Qwen3-Next, Qwen3.5 and Qwen3.5-MoE text, Granite 4.0-H, MiniMax,
-LFM3, OLMo Hybrid): closed forms,
+LFM3, OLMo Hybrid, Lara Mini): closed forms,
 config.json, recognition, the published models' totals, and the three routes (flags,
 ``--config``, ``inspect DIR``) agreeing."""
 
@@ -297,6 +297,12 @@ ROUTES = [
     ("olmo-hybrid", ["--hidden-size", "32", "--num-hidden-layers", "4",
                      "--num-attention-heads", "4", "--num-key-value-heads", "2",
                      "--intermediate-size", "48", "--vocab-size", "80"]),
+    ("lara-mini", ["--hidden-size", "32", "--num-hidden-layers", "5", "--num-attention-heads",
+                   "4", "--num-key-value-heads", "2", "--head-dim", "8",
+                   "--linear-num-key-heads", "2", "--linear-num-value-heads", "4",
+                   "--linear-key-head-dim", "8", "--linear-value-head-dim", "8",
+                   "--num-experts", "4", "--moe-intermediate-size", "8",
+                   "--shared-expert-intermediate-size", "16", "--vocab-size", "80"]),
 ]
 
 
@@ -358,6 +364,7 @@ BAD = [
     ("minimax", ["--layer-types", "mamba"], "layer-types"),
     ("lfm3", ["--conv-L-cache", "0"], "conv-L-cache"),
     ("olmo-hybrid", ["--num-hidden-layers", "1"], "layer-types"),
+    ("lara-mini", ["--num-key-value-heads", "3"], "num-key-value-heads"),
 ]
 
 

@@ -99,6 +99,13 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
                                    "linear_key_head_dim": 6, "linear_value_head_dim": 6,
                                    "layer_types": ["linear_attention", "full_attention",
                                                    "linear_attention"]}),
+    "lara-mini": ("LaraMini", {"vocab_size": 40, "hidden_size": 16, "num_hidden_layers": 3,
+                               "num_attention_heads": 2, "num_key_value_heads": 1,
+                               "head_dim": 8, "linear_num_key_heads": 2,
+                               "linear_num_value_heads": 4, "linear_key_head_dim": 4,
+                               "linear_value_head_dim": 4, "num_experts": 3,
+                               "moe_intermediate_size": 8,
+                               "shared_expert_intermediate_size": 12}),
 }
 """A tiny configuration of each hybrid (experts in Jamba, Nemotron-H, LFM2-MoE, Qwen3-Next,
 Qwen3.5-MoE; OLMo Hybrid's q, k and v alike wide: transformers saves its DeltaNet's conv as

@@ -36,7 +36,8 @@ REFERENCES = {"jamba": ("JambaConfig", "JambaForCausalLM"),
               "granitemoehybrid": ("GraniteMoeHybridConfig", "GraniteMoeHybridForCausalLM"),
               "minimax": ("MiniMaxConfig", "MiniMaxForCausalLM"),
               "lfm3": ("Lfm3Config", "Lfm3ForCausalLM"),
-              "olmo-hybrid": ("OlmoHybridConfig", "OlmoHybridForCausalLM")}
+              "olmo-hybrid": ("OlmoHybridConfig", "OlmoHybridForCausalLM"),
+              "lara-mini": ("LaraMiniConfig", "LaraMiniForCausalLM")}
 """The transformers classes each hybrid is checked against."""
 
 

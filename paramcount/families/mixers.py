@@ -157,13 +157,15 @@ def read_mlp(shapes: Shapes, prefix: str, style: str) -> Mlp | None:
     return Mlp(d[0], d[1], f"{prefix}{down}.bias" in shapes, style)
 
 
-MOE_STYLES = ("jamba", "nemotron_h", "lfm2_moe", "qwen_next", "mixtral")
+MOE_STYLES = ("jamba", "nemotron_h", "lfm2_moe", "qwen_next", "mixtral", "lara")
 """Jamba's experts are gated (``router``, ``experts.gate_up_proj``, ``experts.down_proj``);
 Nemotron-H's are squared-ReLU MLPs (``experts.up_proj``, ``experts.down_proj``, the router
 ``gate``) beside a shared expert, optionally in a narrower latent space; LFM2-MoE's are gated,
 the router ``gate`` after them; Qwen3-Next's and Qwen3.5's are gated, the router ``gate``
 first, then a gated ``shared_expert`` ``shared_inner`` wide and its ``shared_expert_gate``
-(1, D); MiniMax's (Mixtral's layout) the router ``gate`` first and nothing shared."""
+(1, D); MiniMax's (Mixtral's layout) the router ``gate`` first and nothing shared; Lara
+Mini's the experts, the router ``gate``, then a gated ``shared_expert`` without a gate of its
+own."""
 
 
 @record
@@ -206,6 +208,9 @@ class Experts:
                             (e, d), layer, d, "router")
             if self.style == "lfm2_moe":
                 return [*gated, router]
+            if self.style == "lara":
+                return [*gated, router, *Mlp(d, self.shared_inner).tensors(
+                    prefix + "shared_expert.", layer)]
             if self.style in ("jamba", "mixtral"):
                 return [router, *gated]
             return [router, *gated, *Mlp(d, self.shared_inner).tensors(
@@ -225,8 +230,9 @@ class Experts:
     def count(self) -> int:
         """E·(expert) + E·D (router) [+ shared expert (and its gate, D) + latent projections]."""
         total = self.experts * (self.per_expert + self.width)
-        if self.style == "qwen_next":
-            total += Mlp(self.width, self.shared_inner).count + self.width
+        if self.style in ("qwen_next", "lara"):
+            total += Mlp(self.width, self.shared_inner).count + self.width * (
+                self.style == "qwen_next")
         if self.style == "nemotron_h":
             total += Mlp(self.width, self.shared_inner, self.bias, "up_down").count
             if self.latent is not None:
@@ -261,7 +267,8 @@ def read_experts(shapes: Shapes, prefix: str, top_k: int) -> Experts | None:
             first = next((n for n in shapes if n.startswith(prefix)), "")
             style = "mixtral" if first == prefix + "gate.weight" else "lfm2_moe"
             return Experts(gate[1], down[2], down[0], top_k, style)
-        return Experts(gate[1], down[2], down[0], top_k, "qwen_next", shared[1])
+        style = "qwen_next" if prefix + "shared_expert_gate.weight" in shapes else "lara"
+        return Experts(gate[1], down[2], down[0], top_k, style, shared[1])
     gate, shared = shapes.get(prefix + "gate.weight"), shapes.get(
         prefix + "shared_experts.down_proj.weight")
     if not (is_shape(gate, 2) and is_shape(shared, 2)):

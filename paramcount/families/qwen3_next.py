@@ -113,18 +113,20 @@ ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
 """Names people use for this family's options beside ``--field-name``."""
 
 
-def check(config: Any, more: tuple[str, ...]) -> None:
-    """The rules of a Qwen3-Next or Qwen3.5 text config: sizes whole and positive, bools,
-    ``layer_types`` one per layer, each ``linear_attention`` or ``full_attention``."""
+def check(config: Any, more: tuple[str, ...], kinds: Mapping[str, str] = LAYER_TYPES) -> None:
+    """The rules of a Qwen3-Next-like config: sizes whole and positive, bools,
+    ``layer_types`` one per layer, each one of ``kinds`` (``linear_attention`` or
+    ``full_attention``)."""
+    interval = ("full_attention_interval",) if hasattr(config, "full_attention_interval") else ()
     hybrid.check_types(
         config, ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
                  "num_key_value_heads", "head_dim", "linear_conv_kernel_dim",
                  "linear_key_head_dim", "linear_value_head_dim", "linear_num_key_heads",
-                 "linear_num_value_heads", "full_attention_interval", *more),
+                 "linear_num_value_heads", *interval, *more),
         ("attention_bias", "tie_word_embeddings"))
     at_most_blocks("num_hidden_layers", config.num_hidden_layers)
     if config.layer_types is not None:
-        types = hybrid.kinds_of(config, "layer_types", LAYER_TYPES)
+        types = hybrid.kinds_of(config, "layer_types", kinds)
         if len(types) != config.num_hidden_layers:
             raise SpecError("{layer_types} lists " + str(len(types)) + " layers, "
                             "{num_hidden_layers} says " + str(config.num_hidden_layers),
@@ -142,27 +144,30 @@ def layer_kinds(config: Any) -> tuple[str, ...]:
                  for i in range(config.num_hidden_layers))
 
 
-def build(config: Any, style: str, experts_at: Any) -> hybrid.Stack:
-    """The stack of a Qwen3-Next-like config: Gated DeltaNet of ``style`` or gated attention,
-    then experts where ``experts_at(i)`` says so, else the gated MLP ``intermediate_size``
-    wide."""
+def build(config: Any, style: str, experts_at: Any, kinds: tuple[str, ...] | None = None,
+          gated: bool = True, moe_style: str = "qwen_next") -> hybrid.Stack:
+    """The stack of a Qwen3-Next-like config: Gated DeltaNet of ``style`` or attention (gated
+    unless ``gated`` is false) where ``kinds`` (by default :func:`layer_kinds`) says, then
+    experts of ``moe_style`` where ``experts_at(i)`` says so, else the gated MLP
+    ``intermediate_size`` wide."""
     s = hybrid.Stack()
     d = config.hidden_size
     hybrid.embeddings(s, "model.embed_tokens.weight", config.vocab_size, d)
     att = Attention(d, config.num_attention_heads, config.num_key_value_heads, config.head_dim,
-                    d, config.attention_bias, "o_proj", True, "norm", True)
+                    d, config.attention_bias, "o_proj", True, "norm", gated)
     delta = GatedDeltaNet(d, config.linear_num_key_heads, config.linear_num_value_heads,
                           config.linear_key_head_dim, config.linear_value_head_dim,
                           config.linear_conv_kernel_dim, style)
-    for i, kind in enumerate(layer_kinds(config)):
+    for i, kind in enumerate(kinds or layer_kinds(config)):
         p = f"model.layers.{i}."
         if kind == "attention":
-            s.part("attention", "gated attention", att, p + "self_attn.", i)
+            s.part("attention", "gated attention" if gated else "attention", att,
+                   p + "self_attn.", i)
         else:
             s.part("recurrent", "gated deltanet", delta, p + "linear_attn.", i)
         if experts_at(i):
             moe = Experts(d, config.moe_intermediate_size, config.num_experts,
-                          min(config.num_experts_per_tok, config.num_experts), "qwen_next",
+                          min(config.num_experts_per_tok, config.num_experts), moe_style,
                           config.shared_expert_intermediate_size)
             s.part("experts", "experts", moe, p + "mlp.", i)
             s.idle += moe.count - moe.active
@@ -245,9 +250,11 @@ def recognise_family(shapes: Shapes, at: Any) -> list[RecognisedModel]:
                              "(the model stacks them)")
 
 
-def read_stack(shapes: Shapes, prefix: str, vocab: int, d: int, style: str
+def read_stack(shapes: Shapes, prefix: str, vocab: int, d: int, style: str,
+               gated: bool = True, moe_style: str = "qwen_next"
                ) -> tuple[dict[str, object], list[str], list[int]] | None:
-    """What a Qwen3-Next-like stack's tensors say: the config's values, the notes, and the
+    """What a Qwen3-Next-like stack's tensors say (its DeltaNet of ``style``, its attention
+    gated or not, its experts of ``moe_style``): the config's values, the notes, and the
     layers whose MLP is a mixture of experts; None where they are not such a stack."""
     start = f"{prefix}model.layers."
     if f"{start}0.post_attention_layernorm.weight" not in shapes:
@@ -280,16 +287,17 @@ def read_stack(shapes: Shapes, prefix: str, vocab: int, d: int, style: str
             return None
         assert q is not None and k is not None and qn is not None
         width = qn[0]
-        if q[0] % (2 * width) or k[0] % width:
+        g = 1 + int(gated)
+        if q[0] % (g * width) or k[0] % width:
             return None
-        values.update(num_attention_heads=q[0] // (2 * width),
+        values.update(num_attention_heads=q[0] // (g * width),
                       num_key_value_heads=k[0] // width, head_dim=width,
                       attention_bias=p + "q_proj.bias" in shapes)
     moe = [i for i in range(n) if f"{start}{i}.mlp.gate.weight" in shapes]
     dense = [i for i in range(n) if i not in moe]
     if moe:
         experts = read_experts(shapes, f"{start}{moe[0]}.mlp.", 10)
-        if experts is None or experts.style != "qwen_next":
+        if experts is None or experts.style != moe_style:
             return None
         values.update(num_experts=experts.experts, moe_intermediate_size=experts.inner,
                       shared_expert_intermediate_size=experts.shared_inner)
