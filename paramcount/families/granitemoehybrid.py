@@ -20,7 +20,6 @@ from collections.abc import Mapping
 
 from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.engine.conventions.recognition import Shapes
-from paramcount.errors import SpecError
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
 from paramcount.families.loader import Layout
@@ -98,23 +97,8 @@ class GraniteMoeHybridConfig:
             ("num_key_value_heads", "head_dim"))
         whole_or_zero("num_local_experts", self.num_local_experts)
         at_most_blocks("num_hidden_layers", self.num_hidden_layers)
-        if self.layer_types is not None:
-            types = hybrid.kinds_of(self, "layer_types", LAYER_TYPES)
-            if len(types) != self.num_hidden_layers:
-                raise SpecError("{layer_types} lists " + str(len(types)) + " layers, "
-                                "{num_hidden_layers} says " + str(self.num_hidden_layers),
-                                layer_types=self.layer_types,
-                                num_hidden_layers=self.num_hidden_layers)
-        inner = self.mamba_expand * self.hidden_size
-        if inner % self.mamba_n_heads:
-            raise SpecError("{mamba_n_heads} must divide mamba_expand · hidden_size "
-                            "(transformers: mamba_n_heads must divide mamba_expand * "
-                            "hidden_size)", mamba_n_heads=self.mamba_n_heads)
-        if self.mamba_d_head != "auto" and self.mamba_d_head != inner // self.mamba_n_heads:
-            raise SpecError("{mamba_d_head} · {mamba_n_heads} must equal mamba_expand · "
-                            "hidden_size (transformers: the dimensions for the Mamba head "
-                            "state do not match the model intermediate_size)",
-                            mamba_d_head=self.mamba_d_head, mamba_n_heads=self.mamba_n_heads)
+        hybrid.layer_types(self, LAYER_TYPES)
+        hybrid.mamba2_heads(self)
         if "attention" in self.types:
             hybrid.heads_wide(self)
 
@@ -133,9 +117,7 @@ class GraniteMoeHybridConfig:
 
 Config = GraniteMoeHybridConfig
 
-ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
-                                       "num_key_value_heads": ("--kv-heads",),
-                                       "mamba_d_state": ("--d-state",),
+ALIASES: dict[str, tuple[str, ...]] = {**hybrid.HEAD_ALIASES, "mamba_d_state": ("--d-state",),
                                        "num_local_experts": ("--num-experts",)}
 """Names people use for this family's options beside ``--field-name``."""
 
@@ -180,11 +162,8 @@ def tensors(config: GraniteMoeHybridConfig) -> list[Tensor]:
 
 def formula(config: GraniteMoeHybridConfig) -> Formula:
     """The sum of the parts' closed forms."""
-    symbols = (Symbol("V", config.vocab_size, "vocab_size"),
-               Symbol("D", config.hidden_size, "hidden_size"),
-               Symbol("E", config.num_local_experts, "num_local_experts"),
-               Symbol("L", config.num_hidden_layers, "num_hidden_layers"))
-    return stack(config).formula(symbols)
+    return stack(config).formula(hybrid.symbols(
+        config, Symbol("E", config.num_local_experts, "num_local_experts")))
 
 
 def from_hf_config(data: Mapping[str, object]) -> GraniteMoeHybridConfig:
@@ -222,14 +201,9 @@ def recognise(shapes: Shapes) -> list[RecognisedModel]:
     found = hybrid.recognise_roots(shapes, "embed_tokens", _recognise_at)
     if found or not any(n.endswith(SAVED[0][1]) for n in shapes):
         return found
-    back: dict[str, str] = {}
-    for name in shapes:
-        ours = next((name[: -len(theirs)] + mine for mine, theirs in SAVED
-                     if name.endswith(theirs)), name)
-        back[ours] = name
-    view = {ours: shapes[name] for ours, name in back.items()}
-    return hybrid.from_saved(hybrid.recognise_roots(view, "embed_tokens", _recognise_at),
-                             {n: (o,) for n, o in back.items()},
+    view, back = hybrid.renamed_view(shapes, lambda name: next(
+        (name[: -len(theirs)] + mine for mine, theirs in SAVED if name.endswith(theirs)), name))
+    return hybrid.from_saved(hybrid.recognise_roots(view, "embed_tokens", _recognise_at), back,
                              "the checkpoint names the experts input_linear, output_linear "
                              "and router.layer")
 

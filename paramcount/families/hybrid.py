@@ -198,6 +198,56 @@ def indices(config: object, name: str, layers: int) -> tuple[int, ...]:
     return value
 
 
+def layer_types(config: Any, allowed: Mapping[str, str]) -> tuple[str, ...] | None:
+    """Field ``layer_types`` (None where not given): one layer type per layer, each one of
+    ``allowed`` (as :func:`kinds_of`), read as what they mean."""
+    if config.layer_types is None:
+        return None
+    types = kinds_of(config, "layer_types", allowed)
+    if len(types) != config.num_hidden_layers:
+        raise SpecError("{layer_types} lists " + str(len(types)) + " layers, "
+                        "{num_hidden_layers} says " + str(config.num_hidden_layers),
+                        layer_types=config.layer_types, num_hidden_layers=config.num_hidden_layers)
+    return types
+
+
+def mamba2_heads(config: Any) -> None:
+    """Bamba's and Granite 4.0-H's rule for their Mamba-2 heads: ``mamba_n_heads`` divides
+    mamba_expand · hidden_size, and ``mamba_d_head`` ("auto" or given) is the quotient."""
+    inner = config.mamba_expand * config.hidden_size
+    if inner % config.mamba_n_heads:
+        raise SpecError("{mamba_n_heads} must divide mamba_expand · hidden_size "
+                        "(transformers: mamba_n_heads must divide mamba_expand * "
+                        "hidden_size)", mamba_n_heads=config.mamba_n_heads)
+    d_head = config.mamba_d_head
+    if d_head != "auto" and d_head != inner // config.mamba_n_heads:
+        raise SpecError("{mamba_d_head} · {mamba_n_heads} must equal mamba_expand · "
+                        "hidden_size (transformers: the dimensions for the Mamba head "
+                        "state do not match the model intermediate_size)",
+                        mamba_d_head=d_head, mamba_n_heads=config.mamba_n_heads)
+
+
+HEAD_ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
+                                            "num_key_value_heads": ("--kv-heads",)}
+"""The names people use for the attention heads' options, in every hybrid that has them."""
+
+
+def symbols(config: Any, *more: Symbol) -> tuple[Symbol, ...]:
+    """V, D and L of a hybrid's closed form (vocab_size, hidden_size, num_hidden_layers), and
+    ``more``."""
+    return (Symbol("V", config.vocab_size, "vocab_size"),
+            Symbol("D", config.hidden_size, "hidden_size"), *more,
+            Symbol("L", config.num_hidden_layers, "num_hidden_layers"))
+
+
+def renamed_view(shapes: Shapes, rename: Callable[[str], str]
+                 ) -> tuple[dict[str, tuple[int, ...]], dict[str, tuple[str, ...]]]:
+    """A checkpoint's tensors under the model's names (``rename`` gives each) and, for each
+    name of the view, the checkpoint's name it stands for."""
+    back: dict[str, tuple[str, ...]] = {rename(name): (name,) for name in shapes}
+    return {ours: shapes[names[0]] for ours, names in back.items()}, back
+
+
 def kinds_of(config: object, name: str, allowed: Mapping[str, str]) -> tuple[str, ...]:
     """Field ``name``: a list of layer types, each one of ``allowed`` (the keys: the names
     config.json may use, the values: what they mean)."""

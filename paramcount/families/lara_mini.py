@@ -29,7 +29,6 @@ from paramcount.families.qwen3_next import (
     build,
     check,
     read_stack,
-    symbols,
 )
 from paramcount.record import record, replace
 
@@ -119,7 +118,7 @@ def tensors(config: LaraMiniConfig) -> list[Tensor]:
 
 def formula(config: LaraMiniConfig) -> Formula:
     """The sum of the parts' closed forms."""
-    return stack(config).formula(symbols(config))
+    return stack(config).formula(hybrid.symbols(config))
 
 
 def from_hf_config(data: Mapping[str, object]) -> LaraMiniConfig:

@@ -93,12 +93,7 @@ class Lfm2MoeConfig:
         hybrid.rope_even("head_dim", self.head_dim)
         if self.layer_types is None:
             return  # refused when counted (:attr:`types`): an option may still give it
-        types = hybrid.kinds_of(self, "layer_types", LAYER_TYPES)
-        if len(types) != self.num_hidden_layers:
-            raise SpecError("{layer_types} lists " + str(len(types)) + " layers, "
-                            "{num_hidden_layers} says " + str(self.num_hidden_layers),
-                            layer_types=self.layer_types,
-                            num_hidden_layers=self.num_hidden_layers)
+        hybrid.layer_types(self, LAYER_TYPES)
         if "attention" in self.types:
             hybrid.heads_wide(self)
 
@@ -119,9 +114,7 @@ class Lfm2MoeConfig:
 
 Config = Lfm2MoeConfig
 
-ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
-                                       "num_key_value_heads": ("--kv-heads",),
-                                       "conv_L_cache": ("--conv-kernel",)}
+ALIASES: dict[str, tuple[str, ...]] = {**hybrid.HEAD_ALIASES, "conv_L_cache": ("--conv-kernel",)}
 """Names people use for this family's options beside ``--field-name``."""
 
 
@@ -162,11 +155,8 @@ def tensors(config: Lfm2MoeConfig) -> list[Tensor]:
 
 def formula(config: Lfm2MoeConfig) -> Formula:
     """The sum of the parts' closed forms."""
-    symbols = (Symbol("V", config.vocab_size, "vocab_size"),
-               Symbol("D", config.hidden_size, "hidden_size"),
-               Symbol("E", config.num_experts, "num_experts"),
-               Symbol("L", config.num_hidden_layers, "num_hidden_layers"))
-    return stack(config).formula(symbols)
+    return stack(config).formula(hybrid.symbols(
+        config, Symbol("E", config.num_experts, "num_experts")))
 
 
 def from_hf_config(data: Mapping[str, object]) -> Lfm2MoeConfig:

@@ -18,7 +18,6 @@ from collections.abc import Mapping
 
 from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
-from paramcount.errors import SpecError
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
 from paramcount.families.loader import Layout
@@ -70,13 +69,7 @@ class Lfm3Config:
             ("conv_bias", "attention_bias", "use_attention_gate", "use_sandwich_norm",
              "tie_word_embeddings"))
         at_most_blocks("num_hidden_layers", self.num_hidden_layers)
-        if self.layer_types is not None:
-            types = hybrid.kinds_of(self, "layer_types", LAYER_TYPES)
-            if len(types) != self.num_hidden_layers:
-                raise SpecError("{layer_types} lists " + str(len(types)) + " layers, "
-                                "{num_hidden_layers} says " + str(self.num_hidden_layers),
-                                layer_types=self.layer_types,
-                                num_hidden_layers=self.num_hidden_layers)
+        hybrid.layer_types(self, LAYER_TYPES)
 
     @property
     def types(self) -> tuple[str, ...]:
@@ -89,9 +82,7 @@ class Lfm3Config:
 
 Config = Lfm3Config
 
-ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
-                                       "num_key_value_heads": ("--kv-heads",),
-                                       "conv_L_cache": ("--conv-kernel",)}
+ALIASES: dict[str, tuple[str, ...]] = {**hybrid.HEAD_ALIASES, "conv_L_cache": ("--conv-kernel",)}
 """Names people use for this family's options beside ``--field-name``."""
 
 
@@ -130,11 +121,8 @@ def tensors(config: Lfm3Config) -> list[Tensor]:
 
 def formula(config: Lfm3Config) -> Formula:
     """The sum of the parts' closed forms."""
-    symbols = (Symbol("V", config.vocab_size, "vocab_size"),
-               Symbol("D", config.hidden_size, "hidden_size"),
-               Symbol("H", config.num_attention_heads, "num_attention_heads"),
-               Symbol("L", config.num_hidden_layers, "num_hidden_layers"))
-    return stack(config).formula(symbols)
+    return stack(config).formula(hybrid.symbols(
+        config, Symbol("H", config.num_attention_heads, "num_attention_heads")))
 
 
 def from_hf_config(data: Mapping[str, object]) -> Lfm3Config:
@@ -162,10 +150,8 @@ def recognise(shapes: Shapes) -> list[RecognisedModel]:
     ours, theirs = SAVED
     if found or not any(name.endswith(theirs) for name in shapes):
         return found
-    back = {name.replace(theirs, ours): name for name in shapes}
-    view = {name: shapes[old] for name, old in back.items()}
-    return hybrid.from_saved(hybrid.recognise_roots(view, "embed_tokens", _recognise_at),
-                             {n: (o,) for n, o in back.items()},
+    view, back = hybrid.renamed_view(shapes, lambda name: name.replace(theirs, ours))
+    return hybrid.from_saved(hybrid.recognise_roots(view, "embed_tokens", _recognise_at), back,
                              "the checkpoint names the attention gate gate_proj")
 
 

@@ -18,7 +18,6 @@ from collections.abc import Mapping
 
 from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.engine.conventions.recognition import Shapes
-from paramcount.errors import SpecError
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
 from paramcount.families.linear_mixers import LightningAttention, read_lightning
@@ -72,13 +71,7 @@ class MiniMaxConfig:
                    "num_experts_per_tok"), ("tie_word_embeddings",), ("head_dim",))
         at_most_blocks("num_hidden_layers", self.num_hidden_layers)
         hybrid.rope_even("head_dim", self.head_dim)
-        if self.layer_types is not None:
-            types = hybrid.kinds_of(self, "layer_types", LAYER_TYPES)
-            if len(types) != self.num_hidden_layers:
-                raise SpecError("{layer_types} lists " + str(len(types)) + " layers, "
-                                "{num_hidden_layers} says " + str(self.num_hidden_layers),
-                                layer_types=self.layer_types,
-                                num_hidden_layers=self.num_hidden_layers)
+        hybrid.layer_types(self, LAYER_TYPES)
         hybrid.heads_wide(self)
 
     @property
@@ -97,8 +90,7 @@ class MiniMaxConfig:
 
 Config = MiniMaxConfig
 
-ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
-                                       "num_key_value_heads": ("--kv-heads",),
+ALIASES: dict[str, tuple[str, ...]] = {**hybrid.HEAD_ALIASES,
                                        "num_local_experts": ("--num-experts",)}
 """Names people use for this family's options beside ``--field-name``."""
 
@@ -134,11 +126,8 @@ def tensors(config: MiniMaxConfig) -> list[Tensor]:
 
 def formula(config: MiniMaxConfig) -> Formula:
     """The sum of the parts' closed forms."""
-    symbols = (Symbol("V", config.vocab_size, "vocab_size"),
-               Symbol("D", config.hidden_size, "hidden_size"),
-               Symbol("E", config.num_local_experts, "num_local_experts"),
-               Symbol("L", config.num_hidden_layers, "num_hidden_layers"))
-    return stack(config).formula(symbols)
+    return stack(config).formula(hybrid.symbols(
+        config, Symbol("E", config.num_local_experts, "num_local_experts")))
 
 
 def from_hf_config(data: Mapping[str, object]) -> MiniMaxConfig:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from math import gcd
 
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
+from paramcount.engine.conventions.base import Formula, Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
 from paramcount.families import hybrid
@@ -81,13 +81,7 @@ class OlmoHybridConfig:
             ("num_key_value_heads", "head_dim", "linear_num_key_heads",
              "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim"))
         at_most_blocks("num_hidden_layers", self.num_hidden_layers)
-        if self.layer_types is not None:
-            types = hybrid.kinds_of(self, "layer_types", LAYER_TYPES)
-            if len(types) != self.num_hidden_layers:
-                raise SpecError("{layer_types} lists " + str(len(types)) + " layers, "
-                                "{num_hidden_layers} says " + str(self.num_hidden_layers),
-                                layer_types=self.layer_types,
-                                num_hidden_layers=self.num_hidden_layers)
+        hybrid.layer_types(self, LAYER_TYPES)
         if "linear" not in self.types or "attention" not in self.types:
             raise SpecError("{layer_types} must hold a linear_attention and a full_attention "
                             "layer (transformers: OLMoHybrid expects at least one of each)",
@@ -130,8 +124,7 @@ class OlmoHybridConfig:
 
 Config = OlmoHybridConfig
 
-ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
-                                       "num_key_value_heads": ("--kv-heads",)}
+ALIASES: dict[str, tuple[str, ...]] = hybrid.HEAD_ALIASES
 """Names people use for this family's options beside ``--field-name``."""
 
 
@@ -173,10 +166,7 @@ def tensors(config: OlmoHybridConfig) -> list[Tensor]:
 
 def formula(config: OlmoHybridConfig) -> Formula:
     """The sum of the parts' closed forms."""
-    symbols = (Symbol("V", config.vocab_size, "vocab_size"),
-               Symbol("D", config.hidden_size, "hidden_size"),
-               Symbol("L", config.num_hidden_layers, "num_hidden_layers"))
-    return stack(config).formula(symbols)
+    return stack(config).formula(hybrid.symbols(config))
 
 
 def from_hf_config(data: Mapping[str, object]) -> OlmoHybridConfig:

@@ -27,7 +27,6 @@ from paramcount.families.qwen3_next import (
     read_layers,
     read_stack,
     recognise_family,
-    symbols,
 )
 from paramcount.record import record
 
@@ -95,7 +94,7 @@ def tensors(config: Qwen3_5MoeTextConfig) -> list[Tensor]:
 
 def formula(config: Qwen3_5MoeTextConfig) -> Formula:
     """The sum of the parts' closed forms."""
-    return stack(config).formula(symbols(config))
+    return stack(config).formula(hybrid.symbols(config))
 
 
 def from_hf_config(data: Mapping[str, object]) -> Qwen3_5MoeTextConfig:

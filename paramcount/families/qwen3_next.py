@@ -21,9 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
+from paramcount.engine.conventions.base import Formula, Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
-from paramcount.errors import SpecError
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
 from paramcount.families.linear_mixers import GatedDeltaNet, read_gated_deltanet
@@ -108,8 +107,7 @@ class Qwen3NextConfig:
 
 Config = Qwen3NextConfig
 
-ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
-                                       "num_key_value_heads": ("--kv-heads",)}
+ALIASES: dict[str, tuple[str, ...]] = hybrid.HEAD_ALIASES
 """Names people use for this family's options beside ``--field-name``."""
 
 
@@ -125,13 +123,7 @@ def check(config: Any, more: tuple[str, ...], kinds: Mapping[str, str] = LAYER_T
                  "linear_num_value_heads", *interval, *more),
         ("attention_bias", "tie_word_embeddings"))
     at_most_blocks("num_hidden_layers", config.num_hidden_layers)
-    if config.layer_types is not None:
-        types = hybrid.kinds_of(config, "layer_types", kinds)
-        if len(types) != config.num_hidden_layers:
-            raise SpecError("{layer_types} lists " + str(len(types)) + " layers, "
-                            "{num_hidden_layers} says " + str(config.num_hidden_layers),
-                            layer_types=config.layer_types,
-                            num_hidden_layers=config.num_hidden_layers)
+    hybrid.layer_types(config, kinds)
 
 
 def layer_kinds(config: Any) -> tuple[str, ...]:
@@ -190,16 +182,9 @@ def tensors(config: Qwen3NextConfig) -> list[Tensor]:
     return list(stack(config).tensors)
 
 
-def symbols(config: Any) -> tuple[Symbol, ...]:
-    """The symbols of a Qwen3-Next-like model's closed form."""
-    return (Symbol("V", config.vocab_size, "vocab_size"),
-            Symbol("D", config.hidden_size, "hidden_size"),
-            Symbol("L", config.num_hidden_layers, "num_hidden_layers"))
-
-
 def formula(config: Qwen3NextConfig) -> Formula:
     """The sum of the parts' closed forms."""
-    return stack(config).formula(symbols(config))
+    return stack(config).formula(hybrid.symbols(config))
 
 
 def from_hf_config(data: Mapping[str, object]) -> Qwen3NextConfig:
