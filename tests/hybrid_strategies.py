@@ -326,12 +326,40 @@ def lara_mini(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
+@st.composite
+def zamba(draw: st.DrawFn) -> dict[str, Any]:
+    """ZambaConfig keywords (n_mamba_heads dividing the Mamba width; layers_block_type, or the
+    default placement of three layers and more)."""
+    hidden, expand = draw(st.integers(1, 8)), draw(st.integers(1, 2))
+    layers = draw(st.integers(3, 7))
+    where = {"layers_block_type": draw(st.lists(st.sampled_from(["mamba", "hybrid"]),
+                                                min_size=layers, max_size=layers))} if draw(
+        bools) else {"attn_layer_period": draw(small),
+                     "attn_layer_offset": draw(st.integers(0, 3))}
+    heads = draw(st.sampled_from([h for h in range(1, 2 * hidden + 1)
+                                  if (2 * hidden // h) <= 4 or (2 * hidden // h) % 2 == 0]))
+    types = where.get("layers_block_type") or ["mamba", "mamba", "hybrid"] + [
+        "hybrid" if i % where["attn_layer_period"] == where["attn_layer_offset"] else "mamba"
+        for i in range(layers - 3)]
+    return {  # tied with one hybrid layer, transformers cannot build it (a test says so)
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": hidden,
+        "intermediate_size": draw(st.integers(1, 12)), "num_hidden_layers": layers,
+        "num_attention_heads": heads, "num_key_value_heads": draw(small),
+        "tie_word_embeddings": types.count("hybrid") != 1 and draw(bools),
+        "n_mamba_heads": _mamba2_heads(draw, expand * hidden), "mamba_d_state": draw(small),
+        "mamba_d_conv": draw(small), "mamba_expand": expand,
+        "mamba_dt_rank": draw(st.one_of(st.just("auto"), small)),
+        "mamba_conv_bias": draw(bools), "mamba_proj_bias": draw(bools),
+        "pad_token_id": 0, **where,
+    }
+
+
 STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
               "falcon-h1": falcon_h1(), "nemotron-h": nemotron_h(), "lfm2": lfm2(),
               "lfm2-moe": lfm2_moe(), "qwen3-next": qwen3_next(), "qwen3.5": qwen3_5(),
               "qwen3.5-moe": qwen3_5_moe(), "granitemoehybrid": granitemoehybrid(),
               "minimax": minimax(), "lfm3": lfm3(), "olmo-hybrid": olmo_hybrid(),
-              "lara-mini": lara_mini()}
+              "lara-mini": lara_mini(), "zamba": zamba()}
 """Each hybrid's strategy, by command name."""
 
 REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size", "pad_token_id")

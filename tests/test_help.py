@@ -138,6 +138,8 @@ HYBRID_BASES = {
                   "--linear-num-value-heads", "2", "--linear-key-head-dim", "4",
                   "--linear-value-head-dim", "4", "--num-experts", "2",
                   "--moe-intermediate-size", "4", "--shared-expert-intermediate-size", "4"],
+    "zamba": [*TINY, "-L", "2", "--layers-block-type", "hybrid,hybrid",
+              "--num-attention-heads", "2", "--num-key-value-heads", "2"],
 }
 """A small valid model of each hybrid family."""
 
@@ -206,6 +208,7 @@ SAMPLES = {
     "linear_key_head_dim": "2", "linear_value_head_dim": "2", "linear_num_key_heads": "2",
     "linear_num_value_heads": "2", "decoder_sparse_step": "2", "mlp_only_layers": "0",
     "full_attention_interval": "2", "num_local_experts": "2", "shared_intermediate_size": "4",
+    "attention_head_dim": "4",
 }
 """A valid value for each option that takes one and is not a choice."""
 

@@ -1,6 +1,6 @@
 """The hybrid families (Jamba, Bamba, Zamba2, Falcon-H1, Nemotron-H, LFM2, LFM2-MoE,
 Qwen3-Next, Qwen3.5 and Qwen3.5-MoE text, Granite 4.0-H, MiniMax,
-LFM3, OLMo Hybrid, Lara Mini): closed forms,
+LFM3, OLMo Hybrid, Lara Mini, Zamba): closed forms,
 config.json, recognition, the published models' totals, and the three routes (flags,
 ``--config``, ``inspect DIR``) agreeing."""
 
@@ -303,6 +303,10 @@ ROUTES = [
                    "--linear-key-head-dim", "8", "--linear-value-head-dim", "8",
                    "--num-experts", "4", "--moe-intermediate-size", "8",
                    "--shared-expert-intermediate-size", "16", "--vocab-size", "80"]),
+    ("zamba", ["--hidden-size", "16", "--num-hidden-layers", "5", "--layers-block-type",
+               "mamba,hybrid,mamba,hybrid,mamba", "--num-attention-heads", "4",
+               "--num-key-value-heads", "4", "--intermediate-size", "32", "--n-mamba-heads",
+               "2", "--vocab-size", "80"]),
 ]
 
 
@@ -365,6 +369,7 @@ BAD = [
     ("lfm3", ["--conv-L-cache", "0"], "conv-L-cache"),
     ("olmo-hybrid", ["--num-hidden-layers", "1"], "layer-types"),
     ("lara-mini", ["--num-key-value-heads", "3"], "num-key-value-heads"),
+    ("zamba", ["--n-mamba-heads", "3"], "n-mamba-heads"),
 ]
 
 

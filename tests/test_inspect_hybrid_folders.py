@@ -106,6 +106,10 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
                                "linear_value_head_dim": 4, "num_experts": 3,
                                "moe_intermediate_size": 8,
                                "shared_expert_intermediate_size": 12}),
+    "zamba": ("Zamba", {"vocab_size": 40, "hidden_size": 8, "intermediate_size": 12,
+                        "num_hidden_layers": 5, "num_attention_heads": 2,
+                        "num_key_value_heads": 2,
+                        "layers_block_type": ["mamba", "hybrid", "mamba", "hybrid", "mamba"]}),
 }
 """A tiny configuration of each hybrid (experts in Jamba, Nemotron-H, LFM2-MoE, Qwen3-Next,
 Qwen3.5-MoE; OLMo Hybrid's q, k and v alike wide: transformers saves its DeltaNet's conv as

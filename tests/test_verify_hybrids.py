@@ -37,7 +37,8 @@ REFERENCES = {"jamba": ("JambaConfig", "JambaForCausalLM"),
               "minimax": ("MiniMaxConfig", "MiniMaxForCausalLM"),
               "lfm3": ("Lfm3Config", "Lfm3ForCausalLM"),
               "olmo-hybrid": ("OlmoHybridConfig", "OlmoHybridForCausalLM"),
-              "lara-mini": ("LaraMiniConfig", "LaraMiniForCausalLM")}
+              "lara-mini": ("LaraMiniConfig", "LaraMiniForCausalLM"),
+              "zamba": ("ZambaConfig", "ZambaForCausalLM")}
 """The transformers classes each hybrid is checked against."""
 
 
@@ -163,3 +164,17 @@ def test_a_file_mixing_layouts_is_read_as_transformers_reads_it(family: str,
             {k: v for k, v in data.items() if k != "model_type"})
     ours_ = families.family(family).from_hf_config(data)
     assert tensors_of(family, ours_) == built(family, theirs)
+
+
+def test_a_tied_zamba_with_one_hybrid_layer_is_refused_as_transformers_refuses_it() -> None:
+    """transformers 5.24 cannot build a Zamba whose shared block is tied with one hybrid layer;
+    paramcount refuses it too, in one line naming the option."""
+    from paramcount.errors import SpecError
+
+    keywords = {"vocab_size": 10, "hidden_size": 8, "intermediate_size": 8,
+                "num_hidden_layers": 3, "num_attention_heads": 2, "num_key_value_heads": 2,
+                "layers_block_type": ["mamba", "hybrid", "mamba"], "tie_word_embeddings": True}
+    with pytest.raises(ValueError, match="tie"):
+        reference_parameters("zamba", keywords)
+    with pytest.raises(SpecError, match="tie_word_embeddings"):
+        families.config_class("zamba")(**ours(keywords))

@@ -1,5 +1,6 @@
 """The parts the hybrid families are built from, each a convention: grouped-query attention,
-MLPs (gated or not), mixtures of experts, Mamba and Mamba-2 mixers, short convolutions.
+MLPs (gated or not), mixtures of experts, Mamba (Jamba's, Zamba's multi-head) and Mamba-2
+mixers, short convolutions.
 
 Each part is a spec (a record of the widths its tensors have) with ``tensors(prefix, layer)``
 (names and shapes as transformers' module registers them: a module's own parameters first, then
@@ -332,6 +333,46 @@ def read_mamba(shapes: Shapes, prefix: str) -> Mamba | None:
     assert a is not None and conv is not None and dt is not None and inp is not None
     return Mamba(inp[1], a[0], a[1], dt[1], conv[2], prefix + "conv1d.bias" in shapes,
                  prefix + "in_proj.bias" in shapes, prefix + "dt_layernorm.weight" in shapes)
+
+
+@record
+class ZambaMamba:
+    """Zamba's (v1) Mamba mixer, split into ``heads`` heads over the inner width E: each head's
+    x_proj, dt_proj (with its bias), A_log and D stacked (``x_proj_weight`` (H, R + 2N, E/H),
+    ``dt_proj_weight`` (H, E/H, R), ``dt_proj_bias`` (H, E/H), ``A_log`` (H, E/H, N), ``D``
+    (H, E/H)), then the conv over E, ``in_proj`` (2E, D) and ``out_proj`` (D, E); ``bias`` on
+    the two projections."""
+
+    width: int
+    inner: int
+    heads: int
+    state: int
+    rank: int
+    kernel: int
+    conv_bias: bool = True
+    bias: bool = False
+
+    def __post_init__(self) -> None:
+        sizes(self, "width", "inner", "heads", "state", "rank", "kernel")
+
+    def tensors(self, prefix: str, layer: int) -> list[Tensor]:
+        """The stacked per-head tensors, then the conv, in_proj and out_proj."""
+        d, e, h, n, r = self.width, self.inner, self.heads, self.state, self.rank
+        w = e // h
+        out = [tensor(prefix + name, shape, layer, d, name) for name, shape in (
+            ("x_proj_weight", (h, r + 2 * n, w)), ("dt_proj_weight", (h, w, r)),
+            ("dt_proj_bias", (h, w)), ("A_log", (h, w, n)), ("D", (h, w)))]
+        out += depthwise_conv(prefix + "conv1d.", e, self.kernel, self.conv_bias, layer)
+        out += linear(prefix + "in_proj.", 2 * e, d, self.bias, layer)
+        out += linear(prefix + "out_proj.", d, e, self.bias, layer)
+        return out
+
+    @property
+    def count(self) -> int:
+        """(R + 2N)·E + E·(R + 1) + E·(N + 1) + E·(K + c) + 2E·(D + b) + D·(E + b)."""
+        d, e, n, r, b = self.width, self.inner, self.state, self.rank, int(self.bias)
+        return ((r + 2 * n) * e + e * (r + 1) + e * (n + 1)
+                + e * (self.kernel + int(self.conv_bias)) + 2 * e * (d + b) + d * (e + b))
 
 
 @record

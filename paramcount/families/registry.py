@@ -38,6 +38,7 @@ FAMILIES: dict[str, str] = {
     "lfm3": "lfm3",
     "olmo-hybrid": "olmo_hybrid",
     "lara-mini": "lara_mini",
+    "zamba": "zamba",
     "mamba": "mamba",
     "mamba2": "mamba2",
     "rwkv": "rwkv",
@@ -53,7 +54,7 @@ before minGRU)."""
 
 HYBRIDS = ("jamba", "bamba", "zamba2", "falcon-h1", "nemotron-h", "lfm2", "lfm2-moe",
            "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax", "lfm3",
-           "olmo-hybrid", "lara-mini")
+           "olmo-hybrid", "lara-mini", "zamba")
 """The families that mix recurrent mixers with attention, MLPs and experts."""
 
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -81,7 +82,7 @@ MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "falcon_mamba": "mamba", "mamba
                                "qwen3_5_moe_text": "qwen3.5-moe",
                                "granitemoehybrid": "granitemoehybrid", "minimax": "minimax",
                                "lfm3": "lfm3", "olmo_hybrid": "olmo-hybrid",
-                               "lara_mini": "lara-mini"}
+                               "lara_mini": "lara-mini", "zamba": "zamba"}
 """A ``config.json``'s ``model_type`` → family (a family's aliases included: Falcon-Mamba is
 Mamba; fla's RWKV-7 is RWKV)."""
 
@@ -105,7 +106,8 @@ CLASSES: dict[str, tuple[str, str]] = {
                          ("lfm2", "Lfm2"), ("lfm2-moe", "Lfm2Moe"),
                          ("qwen3-next", "Qwen3Next"), ("granitemoehybrid", "GraniteMoeHybrid"),
                          ("minimax", "MiniMax"), ("lfm3", "Lfm3"),
-                         ("olmo-hybrid", "OlmoHybrid"), ("lara-mini", "LaraMini"))
+                         ("olmo-hybrid", "OlmoHybrid"), ("lara-mini", "LaraMini"),
+                         ("zamba", "Zamba"))
        for kind, built in (("Config", "config"), ("ForCausalLM", "lm"), ("Model", "backbone"))},
     "Qwen3_5TextConfig": ("qwen3.5", "config"), "Qwen3_5ForCausalLM": ("qwen3.5", "lm"),
     "Qwen3_5TextModel": ("qwen3.5", "backbone"),
@@ -375,7 +377,7 @@ BASES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
               ("embed_tokens.", "layers.", "final_norm.")),
     **{name: ("model.", "embed_tokens.weight", "lm_head.weight",
               ("embed_tokens.", "layers.", "final_layernorm."))
-       for name in ("jamba", "bamba", "zamba2", "falcon-h1")},
+       for name in ("jamba", "bamba", "zamba2", "falcon-h1", "zamba")},
     **{name: ("model.", "embed_tokens.weight", "lm_head.weight",
               ("embed_tokens.", "layers.", "embedding_norm.")) for name in (
         "lfm2", "lfm2-moe", "lfm3")},
