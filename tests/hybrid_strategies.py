@@ -354,12 +354,38 @@ def zamba(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
+@st.composite
+def kimi_linear(draw: st.DrawFn) -> dict[str, Any]:
+    """KimiLinearConfig keywords (layer and MLP types given, or the defaults; q through a low
+    rank or not)."""
+    layers = draw(st.integers(1, 6))
+    types = {"layer_types": draw(st.lists(st.sampled_from(
+        ["linear_attention", "full_attention"]), min_size=layers, max_size=layers))} if draw(
+        bools) else {}
+    mlps = {"mlp_layer_types": draw(st.lists(st.sampled_from(["dense", "sparse"]),
+                                             min_size=layers, max_size=layers))} if draw(
+        bools) else {}
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": draw(st.integers(1, 12)),
+        "intermediate_size": draw(st.integers(1, 12)), "moe_intermediate_size": draw(small),
+        "num_hidden_layers": layers, "num_attention_heads": draw(small),
+        "n_shared_experts": draw(small), "kv_lora_rank": draw(small),
+        "q_lora_rank": draw(st.one_of(st.none(), small)),
+        "qk_rope_head_dim": draw(st.sampled_from([2, 4])), "v_head_dim": draw(small),
+        "qk_nope_head_dim": draw(small), "num_experts_per_tok": draw(small),
+        "attention_bias": draw(bools), "num_local_experts": draw(small),
+        "linear_head_dim": draw(small), "linear_num_heads": draw(small),
+        "linear_conv_kernel_dim": draw(small), "tie_word_embeddings": draw(bools),
+        "pad_token_id": 0, **types, **mlps,
+    }
+
+
 STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
               "falcon-h1": falcon_h1(), "nemotron-h": nemotron_h(), "lfm2": lfm2(),
               "lfm2-moe": lfm2_moe(), "qwen3-next": qwen3_next(), "qwen3.5": qwen3_5(),
               "qwen3.5-moe": qwen3_5_moe(), "granitemoehybrid": granitemoehybrid(),
               "minimax": minimax(), "lfm3": lfm3(), "olmo-hybrid": olmo_hybrid(),
-              "lara-mini": lara_mini(), "zamba": zamba()}
+              "lara-mini": lara_mini(), "zamba": zamba(), "kimi-linear": kimi_linear()}
 """Each hybrid's strategy, by command name."""
 
 REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size", "pad_token_id")
@@ -368,6 +394,7 @@ REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size", "pad_token_id")
 
 def ours(raw: dict[str, Any], name: str = "") -> dict[str, Any]:
     """The same values as paramcount's config record takes them (tuples for lists; Nemotron-H
-    has no ``tie_word_embeddings``: transformers ties nothing in it)."""
-    skip = (*REFERENCE_ONLY, *(("tie_word_embeddings",) if name == "nemotron-h" else ()))
+    and Kimi Linear have no ``tie_word_embeddings``: transformers ties nothing in them)."""
+    skip = (*REFERENCE_ONLY,
+            *(("tie_word_embeddings",) if name in ("nemotron-h", "kimi-linear") else ()))
     return {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items() if k not in skip}

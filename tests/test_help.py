@@ -140,6 +140,10 @@ HYBRID_BASES = {
                   "--moe-intermediate-size", "4", "--shared-expert-intermediate-size", "4"],
     "zamba": [*TINY, "-L", "2", "--layers-block-type", "hybrid,hybrid",
               "--num-attention-heads", "2", "--num-key-value-heads", "2"],
+    "kimi-linear": [*TINY, "-L", "2", "--num-attention-heads", "2", "--kv-lora-rank", "4",
+                    "--qk-rope-head-dim", "2", "--v-head-dim", "2", "--qk-nope-head-dim", "2",
+                    "--num-local-experts", "2", "--linear-head-dim", "2",
+                    "--linear-num-heads", "2", "--moe-intermediate-size", "4"],
 }
 """A small valid model of each hybrid family."""
 
@@ -208,7 +212,10 @@ SAMPLES = {
     "linear_key_head_dim": "2", "linear_value_head_dim": "2", "linear_num_key_heads": "2",
     "linear_num_value_heads": "2", "decoder_sparse_step": "2", "mlp_only_layers": "0",
     "full_attention_interval": "2", "num_local_experts": "2", "shared_intermediate_size": "4",
-    "attention_head_dim": "4",
+    "attention_head_dim": "4", "n_shared_experts": "1", "kv_lora_rank": "4",
+    "q_lora_rank": "4", "qk_rope_head_dim": "2", "v_head_dim": "2", "qk_nope_head_dim": "2",
+    "first_k_dense_replace": "1", "mlp_layer_types": "dense,sparse", "linear_head_dim": "2",
+    "linear_num_heads": "2",
 }
 """A valid value for each option that takes one and is not a choice."""
 
@@ -219,7 +226,8 @@ OWN_SAMPLES = {**{(name, "layer_types"): "linear_attention,full_attention,linear
                ("lfm3", "layer_types"): "conv,sliding_attention,full_attention",
                ("olmo-hybrid", "layer_types"): "full_attention,linear_attention",
                ("lara-mini", "layer_types"): "linear_attention,sliding_attention,"
-               "linear_attention,full_attention"}
+               "linear_attention,full_attention",
+               ("kimi-linear", "layer_types"): "linear_attention,full_attention"}
 """A command's own valid value where the shared sample is not one (Qwen's layer types)."""
 
 WITH = {"input_shape": ["--model", "tests.port_models:torch_gru"]}

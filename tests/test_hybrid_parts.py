@@ -36,7 +36,7 @@ def experts(draw: st.DrawFn) -> mixers.Experts:
     style = draw(st.sampled_from(mixers.MOE_STYLES))
     if style in ("jamba", "lfm2_moe", "mixtral"):
         return mixers.Experts(draw(small), draw(small), draw(small), draw(small), style)
-    if style in ("qwen_next", "lara"):
+    if style in ("qwen_next", "lara", "kimi"):
         return mixers.Experts(draw(small), draw(small), draw(small), draw(small), style,
                               draw(small))
     return mixers.Experts(draw(small), draw(small), draw(small), draw(small), style,

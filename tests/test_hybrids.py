@@ -1,6 +1,6 @@
 """The hybrid families (Jamba, Bamba, Zamba2, Falcon-H1, Nemotron-H, LFM2, LFM2-MoE,
 Qwen3-Next, Qwen3.5 and Qwen3.5-MoE text, Granite 4.0-H, MiniMax,
-LFM3, OLMo Hybrid, Lara Mini, Zamba): closed forms,
+LFM3, OLMo Hybrid, Lara Mini, Zamba, Kimi Linear): closed forms,
 config.json, recognition, the published models' totals, and the three routes (flags,
 ``--config``, ``inspect DIR``) agreeing."""
 
@@ -307,6 +307,12 @@ ROUTES = [
                "mamba,hybrid,mamba,hybrid,mamba", "--num-attention-heads", "4",
                "--num-key-value-heads", "4", "--intermediate-size", "32", "--n-mamba-heads",
                "2", "--vocab-size", "80"]),
+    ("kimi-linear", ["--hidden-size", "32", "--num-hidden-layers", "5", "--num-attention-heads",
+                     "4", "--kv-lora-rank", "16", "--qk-rope-head-dim", "4", "--v-head-dim",
+                     "8", "--qk-nope-head-dim", "8", "--num-local-experts", "4",
+                     "--moe-intermediate-size", "8", "--linear-head-dim", "8",
+                     "--linear-num-heads", "4", "--intermediate-size", "48",
+                     "--vocab-size", "80"]),
 ]
 
 
@@ -370,6 +376,7 @@ BAD = [
     ("olmo-hybrid", ["--num-hidden-layers", "1"], "layer-types"),
     ("lara-mini", ["--num-key-value-heads", "3"], "num-key-value-heads"),
     ("zamba", ["--n-mamba-heads", "3"], "n-mamba-heads"),
+    ("kimi-linear", ["--mlp-layer-types", "dense"], "mlp-layer-types"),
 ]
 
 

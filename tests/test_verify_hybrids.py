@@ -38,7 +38,8 @@ REFERENCES = {"jamba": ("JambaConfig", "JambaForCausalLM"),
               "lfm3": ("Lfm3Config", "Lfm3ForCausalLM"),
               "olmo-hybrid": ("OlmoHybridConfig", "OlmoHybridForCausalLM"),
               "lara-mini": ("LaraMiniConfig", "LaraMiniForCausalLM"),
-              "zamba": ("ZambaConfig", "ZambaForCausalLM")}
+              "zamba": ("ZambaConfig", "ZambaForCausalLM"),
+              "kimi-linear": ("KimiLinearConfig", "KimiLinearForCausalLM")}
 """The transformers classes each hybrid is checked against."""
 
 

@@ -101,6 +101,53 @@ def read_attention(shapes: Shapes, prefix: str, head_dim: int | None = None,
                      prefix + "q_proj.bias" in shapes, out_name, qk_norm is not None)
 
 
+@record
+class LatentAttention:
+    """Multi-head latent attention (MLA, Kimi Linear's): q from D (``q_proj`` (H·(n + r), D))
+    or through a low rank ``q_lora`` (``q_a_proj``, ``q_a_layernorm``, ``q_b_proj``), k and v
+    through ``kv_a_proj_with_mqa`` (kv_lora + r, D), ``kv_a_layernorm`` and ``kv_b_proj``
+    (H·(n + v), kv_lora), then ``o_proj`` (D, H·v); ``bias`` on q_a, kv_a and o (n: the
+    no-rope part of a q/k head, r: its rope part, v: a value head)."""
+
+    width: int
+    heads: int
+    nope: int
+    rope: int
+    value: int
+    kv_lora: int
+    q_lora: int | None = None
+    bias: bool = False
+
+    def __post_init__(self) -> None:
+        sizes(self, "width", "heads", "nope", "rope", "value", "kv_lora")
+
+    def tensors(self, prefix: str, layer: int) -> list[Tensor]:
+        """q (or its low-rank pair and norm), kv_a, its norm, kv_b and o."""
+        d, h, b = self.width, self.heads, self.bias
+        q = h * (self.nope + self.rope)
+        if self.q_lora is None:
+            out = linear(prefix + "q_proj.", q, d, False, layer)
+        else:
+            out = linear(prefix + "q_a_proj.", self.q_lora, d, b, layer)
+            out += norm(prefix + "q_a_layernorm.", self.q_lora, layer)
+            out += linear(prefix + "q_b_proj.", q, self.q_lora, False, layer)
+        out += linear(prefix + "kv_a_proj_with_mqa.", self.kv_lora + self.rope, d, b, layer)
+        out += norm(prefix + "kv_a_layernorm.", self.kv_lora, layer)
+        out += linear(prefix + "kv_b_proj.", h * (self.nope + self.value), self.kv_lora, False,
+                      layer)
+        return out + linear(prefix + "o_proj.", d, h * self.value, b, layer)
+
+    @property
+    def count(self) -> int:
+        """The sum of those projections and norms (the tensors' own closed forms)."""
+        d, h, b = self.width, self.heads, int(self.bias)
+        q = h * (self.nope + self.rope)
+        lora = self.q_lora
+        q_part = q * d if lora is None else lora * (d + b) + lora + q * lora
+        return (q_part + (self.kv_lora + self.rope) * (d + b) + self.kv_lora
+                + h * (self.nope + self.value) * self.kv_lora + d * (h * self.value + b))
+
+
 MLP_STYLES = {
     "gate_up_down": ("gate_proj", "up_proj", "down_proj"),
     "w1_w3_w2": ("w1", "w3", "w2"),
@@ -158,7 +205,7 @@ def read_mlp(shapes: Shapes, prefix: str, style: str) -> Mlp | None:
     return Mlp(d[0], d[1], f"{prefix}{down}.bias" in shapes, style)
 
 
-MOE_STYLES = ("jamba", "nemotron_h", "lfm2_moe", "qwen_next", "mixtral", "lara")
+MOE_STYLES = ("jamba", "nemotron_h", "lfm2_moe", "qwen_next", "mixtral", "lara", "kimi")
 """Jamba's experts are gated (``router``, ``experts.gate_up_proj``, ``experts.down_proj``);
 Nemotron-H's are squared-ReLU MLPs (``experts.up_proj``, ``experts.down_proj``, the router
 ``gate``) beside a shared expert, optionally in a narrower latent space; LFM2-MoE's are gated,
@@ -166,7 +213,7 @@ the router ``gate`` after them; Qwen3-Next's and Qwen3.5's are gated, the router
 first, then a gated ``shared_expert`` ``shared_inner`` wide and its ``shared_expert_gate``
 (1, D); MiniMax's (Mixtral's layout) the router ``gate`` first and nothing shared; Lara
 Mini's the experts, the router ``gate``, then a gated ``shared_expert`` without a gate of its
-own."""
+own; Kimi Linear's the same, its shared experts ``shared_experts``."""
 
 
 @record
@@ -209,9 +256,9 @@ class Experts:
                             (e, d), layer, d, "router")
             if self.style == "lfm2_moe":
                 return [*gated, router]
-            if self.style == "lara":
-                return [*gated, router, *Mlp(d, self.shared_inner).tensors(
-                    prefix + "shared_expert.", layer)]
+            if self.style in ("lara", "kimi"):
+                name = "shared_expert." if self.style == "lara" else "shared_experts."
+                return [*gated, router, *Mlp(d, self.shared_inner).tensors(prefix + name, layer)]
             if self.style in ("jamba", "mixtral"):
                 return [router, *gated]
             return [router, *gated, *Mlp(d, self.shared_inner).tensors(
@@ -231,7 +278,7 @@ class Experts:
     def count(self) -> int:
         """E·(expert) + E·D (router) [+ shared expert (and its gate, D) + latent projections]."""
         total = self.experts * (self.per_expert + self.width)
-        if self.style in ("qwen_next", "lara"):
+        if self.style in ("qwen_next", "lara", "kimi"):
             total += Mlp(self.width, self.shared_inner).count + self.width * (
                 self.style == "qwen_next")
         if self.style == "nemotron_h":
@@ -259,8 +306,9 @@ def read_experts(shapes: Shapes, prefix: str, top_k: int) -> Experts | None:
             return None
         return Experts(router[1], down[2], down[0], top_k, "jamba")
     if prefix + "experts.gate_up_proj" in shapes:  # gated, the router named gate
+        kimi = prefix + "shared_experts.down_proj.weight" in shapes
         gate, shared = shapes.get(prefix + "gate.weight"), shapes.get(
-            prefix + "shared_expert.down_proj.weight")
+            prefix + ("shared_experts" if kimi else "shared_expert") + ".down_proj.weight")
         if not is_shape(gate, 2) or (shared is not None and not is_shape(shared, 2)):
             return None
         assert gate is not None
@@ -268,7 +316,8 @@ def read_experts(shapes: Shapes, prefix: str, top_k: int) -> Experts | None:
             first = next((n for n in shapes if n.startswith(prefix)), "")
             style = "mixtral" if first == prefix + "gate.weight" else "lfm2_moe"
             return Experts(gate[1], down[2], down[0], top_k, style)
-        style = "qwen_next" if prefix + "shared_expert_gate.weight" in shapes else "lara"
+        style = "kimi" if kimi else "qwen_next" if prefix + "shared_expert_gate.weight" in (
+            shapes) else "lara"
         return Experts(gate[1], down[2], down[0], top_k, style, shared[1])
     gate, shared = shapes.get(prefix + "gate.weight"), shapes.get(
         prefix + "shared_experts.down_proj.weight")

@@ -39,6 +39,7 @@ FAMILIES: dict[str, str] = {
     "olmo-hybrid": "olmo_hybrid",
     "lara-mini": "lara_mini",
     "zamba": "zamba",
+    "kimi-linear": "kimi_linear",
     "mamba": "mamba",
     "mamba2": "mamba2",
     "rwkv": "rwkv",
@@ -54,7 +55,7 @@ before minGRU)."""
 
 HYBRIDS = ("jamba", "bamba", "zamba2", "falcon-h1", "nemotron-h", "lfm2", "lfm2-moe",
            "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax", "lfm3",
-           "olmo-hybrid", "lara-mini", "zamba")
+           "olmo-hybrid", "lara-mini", "zamba", "kimi-linear")
 """The families that mix recurrent mixers with attention, MLPs and experts."""
 
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -82,7 +83,8 @@ MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "falcon_mamba": "mamba", "mamba
                                "qwen3_5_moe_text": "qwen3.5-moe",
                                "granitemoehybrid": "granitemoehybrid", "minimax": "minimax",
                                "lfm3": "lfm3", "olmo_hybrid": "olmo-hybrid",
-                               "lara_mini": "lara-mini", "zamba": "zamba"}
+                               "lara_mini": "lara-mini", "zamba": "zamba",
+                               "kimi_linear": "kimi-linear"}
 """A ``config.json``'s ``model_type`` → family (a family's aliases included: Falcon-Mamba is
 Mamba; fla's RWKV-7 is RWKV)."""
 
@@ -107,7 +109,7 @@ CLASSES: dict[str, tuple[str, str]] = {
                          ("qwen3-next", "Qwen3Next"), ("granitemoehybrid", "GraniteMoeHybrid"),
                          ("minimax", "MiniMax"), ("lfm3", "Lfm3"),
                          ("olmo-hybrid", "OlmoHybrid"), ("lara-mini", "LaraMini"),
-                         ("zamba", "Zamba"))
+                         ("zamba", "Zamba"), ("kimi-linear", "KimiLinear"))
        for kind, built in (("Config", "config"), ("ForCausalLM", "lm"), ("Model", "backbone"))},
     "Qwen3_5TextConfig": ("qwen3.5", "config"), "Qwen3_5ForCausalLM": ("qwen3.5", "lm"),
     "Qwen3_5TextModel": ("qwen3.5", "backbone"),
@@ -384,7 +386,7 @@ BASES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
     **{name: ("model.", "embed_tokens.weight", "lm_head.weight",
               ("embed_tokens.", "layers.", "norm.")) for name in (
         "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax",
-        "olmo-hybrid", "lara-mini")},
+        "olmo-hybrid", "lara-mini", "kimi-linear")},
     "nemotron-h": ("model.", "embeddings.weight", "lm_head.weight",
                    ("embeddings.", "layers.", "norm_f.")),
 }

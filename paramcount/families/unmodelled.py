@@ -25,7 +25,6 @@ UNMODELLED: dict[str, str] = {
     "inkling2_text": _NEW.format("dynamic short convolution (Inkling2DynamicShortConvolution)"),
     "inkling2_loop": _WRAPS.format("vision-language", "Inkling 2 Loop", "vision tower"),
     "inkling2_loop_text": _NEW.format("looped stack of dynamic short convolutions"),
-    "kimi_linear": _NEW.format("Kimi Delta Attention and MLA attention"),
     "lfm3_vl": _WRAPS.format("vision-language", "LFM3", "vision tower"),
     "qwen3_5": _WRAPS.format("vision-language", "Qwen3.5", "vision tower"),
     "qwen3_5_moe": _WRAPS.format("vision-language", "Qwen3.5-MoE", "vision tower"),
