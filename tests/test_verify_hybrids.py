@@ -147,6 +147,19 @@ MIXED = {
         "num_local_experts": 3, "num_attention_heads": 2, "num_key_value_heads": 1,
         "intermediate_size": 8, "attn_layer_period": 2, "attn_layer_offset": 1,
         "vocab_size": 10}),
+    "kimi-linear alias keys and linear_attn_config": ("kimi-linear", {
+        "model_type": "kimi_linear", "vocab_size": 10, "hidden_size": 16,
+        "intermediate_size": 8, "moe_intermediate_size": 4, "num_hidden_layers": 4,
+        "num_attention_heads": 2, "kv_lora_rank": 4, "qk_rope_head_dim": 2, "v_head_dim": 2,
+        "qk_nope_head_dim": 2, "num_local_experts": 5, "num_experts": 3,
+        "num_experts_per_token": 2, "num_shared_experts": 2, "linear_head_dim": 8,
+        "first_k_dense_replace": 2, "pad_token_id": 0,
+        "linear_attn_config": {"head_dim": 4, "num_heads": 3, "short_conv_kernel_size": 3,
+                               "kda_layers": [1, 2, 4], "full_attn_layers": [3]}}),
+    "zamba layer_types and head_dim": ("zamba", {
+        "model_type": "zamba", "vocab_size": 10, "hidden_size": 8, "intermediate_size": 8,
+        "num_hidden_layers": 4, "num_attention_heads": 2, "num_key_value_heads": 2,
+        "head_dim": 4, "layer_types": ["mamba", "hybrid", "mamba", "hybrid"]}),
 }
 """config.json files that give a value under two names (the loader's and another layout's),
 or the older name alone: the loader's reading wins, as transformers' own."""
