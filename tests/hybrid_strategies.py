@@ -153,16 +153,248 @@ def zamba2(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
+@st.composite
+def lfm2_moe(draw: st.DrawFn) -> dict[str, Any]:
+    """Lfm2MoeConfig keywords (layer_types always: the reference has no default; one layer
+    with experts at least, else the tensors are an LFM2 model's)."""
+    heads = draw(small)
+    layers = draw(st.integers(1, 4))
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": heads * draw(small),
+        "intermediate_size": draw(st.integers(1, 12)), "num_hidden_layers": layers,
+        "moe_intermediate_size": draw(small), "num_experts": draw(small),
+        "num_experts_per_tok": draw(small), "num_dense_layers": draw(st.integers(0, layers - 1)),
+        "num_attention_heads": heads, "num_key_value_heads": draw(small),
+        "conv_bias": draw(bools), "conv_L_cache": draw(small),
+        "layer_types": draw(st.lists(st.sampled_from(["conv", "full_attention"]),
+                                     min_size=layers, max_size=layers)),
+        "tie_word_embeddings": draw(bools),
+        **({"head_dim": head} if (head := _rope_head(draw)) else {}),
+    }
+
+
+def _qwen_layers(draw: st.DrawFn) -> dict[str, Any]:
+    """The keywords every Qwen3-Next and Qwen3.5 text config shares: attention where
+    layer_types says, or every full_attention_interval-th layer."""
+    layers = draw(st.integers(1, 5))
+    where: dict[str, Any] = {"full_attention_interval": draw(small)} if draw(bools) else {
+        "layer_types": draw(st.lists(st.sampled_from(["linear_attention", "full_attention"]),
+                                     min_size=layers, max_size=layers))}
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": draw(st.integers(1, 12)),
+        "num_hidden_layers": layers, "num_attention_heads": draw(small),
+        "num_key_value_heads": draw(small), "head_dim": draw(small),
+        "attention_bias": draw(bools), "linear_conv_kernel_dim": draw(small),
+        "linear_key_head_dim": draw(small), "linear_value_head_dim": draw(small),
+        "linear_num_key_heads": draw(small), "linear_num_value_heads": draw(small),
+        "tie_word_embeddings": draw(bools), **where,
+    }
+
+
+def _qwen_experts(draw: st.DrawFn, experts: st.SearchStrategy[int]) -> dict[str, Any]:
+    return {"num_experts": draw(experts), "num_experts_per_tok": draw(small),
+            "moe_intermediate_size": draw(small),
+            "shared_expert_intermediate_size": draw(small)}
+
+
+@st.composite
+def qwen3_next(draw: st.DrawFn) -> dict[str, Any]:
+    """Qwen3NextConfig keywords (no experts at all with num_experts 0)."""
+    shared = _qwen_layers(draw)
+    return {**shared, **_qwen_experts(draw, st.integers(0, 4)),
+            "intermediate_size": draw(st.integers(1, 12)), "decoder_sparse_step": draw(small),
+            "mlp_only_layers": _subset(draw, shared["num_hidden_layers"])}
+
+
+@st.composite
+def qwen3_5(draw: st.DrawFn) -> dict[str, Any]:
+    """Qwen3_5TextConfig keywords."""
+    return {**_qwen_layers(draw), "intermediate_size": draw(st.integers(1, 12))}
+
+
+@st.composite
+def qwen3_5_moe(draw: st.DrawFn) -> dict[str, Any]:
+    """Qwen3_5MoeTextConfig keywords."""
+    return {**_qwen_layers(draw), **_qwen_experts(draw, small)}
+
+
+@st.composite
+def granitemoehybrid(draw: st.DrawFn) -> dict[str, Any]:
+    """GraniteMoeHybridConfig keywords (mamba_n_heads dividing the Mamba-2 width; no experts
+    with num_local_experts 0)."""
+    heads = draw(small)
+    hidden, expand = heads * draw(small), draw(st.integers(1, 2))
+    layers = draw(st.integers(1, 4))
+    where = {"layer_types": draw(st.lists(st.sampled_from(
+        ["mamba", "attention", "linear_attention", "full_attention"]), min_size=layers,
+        max_size=layers))} if draw(bools) else {}
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": hidden,
+        "intermediate_size": draw(st.integers(1, 12)), "num_hidden_layers": layers,
+        "num_attention_heads": heads, "num_key_value_heads": draw(st.one_of(st.none(), small)),
+        "attention_bias": draw(bools), "num_local_experts": draw(st.integers(0, 3)),
+        "num_experts_per_tok": draw(small), "shared_intermediate_size": draw(small),
+        "mamba_n_heads": _mamba2_heads(draw, expand * hidden), "mamba_n_groups": draw(small),
+        "mamba_d_state": draw(small), "mamba_d_conv": draw(small), "mamba_expand": expand,
+        "mamba_conv_bias": draw(bools), "mamba_proj_bias": draw(bools),
+        "tie_word_embeddings": draw(bools), "mamba_chunk_size": 4, **where,
+        **({"head_dim": head} if (head := _rope_head(draw)) else {}),
+    }
+
+
+@st.composite
+def minimax(draw: st.DrawFn) -> dict[str, Any]:
+    """MiniMaxConfig keywords (lightning and full attention where layer_types says, or
+    alternating)."""
+    heads = draw(small)
+    layers = draw(st.integers(1, 4))
+    where = {"layer_types": draw(st.lists(st.sampled_from(
+        ["linear_attention", "full_attention"]), min_size=layers, max_size=layers))} if draw(
+        bools) else {}
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": heads * draw(small),
+        "intermediate_size": draw(st.integers(1, 12)), "num_hidden_layers": layers,
+        "num_attention_heads": heads, "num_key_value_heads": draw(small),
+        "num_local_experts": draw(small), "num_experts_per_tok": draw(small),
+        "tie_word_embeddings": draw(bools), **where,
+        **({"head_dim": head} if (head := _rope_head(draw)) else {}),
+    }
+
+
+@st.composite
+def lfm3(draw: st.DrawFn) -> dict[str, Any]:
+    """Lfm3Config keywords (layer_types, or the default placement; sandwich norms where every
+    layer is a convolution, else the tensors are an LFM2 model's)."""
+    layers = draw(st.integers(1, 6))
+    where = {"layer_types": draw(st.lists(st.sampled_from(
+        ["conv", "full_attention", "sliding_attention"]), min_size=layers, max_size=layers))
+    } if draw(bools) else {}
+    convs = where["layer_types"].count("conv") if where else sum(
+        1 for i in range(layers) if i % 4 != 2 and (i % 4 or not i))
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": draw(st.integers(1, 12)),
+        "intermediate_size": draw(st.integers(1, 12)), "num_hidden_layers": layers,
+        "num_attention_heads": draw(small), "num_key_value_heads": draw(small),
+        "head_dim": draw(st.sampled_from([2, 4, 6, 8])), "conv_bias": draw(bools),
+        "conv_L_cache": draw(small), "attention_bias": draw(bools),
+        "use_attention_gate": draw(bools),
+        "use_sandwich_norm": convs == layers or draw(bools),
+        "tie_word_embeddings": draw(bools), "pad_token_id": 0, **where,
+    }
+
+
+@st.composite
+def olmo_hybrid(draw: st.DrawFn) -> dict[str, Any]:
+    """OlmoHybridConfig keywords (a linear and an attention layer at least; the DeltaNet's
+    heads and widths given or derived)."""
+    heads = draw(small)
+    layers = draw(st.integers(2, 5))
+    types = draw(st.lists(st.sampled_from(["linear_attention", "full_attention"]),
+                          min_size=layers, max_size=layers).filter(
+        lambda t: len(set(t)) == 2))
+    given = draw(bools)
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": heads * draw(st.integers(2, 4)),
+        "intermediate_size": draw(st.integers(1, 12)), "num_hidden_layers": layers,
+        "num_attention_heads": heads, "num_key_value_heads": draw(st.one_of(st.none(), small)),
+        "attention_bias": draw(bools), "layer_types": types,
+        "linear_conv_kernel_dim": draw(small), "tie_word_embeddings": draw(bools),
+        "pad_token_id": 0,
+        **({"linear_num_key_heads": draw(small), "linear_num_value_heads": draw(small),
+            "linear_key_head_dim": draw(small), "linear_value_head_dim": draw(small)}
+           if given else {}),
+    }
+
+
+@st.composite
+def lara_mini(draw: st.DrawFn) -> dict[str, Any]:
+    """LaraMiniConfig keywords (heads a multiple of the key/value heads, value heads of the
+    key heads)."""
+    kv, key_heads = draw(small), draw(small)
+    layers = draw(st.integers(1, 6))
+    where = {"layer_types": draw(st.lists(st.sampled_from(
+        ["linear_attention", "full_attention", "sliding_attention"]), min_size=layers,
+        max_size=layers))} if draw(bools) else {}
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": draw(st.integers(1, 12)),
+        "num_hidden_layers": layers, "num_attention_heads": kv * draw(small),
+        "num_key_value_heads": kv, "head_dim": draw(small), "attention_bias": draw(bools),
+        "linear_conv_kernel_dim": draw(small), "linear_key_head_dim": draw(small),
+        "linear_value_head_dim": draw(small), "linear_num_key_heads": key_heads,
+        "linear_num_value_heads": key_heads * draw(small),
+        **_qwen_experts(draw, small), "tie_word_embeddings": draw(bools), **where,
+    }
+
+
+@st.composite
+def zamba(draw: st.DrawFn) -> dict[str, Any]:
+    """ZambaConfig keywords (n_mamba_heads dividing the Mamba width; layers_block_type, or the
+    default placement of three layers and more)."""
+    hidden, expand = draw(st.integers(1, 8)), draw(st.integers(1, 2))
+    layers = draw(st.integers(3, 7))
+    where = {"layers_block_type": draw(st.lists(st.sampled_from(["mamba", "hybrid"]),
+                                                min_size=layers, max_size=layers))} if draw(
+        bools) else {"attn_layer_period": draw(small),
+                     "attn_layer_offset": draw(st.integers(0, 3))}
+    heads = draw(st.sampled_from([h for h in range(1, 2 * hidden + 1)
+                                  if (2 * hidden // h) <= 4 or (2 * hidden // h) % 2 == 0]))
+    types = where.get("layers_block_type") or ["mamba", "mamba", "hybrid"] + [
+        "hybrid" if i % where["attn_layer_period"] == where["attn_layer_offset"] else "mamba"
+        for i in range(layers - 3)]
+    return {  # tied with one hybrid layer, transformers cannot build it (a test says so)
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": hidden,
+        "intermediate_size": draw(st.integers(1, 12)), "num_hidden_layers": layers,
+        "num_attention_heads": heads, "num_key_value_heads": draw(small),
+        "tie_word_embeddings": types.count("hybrid") != 1 and draw(bools),
+        "n_mamba_heads": _mamba2_heads(draw, expand * hidden), "mamba_d_state": draw(small),
+        "mamba_d_conv": draw(small), "mamba_expand": expand,
+        "mamba_dt_rank": draw(st.one_of(st.just("auto"), small)),
+        "mamba_conv_bias": draw(bools), "mamba_proj_bias": draw(bools),
+        "pad_token_id": 0, **where,
+    }
+
+
+@st.composite
+def kimi_linear(draw: st.DrawFn) -> dict[str, Any]:
+    """KimiLinearConfig keywords (layer and MLP types given, or the defaults; q through a low
+    rank or not)."""
+    layers = draw(st.integers(1, 6))
+    types = {"layer_types": draw(st.lists(st.sampled_from(
+        ["linear_attention", "full_attention"]), min_size=layers, max_size=layers))} if draw(
+        bools) else {}
+    mlps = {"mlp_layer_types": draw(st.lists(st.sampled_from(["dense", "sparse"]),
+                                             min_size=layers, max_size=layers))} if draw(
+        bools) else {}
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": draw(st.integers(1, 12)),
+        "intermediate_size": draw(st.integers(1, 12)), "moe_intermediate_size": draw(small),
+        "num_hidden_layers": layers, "num_attention_heads": draw(small),
+        "n_shared_experts": draw(small), "kv_lora_rank": draw(small),
+        "q_lora_rank": draw(st.one_of(st.none(), small)),
+        "qk_rope_head_dim": draw(st.sampled_from([2, 4])), "v_head_dim": draw(small),
+        "qk_nope_head_dim": draw(small), "num_experts_per_tok": draw(small),
+        "attention_bias": draw(bools), "num_local_experts": draw(small),
+        "linear_head_dim": draw(small), "linear_num_heads": draw(small),
+        "linear_conv_kernel_dim": draw(small), "tie_word_embeddings": draw(bools),
+        "pad_token_id": 0, **types, **mlps,
+    }
+
+
 STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
-              "falcon-h1": falcon_h1(), "nemotron-h": nemotron_h(), "lfm2": lfm2()}
+              "falcon-h1": falcon_h1(), "nemotron-h": nemotron_h(), "lfm2": lfm2(),
+              "lfm2-moe": lfm2_moe(), "qwen3-next": qwen3_next(), "qwen3.5": qwen3_5(),
+              "qwen3.5-moe": qwen3_5_moe(), "granitemoehybrid": granitemoehybrid(),
+              "minimax": minimax(), "lfm3": lfm3(), "olmo-hybrid": olmo_hybrid(),
+              "lara-mini": lara_mini(), "zamba": zamba(), "kimi-linear": kimi_linear()}
 """Each hybrid's strategy, by command name."""
 
-REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size")
+REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size", "pad_token_id")
 """Keywords the reference needs for small models that do not shape parameters."""
 
 
 def ours(raw: dict[str, Any], name: str = "") -> dict[str, Any]:
     """The same values as paramcount's config record takes them (tuples for lists; Nemotron-H
-    has no ``tie_word_embeddings``: transformers ties nothing in it)."""
-    skip = (*REFERENCE_ONLY, *(("tie_word_embeddings",) if name == "nemotron-h" else ()))
+    and Kimi Linear have no ``tie_word_embeddings``: transformers ties nothing in them)."""
+    skip = (*REFERENCE_ONLY,
+            *(("tie_word_embeddings",) if name in ("nemotron-h", "kimi-linear") else ()))
     return {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items() if k not in skip}

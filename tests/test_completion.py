@@ -52,4 +52,4 @@ def test_bash_script_completes(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{tmp_path}:{os.environ['PATH']}"}
     done = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True,
                           check=True)
-    assert done.stdout.split() == ["gru"]
+    assert done.stdout.split() == ["granitemoehybrid", "gru"]

@@ -123,6 +123,39 @@ HYBRID_BASES = {
     "lfm2": ["--vocab-size", "10", "--hidden-size", "8", "--intermediate-size", "24", "-L", "2",
              "--num-attention-heads", "2", "--num-key-value-heads", "1", "--full-attn-idxs", "1",
              "--block-multiple-of", "4"],
+    "lfm2-moe": [*TINY, "-L", "2", "--layer-types", "conv,full_attention",
+                 "--num-attention-heads", "2", "--num-key-value-heads", "1",
+                 "--moe-intermediate-size", "4", "--num-experts", "2", "--num-dense-layers",
+                 "1"],
+    **{name: [*TINY[:4], *([] if name == "qwen3.5-moe" else TINY[4:]), "-L", "4",
+              "--num-attention-heads", "2", "--num-key-value-heads", "1",
+              "--head-dim", "4", "--linear-num-key-heads", "2", "--linear-num-value-heads",
+              "2", "--linear-key-head-dim", "4", "--linear-value-head-dim", "4",
+              *([] if name == "qwen3.5" else ["--num-experts", "2",
+                                                "--moe-intermediate-size", "4",
+                                                "--shared-expert-intermediate-size", "4"])]
+       for name in ("qwen3-next", "qwen3.5", "qwen3.5-moe")},
+    "granitemoehybrid": [*TINY, "-L", "2", "--layer-types", "mamba,attention",
+                         "--num-attention-heads", "2", "--mamba-n-heads", "4",
+                         "--mamba-d-state", "4", "--num-local-experts", "2",
+                         "--shared-intermediate-size", "4"],
+    "minimax": [*TINY, "-L", "2", "--num-attention-heads", "2", "--num-key-value-heads", "1",
+                "--num-local-experts", "2"],
+    "lfm3": [*TINY, "-L", "3", "--num-attention-heads", "2", "--num-key-value-heads", "1",
+             "--head-dim", "4"],
+    "olmo-hybrid": [*TINY, "-L", "2", "--num-attention-heads", "2", "--layer-types",
+                    "linear_attention,full_attention"],
+    "lara-mini": [*TINY[:4], "-L", "4", "--num-attention-heads", "2", "--num-key-value-heads",
+                  "1", "--head-dim", "4", "--linear-num-key-heads", "2",
+                  "--linear-num-value-heads", "2", "--linear-key-head-dim", "4",
+                  "--linear-value-head-dim", "4", "--num-experts", "2",
+                  "--moe-intermediate-size", "4", "--shared-expert-intermediate-size", "4"],
+    "zamba": [*TINY, "-L", "2", "--layers-block-type", "hybrid,hybrid",
+              "--num-attention-heads", "2", "--num-key-value-heads", "2"],
+    "kimi-linear": [*TINY, "-L", "2", "--num-attention-heads", "2", "--kv-lora-rank", "4",
+                    "--qk-rope-head-dim", "2", "--v-head-dim", "2", "--qk-nope-head-dim", "2",
+                    "--num-local-experts", "2", "--linear-head-dim", "2",
+                    "--linear-num-heads", "2", "--moe-intermediate-size", "4"],
 }
 """A small valid model of each hybrid family."""
 
@@ -187,9 +220,28 @@ SAMPLES = {
     "mamba_head_dim": "4", "n_routed_experts": "2", "moe_intermediate_size": "4",
     "moe_shared_expert_intermediate_size": "4", "moe_latent_size": "4", "conv_L_cache": "3",
     "block_multiple_of": "4", "block_ffn_dim_multiplier": "1.0", "full_attn_idxs": "1",
-    "layer_types": "conv,full_attention",
+    "layer_types": "conv,full_attention", "num_dense_layers": "1",
+    "shared_expert_intermediate_size": "4", "linear_conv_kernel_dim": "3",
+    "linear_key_head_dim": "2", "linear_value_head_dim": "2", "linear_num_key_heads": "2",
+    "linear_num_value_heads": "2", "decoder_sparse_step": "2", "mlp_only_layers": "0",
+    "full_attention_interval": "2", "num_local_experts": "2", "shared_intermediate_size": "4",
+    "attention_head_dim": "4", "n_shared_experts": "1", "kv_lora_rank": "4",
+    "q_lora_rank": "4", "qk_rope_head_dim": "2", "v_head_dim": "2", "qk_nope_head_dim": "2",
+    "first_k_dense_replace": "1", "mlp_layer_types": "dense,sparse", "linear_head_dim": "2",
+    "linear_num_heads": "2",
 }
 """A valid value for each option that takes one and is not a choice."""
+
+OWN_SAMPLES = {**{(name, "layer_types"): "linear_attention,full_attention,linear_attention,"
+                  "full_attention" for name in ("qwen3-next", "qwen3.5", "qwen3.5-moe")},
+               ("granitemoehybrid", "layer_types"): "attention,mamba",
+               ("minimax", "layer_types"): "linear_attention,full_attention",
+               ("lfm3", "layer_types"): "conv,sliding_attention,full_attention",
+               ("olmo-hybrid", "layer_types"): "full_attention,linear_attention",
+               ("lara-mini", "layer_types"): "linear_attention,sliding_attention,"
+               "linear_attention,full_attention",
+               ("kimi-linear", "layer_types"): "linear_attention,full_attention"}
+"""A command's own valid value where the shared sample is not one (Qwen's layer types)."""
 
 WITH = {"input_shape": ["--model", "tests.port_models:torch_gru"],
         "max_growth": ["--baseline", "HEAD"]}
@@ -246,7 +298,8 @@ def uses(command: click.Command, tmp_path: Path) -> Iterator[list[str]]:
             yield from ([name] for name in (*param.opts, *param.secondary_opts))
             continue
         for name in param.opts:
-            for value in values(param, tmp_path):
+            own = OWN_SAMPLES.get((command.name or "", param.name or ""))
+            for value in [own] if own else values(param, tmp_path):
                 yield [name, WHAT_IF.get(command.name or "", value)
                        if param.name == "what_if" else value, *WITH.get(param.name or "", [])]
 

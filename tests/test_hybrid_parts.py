@@ -31,10 +31,14 @@ def mlp(draw: st.DrawFn) -> mixers.Mlp:
 
 @st.composite
 def experts(draw: st.DrawFn) -> mixers.Experts:
-    """A random mixture of experts (Jamba's, or Nemotron-H's with a shared expert)."""
+    """A random mixture of experts (Jamba's, LFM2-MoE's, Qwen3-Next's with a shared expert,
+    or Nemotron-H's with a shared expert and a latent width)."""
     style = draw(st.sampled_from(mixers.MOE_STYLES))
-    if style == "jamba":
-        return mixers.Experts(draw(small), draw(small), draw(small), draw(small))
+    if style in ("jamba", "lfm2_moe", "mixtral"):
+        return mixers.Experts(draw(small), draw(small), draw(small), draw(small), style)
+    if style in ("qwen_next", "lara", "kimi"):
+        return mixers.Experts(draw(small), draw(small), draw(small), draw(small), style,
+                              draw(small))
     return mixers.Experts(draw(small), draw(small), draw(small), draw(small), style,
                           draw(small), draw(st.one_of(st.none(), small)), draw(bools))
 

@@ -1,4 +1,6 @@
-"""The hybrid families (Jamba, Bamba, Zamba2, Falcon-H1, Nemotron-H, LFM2): closed forms,
+"""The hybrid families (Jamba, Bamba, Zamba2, Falcon-H1, Nemotron-H, LFM2, LFM2-MoE,
+Qwen3-Next, Qwen3.5 and Qwen3.5-MoE text, Granite 4.0-H, MiniMax,
+LFM3, OLMo Hybrid, Lara Mini, Zamba, Kimi Linear): closed forms,
 config.json, recognition, the published models' totals, and the three routes (flags,
 ``--config``, ``inspect DIR``) agreeing."""
 
@@ -23,6 +25,13 @@ NAMES = list(STRATEGIES)
 
 NEMOTRON_SUPER_PATTERN = ("MEMEMEM*EMEMEMEM*EMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*"
                           "EMEMEMEM*EMEMEMEME")
+
+def _example(folder: str) -> dict[str, Any]:
+    """The config.json of ``examples/hf/{folder}`` (where the source is named below)."""
+    path = Path(__file__).resolve().parent.parent / "examples" / "hf" / folder / "config.json"
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
 
 PUBLISHED: dict[str, tuple[str, dict[str, Any], int, int | None]] = {
     # name: (family, config.json's keys as the model repository holds them, total, active)
@@ -102,6 +111,34 @@ PUBLISHED: dict[str, tuple[str, dict[str, Any], int, int | None]] = {
         "hidden_size": 2048, "intermediate_size": 8192, "num_attention_heads": 32,
         "num_heads": 32, "num_hidden_layers": 16, "num_key_value_heads": 8,
         "tie_embedding": True, "vocab_size": 65536}, 1_170_340_608, None),
+    # LiquidAI/LFM2-8B-A1B/config.json as mlxcel's tests transcribe it ("a trimmed LFM2-8B-A1B
+    # config": quantization dropped here); published: 8.3B total, 1.5B active.
+    "LFM2-8B-A1B": ("lfm2-moe", _example("lfm2-8b-a1b"), 8_339_929_856, 1_557_740_288),
+    # Qwen/Qwen3-Next-80B-A3B-Instruct/config.json as transcribed in a public test (the keys
+    # that shape parameters and their neighbours; its layer_types, attention every fourth
+    # layer, written as full_attention_interval 4); published: 80B total, 3B active.
+    "Qwen3-Next-80B-A3B": ("qwen3-next", _example("qwen3-next-80b-a3b"), 79_674_391_296,
+                           3_874_929_408),
+    # Qwen/Qwen3.5-27B's text_config (megatron-bridge's test fixture of it, model_type
+    # qwen3_5_text as its text_config says); published: 27B with the vision tower.
+    "Qwen3.5-27B text": ("qwen3.5", _example("qwen3.5-27b-text"), 26_895_998_464, None),
+    # Qwen/Qwen3.5-397B-A17B/config.json's text_config (its key fields as a public analysis
+    # quotes them; vocab_size and tie_word_embeddings the class's defaults, 248320 and false,
+    # as Qwen3.5-27B's); published: 397B total with the vision tower, 17B active.
+    "Qwen3.5-397B-A17B text": ("qwen3.5-moe", _example("qwen3.5-397b-a17b-text"),
+                               396_346_350_336, 17_349_040_896),
+    # ibm-granite/granite-4.0-h-tiny/config.json as a public simulator's test transcribes it
+    # (the keys that shape parameters); published: 7B total, 1B active.
+    "Granite-4.0-H-Tiny": ("granitemoehybrid", _example("granite-4.0-h-tiny"),
+                           6_939_037_248, 1_465_470_528),
+    # MiniMaxAI/MiniMax-Text-01 in transformers' MiniMaxConfig keys: not the shipped file
+    # (MiniMax's own, model_type minimax_text_01, names the layers attn_type_list), its layout
+    # as the MiniMax-01 report and a public printout of the model give it: hidden 6144, 80
+    # layers (softmax attention after every 7 lightning layers), 64 heads of 128, 8 key/value
+    # heads, 32 experts of 9216, 2 per token, vocabulary 200064; published: 456B total, 45.9B
+    # active (without the embeddings and head: 48,403,306,496 − 2·1,229,193,216).
+    "MiniMax-Text-01": ("minimax", _example("minimax-text-01"), 456_089_655_296,
+                        48_403_306_496),
 }
 """Published models, each counted from its config.json alone (docs/families.md's table);
 tests/test_verify_hybrids.py builds each with transformers on the meta device."""
@@ -222,6 +259,60 @@ ROUTES = [
     ("lfm2", ["--hidden-size", "32", "--num-hidden-layers", "4", "--full-attn-idxs", "1,3",
               "--num-attention-heads", "4", "--num-key-value-heads", "2",
               "--intermediate-size", "96", "--block-multiple-of", "16", "--vocab-size", "80"]),
+    ("lfm2-moe", ["--hidden-size", "32", "--num-hidden-layers", "3", "--layer-types",
+                  "conv,full_attention,conv", "--num-attention-heads", "4",
+                  "--num-key-value-heads", "2", "--intermediate-size", "48",
+                  "--moe-intermediate-size", "16", "--num-experts", "4",
+                  "--num-dense-layers", "1", "--vocab-size", "80"]),
+    ("qwen3-next", ["--hidden-size", "32", "--num-hidden-layers", "4", "--num-attention-heads",
+                    "4", "--num-key-value-heads", "2", "--head-dim", "8",
+                    "--linear-num-key-heads", "2", "--linear-num-value-heads", "4",
+                    "--linear-key-head-dim", "8", "--linear-value-head-dim", "8",
+                    "--num-experts", "4", "--moe-intermediate-size", "8",
+                    "--shared-expert-intermediate-size", "16", "--intermediate-size", "48",
+                    "--mlp-only-layers", "0", "--vocab-size", "80"]),
+    ("qwen3.5", ["--hidden-size", "32", "--num-hidden-layers", "4", "--num-attention-heads",
+                 "4", "--num-key-value-heads", "2", "--head-dim", "8",
+                 "--linear-num-key-heads", "2", "--linear-num-value-heads", "4",
+                 "--linear-key-head-dim", "8", "--linear-value-head-dim", "8",
+                 "--intermediate-size", "48", "--vocab-size", "80"]),
+    ("qwen3.5-moe", ["--hidden-size", "32", "--num-hidden-layers", "4",
+                     "--num-attention-heads", "4", "--num-key-value-heads", "2", "--head-dim",
+                     "8", "--linear-num-key-heads", "2", "--linear-num-value-heads", "4",
+                     "--linear-key-head-dim", "8", "--linear-value-head-dim", "8",
+                     "--num-experts", "4", "--moe-intermediate-size", "8",
+                     "--shared-expert-intermediate-size", "16", "--vocab-size", "80"]),
+    ("granitemoehybrid", ["--hidden-size", "32", "--num-hidden-layers", "3", "--layer-types",
+                          "mamba,attention,mamba", "--num-attention-heads", "4",
+                          "--num-key-value-heads", "2", "--intermediate-size", "16",
+                          "--num-local-experts", "4", "--shared-intermediate-size", "24",
+                          "--mamba-n-heads", "8", "--mamba-d-state", "16",
+                          "--vocab-size", "80"]),
+    ("minimax", ["--hidden-size", "32", "--num-hidden-layers", "4", "--num-attention-heads",
+                 "4", "--num-key-value-heads", "2", "--intermediate-size", "16",
+                 "--num-local-experts", "4", "--vocab-size", "80"]),
+    ("lfm3", ["--hidden-size", "32", "--num-hidden-layers", "4", "--num-attention-heads", "4",
+              "--num-key-value-heads", "2", "--head-dim", "8", "--intermediate-size", "48",
+              "--vocab-size", "80"]),
+    ("olmo-hybrid", ["--hidden-size", "32", "--num-hidden-layers", "4",
+                     "--num-attention-heads", "4", "--num-key-value-heads", "2",
+                     "--intermediate-size", "48", "--vocab-size", "80"]),
+    ("lara-mini", ["--hidden-size", "32", "--num-hidden-layers", "5", "--num-attention-heads",
+                   "4", "--num-key-value-heads", "2", "--head-dim", "8",
+                   "--linear-num-key-heads", "2", "--linear-num-value-heads", "4",
+                   "--linear-key-head-dim", "8", "--linear-value-head-dim", "8",
+                   "--num-experts", "4", "--moe-intermediate-size", "8",
+                   "--shared-expert-intermediate-size", "16", "--vocab-size", "80"]),
+    ("zamba", ["--hidden-size", "16", "--num-hidden-layers", "5", "--layers-block-type",
+               "mamba,hybrid,mamba,hybrid,mamba", "--num-attention-heads", "4",
+               "--num-key-value-heads", "4", "--intermediate-size", "32", "--n-mamba-heads",
+               "2", "--vocab-size", "80"]),
+    ("kimi-linear", ["--hidden-size", "32", "--num-hidden-layers", "5", "--num-attention-heads",
+                     "4", "--kv-lora-rank", "16", "--qk-rope-head-dim", "4", "--v-head-dim",
+                     "8", "--qk-nope-head-dim", "8", "--num-local-experts", "4",
+                     "--moe-intermediate-size", "8", "--linear-head-dim", "8",
+                     "--linear-num-heads", "4", "--intermediate-size", "48",
+                     "--vocab-size", "80"]),
 ]
 
 
@@ -275,6 +366,17 @@ BAD = [
     ("falcon-h1", ["--head-dim", "7"], "head-dim"),
     ("nemotron-h", ["--pattern", "MX"], "pattern"),
     ("lfm2", ["--full-attn-idxs", "40"], "full-attn-idxs"),
+    ("lfm2-moe", ["--layer-types", "conv,full_attention"], "layer-types"),
+    ("qwen3-next", ["--mlp-only-layers", "48"], "mlp-only-layers"),
+    ("qwen3.5", ["--layer-types", "mamba"], "layer-types"),
+    ("qwen3.5-moe", ["--num-experts", "0"], "num-experts"),
+    ("granitemoehybrid", ["--mamba-n-heads", "3"], "mamba-n-heads"),
+    ("minimax", ["--layer-types", "mamba"], "layer-types"),
+    ("lfm3", ["--conv-L-cache", "0"], "conv-L-cache"),
+    ("olmo-hybrid", ["--num-hidden-layers", "1"], "layer-types"),
+    ("lara-mini", ["--num-key-value-heads", "3"], "num-key-value-heads"),
+    ("zamba", ["--n-mamba-heads", "3"], "n-mamba-heads"),
+    ("kimi-linear", ["--mlp-layer-types", "dense"], "mlp-layer-types"),
 ]
 
 
@@ -302,7 +404,11 @@ def test_a_wrong_config_json_value_names_its_key() -> None:
 EXAMPLES = {"Jamba-1.5-Mini": "jamba-1.5-mini", "Bamba-9B": "bamba-9b",
             "Zamba2-1.2B": "zamba2-1.2b", "Falcon-H1-1.5B": "falcon-h1-1.5b",
             "Falcon-H1-7B": "falcon-h1-7b", "Nemotron-H-8B": "nemotron-h-8b",
-            "Nemotron-3-Super": "nemotron-3-super", "LFM2-1.2B": "lfm2-1.2b"}
+            "Nemotron-3-Super": "nemotron-3-super", "LFM2-1.2B": "lfm2-1.2b",
+            "LFM2-8B-A1B": "lfm2-8b-a1b", "Qwen3-Next-80B-A3B": "qwen3-next-80b-a3b",
+            "Qwen3.5-27B text": "qwen3.5-27b-text",
+            "Qwen3.5-397B-A17B text": "qwen3.5-397b-a17b-text",
+            "Granite-4.0-H-Tiny": "granite-4.0-h-tiny", "MiniMax-Text-01": "minimax-text-01"}
 """The published configs as files in examples/hf (what docs/families.md counts)."""
 
 

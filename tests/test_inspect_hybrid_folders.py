@@ -51,8 +51,82 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
                       "num_hidden_layers": 3, "num_attention_heads": 2,
                       "num_key_value_heads": 1, "full_attn_idxs": [1],
                       "block_multiple_of": 8}),
+    "lfm2-moe": ("Lfm2Moe", {"vocab_size": 40, "hidden_size": 16, "intermediate_size": 24,
+                             "moe_intermediate_size": 8, "num_hidden_layers": 3,
+                             "num_attention_heads": 2, "num_key_value_heads": 1,
+                             "num_experts": 3, "num_dense_layers": 1,
+                             "layer_types": ["conv", "full_attention", "conv"]}),
+    "qwen3-next": ("Qwen3Next", {"vocab_size": 40, "hidden_size": 16, "intermediate_size": 24,
+                                 "num_hidden_layers": 4, "num_attention_heads": 2,
+                                 "num_key_value_heads": 1, "head_dim": 8,
+                                 "linear_num_key_heads": 2, "linear_num_value_heads": 4,
+                                 "linear_key_head_dim": 8, "linear_value_head_dim": 4,
+                                 "num_experts": 3, "moe_intermediate_size": 8,
+                                 "shared_expert_intermediate_size": 12,
+                                 "mlp_only_layers": [0]}),
+    "qwen3.5": ("Qwen3_5", {"vocab_size": 40, "hidden_size": 16, "intermediate_size": 24,
+                            "num_hidden_layers": 4, "num_attention_heads": 2,
+                            "num_key_value_heads": 1, "head_dim": 8,
+                            "linear_num_key_heads": 2, "linear_num_value_heads": 4,
+                            "linear_key_head_dim": 8, "linear_value_head_dim": 4}),
+    "qwen3.5-moe": ("Qwen3_5Moe", {"vocab_size": 40, "hidden_size": 16,
+                                   "num_hidden_layers": 4, "num_attention_heads": 2,
+                                   "num_key_value_heads": 1, "head_dim": 8,
+                                   "linear_num_key_heads": 2, "linear_num_value_heads": 4,
+                                   "linear_key_head_dim": 8, "linear_value_head_dim": 4,
+                                   "num_experts": 3, "moe_intermediate_size": 8,
+                                   "shared_expert_intermediate_size": 12}),
+    "granitemoehybrid": ("GraniteMoeHybrid", {"vocab_size": 40, "hidden_size": 16,
+                                              "intermediate_size": 8, "num_hidden_layers": 3,
+                                              "num_attention_heads": 2,
+                                              "num_key_value_heads": 1, "num_local_experts": 3,
+                                              "shared_intermediate_size": 12,
+                                              "layer_types": ["mamba", "attention", "mamba"],
+                                              "mamba_n_heads": 4, "mamba_d_state": 8,
+                                              "mamba_chunk_size": 8}),
+    "minimax": ("MiniMax", {"vocab_size": 40, "hidden_size": 16, "intermediate_size": 8,
+                            "num_hidden_layers": 3, "num_attention_heads": 2,
+                            "num_key_value_heads": 1, "num_local_experts": 3,
+                            "layer_types": ["linear_attention", "full_attention",
+                                            "linear_attention"]}),
+    "lfm3": ("Lfm3", {"vocab_size": 40, "hidden_size": 16, "intermediate_size": 24,
+                      "num_hidden_layers": 3, "num_attention_heads": 2, "num_key_value_heads": 1,
+                      "head_dim": 8, "pad_token_id": 0,
+                      "layer_types": ["conv", "sliding_attention", "full_attention"]}),
+    "olmo-hybrid": ("OlmoHybrid", {"vocab_size": 40, "hidden_size": 16, "intermediate_size": 24,
+                                   "num_hidden_layers": 3, "num_attention_heads": 2,
+                                   "num_key_value_heads": 1, "pad_token_id": 0,
+                                   "linear_key_head_dim": 6, "linear_value_head_dim": 6,
+                                   "layer_types": ["linear_attention", "full_attention",
+                                                   "linear_attention"]}),
+    "lara-mini": ("LaraMini", {"vocab_size": 40, "hidden_size": 16, "num_hidden_layers": 3,
+                               "num_attention_heads": 2, "num_key_value_heads": 1,
+                               "head_dim": 8, "linear_num_key_heads": 2,
+                               "linear_num_value_heads": 4, "linear_key_head_dim": 4,
+                               "linear_value_head_dim": 4, "num_experts": 3,
+                               "moe_intermediate_size": 8,
+                               "shared_expert_intermediate_size": 12}),
+    "zamba": ("Zamba", {"vocab_size": 40, "hidden_size": 8, "intermediate_size": 12,
+                        "num_hidden_layers": 5, "num_attention_heads": 2,
+                        "num_key_value_heads": 2,
+                        "layers_block_type": ["mamba", "hybrid", "mamba", "hybrid", "mamba"]}),
+    "kimi-linear": ("KimiLinear", {"vocab_size": 40, "hidden_size": 16, "intermediate_size": 24,
+                                   "moe_intermediate_size": 8, "num_hidden_layers": 3,
+                                   "num_attention_heads": 2, "kv_lora_rank": 8,
+                                   "qk_rope_head_dim": 4, "v_head_dim": 4,
+                                   "qk_nope_head_dim": 4, "num_local_experts": 3,
+                                   "linear_head_dim": 4, "linear_num_heads": 2,
+                                   "pad_token_id": 0,
+                                   "layer_types": ["linear_attention", "full_attention",
+                                                   "linear_attention"]}),
 }
-"""A tiny configuration of each hybrid (experts in Jamba and Nemotron-H)."""
+"""A tiny configuration of each hybrid (experts in Jamba, Nemotron-H, LFM2-MoE, Qwen3-Next,
+Qwen3.5-MoE; OLMo Hybrid's q, k and v alike wide: transformers saves its DeltaNet's conv as
+three equal parts whatever their widths)."""
+
+CLASSES = {"qwen3.5": ("Qwen3_5TextConfig", "Qwen3_5TextModel"),
+           "qwen3.5-moe": ("Qwen3_5MoeTextConfig", "Qwen3_5MoeTextModel")}
+"""The config and base model classes not named ``{cls}Config``, ``{cls}Model``."""
 
 CASES = [(name, kind) for name in TINY for kind in ("ForCausalLM", "Model")]
 
@@ -69,12 +143,14 @@ def test_a_saved_hybrid_is_recognised(cli: CLI, tmp_path: Path, name: str, kind:
     torch.manual_seed(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = getattr(transformers, cls + kind)(
-            getattr(transformers, cls + "Config")(**settings))
+        config_name, base = CLASSES.get(name, (cls + "Config", cls + "Model"))
+        model = getattr(transformers, cls + kind if kind != "Model" else base)(
+            getattr(transformers, config_name)(**settings))
         model.save_pretrained(tmp_path, safe_serialization=True)
     total = sum(p.numel() for p in model.parameters())
     buffers = sum(b.numel() for n, b in model.state_dict().items()
-                  if n.endswith("e_score_correction_bias"))
+                  if n.endswith(("e_score_correction_bias", "expert_bias", "slope_rate",
+                                 "query_decay", "key_decay", "diagonal_decay")))
     result = cli("inspect", str(tmp_path), "--json")
     assert result.code == 0, result.err
     data = json.loads(result.out)

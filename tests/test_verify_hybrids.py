@@ -28,7 +28,18 @@ REFERENCES = {"jamba": ("JambaConfig", "JambaForCausalLM"),
               "zamba2": ("Zamba2Config", "Zamba2ForCausalLM"),
               "falcon-h1": ("FalconH1Config", "FalconH1ForCausalLM"),
               "nemotron-h": ("NemotronHConfig", "NemotronHForCausalLM"),
-              "lfm2": ("Lfm2Config", "Lfm2ForCausalLM")}
+              "lfm2": ("Lfm2Config", "Lfm2ForCausalLM"),
+              "lfm2-moe": ("Lfm2MoeConfig", "Lfm2MoeForCausalLM"),
+              "qwen3-next": ("Qwen3NextConfig", "Qwen3NextForCausalLM"),
+              "qwen3.5": ("Qwen3_5TextConfig", "Qwen3_5ForCausalLM"),
+              "qwen3.5-moe": ("Qwen3_5MoeTextConfig", "Qwen3_5MoeForCausalLM"),
+              "granitemoehybrid": ("GraniteMoeHybridConfig", "GraniteMoeHybridForCausalLM"),
+              "minimax": ("MiniMaxConfig", "MiniMaxForCausalLM"),
+              "lfm3": ("Lfm3Config", "Lfm3ForCausalLM"),
+              "olmo-hybrid": ("OlmoHybridConfig", "OlmoHybridForCausalLM"),
+              "lara-mini": ("LaraMiniConfig", "LaraMiniForCausalLM"),
+              "zamba": ("ZambaConfig", "ZambaForCausalLM"),
+              "kimi-linear": ("KimiLinearConfig", "KimiLinearForCausalLM")}
 """The transformers classes each hybrid is checked against."""
 
 
@@ -51,7 +62,7 @@ def built(name: str, config: Any, cls: int = 1) -> list[tuple[str, tuple[int, ..
 
     model_name = REFERENCES[name][1]
     if cls == 2:
-        model_name = model_name.replace("ForCausalLM", "Model")
+        model_name = families.base_class_name(name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with torch.device("meta"):
@@ -136,6 +147,19 @@ MIXED = {
         "num_local_experts": 3, "num_attention_heads": 2, "num_key_value_heads": 1,
         "intermediate_size": 8, "attn_layer_period": 2, "attn_layer_offset": 1,
         "vocab_size": 10}),
+    "kimi-linear alias keys and linear_attn_config": ("kimi-linear", {
+        "model_type": "kimi_linear", "vocab_size": 10, "hidden_size": 16,
+        "intermediate_size": 8, "moe_intermediate_size": 4, "num_hidden_layers": 4,
+        "num_attention_heads": 2, "kv_lora_rank": 4, "qk_rope_head_dim": 2, "v_head_dim": 2,
+        "qk_nope_head_dim": 2, "num_local_experts": 5, "num_experts": 3,
+        "num_experts_per_token": 2, "num_shared_experts": 2, "linear_head_dim": 8,
+        "first_k_dense_replace": 2, "pad_token_id": 0,
+        "linear_attn_config": {"head_dim": 4, "num_heads": 3, "short_conv_kernel_size": 3,
+                               "kda_layers": [1, 2, 4], "full_attn_layers": [3]}}),
+    "zamba layer_types and head_dim": ("zamba", {
+        "model_type": "zamba", "vocab_size": 10, "hidden_size": 8, "intermediate_size": 8,
+        "num_hidden_layers": 4, "num_attention_heads": 2, "num_key_value_heads": 2,
+        "head_dim": 4, "layer_types": ["mamba", "hybrid", "mamba", "hybrid"]}),
 }
 """config.json files that give a value under two names (the loader's and another layout's),
 or the older name alone: the loader's reading wins, as transformers' own."""
@@ -154,3 +178,17 @@ def test_a_file_mixing_layouts_is_read_as_transformers_reads_it(family: str,
             {k: v for k, v in data.items() if k != "model_type"})
     ours_ = families.family(family).from_hf_config(data)
     assert tensors_of(family, ours_) == built(family, theirs)
+
+
+def test_a_tied_zamba_with_one_hybrid_layer_is_refused_as_transformers_refuses_it() -> None:
+    """transformers 5.24 cannot build a Zamba whose shared block is tied with one hybrid layer;
+    paramcount refuses it too, in one line naming the option."""
+    from paramcount.errors import SpecError
+
+    keywords = {"vocab_size": 10, "hidden_size": 8, "intermediate_size": 8,
+                "num_hidden_layers": 3, "num_attention_heads": 2, "num_key_value_heads": 2,
+                "layers_block_type": ["mamba", "hybrid", "mamba"], "tie_word_embeddings": True}
+    with pytest.raises(ValueError, match="tie"):
+        reference_parameters("zamba", keywords)
+    with pytest.raises(SpecError, match="tie_word_embeddings"):
+        families.config_class("zamba")(**ours(keywords))

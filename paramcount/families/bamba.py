@@ -15,7 +15,6 @@ from collections.abc import Mapping
 
 from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.engine.conventions.recognition import Shapes
-from paramcount.errors import SpecError
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
 from paramcount.families.loader import Layout
@@ -84,17 +83,7 @@ class BambaConfig:
              "tie_word_embeddings"), ("num_key_value_heads", "head_dim"))
         at_most_blocks("num_hidden_layers", self.num_hidden_layers)
         hybrid.indices(self, "attn_layer_indices", self.num_hidden_layers)
-        inner = self.mamba_expand * self.hidden_size
-        if inner % self.mamba_n_heads:
-            raise SpecError("{mamba_n_heads} must divide mamba_expand · hidden_size "
-                            "(transformers: mamba_n_heads must divide mamba_expand * "
-                            "hidden_size)", mamba_n_heads=self.mamba_n_heads)
-        d_head = self.mamba_d_head
-        if d_head != "auto" and d_head != inner // self.mamba_n_heads:
-            raise SpecError("{mamba_d_head} · {mamba_n_heads} must equal mamba_expand · "
-                            "hidden_size (transformers: the dimensions for the Mamba head "
-                            "state do not match the model intermediate_size)",
-                            mamba_d_head=d_head, mamba_n_heads=self.mamba_n_heads)
+        hybrid.mamba2_heads(self)
         if self.attn_layer_indices:
             hybrid.heads_wide(self)
 

@@ -198,6 +198,56 @@ def indices(config: object, name: str, layers: int) -> tuple[int, ...]:
     return value
 
 
+def layer_types(config: Any, allowed: Mapping[str, str]) -> tuple[str, ...] | None:
+    """Field ``layer_types`` (None where not given): one layer type per layer, each one of
+    ``allowed`` (as :func:`kinds_of`), read as what they mean."""
+    if config.layer_types is None:
+        return None
+    types = kinds_of(config, "layer_types", allowed)
+    if len(types) != config.num_hidden_layers:
+        raise SpecError("{layer_types} lists " + str(len(types)) + " layers, "
+                        "{num_hidden_layers} says " + str(config.num_hidden_layers),
+                        layer_types=config.layer_types, num_hidden_layers=config.num_hidden_layers)
+    return types
+
+
+def mamba2_heads(config: Any) -> None:
+    """Bamba's and Granite 4.0-H's rule for their Mamba-2 heads: ``mamba_n_heads`` divides
+    mamba_expand · hidden_size, and ``mamba_d_head`` ("auto" or given) is the quotient."""
+    inner = config.mamba_expand * config.hidden_size
+    if inner % config.mamba_n_heads:
+        raise SpecError("{mamba_n_heads} must divide mamba_expand · hidden_size "
+                        "(transformers: mamba_n_heads must divide mamba_expand * "
+                        "hidden_size)", mamba_n_heads=config.mamba_n_heads)
+    d_head = config.mamba_d_head
+    if d_head != "auto" and d_head != inner // config.mamba_n_heads:
+        raise SpecError("{mamba_d_head} · {mamba_n_heads} must equal mamba_expand · "
+                        "hidden_size (transformers: the dimensions for the Mamba head "
+                        "state do not match the model intermediate_size)",
+                        mamba_d_head=d_head, mamba_n_heads=config.mamba_n_heads)
+
+
+HEAD_ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
+                                            "num_key_value_heads": ("--kv-heads",)}
+"""The names people use for the attention heads' options, in every hybrid that has them."""
+
+
+def symbols(config: Any, *more: Symbol) -> tuple[Symbol, ...]:
+    """V, D and L of a hybrid's closed form (vocab_size, hidden_size, num_hidden_layers), and
+    ``more``."""
+    return (Symbol("V", config.vocab_size, "vocab_size"),
+            Symbol("D", config.hidden_size, "hidden_size"), *more,
+            Symbol("L", config.num_hidden_layers, "num_hidden_layers"))
+
+
+def renamed_view(shapes: Shapes, rename: Callable[[str], str]
+                 ) -> tuple[dict[str, tuple[int, ...]], dict[str, tuple[str, ...]]]:
+    """A checkpoint's tensors under the model's names (``rename`` gives each) and, for each
+    name of the view, the checkpoint's name it stands for."""
+    back: dict[str, tuple[str, ...]] = {rename(name): (name,) for name in shapes}
+    return {ours: shapes[names[0]] for ours, names in back.items()}, back
+
+
 def kinds_of(config: object, name: str, allowed: Mapping[str, str]) -> tuple[str, ...]:
     """Field ``name``: a list of layer types, each one of ``allowed`` (the keys: the names
     config.json may use, the values: what they mean)."""
@@ -325,9 +375,9 @@ def rope_even(field: str, head_dim: int | None) -> None:
 
 _EXPERT = re.compile(r"(?P<stem>.*experts)\.(?P<e>\d{1,6})\.(?P<proj>gate_proj|up_proj|down_proj)"
                      r"\.weight")
-BUFFERS = ("e_score_correction_bias",)
-"""Buffers a checkpoint holds beside the parameters (Nemotron-H's router): not counted, not
-claimed."""
+BUFFERS = ("e_score_correction_bias", "expert_bias")
+"""Buffers a checkpoint holds beside the parameters (Nemotron-H's router, LFM2-MoE's
+``expert_bias``): not counted, not claimed."""
 
 
 def saved_experts(tensors: list[Tensor]) -> list[Tensor]:
@@ -406,3 +456,35 @@ def from_saved(models: list[RecognisedModel], back: Mapping[str, tuple[str, ...]
     """Models recognised in a :func:`stacked_view`, claiming the checkpoint's own names."""
     return [replace(m, names=tuple(n for name in m.names for n in back.get(name, (name,))),
                     saved=True, notes=(*m.notes, note)) for m in models]
+
+
+def recognise_renamed(shapes: Shapes, rename: Callable[[str], str | None],
+                      at: Callable[[Shapes, str, int, int], RecognisedModel | None],
+                      note: str) -> list[RecognisedModel]:
+    """The models ``at`` finds in a checkpoint whose names differ from the model's: each name
+    as ``rename`` gives it (None: a buffer, left out and not claimed), the experts stacked as
+    the model holds them; the models found claim the checkpoint's own names."""
+    renamed: dict[str, str] = {}
+    for name in shapes:
+        ours = rename(name)
+        if ours is not None:
+            renamed[ours] = name
+    viewed = stacked_view({ours: shapes[name] for ours, name in renamed.items()})
+    if viewed is None:
+        return []
+    view, back = viewed
+    back = {n: tuple(renamed[o] for o in olds) for n, olds in back.items()}
+    return from_saved(recognise_roots(view, "embed_tokens", at), back, note)
+
+
+def per_expert_names(tensors: list[Tensor], names: Mapping[str, str],
+                     stem: tuple[str, str] = ("", "")) -> list[Tensor]:
+    """:func:`saved_experts`, each expert's projections named as ``names`` says
+    (``gate_proj`` → ``w1``, …) and ``stem[0]`` in every name written ``stem[1]``."""
+    out = []
+    for t in saved_experts(tensors):
+        head, _, proj = t.name.removesuffix(".weight").rpartition(".")
+        name = f"{head}.{names[proj]}.weight" if ".experts." in t.name and proj in names else (
+            t.name)
+        out.append(replace(t, name=name.replace(*stem) if stem[0] else name))
+    return out

@@ -1,5 +1,6 @@
 """The parts the hybrid families are built from, each a convention: grouped-query attention,
-MLPs (gated or not), mixtures of experts, Mamba and Mamba-2 mixers, short convolutions.
+MLPs (gated or not), mixtures of experts, Mamba (Jamba's, Zamba's multi-head) and Mamba-2
+mixers, short convolutions.
 
 Each part is a spec (a record of the widths its tensors have) with ``tensors(prefix, layer)``
 (names and shapes as transformers' module registers them: a module's own parameters first, then
@@ -31,7 +32,9 @@ def _bias_count(bias: bool, rows: int) -> int:
 class Attention:
     """Grouped-query attention: q (heads·head_dim), k and v (kv_heads·head_dim) from ``width``
     features, o back to ``out``; biases on all four when ``bias`` (on o alone: ``out_bias``);
-    RMSNorms over each head's q and k when ``qk_norm`` (LFM2's ``q_layernorm``)."""
+    RMSNorms over each head's q and k when ``qk_norm`` (LFM2's ``q_layernorm``, Qwen's
+    ``q_norm``: ``norm_name``); with ``gated``, q_proj also makes the output gate (2·heads·
+    head_dim rows: Qwen3-Next, Qwen3.5)."""
 
     width: int
     heads: int
@@ -41,6 +44,8 @@ class Attention:
     bias: bool = False
     out_name: str = "o_proj"
     qk_norm: bool = False
+    norm_name: str = "layernorm"
+    gated: bool = False
 
     def __post_init__(self) -> None:
         sizes(self, "width", "heads", "kv_heads", "head_dim", "out")
@@ -48,20 +53,21 @@ class Attention:
     def tensors(self, prefix: str, layer: int) -> list[Tensor]:
         """q, k, v and o (and the q/k norms), in ``named_parameters()`` order."""
         q, kv, w = self.heads * self.head_dim, self.kv_heads * self.head_dim, self.width
-        out = linear(prefix + "q_proj.", q, w, self.bias, layer)
+        out = linear(prefix + "q_proj.", q * (1 + int(self.gated)), w, self.bias, layer)
         out += linear(prefix + "k_proj.", kv, w, self.bias, layer)
         out += linear(prefix + "v_proj.", kv, w, self.bias, layer)
         out += linear(f"{prefix}{self.out_name}.", self.out, q, self.bias, layer)
         if self.qk_norm:
-            out += norm(prefix + "q_layernorm.", self.head_dim, layer)
-            out += norm(prefix + "k_layernorm.", self.head_dim, layer)
+            out += norm(f"{prefix}q_{self.norm_name}.", self.head_dim, layer)
+            out += norm(f"{prefix}k_{self.norm_name}.", self.head_dim, layer)
         return out
 
     @property
     def count(self) -> int:
-        """(q + 2·kv)·(width + b) + out·(q + b) + 2·head_dim·qk_norm."""
+        """(g·q + 2·kv)·(width + b) + out·(q + b) + 2·head_dim·qk_norm, g = 2 when gated."""
         q, kv, b = self.heads * self.head_dim, self.kv_heads * self.head_dim, int(self.bias)
-        return ((q + 2 * kv) * (self.width + b) + self.out * (q + b)
+        g = 1 + int(self.gated)
+        return ((g * q + 2 * kv) * (self.width + b) + self.out * (q + b)
                 + 2 * self.head_dim * int(self.qk_norm))
 
 
@@ -95,15 +101,63 @@ def read_attention(shapes: Shapes, prefix: str, head_dim: int | None = None,
                      prefix + "q_proj.bias" in shapes, out_name, qk_norm is not None)
 
 
+@record
+class LatentAttention:
+    """Multi-head latent attention (MLA, Kimi Linear's): q from D (``q_proj`` (H·(n + r), D))
+    or through a low rank ``q_lora`` (``q_a_proj``, ``q_a_layernorm``, ``q_b_proj``), k and v
+    through ``kv_a_proj_with_mqa`` (kv_lora + r, D), ``kv_a_layernorm`` and ``kv_b_proj``
+    (H·(n + v), kv_lora), then ``o_proj`` (D, H·v); ``bias`` on q_a, kv_a and o (n: the
+    no-rope part of a q/k head, r: its rope part, v: a value head)."""
+
+    width: int
+    heads: int
+    nope: int
+    rope: int
+    value: int
+    kv_lora: int
+    q_lora: int | None = None
+    bias: bool = False
+
+    def __post_init__(self) -> None:
+        sizes(self, "width", "heads", "nope", "rope", "value", "kv_lora")
+
+    def tensors(self, prefix: str, layer: int) -> list[Tensor]:
+        """q (or its low-rank pair and norm), kv_a, its norm, kv_b and o."""
+        d, h, b = self.width, self.heads, self.bias
+        q = h * (self.nope + self.rope)
+        if self.q_lora is None:
+            out = linear(prefix + "q_proj.", q, d, False, layer)
+        else:
+            out = linear(prefix + "q_a_proj.", self.q_lora, d, b, layer)
+            out += norm(prefix + "q_a_layernorm.", self.q_lora, layer)
+            out += linear(prefix + "q_b_proj.", q, self.q_lora, False, layer)
+        out += linear(prefix + "kv_a_proj_with_mqa.", self.kv_lora + self.rope, d, b, layer)
+        out += norm(prefix + "kv_a_layernorm.", self.kv_lora, layer)
+        out += linear(prefix + "kv_b_proj.", h * (self.nope + self.value), self.kv_lora, False,
+                      layer)
+        return out + linear(prefix + "o_proj.", d, h * self.value, b, layer)
+
+    @property
+    def count(self) -> int:
+        """The sum of those projections and norms (the tensors' own closed forms)."""
+        d, h, b = self.width, self.heads, int(self.bias)
+        q = h * (self.nope + self.rope)
+        lora = self.q_lora
+        q_part = q * d if lora is None else lora * (d + b) + lora + q * lora
+        return (q_part + (self.kv_lora + self.rope) * (d + b) + self.kv_lora
+                + h * (self.nope + self.value) * self.kv_lora + d * (h * self.value + b))
+
+
 MLP_STYLES = {
     "gate_up_down": ("gate_proj", "up_proj", "down_proj"),
     "w1_w3_w2": ("w1", "w3", "w2"),
     "gate_up_fused": ("gate_up_proj", "", "down_proj"),
     "up_down": ("", "up_proj", "down_proj"),
+    "input_output": ("input_linear", "", "output_linear"),
 }
 """How each model names its MLP's projections: the gate, the up and the down projection (LFM2's
-SwiGLU is ``w1``, ``w3``, ``w2``; Zamba2's gate and up are one ``gate_up_proj``; Nemotron-H's
-squared-ReLU MLP has no gate)."""
+SwiGLU is ``w1``, ``w3``, ``w2``; Zamba2's gate and up are one ``gate_up_proj``, Granite 4.0's
+shared MLP's one ``input_linear``; Nemotron-H's squared-ReLU MLP has no gate)."""
 
 
 @record
@@ -124,7 +178,7 @@ class Mlp:
         gate, up, down = MLP_STYLES[self.style]
         w, i, b = self.width, self.inner, self.bias
         out = []
-        if self.style == "gate_up_fused":
+        if self.style in ("gate_up_fused", "input_output"):
             out += linear(f"{prefix}{gate}.", 2 * i, w, b, layer)
         else:
             if gate:
@@ -151,10 +205,15 @@ def read_mlp(shapes: Shapes, prefix: str, style: str) -> Mlp | None:
     return Mlp(d[0], d[1], f"{prefix}{down}.bias" in shapes, style)
 
 
-MOE_STYLES = ("jamba", "nemotron_h")
+MOE_STYLES = ("jamba", "nemotron_h", "lfm2_moe", "qwen_next", "mixtral", "lara", "kimi")
 """Jamba's experts are gated (``router``, ``experts.gate_up_proj``, ``experts.down_proj``);
 Nemotron-H's are squared-ReLU MLPs (``experts.up_proj``, ``experts.down_proj``, the router
-``gate``) beside a shared expert, optionally in a narrower latent space."""
+``gate``) beside a shared expert, optionally in a narrower latent space; LFM2-MoE's are gated,
+the router ``gate`` after them; Qwen3-Next's and Qwen3.5's are gated, the router ``gate``
+first, then a gated ``shared_expert`` ``shared_inner`` wide and its ``shared_expert_gate``
+(1, D); MiniMax's (Mixtral's layout) the router ``gate`` first and nothing shared; Lara
+Mini's the experts, the router ``gate``, then a gated ``shared_expert`` without a gate of its
+own; Kimi Linear's the same, its shared experts ``shared_experts``."""
 
 
 @record
@@ -183,17 +242,28 @@ class Experts:
     @property
     def per_expert(self) -> int:
         """One expert's parameters."""
-        return (3 if self.style == "jamba" else 2) * self.inner * self.reads
+        return (2 if self.style == "nemotron_h" else 3) * self.inner * self.reads
 
     def tensors(self, prefix: str, layer: int) -> list[Tensor]:
         """The router, the experts' stacked weights, the shared expert and latent projections."""
         e, i, d, r = self.experts, self.inner, self.width, self.reads
-        if self.style == "jamba":
-            return [tensor(prefix + "router.weight", (e, d), layer, d, "router"),
-                    tensor(prefix + "experts.gate_up_proj", (e, 2 * i, d), layer, d,
-                           "experts.gate_up_proj"),
-                    tensor(prefix + "experts.down_proj", (e, d, i), layer, i,
-                           "experts.down_proj")]
+        if self.style != "nemotron_h":
+            gated = [tensor(prefix + "experts.gate_up_proj", (e, 2 * i, d), layer, d,
+                            "experts.gate_up_proj"),
+                     tensor(prefix + "experts.down_proj", (e, d, i), layer, i,
+                            "experts.down_proj")]
+            router = tensor(prefix + ("router" if self.style == "jamba" else "gate") + ".weight",
+                            (e, d), layer, d, "router")
+            if self.style == "lfm2_moe":
+                return [*gated, router]
+            if self.style in ("lara", "kimi"):
+                name = "shared_expert." if self.style == "lara" else "shared_experts."
+                return [*gated, router, *Mlp(d, self.shared_inner).tensors(prefix + name, layer)]
+            if self.style in ("jamba", "mixtral"):
+                return [router, *gated]
+            return [router, *gated, *Mlp(d, self.shared_inner).tensors(
+                prefix + "shared_expert.", layer), *linear(
+                prefix + "shared_expert_gate.", 1, d, False, layer)]
         out = [tensor(prefix + "experts.up_proj", (e, i, r), layer, r, "experts.up_proj"),
                tensor(prefix + "experts.down_proj", (e, r, i), layer, i, "experts.down_proj"),
                tensor(prefix + "gate.weight", (e, d), layer, d, "router")]
@@ -206,8 +276,11 @@ class Experts:
 
     @property
     def count(self) -> int:
-        """E·(expert) + E·D (router) [+ shared expert + latent projections]."""
+        """E·(expert) + E·D (router) [+ shared expert (and its gate, D) + latent projections]."""
         total = self.experts * (self.per_expert + self.width)
+        if self.style in ("qwen_next", "lara", "kimi"):
+            total += Mlp(self.width, self.shared_inner).count + self.width * (
+                self.style == "qwen_next")
         if self.style == "nemotron_h":
             total += Mlp(self.width, self.shared_inner, self.bias, "up_down").count
             if self.latent is not None:
@@ -232,6 +305,20 @@ def read_experts(shapes: Shapes, prefix: str, top_k: int) -> Experts | None:
         if not is_shape(router, 2):
             return None
         return Experts(router[1], down[2], down[0], top_k, "jamba")
+    if prefix + "experts.gate_up_proj" in shapes:  # gated, the router named gate
+        kimi = prefix + "shared_experts.down_proj.weight" in shapes
+        gate, shared = shapes.get(prefix + "gate.weight"), shapes.get(
+            prefix + ("shared_experts" if kimi else "shared_expert") + ".down_proj.weight")
+        if not is_shape(gate, 2) or (shared is not None and not is_shape(shared, 2)):
+            return None
+        assert gate is not None
+        if shared is None:
+            first = next((n for n in shapes if n.startswith(prefix)), "")
+            style = "mixtral" if first == prefix + "gate.weight" else "lfm2_moe"
+            return Experts(gate[1], down[2], down[0], top_k, style)
+        style = "kimi" if kimi else "qwen_next" if prefix + "shared_expert_gate.weight" in (
+            shapes) else "lara"
+        return Experts(gate[1], down[2], down[0], top_k, style, shared[1])
     gate, shared = shapes.get(prefix + "gate.weight"), shapes.get(
         prefix + "shared_experts.down_proj.weight")
     if not (is_shape(gate, 2) and is_shape(shared, 2)):
@@ -295,6 +382,46 @@ def read_mamba(shapes: Shapes, prefix: str) -> Mamba | None:
     assert a is not None and conv is not None and dt is not None and inp is not None
     return Mamba(inp[1], a[0], a[1], dt[1], conv[2], prefix + "conv1d.bias" in shapes,
                  prefix + "in_proj.bias" in shapes, prefix + "dt_layernorm.weight" in shapes)
+
+
+@record
+class ZambaMamba:
+    """Zamba's (v1) Mamba mixer, split into ``heads`` heads over the inner width E: each head's
+    x_proj, dt_proj (with its bias), A_log and D stacked (``x_proj_weight`` (H, R + 2N, E/H),
+    ``dt_proj_weight`` (H, E/H, R), ``dt_proj_bias`` (H, E/H), ``A_log`` (H, E/H, N), ``D``
+    (H, E/H)), then the conv over E, ``in_proj`` (2E, D) and ``out_proj`` (D, E); ``bias`` on
+    the two projections."""
+
+    width: int
+    inner: int
+    heads: int
+    state: int
+    rank: int
+    kernel: int
+    conv_bias: bool = True
+    bias: bool = False
+
+    def __post_init__(self) -> None:
+        sizes(self, "width", "inner", "heads", "state", "rank", "kernel")
+
+    def tensors(self, prefix: str, layer: int) -> list[Tensor]:
+        """The stacked per-head tensors, then the conv, in_proj and out_proj."""
+        d, e, h, n, r = self.width, self.inner, self.heads, self.state, self.rank
+        w = e // h
+        out = [tensor(prefix + name, shape, layer, d, name) for name, shape in (
+            ("x_proj_weight", (h, r + 2 * n, w)), ("dt_proj_weight", (h, w, r)),
+            ("dt_proj_bias", (h, w)), ("A_log", (h, w, n)), ("D", (h, w)))]
+        out += depthwise_conv(prefix + "conv1d.", e, self.kernel, self.conv_bias, layer)
+        out += linear(prefix + "in_proj.", 2 * e, d, self.bias, layer)
+        out += linear(prefix + "out_proj.", d, e, self.bias, layer)
+        return out
+
+    @property
+    def count(self) -> int:
+        """(R + 2N)·E + E·(R + 1) + E·(N + 1) + E·(K + c) + 2E·(D + b) + D·(E + b)."""
+        d, e, n, r, b = self.width, self.inner, self.state, self.rank, int(self.bias)
+        return ((r + 2 * n) * e + e * (r + 1) + e * (n + 1)
+                + e * (self.kernel + int(self.conv_bias)) + 2 * e * (d + b) + d * (e + b))
 
 
 @record

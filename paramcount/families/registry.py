@@ -29,6 +29,17 @@ FAMILIES: dict[str, str] = {
     "falcon-h1": "falcon_h1",
     "nemotron-h": "nemotron_h",
     "lfm2": "lfm2",
+    "lfm2-moe": "lfm2_moe",
+    "qwen3-next": "qwen3_next",
+    "qwen3.5": "qwen3_5",
+    "qwen3.5-moe": "qwen3_5_moe",
+    "granitemoehybrid": "granitemoehybrid",
+    "minimax": "minimax",
+    "lfm3": "lfm3",
+    "olmo-hybrid": "olmo_hybrid",
+    "lara-mini": "lara_mini",
+    "zamba": "zamba",
+    "kimi-linear": "kimi_linear",
     "mamba": "mamba",
     "mamba2": "mamba2",
     "rwkv": "rwkv",
@@ -42,7 +53,9 @@ FAMILIES: dict[str, str] = {
 tensors, so a model comes before the layers it is made of (the hybrids before Mamba-2, minLM
 before minGRU)."""
 
-HYBRIDS = ("jamba", "bamba", "zamba2", "falcon-h1", "nemotron-h", "lfm2")
+HYBRIDS = ("jamba", "bamba", "zamba2", "falcon-h1", "nemotron-h", "lfm2", "lfm2-moe",
+           "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax", "lfm3",
+           "olmo-hybrid", "lara-mini", "zamba", "kimi-linear")
 """The families that mix recurrent mixers with attention, MLPs and experts."""
 
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -65,7 +78,13 @@ MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "falcon_mamba": "mamba", "mamba
                                "xlstm": "xlstm", "recurrent_gemma": "rglru",
                                "jamba": "jamba", "bamba": "bamba", "zamba2": "zamba2",
                                "falcon_h1": "falcon-h1", "nemotron_h": "nemotron-h",
-                               "lfm2": "lfm2"}
+                               "lfm2": "lfm2", "lfm2_moe": "lfm2-moe",
+                               "qwen3_next": "qwen3-next", "qwen3_5_text": "qwen3.5",
+                               "qwen3_5_moe_text": "qwen3.5-moe",
+                               "granitemoehybrid": "granitemoehybrid", "minimax": "minimax",
+                               "lfm3": "lfm3", "olmo_hybrid": "olmo-hybrid",
+                               "lara_mini": "lara-mini", "zamba": "zamba",
+                               "kimi_linear": "kimi-linear"}
 """A ``config.json``'s ``model_type`` → family (a family's aliases included: Falcon-Mamba is
 Mamba; fla's RWKV-7 is RWKV)."""
 
@@ -86,8 +105,17 @@ CLASSES: dict[str, tuple[str, str]] = {
     **{f"{cls}{kind}": (name, built)
        for name, cls in (("jamba", "Jamba"), ("bamba", "Bamba"), ("zamba2", "Zamba2"),
                          ("falcon-h1", "FalconH1"), ("nemotron-h", "NemotronH"),
-                         ("lfm2", "Lfm2"))
+                         ("lfm2", "Lfm2"), ("lfm2-moe", "Lfm2Moe"),
+                         ("qwen3-next", "Qwen3Next"), ("granitemoehybrid", "GraniteMoeHybrid"),
+                         ("minimax", "MiniMax"), ("lfm3", "Lfm3"),
+                         ("olmo-hybrid", "OlmoHybrid"), ("lara-mini", "LaraMini"),
+                         ("zamba", "Zamba"), ("kimi-linear", "KimiLinear"))
        for kind, built in (("Config", "config"), ("ForCausalLM", "lm"), ("Model", "backbone"))},
+    "Qwen3_5TextConfig": ("qwen3.5", "config"), "Qwen3_5ForCausalLM": ("qwen3.5", "lm"),
+    "Qwen3_5TextModel": ("qwen3.5", "backbone"),
+    "Qwen3_5MoeTextConfig": ("qwen3.5-moe", "config"),
+    "Qwen3_5MoeForCausalLM": ("qwen3.5-moe", "lm"),
+    "Qwen3_5MoeTextModel": ("qwen3.5-moe", "backbone"),
 }
 """The reference classes that ``read`` recognises in pasted code and ``config.json``'s
 ``architectures`` names: family and what it builds (a config, the causal LM, or the backbone
@@ -351,9 +379,14 @@ BASES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
               ("embed_tokens.", "layers.", "final_norm.")),
     **{name: ("model.", "embed_tokens.weight", "lm_head.weight",
               ("embed_tokens.", "layers.", "final_layernorm."))
-       for name in ("jamba", "bamba", "zamba2", "falcon-h1")},
-    "lfm2": ("model.", "embed_tokens.weight", "lm_head.weight",
-             ("embed_tokens.", "layers.", "embedding_norm.")),
+       for name in ("jamba", "bamba", "zamba2", "falcon-h1", "zamba")},
+    **{name: ("model.", "embed_tokens.weight", "lm_head.weight",
+              ("embed_tokens.", "layers.", "embedding_norm.")) for name in (
+        "lfm2", "lfm2-moe", "lfm3")},
+    **{name: ("model.", "embed_tokens.weight", "lm_head.weight",
+              ("embed_tokens.", "layers.", "norm.")) for name in (
+        "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax",
+        "olmo-hybrid", "lara-mini", "kimi-linear")},
     "nemotron-h": ("model.", "embeddings.weight", "lm_head.weight",
                    ("embeddings.", "layers.", "norm_f.")),
 }
