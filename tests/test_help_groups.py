@@ -10,7 +10,7 @@ from paramcount.cli.commands import GROUPS, LISTED
 from tests.conftest import CLI
 
 HEADINGS = ["Count a layer", "Explain and compare", "The modern families (hybrids last)",
-            "Read and inspect", "Check in CI", "Port weights"]
+            "Read and inspect", "Check in CI", "Port weights", "The page"]
 
 
 def listed_by_heading(help_text: str) -> dict[str, list[str]]:
