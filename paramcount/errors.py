@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+
+from paramcount.usertext import printable as printable
 
 Label = Callable[[str, object], str]
 """Names a field for a message: (field, value) -> e.g. ``--proj 128`` or ``proj_size=128``."""
@@ -22,18 +25,6 @@ def quote(text: str) -> str:
     if len(text) <= 40:
         return repr(text)
     return f"{text[:24]!r}… ({len(text):,} characters)"
-
-
-def printable(text: str) -> str:
-    r"""``text`` with every unprintable character (line breaks, controls, bidirectional
-    overrides) written as its Python escape, so it stays on its line and reads as stored.
-
-    >>> print(printable("w\u202eevil\r\n"))
-    w\u202eevil\r\n
-    """
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def number_text(value: int, keep: int = 24) -> str:
@@ -108,10 +99,14 @@ class SpecError(ParamcountError, ValueError):
     """A layer configuration that no framework would build.
 
     The message is a template whose ``{field}`` slots are filled with a label for that field, so
-    the CLI can say ``--proj 128`` where the Python API says ``proj_size=128``.
+    the CLI can say ``--proj 128`` where the Python API says ``proj_size=128``. Only the slots
+    of the fields given are filled, each once, in one pass: any other brace (a user's text that
+    reached the template, ``{}`` or ``{x.__class__}``) is kept as it reads, never evaluated.
 
     >>> str(SpecError("{hidden_size} must be a positive integer", hidden_size=0))
     'hidden_size=0 must be a positive integer'
+    >>> str(SpecError("{n}: '{0}{n.__class__}' is no number", n="{}"))
+    "n='{}': '{0}{n.__class__}' is no number"
     """
 
     def __init__(self, template: str, **values: object) -> None:
@@ -121,7 +116,13 @@ class SpecError(ParamcountError, ValueError):
 
     def render(self, label: Label) -> str:
         """The message with every field named by ``label``."""
-        return self.template.format(**{k: label(k, shown(v)) for k, v in self.values.items()})
+        labels = {k: label(k, shown(v)) for k, v in self.values.items()}
+        return _SLOT.sub(lambda m: _BRACES.get(m[0]) or labels.get(m[1], m[0]), self.template)
+
+
+_SLOT = re.compile(r"\{\{|\}\}|\{(\w+)\}")
+"""A field's slot in a SpecError's template, or a brace written twice (``{{``: one brace)."""
+_BRACES = {"{{": "{", "}}": "}"}
 
 
 class ConfigError(ParamcountError, ValueError):
