@@ -67,17 +67,35 @@ class _Shown:
 
 
 def shown(value: object) -> object:
-    """``value`` for a message: itself, or a stand-in quoting a few dozen characters of it.
+    """``value`` for a message: itself, or a stand-in quoting a few dozen characters of it (a
+    long list: its first entries and its length).
 
     >>> shown(10**5000)
     1000000000…0000000000 (5,001 digits)
+    >>> shown(tuple(range(10**6)))
+    (0, 1, 2, 3, … 1,000,000 entries)
     """
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 80:
         text = number_text(value)
         return _Shown(text, text)
     if isinstance(value, str) and len(value) > 40:
         return _Shown(quote(value)[1:].replace("'…", "…", 1), quote(value))
+    if isinstance(value, (list, tuple)) and (len(value) > _ENTRIES or any(
+            isinstance(v, (list, tuple, dict)) or shown(v) is not v for v in value)):
+        brackets = "[]" if isinstance(value, list) else "()"
+        head = ", ".join(repr(shown(v)) if not isinstance(v, (list, tuple, dict)) else "…"
+                         for v in value[:_ENTRIES])
+        more = f", … {len(value):,} entries" if len(value) > _ENTRIES else ""
+        text = f"{brackets[0]}{head}{more}{brackets[1]}"
+        return _Shown(text, text)
+    if isinstance(value, dict) and len(value) > _ENTRIES:
+        text = f"{{…{len(value):,} keys}}"
+        return _Shown(text, text)
     return value
+
+
+_ENTRIES = 4
+"""The most entries of a list a message quotes."""
 
 
 def install_hint(extra: str) -> str:
@@ -87,6 +105,16 @@ def install_hint(extra: str) -> str:
     "pip install 'paramcount[torch]' (in a clone: pip install -e '.[torch]')"
     """
     return f"pip install 'paramcount[{extra}]' (in a clone: pip install -e '.[{extra}]')"
+
+
+def literal(value: object) -> str:
+    """``value`` shown (:func:`shown`, its repr) as literal text of a SpecError's template: its
+    braces doubled, so no slot is read in it.
+
+    >>> str(SpecError("{n}: entry 3 is " + literal("{n}"), n=1))
+    "n=1: entry 3 is '{n}'"
+    """
+    return repr(shown(value)).replace("{", "{{").replace("}", "}}")
 
 
 class ParamcountError(Exception):

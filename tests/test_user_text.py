@@ -176,3 +176,24 @@ def test_unknown_config_json_keys_stay_on_their_line(cli: CLI, tmp_path: Path, f
     assert "x" * 200 not in result.out
     if fmt != "json":
         assert "\\u202e" in result.out
+
+
+@pytest.mark.parametrize(("family", "key", "good", "bad"), [
+    ("bamba", "attn_layer_indices", 1, "x{0}\u202e"),
+    ("zamba2", "layers_block_type", "mamba", "bad\n"),
+    ("lfm2", "layer_types", "conv", "%s"),
+    ("lfm2", "full_attn_idxs", 1, 10**40)],
+    ids=["indices", "block-types", "layer-types", "huge-index"])
+def test_an_error_about_a_list_names_the_entry_and_the_length(
+        cli: CLI, tmp_path: Path, family: str, key: str, good: object, bad: object) -> None:
+    """A config list of 10^6 entries with one bad one is refused in one short line naming the
+    entry's index and the list's length (it was an 8 MB "line" quoting the whole list)."""
+    entries: list[object] = [good] * 10**6
+    entries[500_000] = bad
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({key: entries, "num_hidden_layers": 4}))
+    result = cli(family, "--config", str(path))
+    assert result.code == 2
+    assert result.err.count("\n") == 1 and len(result.err) < 400, result.err[:400]
+    assert "entry 500,000 of 1,000,000" in result.err or f"{key}[500000]" in result.err
+    assert "\u202e" not in result.err
