@@ -77,3 +77,21 @@ def whole_number(text: str, most: int = MOST_DIGITS) -> int | None:
     if not ascii_digits(text) or len(text.lstrip("0")) > most:
         return None
     return int(text)
+
+
+BEYOND: int = 10**MOST_DIGITS
+"""What a run of more than :data:`MOST_DIGITS` digits reads as: a number past every size and
+count, refused or unknown wherever one is checked."""
+
+
+def digits_value(text: str) -> int:
+    """A run of digits a reader matched (a pasted count, an index) as a number: itself up to
+    :data:`MOST_DIGITS` significant digits, else :data:`BEYOND` (``int`` of a run past 4,300
+    digits raises, and is slow long before).
+
+    >>> digits_value("0042"), digits_value("9" * 5000) == BEYOND
+    (42, True)
+    """
+    if len(text.lstrip("0")) > MOST_DIGITS:
+        return BEYOND
+    return int(text)

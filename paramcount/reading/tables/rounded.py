@@ -13,12 +13,14 @@ and the model's total is then a range, never one number.
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 from paramcount.engine import conventions
 from paramcount.engine.layers import torch_free
 from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.errors import SpecError
-from paramcount.reading.accounting import Accounting
+from paramcount.reading import budget
+from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.found import Layer, Model, cell_of
 from paramcount.reading.solve import MAX_LAYERS_SEARCHED, Clues, Fit, Solution
 from paramcount.reading.tables.table import Printout, Row
@@ -33,6 +35,7 @@ def span(low: int, high: int) -> str:
 
 
 def _total(spec: LayerSpec) -> int | None:
+    budget.spend()  # one configuration counted
     try:
         return conventions.total(spec)
     except SpecError:
@@ -56,10 +59,13 @@ def _depths(spec: LayerSpec, low: int, high: int) -> list[LayerSpec]:
     return found
 
 
+@functools.lru_cache(maxsize=4096)
 def fits_in(low: int, high: int, cell: Cell, width: int, output: int, single: bool
-            ) -> list[Fit]:
+            ) -> tuple[Fit, ...]:
     """Every torch configuration of ``cell`` reading ``width`` and putting out ``output``
-    features whose count lies in [low, high] (options off their defaults named)."""
+    features whose count lies in [low, high] (options off their defaults named); searched once
+    for rows alike, its steps taken from the paste's budget (:class:`budget.Spent` where they
+    run out)."""
     fits: list[Fit] = []
     for bidirectional in (False,) if single else (False, True):
         directions = 2 if bidirectional else 1
@@ -82,7 +88,7 @@ def fits_in(low: int, high: int, cell: Cell, width: int, output: int, single: bo
                 if first is None or first > high:
                     break
                 fits += [Fit(spec, assumes) for spec in _depths(projected, low, high)]
-    return fits
+    return tuple(fits)
 
 
 def solve_rounded(low: int, high: int, clues: Clues, printed: str,
@@ -187,7 +193,12 @@ def _recurrent(row: Row, cell: Cell) -> Layer:
     from paramcount.reading.tables.lightning import human
 
     low, high = row.rounded or (row.params or 0, row.params or 0)
-    solution = solve_rounded(low, high, clues, human(low), row.outputs[1:])
+    try:
+        solution = solve_rounded(low, high, clues, human(low), row.outputs[1:])
+    except budget.Spent:
+        return Layer(row.name, kind, Framework.TORCH, row.line, params=row.params,
+                     printed=row.params, notes=(f"printed rounded, {human(low)}: "
+                                                f"{span(low, high)}; {budget.SPENT}",))
     spec = solution.spec
     notes = [solution.how] + ([f"what would tell them apart: {solution.apart}"]
                               if solution.apart else [])
@@ -203,6 +214,7 @@ def lightning_model(printout: Printout) -> Model:
 
     rows = printout.rows
     layers: list[Layer] = []
+    cut: list[Unread] = []
     low_sum = high_sum = 0
     for index, row in enumerate(rows):
         if index + 1 < len(rows) and rows[index + 1].name.startswith(row.name + "."):
@@ -211,6 +223,9 @@ def lightning_model(printout: Printout) -> Model:
         cell = cell_of(row.type)
         if cell is not None and row.type in _TORCH_RECURRENT:
             layer = _recurrent(row, cell)
+            if layer.solution is None and row.rounded is not None:  # the budget cut it
+                cut.append(Unread(row.line, f"{row.name} {row.type} {human(low)}",
+                                  budget.SPENT))
             if layer.params is not None:
                 low, high = layer.params, layer.params
             layers.append(layer)
@@ -233,6 +248,8 @@ def lightning_model(printout: Printout) -> Model:
     accounting = printout.accounting
     total = printout.rounded_total or (
         None if printout.total is None else (printout.total, printout.total))
+    if cut:
+        accounting = accounting + Accounting(unread=tuple(cut))
     if total is not None and (high_sum < total[0] or low_sum > total[1]):
         accounting = accounting + Accounting(cropped=(
             f"its rows add up to {span(low_sum, high_sum)}, not its Total params "
