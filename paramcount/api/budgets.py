@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from paramcount.api.arguments import checked
 from paramcount.api.result import FileName, Result
 
 if TYPE_CHECKING:
@@ -73,6 +74,7 @@ class Checked(Result):
                          tuple(sections))]
 
 
+@checked
 def check(*paths: FileName, verify: bool = False, update: bool = False) -> Checked:
     """Check the models of config files (TOML or JSON; none: ./pyproject.toml's
     ``[tool.paramcount]``) against their budgets; ``update`` writes counts back."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from paramcount.api.arguments import checked
 from paramcount.api.result import FileName, Result
 
 if TYPE_CHECKING:
@@ -56,6 +57,7 @@ class Inspection(Result):
         return [document(r) for r in self.reports]
 
 
+@checked
 def inspect(*paths: FileName, as_framework: str | None = None) -> Inspection:
     """Read model files (safetensors, PyTorch, ONNX, Keras, numpy) by their headers, nothing
     executed; ``as_framework`` also counts them the ``torch``, ``keras`` or ``onnx`` way."""
@@ -99,6 +101,7 @@ class LoadError(Result):
         return [document(self.analysis)]
 
 
+@checked
 def load_error(text: str) -> LoadError:
     """Explain a failed ``load_state_dict`` / size-mismatch error message."""
     from paramcount.reading.messages.load_error import analyse
