@@ -86,11 +86,14 @@ class _Net:
 
 
 def _torch_printouts() -> Iterator[tuple[str, str]]:
-    from tests.printers import torchinfo_text, torchsummary_text
+    import torch
+
+    from tests.printers import dump_text, torchinfo_text, torchsummary_text
     from tests.printers_more import lightning_text, pms_text
 
     net, example = _Net.build()
     yield "print(model)", str(net) + "\n"
+    yield "parameters() shapes", dump_text(torch.nn.RNN(4, 4, num_layers=3), "bare")
     yield "torchinfo", torchinfo_text(net, example, {"verbose": 0})
     yield "torchsummary", torchsummary_text(net, example)
     if have("pytorch_model_summary"):
@@ -137,16 +140,17 @@ def printouts() -> dict[str, str]:
     return made
 
 
-PRINTERS = ("print(model)", "torchinfo", "torchsummary", "pytorch-model-summary",
-            "pytorch-model-summary hierarchical", "lightning", "lightning boxed", "keras 2",
-            "keras 3", "flax tabulate")
+PRINTERS = ("print(model)", "parameters() shapes", "torchinfo", "torchsummary",
+            "pytorch-model-summary", "pytorch-model-summary hierarchical", "lightning",
+            "lightning boxed", "keras 2", "keras 3", "flax tabulate")
 
 
 def _header(text: str) -> int:
     """The index of the line where a reader starts reading ``text``."""
     lines = text.split("\n")
     for index, line in enumerate(lines):
-        if landmark_reader(line) or header_reader(lines, index) or line.endswith("("):
+        if landmark_reader(line) or header_reader(lines, index) or line.endswith("(") or (
+                "torch.Size" in line):
             return index
     raise AssertionError(f"no printout starts in {text!r}")
 
@@ -203,6 +207,18 @@ def test_a_spent_budget_names_the_rows_it_cut(printouts: dict[str, str],
     assert unread and all(u.reason == budget.SPENT for u in unread)
     assert not model.accounting.whole
     assert any(layer.solution is not None for layer in model.layers)  # the first ones solved
+
+
+def test_unnamed_groupings_past_the_budget_are_too_many_to_list(
+        printouts: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bare shapes whose ways of grouping the paste's budget does not reach are said to be too
+    many to list, none claimed."""
+    if "parameters() shapes" not in printouts:
+        pytest.skip("torch is not installed")
+    monkeypatch.setattr(budget, "STEPS", 1)
+    answer = read(printouts["parameters() shapes"])
+    notes = [note for model in answer.models for layer in model.layers for note in layer.notes]
+    assert any("too many ways to list" in note for note in notes), notes
 
 
 def _nested(depth: int) -> str:
