@@ -17,8 +17,9 @@ from contextvars import ContextVar
 from typing import ParamSpec, TypeVar
 
 STEPS = 60_000
-"""The steps one paste's searches may take in all (a step is about 0.1 ms: six seconds at
-most, whatever the paste holds; a Lightning row's search takes a few hundred)."""
+"""The steps one paste's searches may take in all (a step, one configuration counted, is
+about 0.05 ms: some three seconds at most, whatever the paste holds; a Lightning row's search
+takes a few to a few hundred)."""
 
 SPENT = (f"its search was not run: this paste's searches used the {STEPS:,} steps one paste "
          "may take")
