@@ -28,6 +28,7 @@ from paramcount.errors import ParamcountError
 from paramcount.reading import budget
 from paramcount.reading.pipeline import read
 from paramcount.reading.printout import header_reader, landmark_reader
+from paramcount.reading.solve import solve
 from paramcount.reading.tables import rounded
 from tests.conftest import have
 
@@ -207,6 +208,22 @@ def test_a_spent_budget_names_the_rows_it_cut(printouts: dict[str, str],
     assert unread and all(u.reason == budget.SPENT for u in unread)
     assert not model.accounting.whole
     assert any(layer.solution is not None for layer in model.layers)  # the first ones solved
+
+
+@pytest.mark.parametrize("printer", ["torchinfo", "keras 3"])
+def test_a_row_the_budget_did_not_search_claims_no_configuration(
+        printouts: dict[str, str], monkeypatch: pytest.MonkeyPatch, printer: str) -> None:
+    """A recurrent row whose count the paste's spent budget left unsearched keeps its printed
+    count and claims no configuration, and says why (no disagreement is made of it)."""
+    if printer not in printouts:
+        pytest.skip(f"{printer} is not installed")
+    monkeypatch.setattr(budget, "STEPS", 0)
+    solve.cache_clear()  # solved before: free, and never cut
+    answer = read(printouts[printer])
+    layers = [layer for model in answer.models for layer in model.layers if layer.recurrent]
+    assert layers and all(layer.spec is None for layer in layers)
+    assert all(any(budget.SPENT in note for note in layer.notes) for layer in layers)
+    assert not answer.disagreements
 
 
 def test_unnamed_groupings_past_the_budget_are_too_many_to_list(
