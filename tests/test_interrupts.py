@@ -48,7 +48,7 @@ def _interrupted(args: list[str], delay: float, cwd: Path) -> tuple[int, str]:
 
 def _calm(code: int, err: str) -> None:
     """Finished (0) before the interrupt, or aborted: 130 and the one line."""
-    assert (code, err.strip()) in ((0, ""), (130, "Error: aborted")), (code, err[-3000:])
+    assert (code, err) in ((0, ""), (130, "Error: aborted\n")), (code, err[-3000:])
 
 
 DELAYS = (0.002, 0.005, 0.01, 0.03, 0.06, 0.1, 0.2, 0.4)

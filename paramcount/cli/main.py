@@ -71,7 +71,7 @@ def _run_click(args: list[str], freeze: bool = False) -> int:
     import click
 
     from paramcount import quiet
-    from paramcount.cli.commands import cli
+    from paramcount.cli.commands import Interrupted, cli
 
     quiet.install()  # whichever command imports TensorFlow or Keras, or a factory does
     cli.freeze = freeze
@@ -105,7 +105,7 @@ def _run_click(args: list[str], freeze: bool = False) -> int:
         return _error(error.format_message() + hint, 2)
     except click.ClickException as error:
         return _error(error.format_message(), error.exit_code)
-    except click.Abort:  # click's word for Ctrl-C
+    except (click.Abort, Interrupted):  # Ctrl-C
         return _error("aborted", ABORTED)
     except ParamcountError as error:
         return _refused(error)
