@@ -1,14 +1,16 @@
-"""Replacing a file atomically: a temporary file beside it, under one fixed name, then a rename.
+"""Replacing a file atomically: a temporary file beside it, under a name of its own, then a rename.
 
 Every file paramcount writes for the user (``check --update``, ``check --junit``, ``port --out``)
 goes through :func:`replacing`, so that a reader never sees half a file, a failure or a kill
-changes nothing, and nothing piles up:
+changes nothing, concurrent writers never trip over each other, and nothing piles up:
 
-- the temporary file has one fixed, obviously disposable name per target and purpose
-  (``.models.toml.paramcount-update.tmp``), so a run killed hard leaves at most one, which the
-  next run removes;
-- it is created exclusively (``O_EXCL``, after removing a stale one, never following a link),
-  so a link planted at its name is replaced, never written through;
+- the temporary file has a name of its own per run
+  (``.models.toml.paramcount-update-PID-TOKEN.tmp``: the target, the purpose, the writer's
+  process id and a random token), so writers of the same
+  target at once each write their own and the last rename wins whole; a run killed hard leaves
+  its file, which the next run removes (its process is gone);
+- it is created exclusively (``O_EXCL``, never following a link), so nothing planted at a
+  temporary name is ever written through;
 - it is flushed to disk (``fsync``) before the rename, and removed on any error, on Ctrl-C and
   on SIGTERM;
 - a target that exists and is not a regular file (a FIFO, a device node such as ``/dev/null``,
@@ -23,6 +25,7 @@ import errno
 import os
 import signal
 import stat
+import sys
 import threading
 from collections.abc import Iterator, Sequence
 
@@ -55,18 +58,60 @@ def refusal(target: str) -> NotRegularFile | None:
                           target)
 
 
-def temporary_path(target: str, purpose: str, suffix: str = ".tmp") -> str:
-    """Where the new content of ``target`` is written first: ``.NAME.paramcount-PURPOSE.tmp``
-    beside it (ending in ``suffix`` instead of ``.tmp`` for writers that insist on one, such
-    as Keras' ``.weights.h5``).
+def temporary_path(target: str, purpose: str, suffix: str = ".tmp", pid: int | None = None,
+                   token: str | None = None) -> str:
+    """Where the new content of ``target`` is written first:
+    ``.NAME.paramcount-PURPOSE-PID-TOKEN.tmp`` beside it, a name no other writer uses (ending in
+    ``suffix`` instead of ``.tmp`` for writers that insist on one, such as Keras'
+    ``.weights.h5``); ``pid`` (default: this process) and ``token`` (default: a random one).
 
-    >>> temporary_path("configs/models.toml", "update")
-    'configs/.models.toml.paramcount-update.tmp'
-    >>> temporary_path("out/tagger.weights.h5", "port", ".weights.h5")
-    'out/.tagger.weights.h5.paramcount-port.weights.h5'
+    >>> temporary_path("configs/models.toml", "update", pid=7, token="ab12")
+    'configs/.models.toml.paramcount-update-7-ab12.tmp'
+    >>> temporary_path("out/tagger.weights.h5", "port", ".weights.h5", pid=7, token="ab12")
+    'out/.tagger.weights.h5.paramcount-port-7-ab12.weights.h5'
     """
     folder, name = os.path.split(target)
-    return os.path.join(folder, f".{name}.paramcount-{purpose}{suffix}")
+    pid = os.getpid() if pid is None else pid
+    token = os.urandom(6).hex() if token is None else token
+    return os.path.join(folder, f".{name}.paramcount-{purpose}-{pid}-{token}{suffix}")
+
+
+def leftovers(target: str, purpose: str) -> list[str]:
+    """The temporary files (and their side files) of ``target`` and ``purpose`` that runs
+    killed hard left beside it: their process is gone (a live writer's are its own), or they
+    carry the one fixed name earlier versions used."""
+    folder, name = os.path.split(target)
+    prefix = f".{name}.paramcount-{purpose}"
+    try:
+        entries = os.listdir(folder or ".")
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        if not entry.startswith(prefix):
+            continue
+        rest = entry[len(prefix):]
+        if rest.startswith("."):  # an earlier version's fixed name
+            found.append(os.path.join(folder, entry))
+            continue
+        pid = rest[1:].split("-", 1)[0]
+        if rest.startswith("-") and pid.isascii() and pid.isdigit() and len(pid) < 12 and (
+                not _alive(int(pid))):
+            found.append(os.path.join(folder, entry))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (on Windows, where no signal asks it, assumed so)."""
+    if pid == os.getpid() or sys.platform == "win32":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 @contextlib.contextmanager
@@ -125,8 +170,9 @@ def replacing(target: str, purpose: str, mode: int | None = None, suffix: str = 
     extras = [temporary + suffix for suffix in companions]
     keep = mode_of(target) if mode is None else mode
     with terminate_as_exit():
-        for stale in (temporary, *extras):
-            _remove(stale)
+        for stale in leftovers(target, purpose):
+            with contextlib.suppress(OSError):
+                _remove(stale)
         try:
             os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL
                              | getattr(os, "O_NOFOLLOW", 0), 0o600))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+
+from paramcount.usertext import printable as printable
 
 Label = Callable[[str, object], str]
 """Names a field for a message: (field, value) -> e.g. ``--proj 128`` or ``proj_size=128``."""
@@ -22,18 +25,6 @@ def quote(text: str) -> str:
     if len(text) <= 40:
         return repr(text)
     return f"{text[:24]!r}… ({len(text):,} characters)"
-
-
-def printable(text: str) -> str:
-    r"""``text`` with every unprintable character (line breaks, controls, bidirectional
-    overrides) written as its Python escape, so it stays on its line and reads as stored.
-
-    >>> print(printable("w\u202eevil\r\n"))
-    w\u202eevil\r\n
-    """
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def number_text(value: int, keep: int = 24) -> str:
@@ -76,17 +67,35 @@ class _Shown:
 
 
 def shown(value: object) -> object:
-    """``value`` for a message: itself, or a stand-in quoting a few dozen characters of it.
+    """``value`` for a message: itself, or a stand-in quoting a few dozen characters of it (a
+    long list: its first entries and its length).
 
     >>> shown(10**5000)
     1000000000…0000000000 (5,001 digits)
+    >>> shown(tuple(range(10**6)))
+    (0, 1, 2, 3, … 1,000,000 entries)
     """
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 80:
         text = number_text(value)
         return _Shown(text, text)
     if isinstance(value, str) and len(value) > 40:
         return _Shown(quote(value)[1:].replace("'…", "…", 1), quote(value))
+    if isinstance(value, (list, tuple)) and (len(value) > _ENTRIES or any(
+            isinstance(v, (list, tuple, dict)) or shown(v) is not v for v in value)):
+        brackets = "[]" if isinstance(value, list) else "()"
+        head = ", ".join(repr(shown(v)) if not isinstance(v, (list, tuple, dict)) else "…"
+                         for v in value[:_ENTRIES])
+        more = f", … {len(value):,} entries" if len(value) > _ENTRIES else ""
+        text = f"{brackets[0]}{head}{more}{brackets[1]}"
+        return _Shown(text, text)
+    if isinstance(value, dict) and len(value) > _ENTRIES:
+        text = f"{{…{len(value):,} keys}}"
+        return _Shown(text, text)
     return value
+
+
+_ENTRIES = 4
+"""The most entries of a list a message quotes."""
 
 
 def install_hint(extra: str) -> str:
@@ -96,6 +105,16 @@ def install_hint(extra: str) -> str:
     "pip install 'paramcount[torch]' (in a clone: pip install -e '.[torch]')"
     """
     return f"pip install 'paramcount[{extra}]' (in a clone: pip install -e '.[{extra}]')"
+
+
+def literal(value: object) -> str:
+    """``value`` shown (:func:`shown`, its repr) as literal text of a SpecError's template: its
+    braces doubled, so no slot is read in it.
+
+    >>> str(SpecError("{n}: entry 3 is " + literal("{n}"), n=1))
+    "n=1: entry 3 is '{n}'"
+    """
+    return repr(shown(value)).replace("{", "{{").replace("}", "}}")
 
 
 class ParamcountError(Exception):
@@ -108,10 +127,14 @@ class SpecError(ParamcountError, ValueError):
     """A layer configuration that no framework would build.
 
     The message is a template whose ``{field}`` slots are filled with a label for that field, so
-    the CLI can say ``--proj 128`` where the Python API says ``proj_size=128``.
+    the CLI can say ``--proj 128`` where the Python API says ``proj_size=128``. Only the slots
+    of the fields given are filled, each once, in one pass: any other brace (a user's text that
+    reached the template, ``{}`` or ``{x.__class__}``) is kept as it reads, never evaluated.
 
     >>> str(SpecError("{hidden_size} must be a positive integer", hidden_size=0))
     'hidden_size=0 must be a positive integer'
+    >>> str(SpecError("{n}: '{0}{n.__class__}' is no number", n="{}"))
+    "n='{}': '{0}{n.__class__}' is no number"
     """
 
     def __init__(self, template: str, **values: object) -> None:
@@ -121,7 +144,13 @@ class SpecError(ParamcountError, ValueError):
 
     def render(self, label: Label) -> str:
         """The message with every field named by ``label``."""
-        return self.template.format(**{k: label(k, shown(v)) for k, v in self.values.items()})
+        labels = {k: label(k, shown(v)) for k, v in self.values.items()}
+        return _SLOT.sub(lambda m: _BRACES.get(m[0]) or labels.get(m[1], m[0]), self.template)
+
+
+_SLOT = re.compile(r"\{\{|\}\}|\{(\w+)\}")
+"""A field's slot in a SpecError's template, or a brace written twice (``{{``: one brace)."""
+_BRACES = {"{{": "{", "}}": "}"}
 
 
 class ConfigError(ParamcountError, ValueError):

@@ -16,18 +16,21 @@ from tests.conftest import CLI
 
 ROOT = Path(__file__).resolve().parent.parent
 
+DEAD = 2**22 + 12_345
+"""A process id no process holds (above Linux's default pid_max of 2^22)."""
+
 CONFIG = '[models.a]\ninput = 32\nlayers = [{ kind = "lstm", hidden = 128 }]\n'
 
 
-def test_update_never_writes_through_a_hard_link_at_its_temporary_name(
+def test_update_never_writes_through_a_hard_link_at_a_temporary_name(
         cli: CLI, tmp_path: Path) -> None:
-    """A hard link planted at ``--update``'s temporary name is replaced, not written through:
-    the file it links to keeps its content."""
+    """A hard link planted at a temporary name of ``--update`` (a dead run's) is removed,
+    not written through: the file it links to keeps its content."""
     path = tmp_path / "models.toml"
     path.write_text(CONFIG)
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")
-    os.link(victim, temporary_path(str(path), "update"))
+    os.link(victim, temporary_path(str(path), "update", pid=DEAD))
     assert cli("check", str(path), "--update").code == 0
     assert victim.read_text() == "precious"
     assert "total = 82_944" in path.read_text()
@@ -55,15 +58,40 @@ def test_sigterm_inside_a_replacement_leaves_nothing_and_changes_nothing(tmp_pat
 
 
 def test_leftovers_of_a_run_killed_hard_are_removed_by_the_next(tmp_path: Path) -> None:
-    """A run killed with SIGKILL leaves its fixed-name files; the next run removes them."""
+    """A run killed with SIGKILL leaves its files (and an earlier version its fixed-name one);
+    the next run removes them, and leaves a live writer's alone."""
     target = tmp_path / "out.npz"
-    stale = temporary_path(str(target), "port")
-    for name in (stale, stale + ".data"):
+    stale = temporary_path(str(target), "port", pid=DEAD)
+    fixed = str(tmp_path / ".out.npz.paramcount-port.tmp")
+    live = temporary_path(str(target), "port", pid=os.getppid())
+    for name in (stale, stale + ".data", fixed, live):
         Path(name).write_text("left by a killed run")
     with replacing(str(target), "port", companions=(".data",)) as temporary:
-        assert temporary == stale and os.path.getsize(temporary) == 0
+        assert temporary not in (stale, live) and os.path.getsize(temporary) == 0
         Path(temporary).write_text("new")
-    assert sorted(os.listdir(tmp_path)) == ["out.npz"] and target.read_text() == "new"
+    assert sorted(os.listdir(tmp_path)) == sorted(["out.npz", os.path.basename(live)])
+    assert target.read_text() == "new"
+
+
+def test_concurrent_junit_writers_each_keep_their_exit_code(tmp_path: Path) -> None:
+    """Twelve ``check --junit same.xml`` at once: every one exits 0 (27 of 60 exited 2, "No
+    such file or directory" or "File exists", when all shared one temporary name), the report
+    is whole and nothing else is left."""
+    config = tmp_path / "models.toml"
+    config.write_text(CONFIG)
+    report = tmp_path / "same.xml"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    runs = [subprocess.Popen([sys.executable, "-m", "paramcount", "check", str(config),
+                              "--junit", str(report)], cwd=ROOT, env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            for _ in range(12)]
+    results = [(run.wait(timeout=300), run.stderr.read() if run.stderr else "") for run in runs]
+    for run in runs:
+        if run.stderr:
+            run.stderr.close()
+    assert [code for code, _ in results] == [0] * 12, results
+    assert report.read_text().rstrip().endswith("</testsuites>")
+    assert sorted(os.listdir(tmp_path)) == ["models.toml", "same.xml"]
 
 
 def test_a_failed_write_keeps_the_target_and_the_mode(tmp_path: Path) -> None:
@@ -89,7 +117,7 @@ def test_port_leaves_no_temporary_files(cli: CLI, tmp_path: Path) -> None:
     torch.save(torch.nn.LSTM(3, 4).state_dict(), source)
     out = tmp_path / "rnn.safetensors"
     pytest.importorskip("safetensors")
-    stale = temporary_path(str(out), "port", ".safetensors")
+    stale = temporary_path(str(out), "port", ".safetensors", pid=DEAD)
     for name in (stale, stale + ".data"):
         Path(name).write_text("left by a killed run")
     result = cli("port", str(source), "--to", "keras", "--out", str(out))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from paramcount.api.arguments import checked
 from paramcount.api.result import FileName, Result
 
 if TYPE_CHECKING:
@@ -95,6 +96,7 @@ class Checked(Result):
                          tuple(sections))]
 
 
+@checked
 def check(*paths: FileName, verify: bool = False, update: bool = False,
           baseline: str | None = None, max_growth: str | None = None) -> Checked:
     """Check the models of budget configs (TOML or JSON; none: ./pyproject.toml's

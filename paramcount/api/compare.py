@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from paramcount.api.arguments import checked
 from paramcount.api.verdict import Verified
 from paramcount.engine.report import Report
 from paramcount.engine.spec import Framework, LayerSpec
@@ -127,6 +128,7 @@ def _label(report: object) -> str:
     return command_line(report.spec).removeprefix("paramcount ")
 
 
+@checked
 def compare(*configs: Any, labels: Sequence[str] | None = None, frameworks: bool = False,
             verify: bool = False) -> Compared:
     """Compare layers and family models side by side, each difference explained, as

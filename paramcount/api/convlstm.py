@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from paramcount.api.arguments import checked
 from paramcount.api.count import Frameworks, dtype_of, frameworks_of
 from paramcount.api.verdict import Verified
 from paramcount.engine.spec import DType, Framework
@@ -52,6 +53,7 @@ class ConvCounted(Verified):
                          "The same ConvLSTM in Keras and Flax linen", self.outcomes)]
 
 
+@checked
 def convlstm(rank: int, input_channels: int, filters: int, kernel: int | str | Sequence[int], *,
              num_layers: int = 1, bidirectional: bool = False, bias: bool = True,
              data_format: str = "channels_last", framework: Frameworks = Framework.KERAS,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from paramcount.api.arguments import checked
 from paramcount.api.count import Frameworks, dtype_of, layer_specs
 from paramcount.api.verdict import Verified
 from paramcount.engine.spec import Cell, DType, Framework
@@ -80,6 +81,7 @@ def explain_specs(specs: Sequence[LayerSpec], dtype: DType | str = DType.FP32,
     return Explained(reports, outcomes, brief)
 
 
+@checked
 def explain(cell: Cell | str, input_size: int, hidden_size: int, *,
             framework: Frameworks = Framework.TORCH, dtype: DType | str = DType.FP32,
             verify: bool = False, brief: bool = False, **layer: Any) -> Explained:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from paramcount.api.arguments import checked
 from paramcount.api.result import FileName, Result
 
 if TYPE_CHECKING:
@@ -65,6 +66,7 @@ class FamilyCount(Result):
         return [family_breakdown(self.report, explained, asked)]
 
 
+@checked
 def family(name: str, config: FileName | None = None, *, dtype: str = "fp32",
            explain: bool = False, what_if: Mapping[str, object] | None = None,
            **options: object) -> FamilyCount:

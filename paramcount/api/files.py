@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from paramcount.api.arguments import checked
 from paramcount.api.result import FileName, Result
 
 if TYPE_CHECKING:
@@ -56,6 +57,7 @@ class Inspection(Result):
         return [document(r) for r in self.reports]
 
 
+@checked
 def inspect(*paths: FileName, as_framework: str | None = None) -> Inspection:
     """Inspect model files (safetensors, torch, ONNX, Keras, numpy, a Hugging Face folder)
     without running anything, as ``paramcount inspect`` does: tensors by module, recurrent
@@ -108,6 +110,7 @@ class LoadError(Result):
         return [document(self.analysis)]
 
 
+@checked
 def load_error(text: str) -> LoadError:
     """Explain a framework's load error (torch's ``load_state_dict`` size mismatches,
     Keras' shape errors), as ``paramcount inspect --error`` does: which configuration each side

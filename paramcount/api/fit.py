@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from paramcount.api.arguments import checked
 from paramcount.api.verdict import Verified
 from paramcount.engine.spec import Cell, DType, Framework
 
@@ -84,6 +85,7 @@ def fit_spec(spec: LayerSpec, max_params: int | None = None, max_bytes: int | No
     return Fitted(answer, outcomes)
 
 
+@checked
 def fit(cell: Cell | str, input_size: int, *, max_params: int | str | None = None,
         max_bytes: int | str | None = None, dtype: DType | str = DType.FP32,
         round_to: int = 1, verify: bool = False, framework: Framework | str = Framework.TORCH,

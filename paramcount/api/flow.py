@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from paramcount.api.arguments import checked
 from paramcount.api.result import Result
 from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.errors import SpecError
@@ -131,6 +132,7 @@ def trace_of(spec: LayerSpec, batch: int = 3, seq_len: int = 5, seed: int = 0,
     return Traced(result, mistake)
 
 
+@checked
 def shapes(cell: Cell | str, input_size: int, hidden_size: int, *, batch: int = 3,
            seq_len: int = 5, seed: int = 0, batch_first: bool = False, verify: bool = False,
            **layer: Any) -> Shapes:
@@ -153,6 +155,7 @@ def shapes(cell: Cell | str, input_size: int, hidden_size: int, *, batch: int = 
     return shapes_of(spec, batch, seq_len, seed, batch_first, verify)
 
 
+@checked
 def trace(cell: Cell | str, input_size: int, hidden_size: int, *, batch: int = 3,
           seq_len: int = 5, seed: int = 0, show_mistake: bool = False,
           **layer: Any) -> Traced:

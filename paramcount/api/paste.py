@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from paramcount.api.arguments import checked
 from paramcount.api.result import Result
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ class Reading(Result):
         return [read_document(self.answer, self.reports)]
 
 
+@checked
 def read(text: str, overrides: Mapping[str, int] | None = None, *, source: str = "<text>",
          details: bool = False) -> Reading:
     """Read pasted text (code, a framework's printout, a summary table, a load error) and

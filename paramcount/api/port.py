@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from paramcount.api.arguments import checked
 from paramcount.api.result import FileName, Result
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ class Ported(Result):
         return [port_document(self.result)]
 
 
+@checked
 def port(path: FileName, to: str, *, source_framework: str | None = None,
          out: FileName | None = None, verify: bool = False, seed: int = 0,
          allow_unmapped: bool = False, nonlinearity: str | None = None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from paramcount.api.arguments import checked
 from paramcount.api.count import Frameworks, dtype_of, layer_specs
 from paramcount.api.verdict import Verified
 from paramcount.engine.spec import Cell, DType, Framework
@@ -150,6 +151,7 @@ def memory_specs(specs: Sequence[LayerSpec], optimizer: str = "adam",
     return TrainingMemory(reports, memories, _verified(reports, verify))
 
 
+@checked
 def compute(cell: Cell | str, input_size: int, hidden_size: int, *, seq_len: int | None = None,
             batch: int | None = None, lengths: Sequence[int] | None = None,
             framework: Frameworks = Framework.TORCH, verify: bool = False,
@@ -169,6 +171,7 @@ def compute(cell: Cell | str, input_size: int, hidden_size: int, *, seq_len: int
     return compute_specs(specs, seq_len, batch, lengths, verify)
 
 
+@checked
 def memory(cell: Cell | str, input_size: int, hidden_size: int, *, optimizer: str = "adam",
            mixed_precision: bool = False, dtype: DType | str = DType.FP32,
            framework: Frameworks = Framework.TORCH, verify: bool = False,

@@ -211,8 +211,10 @@ def _insert(text: str, config: Config, model: Model, keys: Sequence[tuple[str, s
 
 
 TEMPORARY_SUFFIX = ".paramcount-update.tmp"
-"""The temporary file ``--update`` writes beside a config before replacing it: one fixed name,
-``.models.toml.paramcount-update.tmp``, replaced by the next run and safe to delete any time."""
+"""The one fixed name earlier versions gave ``--update``'s temporary file
+(``.models.toml.paramcount-update.tmp``); each run now writes one of its own
+(:func:`paramcount.atomic.temporary_path`), and the next run removes either, left by a run
+killed hard."""
 
 
 def write(source: Source, text: str) -> None:
@@ -221,7 +223,7 @@ def write(source: Source, text: str) -> None:
     The file keeps its permission bits, a symlink keeps pointing at the updated file, a
     read-only file is refused, and the temporary file is created exclusively, flushed to disk
     before the rename, and removed on any error, on Ctrl-C and on SIGTERM (killed harder, it
-    stays under its one fixed, obviously disposable name, which the next run replaces).
+    stays under its obviously disposable name, which the next run removes).
     """
     from paramcount.atomic import replacing
 

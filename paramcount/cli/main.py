@@ -2,13 +2,17 @@
 
 The count commands' everyday command lines are answered by :mod:`paramcount.cli.quick` without
 loading click; everything else goes to the click group in :mod:`paramcount.cli.commands`.
-Exit codes: 0 ok, 1 a mismatch or budget exceeded, 2 bad input or config, 3 a backend missing,
-70 (``EX_SOFTWARE``) a bug in paramcount. Every error is one line on stderr; the traceback of a
-bug goes to a file in the temporary directory, which that line names.
+Exit codes: 0 ok, 1 a mismatch or budget exceeded, 2 bad input or config (or an answer that
+cannot be written: a full disk, a closed stdout), 3 a backend missing, 130 aborted (Ctrl-C, at
+any moment), 70 (``EX_SOFTWARE``) a bug in paramcount. Every error is one line on stderr; the
+traceback of a bug goes to a file in the temporary directory, which that line names.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import io
 import sys
 from collections.abc import Sequence
 
@@ -67,7 +71,7 @@ def _run_click(args: list[str], freeze: bool = False) -> int:
     import click
 
     from paramcount import quiet
-    from paramcount.cli.commands import cli
+    from paramcount.cli.commands import Interrupted, cli
 
     quiet.install()  # whichever command imports TensorFlow or Keras, or a factory does
     cli.freeze = freeze
@@ -101,33 +105,94 @@ def _run_click(args: list[str], freeze: bool = False) -> int:
         return _error(error.format_message() + hint, 2)
     except click.ClickException as error:
         return _error(error.format_message(), error.exit_code)
-    except click.Abort:
-        return _error("aborted", 1)
+    except (click.Abort, Interrupted):  # Ctrl-C
+        return _error("aborted", ABORTED)
     except ParamcountError as error:
         return _refused(error)
     return result if isinstance(result, int) else 0
 
 
+ABORTED = 130
+"""The exit code of a run stopped by Ctrl-C (128 + SIGINT), whatever it was doing."""
+
+_INTERRUPTED: list[int] = []
+"""The interrupts this process received (a library that catches KeyboardInterrupt and raises
+something else, as a half-done numpy import does with RecursionError, still means Ctrl-C)."""
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    _INTERRUPTED.append(signum)
+    raise KeyboardInterrupt
+
+
+def trap_interrupts() -> None:
+    """Note every Ctrl-C from now on before raising KeyboardInterrupt as Python does (main
+    thread only)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _interrupt)
+
+
+def aborted() -> int:
+    """Say ``aborted`` in one line (further Ctrl-C ignored while saying it) and return
+    :data:`ABORTED`; whatever was being written was removed on the way out."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(Exception):
+        sys.stderr.write("Error: aborted\n")
+        sys.stderr.flush()
+    return ABORTED
+
+
+class _ClosedStdout(io.TextIOBase):
+    """Standard output when the process was started without one (``>&-``): every write is
+    the OSError of a closed descriptor, shown as one line, exit 2."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+    def isatty(self) -> bool:
+        return False
+
+
 def main() -> None:
     """Console-script entry point."""
     try:
+        trap_interrupts()
+        if sys.stdout is None:
+            sys.stdout = _ClosedStdout()
         code = run(freeze=True)
         sys.stdout.flush()
+    except KeyboardInterrupt:
+        code = aborted()
     except BrokenPipeError:
         # The reader went away (``paramcount ... | head``): not an error of ours.
         sys.stderr.close()
         code = 0
     except OSError as error:
-        # The answer could not be written (a full disk): one line, exit 2. Commands turn the
-        # errors of files they read or write into messages of their own.
+        # The answer could not be written (a full disk, a closed stdout): one line, exit 2.
+        # Commands turn the errors of files they read or write into messages of their own.
         from paramcount.cli.output import discard_stdout
 
         discard_stdout()
         where = f"{error.filename}: " if error.filename else "cannot write the output: "
         code = _error(where + (error.strerror or str(error)), 2)
     except Exception as error:
-        code = crashed(error)
+        code = aborted() if _INTERRUPTED else crashed(error)
+    _settled()
     sys.exit(code)
+
+
+def _settled() -> None:
+    """Ignore Ctrl-C once the exit code is settled: the interpreter's shutdown would otherwise
+    die of it, the answer given."""
+    import signal
+
+    with contextlib.suppress(KeyboardInterrupt, ValueError):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 BUG = 70

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
-from paramcount.errors import SpecError
+from paramcount.errors import SpecError, literal
 from paramcount.families.family import RecognisedModel
 from paramcount.families.parts import exact, linear, norm, tensor
 from paramcount.record import fields, replace
@@ -189,12 +189,14 @@ def check_types(config: object, ints: Iterable[str] = (), bools: Iterable[str] =
 def indices(config: object, name: str, layers: int) -> tuple[int, ...]:
     """Field ``name``: layer indices, each from 0 to ``layers`` − 1."""
     value = getattr(config, name)
-    if not isinstance(value, tuple) or not all(
-            isinstance(i, int) and not isinstance(i, bool) for i in value):
+    if not isinstance(value, tuple):
         raise SpecError(f"{{{name}}} must list layer indices", **{name: value})
-    bad = [i for i in value if not 0 <= i < layers]
-    if bad:
-        raise SpecError(f"{{{name}}} holds {bad[0]}, not a layer of {layers}", **{name: value})
+    for at, i in enumerate(value):
+        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < layers:
+            what = "not a layer index" if not isinstance(i, int) or isinstance(i, bool) else (
+                f"not a layer of {layers}")
+            raise SpecError(f"{{{name}}}: entry {at:,} of {len(value):,} is "
+                            + literal(i) + f", {what}", **{name: value})
     return value
 
 
@@ -252,10 +254,14 @@ def kinds_of(config: object, name: str, allowed: Mapping[str, str]) -> tuple[str
     """Field ``name``: a list of layer types, each one of ``allowed`` (the keys: the names
     config.json may use, the values: what they mean)."""
     value = getattr(config, name)
-    if not isinstance(value, tuple) or not value or not all(
-            isinstance(v, str) and v in allowed for v in value):
-        raise SpecError(f"{{{name}}} must list layer types, each one of "
-                        + ", ".join(repr(a) for a in allowed), **{name: value})
+    choices = ", ".join(repr(a) for a in allowed)
+    if not isinstance(value, tuple) or not value:
+        raise SpecError(f"{{{name}}} must list layer types, each one of {choices}",
+                        **{name: value})
+    for at, v in enumerate(value):
+        if not isinstance(v, str) or v not in allowed:
+            raise SpecError(f"{{{name}}}: entry {at:,} of {len(value):,} is " + literal(v)
+                            + f", not one of {choices}", **{name: value})
     return tuple(allowed[v] for v in value)
 
 

@@ -18,6 +18,7 @@ from collections.abc import Collection, Mapping
 
 from paramcount.errors import SpecError
 from paramcount.record import fields, record
+from paramcount.usertext import shown_text
 
 TYPE_CHECKING = False  # typing is for the type checker only
 if TYPE_CHECKING:
@@ -197,7 +198,7 @@ def unread(data: Mapping[str, object], layout: Layout, others: tuple[Layout, ...
     for other in others:
         for key in other.keys:
             if key in data and key not in layout.keys and key not in PRETRAINED:
-                text = f"{key}={_short(data[key])}"
+                text = f"{shown_text(key)}={_short(data[key])}"
                 if said and key in said:
                     text += f" (it reads {said[key]})"
                 ignored.append(text)
@@ -206,7 +207,7 @@ def unread(data: Mapping[str, object], layout: Layout, others: tuple[Layout, ...
         notes.append(f"{layout.name} ignores {names}'s keys: "
                      + ", ".join(sorted(ignored)))
     known = layout.keys.union(PRETRAINED, *(o.keys for o in others))
-    unknown = [f"{key}={_short(value)}" for key, value in data.items()
+    unknown = [f"{shown_text(key)}={_short(value)}" for key, value in data.items()
                if key not in known and size_bearing(key, value)]
     if unknown:
         notes.append(f"config.json keys {layout.name} does not read and paramcount does not "
@@ -216,8 +217,7 @@ def unread(data: Mapping[str, object], layout: Layout, others: tuple[Layout, ...
 
 def _short(value: object) -> str:
     """A value as JSON-ish text, cut at 40 characters."""
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return shown_text(value if isinstance(value, int) else repr(value), 40)
 
 
 def named_by(data: Mapping[str, object], model_types: Collection[str],

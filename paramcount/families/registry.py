@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from paramcount.errors import ConfigError, SpecError
 from paramcount.record import fields, record, replace
+from paramcount.usertext import ascii_digits
 
 if TYPE_CHECKING:
     from paramcount.engine.conventions.base import Tensor
@@ -180,12 +181,12 @@ def value_of(option: Option, text: str) -> object:
     if option.kind in ("int", "int | str"):
         from paramcount.engine.counts import CountError, parse_int
 
-        if option.kind == "int | str" and not text[:1].isdigit():
+        if option.kind == "int | str" and not ascii_digits(text[:1]):
             return text
         try:
             return parse_int(text)
         except CountError as error:
-            raise SpecError("{" + option.field + "}: " + str(error),
+            raise SpecError("{" + option.field + "}: " + error.template,
                             **{option.field: text}) from None
     if option.kind == "float":
         try:
@@ -197,7 +198,7 @@ def value_of(option: Option, text: str) -> object:
         items = [item.strip() for item in text.split(",") if item.strip()]
         from paramcount.errors import shown
 
-        if not all(item.isdigit() for item in items):
+        if not all(ascii_digits(item) for item in items):
             raise SpecError("{" + option.field + "} must be whole numbers separated by commas",
                             **{option.field: shown(text)})
         if any(len(item.lstrip("0")) > 19 or int(item) > 2**63 - 1 for item in items):

@@ -39,6 +39,7 @@ from paramcount.engine.layers import (
 from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity, coerce
 from paramcount.errors import SpecError
 from paramcount.families.registry import CLASSES
+from paramcount.reading import budget
 from paramcount.reading.code.python_code import (
     SPREAD,
     TIE,
@@ -565,8 +566,13 @@ def printout_models(printouts: Sequence[Printout], lines: Sequence[str] = ()) ->
 def solved_layer(row: Row, clues: Clues, kind: str, notes: tuple[str, ...] = ()) -> Layer:
     """A printed recurrent row as a Layer: sized where its count allows exactly one
     configuration, with how that was derived (or every configuration that fits; where no count
-    is printed, every family of configurations its shapes allow)."""
-    solution = solve(clues)
+    is printed, every family of configurations its shapes allow; none claimed where the
+    paste's search budget is spent)."""
+    try:
+        solution = solve(clues)
+    except budget.Spent:
+        return Layer(row.name or row.type, kind, clues.framework, row.line, params=clues.count,
+                     printed=row.params, notes=(*notes, f"its configuration: {budget.SPENT}"))
     spec = solution.spec
     said = [*notes, solution.how]
     if solution.apart:

@@ -20,7 +20,8 @@ from paramcount.engine.report import Report, build_report, growth_because
 from paramcount.engine.report import growth as growth_of
 from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.errors import ParamcountError
-from paramcount.reading.code.python_code import MAX_TEXT, read_code
+from paramcount.reading.budget import budgeted
+from paramcount.reading.code.python_code import MAX_TEXT, TOO_DEEP, read_code
 from paramcount.reading.code.recovery import is_prose
 from paramcount.reading.found import (
     Layer,
@@ -122,6 +123,7 @@ def _untabbed(line: str) -> str:
     return line[:len(line) - len(body)].expandtabs(4) + body
 
 
+@budgeted  # every search of the paste from one budget
 def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<stdin>"
          ) -> Answer:
     """Read a pasted question: its printouts and code, counted and compared."""
@@ -159,6 +161,8 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
             or layer.recurrent for m in models for layer in m.layers) and not any(
             m.printed_total is not None or (m.source == "code" and m.accounting.unread)
             for m in models):
+        if deep := [note for note in reading.notes if TOO_DEEP in note]:
+            raise NothingFound(f"nothing countable found in {source}: {deep[0]}")
         raise NothingFound(f"nothing countable found in {source}: looked for recurrent, "
                            "linear, embedding, convolution and norm layers in Python code, "
                            "Keras summaries, torchinfo, torchsummary, Lightning and "

@@ -32,6 +32,7 @@ from paramcount.reading.tables import (
 from paramcount.reading.tables import generic as generic_table
 from paramcount.reading.tables.table import Printout as Printout
 from paramcount.reading.tables.table import Row as Row
+from paramcount.reading.tables.table import Window
 
 Reader = Callable[[Sequence[str], int], "tuple[Printout, int] | None"]
 
@@ -100,21 +101,29 @@ def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
     """Every printout in ``lines`` and the (1-based) line numbers they span."""
     found: list[Printout] = []
     claimed: set[int] = set()
+    starts = [at for at, text in enumerate(lines) if _starts(lines, at, text)]
+    following = 0  # the index in ``starts`` of the first start after ``index``
     index = 0
     while index < len(lines):
         line = lines[index]
+        while following < len(starts) and starts[following] <= index:
+            following += 1
+        stop = starts[following] if following < len(starts) else len(lines)
+        prior = following - 1 - (following > 0 and starts[following - 1] == index)
+        before = starts[prior] + 1 if prior >= 0 else 0
+        span = Window(lines, stop, floor=before)  # no reader reads into another printout
         result: tuple[Printout, int] | None = None
         reader = landmark_reader(line) or header_reader(lines, index) or generic_reader(
             lines, index)
         if reader is not None:
-            result = reader(lines, index)
+            result = reader(span, index)
         elif line.rstrip().endswith("(") and not line.startswith(" "):
-            result = torch_repr.read(lines, index)
+            result = torch_repr.read(span, index)
         elif "torch.Size" in line or shape_dump.is_dump(line) or listing.starts_literal(line):
-            result = (listing.read_literal(lines, index) or shape_dump.read_bare(lines, index)
-                      or shape_dump.read_named(lines, index))
+            result = (listing.read_literal(span, index) or shape_dump.read_bare(span, index)
+                      or shape_dump.read_named(span, index))
         if line[:1] in _PREFIXED and (result is None or not result[0].accounting.whole) and (
-                shifted := _read_prefixed(lines, index)) is not None and (
+                shifted := _read_prefixed(lines, index, before, stop)) is not None and (
                 result is None or _better(shifted, result)):
             result = shifted  # a printout read whole as it stands is not read again
         if result is None:
@@ -136,7 +145,19 @@ _COMMENT = re.compile(r"\A#+ ?")
 _REPR_START = re.compile(r"[A-Za-z_]\w*\($")
 
 
-def _read_prefixed(lines: Sequence[str], index: int) -> tuple[Printout, int] | None:
+def _starts(lines: Sequence[str], index: int, line: str) -> bool:
+    """Whether ``line`` starts a table or a landmarked printout (as it stands, or under a
+    prefix): where the scan of the printout above it ends."""
+    if landmark_reader(line) or header_reader(lines, index):
+        return True
+    if line[:1] not in _PREFIXED:
+        return False
+    bare = _COMMENT.sub("", line.lstrip(), 1) if line.lstrip().startswith("#") else line.lstrip()
+    return bool(landmark_reader(bare) or "Layer (type" in bare or model_summary.is_header(bare))
+
+
+def _read_prefixed(lines: Sequence[str], index: int, before: int = 0, stop: int | None = None
+                   ) -> tuple[Printout, int] | None:
     """A printout whose every line carries a prefix, read as it would be without: indented as
     a Markdown code block (four spaces, or a tab), or commented out in the code it was pasted
     with (``# Total params: 618``). Tried only where the line without its prefix starts a
@@ -151,7 +172,7 @@ def _read_prefixed(lines: Sequence[str], index: int) -> tuple[Printout, int] | N
             or shape_dump.is_dump(bare) or bare[:1] == "|" or listing.starts_literal(bare)
             or (aligned.heads(bare) and aligned.starts([bare, *_next(lines, index)], 0))):
         return None
-    view = _unprefixed(lines, index, comment)
+    view = _unprefixed(lines, index, comment, before, len(lines) if stop is None else stop)
     reader = landmark_reader(view[index]) or header_reader(view, index) or generic_reader(
         view, index)
     if reader is not None:
@@ -183,29 +204,27 @@ def _better(shifted: tuple[Printout, int], raw: tuple[Printout, int]) -> bool:
     return shifted[1] > raw[1] or (shifted[0].accounting.whole and not raw[0].accounting.whole)
 
 
-def _unprefixed(lines: Sequence[str], index: int, comment: bool) -> list[str]:
-    """``lines`` with the block around ``index`` taken off its prefix: the comment marks of
-    the commented lines around it, or the indentation every non-blank line around it shares
-    (blank lines inside the block kept: an editor comments out none of them)."""
+def _unprefixed(lines: Sequence[str], index: int, comment: bool, before: int, stop: int
+                ) -> Window:
+    """``lines`` up to ``stop`` with the block around ``index`` (from ``before`` on) taken off
+    its prefix: the comment marks of the commented lines around it, or the indentation every
+    non-blank line around it shares (blank lines inside the block kept: an editor comments out
+    none of them)."""
     def inside(text: str) -> bool:
         return not text.strip() or (text.lstrip().startswith("#") if comment else
                                     text.startswith((" ", "\t")))
 
     first = index
-    while first and inside(lines[first - 1]):
+    while first > before and inside(lines[first - 1]):
         first -= 1
     last = index
-    while last + 1 < len(lines) and inside(lines[last + 1]):
+    while last + 1 < stop and inside(lines[last + 1]):
         last += 1
-    view = list(lines)
     if comment:
-        for at in range(first, last + 1):
-            view[at] = _COMMENT.sub("", lines[at].lstrip(), 1)
-        return view
+        return Window(lines, stop, {at: _COMMENT.sub("", lines[at].lstrip(), 1)
+                                    for at in range(first, last + 1)}, before)
     depth = min(len(text) - len(text.lstrip()) for text in lines[first:last + 1] if text.strip())
-    for at in range(first, last + 1):
-        view[at] = lines[at][depth:]
-    return view
+    return Window(lines, stop, {at: lines[at][depth:] for at in range(first, last + 1)}, before)
 
 
 # -- inference --------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from math import isqrt
 from paramcount.engine import conventions
 from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode
 from paramcount.errors import SpecError
+from paramcount.reading import budget
 from paramcount.reading.keras_version import KerasVersion, reset_after_default
 from paramcount.record import record, replace
 
@@ -224,7 +225,9 @@ def candidates(points: Sequence[int], count: int, start: int) -> list[int]:
 
 def _total(spec: LayerSpec, **changes: int) -> int | None:
     """The convention's total of ``spec`` with ``changes``, or None where the framework refuses
-    that configuration."""
+    that configuration; one step of the paste's budget (:class:`budget.Spent` where none is
+    left)."""
+    budget.spend()
     try:
         return conventions.total(spec.replace(**changes))
     except SpecError:
@@ -236,8 +239,12 @@ def _depth_total(spec: LayerSpec, layers: int) -> int | None:
 
 
 def widths(count: int, spec: LayerSpec) -> list[int]:
-    """Every input width for which ``spec`` holds exactly ``count`` parameters."""
-    return integer_roots(lambda i: _total(spec, input_size=i), count, 1)
+    """Every input width for which ``spec`` holds exactly ``count`` parameters (none where the
+    paste's budget is spent)."""
+    try:
+        return integer_roots(lambda i: _total(spec, input_size=i), count, 1)
+    except budget.Spent:
+        return []
 
 
 # -- the search --------------------------------------------------------------------------------

@@ -65,8 +65,20 @@ def grouped(listed: list[str]) -> list[tuple[str, list[str]]]:
     return [(title, names) for title, names in (*groups, ("Other", rest)) if names]
 
 
+class Interrupted(Exception):
+    """Ctrl-C while a command ran, carried past click (which would print a blank line first)
+    to the one line paramcount says for it."""
+
+
 class LazyGroup(click.Group):
     """A group that imports a command's module only when that command is used."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the command; Ctrl-C goes past click as :class:`Interrupted`."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted from None
 
     freeze = False
     """Whether to ``gc.freeze()`` once the command's module is loaded (see

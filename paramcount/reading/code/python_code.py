@@ -76,6 +76,7 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
                                         "was read from it",))
     whole = text
     text, cut = _first_code_lines(text)
+    text, deep = _shallow_lines(text)
     tree, mode, loops = parse(text)
     try:
         reader.module(tree, text)
@@ -89,6 +90,8 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
         unread.append(Unread(cut + 1, whole.split("\n", cut + 1)[cut],
                              f"the code goes on past {MAX_CODE_LINES:,} lines of code, the most "
                              "paramcount reads"))
+    if deep:
+        unread.append(Unread(deep, whole.split("\n", deep)[deep - 1], TOO_DEEP))
     unread += [Unread(line, lines[line - 1], "a loop whose body the lost indentation hides: "
                       "its layers were read once") for line in loops]
     notes = list(reader.notes)
@@ -107,6 +110,8 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
             if len(unparsed) > _MOST_UNPARSED:
                 notes.append(f"and {len(unparsed) - _MOST_UNPARSED:,} more such statements "
                              "not read")
+    if deep and not blocks:  # no model to name it in
+        notes.append(next(u.words for u in unread if u.line == deep))
     if unread:
         shared = Accounting(frozenset(u.line for u in unread), tuple(unread))
         blocks = [dataclasses.replace(b, accounting=b.accounting + shared) for b in blocks]
@@ -155,6 +160,34 @@ def _first_code_lines(text: str) -> tuple[str, int]:
             code += 1
             if code > MAX_CODE_LINES:
                 return "\n".join(lines[:number - 1]), number - 1
+    return text, 0
+
+
+MAX_NESTING = 100
+"""The deepest brackets code may nest (``nn.Sequential(`` in ``nn.Sequential(`` ...) to be
+read: Python's own parser refuses 200; the code from the line that goes deeper on is named
+unread, so no search runs over it."""
+
+TOO_DEEP = (f"its brackets nest more than {MAX_NESTING} deep, the most paramcount reads: the "
+            "code from here on was not read")
+"""Why code nested too deep is not read."""
+
+_STRINGS = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|#.*")
+_BRACKETS = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
+
+
+def _shallow_lines(text: str) -> tuple[str, int]:
+    """``text`` up to the line where its brackets (outside strings and comments) nest more
+    than :data:`MAX_NESTING` deep, and that line's number (else ``text`` and 0): one pass."""
+    if text.count("(") + text.count("[") + text.count("{") <= MAX_NESTING:
+        return text, 0
+    depth = 0
+    lines = text.split("\n")
+    for number, line in enumerate(lines, 1):
+        for char in _STRINGS.sub("", line):
+            depth = max(depth + _BRACKETS.get(char, 0), 0)
+            if depth > MAX_NESTING:
+                return "\n".join(lines[:number - 1]), number
     return text, 0
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from paramcount.engine import conventions
 from paramcount.engine.spec import Cell, LayerSpec
+from paramcount.reading import budget
 
 Part = tuple[LayerSpec, ...]
 """One module of a reading: the layer, and for a one-layer one without projection its cell."""
@@ -59,13 +60,18 @@ def read_unnamed(specs: Sequence[LayerSpec], names: Sequence[str],
         members = [specs[i] for i in chain]
         widths = [width for spec in members for width in _widths(spec)]
         groupings: tuple[Grouping, ...] = ()
-        if len(widths) <= MOST_RUNS:
-            groupings = tuple(g for g in _groupings(members[0], widths, 0)
-                              if len(chain) > 1 or len(g) > 1)
+        untold = len(widths) > MOST_RUNS
+        if not untold:
+            try:  # the ways of a chain, from the paste's budget (spent: too many to list)
+                groupings = tuple(g for g in _groupings(members[0], widths, 0)
+                                  if len(chain) > 1 or len(g) > 1)
+                budget.spend(len(groupings) + 1)
+            except budget.Spent:
+                groupings, untold = (), True
         together = _together([names[i] for i in chain]) if len(chain) > 1 else ""
         for spec in members:
             whole = _whole(spec)
-            note = _describe(whole, groupings, together, len(widths) > MOST_RUNS)
+            note = _describe(whole, groupings, together, untold)
             own = groupings
             if bare is not None and spec is members[0]:
                 own = (*groupings, (_part(bare),))
@@ -138,12 +144,12 @@ def _modules(spec: LayerSpec, widths: Sequence[int], start: int) -> Iterator[Lay
     """Each torch layer of ``spec``'s kind whose runs can be ``widths[start:...]``: L layers
     of D directions, its first layer's directions reading one width, each later one D·Hr."""
     for directions in (1, 2):
+        later = directions * spec.output_size
         for layers in range(1, (len(widths) - start) // directions + 1):
-            span = widths[start:start + layers * directions]
-            if len(set(span[:directions])) > 1 or any(
-                    width != directions * spec.output_size for width in span[directions:]):
-                break
-            yield spec.replace(input_size=span[0], num_layers=layers,
+            span = widths[start + (layers - 1) * directions:start + layers * directions]
+            if len(set(span)) > 1 if layers == 1 else any(width != later for width in span):
+                break  # each layer's runs checked once: linear in the runs
+            yield spec.replace(input_size=widths[start], num_layers=layers,
                                bidirectional=directions == 2, single_cell=False)
 
 

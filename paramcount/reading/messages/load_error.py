@@ -65,6 +65,7 @@ from paramcount.engine.conventions import total
 from paramcount.engine.conventions.recognition import GATES, build, cell_from_rows
 from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.errors import ParamcountError
+from paramcount.usertext import digits_value
 
 
 class NoLoadError(ParamcountError):
@@ -231,7 +232,7 @@ DATA_PARALLEL_MODEL = (
 
 
 def _shape(text: str) -> tuple[int, ...]:
-    return tuple(int(n) for n in text.replace(" ", "").split(",") if n)
+    return tuple(digits_value(n) for n in text.replace(" ", "").split(",") if n)
 
 
 def analyse(text: str) -> LoadErrorAnalysis:
@@ -389,7 +390,8 @@ def _parts(name: str) -> tuple[str, int | None, bool]:
     match = _TORCH_KEY.fullmatch(name)
     assert match is not None
     layer = match["layer"]
-    return match["role"], None if layer is None else int(layer), match["reverse"] is not None
+    index = None if layer is None else digits_value(layer)
+    return match["role"], index, match["reverse"] is not None
 
 
 def _gate_rows(side: _Side) -> int | None:

@@ -44,6 +44,7 @@ from paramcount.engine.layers import (
 )
 from paramcount.engine.spec import Framework, LayerSpec
 from paramcount.reading.code.python_code import Call
+from paramcount.usertext import digits_value
 
 
 @dataclass(frozen=True)
@@ -247,7 +248,7 @@ def _input(number: int, message: str, expected: int, got: int,
 def _matmul(number: int, match: re.Match[str], models: Sequence[Sequence[Built]]
             ) -> RuntimeFinding:
     """An ``nn.Linear`` reading another width than it was built for."""
-    rows, wide, expected, out = (int(g) for g in match.groups())
+    rows, wide, expected, out = (digits_value(g) for g in match.groups())
     message = match.group(0)
     pairs = [(built, model) for model in models for built in model if _name(built) == "Linear"
              and _bound(built).get("in_features") == expected
@@ -288,7 +289,7 @@ def _fed(number: int, message: str, layer: Built, before: Built | None, argument
 def _ndim(number: int, match: re.Match[str], models: Sequence[Sequence[Built]]
           ) -> RuntimeFinding:
     """A Keras layer fed a tensor of the wrong rank: which layer feeds it, and the fix."""
-    name, expected, got = match.group(1), int(match.group(2)), int(match.group(3))
+    name, expected, got = match.group(1), digits_value(match.group(2)), digits_value(match.group(3))
     shape = f"({match.group(4)})" if match.group(4) is not None else f"a tensor of rank {got}"
     message = match.group(0)
     pairs = [(built, model) for model in models for built in model if built.name == name]
@@ -359,7 +360,7 @@ def _data(number: int, match: re.Match[str]) -> RuntimeFinding:
 def _kernel(number: int, match: re.Match[str]) -> RuntimeFinding:
     """TensorFlow refusing a layer's kernel product (Keras 3 on data with another width than
     the layer was built for): the layer from the node's path, and the widths."""
-    got, built = int(match.group(1)), int(match.group(2))
+    got, built = digits_value(match.group(1)), digits_value(match.group(2))
     parts = match.group(3).split("/")
     layer = next((p for p, after in itertools.pairwise(parts)
                   if "_cell" in after or after in ("MatMul", "BiasAdd")), None)

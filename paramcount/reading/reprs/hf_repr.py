@@ -23,6 +23,7 @@ from paramcount.errors import ConfigError, SpecError
 from paramcount.families.registry import CLASSES
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.tables.table import Printout
+from paramcount.usertext import digits_value
 
 Shapes = dict[str, tuple[int, ...]]
 _LINE = re.compile(r"(?P<indent>\s*)\((?P<attr>[\w.-]+)\): (?:(?P<times>\d+) x )?"
@@ -112,12 +113,12 @@ def _expand(attribute: str) -> list[str]:
     match = re.fullmatch(r"(\d+)-(\d+)", attribute)
     if match is None:
         return [attribute]
-    first, last = int(match.group(1)), int(match.group(2))
+    first, last = digits_value(match.group(1)), digits_value(match.group(2))
     return [str(i) for i in range(first, last + 1)] if 0 <= last - first < 100_000 else []
 
 
 def _ints(text: str) -> list[int]:
-    return [int(x) for x in re.findall(r"\d+", text)]
+    return [digits_value(x) for x in re.findall(r"\d+", text)]
 
 
 def _tensors(cls: str, rest: str) -> Shapes:
@@ -126,15 +127,15 @@ def _tensors(cls: str, rest: str) -> Shapes:
         m = re.match(r"in_features=(\d+), out_features=(\d+), bias=(True|False)", rest)
         if m is None:
             return {}
-        a, b = int(m.group(1)), int(m.group(2))
+        a, b = digits_value(m.group(1)), digits_value(m.group(2))
         return {"weight": (b, a), **({"bias": (b,)} if m.group(3) == "True" else {})}
     if cls == "Conv1d":
         m = re.match(r"(\d+), (\d+), kernel_size=\((\d+),\)", rest)
         if m is None:
             return {}
-        i, o, k = (int(x) for x in m.groups())
+        i, o, k = (digits_value(x) for x in m.groups())
         g = re.search(r"groups=(\d+)", rest)
-        groups = int(g.group(1)) if g else 1
+        groups = digits_value(g.group(1)) if g else 1
         found: Shapes = {"weight": (o, i // max(groups, 1), k)}
         return found if "bias=False" in rest else {**found, "bias": (o,)}
     if cls == "Embedding":

@@ -27,6 +27,7 @@ from paramcount.reading.reprs.generic import (
     parameters_share,
 )
 from paramcount.reading.tables.table import Printout
+from paramcount.usertext import digits_value
 
 _ITEM = re.compile(r"^(?P<indent>\s*)\((?P<attr>[\w.-]+)\): (?:(?P<times>\d+) x )?"
                    r"(?P<cls>[A-Za-z_][\w.]*)\((?P<rest>.*)$")
@@ -142,7 +143,7 @@ def _copies(attr: str, times: str | None) -> tuple[range | None, str]:
     bounds = _RANGE.fullmatch(attr)
     if bounds is None:
         return None, "a folded repeat of an unknown form"
-    low, high, count = int(bounds[1]), int(bounds[2]), int(times)
+    low, high, count = digits_value(bounds[1]), digits_value(bounds[2]), digits_value(times)
     if high - low + 1 != count or count < 1:
         return None, f"a folded repeat of {count} copies over the indices {attr}"
     if count > MAX_COPIES:

@@ -24,6 +24,7 @@ from paramcount.reading.tables.table import (
     Column,
     Printout,
     Row,
+    Window,
     collapsed,
     count,
     footer,
@@ -111,12 +112,12 @@ _ASCII_RULE = re.compile(r"\|[-+|=]+\|?")
 _ASCII_EDGE = re.compile(r"\+-+\+?")
 
 
-def ascii_box(lines: Sequence[str], start: int) -> list[str]:
+def ascii_box(lines: Sequence[str], start: int) -> Window:
     """Keras 3's table as rich draws it where the console cannot show box characters (an
     ASCII or cp1252 console, a log piped on Windows): ``+---+`` edges, ``|`` bars, ``|---+---|``
     rules. The lines of the table around ``start`` (its header) are given the box characters
     Keras 3 draws elsewhere, line for line, so one reader reads both."""
-    out = list(lines)
+    out: dict[int, str] = {}
     top = start
     while top and lines[top - 1].lstrip().startswith("|") and not _ASCII_RULE.fullmatch(
             lines[top - 1].strip()):
@@ -138,7 +139,7 @@ def ascii_box(lines: Sequence[str], start: int) -> list[str]:
             break
         else:
             break
-    return out
+    return Window(lines, len(lines), out)
 
 
 def _cropped(lines: Sequence[str], start: int) -> bool:

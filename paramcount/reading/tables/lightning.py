@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.tables.table import NO_TOTAL, Printout, Row, first_shape, shapes
+from paramcount.usertext import digits_value
 
 _UNITS = ("", "K", "M", "B", "T")
 _PLAIN = re.compile(r"\s*\|\s*Name\s*\|\s*Type\s*\|\s*Params\b")
@@ -85,7 +86,7 @@ def _value(text: str) -> tuple[int, int] | None:
     whole, tenth, unit = match.group(1), match.group(2), match.group(3)
     if "," in whole and not re.fullmatch(r"\d{1,3}(,\d{3})+", whole):
         return None
-    return (int(whole.replace(",", "")) * 10 + int(tenth or 0)) * 10 ** (
+    return (digits_value(whole.replace(",", "")) * 10 + int(tenth or 0)) * 10 ** (
         3 * _UNITS.index(unit)), int(tenth is None)
 
 

@@ -21,12 +21,14 @@ from paramcount.reading.tables.table import (
     NO_TOTAL,
     Printout,
     Row,
+    Window,
     count,
     first_shape,
     footer,
     row_cells,
     shapes,
 )
+from paramcount.usertext import digits_value
 
 _ROW = re.compile(r"(?P<type>\w+)-(?P<index>\d+)")
 _AFTER = re.compile(r"\s*((Non-)?[Tt]rainable params|-{5,})")
@@ -92,7 +94,8 @@ def read_hierarchical(lines: Sequence[str], start: int) -> tuple[Printout, int] 
     end = index
     while end < len(lines) and not lines[end].startswith("===") and end - index < _LIMIT:
         end += 1
-    cut = [_SUFFIX.sub("", line.rstrip()) for line in lines[:end]]
+    cut = Window(lines, end, {at: _SUFFIX.sub("", lines[at].rstrip())
+                             for at in range(index, end)})
     found = torch_repr.read(cut, index)
     if found is None:
         return None
@@ -117,7 +120,7 @@ def _unbalanced(lines: Sequence[str], offset: int = 0) -> list[str]:
     for number, line in enumerate(lines):
         text = line.rstrip()
         suffix = _SUFFIX.search(text)
-        value = int(suffix.group()[2:-7].replace(",", "")) if suffix else None
+        value = digits_value(suffix.group()[2:-7].replace(",", "")) if suffix else None
         body = _SUFFIX.sub("", text)
         if body.endswith("(") and not body.lstrip().startswith(")"):
             stack.append(0)

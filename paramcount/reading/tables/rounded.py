@@ -15,12 +15,14 @@ range, never one number.
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 from paramcount.engine import conventions
 from paramcount.engine.layers import torch_free
 from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.errors import SpecError
-from paramcount.reading.accounting import Accounting
+from paramcount.reading import budget
+from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.found import Layer, Model, cell_of
 from paramcount.reading.solve import MAX_LAYERS_SEARCHED, Clues, Fit, Solution
 from paramcount.reading.tables.table import Printout, Row
@@ -35,6 +37,7 @@ def span(low: int, high: int) -> str:
 
 
 def _total(spec: LayerSpec) -> int | None:
+    budget.spend()  # one configuration counted
     try:
         return conventions.total(spec)
     except SpecError:
@@ -58,10 +61,13 @@ def _depths(spec: LayerSpec, low: int, high: int) -> list[LayerSpec]:
     return found
 
 
+@functools.lru_cache(maxsize=4096)
 def fits_in(low: int, high: int, cell: Cell, width: int, output: int, single: bool
-            ) -> list[Fit]:
+            ) -> tuple[Fit, ...]:
     """Every torch configuration of ``cell`` reading ``width`` and putting out ``output``
-    features whose count lies in [low, high] (options off their defaults named)."""
+    features whose count lies in [low, high] (options off their defaults named); searched once
+    for rows alike, its steps taken from the paste's budget (:class:`budget.Spent` where they
+    run out)."""
     fits: list[Fit] = []
     for bidirectional in (False,) if single else (False, True):
         directions = 2 if bidirectional else 1
@@ -84,7 +90,7 @@ def fits_in(low: int, high: int, cell: Cell, width: int, output: int, single: bo
                 if first is None or first > high:
                     break
                 fits += [Fit(spec, assumes) for spec in _depths(projected, low, high)]
-    return fits
+    return tuple(fits)
 
 
 def solve_rounded(low: int, high: int, clues: Clues, printed: str,
@@ -190,7 +196,12 @@ def _recurrent(row: Row, cell: Cell) -> Layer:
     from paramcount.reading.tables.lightning import human
 
     low, high = row.rounded or (row.params or 0, row.params or 0)
-    solution = solve_rounded(low, high, clues, human(low), row.outputs[1:])
+    try:
+        solution = solve_rounded(low, high, clues, human(low), row.outputs[1:])
+    except budget.Spent:
+        return Layer(row.name, kind, Framework.TORCH, row.line, params=row.params,
+                     printed=row.params, notes=(f"printed rounded, {human(low)}: "
+                                                f"{span(low, high)}; {budget.SPENT}",))
     spec = solution.spec
     notes = [solution.how] + ([f"what would tell them apart: {solution.apart}"]
                               if solution.apart else [])
@@ -206,6 +217,7 @@ def lightning_model(printout: Printout) -> Model:
 
     rows = printout.rows
     layers: list[Layer] = []
+    cut: list[Unread] = []
     low_sum = high_sum = 0
     for index, row in enumerate(rows):
         if index + 1 < len(rows) and rows[index + 1].name.startswith(row.name + "."):
@@ -214,6 +226,9 @@ def lightning_model(printout: Printout) -> Model:
         cell = cell_of(row.type)
         if cell is not None and row.type in _TORCH_RECURRENT:
             layer = _recurrent(row, cell)
+            if layer.solution is None and row.rounded is not None:  # the budget cut it
+                cut.append(Unread(row.line, f"{row.name} {row.type} {human(low)}",
+                                  budget.SPENT))
             if layer.params is not None:
                 low, high = layer.params, layer.params
             layers.append(layer)
@@ -239,6 +254,8 @@ def lightning_model(printout: Printout) -> Model:
     if any(layer.params is None for layer in layers):
         model_notes.append(f"its rows' rounded counts add up to {span(low_sum, high_sum)}")
     accounting = printout.accounting
+    if cut:
+        accounting = accounting + Accounting(unread=tuple(cut))
     if total is not None and (high_sum < total[0] or low_sum > total[1]):
         accounting = accounting + Accounting(cropped=(
             f"its rows add up to {span(low_sum, high_sum)}, not its Total params "
@@ -275,29 +292,40 @@ def _sums(layers: list[Layer], rows: tuple[Row, ...]) -> tuple[int, int]:
 def _narrowed_by_total(layers: list[Layer], total: tuple[int, int],
                        rows: tuple[Row, ...]) -> list[Layer]:
     """Each recurrent layer whose fits hold different counts narrowed to those the printed
-    total leaves room for beside the other rows (the one left claimed, several kept open)."""
+    total leaves room for beside the other rows (the one left claimed, several kept open).
+    Linear in the rows: the others' sums are the whole's less the layer's own, and a few
+    passes at most (one narrowing can leave room to narrow another)."""
     by_line = {row.line: row.rounded for row in rows}
     layers = list(layers)
-    changed = True
-    while changed:
+    spans = [_span_of(layer, by_line.get(layer.line or 0)) for layer in layers]
+    low_all, high_all = sum(s[0] for s in spans), sum(s[1] for s in spans)
+    for _ in range(_PASSES):
         changed = False
         for index, layer in enumerate(layers):
             solution = layer.solution
             if (solution is None or solution.spec is not None or len(solution.fits) < 2
                     or any(fit.open for fit in solution.fits)):
                 continue
-            rest = [_span_of(other, by_line.get(other.line or 0))
-                    for at, other in enumerate(layers) if at != index]
-            low = sum(span_[0] for span_ in rest)
-            high = sum(span_[1] for span_ in rest)
+            low = low_all - spans[index][0]
+            high = high_all - spans[index][1]
             kept = [fit for fit in solution.fits
                     if low + conventions.total(fit.spec) <= total[1]
                     and high + conventions.total(fit.spec) >= total[0]]
             if not kept or len(kept) == len(solution.fits):
                 continue
             layers[index] = _with_fits(layer, kept, total)
+            new = _span_of(layers[index], by_line.get(layer.line or 0))
+            low_all += new[0] - spans[index][0]
+            high_all += new[1] - spans[index][1]
+            spans[index] = new
             changed = True
+        if not changed:
+            break
     return layers
+
+
+_PASSES = 4
+"""How many times the rows are narrowed against the total, at most."""
 
 
 def _with_fits(layer: Layer, kept: list[Fit], total: tuple[int, int]) -> Layer:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 from paramcount.engine.spec import MAX_SIZE
 from paramcount.files.listing import NamedTensor
@@ -85,6 +86,42 @@ class Printout:
     def text(self, paste: Sequence[str]) -> Sequence[str]:
         """Its lines as read, from ``paste`` (the paste's lines) where no prefix was taken."""
         return self.shown or paste[self.first - 1:self.last]
+
+
+class Window(Sequence[str]):
+    """A paste's lines as one reader sees them, without copying the paste: blank above
+    ``floor`` and ending at ``stop`` (a reader's scan, down or up, ends where another
+    printout starts), some of them replaced (``changed``: a block seen without its prefix).
+    Each printout of a paste of many is read in its own span, so the paste is read in linear
+    time."""
+
+    def __init__(self, lines: Sequence[str], stop: int, changed: dict[int, str] | None = None,
+                 floor: int = 0) -> None:
+        self.lines = lines
+        self.stop = min(stop, len(lines))
+        self.changed = changed or {}
+        self.floor = floor
+
+    def __len__(self) -> int:
+        return self.stop
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[at] for at in range(*index.indices(self.stop))]
+        if index < 0:
+            index += self.stop
+        if not 0 <= index < self.stop:
+            raise IndexError(index)
+        text = self.changed.get(index)
+        if text is None:
+            return self.lines[index] if index >= self.floor else ""
+        return text
 
 
 _COUNT = re.compile(r"\(?(\d{1,3}(?:,\d{3})++|\d++)\)?")
