@@ -10,6 +10,7 @@ from paramcount.api.result import FileName, Result
 if TYPE_CHECKING:
     from paramcount.families.explain import KnobChange
     from paramcount.families.report import FamilyReport
+    from paramcount.families.state import StateMemory
     from paramcount.render.document import Document
 
 
@@ -18,11 +19,13 @@ class FamilyCount(Result):
     """A modern recurrent family's model counted tensor by tensor (and explained)."""
 
     def __init__(self, report: FamilyReport, explain: bool = False,
-                 what_if: Sequence[KnobChange] = ()) -> None:
-        """Wrap a family report (``explain``/``what_if``: what each option adds)."""
+                 what_if: Sequence[KnobChange] = (), state: StateMemory | None = None) -> None:
+        """Wrap a family report (``explain``/``what_if``: what each option adds; ``state``:
+        the inference state at a context length)."""
         self.report = report
         self.explain = explain
         self.what_if = list(what_if)
+        self.state = state
 
     @property
     def total(self) -> int:
@@ -48,12 +51,14 @@ class FamilyCount(Result):
             from paramcount.render.family_explain import explanation_data
 
             data["explanation"] = explanation_data(self.report, self.what_if)
+        if self.state is not None:
+            data["state"] = self.state.to_data()
         return data
 
     def documents(self) -> list[Document]:
         """The family model's one document."""
         from paramcount.render.document import Section
-        from paramcount.render.family import family_breakdown
+        from paramcount.render.family import family_breakdown, state_section
 
         explained: tuple[Section, ...] = ()
         asked: tuple[Section, ...] = ()
@@ -62,14 +67,18 @@ class FamilyCount(Result):
 
             explained = explanation(self.report)
             asked = tuple(what_if_section(change) for change in self.what_if)  # answer first
+        if self.state is not None:
+            explained = (state_section(self.state), *explained)
         return [family_breakdown(self.report, explained, asked)]
 
 
 def family(name: str, config: FileName | None = None, *, dtype: str = "fp32",
            explain: bool = False, what_if: Mapping[str, object] | None = None,
-           **options: object) -> FamilyCount:
+           context: int | None = None, batch: int = 1, **options: object) -> FamilyCount:
     """Count family ``name``'s model (``mamba``, ``mamba2``, ``rwkv``, ``xlstm``, …) from its
-    config fields as keyword arguments, or a ``config.json`` they override."""
+    config fields as keyword arguments, or a ``config.json`` they override; with ``context``,
+    also the state one inference keeps for ``batch`` sequences of that many tokens (the
+    attention layers' keys and values, the recurrent layers' state), in ``dtype``."""
     from paramcount.engine.spec import DType
     from paramcount.errors import SpecError
     from paramcount.families import registry as families
@@ -85,4 +94,9 @@ def family(name: str, config: FileName | None = None, *, dtype: str = "fp32",
     built = families.build(name, options, None if config is None else str(config))
     changes = [knob_change(name, built, field, value)
                for field, value in (what_if or {}).items()]
-    return FamilyCount(build_family_report(name, built, DType(dtype)), explain, changes)
+    memory = None
+    if context is not None:
+        from paramcount.families.state import at_context
+
+        memory = at_context(name, built, context, batch, DType(dtype).value)
+    return FamilyCount(build_family_report(name, built, DType(dtype)), explain, changes, memory)

@@ -83,14 +83,22 @@ def make_command(name: str, family: str | None = None) -> click.Command:
     @click.option("--what-if", "what_if", multiple=True, metavar="FIELD=VALUE",
                   help="What changing one option does, tensor by tensor (repeatable): "
                        f"--what-if {what_if_example(family)}.")
+    @click.option("--context", "context", metavar="N", default=None,
+                  help="Also the state one inference keeps at N tokens (what replaces the KV "
+                       "cache): the attention layers' keys and values, growing with the "
+                       "tokens, and the recurrent, SSM and convolution state, which does not; "
+                       "in bytes of --dtype, by kind of layer.")
+    @click.option("--batch", "batch", metavar="N", default=None,
+                  help="With --context: for N sequences at once. [default: 1]")
     @output_options
     def counted(config_file: str | None, explain: bool, what_if: tuple[str, ...],
+                context: str | None, batch: str | None,
                 output_format: str | None, as_json: bool, as_markdown: bool, dtype: str,
                 impl: str | None = None, **given: Any) -> int:
         fmt = resolve_format(output_format, as_json, as_markdown)
         base = bool(given.pop("base", False))
         return answer(family, values_of(family, given), config_file, fmt, dtype, explain,
-                      what_if, base)
+                      what_if, base, _tokens(context, batch))
 
     if variants:  # click.option on a command appends: --impl, then the fields in their order
         counted = click.option(
@@ -107,6 +115,27 @@ def make_command(name: str, family: str | None = None) -> click.Command:
             help="Count the base model class (" + families.base_class_name(family)
                  + "): no head, names without the backbone's prefix.")(counted)
     return counted
+
+
+def _tokens(context: str | None, batch: str | None) -> tuple[int, int] | None:
+    """``--context`` and ``--batch`` read as whole numbers (``32k`` too), or None without
+    ``--context``; a bad value is a usage error naming the option."""
+    from paramcount.engine.counts import CountError, parse_int
+
+    if context is None:
+        if batch is not None:
+            raise click.UsageError("--batch counts sequences for --context: give --context N")
+        return None
+    read = []
+    for option, text in (("--context", context), ("--batch", batch or "1")):
+        try:
+            value = parse_int(text)
+        except CountError as error:
+            raise click.BadParameter(str(error), param_hint=f"'{option}'") from None
+        if value < 1:
+            raise click.BadParameter(f"{text!r} must be at least 1", param_hint=f"'{option}'")
+        read.append(value)
+    return read[0], read[1]
 
 
 def what_if_example(family: str) -> str:
@@ -146,6 +175,9 @@ def parse_family(args: list[str], where: str) -> tuple[str, Any]:
     except click.ClickException as error:
         raise click.UsageError(f"{where}: {error.format_message()}") from None
     given.pop("impl", None)
+    if given.pop("context", None) is not None or given.pop("batch", None) is not None:
+        raise click.UsageError(f"{where}: --context is not compared (compare counts "
+                               "parameters)")
     if given.pop("base", False):
         raise click.UsageError(f"{where}: --base is not compared (compare counts causal LMs)")
     if given.pop("explain") or given.pop("what_if") or given.pop("output_format") or given.pop(
@@ -162,9 +194,10 @@ def parse_family(args: list[str], where: str) -> tuple[str, Any]:
 
 def answer(name: str, values: dict[str, object], config_file: str | None, fmt: str,
            dtype: str, explain: bool = False, what_if: tuple[str, ...] = (),
-           base: bool = False) -> int:
+           base: bool = False, tokens: tuple[int, int] | None = None) -> int:
     """Count family ``name``'s model (its base model class with ``base``, or where the
-    ``config.json`` names one) and print it; a bad value is one error line (exit 2)."""
+    ``config.json`` names one) and print it, with ``tokens`` (context, batch) its inference
+    state; a bad value is one error line (exit 2)."""
     from paramcount.cli.output import show_family
     from paramcount.engine.spec import DType
     from paramcount.families.explain import knob_change
@@ -178,7 +211,15 @@ def answer(name: str, values: dict[str, object], config_file: str | None, fmt: s
     config = reading.config
     changes = [knob_change(name, config, *_setting(name, text)) for text in what_if]
     report = build_family_report(name, config, DType(dtype), reading.notes, base or reading.base)
-    show_family(report, fmt, explain, changes)
+    memory = None
+    if tokens is not None:
+        from paramcount.families.state import at_context
+
+        try:
+            memory = at_context(name, config, *tokens, dtype=DType(dtype).value)
+        except SpecError as error:
+            raise ParamcountError(error.render(families.label_for(name))) from None
+    show_family(report, fmt, explain, changes, memory)
     return 0
 
 
