@@ -89,18 +89,21 @@ def _tensors(value: Any) -> list[Any]:
     return []
 
 
-def filled(model_type: str, tokens: int, batch: int, monkeypatch: pytest.MonkeyPatch) -> int:
+def filled(model_type: str, tokens: int, batch: int, monkeypatch: pytest.MonkeyPatch,
+           dtype: str = "fp32") -> int:
     """The bytes of the state transformers keeps after a forward pass of ``batch`` sequences of
-    ``tokens`` tokens through a tiny ``model_type`` model (xLSTM: the ``xLSTMCache`` its model
-    makes, built as the model builds it, as its forward needs the xlstm package's kernels)."""
+    ``tokens`` tokens through a tiny ``model_type`` model in ``dtype`` (xLSTM: the
+    ``xLSTMCache`` its model makes, built as the model builds it, as its forward fails here in
+    the xlstm package's native chunkwise kernel)."""
     import torch
     import transformers
 
     config = transformers.AutoConfig.for_model(model_type, vocab_size=32, **TINY[model_type])
+    kind = {"fp32": torch.float32, "bf16": torch.bfloat16}[dtype]
     if model_type == "xlstm":
         from transformers.models.xlstm.modeling_xlstm import xLSTMCache
 
-        cache = xLSTMCache(config, batch, dtype=torch.float32)
+        cache = xLSTMCache(config, batch, dtype=kind)
         return sum(t.nbytes for t in _tensors(cache.rnn_state))
     made: list[Any] = []
     if model_type == "recurrent_gemma":  # it makes its cache inside and does not return it
@@ -112,7 +115,7 @@ def filled(model_type: str, tokens: int, batch: int, monkeypatch: pytest.MonkeyP
     torch.manual_seed(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = transformers.AutoModelForCausalLM.from_config(config).eval()
+        model = transformers.AutoModelForCausalLM.from_config(config).to(kind).eval()
         with torch.no_grad():
             out = model(torch.randint(0, 32, (batch, tokens)), use_cache=True)
     cache = made[-1] if made else (out.get("cache") if out.get("cache") is not None
@@ -127,12 +130,14 @@ def filled(model_type: str, tokens: int, batch: int, monkeypatch: pytest.MonkeyP
     return sum(t.nbytes for t in held)
 
 
+@pytest.mark.parametrize("dtype", ["fp32", "bf16"])
 @pytest.mark.parametrize("model_type", [pytest.param(t, marks=REFERENCE) for t in TINY])
-def test_the_state_is_the_cache_transformers_fills(model_type: str,
+def test_the_state_is_the_cache_transformers_fills(model_type: str, dtype: str,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """paramcount's state of a tiny model, read from its config.json as transformers writes
     it, is the bytes transformers' cache holds after 5 and after 9 tokens (beyond a local
-    attention's window), for a batch of 2."""
+    attention's window), for a batch of 2, the model in float32 and in bfloat16 (the pieces
+    a reference keeps in float32 whatever the model's dtype included)."""
     import transformers
 
     name = families.MODEL_TYPES[model_type]
@@ -142,8 +147,8 @@ def test_the_state_is_the_cache_transformers_fills(model_type: str,
     layers = state.declared(name, config)
     assert layers is not None
     for tokens in (5, 9):
-        ours = state.memory(layers, tokens, 2, "fp32")
-        assert ours.total == filled(model_type, tokens, 2, monkeypatch), (tokens, ours)
+        ours = state.memory(layers, tokens, 2, dtype)
+        assert ours.total == filled(model_type, tokens, 2, monkeypatch, dtype), (tokens, ours)
 
 
 def test_a_state_grows_only_with_attention() -> None:

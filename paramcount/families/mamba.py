@@ -131,7 +131,7 @@ def state(config: MambaConfig) -> tuple[LayerState, ...]:
     from paramcount.families.state import LayerState, Piece, convolution
 
     pieces = (convolution(config.inner, config.conv_kernel),
-              Piece("ssm", fixed=config.inner * config.state_size))
+              Piece("ssm", fixed=config.inner * config.state_size, dtype="fp32"))
     return tuple(LayerState(i, "mamba", pieces) for i in range(config.num_hidden_layers))
 
 

@@ -117,7 +117,8 @@ def state(config: Mamba2Config) -> tuple[LayerState, ...]:
     from paramcount.families.state import LayerState, Piece, convolution
 
     pieces = (convolution(config.conv_dim, config.conv_kernel),
-              Piece("ssm", fixed=config.num_heads * config.head_dim * config.state_size))
+              Piece("ssm", fixed=config.num_heads * config.head_dim * config.state_size,
+                    dtype="fp32"))
     return tuple(LayerState(i, "mamba2", pieces) for i in range(config.num_hidden_layers))
 
 

@@ -282,8 +282,10 @@ class Mamba:
         return out
 
     def cache(self) -> tuple[Piece, ...]:
-        """Its cache: the conv's last K inputs (E channels) and the SSM state E·N."""
-        return (convolution(self.inner, self.kernel), Piece("ssm", fixed=self.inner * self.state))
+        """Its cache: the conv's last K inputs (E channels) and the SSM state E·N (float32
+        whatever the model's dtype, as transformers keeps it)."""
+        return (convolution(self.inner, self.kernel),
+                Piece("ssm", fixed=self.inner * self.state, dtype="fp32"))
 
     @property
     def count(self) -> int:
@@ -343,9 +345,10 @@ class Mamba2:
         return out
 
     def cache(self) -> tuple[Piece, ...]:
-        """Its cache: the conv's last K inputs (x, B and C) and the SSM state H·P·N = E·N."""
+        """Its cache: the conv's last K inputs (x, B and C) and the SSM state H·P·N = E·N
+        (float32 whatever the model's dtype, as transformers keeps it)."""
         return (convolution(self.conv_dim, self.kernel),
-                Piece("ssm", fixed=self.inner * self.state))
+                Piece("ssm", fixed=self.inner * self.state, dtype="fp32"))
 
     @property
     def count(self) -> int:
