@@ -250,7 +250,8 @@ def from_config(listing: Listing) -> Listing:
         kind = listing.config.get("model_type")
         raise ParamcountError(f"{listing.source}: no weights, and config.json describes no "
                               f"model paramcount counts from a config (model_type {kind!r}; "
-                              f"families: {', '.join(families.names())})")
+                              f"families: {', '.join(families.names())}); "
+                              + families.VIA_HINT)
     try:
         reading = families.load(name, listing.config)
     except SpecError as error:

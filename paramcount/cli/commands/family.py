@@ -90,12 +90,19 @@ def make_command(name: str, family: str | None = None) -> click.Command:
                        "in bytes of --dtype, by kind of layer.")
     @click.option("--batch", "batch", metavar="N", default=None,
                   help="With --context: for N sequences at once. [default: 1]")
+    @click.option("--via", "via", type=click.Choice(("transformers",)), default=None,
+                  help="With --config of a model type paramcount does not model: count the "
+                       "model transformers builds from it, on the meta device (no weights, no "
+                       "code from the hub), module by module; no closed form claimed.")
     @output_options
     def counted(config_file: str | None, explain: bool, what_if: tuple[str, ...],
-                context: str | None, batch: str | None,
+                context: str | None, batch: str | None, via: str | None,
                 output_format: str | None, as_json: bool, as_markdown: bool, dtype: str,
                 impl: str | None = None, **given: Any) -> int:
         fmt = resolve_format(output_format, as_json, as_markdown)
+        if via is not None:
+            return built(config_file, fmt, explain or bool(what_if) or context is not None
+                         or any(v not in (None, False) for v in given.values()))
         base = bool(given.pop("base", False))
         return answer(family, values_of(family, given), config_file, fmt, dtype, explain,
                       what_if, base, _tokens(context, batch))
@@ -115,6 +122,25 @@ def make_command(name: str, family: str | None = None) -> click.Command:
             help="Count the base model class (" + families.base_class_name(family)
                  + "): no head, names without the backbone's prefix.")(counted)
     return counted
+
+
+def built(config_file: str | None, fmt: str, more: bool) -> int:
+    """``--via transformers``: the model ``--config``'s file describes, as transformers builds
+    it (``more``: other options were given, which it does not take)."""
+    from paramcount.api.built import via_transformers
+    from paramcount.cli.output import show, show_json
+
+    if config_file is None:
+        raise click.UsageError("--via transformers counts a --config file: give --config FILE")
+    if more:
+        raise click.UsageError("--via transformers counts the file as it is: give --config "
+                               "and an output format only")
+    result = via_transformers(config_file)
+    if fmt == "json":
+        show_json(result.to_json())
+    else:
+        show(result.documents()[0], fmt)
+    return 0
 
 
 def _tokens(context: str | None, batch: str | None) -> tuple[int, int] | None:
@@ -175,6 +201,9 @@ def parse_family(args: list[str], where: str) -> tuple[str, Any]:
     except click.ClickException as error:
         raise click.UsageError(f"{where}: {error.format_message()}") from None
     given.pop("impl", None)
+    if given.pop("via", None) is not None:
+        raise click.UsageError(f"{where}: --via is not compared (compare counts what "
+                               "paramcount models)")
     if given.pop("context", None) is not None or given.pop("batch", None) is not None:
         raise click.UsageError(f"{where}: --context is not compared (compare counts "
                                "parameters)")
