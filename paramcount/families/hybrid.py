@@ -63,8 +63,8 @@ class Stack:
         """(label, closed-form count) of each part, in order."""
         self.idle = 0
         """Parameters of the experts a token is not routed to, summed over the layers."""
-        self.states: list[LayerState] = []
-        """What each layer's mixers keep between tokens, in layer order."""
+        self.holders: list[tuple[int, str, object]] = []
+        """(layer, label, part) of each part a layer keeps state for, in layer order."""
 
     def add(self, kind: str, label: str, count: int, tensors: Iterable[Tensor]) -> None:
         """Append ``tensors``, one part of ``kind`` whose closed form gives ``count``."""
@@ -84,9 +84,15 @@ class Stack:
     def holds(self, layer: int, label: str, spec: object) -> None:
         """Layer ``layer`` keeps the state ``spec`` declares (``cache()``), if any: a shared
         block's attention keeps its keys and values in every layer that uses it."""
-        declares = getattr(spec, "cache", None)
-        if declares is not None:
-            self.states.append(LayerState(layer, label, declares()))
+        if hasattr(spec, "cache"):
+            self.holders.append((layer, label, spec))
+
+    @property
+    def states(self) -> list[LayerState]:
+        """What each layer's mixers keep between tokens, in layer order (each part's
+        ``cache()``, asked only when the state is)."""
+        return [LayerState(layer, label, spec.cache())  # type: ignore[attr-defined]
+                for layer, label, spec in self.holders]
 
     @property
     def total(self) -> int:

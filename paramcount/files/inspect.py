@@ -277,10 +277,16 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
     if listing.config is not None:
         said = families.family_of(listing.config)
     found = []
-    # a config-only folder's tensors are its family's own (from_config wrote them): only that
-    # family need look for itself among them
-    chosen = [said] if said is not None and listing.format == "hf-config" else None
-    for model in families.recognise(shapes, chosen):
+    # a config-only folder's tensors are its family's own model, which from_config wrote: not
+    # looked for among them, but taken as they are (its config.json settles the rest)
+    if said is not None and listing.format == "hf-config":
+        from paramcount.families.family import RecognisedModel
+
+        reading = families.load(said, listing.config or {})
+        models = [RecognisedModel("", said, reading.config, tuple(shapes), base=reading.base)]
+    else:
+        models = families.recognise(shapes)
+    for model in models:
         expected = [(model.prefix + t.name, t.shape)
                     for t in families.tensors(model.family, model.config, model.base,
                                               model.saved)]
