@@ -227,12 +227,13 @@ STEMS: dict[str, tuple[str, ...]] = {"rwkv": ("Rwkv5", "Rwkv6", "RWKV5", "RWKV6"
 """Class-name stems a family's files name in ``architectures`` beside its :data:`CLASSES`'
 (the hub's RWKV-5 / RWKV-6 conversions, flash-linear-attention's RWKV-7)."""
 
-_HEAD = re.compile(r"(For[A-Z]\w*|LMHeadModel|PreTrainedModel|Model)$")
+_HEAD = r"(For[A-Z]\w*|LMHeadModel|PreTrainedModel|Model)$"
+"""A transformers class name's head (compiled when first used: most commands never do)."""
 
 
 def stem(cls: str) -> str:
     """``Lfm2Moe`` from ``Lfm2MoeForCausalLM``: a transformers class name without its head."""
-    return _HEAD.sub("", cls)
+    return re.sub(_HEAD, "", cls)
 
 
 def family_of_class(cls: str) -> str | None:
