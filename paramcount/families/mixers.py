@@ -18,6 +18,7 @@ from math import gcd
 from paramcount.engine.conventions.base import Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.families.parts import depthwise_conv, linear, norm, sizes, tensor
+from paramcount.families.state import Piece, attention, convolution
 from paramcount.record import record
 
 OUT_NAMES = ("o_proj", "out_proj")
@@ -61,6 +62,10 @@ class Attention:
             out += norm(f"{prefix}q_{self.norm_name}.", self.head_dim, layer)
             out += norm(f"{prefix}k_{self.norm_name}.", self.head_dim, layer)
         return out
+
+    def cache(self) -> tuple[Piece, ...]:
+        """Its cache: keys and values, kv_heads·head_dim each per token."""
+        return attention(self.kv_heads, self.head_dim)
 
     @property
     def count(self) -> int:
@@ -363,6 +368,12 @@ class Mamba:
             out += norm(prefix + "c_layernorm.", n, layer)
         return out
 
+    def cache(self) -> tuple[Piece, ...]:
+        """Its cache: the conv's last K inputs (E channels) and the SSM state E·N (float32
+        whatever the model's dtype, as transformers keeps it)."""
+        return (convolution(self.inner, self.kernel),
+                Piece("ssm", fixed=self.inner * self.state, dtype="fp32"))
+
     @property
     def count(self) -> int:
         """E·(N + 1 + K + c) + 2E·(D + b) + (R + 2N)·E + E·(R + 1) + D·(E + b) [+ R + 2N]."""
@@ -460,6 +471,12 @@ class Mamba2:
         out += linear(prefix + "out_proj.", d, e, self.out_bias, layer)
         return out
 
+    def cache(self) -> tuple[Piece, ...]:
+        """Its cache: the conv's last K inputs (x, B and C) and the SSM state H·P·N = E·N
+        (float32 whatever the model's dtype, as transformers keeps it)."""
+        return (convolution(self.conv_dim, self.kernel),
+                Piece("ssm", fixed=self.inner * self.state, dtype="fp32"))
+
     @property
     def count(self) -> int:
         """3H + C·(K + c) + (E + C + H)·(D + b) + E·n + D·(E + b')."""
@@ -508,6 +525,10 @@ class ShortConv:
         out += linear(prefix + "in_proj.", 3 * d, d, b, layer)
         out += linear(prefix + "out_proj.", d, d, b, layer)
         return out
+
+    def cache(self) -> tuple[Piece, ...]:
+        """Its cache: the conv's last K inputs (D channels)."""
+        return (convolution(self.width, self.kernel),)
 
     @property
     def count(self) -> int:

@@ -1,0 +1,199 @@
+"""The state that replaces the KV cache, against the cache transformers itself fills: a tiny
+model of each model type, real weights, run forward on CPU for two lengths, the tensors its
+cache holds summed, equal to paramcount's figure."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from typing import Any
+
+import pytest
+
+from paramcount.families import registry as families
+from paramcount.families import state
+from tests.conftest import CLI, have
+
+REFERENCE = [
+    pytest.mark.torch,
+    pytest.mark.skipif(not (have("torch") and have("transformers")),
+                       reason="torch and transformers are not installed"),
+]
+
+_MAMBA2 = {"mamba_d_state": 4, "mamba_d_conv": 3, "mamba_expand": 2}
+TINY: dict[str, dict[str, Any]] = {
+    "mamba": {"hidden_size": 8, "state_size": 4, "num_hidden_layers": 2, "expand": 2,
+              "conv_kernel": 3, "time_step_rank": 2},
+    "falcon_mamba": {"hidden_size": 8, "state_size": 5, "num_hidden_layers": 2, "expand": 3,
+                     "conv_kernel": 4, "time_step_rank": 2},
+    "mamba2": {"hidden_size": 8, "state_size": 4, "num_hidden_layers": 2, "expand": 2,
+               "conv_kernel": 3, "num_heads": 4, "head_dim": 4, "n_groups": 2,
+               "chunk_size": 4},
+    "rwkv": {"hidden_size": 8, "num_hidden_layers": 2, "attention_hidden_size": 8,
+             "intermediate_size": 16, "context_length": 64},
+    "recurrent_gemma": {"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 3,
+                        "num_attention_heads": 2, "num_key_value_heads": 1, "lru_width": 24,
+                        "attention_window_size": 6, "conv1d_width": 3,
+                        "block_types": ["recurrent", "attention", "recurrent"]},
+    "jamba": {"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 4,
+              "num_attention_heads": 4, "num_key_value_heads": 2, "num_experts": 2,
+              "num_experts_per_tok": 1, "expert_layer_period": 2, "expert_layer_offset": 1,
+              "attn_layer_period": 2, "attn_layer_offset": 1, "mamba_dt_rank": 2,
+              "use_mamba_kernels": False, **_MAMBA2},
+    "bamba": {"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 3,
+              "num_attention_heads": 4, "num_key_value_heads": 2, "attn_layer_indices": [1],
+              "mamba_n_heads": 4, "mamba_d_head": 8, "mamba_n_groups": 2,
+              "mamba_chunk_size": 4, **_MAMBA2},
+    "zamba2": {"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 4,
+               "num_attention_heads": 4, "num_key_value_heads": 2, "mamba_ngroups": 2,
+               "mamba_headdim": 8, "n_mamba_heads": 4, "num_mem_blocks": 1, "chunk_size": 4,
+               "layers_block_type": ["mamba", "hybrid", "mamba", "hybrid"], **_MAMBA2},
+    "falcon_h1": {"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 2,
+                  "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 4,
+                  "mamba_d_ssm": 16, "mamba_n_heads": 4, "mamba_d_head": 4,
+                  "mamba_n_groups": 2, "mamba_chunk_size": 4, **_MAMBA2},
+    "nemotron_h": {"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 4,
+                   "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 4,
+                   "mamba_num_heads": 4, "mamba_head_dim": 8, "n_groups": 2,
+                   "ssm_state_size": 4, "conv_kernel": 3, "expand": 2, "chunk_size": 4,
+                   "hybrid_override_pattern": "M*M-"},
+    "lfm2": {"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 3,
+             "num_attention_heads": 4, "num_key_value_heads": 2, "conv_L_cache": 3,
+             "layer_types": ["conv", "full_attention", "conv"]},
+    "xlstm": {"hidden_size": 128, "embedding_dim": 128, "num_heads": 2, "num_blocks": 2,
+              "num_hidden_layers": 2, "qk_dim_factor": 0.5},
+}
+"""A tiny config of each model type transformers builds that a family models (reference
+keywords, a vocabulary of 32). xLSTM's widths are multiples of 64: ``xLSTMCache`` sizes its
+zeros from ``qk_dim`` rounded up to 64, the mLSTM layer (whose states replace them) from
+``int(hidden_size · qk_dim_factor)``, and only there do the two agree."""
+
+CACHED = ("keys", "values", "conv_states", "recurrent_states")
+"""What a transformers cache layer holds of a sequence (not its bookkeeping: a sliding layer's
+window as a tensor)."""
+
+MODULE_STATES = ("conv1d_state", "recurrent_states")
+"""State RecurrentGemma keeps on its modules rather than in the cache object."""
+
+
+def _tensors(value: Any) -> list[Any]:
+    """The tensors in a cache attribute (a tensor, a dict or list of them, or None)."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list | tuple):
+        return [t for item in value for t in _tensors(item)]
+    return []
+
+
+def filled(model_type: str, tokens: int, batch: int, monkeypatch: pytest.MonkeyPatch,
+           dtype: str = "fp32") -> int:
+    """The bytes of the state transformers keeps after a forward pass of ``batch`` sequences of
+    ``tokens`` tokens through a tiny ``model_type`` model in ``dtype`` (xLSTM: the
+    ``xLSTMCache`` its model makes, built as the model builds it, as its forward fails here in
+    the xlstm package's native chunkwise kernel)."""
+    import torch
+    import transformers
+
+    config = transformers.AutoConfig.for_model(model_type, vocab_size=32, **TINY[model_type])
+    kind = {"fp32": torch.float32, "bf16": torch.bfloat16}[dtype]
+    if model_type == "xlstm":
+        from transformers.models.xlstm.modeling_xlstm import xLSTMCache
+
+        cache = xLSTMCache(config, batch, dtype=kind)
+        return sum(t.nbytes for t in _tensors(cache.rnn_state))
+    made: list[Any] = []
+    if model_type == "recurrent_gemma":  # it makes its cache inside and does not return it
+        from transformers.models.recurrent_gemma import modeling_recurrent_gemma as module
+
+        dynamic = module.DynamicCache
+        monkeypatch.setattr(module, "DynamicCache",
+                            lambda *a, **k: made.append(dynamic(*a, **k)) or made[-1])
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = transformers.AutoModelForCausalLM.from_config(config).to(kind).eval()
+        with torch.no_grad():
+            out = model(torch.randint(0, 32, (batch, tokens)), use_cache=True)
+    cache = made[-1] if made else (out.get("cache") if out.get("cache") is not None
+                                   else out.get("state"))
+    if isinstance(cache, list):  # RWKV: five (batch, hidden, layers) tensors
+        held = cache
+    else:
+        held = [t for layer in cache.layers for name in CACHED
+                for t in _tensors(getattr(layer, name, None))]
+    held += [t for module in model.modules() for name in MODULE_STATES
+             for t in _tensors(getattr(module, name, None))]
+    return sum(t.nbytes for t in held)
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "bf16"])
+@pytest.mark.parametrize("model_type", [pytest.param(t, marks=REFERENCE) for t in TINY])
+def test_the_state_is_the_cache_transformers_fills(model_type: str, dtype: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """paramcount's state of a tiny model, read from its config.json as transformers writes
+    it, is the bytes transformers' cache holds after 5 and after 9 tokens (beyond a local
+    attention's window), for a batch of 2, the model in float32 and in bfloat16 (the pieces
+    a reference keeps in float32 whatever the model's dtype included)."""
+    import transformers
+
+    name = families.MODEL_TYPES[model_type]
+    data = transformers.AutoConfig.for_model(model_type, vocab_size=32,
+                                             **TINY[model_type]).to_dict()
+    config = families.load(name, data).config
+    layers = state.declared(name, config)
+    assert layers is not None
+    for tokens in (5, 9):
+        ours = state.memory(layers, tokens, 2, dtype)
+        assert ours.total == filled(model_type, tokens, 2, monkeypatch, dtype), (tokens, ours)
+
+
+def test_a_state_grows_only_with_attention() -> None:
+    """A pure recurrent model's state does not grow with the context; a hybrid's grows by its
+    attention layers' keys and values alone."""
+    mamba = state.declared("mamba", families.build("mamba", {}))
+    assert mamba is not None
+    assert state.memory(mamba, 10).total == state.memory(mamba, 100_000).total
+    lfm2 = families.build("lfm2", {"layer_types": ("conv", "full_attention", "conv"),
+                                   "num_hidden_layers": 3})
+    layers = state.declared("lfm2", lfm2)
+    assert layers is not None
+    grown = state.memory(layers, 11).total - state.memory(layers, 10).total
+    assert grown == 2 * lfm2.num_key_value_heads * lfm2.heads_dim * 4
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["mamba", "--batch", "2"], "give --context N"),
+    (["mamba", "--context", "0"], "'0' must be at least 1"),
+    (["mamba", "--context", "many"], "--context"),
+    (["mingru", "--context", "10"], "the inference state of minGRU"),
+], ids=["batch-alone", "zero", "not-a-number", "not-modelled"])
+def test_a_bad_context_is_one_line(cli: CLI, args: list[str], says: str) -> None:
+    """A context or batch that is not a whole number of at least 1, or a family whose state is
+    not modelled, is one line on stderr, exit 2."""
+    result = cli(*args)
+    assert (result.code, result.out, result.err.count("\n")) == (2, "", 1), result.err
+    assert says in result.err
+
+
+def test_the_state_in_text_json_and_the_library(cli: CLI) -> None:
+    """``--context`` with ``--batch`` shows the state by kind and in total; the JSON and the
+    library's result hold the same numbers."""
+    import paramcount
+
+    args = ["jamba", "--config", "examples/hf/jamba-1.5-mini/config.json", "--context",
+            "32768", "--batch", "4", "--dtype", "bf16"]
+    result = paramcount.family("jamba", "examples/hf/jamba-1.5-mini/config.json",
+                               context=32768, batch=4, dtype="bf16")
+    assert result.state is not None
+    text = cli(*args)
+    assert text.code == 0
+    assert "State at 32,768 tokens" in text.out
+    assert f"{result.state.total:,}" in text.out
+    data = json.loads(cli(*args, "--json").out)["state"]
+    assert data == result.state.to_data()
+    assert {k["kind"]: k["layers"] for k in data["kinds"]} == {"mamba": 28, "attention": 4}
+    assert data["bytes"] == sum(k["bytes"] for k in data["kinds"])
