@@ -163,5 +163,6 @@ def at_context(name: str, config: Any, context: object, batch: object = 1,
     layers = declared(name, config)
     if layers is None:
         raise SpecError("the inference state of " + family(name).TITLE + " is not modelled by "
-                        "paramcount (no cache of transformers' to check it against)")
+                        "paramcount (a mixer of it declares none, or transformers keeps no "
+                        "cache to check it against)")
     return memory(layers, context, batch, dtype)
