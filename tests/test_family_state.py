@@ -197,3 +197,37 @@ def test_the_state_in_text_json_and_the_library(cli: CLI) -> None:
     assert data == result.state.to_data()
     assert {k["kind"]: k["layers"] for k in data["kinds"]} == {"mamba": 28, "attention": 4}
     assert data["bytes"] == sum(k["bytes"] for k in data["kinds"])
+
+
+def test_a_mixer_without_its_state_makes_it_unknown() -> None:
+    """A hybrid whose recurrent part declares no ``cache()`` has no state figure (None, and
+    ``--context`` refuses it) rather than one that leaves that part out."""
+    from paramcount.families import hybrid
+    from paramcount.families.mixers import Mlp, ShortConv
+
+    class Undeclared:
+        """A recurrent part that does not say what it keeps."""
+
+        count = 0
+
+        def tensors(self, prefix: str, layer: int) -> list[Any]:
+            """No tensors."""
+            return []
+
+    made = hybrid.Stack()
+    made.part("recurrent", "short conv", ShortConv(8, 3), "a.", 0)
+    made.part("mlp", "mlp", Mlp(8, 16, False, "w1_w3_w2"), "b.", 0)
+    assert made.undeclared == []
+    made.part("recurrent", "new mixer", Undeclared(), "c.", 1)
+    assert made.undeclared == ["new mixer"]
+
+
+def test_every_model_type_has_a_tiny_config() -> None:
+    """Each model type a family models that transformers builds is in :data:`TINY`, so that its
+    state is checked against transformers' cache (a model type added to the registry without
+    one fails here, named)."""
+    pytest.importorskip("transformers")
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    missing = [t for t in families.MODEL_TYPES if t in CONFIG_MAPPING and t not in TINY]
+    assert missing == []

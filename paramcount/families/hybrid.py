@@ -47,6 +47,9 @@ if TYPE_CHECKING:
         @property
         def num_attention_heads(self) -> int: ...
 
+MIXERS = ("recurrent", "attention")
+"""The kinds of part that keep state between tokens (each must declare it: ``cache()``)."""
+
 KINDS = ("embeddings", "recurrent", "attention", "mlp", "experts", "norms")
 """The kinds of part a hybrid's parameters are shared among (the head counts as embeddings;
 Zamba2's LoRA adapters count with the attention or MLP they adapt)."""
@@ -65,6 +68,9 @@ class Stack:
         """Parameters of the experts a token is not routed to, summed over the layers."""
         self.holders: list[tuple[int, str, object]] = []
         """(layer, label, part) of each part a layer keeps state for, in layer order."""
+        self.undeclared: list[str] = []
+        """Mixers (recurrent or attention parts) that declare no state: the model's state is
+        not known."""
 
     def add(self, kind: str, label: str, count: int, tensors: Iterable[Tensor]) -> None:
         """Append ``tensors``, one part of ``kind`` whose closed form gives ``count``."""
@@ -79,13 +85,16 @@ class Stack:
         and with ``state`` what it keeps between tokens where it declares that."""
         self.add(kind, label, spec.count, spec.tensors(prefix, layer))
         if state:
-            self.holds(layer, label, spec)
+            self.holds(layer, label, spec, kind in MIXERS)
 
-    def holds(self, layer: int, label: str, spec: object) -> None:
-        """Layer ``layer`` keeps the state ``spec`` declares (``cache()``), if any: a shared
-        block's attention keeps its keys and values in every layer that uses it."""
+    def holds(self, layer: int, label: str, spec: object, mixer: bool = True) -> None:
+        """Layer ``layer`` keeps the state ``spec`` declares (``cache()``): a shared block's
+        attention keeps its keys and values in every layer that uses it. A ``mixer`` that
+        declares none makes the model's state unknown (:attr:`undeclared`), never 0."""
         if hasattr(spec, "cache"):
             self.holders.append((layer, label, spec))
+        elif mixer:
+            self.undeclared.append(label)
 
     @property
     def states(self) -> list[LayerState]:

@@ -130,7 +130,8 @@ def memory(layers: tuple[LayerState, ...], context: int, batch: int = 1,
 
 def declared(name: str, config: Any) -> tuple[LayerState, ...] | None:
     """Family ``name``'s layers' state for ``config``: its module's ``state(config)``, or its
-    hybrid stack's parts'; None where the family declares none."""
+    hybrid stack's parts'; None where the family declares none, or one of its mixers does
+    not."""
     from paramcount.families.registry import family
 
     module = family(name)
@@ -141,7 +142,10 @@ def declared(name: str, config: Any) -> tuple[LayerState, ...] | None:
     stack = getattr(module, "stack", None)
     if stack is None:
         return None
-    return tuple(stack(config).states)
+    built = stack(config)
+    if built.undeclared:  # a mixer that declares no state: unknown, not 0
+        return None
+    return tuple(built.states)
 
 
 def at_context(name: str, config: Any, context: object, batch: object = 1,
@@ -159,5 +163,6 @@ def at_context(name: str, config: Any, context: object, batch: object = 1,
     layers = declared(name, config)
     if layers is None:
         raise SpecError("the inference state of " + family(name).TITLE + " is not modelled by "
-                        "paramcount (no cache of transformers' to check it against)")
+                        "paramcount (a mixer of it declares none, or transformers keeps no "
+                        "cache to check it against)")
     return memory(layers, context, batch, dtype)
