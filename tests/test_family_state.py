@@ -21,6 +21,13 @@ REFERENCE = [
 ]
 
 _MAMBA2 = {"mamba_d_state": 4, "mamba_d_conv": 3, "mamba_expand": 2}
+_QWEN = {"hidden_size": 16, "num_hidden_layers": 3, "num_attention_heads": 4,
+         "num_key_value_heads": 2, "head_dim": 4, "linear_conv_kernel_dim": 3,
+         "linear_key_head_dim": 4, "linear_value_head_dim": 6, "linear_num_key_heads": 2,
+         "linear_num_value_heads": 4,
+         "layer_types": ["linear_attention", "full_attention", "linear_attention"]}
+_EXPERTS = {"num_experts": 2, "num_experts_per_tok": 1, "moe_intermediate_size": 8,
+            "shared_expert_intermediate_size": 8}
 TINY: dict[str, dict[str, Any]] = {
     "mamba": {"hidden_size": 8, "state_size": 4, "num_hidden_layers": 2, "expand": 2,
               "conv_kernel": 3, "time_step_rank": 2},
@@ -60,6 +67,45 @@ TINY: dict[str, dict[str, Any]] = {
     "lfm2": {"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 3,
              "num_attention_heads": 4, "num_key_value_heads": 2, "conv_L_cache": 3,
              "layer_types": ["conv", "full_attention", "conv"]},
+    "lfm2_moe": {"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 3,
+                 "moe_intermediate_size": 8, "num_experts": 2, "num_experts_per_tok": 1,
+                 "num_dense_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 2,
+                 "conv_L_cache": 3, "layer_types": ["conv", "full_attention", "conv"]},
+    "qwen3_next": {**_QWEN, **_EXPERTS, "intermediate_size": 32},
+    "qwen3_5_text": {**_QWEN, "intermediate_size": 32},
+    "qwen3_5_moe_text": {**_QWEN, **_EXPERTS},
+    "granitemoehybrid": {"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 3,
+                         "num_attention_heads": 4, "num_key_value_heads": 2,
+                         "layer_types": ["mamba", "attention", "mamba"],
+                         "num_local_experts": 2, "num_experts_per_tok": 1,
+                         "shared_intermediate_size": 8, "mamba_n_heads": 4,
+                         "mamba_n_groups": 2, "mamba_chunk_size": 4, **_MAMBA2},
+    "minimax": {"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 2,
+                "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 4,
+                "num_local_experts": 2, "num_experts_per_tok": 1,
+                "layer_types": ["linear_attention", "full_attention"]},
+    "lfm3": {"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 3,
+             "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 4,
+             "conv_L_cache": 3, "sliding_window": 6, "pad_token_id": 0,
+             "layer_types": ["conv", "sliding_attention", "full_attention"]},
+    "olmo_hybrid": {"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 2,
+                    "num_attention_heads": 4, "num_key_value_heads": 2,
+                    "layer_types": ["linear_attention", "full_attention"],
+                    "linear_conv_kernel_dim": 3, "linear_num_key_heads": 2,
+                    "linear_num_value_heads": 4, "linear_key_head_dim": 4,
+                    "linear_value_head_dim": 6, "pad_token_id": 0},
+    "lara_mini": {**_QWEN, **_EXPERTS, "sliding_window": 6,
+                  "layer_types": ["linear_attention", "sliding_attention", "full_attention"]},
+    "zamba": {"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 4,
+              "num_attention_heads": 4, "num_key_value_heads": 2, "n_mamba_heads": 2,
+              "mamba_d_state": 4, "mamba_d_conv": 3, "mamba_expand": 2, "mamba_dt_rank": 2,
+              "layers_block_type": ["mamba", "hybrid", "mamba", "hybrid"], "pad_token_id": 0},
+    "kimi_linear": {"hidden_size": 16, "intermediate_size": 32, "moe_intermediate_size": 8,
+                    "num_hidden_layers": 2, "num_attention_heads": 4, "kv_lora_rank": 4,
+                    "qk_rope_head_dim": 2, "v_head_dim": 4, "qk_nope_head_dim": 4,
+                    "num_experts_per_tok": 1, "num_local_experts": 2, "n_shared_experts": 1,
+                    "linear_head_dim": 4, "linear_num_heads": 2, "linear_conv_kernel_dim": 3,
+                    "layer_types": ["linear_attention", "full_attention"], "pad_token_id": 0},
     "xlstm": {"hidden_size": 128, "embedding_dim": 128, "num_heads": 2, "num_blocks": 2,
               "num_hidden_layers": 2, "qk_dim_factor": 0.5},
 }
@@ -125,6 +171,7 @@ def filled(model_type: str, tokens: int, batch: int, monkeypatch: pytest.MonkeyP
     else:
         held = [t for layer in cache.layers for name in CACHED
                 for t in _tensors(getattr(layer, name, None))]
+    held += _tensors(getattr(cache, "linear_cache", None))  # MiniMax's lightning attention
     held += [t for module in model.modules() for name in MODULE_STATES
              for t in _tensors(getattr(module, name, None))]
     return sum(t.nbytes for t in held)

@@ -35,7 +35,8 @@ class Attention:
     features, o back to ``out``; biases on all four when ``bias`` (on o alone: ``out_bias``);
     RMSNorms over each head's q and k when ``qk_norm`` (LFM2's ``q_layernorm``, Qwen's
     ``q_norm``: ``norm_name``); with ``gated``, q_proj also makes the output gate (2·heads·
-    head_dim rows: Qwen3-Next, Qwen3.5)."""
+    head_dim rows: Qwen3-Next, Qwen3.5); a sliding ``window`` > 0 (no parameter) bounds what
+    its cache keeps."""
 
     width: int
     heads: int
@@ -47,6 +48,7 @@ class Attention:
     qk_norm: bool = False
     norm_name: str = "layernorm"
     gated: bool = False
+    window: int = 0
 
     def __post_init__(self) -> None:
         sizes(self, "width", "heads", "kv_heads", "head_dim", "out")
@@ -64,8 +66,10 @@ class Attention:
         return out
 
     def cache(self) -> tuple[Piece, ...]:
-        """Its cache: keys and values, kv_heads·head_dim each per token."""
-        return attention(self.kv_heads, self.head_dim)
+        """Its cache: keys and values, kv_heads·head_dim each per token (a sliding window's
+        last window − 1 tokens at most, as transformers' ``DynamicSlidingWindowLayer`` keeps
+        them)."""
+        return attention(self.kv_heads, self.head_dim, max(self.window - 1, 0))
 
     @property
     def count(self) -> int:
@@ -141,6 +145,12 @@ class LatentAttention:
         out += linear(prefix + "kv_b_proj.", h * (self.nope + self.value), self.kv_lora, False,
                       layer)
         return out + linear(prefix + "o_proj.", d, h * self.value, b, layer)
+
+    def cache(self) -> tuple[Piece, ...]:
+        """Its cache: the compressed latent (kv_lora) as the keys and the rope part of k (r)
+        as the values, one head each per token, as transformers' Kimi Linear caches them
+        (expanded per head only when attending)."""
+        return (Piece("keys", per_token=self.kv_lora), Piece("values", per_token=self.rope))
 
     @property
     def count(self) -> int:
@@ -426,6 +436,12 @@ class ZambaMamba:
         out += linear(prefix + "in_proj.", 2 * e, d, self.bias, layer)
         out += linear(prefix + "out_proj.", d, e, self.bias, layer)
         return out
+
+    def cache(self) -> tuple[Piece, ...]:
+        """Its cache: the conv's last K inputs (E channels) and each head's SSM state
+        (E/H)·N, E·N in all (float32 whatever the model's dtype, as transformers keeps it)."""
+        return (convolution(self.inner, self.kernel),
+                Piece("ssm", fixed=self.inner * self.state, dtype="fp32"))
 
     @property
     def count(self) -> int:
