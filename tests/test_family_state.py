@@ -278,3 +278,29 @@ def test_every_model_type_has_a_tiny_config() -> None:
 
     missing = [t for t in families.MODEL_TYPES if t in CONFIG_MAPPING and t not in TINY]
     assert missing == []
+
+
+@pytest.mark.parametrize(("model_type", "window"), [
+    pytest.param("lfm3", 256, marks=REFERENCE, id="lfm3"),
+    pytest.param("lara_mini", 512, marks=REFERENCE, id="lara_mini"),
+])
+def test_sliding_layers_where_transformers_places_them(model_type: str, window: int) -> None:
+    """Without ``layer_types``, the layers whose cache keeps at most ``sliding_window`` − 1
+    tokens are the ones transformers' config makes ``sliding_attention`` (its default window
+    read; with ``sliding_window`` null, nothing bounds them)."""
+    import transformers
+
+    name = families.MODEL_TYPES[model_type]
+    made = transformers.AutoConfig.for_model(model_type, num_hidden_layers=10)
+    data = made.to_dict()
+    data.pop("layer_types")
+    layers = state.declared(name, families.load(name, data).config)
+    assert layers is not None
+    sliding = [i for i, t in enumerate(made.layer_types) if t == "sliding_attention"]
+    assert sliding
+    assert [s.layer for s in layers if s.kind == "sliding attention"] == sliding
+    assert {p.window for s in layers for p in s.pieces if s.kind == "sliding attention"} == {
+        window - 1}
+    if model_type == "lfm3":
+        unbounded = families.load(name, {**data, "sliding_window": None}).config
+        assert not any(unbounded.windows)
