@@ -136,15 +136,17 @@ def _tensors(value: Any) -> list[Any]:
 
 
 def filled(model_type: str, tokens: int, batch: int, monkeypatch: pytest.MonkeyPatch,
-           dtype: str = "fp32") -> int:
+           dtype: str = "fp32", keywords: dict[str, Any] | None = None) -> int:
     """The bytes of the state transformers keeps after a forward pass of ``batch`` sequences of
-    ``tokens`` tokens through a tiny ``model_type`` model in ``dtype`` (xLSTM: the
+    ``tokens`` tokens through a tiny ``model_type`` model (its :data:`TINY` config, or
+    ``keywords``) in ``dtype`` (xLSTM: the
     ``xLSTMCache`` its model makes, built as the model builds it, as its forward fails here in
     the xlstm package's native chunkwise kernel)."""
     import torch
     import transformers
 
-    config = transformers.AutoConfig.for_model(model_type, vocab_size=32, **TINY[model_type])
+    config = transformers.AutoConfig.for_model(model_type, vocab_size=32,
+                                               **(keywords or TINY[model_type]))
     kind = {"fp32": torch.float32, "bf16": torch.bfloat16}[dtype]
     if model_type == "xlstm":
         from transformers.models.xlstm.modeling_xlstm import xLSTMCache
@@ -177,9 +179,37 @@ def filled(model_type: str, tokens: int, batch: int, monkeypatch: pytest.MonkeyP
     return sum(t.nbytes for t in held)
 
 
+VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "zamba-untied": ("zamba", {"tie_word_embeddings": False}),
+    "kimi_linear-q_lora": ("kimi_linear", {"q_lora_rank": 4}),
+    "qwen3_next-interval": ("qwen3_next", {"full_attention_interval": 2}),
+    "minimax-two-linear": ("minimax", {"num_hidden_layers": 3, "layer_types": [
+        "linear_attention", "linear_attention", "full_attention"]}),
+}
+"""Another path of a family's state, by id: its model type and the keywords that change its
+:data:`TINY` config (Zamba's shared block listed in each hybrid layer, MLA's q through a low
+rank, Qwen3-Next's layers placed by ``full_attention_interval``, lightning layers in a row)."""
+
+
+def _variant(model_type: str, changed: dict[str, Any]) -> dict[str, Any]:
+    """``model_type``'s tiny config with ``changed`` (``full_attention_interval`` in place of
+    ``layer_types``)."""
+    made = {**TINY[model_type], **changed}
+    if "full_attention_interval" in changed:
+        made.pop("layer_types")
+    return made
+
+
+CASES = [pytest.param(t, TINY[t], marks=REFERENCE, id=t) for t in TINY] + [
+    pytest.param(t, _variant(t, changed), marks=REFERENCE, id=name)
+    for name, (t, changed) in VARIANTS.items()]
+"""Each tiny config the state is checked on: every model type's, then the variants."""
+
+
 @pytest.mark.parametrize("dtype", ["fp32", "bf16"])
-@pytest.mark.parametrize("model_type", [pytest.param(t, marks=REFERENCE) for t in TINY])
-def test_the_state_is_the_cache_transformers_fills(model_type: str, dtype: str,
+@pytest.mark.parametrize(("model_type", "keywords"), CASES)
+def test_the_state_is_the_cache_transformers_fills(model_type: str, keywords: dict[str, Any],
+                                                   dtype: str,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """paramcount's state of a tiny model, read from its config.json as transformers writes
     it, is the bytes transformers' cache holds after 5 and after 9 tokens (beyond a local
@@ -188,14 +218,14 @@ def test_the_state_is_the_cache_transformers_fills(model_type: str, dtype: str,
     import transformers
 
     name = families.MODEL_TYPES[model_type]
-    data = transformers.AutoConfig.for_model(model_type, vocab_size=32,
-                                             **TINY[model_type]).to_dict()
+    data = transformers.AutoConfig.for_model(model_type, vocab_size=32, **keywords).to_dict()
     config = families.load(name, data).config
     layers = state.declared(name, config)
     assert layers is not None
     for tokens in (5, 9):
         ours = state.memory(layers, tokens, 2, dtype)
-        assert ours.total == filled(model_type, tokens, 2, monkeypatch, dtype), (tokens, ours)
+        assert ours.total == filled(model_type, tokens, 2, monkeypatch, dtype, keywords), (
+            tokens, ours)
 
 
 def test_a_state_grows_only_with_attention() -> None:
