@@ -302,8 +302,12 @@ def refuse_other(name: str, data: Mapping[str, object], path: str) -> None:
             raise ConfigError(f"{path}: describes a {family(found).TITLE} model ({said}), "
                               f"which 'paramcount {name}' does not count (count it with "
                               f"'paramcount {found} --config {path}')")
-        raise ConfigError(f"{path}: {said} is not a model paramcount models, so 'paramcount "
-                          f"{name}' does not count it ({VIA_HINT})")
+        from paramcount.families.unmodelled import why_not
+
+        reason = why_not(model_type) if isinstance(model_type, str) else None
+        because = f" ({reason})" if reason else ""
+        raise ConfigError(f"{path}: {said} is not a model paramcount models{because}, so "
+                          f"'paramcount {name}' does not count it ({VIA_HINT})")
 
 
 VIA_HINT = ("with transformers installed, add '--via transformers' to count it as "
