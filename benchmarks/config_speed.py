@@ -19,8 +19,8 @@ wall time beside it. paramcount runs as a regular install would: ``python -S`` w
 repository and the site-packages directory on ``PYTHONPATH``, so that no ``.pth`` file (an
 editable install's import hook) is loaded, its bytecode cached (in a temporary
 ``PYTHONPYCACHEPREFIX``, written by a first run that is not counted). Each answer is checked:
-paramcount's total must be the baseline's. Goal (issue 31): every route at least 50× faster
-than the baseline.
+paramcount's total must be the baseline's. Goal (issues 31 and 37): every route at least 50×
+faster than the baseline.
 """
 
 from __future__ import annotations

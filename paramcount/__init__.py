@@ -12,8 +12,9 @@ The reading and counting commands have library calls, each returning a result wh
 ``read(text)``, ``inspect(path)``, ``check(path)``, ``family(name, ...)``,
 ``load_error(text)``, ``port(path, to)``, ``counted(cell, ...)`` (``count``'s report as the
 count command's result), ``explain``, ``fit``, ``compute``, ``memory``, ``compare``,
-``shapes``, ``trace`` and ``convlstm``; see :mod:`paramcount.api.calls` (where they are typed) and
-docs/python-api.md.
+``shapes``, ``trace``, ``convlstm`` and ``via_transformers(path)`` (a model type paramcount
+does not model, as transformers builds it on the meta device); see :mod:`paramcount.api.calls`
+(where they are typed) and docs/python-api.md.
 """
 
 from __future__ import annotations
@@ -62,13 +63,15 @@ __all__ = [
     "shapes",
     "summary",
     "trace",
+    "via_transformers",
 ]
 
 
 _CALLS = {"summary": "summary", "read": "paste", "inspect": "files", "check": "budgets",
           "family": "family", "load_error": "files", "port": "port", "counted": "count",
           "explain": "explain", "fit": "fit", "compute": "workload", "memory": "workload",
-          "compare": "compare", "shapes": "flow", "trace": "flow", "convlstm": "convlstm"}
+          "compare": "compare", "shapes": "flow", "trace": "flow", "convlstm": "convlstm",
+          "via_transformers": "built"}
 """Each library call and the module of :mod:`paramcount.api` it lives in, loaded when first
 named (``import paramcount`` stays light): ``paramcount.read`` *is* ``paramcount.api.paste.read``,
 a plain function whose ``help()`` is its own docstring."""
@@ -91,6 +94,7 @@ if TYPE_CHECKING:
         shapes,
         summary,
         trace,
+        via_transformers,
     )
 
 

@@ -164,7 +164,7 @@ IMPLEMENTATIONS = [(name, family) for name in command.commands()
 def test_quick_path_reads_only_what_click_offers(name: str, family: str) -> None:
     """Every name the quick path reads for a family command (each implementation) is an option
     of the click command that implementation gets, taking a value exactly when click's does;
-    what it leaves to click is help, --explain and --what-if."""
+    what it leaves to click is help, --explain, --what-if, --context with --batch and --via."""
     import click
 
     from paramcount.cli.commands.family import make_command
@@ -176,8 +176,8 @@ def test_quick_path_reads_only_what_click_offers(name: str, family: str) -> None
     assert valued.keys() | switches.keys() <= options.keys()
     assert [n for n in valued if options[n].is_flag] == []
     assert [n for n in switches if not options[n].is_flag] == []
-    assert options.keys() - valued.keys() - switches.keys() <= {"--explain", "--what-if",
-                                                                "--help", "-h"}
+    assert options.keys() - valued.keys() - switches.keys() <= {
+        "--explain", "--what-if", "--context", "--batch", "--via", "--help", "-h"}
 
 
 @pytest.mark.parametrize(("args", "says"), [

@@ -38,7 +38,7 @@ CASES = [
      "--hidden-size 64 --num-blocks 2 --num-heads 2"),
     ("rglru-tiny", makers.tiny_gemma, "rglru", "paramcount rglru --vocab-size 100 "
      "--hidden-size 32 --intermediate-size 48 --num-hidden-layers 3 --num-attention-heads 2 "
-     "--num-key-value-heads 1 --lru-width 32"),
+     "--num-key-value-heads 1 --lru-width 32 --attention-window-size 16"),
     ("xlstm-stack.safetensors", makers.tiny_xlstm_stack, "xlstm-lm",
      "paramcount xlstm --impl xlstm --vocab-size 50 --embedding-dim 32 --num-blocks 3 "
      "--slstm-at 1 --slstm-backend vanilla"),

@@ -5,6 +5,7 @@ capability, which the CLI imports alone, so that a command loads only its own.""
 from __future__ import annotations
 
 from paramcount.api.budgets import Checked, check
+from paramcount.api.built import BuiltCount, via_transformers
 from paramcount.api.compare import Compared, compare
 from paramcount.api.convlstm import ConvCounted, convlstm
 from paramcount.api.count import Counted, counted
@@ -20,6 +21,7 @@ from paramcount.api.summary import Summary, summary
 from paramcount.api.workload import Computed, TrainingMemory, compute, memory
 
 __all__ = [
+    "BuiltCount",
     "Checked",
     "Compared",
     "Computed",
@@ -54,4 +56,5 @@ __all__ = [
     "shapes",
     "summary",
     "trace",
+    "via_transformers",
 ]

@@ -11,6 +11,7 @@ from paramcount.api.result import FileName, Result
 if TYPE_CHECKING:
     from paramcount.families.explain import KnobChange
     from paramcount.families.report import FamilyReport
+    from paramcount.families.state import StateMemory
     from paramcount.render.document import Document
 
 
@@ -19,11 +20,13 @@ class FamilyCount(Result):
     """A modern recurrent family's model counted tensor by tensor (and explained)."""
 
     def __init__(self, report: FamilyReport, explain: bool = False,
-                 what_if: Sequence[KnobChange] = ()) -> None:
-        """Wrap a family report (``explain``/``what_if``: what each option adds)."""
+                 what_if: Sequence[KnobChange] = (), state: StateMemory | None = None) -> None:
+        """Wrap a family report (``explain``/``what_if``: what each option adds; ``state``:
+        the inference state at a context length)."""
         self.report = report
         self.explain = explain
         self.what_if = list(what_if)
+        self.state = state
 
     @property
     def total(self) -> int:
@@ -49,12 +52,14 @@ class FamilyCount(Result):
             from paramcount.render.family_explain import explanation_data
 
             data["explanation"] = explanation_data(self.report, self.what_if)
+        if self.state is not None:
+            data["state"] = self.state.to_data()
         return data
 
     def documents(self) -> list[Document]:
         """The family model's one document."""
         from paramcount.render.document import Section
-        from paramcount.render.family import family_breakdown
+        from paramcount.render.family import family_breakdown, state_section
 
         explained: tuple[Section, ...] = ()
         asked: tuple[Section, ...] = ()
@@ -63,19 +68,23 @@ class FamilyCount(Result):
 
             explained = explanation(self.report)
             asked = tuple(what_if_section(change) for change in self.what_if)  # answer first
+        if self.state is not None:
+            explained = (state_section(self.state), *explained)
         return [family_breakdown(self.report, explained, asked)]
 
 
 @checked
 def family(name: str, config: FileName | None = None, *, dtype: str = "fp32",
            explain: bool = False, what_if: Mapping[str, object] | None = None,
-           **options: object) -> FamilyCount:
+           context: int | None = None, batch: int = 1, **options: object) -> FamilyCount:
     """Count a modern recurrent family's model (Mamba, Mamba-2, RWKV, xLSTM, RG-LRU,
     minGRU, and the hybrids) from its config's fields, as ``paramcount mamba ...`` does.
 
     ``name`` is the family; ``config`` a ``config.json`` to start from; ``options`` the fields
     (as the config names them); ``explain`` adds what each part holds; ``what_if`` the change
-    other values would make. An unknown field raises ``paramcount.SpecError``, naming the
+    other values would make; ``context`` adds the state one inference keeps for ``batch``
+    sequences of that many tokens (the attention layers' keys and values, the recurrent layers'
+    state), in ``dtype``. An unknown field raises ``paramcount.SpecError``, naming the
     family's fields.
 
     >>> import paramcount
@@ -98,4 +107,9 @@ def family(name: str, config: FileName | None = None, *, dtype: str = "fp32",
     built = families.build(name, options, None if config is None else str(config))
     changes = [knob_change(name, built, field, value)
                for field, value in (what_if or {}).items()]
-    return FamilyCount(build_family_report(name, built, DType(dtype)), explain, changes)
+    memory = None
+    if context is not None:
+        from paramcount.families.state import at_context
+
+        memory = at_context(name, built, context, batch, DType(dtype).value)
+    return FamilyCount(build_family_report(name, built, DType(dtype)), explain, changes, memory)

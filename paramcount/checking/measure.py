@@ -157,7 +157,8 @@ def _file(model: Model, config: Config) -> Measured:
     base = os.path.dirname(os.path.abspath(config.source.path or config.source.name))
     path = model.file if os.path.isabs(model.file) else os.path.join(base, model.file)
     try:
-        listing = from_config(read_file(FilePath(path)))  # a folder may hold config.json only
+        read = read_file(FilePath(path))
+        listing = from_config(read)  # a folder may hold config.json only
     except ParamcountError as error:  # name the file as the config does
         raise config.source.error((*model.path, "file"),
                                   str(error).replace(path, model.file)) from None
@@ -168,7 +169,10 @@ def _file(model: Model, config: Config) -> Measured:
     order = {t.name: n for n, t in enumerate(listing.tensors)}
     placed: list[tuple[int, Row]] = []
     claimed: set[str] = set()
-    for found in recognised(listing):
+    # tensors made from a config.json are its family model's, as inspect says: no recurrent
+    # layer among them, and nothing for its config to contradict
+    made = not read.tensors and read.config is not None
+    for found in () if made else recognised(listing):
         names = set(found.names)
         count = sum(t.count for t in listing.tensors if t.name in names)
         claimed |= names
@@ -191,7 +195,8 @@ def _file(model: Model, config: Config) -> Measured:
     rows = [row for _, row in sorted(placed, key=lambda item: item[0])]
     total = sum(r.params for r in rows)
     notes: tuple[str, ...] = ()
-    if listing.config is not None:  # what inspect says of a config the tensors contradict
+    if listing.config is not None and not made:  # what inspect says of a config the tensors
+        # contradict
         notes = tuple(f"{found.name + ': ' if found.name else ''}{disagreement(claim)} (the "
                       "tensors are counted)" for found in family_models(listing, claimed)
                       for claim in found.claims if not claim.match)

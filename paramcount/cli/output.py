@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the JSON path never needs the document model
     from paramcount.engine.report import Report
     from paramcount.families.explain import KnobChange
     from paramcount.families.report import FamilyReport
+    from paramcount.families.state import StateMemory
     from paramcount.render.document import Document
     from paramcount.verify import Outcome
     from paramcount.verify.flops import FlopOutcome
@@ -138,12 +139,12 @@ def show_reports(
 
 
 def show_family(report: FamilyReport, output_format: str, explain: bool = False,
-                what_if: Sequence[KnobChange] = ()) -> None:
+                what_if: Sequence[KnobChange] = (), state: StateMemory | None = None) -> None:
     """Print a family model's answer: its tensors, parts and formula (and, to explain it, what
-    each option adds), or its JSON."""
+    each option adds; its inference ``state`` at a context length), or its JSON."""
     from paramcount.api.family import FamilyCount
 
-    result = FamilyCount(report, explain, what_if)
+    result = FamilyCount(report, explain, what_if, state)
     if output_format == "json":
         show_json(result.to_json())
         return

@@ -19,6 +19,7 @@ from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError, literal
 from paramcount.families.family import RecognisedModel
 from paramcount.families.parts import exact, linear, norm, tensor
+from paramcount.families.state import LayerState
 from paramcount.record import fields, replace
 
 TYPE_CHECKING = False  # typing is for the type checker only (it is slow to import)
@@ -46,6 +47,9 @@ if TYPE_CHECKING:
         @property
         def num_attention_heads(self) -> int: ...
 
+MIXERS = ("recurrent", "attention")
+"""The kinds of part that keep state between tokens (each must declare it: ``cache()``)."""
+
 KINDS = ("embeddings", "recurrent", "attention", "mlp", "experts", "norms")
 """The kinds of part a hybrid's parameters are shared among (the head counts as embeddings;
 Zamba2's LoRA adapters count with the attention or MLP they adapt)."""
@@ -62,6 +66,11 @@ class Stack:
         """(label, closed-form count) of each part, in order."""
         self.idle = 0
         """Parameters of the experts a token is not routed to, summed over the layers."""
+        self.holders: list[tuple[int, str, object]] = []
+        """(layer, label, part) of each part a layer keeps state for, in layer order."""
+        self.undeclared: list[str] = []
+        """Mixers (recurrent or attention parts) that declare no state: the model's state is
+        not known."""
 
     def add(self, kind: str, label: str, count: int, tensors: Iterable[Tensor]) -> None:
         """Append ``tensors``, one part of ``kind`` whose closed form gives ``count``."""
@@ -70,9 +79,29 @@ class Stack:
             self.kinds.append(kind)
         self.parts.append((label, count))
 
-    def part(self, kind: str, label: str, spec: Part, prefix: str, layer: int) -> None:
-        """Append the tensors of ``spec`` (a part from :mod:`~paramcount.families.mixers`)."""
+    def part(self, kind: str, label: str, spec: Part, prefix: str, layer: int,
+             state: bool = True) -> None:
+        """Append the tensors of ``spec`` (a part from :mod:`~paramcount.families.mixers`),
+        and with ``state`` what it keeps between tokens where it declares that."""
         self.add(kind, label, spec.count, spec.tensors(prefix, layer))
+        if state:
+            self.holds(layer, label, spec, kind in MIXERS)
+
+    def holds(self, layer: int, label: str, spec: object, mixer: bool = True) -> None:
+        """Layer ``layer`` keeps the state ``spec`` declares (``cache()``): a shared block's
+        attention keeps its keys and values in every layer that uses it. A ``mixer`` that
+        declares none makes the model's state unknown (:attr:`undeclared`), never 0."""
+        if hasattr(spec, "cache"):
+            self.holders.append((layer, label, spec))
+        elif mixer:
+            self.undeclared.append(label)
+
+    @property
+    def states(self) -> list[LayerState]:
+        """What each layer's mixers keep between tokens, in layer order (each part's
+        ``cache()``, asked only when the state is)."""
+        return [LayerState(layer, label, spec.cache())  # type: ignore[attr-defined]
+                for layer, label, spec in self.holders]
 
     @property
     def total(self) -> int:

@@ -41,18 +41,20 @@ LAYER_TYPES = {"linear_attention": "kda", "full_attention": "mla"}
 MLP_TYPES = {"dense": "dense", "sparse": "sparse"}
 
 LAYOUT = Layout("transformers KimiLinearConfig", frozenset({
-    "attention_bias", "attention_dropout", "first_k_dense_replace", "hidden_act", "hidden_size",
+    "attention_bias", "attention_dropout", "first_k_dense_replace", "head_dim", "hidden_act",
+    "hidden_size",
     "initializer_range", "intermediate_size", "kv_lora_rank", "layer_types",
     "linear_attn_config", "linear_conv_kernel_dim", "linear_head_dim", "linear_num_heads",
     "max_position_embeddings", "mlp_layer_types", "model_max_length", "moe_intermediate_size",
     "moe_renormalize", "n_group", "n_shared_experts", "norm_topk_prob", "num_attention_heads",
     "num_expert_group", "num_experts", "num_experts_per_tok", "num_experts_per_token",
     "num_hidden_layers", "num_key_value_heads", "num_local_experts", "num_shared_experts",
-    "output_router_logits", "pretraining_tp", "q_lora_rank", "qk_nope_head_dim",
+    "output_router_logits", "pretraining_tp", "q_lora_rank", "qk_head_dim", "qk_nope_head_dim",
     "qk_rope_head_dim", "rms_norm_eps", "rope_parameters", "rope_scaling", "rope_theta",
     "routed_scaling_factor", "topk_group", "v_head_dim", "vocab_size"}))
 """The keys transformers' ``KimiLinearConfig`` reads (its fields, ``attribute_map`` and what
-its ``__post_init__`` takes)."""
+its ``__post_init__`` takes), and the two it writes itself from them (``head_dim``,
+``qk_head_dim``: derived again on load, so a saved file's are no stray keys)."""
 BACKBONE = "model."
 """The causal LM's prefix before the base model class's tensors."""
 

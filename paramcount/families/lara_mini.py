@@ -73,10 +73,12 @@ class LaraMiniConfig:
     num_experts: int = 128
     layer_types: tuple[str, ...] | None = None
     tie_word_embeddings: bool = True
+    sliding_window: int = 512
+    """The tokens a sliding attention layer attends to: no parameter, what its cache keeps."""
 
     def __post_init__(self) -> None:
         check(self, ("moe_intermediate_size", "shared_expert_intermediate_size",
-                     "num_experts_per_tok", "num_experts"), LAYER_TYPES)
+                     "num_experts_per_tok", "num_experts", "sliding_window"), LAYER_TYPES)
         if self.num_attention_heads % self.num_key_value_heads:
             raise SpecError("{num_attention_heads} must be a multiple of {num_key_value_heads}"
                             " (transformers' LaraMiniConfig)",
@@ -95,11 +97,22 @@ class LaraMiniConfig:
                 + 2 * self.linear_num_value_heads)
 
     @property
+    def names(self) -> tuple[str, ...]:
+        """Each layer's type as transformers names it: ``layer_types``, or the period."""
+        return self.layer_types or tuple(PATTERN[i % len(PATTERN)]
+                                         for i in range(self.num_hidden_layers))
+
+    @property
     def types(self) -> tuple[str, ...]:
         """Each layer's mixer, ``linear`` or ``attention``."""
-        names = self.layer_types or tuple(PATTERN[i % len(PATTERN)]
-                                          for i in range(self.num_hidden_layers))
-        return tuple(LAYER_TYPES[t] for t in names)
+        return tuple(LAYER_TYPES[t] for t in self.names)
+
+    @property
+    def windows(self) -> tuple[int, ...]:
+        """Each layer's sliding window (``sliding_window`` on a sliding attention layer,
+        else 0)."""
+        return tuple(self.sliding_window if t == "sliding_attention" else 0
+                     for t in self.names)
 
 
 Config = LaraMiniConfig

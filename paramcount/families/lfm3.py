@@ -61,23 +61,38 @@ class Lfm3Config:
     use_sandwich_norm: bool = True
     layer_types: tuple[str, ...] | None = None
     tie_word_embeddings: bool = True
+    sliding_window: int | None = 256
+    """The tokens a sliding attention layer attends to: no parameter, what its cache keeps."""
 
     def __post_init__(self) -> None:
         hybrid.check_types(
             self, ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
                    "num_attention_heads", "num_key_value_heads", "head_dim", "conv_L_cache"),
             ("conv_bias", "attention_bias", "use_attention_gate", "use_sandwich_norm",
-             "tie_word_embeddings"))
+             "tie_word_embeddings"), ("sliding_window",))
         at_most_blocks("num_hidden_layers", self.num_hidden_layers)
         hybrid.layer_types(self, LAYER_TYPES)
 
     @property
+    def names(self) -> tuple[str, ...]:
+        """Each layer's type as transformers names it: ``layer_types``, or full attention at
+        every 4th layer from 2, sliding at every 4th from 4, convolutions elsewhere."""
+        if self.layer_types is not None:
+            return self.layer_types
+        return tuple("full_attention" if i % 4 == 2 else "sliding_attention"
+                     if i % 4 == 0 and i > 0 else "conv" for i in range(self.num_hidden_layers))
+
+    @property
     def types(self) -> tuple[str, ...]:
         """Each layer's operator, ``attention`` or ``conv``."""
-        if self.layer_types is not None:
-            return tuple(LAYER_TYPES[t] for t in self.layer_types)
-        return tuple("attention" if i % 4 == 2 or (i % 4 == 0 and i > 0) else "conv"
-                     for i in range(self.num_hidden_layers))
+        return tuple(LAYER_TYPES[t] for t in self.names)
+
+    @property
+    def windows(self) -> tuple[int, ...]:
+        """Each layer's sliding window (``sliding_window`` on a sliding attention layer,
+        else 0: none)."""
+        return tuple((self.sliding_window or 0) if t == "sliding_attention" else 0
+                     for t in self.names)
 
 
 Config = Lfm3Config
@@ -99,7 +114,10 @@ def stack(config: Lfm3Config) -> hybrid.Stack:
     for i, kind in enumerate(config.types):
         p = f"model.layers.{i}."
         if kind == "attention":
-            s.part("attention", "attention", att, p + "self_attn.", i)
+            window = config.windows[i]
+            s.part("attention", "attention", att, p + "self_attn.", i, state=not window)
+            if window:
+                s.holds(i, "sliding attention", replace(att, window=window))
             if config.use_attention_gate:
                 s.add("attention", "attention gate H·D", heads * d,
                       linear(p + "self_attn.g_proj.", heads, d, False, i))

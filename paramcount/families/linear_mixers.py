@@ -13,6 +13,7 @@ from __future__ import annotations
 from paramcount.engine.conventions.base import Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.families.parts import depthwise_conv, linear, norm, sizes, tensor
+from paramcount.families.state import Piece, convolution
 from paramcount.record import record
 
 DELTANET_STYLES = ("fused", "split", "olmo")
@@ -84,6 +85,14 @@ class GatedDeltaNet:
         out += linear(prefix + "in_proj_a.", h, d, False, layer)
         return out
 
+    def cache(self) -> tuple[Piece, ...]:
+        """Its cache: the conv's last K inputs (q, k and v: C channels) and each value head's
+        recurrent state (dk, dv), Hv·dk·dv in all, float32 whatever the model's dtype (as
+        transformers' delta rule leaves it)."""
+        return (convolution(self.conv_dim, self.kernel),
+                Piece("recurrent", fixed=self.value_heads * self.key_dim * self.value_dim,
+                      dtype="fp32"))
+
     @property
     def count(self) -> int:
         """2·Hv + C·K + (C + Hv·dv + 2·Hv)·D + dv + D·Hv·dv, C = 2·Hk·dk + Hv·dv."""
@@ -136,6 +145,10 @@ class LightningAttention:
         out += linear(prefix + "out_proj.", d, inner, False, layer)
         out += linear(prefix + "output_gate.", inner, d, False, layer)
         return out
+
+    def cache(self) -> tuple[Piece, ...]:
+        """Its cache: each head's key-value state (hd, hd), H·hd² in all (no convolution)."""
+        return (Piece("kv", fixed=self.heads * self.head_dim * self.head_dim),)
 
     @property
     def count(self) -> int:
@@ -193,6 +206,14 @@ class KimiDeltaAttention:
         out += linear(prefix + "g_b_proj.", inner, hd, False, layer)
         out += norm(prefix + "o_norm.", hd, layer)
         return out + linear(prefix + "o_proj.", d, inner, False, layer)
+
+    def cache(self) -> tuple[Piece, ...]:
+        """Its cache: the conv's last K inputs (q, k and v: 3·H·hd channels) and each head's
+        recurrent state (hd, hd), H·hd² in all, float32 whatever the model's dtype (as
+        transformers keeps it)."""
+        inner = self.heads * self.head_dim
+        return (convolution(3 * inner, self.kernel),
+                Piece("recurrent", fixed=inner * self.head_dim, dtype="fp32"))
 
     @property
     def count(self) -> int:

@@ -25,6 +25,7 @@ from paramcount.record import record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from paramcount.families.family import RecognisedModel
+    from paramcount.families.state import LayerState
 
 NAME = "mamba"
 TITLE = "Mamba (v1)"
@@ -123,6 +124,15 @@ def block_formula(config: MambaConfig) -> tuple[str, int]:
     value = (d + 2 * e * (d + b) + e * (k + c) + e * (r + 2 * n) + e * (r + 1) + e * n + e
              + d * (e + b))
     return "D + 2E·(D + b) + E·(K + c) + E·(R + 2N) + E·(R + 1) + E·N + E + D·(E + b)", value
+
+
+def state(config: MambaConfig) -> tuple[LayerState, ...]:
+    """What each layer keeps between tokens: the conv's last K inputs and the SSM state E·N."""
+    from paramcount.families.state import LayerState, Piece, convolution
+
+    pieces = (convolution(config.inner, config.conv_kernel),
+              Piece("ssm", fixed=config.inner * config.state_size, dtype="fp32"))
+    return tuple(LayerState(i, "mamba", pieces) for i in range(config.num_hidden_layers))
 
 
 def formula(config: MambaConfig) -> Formula:

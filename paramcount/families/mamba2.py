@@ -24,6 +24,7 @@ from paramcount.record import record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from paramcount.families.family import RecognisedModel
+    from paramcount.families.state import LayerState
 
 NAME = "mamba2"
 TITLE = "Mamba-2"
@@ -108,6 +109,17 @@ def block_formula(config: Mamba2Config) -> tuple[str, int]:
     b, cb = int(config.use_bias), int(config.use_conv_bias)
     value = d + 3 * h + c * (k + cb) + (e + c + h) * (d + b) + e + d * (e + b)
     return "D + 3H + C·(K + c) + (E + C + H)·(D + b) + E + D·(E + b)", value
+
+
+def state(config: Mamba2Config) -> tuple[LayerState, ...]:
+    """What each layer keeps between tokens: the conv's last K inputs (x, B and C) and the
+    SSM state H·P·N."""
+    from paramcount.families.state import LayerState, Piece, convolution
+
+    pieces = (convolution(config.conv_dim, config.conv_kernel),
+              Piece("ssm", fixed=config.num_heads * config.head_dim * config.state_size,
+                    dtype="fp32"))
+    return tuple(LayerState(i, "mamba2", pieces) for i in range(config.num_hidden_layers))
 
 
 def formula(config: Mamba2Config) -> Formula:

@@ -18,6 +18,7 @@ from math import gcd
 from paramcount.engine.conventions.base import Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.families.parts import depthwise_conv, linear, norm, sizes, tensor
+from paramcount.families.state import Piece, attention, convolution
 from paramcount.record import record
 
 OUT_NAMES = ("o_proj", "out_proj")
@@ -34,7 +35,8 @@ class Attention:
     features, o back to ``out``; biases on all four when ``bias`` (on o alone: ``out_bias``);
     RMSNorms over each head's q and k when ``qk_norm`` (LFM2's ``q_layernorm``, Qwen's
     ``q_norm``: ``norm_name``); with ``gated``, q_proj also makes the output gate (2·heads·
-    head_dim rows: Qwen3-Next, Qwen3.5)."""
+    head_dim rows: Qwen3-Next, Qwen3.5); a sliding ``window`` > 0 (no parameter) bounds what
+    its cache keeps."""
 
     width: int
     heads: int
@@ -46,6 +48,7 @@ class Attention:
     qk_norm: bool = False
     norm_name: str = "layernorm"
     gated: bool = False
+    window: int = 0
 
     def __post_init__(self) -> None:
         sizes(self, "width", "heads", "kv_heads", "head_dim", "out")
@@ -61,6 +64,12 @@ class Attention:
             out += norm(f"{prefix}q_{self.norm_name}.", self.head_dim, layer)
             out += norm(f"{prefix}k_{self.norm_name}.", self.head_dim, layer)
         return out
+
+    def cache(self) -> tuple[Piece, ...]:
+        """Its cache: keys and values, kv_heads·head_dim each per token (a sliding window's
+        last window − 1 tokens at most, as transformers' ``DynamicSlidingWindowLayer`` keeps
+        them)."""
+        return attention(self.kv_heads, self.head_dim, max(self.window - 1, 0))
 
     @property
     def count(self) -> int:
@@ -136,6 +145,12 @@ class LatentAttention:
         out += linear(prefix + "kv_b_proj.", h * (self.nope + self.value), self.kv_lora, False,
                       layer)
         return out + linear(prefix + "o_proj.", d, h * self.value, b, layer)
+
+    def cache(self) -> tuple[Piece, ...]:
+        """Its cache: the compressed latent (kv_lora) as the keys and the rope part of k (r)
+        as the values, one head each per token, as transformers' Kimi Linear caches them
+        (expanded per head only when attending)."""
+        return (Piece("keys", per_token=self.kv_lora), Piece("values", per_token=self.rope))
 
     @property
     def count(self) -> int:
@@ -363,6 +378,12 @@ class Mamba:
             out += norm(prefix + "c_layernorm.", n, layer)
         return out
 
+    def cache(self) -> tuple[Piece, ...]:
+        """Its cache: the conv's last K inputs (E channels) and the SSM state E·N (float32
+        whatever the model's dtype, as transformers keeps it)."""
+        return (convolution(self.inner, self.kernel),
+                Piece("ssm", fixed=self.inner * self.state, dtype="fp32"))
+
     @property
     def count(self) -> int:
         """E·(N + 1 + K + c) + 2E·(D + b) + (R + 2N)·E + E·(R + 1) + D·(E + b) [+ R + 2N]."""
@@ -416,6 +437,12 @@ class ZambaMamba:
         out += linear(prefix + "out_proj.", d, e, self.bias, layer)
         return out
 
+    def cache(self) -> tuple[Piece, ...]:
+        """Its cache: the conv's last K inputs (E channels) and each head's SSM state
+        (E/H)·N, E·N in all (float32 whatever the model's dtype, as transformers keeps it)."""
+        return (convolution(self.inner, self.kernel),
+                Piece("ssm", fixed=self.inner * self.state, dtype="fp32"))
+
     @property
     def count(self) -> int:
         """(R + 2N)·E + E·(R + 1) + E·(N + 1) + E·(K + c) + 2E·(D + b) + D·(E + b)."""
@@ -459,6 +486,12 @@ class Mamba2:
             out += norm(prefix + "norm.", e, layer)
         out += linear(prefix + "out_proj.", d, e, self.out_bias, layer)
         return out
+
+    def cache(self) -> tuple[Piece, ...]:
+        """Its cache: the conv's last K inputs (x, B and C) and the SSM state H·P·N = E·N
+        (float32 whatever the model's dtype, as transformers keeps it)."""
+        return (convolution(self.conv_dim, self.kernel),
+                Piece("ssm", fixed=self.inner * self.state, dtype="fp32"))
 
     @property
     def count(self) -> int:
@@ -508,6 +541,10 @@ class ShortConv:
         out += linear(prefix + "in_proj.", 3 * d, d, b, layer)
         out += linear(prefix + "out_proj.", d, d, b, layer)
         return out
+
+    def cache(self) -> tuple[Piece, ...]:
+        """Its cache: the conv's last K inputs (D channels)."""
+        return (convolution(self.width, self.kernel),)
 
     @property
     def count(self) -> int:

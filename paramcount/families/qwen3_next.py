@@ -29,7 +29,7 @@ from paramcount.families.linear_mixers import GatedDeltaNet, read_gated_deltanet
 from paramcount.families.loader import Layout
 from paramcount.families.mixers import Attention, Experts, Mlp, read_experts, read_mlp
 from paramcount.families.parts import at_most_blocks, whole_or_zero
-from paramcount.record import record
+from paramcount.record import record, replace
 
 NAME = "qwen3-next"
 TITLE = "Qwen3-Next (Gated DeltaNet + gated attention + experts)"
@@ -150,11 +150,15 @@ def build(config: Any, style: str, experts_at: Any, kinds: tuple[str, ...] | Non
     delta = GatedDeltaNet(d, config.linear_num_key_heads, config.linear_num_value_heads,
                           config.linear_key_head_dim, config.linear_value_head_dim,
                           config.linear_conv_kernel_dim, style)
+    windows = getattr(config, "windows", None)  # Lara Mini's sliding attention
     for i, kind in enumerate(kinds or layer_kinds(config)):
         p = f"model.layers.{i}."
         if kind == "attention":
+            window = windows[i] if windows else 0
             s.part("attention", "gated attention" if gated else "attention", att,
-                   p + "self_attn.", i)
+                   p + "self_attn.", i, state=not window)
+            if window:
+                s.holds(i, "sliding attention", replace(att, window=window))
         else:
             s.part("recurrent", "gated deltanet", delta, p + "linear_attn.", i)
         if experts_at(i):

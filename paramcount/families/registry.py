@@ -11,6 +11,7 @@ both read command lines through this table.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -242,15 +243,77 @@ def build_reading(name: str, values: Mapping[str, object],
 
 
 def from_config_file(name: str, path: str) -> Reading:
-    """Family ``name``'s reading of a ``config.json`` file."""
+    """Family ``name``'s reading of a ``config.json`` file (ConfigError for a file of another
+    model type: see :func:`refuse_other`)."""
     from paramcount.families.config_json import read_config
 
     data = read_config(path)
-    found = family_of(data)
-    if found is not None and found != name:
-        raise ConfigError(f"{path}: describes a {family(found).TITLE} model (count it with "
-                          f"'paramcount {found} --config {path}')")
+    refuse_other(name, data, path)
     return load(name, data)
+
+
+STEMS: dict[str, tuple[str, ...]] = {"rwkv": ("Rwkv5", "Rwkv6", "RWKV5", "RWKV6", "RWKV7")}
+"""Class-name stems a family's files name in ``architectures`` beside its :data:`CLASSES`'
+(the hub's RWKV-5 / RWKV-6 conversions, flash-linear-attention's RWKV-7)."""
+
+_HEAD = r"(For[A-Z]\w*|LMHeadModel|PreTrainedModel|Model)$"
+"""A transformers class name's head (compiled when first used: most commands never do)."""
+
+
+def stem(cls: str) -> str:
+    """``Lfm2Moe`` from ``Lfm2MoeForCausalLM``: a transformers class name without its head."""
+    return re.sub(_HEAD, "", cls)
+
+
+def family_of_class(cls: str) -> str | None:
+    """The family whose model an ``architectures`` entry names (``Lfm2ForCausalLM`` → lfm2,
+    ``RWKV7ForCausalLM`` → rwkv), or None: a class of a model no family is."""
+    if cls in CLASSES:
+        return CLASSES[cls][0]
+    found = stem(cls)
+    for name in FAMILIES:
+        if found in STEMS.get(name, ()):
+            return name
+    for known, (name, built) in CLASSES.items():
+        if built == "config" and known.removesuffix("Config") == found:
+            return name
+    return None
+
+
+def refuse_other(name: str, data: Mapping[str, object], path: str) -> None:
+    """Refuse (ConfigError, one line) a ``config.json`` that family ``name`` would count as a
+    class it is not: a ``model_type`` or an ``architectures`` class of another family (naming
+    the command that counts it) or of no family (saying it is not modelled). A file that names
+    neither is read as ``name``'s, as before."""
+    model_type = data.get("model_type")
+    named: list[tuple[str, str | None]] = []
+    if isinstance(model_type, str) and model_type:
+        named.append((f"model_type {model_type!r}", MODEL_TYPES.get(model_type)))
+    architectures = data.get("architectures")
+    if isinstance(architectures, list):
+        named += [(f"architectures {cls!r}", family_of_class(cls))
+                  for cls in architectures if isinstance(cls, str)]
+    elif not named:
+        found = family_of(data)  # mamba_ssm's own file: its ssm_cfg's layer
+        named = [] if found is None else [("its ssm_cfg", found)]
+    for said, found in named:
+        if found == name:
+            continue
+        if found is not None:
+            raise ConfigError(f"{path}: describes a {family(found).TITLE} model ({said}), "
+                              f"which 'paramcount {name}' does not count (count it with "
+                              f"'paramcount {found} --config {path}')")
+        from paramcount.families.unmodelled import why_not
+
+        reason = why_not(model_type) if isinstance(model_type, str) else None
+        because = f" ({reason})" if reason else ""
+        raise ConfigError(f"{path}: {said} is not a model paramcount models{because}, so "
+                          f"'paramcount {name}' does not count it ({VIA_HINT})")
+
+
+VIA_HINT = ("with transformers installed, add '--via transformers' to count it as "
+            "transformers builds it, on the meta device")
+"""What a refusal of a model type no family models offers instead."""
 
 
 def load(name: str, data: Mapping[str, object]) -> Reading:
@@ -272,12 +335,12 @@ def load(name: str, data: Mapping[str, object]) -> Reading:
 
 
 def family_of(data: Mapping[str, object]) -> str | None:
-    """The family a ``config.json`` object describes, by its ``model_type``, its
-    ``architectures`` or, for mamba_ssm's own files, its ``ssm_cfg``; None if it names none
-    of them."""
+    """The family a ``config.json`` object describes, by its ``model_type`` (a model type no
+    family models: None), else its ``architectures`` or, for mamba_ssm's own files, its
+    ``ssm_cfg``; None if it names none of them."""
     model_type = data.get("model_type")
-    if isinstance(model_type, str) and model_type in MODEL_TYPES:
-        return MODEL_TYPES[model_type]
+    if isinstance(model_type, str) and model_type:
+        return MODEL_TYPES.get(model_type)  # the class it names is what loads it, or none
     architectures = data.get("architectures")
     if isinstance(architectures, list):
         for name in architectures:

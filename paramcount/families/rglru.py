@@ -39,6 +39,7 @@ from paramcount.families.parts import (
     sizes,
     tensor,
 )
+from paramcount.families.state import LayerState
 from paramcount.record import record
 
 NAME = "rglru"
@@ -67,13 +68,15 @@ class RecurrentGemmaConfig:
     num_key_value_heads: int | None = None
     lru_width: int | None = None
     conv1d_width: int = 4
+    attention_window_size: int = 2048
+    """The local attention's window: no parameter, the keys and values it keeps."""
     block_types: tuple[str, ...] = DEFAULT_BLOCKS
     attention_bias: bool = False
     tie_word_embeddings: bool = True
 
     def __post_init__(self) -> None:
         sizes(self, "vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-              "num_attention_heads", "conv1d_width")
+              "num_attention_heads", "conv1d_width", "attention_window_size")
         sizes(self, *(f for f in ("num_key_value_heads", "lru_width")
                       if getattr(self, f) is not None))
         if self.intermediate_size < 2:
@@ -178,6 +181,20 @@ def tensors(config: RecurrentGemmaConfig) -> list[Tensor]:
     return out
 
 
+def state(config: RecurrentGemmaConfig) -> tuple[LayerState, ...]:
+    """What each layer keeps between tokens: a recurrent block its conv's last K − 1 inputs
+    and the RG-LRU state (float32), lru_width each; a local attention block its keys and
+    values of the last attention_window_size − 1 tokens."""
+    from paramcount.families.state import Piece, attention, convolution
+
+    recurrent = (convolution(config.width, config.conv1d_width - 1),
+                 Piece("rg_lru", fixed=config.width, dtype="fp32"))
+    local = attention(config.kv_heads, config.head_dim, config.attention_window_size - 1)
+    return tuple(LayerState(i, "attention", local) if kind == "attention" else
+                 LayerState(i, "rg-lru", recurrent)
+                 for i, kind in enumerate(config.layer_types))
+
+
 def formula(config: RecurrentGemmaConfig) -> Formula:
     """V·H + R·[3WH + H + W·(K + 6 + 2W/NH)] + A·[2·hd·H·(NH + KV) + H + ab·hd·(NH + 2KV)]
     + L·(3H + 3MH + 2M) + H + (1 − t)·V·H."""
@@ -257,6 +274,8 @@ def from_hf_config(data: Mapping[str, object]) -> RecurrentGemmaConfig:
         num_key_value_heads=data.get("num_key_value_heads"),  # type: ignore[arg-type]
         lru_width=data.get("lru_width"),  # type: ignore[arg-type]
         conv1d_width=data.get("conv1d_width", 4),  # type: ignore[arg-type]
+        attention_window_size=data.get(  # type: ignore[arg-type]
+            "attention_window_size", data.get("sliding_window", 2048)),
         block_types=_tuple(types),
         attention_bias=data.get("attention_bias", False),  # type: ignore[arg-type]
         tie_word_embeddings=data.get("tie_word_embeddings", True),  # type: ignore[arg-type]

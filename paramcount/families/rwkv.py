@@ -39,6 +39,7 @@ from paramcount.record import record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from paramcount.families.family import RecognisedModel
+    from paramcount.families.state import LayerState
 
 NAME = "rwkv"
 TITLE = "RWKV"
@@ -244,6 +245,22 @@ def block_formula(config: RwkvConfig) -> tuple[str, int]:
     }
     text, value = forms[config.version]
     return text, 4 * c + value
+
+
+def state(config: RwkvConfig) -> tuple[LayerState, ...] | None:
+    """What each layer keeps between tokens, for RWKV-4 (transformers' ``RwkvModel``): the
+    attention's and the feed-forward's last input (the model's dtype), and the WKV numerator,
+    denominator and running maximum (float32), hidden_size each; None for versions 5 to 7,
+    which transformers does not build."""
+    from paramcount.families.state import LayerState, Piece
+
+    if config.version != 4:
+        return None
+    d = config.hidden_size
+    pieces = (Piece("attention input", fixed=d), Piece("ffn input", fixed=d),
+              *(Piece(name, fixed=d, dtype="fp32") for name in ("numerator", "denominator",
+                                                                 "maximum")))
+    return tuple(LayerState(i, "rwkv", pieces) for i in range(config.num_hidden_layers))
 
 
 def formula(config: RwkvConfig) -> Formula:

@@ -38,6 +38,7 @@ from paramcount.families.parts import (
     sizes,
     tensor,
 )
+from paramcount.families.state import LayerState
 from paramcount.record import record
 
 NAME = "xlstm"
@@ -146,6 +147,17 @@ def tensors(config: XLSTMConfig) -> list[Tensor]:
     out += norm("backbone.out_norm.", e, -1)
     out += linear("lm_head.", config.vocab_size, e, False, -1)
     return out
+
+
+def state(config: XLSTMConfig) -> tuple[LayerState, ...]:
+    """What each block keeps between tokens (``xLSTMCache``): the mLSTM's matrix memory C
+    (heads × qk × v head widths), its normaliser n (heads × qk) and stabiliser m (heads)."""
+    from paramcount.families.state import Piece
+
+    h = config.num_heads
+    qk, v = config.qk_dim // h, config.v_dim // h
+    pieces = (Piece("C", fixed=h * qk * v), Piece("n", fixed=h * qk), Piece("m", fixed=h))
+    return tuple(LayerState(i, "mlstm", pieces) for i in range(config.num_blocks))
 
 
 def formula(config: XLSTMConfig) -> Formula:

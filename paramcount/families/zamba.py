@@ -155,9 +155,11 @@ def stack(config: ZambaConfig) -> hybrid.Stack:
     for i, kind in enumerate(config.types):
         p = f"model.layers.{i}."
         if kind == "hybrid":
-            if not (listed and config.tie_word_embeddings):
+            att = Attention(wide, heads, config.num_key_value_heads, width, d)
+            if listed and config.tie_word_embeddings:  # listed once, its cache in each layer
+                s.holds(i, "shared attention", att)
+            else:
                 b = p + "shared_transf."
-                att = Attention(wide, heads, config.num_key_value_heads, width, d)
                 s.part("attention", "shared attention", att, b + "self_attn.", i)
                 s.part("mlp", "shared mlp", Mlp(d, config.intermediate_size),
                        b + "feed_forward.", i)

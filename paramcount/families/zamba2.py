@@ -136,10 +136,9 @@ def _shared_block(s: hybrid.Stack, config: Zamba2Config, prefix: str, block: int
     adapter slot for each of the ``uses`` hybrid layers."""
     d, r, ffn = config.hidden_size, config.adapter_rank, config.ffn_size
     mine = [i for i in range(uses) if i % config.num_mem_blocks == block]
-    att = Attention(2 * d, config.num_attention_heads,
-                    config.num_key_value_heads or config.num_attention_heads,
-                    config.head_dim, d)
-    s.part("attention", "shared attention", att, prefix + "self_attn.", layer)
+    att = _attention(config)
+    # its keys and values are kept by each hybrid layer that uses it (Stack.holds in stack)
+    s.part("attention", "shared attention", att, prefix + "self_attn.", layer, state=False)
     if config.use_shared_attention_adapter:
         for which in "qkv":
             for i in mine:
@@ -156,6 +155,14 @@ def _shared_block(s: hybrid.Stack, config: Zamba2Config, prefix: str, block: int
               + linear(at + "1.", 2 * ffn, r, False, layer, role="adapter_up"))
     hybrid.norm_of(s, prefix + "input_layernorm.", 2 * d, layer)
     hybrid.norm_of(s, prefix + "pre_ff_layernorm.", d, layer)
+
+
+def _attention(config: Zamba2Config) -> Attention:
+    """The shared blocks' attention: over 2·D features (the input beside the embeddings)."""
+    d = config.hidden_size
+    return Attention(2 * d, config.num_attention_heads,
+                     config.num_key_value_heads or config.num_attention_heads,
+                     config.head_dim, d)
 
 
 @hybrid.cached
@@ -178,6 +185,7 @@ def stack(config: Zamba2Config) -> hybrid.Stack:
         s.part("recurrent", "mamba2", mixer, p + "mamba.", i)
         hybrid.norm_of(s, p + "input_layernorm.", d, i)
         if kind == "hybrid":
+            s.holds(i, "shared attention", _attention(config))
             if seen < shared:
                 _shared_block(s, config, f"model.layers.{i}.shared_transformer.",
                               seen % config.num_mem_blocks, uses, i)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import zipfile
 from pathlib import Path, PurePosixPath
 
 from paramcount.errors import ParamcountError, number_text
@@ -101,6 +100,7 @@ def detect(path: Path, head: bytes, size: int) -> str:
 
 
 def _zip_names(path: Path) -> set[str]:
+    import zipfile
 
     try:
         with zipfile.ZipFile(path) as archive:

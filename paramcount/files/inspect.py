@@ -250,7 +250,8 @@ def from_config(listing: Listing) -> Listing:
         kind = listing.config.get("model_type")
         raise ParamcountError(f"{listing.source}: no weights, and config.json describes no "
                               f"model paramcount counts from a config (model_type {kind!r}; "
-                              f"families: {', '.join(families.names())})")
+                              f"families: {', '.join(families.names())}); "
+                              + families.VIA_HINT)
     try:
         reading = families.load(name, listing.config)
     except SpecError as error:
@@ -276,10 +277,16 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
     if listing.config is not None:
         said = families.family_of(listing.config)
     found = []
-    # a config-only folder's tensors are its family's own (from_config wrote them): only that
-    # family need look for itself among them
-    chosen = [said] if said is not None and listing.format == "hf-config" else None
-    for model in families.recognise(shapes, chosen):
+    # a config-only folder's tensors are its family's own model, which from_config wrote: not
+    # looked for among them, but taken as they are (its config.json settles the rest)
+    if said is not None and listing.format == "hf-config":
+        from paramcount.families.family import RecognisedModel
+
+        reading = families.load(said, listing.config or {})
+        models = [RecognisedModel("", said, reading.config, tuple(shapes), base=reading.base)]
+    else:
+        models = families.recognise(shapes)
+    for model in models:
         expected = [(model.prefix + t.name, t.shape)
                     for t in families.tensors(model.family, model.config, model.base,
                                               model.saved)]

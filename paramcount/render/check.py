@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
 from paramcount._version import __version__
@@ -100,6 +99,8 @@ def details(outcome: Outcome, width: int | None = None) -> list[str]:
     right = (False, False, False, True, True)[:columns]
 
     def fmt(cells: tuple[str, ...]) -> list[str]:
+        import textwrap  # only for a table shown as text: it compiles its patterns on import
+
         kinds = textwrap.wrap(cells[1], widths[1], break_long_words=False,
                               break_on_hyphens=False) or [""]
         out = []

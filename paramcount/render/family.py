@@ -7,7 +7,19 @@ from typing import Any
 from paramcount._version import __version__
 from paramcount.families.report import FamilyReport
 from paramcount.render.breakdown import formula_section, headline
-from paramcount.render.document import Document, Paragraph, Section, Table, number, shape
+from paramcount.render.document import (
+    Document,
+    Paragraph,
+    Section,
+    Table,
+    number,
+    shape,
+    size,
+)
+
+TYPE_CHECKING = False  # typing is for the type checker only
+if TYPE_CHECKING:
+    from paramcount.families.state import StateMemory
 
 SCHEMA = "paramcount.family/1"
 
@@ -143,3 +155,24 @@ def family_data(report: FamilyReport) -> dict[str, Any]:
         "notes": list(report.notes),
         **({"shares": dict(report.shares), "active": report.active} if report.shares else {}),
     }
+
+
+def state_section(memory: StateMemory) -> Section:
+    """The state one inference keeps at a context length: each kind of layer's bytes per
+    token (the keys and values that grow) and fixed (the state that does not), and in all."""
+    rows = tuple(
+        (k.kind, str(k.layers), number(k.per_token) + (f" (≤ {k.window:,} tokens)"
+                                                        if k.window else ""),
+         number(k.fixed), number(k.bytes), size(k.bytes))
+        for k in memory.kinds)
+    fixed = sum(k.fixed for k in memory.kinds) * memory.batch
+    table = Table(("kind", "layers", "bytes per token", "bytes fixed", "bytes", "size"), rows,
+                  frozenset({"layers", "bytes per token", "bytes fixed", "bytes", "size"}),
+                  footer=("total", "", "", "", number(memory.total), size(memory.total)))
+    said = (f"{memory.context:,} tokens × {memory.batch:,} "
+            f"sequence{'s' if memory.batch != 1 else ''}, {memory.dtype}: "
+            f"{size(memory.growing)} grow with the tokens (attention's keys and values), "
+            f"{size(fixed)} do not (recurrent, SSM and convolution state); per sequence, "
+            "bytes per token and fixed.")
+    return Section(f"State at {memory.context:,} tokens (what replaces the KV cache)",
+                   (table, Paragraph((said,))))

@@ -86,14 +86,29 @@ def make_command(name: str, family: str | None = None) -> click.Command:
     @click.option("--what-if", "what_if", multiple=True, metavar="FIELD=VALUE",
                   help="What changing one option does, tensor by tensor (repeatable): "
                        f"--what-if {what_if_example(family)}.")
+    @click.option("--context", "context", metavar="N", default=None,
+                  help="Also the state one inference keeps at N tokens (what replaces the KV "
+                       "cache): the attention layers' keys and values, growing with the "
+                       "tokens, and the recurrent, SSM and convolution state, which does not; "
+                       "in bytes of --dtype, by kind of layer.")
+    @click.option("--batch", "batch", metavar="N", default=None,
+                  help="With --context: for N sequences at once. [default: 1]")
+    @click.option("--via", "via", type=click.Choice(("transformers",)), default=None,
+                  help="With --config of a model type paramcount does not model: count the "
+                       "model transformers builds from it, on the meta device (no weights, no "
+                       "code from the hub), module by module; no closed form claimed.")
     @output_options
     def counted(config_file: str | None, explain: bool, what_if: tuple[str, ...],
+                context: str | None, batch: str | None, via: str | None,
                 output_format: str | None, as_json: bool, as_markdown: bool, dtype: str,
                 impl: str | None = None, **given: Any) -> int:
         fmt = resolve_format(output_format, as_json, as_markdown)
+        if via is not None:
+            return built(config_file, fmt, explain or bool(what_if) or context is not None
+                         or any(v not in (None, False) for v in given.values()))
         base = bool(given.pop("base", False))
         return answer(family, values_of(family, given), config_file, fmt, dtype, explain,
-                      what_if, base)
+                      what_if, base, _tokens(context, batch))
 
     if variants:  # click.option on a command appends: --impl, then the fields in their order
         counted = click.option(
@@ -110,6 +125,46 @@ def make_command(name: str, family: str | None = None) -> click.Command:
             help="Count the base model class (" + families.base_class_name(family)
                  + "): no head, names without the backbone's prefix.")(counted)
     return counted
+
+
+def built(config_file: str | None, fmt: str, more: bool) -> int:
+    """``--via transformers``: the model ``--config``'s file describes, as transformers builds
+    it (``more``: other options were given, which it does not take)."""
+    from paramcount.api.built import via_transformers
+    from paramcount.cli.output import show, show_json
+
+    if config_file is None:
+        raise click.UsageError("--via transformers counts a --config file: give --config FILE")
+    if more:
+        raise click.UsageError("--via transformers counts the file as it is: give --config "
+                               "and an output format only")
+    result = via_transformers(config_file)
+    if fmt == "json":
+        show_json(result.to_json())
+    else:
+        show(result.documents()[0], fmt)
+    return 0
+
+
+def _tokens(context: str | None, batch: str | None) -> tuple[int, int] | None:
+    """``--context`` and ``--batch`` read as whole numbers (``32k`` too), or None without
+    ``--context``; a bad value is a usage error naming the option."""
+    from paramcount.engine.counts import CountError, parse_int
+
+    if context is None:
+        if batch is not None:
+            raise click.UsageError("--batch counts sequences for --context: give --context N")
+        return None
+    read = []
+    for option, text in (("--context", context), ("--batch", batch or "1")):
+        try:
+            value = parse_int(text)
+        except CountError as error:
+            raise click.BadParameter(str(error), param_hint=f"'{option}'") from None
+        if value < 1:
+            raise click.BadParameter(f"{text!r} must be at least 1", param_hint=f"'{option}'")
+        read.append(value)
+    return read[0], read[1]
 
 
 def what_if_example(family: str) -> str:
@@ -149,6 +204,12 @@ def parse_family(args: list[str], where: str) -> tuple[str, Any]:
     except click.ClickException as error:
         raise click.UsageError(f"{where}: {error.format_message()}") from None
     given.pop("impl", None)
+    if given.pop("via", None) is not None:
+        raise click.UsageError(f"{where}: --via is not compared (compare counts what "
+                               "paramcount models)")
+    if given.pop("context", None) is not None or given.pop("batch", None) is not None:
+        raise click.UsageError(f"{where}: --context is not compared (compare counts "
+                               "parameters)")
     if given.pop("base", False):
         raise click.UsageError(f"{where}: --base is not compared (compare counts causal LMs)")
     if given.pop("explain") or given.pop("what_if") or given.pop("output_format") or given.pop(
@@ -165,21 +226,23 @@ def parse_family(args: list[str], where: str) -> tuple[str, Any]:
 
 def answer(name: str, values: dict[str, object], config_file: str | None, fmt: str,
            dtype: str, explain: bool = False, what_if: tuple[str, ...] = (),
-           base: bool = False) -> int:
+           base: bool = False, tokens: tuple[int, int] | None = None) -> int:
     """Count family ``name``'s model (its base model class with ``base``, or where the
-    ``config.json`` names one) and print it; a bad value is one error line (exit 2)."""
+    ``config.json`` names one) and print it, with ``tokens`` (context, batch) its inference
+    state; a bad value is one error line (exit 2)."""
     from paramcount.cli.output import show_family
 
-    result = family_result(name, values, config_file, dtype, explain, what_if, base)
-    show_family(result.report, fmt, result.explain, result.what_if)
+    result = family_result(name, values, config_file, dtype, explain, what_if, base, tokens)
+    show_family(result.report, fmt, result.explain, result.what_if, result.state)
     return 0
 
 
 def family_result(name: str, values: dict[str, object], config_file: str | None, dtype: str,
-                  explain: bool = False, what_if: tuple[str, ...] = (), base: bool = False
-                  ) -> FamilyCount:
+                  explain: bool = False, what_if: tuple[str, ...] = (), base: bool = False,
+                  tokens: tuple[int, int] | None = None) -> FamilyCount:
     """Family ``name``'s model counted from the command's parsed values (and ``--what-if``
-    settings) as the library's result; a bad value is a :class:`ParamcountError`."""
+    settings) as the library's result, with ``tokens`` (context, batch) its inference state;
+    a bad value is a :class:`ParamcountError`."""
     from paramcount.api.family import FamilyCount
     from paramcount.engine.spec import DType
     from paramcount.families.explain import knob_change
@@ -193,7 +256,15 @@ def family_result(name: str, values: dict[str, object], config_file: str | None,
     config = reading.config
     changes = [knob_change(name, config, *_setting(name, text)) for text in what_if]
     report = build_family_report(name, config, DType(dtype), reading.notes, base or reading.base)
-    return FamilyCount(report, explain, changes)
+    memory = None
+    if tokens is not None:
+        from paramcount.families.state import at_context
+
+        try:
+            memory = at_context(name, config, *tokens, dtype=DType(dtype).value)
+        except SpecError as error:
+            raise ParamcountError(error.render(families.label_for(name))) from None
+    return FamilyCount(report, explain, changes, memory)
 
 
 def _setting(name: str, text: str) -> tuple[str, object]:

@@ -25,12 +25,18 @@ AS_CHOICES = ("torch", "keras", "onnx")
                                                         dir_okay=False),
               default=None, help="Explain a failed load_state_dict / hidden-size error "
                                  "read from FILE, or '-' for standard input.")
+@click.option("--via", "via", type=click.Choice(("transformers",)), default=None,
+              help="For a folder with a config.json (or the file) of a model type paramcount "
+                   "does not model: count the model transformers builds from it, on the meta "
+                   "device (no weights, no code from the hub), module by module; no closed "
+                   "form claimed.")
 @click.option("--format", "output_format", type=click.Choice(("table", "json", "markdown")),
               default=None, help="Output format. [default: table]")
 @click.option("--json", "as_json", is_flag=True, help="Shorthand for --format json.")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Shorthand for --format markdown.")
 def inspect(files: tuple[Path, ...], as_framework: tuple[Framework] | None, error_file: Path | None,
-            output_format: str | None, as_json: bool, as_markdown: bool) -> None:
+            via: str | None, output_format: str | None, as_json: bool,
+            as_markdown: bool) -> None:
     """Count and explain model files and checkpoints, reading headers only.
 
     FILES may be safetensors (or a sharded *.index.json), PyTorch .pt/.pth/.bin/.ckpt, ONNX,
@@ -46,6 +52,12 @@ def inspect(files: tuple[Path, ...], as_framework: tuple[Framework] | None, erro
         return
     if not files:
         raise click.UsageError("name at least one model file (or use --error FILE|-)")
+    if via is not None:
+        if as_framework:
+            raise click.UsageError("--via transformers counts the built model: give --as "
+                                   "without it")
+        _via(files, fmt)
+        return
     from paramcount.api.files import Inspection
     from paramcount.files.dispatch import read_file
     from paramcount.files.inspect import inspect as inspect_listing
@@ -59,6 +71,20 @@ def inspect(files: tuple[Path, ...], as_framework: tuple[Framework] | None, erro
         if k:
             click.echo()
         show(document, fmt)
+
+
+def _via(files: tuple[Path, ...], fmt: str) -> None:
+    """``--via transformers``: each config.json's model as transformers builds it."""
+    from paramcount.api.built import via_transformers
+
+    results = [via_transformers(path) for path in files]
+    for k, result in enumerate(results):
+        if fmt == "json":
+            show_json(result.to_json())
+            continue
+        if k:
+            click.echo()
+        show(result.documents()[0], fmt)
 
 
 def _explain_error(error_file: Path, fmt: str) -> None:
