@@ -244,8 +244,9 @@ OWN_SAMPLES = {**{(name, "layer_types"): "linear_attention,full_attention,linear
 """A command's own valid value where the shared sample is not one (Qwen's layer types)."""
 
 WITH = {"input_shape": ["--model", "tests.port_models:torch_gru"],
-        "max_growth": ["--baseline", "HEAD"]}
-"""The options an option is refused without (port's --input-shape shapes --model's input)."""
+        "max_growth": ["--baseline", "HEAD"], "baseline_factories": ["--baseline", "HEAD"]}
+"""The options an option is refused without (port's --input-shape shapes --model's input,
+check's --max-growth and --baseline-factories need --baseline)."""
 
 WHAT_IF = {"mingru": "dim=16", "minlm": "dim=16"}
 """--what-if for the families without a vocab_size."""
@@ -295,7 +296,8 @@ def uses(command: click.Command, tmp_path: Path) -> Iterator[list[str]]:
             continue
         assert param.help, f"{command.name} {param.opts[0]} has no help text"
         if param.is_flag or param.count:
-            yield from ([name] for name in (*param.opts, *param.secondary_opts))
+            yield from ([name, *WITH.get(param.name or "", [])]
+                        for name in (*param.opts, *param.secondary_opts))
             continue
         for name in param.opts:
             own = OWN_SAMPLES.get((command.name or "", param.name or ""))
