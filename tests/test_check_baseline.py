@@ -561,3 +561,24 @@ def test_what_a_known_module_was_is_read_not_guessed(
                             **change})  # type: ignore[arg-type]
 
     assert differs(spec(**old), spec(**new)) == expected
+
+
+@pytest.mark.torch
+def test_a_module_the_base_lacks_is_not_imported_from_today(
+        cli: CLI, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A factory module added after the base is not found at the base, even with today's
+    work tree on PYTHONPATH (the repository's folders are taken off it): the model is not
+    counted there, never counted with today's code."""
+    pytest.importorskip("torch")
+    commit(repo, {"ci.toml": FACTORY_CONFIG}, "config first")
+    commit(repo, {"speech.py": SPEECH, "sizes.py": "HIDDEN = 48\n", "layers.txt": "2\n"},
+           "the factory")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [str(repo), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    result = cli("check", "ci.toml", "--baseline", "HEAD~1", "--baseline-factories", "--json")
+    assert result.code == 0, result.err
+    (encoder,) = [m for m in json.loads(result.out)["baseline"]["models"]
+                  if m["name"] == "encoder"]
+    assert (encoder["status"], encoder["before"], encoder["after"]) == (
+        "not counted", None, lstm(48, 2))
+    assert encoder["why"].startswith("at HEAD~1: cannot import speech: ModuleNotFoundError")
