@@ -110,8 +110,9 @@ def run_action(work: Path, tmp: Path, given: dict[str, str], fork: bool = False)
 def test_action_steps_are_bash_reading_env() -> None:
     """action.yml is a composite action whose inputs include the ones the docs promise."""
     assert ACTION["runs"]["using"] == "composite"
-    assert {"files", "verify", "no-factories", "baseline", "max-growth", "extras",
-            "install"} <= set(ACTION["inputs"])
+    assert {"files", "verify", "no-factories", "baseline", "baseline-factories", "max-growth",
+            "extras", "install"} <= set(ACTION["inputs"])
+    assert ACTION["inputs"]["baseline-factories"]["default"] == "false"
 
 
 def test_a_pull_request_that_grows_a_model_past_its_budget(tmp_path: Path) -> None:
@@ -198,3 +199,54 @@ def test_install_step(tmp_path: Path, extras: str, code: int, expected: str) -> 
                           text=True, timeout=60)
     assert done.returncode == code
     assert expected in done.stdout
+
+
+def factory_upstream(tmp: Path) -> Path:
+    """A repository whose ``main`` builds its encoder with ``speech:build`` (an nn.LSTM of
+    hidden size 32) and whose ``pr`` branch raises the size to 48 in the factory's module."""
+    repo = tmp / "upstream"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "models.toml").write_text('[models.encoder]\nfactory = "speech:build"\n'
+                                      "max_params = 1_000_000\n")
+    speech = "from torch import nn\n\n\ndef build():\n    return nn.LSTM(16, {})\n"
+    (repo / "speech.py").write_text(speech.format(32))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "checkout", "-qb", "pr")
+    (repo / "speech.py").write_text(speech.format(48))
+    git(repo, "commit", "-qam", "pull request")
+    return repo
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(("given", "fork", "code", "row", "notice"), [
+    ({}, False, 0, "| encoder | - | {after:,} | not counted |", None),
+    ({"baseline-factories": "true"}, False, 0,
+     "| encoder | {before:,} | {after:,} | +{change:,} | +98.0% |", None),
+    ({"baseline-factories": "true"}, True, 2, "| encoder | - | - | not counted |",
+     "baseline-factories not applied: a pull request from a fork runs no factory of the base"),
+    ({"baseline-factories": "true", "no-factories": "true"}, False, 2,
+     "| encoder | - | - | not counted |",
+     "baseline-factories not applied: no-factories is on, no factory runs"),
+], ids=["off-by-default", "on", "forced-off-for-forks", "forced-off-by-no-factories"])
+def test_baseline_factories_input(tmp_path: Path, given: dict[str, str], fork: bool, code: int,
+                                  row: str, notice: str | None) -> None:
+    """The base's factories run only with ``baseline-factories: true``, then the summary shows
+    the encoder's before (torch's count of the base's LSTM(16, 32)) and after (of LSTM(16,
+    48)); on a fork's pull request, or with no-factories on, they never run, and a notice says
+    why."""
+    torch = pytest.importorskip("torch")
+    with torch.device("meta"):
+        before, after = (sum(p.numel() for p in torch.nn.LSTM(16, hidden).parameters())
+                         for hidden in (32, 48))
+    work = clone(tmp_path, factory_upstream(tmp_path), shallow=True)
+    run = run_action(work, tmp_path, {"files": "models.toml", **given}, fork)
+    assert run.code == code, run.out
+    shown = row.format(before=before, after=after, change=after - before)
+    assert shown in run.summary, run.summary
+    if notice:
+        assert f"::notice title=paramcount action::{notice}" in run.out
+    else:
+        assert "::notice" not in run.out
+    assert "Traceback" not in run.out

@@ -361,7 +361,8 @@ def test_a_factory_model_is_annotated_at_its_def(cli: CLI, repo: Path) -> None:
     result = cli("check", "listener.toml", "--baseline", "HEAD", "--json")
     (listener,) = json.loads(result.out)["baseline"]["models"]
     assert (listener["status"], listener["before"], listener["after"], listener["why"]) == (
-        "not counted", None, 4_078_089, "at HEAD: a factory is not run for the base")
+        "not counted", None, 4_078_089,
+        "at HEAD: a factory is not run for the base (--baseline-factories runs it)")
 
 
 def test_notes_are_warnings(tmp_path: Path) -> None:
@@ -416,3 +417,168 @@ def test_a_fifo_step_summary_is_refused_without_blocking(
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(fifo))
     result = cli("check", "models.toml")
     assert result.code == 2 and "a FIFO, not a regular file" in result.err
+
+
+SPEECH = ('from pathlib import Path\n\nfrom torch import nn\n\nfrom sizes import HIDDEN\n\n\n'
+          'def build():\n'
+          '    layers = int(Path("layers.txt").read_text())  # from the working directory\n'
+          '    return nn.LSTM(16, HIDDEN, layers)\n')
+"""A factory module whose model's hidden size comes from a module it imports (``sizes``) and
+its depth from a file it reads in the working directory."""
+
+FACTORY_CONFIG = ('[models.encoder]\nfactory = "speech:build"\nmax_params = 1_000_000\n\n'
+                  '[models.tiny]\nlayers = [{ kind = "gru", input = 2, hidden = 2 }]\n')
+
+
+def factory_repo(repo: Path, base: str = SPEECH) -> None:
+    """The base commit: the factory ``speech:build`` (``base``) with HIDDEN 32 and 1 layer;
+    the last commit: HIDDEN 48 and 2 layers, SPEECH as today's module."""
+    commit(repo, {"ci.toml": FACTORY_CONFIG, "speech.py": base, "sizes.py": "HIDDEN = 32\n",
+                  "layers.txt": "1\n"}, "factory")
+    commit(repo, {"speech.py": SPEECH, "sizes.py": "HIDDEN = 48\n", "layers.txt": "2\n"},
+           "wider and deeper")
+
+
+def lstm(hidden: int, layers: int) -> int:
+    """torch's own count of ``nn.LSTM(16, hidden, layers)``, built on the meta device."""
+    torch = pytest.importorskip("torch")
+    with torch.device("meta"):
+        model = torch.nn.LSTM(16, hidden, layers)
+    return sum(p.numel() for p in model.parameters())
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(("args", "before", "status", "why"), [
+    ([], None, "not counted",
+     "at HEAD~1: a factory is not run for the base (--baseline-factories runs it)"),
+    (["--baseline-factories"], (32, 1), "grew", None),
+], ids=["not-run", "run-from-the-base"])
+def test_base_factories_run_only_when_asked_and_from_the_bases_source(
+        cli: CLI, repo: Path, args: list[str], before: tuple[int, int] | None, status: str,
+        why: str | None) -> None:
+    """Without --baseline-factories the base's factory model is not counted, saying why;
+    with it, the base's own module, the module it imports and the file it reads (in the base's
+    tree, written by git archive) build the base's model: before and after are torch's counts
+    of each commit's model, and the work tree is left as it was."""
+    pytest.importorskip("torch")
+    factory_repo(repo)
+    result = cli("check", "ci.toml", "--baseline", "HEAD~1", "--json", *args)
+    assert result.code == 0, result.err
+    models = {m["name"]: m for m in json.loads(result.out)["baseline"]["models"]}
+    encoder = models["encoder"]
+    assert (encoder["status"], encoder["before"], encoder["after"], encoder["why"]) == (
+        status, lstm(*before) if before else None, lstm(48, 2), why)
+    assert models["tiny"]["status"] == "same"
+    if before:
+        text = cli("check", "ci.toml", "--baseline", "HEAD~1", *args).out
+        assert f"(model): LSTM(16, 48, 2 layers) {lstm(48, 2):,} — was hidden 32, layers 1 " \
+            f"({lstm(32, 1):,})" in text, text
+    assert (repo / "sizes.py").read_text() == "HIDDEN = 48\n"
+    assert git(repo, "status", "--porcelain") == ""
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(("base", "args", "why"), [
+    (SPEECH.replace("def build():", "def build():\n    raise ValueError('no such size')"), [],
+     "at HEAD~1: speech:build(...) raised ValueError: no such size"),
+    (SPEECH.replace("def build():", "def build():\n    import time\n    time.sleep(600)"),
+     ["--factory-timeout", "20"],  # today's factory, importing torch, fits in it under load
+     "at HEAD~1: speech:build(...) did not return within 20 s: stopped (a factory that takes "
+     "longer needs --factory-timeout SECONDS)"),
+    (SPEECH.replace("def build():", "def build(:"), [],
+     "at HEAD~1: cannot import speech: SyntaxError: "),
+    (SPEECH.replace("def build():", "def make():"), [],
+     "at HEAD~1: speech has no attribute 'build'"),
+    (SPEECH.replace("def build():", "def build():\n    import os\n    os._exit(3)"), [],
+     "at HEAD~1: speech:build(...) ended its process (exit code 3) before returning a model"),
+], ids=["raises", "times-out", "syntax-error", "missing", "exits"])
+def test_a_base_factory_that_fails_is_one_row_with_its_reason(
+        cli: CLI, repo: Path, base: str, args: list[str], why: str) -> None:
+    """A base factory that raises, runs out of time, does not import, is missing or exits:
+    its model is not counted at the base, with the reason on its row; no traceback, and
+    today's check is unchanged (exit 0)."""
+    pytest.importorskip("torch")
+    factory_repo(repo, base)
+    result = cli("check", "ci.toml", "--baseline", "HEAD~1", "--baseline-factories", *args)
+    assert result.code == 0, result.err
+    assert "Traceback" not in result.out + result.err
+    lines = result.out.splitlines()
+    row = lines.index(next(line for line in lines if line.startswith("  encoder ")))
+    assert lines[row].split() == ["encoder", "-", f"{lstm(48, 2):,}", "not", "counted"]
+    assert lines[row + 1].strip().startswith(why), lines[row + 1]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--baseline", "HEAD", "--baseline-factories", "--no-factories"],
+     "Error: --baseline-factories runs the base's factories and --no-factories refuses every "
+     "factory: give one of them"),
+    (["--baseline-factories"], "Error: --baseline-factories needs --baseline REF"),
+], ids=["with-no-factories", "without-baseline"])
+def test_baseline_factories_is_refused_where_it_cannot_apply(
+        cli: CLI, repo: Path, args: list[str], message: str) -> None:
+    """With --no-factories, or without --baseline, --baseline-factories is a usage error
+    (exit 2, one line) before anything runs."""
+    result = cli("check", "models.toml", *args)
+    assert result.code == 2
+    assert result.err.startswith(message) and len(result.err.splitlines()) == 1
+
+
+@pytest.mark.torch
+def test_the_environment_refuses_base_factories_too(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PARAMCOUNT_NO_FACTORIES=1 wins over ``baseline_factories``: the library call runs no
+    factory of the base, and says what refused it."""
+    import paramcount
+
+    pytest.importorskip("torch")
+    factory_repo(repo)
+    monkeypatch.setenv("PARAMCOUNT_NO_FACTORIES", "1")
+    checked = paramcount.check("ci.toml", baseline="HEAD~1", baseline_factories=True)
+    assert checked.comparison is not None
+    (encoder,) = [c for c in checked.comparison.changes if c.name == "encoder"]
+    assert (encoder.status, encoder.before, encoder.why) == (
+        "not counted", None, "at HEAD~1: not run: PARAMCOUNT_NO_FACTORIES=1 refuses every "
+                             "factory")
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    ({"hidden_size": 32}, {"hidden_size": 48}, "hidden 32"),
+    ({"hidden_size": 32, "num_layers": 1}, {"hidden_size": 20, "num_layers": 2},
+     "hidden 32, layers 1"),
+    ({"bidirectional": True}, {}, "LSTM(16, 32, bidirectional)"),
+    ({}, {}, None),
+], ids=["one-size", "two-sizes-one-count", "other-setting", "same"])
+def test_what_a_known_module_was_is_read_not_guessed(
+        old: dict[str, object], new: dict[str, object], expected: str | None) -> None:
+    """Where the base's module is known, what differs is read from it: two sizes changed
+    are both named (one count alone fits hidden 20 with 2 layers as well), any other
+    difference shows the old module whole."""
+    from paramcount.checking.grew import differs
+    from paramcount.engine.spec import Cell, LayerSpec
+
+    def spec(**change: object) -> LayerSpec:
+        return LayerSpec(**{"cell": Cell.LSTM, "input_size": 16, "hidden_size": 32,
+                            **change})  # type: ignore[arg-type]
+
+    assert differs(spec(**old), spec(**new)) == expected
+
+
+@pytest.mark.torch
+def test_a_module_the_base_lacks_is_not_imported_from_today(
+        cli: CLI, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A factory module added after the base is not found at the base, even with today's
+    work tree on PYTHONPATH (the repository's folders are taken off it): the model is not
+    counted there, never counted with today's code."""
+    pytest.importorskip("torch")
+    commit(repo, {"ci.toml": FACTORY_CONFIG}, "config first")
+    commit(repo, {"speech.py": SPEECH, "sizes.py": "HIDDEN = 48\n", "layers.txt": "2\n"},
+           "the factory")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [str(repo), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    result = cli("check", "ci.toml", "--baseline", "HEAD~1", "--baseline-factories", "--json")
+    assert result.code == 0, result.err
+    (encoder,) = [m for m in json.loads(result.out)["baseline"]["models"]
+                  if m["name"] == "encoder"]
+    assert (encoder["status"], encoder["before"], encoder["after"]) == (
+        "not counted", None, lstm(48, 2))
+    assert encoder["why"].startswith("at HEAD~1: cannot import speech: ModuleNotFoundError")

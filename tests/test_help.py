@@ -246,8 +246,9 @@ OWN_SAMPLES = {**{(name, "layer_types"): "linear_attention,full_attention,linear
 """A command's own valid value where the shared sample is not one (Qwen's layer types)."""
 
 WITH = {"input_shape": ["--model", "tests.port_models:torch_gru"],
-        "max_growth": ["--baseline", "HEAD"]}
-"""The options an option is refused without (port's --input-shape shapes --model's input)."""
+        "max_growth": ["--baseline", "HEAD"], "baseline_factories": ["--baseline", "HEAD"]}
+"""The options an option is refused without (port's --input-shape shapes --model's input,
+check's --max-growth and --baseline-factories need --baseline)."""
 
 STATED = ["--context", "16"]
 """What a family command's --batch is refused without (it counts the sequences of --context)."""
@@ -306,7 +307,8 @@ def uses(command: click.Command, tmp_path: Path) -> Iterator[list[str]]:
             continue
         assert param.help, f"{command.name} {param.opts[0]} has no help text"
         if param.is_flag or param.count:
-            yield from ([name] for name in (*param.opts, *param.secondary_opts))
+            yield from ([name, *WITH.get(param.name or "", [])]
+                        for name in (*param.opts, *param.secondary_opts))
             continue
         for name in param.opts:
             own = OWN_SAMPLES.get((command.name or "", param.name or ""))

@@ -98,14 +98,17 @@ class Checked(Result):
 
 @checked
 def check(*paths: FileName, verify: bool = False, update: bool = False,
-          baseline: str | None = None, max_growth: str | None = None) -> Checked:
+          baseline: str | None = None, max_growth: str | None = None,
+          baseline_factories: bool = False) -> Checked:
     """Check the models of budget configs (TOML or JSON; none: ./pyproject.toml's
     ``[tool.paramcount]``) against their limits, as ``paramcount check`` does in CI.
 
     ``verify`` builds each model in its framework and compares; ``update`` writes the counts
     found back into the configs; ``baseline`` (a git revision) counts the same configs there
-    too, and ``max_growth`` (``10%``, ``50000``) fails a model that grew past it. The result's
-    ``passed`` and ``exit_code`` are the command's.
+    too, and ``max_growth`` (``10%``, ``50000``) fails a model that grew past it;
+    ``baseline_factories`` runs the base's factories from the base's own source (else their
+    models are not counted at the base; ``PARAMCOUNT_NO_FACTORIES=1`` refuses them). The
+    result's ``passed`` and ``exit_code`` are the command's.
 
     >>> import paramcount
     >>> c = paramcount.check("examples/bilstm.toml")
@@ -122,6 +125,11 @@ def check(*paths: FileName, verify: bool = False, update: bool = False,
     except ConfigError as error:
         return Checked([FileResult(str(paths[0]) if paths else "", errors=[error])])
     results = [check_file(name, verify=verify, update=update) for name in names]
-    comparison = (compare_or_error(results, baseline, limit) if baseline is not None
-                  else None)
+    factories = None
+    if baseline_factories:
+        from paramcount.factories.policy import policy_from
+
+        factories = policy_from(False, None)
+    comparison = (compare_or_error(results, baseline, limit, factories)
+                  if baseline is not None else None)
     return Checked(results, update, comparison)

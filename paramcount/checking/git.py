@@ -3,8 +3,9 @@
 ``git`` runs with an argument list, never through a shell, with no pager, no prompt and no
 filters: ``rev-parse`` finds the repository and the commit, ``cat-file blob REF:path`` gives a
 file's bytes as ``git show REF:path`` shows them, and ``archive`` gives the model files a config
-names. A revision that starts with ``-`` (it would read as an option) is refused, and so is a
-path that leaves the repository. Every failure is one :class:`GitError` line (exit 2).
+names (or, for ``--baseline-factories``, the whole tree whose factories run). A revision that
+starts with ``-`` (it would read as an option) is refused, and so is a path that leaves the
+repository. Every failure is one :class:`GitError` line (exit 2).
 """
 
 from __future__ import annotations
@@ -91,14 +92,16 @@ def show(revision: str, path: str, top: str) -> bytes | None:
 
 
 def extract(revision: str, path: str, top: str, into: str) -> bool:
-    """Write ``path`` (a file or a folder) as it was at ``revision`` under ``into``, at the same
-    relative place, streamed from ``git archive`` (a checkpoint is never held in memory);
+    """Write ``path`` (a file or a folder; empty: the whole tree) as it was at ``revision``
+    under ``into``, at the same relative place, streamed from ``git archive`` (a checkpoint
+    is never held in memory);
     False when it was not there. Only regular files inside ``into`` are written (nothing a
     link or ``..`` could place elsewhere)."""
     environment = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
     try:
         process = subprocess.Popen(["git", "--no-pager", "archive", "--format=tar", revision,
-                                    "--", path], cwd=top, stdout=subprocess.PIPE,
+                                    *(["--", path] if path else [])], cwd=top,
+                                   stdout=subprocess.PIPE,
                                    stderr=subprocess.DEVNULL, env=environment)
     except FileNotFoundError:
         raise GitError("--baseline needs git, and no git command was found") from None

@@ -2,7 +2,9 @@
 
 Against the per-module counts recorded by ``--update`` (``modules = { rnn = 3_944_448 }``) the
 changed, new and removed modules are named; with none recorded, the largest ones. A recurrent
-module whose old count one changed setting explains says which: ``was hidden 256``.
+module whose old count one changed setting explains says which: ``was hidden 256``; where the
+old module itself is known (``--baseline``), what differs is read from it, never guessed:
+``was hidden 32, layers 1``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from paramcount.checking.explain import short
 from paramcount.checking.measure import Measured, Row
 from paramcount.engine.spec import LayerSpec
 from paramcount.errors import SpecError
-from paramcount.record import replace
+from paramcount.record import fields, replace
 
 LARGEST = 3
 """How many modules are named when no per-module counts were recorded."""
@@ -63,14 +65,33 @@ def was(spec: LayerSpec, old: int) -> str | None:
     return None
 
 
-def line(row: Row, old: int | None, total: int) -> str:
-    """``rnn: LSTM(128, 320, 3 layers, bidirectional) 6,081,280 — was hidden 256 (3,944,448)``."""
+_SETTINGS = {"hidden_size": "hidden", "input_size": "input", "num_layers": "layers",
+             "proj_size": "proj"}
+"""The settings :func:`differs` names one by one; any other difference shows the old module."""
+
+
+def differs(old: LayerSpec, new: LayerSpec) -> str | None:
+    """What ``old`` was where it differs from ``new``: ``hidden 32, layers 1`` for the
+    sizes, else the old module whole (``GRU(32, 64)``); None when they are the same."""
+    changed = [name for name in fields(old) if getattr(old, name) != getattr(new, name)]
+    if not changed:
+        return None
+    if set(changed) <= set(_SETTINGS):
+        return ", ".join(f"{_SETTINGS[name]} {getattr(old, name)}" for name in changed)
+    return short(old)
+
+
+def line(row: Row, old: int | None, total: int, before: LayerSpec | None = None) -> str:
+    """``rnn: LSTM(128, 320, 3 layers, bidirectional) 6,081,280 — was hidden 256 (3,944,448)``
+    (``before``: the old module, when known, read rather than guessed from ``old``)."""
     what = short(row.spec) if row.spec is not None else row.type
     text = f"{row.name}: {what} {row.params:,}"
     if old is None:
         share = f"{100 * row.params / total:.1f}%" if total else "0%"
         return f"{text} ({share} of the total)"
-    reason = was(row.spec, old) if row.spec is not None else None
+    reason = None
+    if row.spec is not None:
+        reason = differs(before, row.spec) if before is not None else was(row.spec, old)
     return f"{text} — was {reason} ({old:,})" if reason else f"{text} — was {old:,}"
 
 
@@ -84,9 +105,11 @@ def what_grew(model: Model, measured: Measured) -> list[str]:
     return against(measured, recorded)
 
 
-def against(measured: Measured, recorded: Mapping[str, int]) -> list[str]:
+def against(measured: Measured, recorded: Mapping[str, int],
+            before: Mapping[str, LayerSpec] | None = None) -> list[str]:
     """One line per module whose count differs from ``recorded`` (module → count: what
-    ``--update`` wrote, or what the model held at ``--baseline``): changed, new, gone."""
+    ``--update`` wrote, or what the model held at ``--baseline``): changed, new, gone
+    (``before``: module → the recurrent stack it was, where known)."""
     rows = [r for r in measured.rows if r.params or r.name in recorded]
     out = []
     for row in rows:
@@ -95,7 +118,7 @@ def against(measured: Measured, recorded: Mapping[str, int]) -> list[str]:
             out.append(f"{row.name}: {short(row.spec) if row.spec else row.type} "
                        f"{row.params:,} — new")
         elif old != row.params:
-            out.append(line(row, old, measured.total))
+            out.append(line(row, old, measured.total, (before or {}).get(row.name)))
     names = {r.name for r in measured.rows}
     out += [f"{name}: gone (was {old:,})" for name, old in recorded.items() if name not in names]
     return out

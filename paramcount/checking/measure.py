@@ -9,7 +9,7 @@ engine's count of it, so that a real module is cross-checked against the formula
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from paramcount.checking.config import Config, Layer, Model, recurrent_count
@@ -121,6 +121,15 @@ def _family(model: Model) -> Measured:
 
 
 def _factory(model: Model, config: Config, factories: FactoryPolicy) -> Measured:
+    return built_factory(model, config, factories, folders(config))
+
+
+def built_factory(model: Model, config: Config, factories: FactoryPolicy,
+                  where: Sequence[str], cwd: str | None = None,
+                  env: Mapping[str, str] | None = None) -> Measured:
+    """The factory ``model``'s model built in the fence, imported from ``where`` first, the
+    child working in ``cwd`` (None: ours) with ``env`` (None: ours); a located ConfigError
+    when it is refused or fails."""
     from paramcount.factories.factory import FactoryError
     from paramcount.factories.fence import build
 
@@ -128,8 +137,8 @@ def _factory(model: Model, config: Config, factories: FactoryPolicy) -> Measured
     if not factories.allowed:
         raise config.source.error((*model.path, "factory"), refusal(factories))
     try:
-        built = build(model.factory, model.kwargs, model.framework, folders(config),
-                      factories.timeout)
+        built = build(model.factory, model.kwargs, model.framework, where, factories.timeout,
+                      cwd, env)
     except FactoryError as error:
         raise config.source.error((*model.path, error.key), str(error)) from None
     rows = tuple(

@@ -49,8 +49,10 @@ _OUTPUT_LIMIT = 1 << 16
 
 
 def build(target: str, kwargs: Mapping[str, Any], framework: Framework,
-          folders: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> Built:
-    """Build and count the factory's model in a child process; FactoryError for anything else."""
+          folders: Sequence[str], timeout: float = DEFAULT_TIMEOUT, cwd: str | None = None,
+          env: Mapping[str, str] | None = None) -> Built:
+    """Build and count the factory's model in a child process (working in ``cwd``, ours when
+    None, with ``env``, ours when None); FactoryError for anything else."""
     try:
         arguments = json.dumps(dict(kwargs), allow_nan=False)
     except (TypeError, ValueError) as error:
@@ -58,15 +60,16 @@ def build(target: str, kwargs: Mapping[str, Any], framework: Framework,
                            key="kwargs") from None
     request = {"target": target, "kwargs": json.loads(arguments),
                "framework": framework.value, "folders": list(folders)}
-    answer = run_fenced("paramcount.factories.fence", request, timeout, target)
+    answer = run_fenced("paramcount.factories.fence", request, timeout, target, env, cwd)
     return _answer(answer, target)
 
 
 def run_fenced(module: str, request: dict[str, Any], timeout: float | None, what: str,
-               env: Mapping[str, str] | None = None) -> object:
+               env: Mapping[str, str] | None = None, cwd: str | None = None) -> object:
     """Run ``python -m module`` (whose ``main`` calls :func:`serve`) on ``request`` behind the
     fence and return its JSON answer; FactoryError (naming ``what``) for a child that does not
-    answer in time, ends without answering or leaves an unreadable answer.
+    answer in time, ends without answering or leaves an unreadable answer. The child works in
+    ``cwd`` (None: ours).
 
     ``timeout`` limits the whole child (None: no limit, the child limiting each factory call
     itself with :func:`time_limit`, from ``request["limit"]``)."""
@@ -75,7 +78,7 @@ def run_fenced(module: str, request: dict[str, Any], timeout: float | None, what
         request = {**request, "answer": answer_path, "scratch": scratch}
         with open(os.path.join(scratch, "output"), "w+b") as output:
             try:
-                code = _run(module, request, output, timeout, what, env)
+                code = _run(module, request, output, timeout, what, env, cwd)
             finally:
                 _relay(output)
         try:
@@ -102,7 +105,7 @@ def _late(what: str, timeout: float) -> str:
 
 
 def _run(module: str, request: dict[str, Any], output: Any, timeout: float | None, what: str,
-         env: Mapping[str, str] | None) -> int:
+         env: Mapping[str, str] | None, cwd: str | None = None) -> int:
     """Run the child to its end (or stop it at ``timeout``); its exit code."""
     package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     environ = dict(os.environ if env is None else env)
@@ -110,7 +113,7 @@ def _run(module: str, request: dict[str, Any], output: Any, timeout: float | Non
         [package_root] + ([environ["PYTHONPATH"]] if environ.get("PYTHONPATH") else []))
     process = subprocess.Popen(
         [sys.executable, "-m", module], stdin=subprocess.PIPE,
-        stdout=output, start_new_session=True, env=environ)
+        stdout=output, start_new_session=True, env=environ, cwd=cwd)
     try:
         assert process.stdin is not None
         with contextlib.suppress(BrokenPipeError):

@@ -116,8 +116,12 @@ def _same_file(a: str, b: str) -> bool:
               help="Also write GitLab's Code Quality report (JSON) to FILE.")
 @click.option("--baseline", "baseline", metavar="REF", default=None,
               help="Count the same configs at git revision REF (origin/main, HEAD~1; read "
-                   "with git, no checkout, no factory run) and show each model's before, "
-                   "after and change.")
+                   "with git, no checkout, no factory run unless --baseline-factories) and "
+                   "show each model's before, after and change.")
+@click.option("--baseline-factories", is_flag=True,
+              help="With --baseline: also run the base's factories, from the base's own "
+                   "source (its tree written by git archive to a temporary folder), in the "
+                   "same fence and time limit. Never with --no-factories.")
 @click.option("--max-growth", "max_growth", metavar="LIMIT", default=None,
               help="With --baseline: fail (exit 1) when a model grows past LIMIT, a share "
                    "of its base count (10%) or a number of parameters (50000).")
@@ -134,7 +138,8 @@ def _same_file(a: str, b: str) -> bool:
 def check(files: tuple[str, ...], verify: bool, update: bool, details: bool,
           output_format: str | None, as_json: bool, junit_file: str | None,
           gitlab_file: str | None, baseline: str | None, max_growth: str | None,
-          summary_file: str | None, no_factories: bool, factory_timeout: str | None) -> int:
+          summary_file: str | None, baseline_factories: bool, no_factories: bool,
+          factory_timeout: str | None) -> int:
     """Check the parameter counts of the models in each FILE (.toml or .json; quoted globs
     such as 'configs/*.toml' are expanded) against their expectations; without FILE, read
     [tool.paramcount] from ./pyproject.toml. Models are hand-written layers, a factory in
@@ -156,6 +161,12 @@ def check(files: tuple[str, ...], verify: bool, update: bool, details: bool,
                 raise ValueError(f"--max-growth {max_growth} needs --baseline REF: the growth "
                                  "is measured against the base's counts")
             limit = parse_growth(max_growth)
+        if baseline_factories and baseline is None:
+            raise ValueError("--baseline-factories needs --baseline REF: it runs the "
+                             "factories of the base's configs")
+        if baseline_factories and no_factories:
+            raise ValueError("--baseline-factories runs the base's factories and "
+                             "--no-factories refuses every factory: give one of them")
     except ValueError as error:
         raise click.UsageError(str(error)) from None
     chosen = resolve_format(output_format, as_json, False)
@@ -167,7 +178,7 @@ def check(files: tuple[str, ...], verify: bool, update: bool, details: bool,
     try:
         return _check(files, verify, update, details, chosen,
                       _Reports(junit_file, gitlab_file, summary_file), factories,
-                      baseline, limit)
+                      baseline, limit, baseline_factories)
     finally:
         if thaw:
             gc.unfreeze()
@@ -191,7 +202,7 @@ class _Reports:
 
 def _check(files: tuple[str, ...], verify: bool, update: bool, details: bool, chosen: str,
            reports: _Reports, factories: FactoryPolicy, baseline: str | None,
-           limit: Growth | None) -> int:
+           limit: Growth | None, baseline_factories: bool = False) -> int:
     from paramcount.render import check as render
 
     as_json = chosen == "json"
@@ -216,7 +227,8 @@ def _check(files: tuple[str, ...], verify: bool, update: bool, details: bool, ch
     if baseline is not None:
         from paramcount.checking.baseline import compare_or_error
 
-        comparison = compare_or_error(results, baseline, limit)
+        comparison = compare_or_error(results, baseline, limit,
+                                      factories if baseline_factories else None)
     if junit_file:
         failed = _junit_refused(junit_file, [f for r in results for f in inputs(r)]) or \
             _write_junit(junit_file, render.junit_all(results))
