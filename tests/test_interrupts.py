@@ -96,8 +96,8 @@ def test_ctrl_c_while_writing_leaves_nothing_behind(tmp_path: Path, delay: float
 def test_a_closed_stdout_is_one_line_exit_2(args: list[str]) -> None:
     """Started with stdout closed (``>&-``), a command says so in one line and exits 2 (an
     AttributeError on flush exited 70)."""
-    done = subprocess.run([sys.executable, "-m", "paramcount", *args], stdout=None,
-                          stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT,
-                          pass_fds=(), preexec_fn=lambda: os.close(1))
+    # the shell closes it (a preexec_fn forks a process the suite's threads share: unsafe)
+    done = subprocess.run(["sh", "-c", 'exec "$0" -m paramcount "$@" >&-', sys.executable,
+                           *args], stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT)
     assert done.returncode == 2, done.stderr
     assert done.stderr == "Error: cannot write the output: standard output is closed\n"

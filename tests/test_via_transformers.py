@@ -18,18 +18,18 @@ REFERENCE = pytest.mark.skipif(not (have("torch") and have("transformers")),
                                reason="torch and transformers are not installed")
 
 TINY: dict[str, dict[str, Any]] = {
-    "qwen3_next": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 4,
-                   "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
-                   "linear_num_value_heads": 4, "linear_num_key_heads": 2,
-                   "linear_key_head_dim": 8, "linear_value_head_dim": 8, "num_experts": 4,
-                   "num_experts_per_tok": 2, "moe_intermediate_size": 16,
-                   "shared_expert_intermediate_size": 16, "vocab_size": 64},
-    "granitemoehybrid": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 3,
-                         "num_attention_heads": 4, "num_key_value_heads": 2,
-                         "num_local_experts": 4, "num_experts_per_tok": 2,
-                         "shared_intermediate_size": 32, "mamba_n_heads": 4,
-                         "mamba_d_head": 16, "mamba_d_state": 8, "mamba_n_groups": 1,
-                         "layer_types": ["mamba", "attention", "mamba"], "vocab_size": 64},
+    "bailing_hybrid": {"hidden_size": 32, "intermediate_size": 64, "moe_intermediate_size": 16,
+                       "num_hidden_layers": 2, "num_attention_heads": 4,
+                       "num_key_value_heads": 4, "head_dim": 8, "kv_lora_rank": 8,
+                       "qk_rope_head_dim": 4, "v_head_dim": 8, "qk_nope_head_dim": 8,
+                       "num_experts": 4, "num_experts_per_token": 2, "num_expert_group": 1,
+                       "topk_group": 1, "first_k_dense_replace": 1, "linear_head_dim": 8,
+                       "linear_num_heads": 4, "layer_group_size": 2,
+                       "layer_types": ["linear_attention", "full_attention"],
+                       "mlp_layer_types": ["dense", "sparse"], "vocab_size": 64,
+                       "pad_token_id": 0, "eos_token_id": 1},
+    "llama": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+              "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 64},
 }
 """Tiny configs of model types transformers builds and paramcount does not model."""
 
@@ -92,7 +92,7 @@ def test_hub_code_is_never_run(cli: CLI, tmp_path: Path) -> None:
     result = cli("inspect", str(path.parent), "--via", "transformers")
     assert (result.code, result.out, result.err.count("\n")) == (2, "", 1)
     assert "runs no code from the hub" in result.err
-    folder = _folder(tmp_path, "qwen3_next")
+    folder = _folder(tmp_path, "llama")
     data = json.loads((folder / "config.json").read_text())
     data["auto_map"] = {"AutoModelForCausalLM": "someone/repo--modeling.Other"}
     (folder / "config.json").write_text(json.dumps(data))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from paramcount.api.arguments import checked
 from paramcount.api.result import FileName, Result
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ class BuiltCount(Result):
         return [document(self.built, self.source)]
 
 
+@checked
 def via_transformers(path: FileName) -> BuiltCount:
     """Count the model a ``config.json`` (or a folder holding one) describes as transformers
     builds it, on the meta device: for model types paramcount does not model. Never runs code

@@ -120,22 +120,41 @@ def _same_framework(printed: Model, code: Model) -> bool:
     return not mine or not theirs or bool(mine & theirs)
 
 
-def pair(printed: Model, code: Sequence[Model]) -> tuple[Model | None, str | None]:
-    """The code model ``printed`` shows, or None; and, where no pairing is certain, why."""
+def classes_of(code: Sequence[Model]) -> list[list[Model]]:
+    """``code``'s models grouped where they are alike in all that pairing reads (their layers
+    and total), in the order each first appears: a paste of one model printed many times is
+    paired once per kind of model, not once per model (linear, not quadratic)."""
+    groups: dict[object, list[Model]] = {}
+    for model in code:
+        key = (model.total, tuple((layer.name, layer.kind, layer.params, layer.printed,
+                                   layer.spec, layer.recurrent, layer.framework)
+                                  for layer in model.layers))
+        groups.setdefault(key, []).append(model)
+    return list(groups.values())
+
+
+def pair(printed: Model, code: Sequence[Model], classes: list[list[Model]] | None = None
+         ) -> tuple[Model | None, str | None]:
+    """The code model ``printed`` shows, or None; and, where no pairing is certain, why.
+    ``classes``: :func:`classes_of` ``code``, where the caller pairs many printouts."""
     if printed.unnamed:  # made-up names and a grouping that is only a reading: no evidence
         return None, None
-    code = [model for model in code if _same_framework(printed, model)]
+    groups = [group for group in (classes_of(code) if classes is None else classes)
+              if _same_framework(printed, group[0])]
     for evidence in _EVIDENCE:
-        fits = [model for model in code if evidence(printed, model)]
+        fits = [group for group in groups if evidence(printed, group[0])]
         if not fits:
             continue
-        if len(fits) == 1 or _same(fits):
-            return fits[0], None
-        scores = [agreement(printed, model)[0] for model in fits]
-        best = [model for model, score in zip(fits, scores, strict=True) if score == max(scores)]
+        heads = [group[0] for group in fits]
+        if len(heads) == 1 or _same(heads):
+            return heads[0], None
+        scores = [agreement(printed, model)[0] for model in heads]
+        best = [model for model, score in zip(heads, scores, strict=True)
+                if score == max(scores)]
         if max(scores) and (len(best) == 1 or _same(best)):
             return best[0], None
-        names = ", ".join(f"{model.name} (line {model.line})" for model in fits)
+        names = ", ".join(f"{model.name} (line {model.line})" for group in fits
+                          for model in group)
         where = f" at line {printed.line}" if printed.line else ""
         return None, (f"the {printed.source} printout{where} could show {names} alike (their "
                       "layers are of the same classes, and its counts agree with no one of "

@@ -33,7 +33,7 @@ from paramcount.reading.found import (
 )
 from paramcount.reading.keras_version import KerasVersion
 from paramcount.reading.messages.runtime_error import RuntimeFinding, runtime_errors
-from paramcount.reading.pairing import expected_shapes, layer_pairs, pair
+from paramcount.reading.pairing import classes_of, expected_shapes, layer_pairs, pair
 from paramcount.reading.printed import models as printout_models
 from paramcount.reading.printout import find_printouts
 from paramcount.reading.tables.headless import headless_rows
@@ -248,10 +248,11 @@ def follow_printed_keras(code: Sequence[Model], printed: Sequence[Model]
     summary was made by a Keras whose default was False); and what that says, in words."""
     adopted: dict[int, Layer] = {}
     said: list[str] = []
+    classes = classes_of(code)
     for shown in printed:
         if shown.source != "keras-summary" or shown.keras is KerasVersion.KERAS3:
             continue
-        match, _ = pair(shown, code)
+        match, _ = pair(shown, code, classes)
         for layer, built in layer_pairs(shown, match) if match is not None else ():
             spec = built.spec
             if spec is None or "reset_after" not in built.defaults or not spec.reset_after:
@@ -368,8 +369,9 @@ def compare(code: Sequence[Model], printed: Sequence[Model]
     print what was run): that is a note, not a disagreement."""
     found: list[Disagreement] = []
     notes: list[str] = []
+    classes = classes_of(code)
     for model in printed:
-        match, doubt = pair(model, code)
+        match, doubt = pair(model, code, classes)
         if doubt is not None:
             notes.append(doubt)
         if match is None:
@@ -413,8 +415,9 @@ def repr_against_code(code: Sequence[Model], reprs: Sequence[Model]) -> list[Dis
     two build differently (or, where every layer agrees, totals that differ): they are the
     same model only if they agree."""
     found: list[Disagreement] = []
+    classes = classes_of(code)
     for shown in reprs:
-        match, _ = pair(shown, code)
+        match, _ = pair(shown, code, classes)
         if match is None:
             continue
         mine = []
