@@ -50,7 +50,7 @@ _SOURCE = re.compile(r"[\[' ]*(?P<name>[\w./-]+)(?P<cut>…)?(?:\[(?P<node>\d+)\
 _LIMIT = 200_000
 _DEPTH = "depth"
 """The key under which a record keeps its nesting (``expand_nested``): 1 at the top."""
-_HEADER_LINES = 16
+HEADER_LINES = 16
 """The most lines a wrapped Keras 2 header spans, its rule included."""
 TYPES = frozenset({*(k for k in KERAS_SIGNATURES if not k.endswith("Cell")),
                    *KERAS_KEEP_WIDTH, *KERAS_FREE_RESHAPING, "InputLayer", "Functional",
@@ -77,7 +77,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         records, end, total = _boxed(lines, titles, body)
     elif squeezed := collapsed(lines[start], TITLES) or _wrapped_squeezed(lines[start]):
         titles = squeezed
-        rule = next((i for i in range(start + 1, min(start + _HEADER_LINES, len(lines)))
+        rule = next((i for i in range(start + 1, min(start + HEADER_LINES, len(lines)))
                      if lines[i].startswith("=")), start)
         records, end, total = _squeezed(lines, titles, rule + 1, unread)
     else:
@@ -241,7 +241,7 @@ def fixed_header(lines: Sequence[str], start: int) -> tuple[list[Column], int]:
     first line, titled by the fragments a narrow table stacks under that start down to the
     ``===`` rule (``Layer (typ`` / ``e)``, ``Pa`` / ``ra`` / ``m`` / ``#``); and the index of
     the line after the header (one line where no rule follows)."""
-    rule = next((i for i in range(start + 1, min(start + _HEADER_LINES, len(lines)))
+    rule = next((i for i in range(start + 1, min(start + HEADER_LINES, len(lines)))
                  if lines[i].startswith("=")), None)
     starts = [at for at, _ in tokens(lines[start])]
     parts: list[list[str]] = [[] for _ in starts]
