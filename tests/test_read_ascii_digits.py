@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from paramcount.reading.pipeline import Answer, NothingFound, read
+from paramcount.usertext import foreign_digits
 from tests.conftest import have
 
 pytest.importorskip("torch")
@@ -197,3 +198,17 @@ def test_a_code_line_whose_layer_does_not_parse_is_named(line: str) -> None:
     (model,) = read(f"import torch.nn as nn\n{line}\nprint(model)\n").models
     assert model.total is None and model.bound.startswith("at least 400")
     assert [u.line for u in model.accounting.unread] == [2]
+
+
+@pytest.mark.parametrize(("text", "ascii"), [
+    ("w torch.Size([64, 8])", None),
+    ("w torch.Size([٦٤, 8])", "w torch.Size([00, 8])"),
+    ("(64, 8²)", "(64, 80)"),
+    ("３ K", "0 K"),
+    ("lstm (LSTM)", None),
+    ("naïve ×", None),
+], ids=["ascii", "arabic-indic", "superscript", "fullwidth", "a name", "other non-ascii"])
+def test_foreign_digits_are_told(text: str, ascii: str | None) -> None:
+    """A text's digits that are not ASCII digits are told (written as ``0``, so a reader can
+    see the line it would have read); a text without any is None."""
+    assert foreign_digits(text) == ascii
