@@ -79,6 +79,22 @@ def whole_number(text: str, most: int = MOST_DIGITS) -> int | None:
     return int(text)
 
 
+def foreign_digits(text: str) -> str | None:
+    """``text`` with each digit that is no ASCII digit (``²``, ``٣``, ``３``) written as ``0``,
+    so a reader can tell a line it would have read but for them; None where it holds none.
+
+    >>> foreign_digits("w torch.Size([٦٤, 8²])"), foreign_digits("w [64, 8]")
+    ('w torch.Size([00, 80])', None)
+    """
+    if text.isascii() or not any(c.isdigit() and not c.isascii() for c in text):
+        return None
+    return "".join("0" if c.isdigit() and not c.isascii() else c for c in text)
+
+
+NOT_ASCII_DIGITS = "its digits are not all ASCII digits (`٣`, `²`): not read as a number"
+"""Why a pasted line whose numbers hold other digits is named unread."""
+
+
 BEYOND: int = 10**MOST_DIGITS
 """What a run of more than :data:`MOST_DIGITS` digits reads as: a number past every size and
 count, refused or unknown wherever one is checked."""

@@ -21,7 +21,7 @@ from paramcount.engine.report import growth as growth_of
 from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.errors import ParamcountError
 from paramcount.reading.budget import budgeted
-from paramcount.reading.code.python_code import MAX_TEXT, TOO_DEEP, read_code
+from paramcount.reading.code.python_code import MAX_TEXT, NOT_PARSED, TOO_DEEP, read_code
 from paramcount.reading.code.recovery import is_prose
 from paramcount.reading.found import (
     Layer,
@@ -161,8 +161,9 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
             or layer.recurrent for m in models for layer in m.layers) and not any(
             m.printed_total is not None or (m.source == "code" and m.accounting.unread)
             for m in models):
-        if deep := [note for note in reading.notes if TOO_DEEP in note]:
-            raise NothingFound(f"nothing countable found in {source}: {deep[0]}")
+        if named := [note for note in reading.notes if TOO_DEEP in note] or [
+                note for note in reading.notes if NOT_PARSED in note]:
+            raise NothingFound(f"nothing countable found in {source}: {named[0]}")
         raise NothingFound(f"nothing countable found in {source}: looked for recurrent, "
                            "linear, embedding, convolution and norm layers in Python code, "
                            "Keras summaries, torchinfo, torchsummary, Lightning and "
@@ -491,7 +492,7 @@ def _shape_text(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
-_NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d{3,})(?![\w.,]\d)")
+_NUMBER = re.compile(r"(?<![\w.,])([0-9]{1,3}(?:,[0-9]{3})+|[0-9]{3,})(?![\w.,][0-9])")
 
 
 _WORD = re.compile(r"(?<![A-Za-z])[A-Za-z]{3,}+\s")

@@ -52,7 +52,7 @@ def models(printouts: Sequence[Printout], lines: Sequence[str]) -> list[Model]:
 
 
 _RNN_TENSOR = re.compile(r"(?P<role>weight_ih|weight_hh|bias_ih|bias_hh|weight_hr)"
-                         r"(?P<suffix>(?:_l\d{1,4}(?:_reverse)?)?)")
+                         r"(?P<suffix>(?:_l[0-9]{1,4}(?:_reverse)?)?)")
 
 
 _GATES = {1: Cell.RNN, 3: Cell.GRU, 4: Cell.LSTM}

@@ -152,8 +152,10 @@ def _starts(lines: Sequence[str], index: int, line: str) -> bool:
         return True
     if line[:1] not in _PREFIXED:
         return False
-    bare = _COMMENT.sub("", line.lstrip(), 1) if line.lstrip().startswith("#") else line.lstrip()
-    return bool(landmark_reader(bare) or "Layer (type" in bare or model_summary.is_header(bare))
+    comment = line.lstrip().startswith("#")
+    bare = _COMMENT.sub("", line.lstrip(), 1) if comment else line.lstrip()
+    return bool(landmark_reader(bare) or "Layer (type" in bare or model_summary.is_header(bare)
+                or _wrapped_header(lines, index, bare, comment))
 
 
 def _read_prefixed(lines: Sequence[str], index: int, before: int = 0, stop: int | None = None
@@ -168,8 +170,9 @@ def _read_prefixed(lines: Sequence[str], index: int, before: int = 0, stop: int 
     comment = line.lstrip().startswith("#")
     bare = _COMMENT.sub("", line.lstrip(), 1) if comment else line.lstrip()
     if not (landmark_reader(bare) or "Layer (type" in bare or model_summary.is_header(bare)
-            or _REPR_START.match(bare.rstrip()) or "torch.Size" in bare
-            or shape_dump.is_dump(bare) or bare[:1] == "|" or listing.starts_literal(bare)
+            or _wrapped_header(lines, index, bare, comment) or _REPR_START.match(bare.rstrip())
+            or "torch.Size" in bare or shape_dump.is_dump(bare) or bare[:1] == "|"
+            or listing.starts_literal(bare)
             or (aligned.heads(bare) and aligned.starts([bare, *_next(lines, index)], 0))):
         return None
     view = _unprefixed(lines, index, comment, before, len(lines) if stop is None else stop)
@@ -186,6 +189,26 @@ def _read_prefixed(lines: Sequence[str], index: int, before: int = 0, stop: int 
         return None
     printout, end = found
     return dataclasses.replace(printout, shown=tuple(view[printout.first - 1:printout.last])), end
+
+
+def _wrapped_header(lines: Sequence[str], index: int, bare: str, comment: bool) -> bool:
+    """Whether ``lines[index]``, without its prefix (``bare``), starts a narrow Keras 2 table's
+    header, its cells wrapped down the lines below it (``Layer (typ`` / ``e)``): told by its
+    columns, read on the header's lines taken off the prefix they share."""
+    if not bare[:2].lstrip().startswith("L"):
+        return False
+    block: list[str] = []
+    for text in lines[index:index + keras_summary.HEADER_LINES]:
+        stripped = text.lstrip()
+        inside = stripped.startswith("#") if comment else (
+            not stripped or text.startswith((" ", "\t")))
+        if not inside:
+            break
+        block.append(_COMMENT.sub("", stripped, 1) if comment else text)
+    if not comment:
+        depth = min(len(text) - len(text.lstrip()) for text in block if text.strip())
+        block = [text[depth:] for text in block]
+    return keras_summary.is_header(block, 0)
 
 
 def _next(lines: Sequence[str], index: int) -> list[str]:

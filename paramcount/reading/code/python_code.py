@@ -47,8 +47,8 @@ from paramcount.reading.code.walk import _Reader
 
 __all__ = [
     "MAX_BITS", "MAX_CODE_LINES", "MAX_INSTANCES", "MAX_NODES", "MAX_REPEAT", "MAX_TEXT",
-    "MISSING", "SPREAD", "TIE", "Block", "Call", "CodeReading", "Factory", "Record", "Step",
-    "Unknown", "dotted", "layer_call", "read_code", "setting", "unknowns",
+    "MISSING", "NOT_PARSED", "SPREAD", "TIE", "Block", "Call", "CodeReading", "Factory",
+    "Record", "Step", "Unknown", "dotted", "layer_call", "read_code", "setting", "unknowns",
 ]
 
 
@@ -77,7 +77,7 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
     whole = text
     text, cut = _first_code_lines(text)
     text, deep = _shallow_lines(text)
-    tree, mode, loops = parse(text)
+    tree, mode, loops, dropped = parse(text)
     try:
         reader.module(tree, text)
     except (_Budget, RecursionError):
@@ -103,7 +103,11 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
     elif mode == "lines":
         notes.insert(0, "the code does not parse as a whole: it was read one statement at "
                         "a time")
-        unparsed = _unparsed_layers(text)
+    unparsed = _unparsed_layers(text) if mode == "lines" else []
+    named = {u.line for u in unparsed}
+    unparsed += [Unread(line, lines[line - 1], f"it builds a layer, {NOT_PARSED}")
+                 for line in dropped if line not in named]
+    if unparsed:
         unread += unparsed  # a layer of some model was not read: no model's total is claimed
         if not blocks:  # no model to name them in
             notes += [u.words for u in unparsed[:_MOST_UNPARSED]]
@@ -126,6 +130,8 @@ _CUT = re.compile(r"[=(\[,.]\s*$")
 """A statement that ends where its code must go on (``_, h =``): cut short, it may have
 built a layer."""
 _MOST_UNPARSED = 5
+NOT_PARSED = "but paramcount could not parse it"
+"""Why a statement that builds a layer was not read (mangled in the paste, or cut off)."""
 """The most statements named one by one in the notes where no model was read."""
 
 
@@ -143,8 +149,7 @@ def _unparsed_layers(text: str) -> list[Unread]:
             ast.parse(statement)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             what = "it builds a layer" if layer else "it may add a layer to a model"
-            found.append(Unread(number, lines[number - 1],
-                                f"{what}, but paramcount could not parse it on its own"))
+            found.append(Unread(number, lines[number - 1], f"{what}, {NOT_PARSED} on its own"))
     return found
 
 

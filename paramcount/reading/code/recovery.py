@@ -181,11 +181,13 @@ def _as_parsed(source: str) -> str:
     return source if source.endswith("\n") else source + "\n"
 
 
-def parse(text: str) -> tuple[ast.Module, str, list[int]]:
+def parse(text: str) -> tuple[ast.Module, str, list[int], list[int]]:
     """Parse ``text`` as written, else re-indented, else statement by statement; with the
-    lines of loops whose bodies could not be delimited."""
+    lines of loops whose bodies could not be delimited, and the lines of code (no sentence)
+    left out because a layer call on them does not parse (``nn.LSTM(8, ١٦)``: its layer is
+    not read)."""
     try:
-        return ast.parse(text), "parsed", []
+        return ast.parse(text), "parsed", [], []
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         pass
     failed = {_as_parsed(text)}
@@ -193,34 +195,37 @@ def parse(text: str) -> tuple[ast.Module, str, list[int]]:
     dedented = textwrap.dedent(text)
     if dedented != text:
         try:
-            return ast.parse(dedented), "parsed", []
+            return ast.parse(dedented), "parsed", [], []
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             failed.add(_as_parsed(dedented))
-    kept = _code_lines(lines)
+    kept, dropped = _code_lines(lines)
     for candidate in dict.fromkeys(("\n".join(kept), textwrap.dedent("\n".join(kept)))):
         if _as_parsed(candidate) in failed:
             continue  # the same text as one that failed (a paste of code alone, say)
         try:
-            return ast.parse(candidate), "parsed", []
+            return ast.parse(candidate), "parsed", [], dropped
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             pass
     restored = reindent(kept)
     if restored is not None:
         try:
-            return ast.parse(restored[0]), "reindented", restored[1]
+            return ast.parse(restored[0]), "reindented", restored[1], dropped
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             pass
     loops = [n for n, line in enumerate(kept, 1)
              if re.match(r"^\s*(for|while)\b.*:$", line.strip())]
-    return by_lines(kept), "lines", loops
+    return by_lines(kept), "lines", loops, dropped
 
 
-def _code_lines(lines: list[str]) -> list[str]:
+def _code_lines(lines: list[str]) -> tuple[list[str], list[int]]:
     """Each line kept where it could be Python, else blanked (or cut to the layer calls a
     sentence holds). A line inside brackets a line above left open is code whatever it looks
-    like alone (`` 8) if cell == 'lstm' else nn.GRU(8,``), but for a fence or a sentence."""
+    like alone (`` 8) if cell == 'lstm' else nn.GRU(8,``), but for a fence or a sentence.
+    Beside them, the (1-based) numbers of the lines that are no sentence yet hold a layer call
+    that does not parse (mangled in the paste: ``nn.LSTM(8, ١٦)``)."""
     is_code = functools.cache(_is_code)  # each line a paste repeats is judged once
     kept = []
+    dropped = []
     depth = 0
     for line in lines:
         stripped = line.strip()
@@ -230,19 +235,24 @@ def _code_lines(lines: list[str]) -> list[str]:
             kept.append(line)
             depth = max(depth + _bracket_balance(line), 0)
         else:
-            kept.append(inline_calls(line))
+            calls, failed = inline_calls(line)
+            kept.append(calls)
+            if failed and not is_prose(uncommented(stripped)):
+                dropped.append(len(kept))
             depth = 0
-    return kept
+    return kept, dropped
 
 
 _INLINE = re.compile(r"(?:\b(?P<var>[A-Za-z_]\w*)\s*=\s*)?(?<![\w.])(?P<callee>(?:[A-Za-z_]\w*\.)*"
                      r"(?P<cls>[A-Z]\w*))\(")
 
 
-def inline_calls(line: str) -> str:
+def inline_calls(line: str) -> tuple[str, bool]:
     """The layer constructors a sentence holds (``I made lstm = nn.LSTM(10, 20) and ...``), as
-    statements on one line (``lstm = nn.LSTM(10, 20)``); "" where it holds none."""
+    statements on one line (``lstm = nn.LSTM(10, 20)``), "" where it holds none; and whether a
+    layer constructor on it, closed, does not parse."""
     found: list[str] = []
+    failed = False
     for match in _INLINE.finditer(line):
         if match["cls"] not in KNOWN:
             continue
@@ -258,9 +268,10 @@ def inline_calls(line: str) -> str:
         try:
             ast.parse(statement)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
+            failed = True
             continue
         found.append(statement)
-    return "; ".join(found)
+    return "; ".join(found), failed
 
 
 _WORDS = re.compile(r"(?<![A-Za-z'])[A-Za-z']++(?: [A-Za-z']++){2,}")

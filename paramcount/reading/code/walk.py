@@ -42,6 +42,7 @@ from paramcount.reading.code.values import (
     _truth,
     dotted,
 )
+from paramcount.usertext import ascii_digits
 
 
 def _shown(key: str) -> str:
@@ -720,7 +721,7 @@ class _Reader(_ClassReader):
         for step, read_in in zip(scope.graph_steps, scope.step_roots, strict=True):
             root = scope.graph_of(read_in)  # one model for all the inputs Model(...) names
             base, _, at = root.strip("<>").partition("@")  # x = Input(...) again: another
-            key = scope.models.get(root, (base, -int(at) if at.isdigit() else -1))  # graph
+            key = scope.models.get(root, (base, -int(at) if ascii_digits(at) else -1))  # graph
             graphs.setdefault(key, []).append(step)
             accounts[key] = accounts.get(key, NOTHING) + _account(
                 scope.claims.get(f"graph:{root}", ()), scope.owned.get(f"graph:{root}", ()))

@@ -23,8 +23,8 @@ from paramcount.reading.tables.table import Printout, number
 __all__ = ["EXTRA", "is_buffer", "read_literal", "starts_literal"]
 
 EXTRA = (r"(?P<extra>(?:\s*+,?\s*+(?:requires_grad=|dtype=|device=|trainable=)?['\"]?"
-         r"(?:True|False|torch\.\w{1,20}|cpu|cuda(?::\d{1,3})?|meta|mps|float\d{0,3}|"
-         r"bfloat16|u?int\d{1,2}|bool)['\"]?)*+)")
+         r"(?:True|False|torch\.\w{1,20}|cpu|cuda(?::[0-9]{1,3})?|meta|mps|float[0-9]{0,3}|"
+         r"bfloat16|u?int[0-9]{1,2}|bool)['\"]?)*+)")
 """The columns a listing prints after a tensor's shape: ``True`` / ``False``
 (``p.requires_grad``), ``requires_grad=True``, a dtype (``torch.float32``), a device."""
 
@@ -40,8 +40,8 @@ def is_buffer(name: str) -> bool:
     return _norm_buffer(name) or last.endswith("_mask") or last in _BUFFER_NAMES
 
 
-_SHAPE = (r"(?:torch\.Size\(\[[\d,\s]*+\]\)|TensorShape\(\[[\d,\s]*+\]\)|\([\d,\s]*+\)|"
-          r"\[[\d,\s]*+\]|ShapeDtypeStruct\(shape=\([\d,\s]*+\)[^()]{0,200}\))")
+_SHAPE = (r"(?:torch\.Size\(\[[0-9,\s]*+\]\)|TensorShape\(\[[0-9,\s]*+\]\)|\([0-9,\s]*+\)|"
+          r"\[[0-9,\s]*+\]|ShapeDtypeStruct\(shape=\([0-9,\s]*+\)[^()]{0,200}\))")
 _WRAPPER = r"(?:OrderedDict|odict_items|FrozenDict|FrozenVarDict|State|dict)\(\s*+"
 _TOKEN = re.compile(
     r"""(?P<entry>['"](?P<name>[^'"\s]{1,300})['"]\s*+[:,]\s*+(?P<shape>""" + _SHAPE + r"""))
@@ -50,7 +50,7 @@ _TOKEN = re.compile(
 _ENTRY = re.compile(r"""['"][^'"\s]{1,300}['"]\s*+[:,]\s*+""" + _SHAPE)
 """A ``'name': shape`` entry: a literal's first line holds one (a nested config holds none)."""
 _OPEN = re.compile(r"\s*+(?:" + _WRAPPER + r")?[{\[]\s*+(?:\(\s*+)?")
-_DIMS = re.compile(r"[(\[]([\d,\s]*+)[)\]]")
+_DIMS = re.compile(r"[(\[]([0-9,\s]*+)[)\]]")
 _LINES = 5_000
 """The most lines one literal may run over (a printed state dict of a large model)."""
 _BARREN = 50
@@ -99,7 +99,8 @@ def read_literal(lines: Sequence[str], start: int) -> tuple[Printout, int] | Non
             if token.group("entry"):
                 name = "/".join([k for k in keys if k] + [token.group("name")])
                 dims = _DIMS.search(token.group("shape"))
-                values = tuple(number(d) for d in re.findall(r"\d+", dims.group(1))) if dims else ()
+                values = tuple(number(d) for d in re.findall(r"[0-9]+", dims.group(1))
+                               ) if dims else ()
                 if None in values:
                     unread.append(Unread(index + 1, line, "a dimension beyond 2^63 − 1"))
                     continue

@@ -17,10 +17,11 @@ from paramcount.files.listing import NamedTensor
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.listings.generic import EXTRA, is_buffer
 from paramcount.reading.tables.table import Printout, number
+from paramcount.usertext import NOT_ASCII_DIGITS, foreign_digits
 
 _DUMP = re.compile(
-    r"""^\s*+\(?\s*+['"]?(?P<name>[A-Za-z_\d][\w./:\-\[\]]*?)['"]?(?>\s*+[,:=]\s*+|\s++)(?:shape\s*+[=:]\s*+)?(?P<shape>
-        torch\.Size\(\[[\d,\s]*+\]\)|TensorShape\(\[[\d,\s]*+\]\)|\([\d,\s]*+\)|\[[\d,\s]*+\])
+    r"""^\s*+\(?\s*+['"]?(?P<name>[A-Za-z_0-9][\w./:\-\[\]]*?)['"]?(?>\s*+[,:=]\s*+|\s++)(?:shape\s*+[=:]\s*+)?(?P<shape>
+        torch\.Size\(\[[0-9,\s]*+\]\)|TensorShape\(\[[0-9,\s]*+\]\)|\([0-9,\s]*+\)|\[[0-9,\s]*+\])
         """ + EXTRA + r"""\s*+\)?\s*+,?\s*+$""", re.X)
 _VARIABLE = re.compile(r"^\s*+\[?<(?:tf\.|Keras)?Variable\b(?=.*?\bshape=\()(?P<rest>.*)")
 """A framework's repr of a variable: TensorFlow's ``<tf.Variable 'rnn/lstm_cell/kernel:0'
@@ -29,7 +30,7 @@ shape=(138, 512) dtype=float32_ref>`` (TF 1.x, a ``tf.trainable_variables()`` lo
 shape=(3, 16), dtype=float32, value=[[...`` (``<KerasVariable shape=..., path=...>`` before
 3.4): its values, where printed, run on to the line that ends in ``>``."""
 _VARIABLE_NAME = re.compile(r"'(?P<quoted>[^'\s]{1,300})'|\bpath=(?P<path>[^\s,>]{1,300})")
-_VARIABLE_SHAPE = re.compile(r"\bshape=(?P<shape>\([\d,\s]*+\))")
+_VARIABLE_SHAPE = re.compile(r"\bshape=(?P<shape>\([0-9,\s]*+\))")
 
 
 def _variable(line: str) -> tuple[str, str] | None:
@@ -44,12 +45,12 @@ def _variable(line: str) -> tuple[str, str] | None:
     return name.group("quoted") or name.group("path"), shape.group("shape")
 
 
-_BARE = re.compile(r"^\s*+torch\.Size\(\[(?P<dims>[\d,\s]*+)\]\)\s*+,?\s*+$")
+_BARE = re.compile(r"^\s*+torch\.Size\(\[(?P<dims>[0-9,\s]*+)\]\)\s*+,?\s*+$")
 
 
 def _dims(text: str) -> tuple[int, ...] | None:
     """The numbers of a printed shape, None where one is beyond 2^63 − 1."""
-    dims = tuple(number(d) for d in re.findall(r"\d+", text))
+    dims = tuple(number(d) for d in re.findall(r"[0-9]+", text))
     return None if None in dims else tuple(d for d in dims if d is not None)
 
 
@@ -72,6 +73,11 @@ def read_named(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             if not lines[index].rstrip().endswith(">"):
                 cropped.append(f"the values of line {at + 1}'s variable have no closing `>`")
         elif match is None:
+            if (ascii := foreign_digits(lines[index])) is not None and (
+                    _DUMP.match(ascii) or _variable(ascii)):
+                skipped.append(Unread(index + 1, lines[index], NOT_ASCII_DIGITS))
+                index += 1  # a tensor's line whose shape is no ASCII number: named, not read
+                continue
             following = lines[index + 1] if index + 1 < len(lines) else ""
             after = _DUMP.match(following)
             again = after.group("name") if after else (_variable(following) or ("", ""))[0]

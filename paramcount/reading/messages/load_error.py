@@ -178,19 +178,19 @@ _SECTION = re.compile(
 )
 _KEY = re.compile(r'"([^"\n]*)"')
 _SIZE = re.compile(
-    r"size mismatch for ([^\s:]+): copying a param with shape torch\.Size\(\[([\d,\s]*)\]\) from "
-    r"checkpoint, the shape in current model is torch\.Size\(\[([\d,\s]*)\]\)"
+    r"size mismatch for ([^\s:]+): copying a param with shape torch\.Size\(\[([0-9,\s]*)\]\) from "
+    r"checkpoint, the shape in current model is torch\.Size\(\[([0-9,\s]*)\]\)"
 )
 _SIZE_041 = re.compile(
-    r"size mismatch for ([^\s:]+): copying a param of torch\.Size\(\[([\d,\s]*)\]\) from "
-    r"checkpoint, where the shape is torch\.Size\(\[([\d,\s]*)\]\) in current model"
+    r"size mismatch for ([^\s:]+): copying a param of torch\.Size\(\[([0-9,\s]*)\]\) from "
+    r"checkpoint, where the shape is torch\.Size\(\[([0-9,\s]*)\]\) in current model"
 )
 """torch 0.4.1's wording (pytorch#8619), which prints the model's shape first and the
 checkpoint's second, against its words (pytorch#11499; fixed in 1.0 by pytorch#11200)."""
 _COPYING = re.compile(
     r"While copying the parameter named [\"'`]?([^\s\"'`,]+)[\"'`]?, whose dimensions in the "
-    r"model are torch\.Size\(\[([\d,\s]*)\]\) and whose dimensions in the checkpoint are "
-    r"torch\.Size\(\[([\d,\s]*)\]\)"
+    r"model are torch\.Size\(\[([0-9,\s]*)\]\) and whose dimensions in the checkpoint are "
+    r"torch\.Size\(\[([0-9,\s]*)\]\)"
 )
 """torch 0.3 and 0.4.0's wording (model first, checkpoint second), with or without quotes."""
 _OLD_UNEXPECTED = re.compile(r'unexpected key "([^"\n]*)" in state_dict')
@@ -202,10 +202,12 @@ SWAPPED = (
     "torch 0.4.1's `copying a param of A from checkpoint, where the shape is B in current "
     "model` prints the model's shape as A and the checkpoint's as B (pytorch#11499): read so"
 )
-_HIDDEN = re.compile(r"Expected hidden(?:\[(\d)\])? size \(([\d,\s]*)\), got \[([\d,\s]*)\]")
-_INPUT = re.compile(r"input\.size\(-1\) must be equal to input_size\. Expected (\d+), got (\d+)")
-_CELL_INPUT = re.compile(r"input has inconsistent input_size: got (\d+) expected (\d+)")
-_CELL_HIDDEN = re.compile(r"hidden(\d) has inconsistent hidden_size: got (\d+), expected (\d+)")
+_HIDDEN = re.compile(r"Expected hidden(?:\[([0-9])\])? size \(([0-9,\s]*)\), got \[([0-9,\s]*)\]")
+_INPUT = re.compile(r"input\.size\(-1\) must be equal to input_size\. "
+                    r"Expected ([0-9]+), got ([0-9]+)")
+_CELL_INPUT = re.compile(r"input has inconsistent input_size: got ([0-9]+) expected ([0-9]+)")
+_CELL_HIDDEN = re.compile(r"hidden([0-9]) has inconsistent hidden_size: "
+                          r"got ([0-9]+), expected ([0-9]+)")
 _TORCH_KEY = re.compile(
     r"(?P<prefix>(?:.*\.)?)(?P<role>weight_ih|weight_hh|bias_ih|bias_hh|weight_hr)"
     r"(?:_l(?P<layer>[0-9]+)(?P<reverse>_reverse)?)?"
@@ -716,24 +718,25 @@ def runtime(text: str) -> LoadErrorAnalysis | None:
                          "whose state is one tensor")
         differences += _state_differences(state, expected, got, fixes)
     for expected_text, got_text in _INPUT.findall(text):
-        model = replace(model, input_size=int(expected_text))
+        model = replace(model, input_size=digits_value(expected_text))
         differences.append(Difference(
-            None, "input", int(got_text), int(expected_text),
+            None, "input", digits_value(got_text), digits_value(expected_text),
             f"the layer reads {expected_text} features; your input's last dimension is "
             f"{got_text}"))
         fixes.append(f"build the layer with input_size={got_text}, or feed inputs whose last "
                      f"dimension is {expected_text}")
     for got_text, expected_text in _CELL_INPUT.findall(text):
-        model = replace(model, input_size=int(expected_text), cell_only=True)
+        model = replace(model, input_size=digits_value(expected_text), cell_only=True)
         differences.append(Difference(
-            None, "input", int(got_text), int(expected_text),
+            None, "input", digits_value(got_text), digits_value(expected_text),
             f"the cell reads {expected_text} features; your input has {got_text}"))
         fixes.append(f"build the cell with input_size={got_text}, or feed (batch, "
                      f"{expected_text}) inputs")
     for number, got_text, expected_text in _CELL_HIDDEN.findall(text):
-        model = replace(model, hidden_size=int(expected_text), cell_only=True)
+        model = replace(model, hidden_size=digits_value(expected_text), cell_only=True)
         differences.append(Difference(
-            None, "h0" if number == "0" else "c0", int(got_text), int(expected_text),
+            None, "h0" if number == "0" else "c0", digits_value(got_text),
+            digits_value(expected_text),
             f"the cell's hidden size is {expected_text}; your state has {got_text}"))
         fixes.append(f"pass a state of (batch, {expected_text}), or build the cell with "
                      f"hidden_size={got_text}")

@@ -80,16 +80,17 @@ class Built(Protocol):
         """The call that builds it."""
 
 
-_MATMUL = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
+_MATMUL = re.compile(r"mat1 and mat2 shapes cannot be multiplied "
+                     r"\(([0-9]+)x([0-9]+) and ([0-9]+)x([0-9]+)\)")
 _NDIM = re.compile(
-    r"Input \d+(?: with name '[^']*')? of layer [\"']?([\w./-]+?)[\"']? is incompatible with "
-    r"the layer: expected (?:min_)?ndim=(\d+), found ndim=(\d+)"
+    r"Input [0-9]+(?: with name '[^']*')? of layer [\"']?([\w./-]+?)[\"']? is incompatible with "
+    r"the layer: expected (?:min_)?ndim=([0-9]+), found ndim=([0-9]+)"
     r"(?:\.\s*Full shape received: [(\[]([^)\]]*)[)\]])?")
 _DATA = re.compile(
     r"(?:expected shape=\(([^)]*)\), found shape=\(([^)]*)\)"
     r"|Expected shape \(([^)]*)\), but input has incompatible shape \(([^)]*)\))")
 _KERNEL = re.compile(
-    r"Dimensions must be equal, but are (\d+) and (\d+) for '\{\{node ([^}']+)\}\}")
+    r"Dimensions must be equal, but are ([0-9]+) and ([0-9]+) for '\{\{node ([^}']+)\}\}")
 _STATE_BUILT = re.compile(
     r"^\s*(?:self\.)?(\w+)\s*=.*(?:torch\.(?:zeros|ones|randn|rand|empty)|\.new_zeros)\(")
 
@@ -294,9 +295,9 @@ def _ndim(number: int, match: re.Match[str], models: Sequence[Sequence[Built]]
     message = match.group(0)
     pairs = [(built, model) for model in models for built in model if built.name == name]
     if not pairs:  # the session's numbering differs: the one layer of that class
-        base = re.sub(r"_\d+$", "", name)
+        base = re.sub(r"_[0-9]+$", "", name)
         pairs = [(built, model) for model in models for built in model
-                 if re.sub(r"_\d+$", "", built.name) == base and _name(built) != ""]
+                 if re.sub(r"_[0-9]+$", "", built.name) == base and _name(built) != ""]
     layer, model = pairs[0] if len(pairs) == 1 else (None, None)
     features = (match.group(4) or "").split(",")[-1].strip() or "features"
     if expected != 3 or got != 2:

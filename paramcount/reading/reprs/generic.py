@@ -15,13 +15,14 @@ import re
 
 from paramcount.reading.tables.generic import approximate
 from paramcount.reading.tables.table import count
+from paramcount.usertext import ascii_digits
 
 __all__ = ["arguments", "figures_only", "parameters_figure", "parameters_share"]
 
 _FIGURE = re.compile(
-    r"""\s*+-?[\d.,]{1,30}\s?(?:[kKMGTPB]|[kKMGT]?(?:Mac|MACs?|FLOPS|FLOPs?|B))?\s?%?
+    r"""\s*+-?[0-9.,]{1,30}\s?(?:[kKMGTPB]|[kKMGT]?(?:Mac|MACs?|FLOPS|FLOPs?|B))?\s?%?
         (?:\s?(?:Params|params|MACs?|FLOPs?|FLOPS|Mac))?
-        (?:\s?=\s?[\d.,]{1,30}\s?%\s?(?:Params|params|MACs?|FLOPs?|FLOPS))?\s*+""", re.X)
+        (?:\s?=\s?[0-9.,]{1,30}\s?%\s?(?:Params|params|MACs?|FLOPs?|FLOPS))?\s*+""", re.X)
 _WORDED = re.compile(r"[A-Za-z%]")
 _LIMIT = 12
 """The most leading figures one module line carries (ptflops 4, calflops 3 to 6)."""
@@ -71,7 +72,7 @@ def figures_only(line: str) -> bool:
     """Whether ``line`` holds a printer's figures and nothing else (ptflops' line under a
     container's ``Net(``: ``19.47 k, 100.000% Params, 385.93 KMac, 100.000% MACs,``)."""
     text = line.strip().rstrip(",")
-    if not text or not text[0].isdigit() or len(text) > 400:
+    if not text or not ascii_digits(text[0]) or len(text) > 400:
         return False
     parts = text.split(",")
     return len(parts) >= 2 and all(_FIGURE.fullmatch(p) is not None for p in parts) and any(
@@ -86,7 +87,7 @@ def parameters_figure(line: str) -> tuple[int, int] | None:
     return (exact, exact) if exact is not None else approximate(first)
 
 
-_SHARE = re.compile(r"\b(\d{1,3}(?:\.\d{1,6})?)\s?% Params")
+_SHARE = re.compile(r"\b([0-9]{1,3}(?:\.[0-9]{1,6})?)\s?% Params")
 
 
 def parameters_share(line: str) -> str | None:

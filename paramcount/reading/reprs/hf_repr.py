@@ -26,7 +26,7 @@ from paramcount.reading.tables.table import Printout
 from paramcount.usertext import digits_value
 
 Shapes = dict[str, tuple[int, ...]]
-_LINE = re.compile(r"(?P<indent>\s*)\((?P<attr>[\w.-]+)\): (?:(?P<times>\d+) x )?"
+_LINE = re.compile(r"(?P<indent>\s*)\((?P<attr>[\w.-]+)\): (?:(?P<times>[0-9]+) x )?"
                    r"(?P<cls>[A-Za-z_]\w*)\((?P<rest>.*)$")
 _HEAD = re.compile(r"(?P<cls>[A-Za-z_]\w*)\($")
 _LIMIT = 200_000
@@ -110,7 +110,7 @@ def tree(lines: Sequence[str]) -> Tree:
 
 def _expand(attribute: str) -> list[str]:
     """``0-1`` → ``0``, ``1``; any other attribute as it is."""
-    match = re.fullmatch(r"(\d+)-(\d+)", attribute)
+    match = re.fullmatch(r"([0-9]+)-([0-9]+)", attribute)
     if match is None:
         return [attribute]
     first, last = digits_value(match.group(1)), digits_value(match.group(2))
@@ -118,31 +118,31 @@ def _expand(attribute: str) -> list[str]:
 
 
 def _ints(text: str) -> list[int]:
-    return [digits_value(x) for x in re.findall(r"\d+", text)]
+    return [digits_value(x) for x in re.findall(r"[0-9]+", text)]
 
 
 def _tensors(cls: str, rest: str) -> Shapes:
     """The tensors a module's printed arguments give (a class that prints none: nothing)."""
     if cls == "Linear":
-        m = re.match(r"in_features=(\d+), out_features=(\d+), bias=(True|False)", rest)
+        m = re.match(r"in_features=([0-9]+), out_features=([0-9]+), bias=(True|False)", rest)
         if m is None:
             return {}
         a, b = digits_value(m.group(1)), digits_value(m.group(2))
         return {"weight": (b, a), **({"bias": (b,)} if m.group(3) == "True" else {})}
     if cls == "Conv1d":
-        m = re.match(r"(\d+), (\d+), kernel_size=\((\d+),\)", rest)
+        m = re.match(r"([0-9]+), ([0-9]+), kernel_size=\(([0-9]+),\)", rest)
         if m is None:
             return {}
         i, o, k = (digits_value(x) for x in m.groups())
-        g = re.search(r"groups=(\d+)", rest)
+        g = re.search(r"groups=([0-9]+)", rest)
         groups = digits_value(g.group(1)) if g else 1
         found: Shapes = {"weight": (o, i // max(groups, 1), k)}
         return found if "bias=False" in rest else {**found, "bias": (o,)}
     if cls == "Embedding":
-        m = re.match(r"(\d+), (\d+)", rest)
-        return {"weight": (int(m.group(1)), int(m.group(2)))} if m else {}
+        m = re.match(r"([0-9]+), ([0-9]+)", rest)
+        return {"weight": (digits_value(m.group(1)), digits_value(m.group(2)))} if m else {}
     if cls == "LayerNorm":
-        m = re.match(r"\(([\d, ]+)\)", rest)
+        m = re.match(r"\(([0-9, ]+)\)", rest)
         if m is None or "elementwise_affine=False" in rest:
             return {}
         shape = tuple(_ints(m.group(1)))
@@ -260,7 +260,7 @@ _HEADS = ("lm_head.weight", "head.weight")
 def _depth(tree: Tree) -> int:
     """The number of blocks: the indices printed (or folded) under the blocks' ModuleList."""
     found = {m.group(1) for path, _ in tree.classes
-             if (m := re.search(r"(?:layers|blocks)\.(\d+)$", path))}
+             if (m := re.search(r"(?:layers|blocks)\.([0-9]+)$", path))}
     return len(found)
 
 

@@ -29,10 +29,10 @@ from paramcount.reading.reprs.generic import (
 from paramcount.reading.tables.table import Printout
 from paramcount.usertext import digits_value
 
-_ITEM = re.compile(r"^(?P<indent>\s*)\((?P<attr>[\w.-]+)\): (?:(?P<times>\d+) x )?"
+_ITEM = re.compile(r"^(?P<indent>\s*)\((?P<attr>[\w.-]+)\): (?:(?P<times>[0-9]+) x )?"
                    r"(?P<cls>[A-Za-z_][\w.]*)\((?P<rest>.*)$")
 _CLOSE = re.compile(r"^(?P<indent>\s*)\)$")
-_RANGE = re.compile(r"(\d+)-(\d+)")
+_RANGE = re.compile(r"([0-9]+)-([0-9]+)")
 MAX_COPIES = 100_000
 """The most copies a folded line is read as (a larger fold is named unread)."""
 
@@ -201,7 +201,7 @@ def _call(text: str, line: int) -> Call | None:
 
 
 _SINGLE = ("LSTM", "GRU", "RNN")
-_ONE_MODULE = re.compile(r"(LSTM|GRU|RNN|LSTMCell|GRUCell|RNNCell)\(\d++, \d++"
+_ONE_MODULE = re.compile(r"(LSTM|GRU|RNN|LSTMCell|GRUCell|RNNCell)\([0-9]++, [0-9]++"
                          r"(?:, \w++=[^,()=]++)*+\)")
 
 

@@ -34,9 +34,9 @@ _RULE = re.compile(r"\s*+[=\-_─━]{5,}\s*+$")
 _GROUPS = re.compile(r"\s*+-{2,}(?: {1,4}-{2,})++\s*+$")
 _GLYPH = re.compile(r"(?P<lead>(?:[|│]\s{3,4}|\s{4,5})*+)(?:[├└]─+|\+ ?-+ ?)?")
 """A row's tree glyphs (``|    └─``): the depth is read from the lead before the branch."""
-_NORM = re.compile(r"(?:Sync|Lazy)?BatchNorm\dd|InstanceNorm\dd")
+_NORM = re.compile(r"(?:Sync|Lazy)?BatchNorm[0-9]d|InstanceNorm[0-9]d")
 """A normalisation class whose row torchscan counts with its running statistics."""
-_TOTAL = re.compile(r"\s*+Total params:\s*+([\d,]++)\s*+$")
+_TOTAL = re.compile(r"\s*+Total params:\s*+([0-9,]++)\s*+$")
 _AFTER = re.compile(r"\s*+((Non-)?[Tt]rainable params|Total params|Model size|Params size|"
                     r"Estimated Total|Input size|Forward/backward|-{5,}|_{5,}|={5,})")
 _LIMIT = 200_000

@@ -23,11 +23,12 @@ from math import isqrt
 from paramcount.engine.spec import Cell
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.tables.table import Printout, Row, Shape, count
+from paramcount.usertext import digits_value
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _HEADER = re.compile(r"\s*┃\s*path\s*┃\s*module\s*┃")
-_COUNT = re.compile(r"([\d,]+) \(")
-_TOTAL = re.compile(r"\s*Total Parameters: ([\d,]+)")
+_COUNT = re.compile(r"([0-9,]+) \(")
+_TOTAL = re.compile(r"\s*Total Parameters: ([0-9,]+)")
 _LIMIT = 400_000
 CELLS = {"LSTMCell": (Cell.LSTM, 8), "OptimizedLSTMCell": (Cell.LSTM, 8),
          "GRUCell": (Cell.GRU, 6), "SimpleCell": (Cell.RNN, 2)}
@@ -121,12 +122,13 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
                     total, accounting=Accounting.span(first + 1, index, unread, cropped)), index
 
 
-_SHAPE = re.compile(r"\[(\d+(?:,\s*\d+)*)\]")
+_SHAPE = re.compile(r"\[([0-9]+(?:,\s*[0-9]+)*)\]")
 
 
 def _shapes(cell: str) -> list[Shape]:
     """The array shapes an inputs or outputs cell prints (``float32[2,32]``), in order."""
-    return [tuple(int(d) for d in match.split(",")) for match in _SHAPE.findall(cell)]
+    return [tuple(digits_value(d.strip()) for d in match.split(",")) for match in
+            _SHAPE.findall(cell)]
 
 
 def _title(lines: Sequence[str], start: int) -> str:

@@ -27,6 +27,7 @@ from paramcount.files.listing import NamedTensor
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.listings.generic import is_buffer
 from paramcount.reading.tables.table import Printout, Row, count, shapes
+from paramcount.usertext import NOT_ASCII_DIGITS, foreign_digits
 
 __all__ = ["TENSOR", "TYPE", "approximate", "interpret", "kind_of", "read", "read_box", "starts",
            "starts_box"]
@@ -34,10 +35,11 @@ __all__ = ["TENSOR", "TYPE", "approximate", "interpret", "kind_of", "read", "rea
 _RULE = re.compile(r"\s*+[|+]?(?:\s*+:?(?:-{3,}|={3,}):?\s*+[|+])++\s*+(?::?-{3,}:?\s*+)?$")
 _LIMIT = 200_000
 _UNITS = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "B": 10**9, "T": 10**12}
-_ROUNDED = re.compile(r"(?P<value>\d{1,3}(?:,\d{3})*+(?:\.\d{1,6})?|\d{1,15}(?:\.\d{1,6})?)"
+_ROUNDED = re.compile(r"(?P<value>[0-9]{1,3}(?:,[0-9]{3})*+(?:\.[0-9]{1,6})?"
+                      r"|[0-9]{1,15}(?:\.[0-9]{1,6})?)"
                       r"\s?(?P<unit>[kKMGBT])")
-_PERCENT = re.compile(r"\s*+\(?\s*+[\d.]{1,12}\s?%\s*+\)?\s*+(?:Params)?\s*+$")
-_NAME = re.compile(r"[A-Za-z_][\w.\-/:]{0,300}|\d[\w.\-/:]{0,300}")
+_PERCENT = re.compile(r"\s*+\(?\s*+[0-9.]{1,12}\s?%\s*+\)?\s*+(?:Params)?\s*+$")
+_NAME = re.compile(r"[A-Za-z_][\w.\-/:]{0,300}|[0-9][\w.\-/:]{0,300}")
 TYPE = _TYPE = re.compile(r"[A-Za-z_][\w.]{0,100}")
 _TOTAL = re.compile(r"\**\s*(?:total|totals|sum)\b", re.I)
 
@@ -63,15 +65,18 @@ def approximate(cell: str) -> tuple[int, int] | None:
     return max(0, low), (scaled + 1) * unit // scale
 
 
-_SHAPE_CELL = re.compile(r"[(\[][\d,\s]*[)\]]")
+_SHAPE_CELL = re.compile(r"[(\[][0-9,\s]*[)\]]")
 
 
 def _cell_kind(cell: str) -> str:
-    """What one cell holds: ``count``, ``rounded``, ``shape``, ``name``, ``empty`` or
-    ``other``."""
+    """What one cell holds: ``count``, ``rounded``, ``shape``, ``name``, ``empty``,
+    ``foreign`` (a number or shape but for its digits, which are not ASCII digits: ``٣``,
+    ``²``) or ``other``."""
     text = _PERCENT.sub("", cell.strip()) if "%" in cell else cell.strip()
     if not text or text in ("-", "--"):
         return "empty"
+    if (ascii := foreign_digits(text)) is not None:
+        return "foreign" if _cell_kind(ascii) in ("count", "rounded", "shape") else "other"
     if count(text) is not None:
         return "count"
     if _ROUNDED.fullmatch(text) is not None:
@@ -93,7 +98,7 @@ def kind_of(title: str, cells: Sequence[str]) -> str:
     rounded counts or tensors' shapes), or ``other`` (flops, memory, output shapes ...)."""
     lowered = title.lower()
     kinds = [_cell_kind(c) for c in cells]
-    filled = [k for k in kinds if k != "empty"]
+    filled = [k for k in kinds if k not in ("empty", "foreign")]  # told by the others
     if re.search(r"\b(type|class)\b", lowered):
         return "type"
     if re.search(r"\b(name|module|layer|path)\b", lowered) and filled and all(
@@ -120,7 +125,7 @@ def _cells(line: str) -> list[str]:
 
 _BORDER = re.compile(r"\s*+\+(?:[-=]{3,}\+)++\s*+$")
 _WORDS_TOTAL = re.compile(r"\s*+(?:Total|Totals|Sum)(?: [A-Za-z]{1,20}){0,3}\s*+[:=]\s*+"
-                          r"(?P<count>\d{1,3}(?:,\d{3})++|\d++)\s*+$", re.I)
+                          r"(?P<count>[0-9]{1,3}(?:,[0-9]{3})++|[0-9]++)\s*+$", re.I)
 """A total under its own words after a table (``Total Trainable Params: 39813``)."""
 
 
@@ -266,6 +271,8 @@ def _listing(lines: Sequence[str], start: int, end: int, body: Sequence[tuple[in
                                      f"shape's {tensor.count:,}"))
         elif kind in ("count", "rounded"):
             modules.append((at, name, cell))
+        elif kind == "foreign":
+            unread.append(Unread(at + 1, lines[at], NOT_ASCII_DIGITS))
     held: dict[str, int] = {}
     """Every dotted prefix of a listed tensor's name: the parameters under it."""
     for tensor in tensors:
@@ -315,6 +322,9 @@ def _rows(lines: Sequence[str], start: int, end: int, body: Sequence[tuple[int, 
             unread.append(Unread(at + 1, lines[at], "a row whose type is no class name"))
             continue
         cell = _PERCENT.sub("", cells[params_at])
+        if _cell_kind(cell) == "foreign":
+            unread.append(Unread(at + 1, lines[at], NOT_ASCII_DIGITS))
+            continue
         exact = count(cell)
         rounded = approximate(cell) if exact is None else None
         if rounded is not None:

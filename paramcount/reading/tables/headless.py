@@ -19,11 +19,11 @@ from paramcount.reading.accounting import Unread
 __all__ = ["headless_rows"]
 
 _ROWS = (
-    ("torchinfo", re.compile(r"^(?:[│|] {4})*(?:├─|└─)\w+(?:[ :(].*)?\s{2,}(?:[\d,]+|--)\s*$")),
-    ("Keras 3", re.compile(r"^\s*│ [^│]*\(\w+\)\s*│.*│\s*[\d,]+\s*│")),
-    ("Keras 2", re.compile(r"^ ?[\w./-]+ \(\w+\)?\s{2,}[(\[].*?[)\]]\s{2,}[\d,]+\b")),
-    ("torchsummary", re.compile(r"^\s+\w+-\d+\s+\[[-\d, ]+\]\s+[\d,]+\s*$")),
-    ("Flax tabulate", re.compile(r"^\s*│.*│\s*[\d,]+ \([\d.]+ [KMGT]?B\)\s*│\s*$")),
+    ("torchinfo", re.compile(r"^(?:[│|] {4})*(?:├─|└─)\w+(?:[ :(].*)?\s{2,}(?:[0-9,]+|--)\s*$")),
+    ("Keras 3", re.compile(r"^\s*│ [^│]*\(\w+\)\s*│.*│\s*[0-9,]+\s*│")),
+    ("Keras 2", re.compile(r"^ ?[\w./-]+ \(\w+\)?\s{2,}[(\[].*?[)\]]\s{2,}[0-9,]+\b")),
+    ("torchsummary", re.compile(r"^\s+\w+-[0-9]+\s+\[[-0-9, ]+\]\s+[0-9,]+\s*$")),
+    ("Flax tabulate", re.compile(r"^\s*│.*│\s*[0-9,]+ \([0-9.]+ [KMGT]?B\)\s*│\s*$")),
 )
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _HEADERS = {"Flax tabulate": "`┃ path ┃ module ┃`"}

@@ -45,12 +45,12 @@ _CLOSED = re.compile(r"(?P<name>[^()]*?)\s*\((?P<type>[\w.]+(?:\)|…\)?))")
 """A layer cell known to be whole (its class closed, or cut with ``…``): a record that holds
 one and meets a new name, shape and count is over, even with no blank line between (a cell
 without its ``)`` may be a narrow table's wrapped ``(GR`` / ``U)``, so it is not)."""
-_SOURCE = re.compile(r"[\[' ]*(?P<name>[\w./-]+)(?P<cut>…)?(?:\[(?P<node>\d+)\])?"
-                     r"(?:\[(?P<index>\d+)\])?")
+_SOURCE = re.compile(r"[\[' ]*(?P<name>[\w./-]+)(?P<cut>…)?(?:\[(?P<node>[0-9]+)\])?"
+                     r"(?:\[(?P<index>[0-9]+)\])?")
 _LIMIT = 200_000
 _DEPTH = "depth"
 """The key under which a record keeps its nesting (``expand_nested``): 1 at the top."""
-_HEADER_LINES = 16
+HEADER_LINES = 16
 """The most lines a wrapped Keras 2 header spans, its rule included."""
 TYPES = frozenset({*(k for k in KERAS_SIGNATURES if not k.endswith("Cell")),
                    *KERAS_KEEP_WIDTH, *KERAS_FREE_RESHAPING, "InputLayer", "Functional",
@@ -77,7 +77,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         records, end, total = _boxed(lines, titles, body)
     elif squeezed := collapsed(lines[start], TITLES) or _wrapped_squeezed(lines[start]):
         titles = squeezed
-        rule = next((i for i in range(start + 1, min(start + _HEADER_LINES, len(lines)))
+        rule = next((i for i in range(start + 1, min(start + HEADER_LINES, len(lines)))
                      if lines[i].startswith("=")), start)
         records, end, total = _squeezed(lines, titles, rule + 1, unread)
     else:
@@ -241,7 +241,7 @@ def fixed_header(lines: Sequence[str], start: int) -> tuple[list[Column], int]:
     first line, titled by the fragments a narrow table stacks under that start down to the
     ``===`` rule (``Layer (typ`` / ``e)``, ``Pa`` / ``ra`` / ``m`` / ``#``); and the index of
     the line after the header (one line where no rule follows)."""
-    rule = next((i for i in range(start + 1, min(start + _HEADER_LINES, len(lines)))
+    rule = next((i for i in range(start + 1, min(start + HEADER_LINES, len(lines)))
                  if lines[i].startswith("=")), None)
     starts = [at for at, _ in tokens(lines[start])]
     parts: list[list[str]] = [[] for _ in starts]
@@ -295,7 +295,7 @@ def _fixed(lines: Sequence[str], header: Sequence[Column], index: int
             at = index + 1
             if level:
                 current[_DEPTH] = str(level + 1)
-        elif not re.fullmatch(r"[\d,]+", params) and line[:1] in "(['" and _CLOSED.fullmatch(
+        elif not re.fullmatch(r"[0-9,]+", params) and line[:1] in "(['" and _CLOSED.fullmatch(
                 current.get(TITLES[0], "").strip()):
             # a record's later line that lost its indentation (a paste left flush): its text
             # is the Output Shape's and Connected to's, not the complete layer cell's
@@ -317,9 +317,9 @@ def _fixed(lines: Sequence[str], header: Sequence[Column], index: int
 _START = re.compile(r"(?P<label>[^\s()]+ \((?P<type>[\w.]+)(?:\)|…\)|…)?)(?= |$)(?P<rest>.*)")
 """The first line of a record whose spacing was lost: ``name (Class)`` (its class perhaps cut
 at the column's edge, ``(Bidirection``), then the other cells."""
-_OPEN_SHAPE = re.compile(r"(?P<shape>\[[^\[\]]*?\),) (?P<rest>[\d,]+(?: .*)?)")
+_OPEN_SHAPE = re.compile(r"(?P<shape>\[[^\[\]]*?\),) (?P<rest>[0-9,]+(?: .*)?)")
 """A first line whose list of output shapes wraps: ``[(None, 1),`` before the count."""
-_SOURCE_CELL = re.compile(r"\[.*\]|[\w./-]+(?:…)?(?:\[\d+\]){1,2}")
+_SOURCE_CELL = re.compile(r"\[.*\]|[\w./-]+(?:…)?(?:\[[0-9]+\]){1,2}")
 """A ``Connected to`` cell: a list (Keras 2.9+) or ``lstm_1[0][0]``."""
 
 
@@ -378,7 +378,7 @@ class _Squeezed:
             self.cells[0] = f"{shape} {text[:end]}"
             text = text[end:].strip()
         if text and len(self.cells) > 2 and _balance(self.cells[-1]) > 0 and not re.match(
-                r"[\d,]+(?: |$)", text) and _balance(self.cells[-1] + text) >= 0:
+                r"[0-9,]+(?: |$)", text) and _balance(self.cells[-1] + text) >= 0:
             self.cells[-1] += " " + text
         elif text:
             self.cells = None
@@ -530,7 +530,7 @@ def _row(record: Record, line: int) -> Row | None:
     kind = kind.removesuffix(")") if kind.endswith(")") else kind.removesuffix("…") + "…"
     if kind.endswith("…"):  # a narrow table cut it: the one known class it can be, if one
         known = [k for k in TYPES if k.startswith(kind[:-1]) and len(k) >= len(kind)]
-        named = [k for k in known if _snake(k) == re.sub(r"_\d+$", "", name)]
+        named = [k for k in known if _snake(k) == re.sub(r"_[0-9]+$", "", name)]
         kind = known[0] if len(known) == 1 else named[0] if len(named) == 1 else kind
     depth = int(record.get(_DEPTH, "1"))
     return Row(name, kind, outputs[0] if outputs else None,

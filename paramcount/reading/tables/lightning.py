@@ -18,16 +18,16 @@ from collections.abc import Callable, Sequence
 
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.tables.table import NO_TOTAL, Printout, Row, first_shape, shapes
-from paramcount.usertext import digits_value
+from paramcount.usertext import NOT_ASCII_DIGITS, digits_value, foreign_digits
 
 _UNITS = ("", "K", "M", "B", "T")
 _PLAIN = re.compile(r"\s*\|\s*Name\s*\|\s*Type\s*\|\s*Params\b")
 _RICH = re.compile(r"\s*┃\s*┃\s*Name\s*┃\s*Type\s*┃\s*Params\b")
-_COUNT = re.compile(r"(\d{1,3}(?:,\d{3})*|\d+)(?:\.(\d))?\s*([KMBT]?)")
-_TOTAL = re.compile(r"\s*(?:(?P<before>[\d.,]+\s*[KMBT]?)\s+Total params"
-                    r"|Total params:\s*(?P<after>[\d.,]+\s*[KMBT]?))\s*$")
-_FOOTER = re.compile(r"\s*([\d.,]+\s*[KMBT]?\s+(Trainable|Non-trainable|Total|Modules)|"
-                     r"(Trainable|Non-trainable|Total|Modules)\b|[\d.]+\s+Total estimated)")
+_COUNT = re.compile(r"([0-9]{1,3}(?:,[0-9]{3})*|[0-9]+)(?:\.([0-9]))?\s*([KMBT]?)")
+_TOTAL = re.compile(r"\s*(?:(?P<before>[0-9.,]+\s*[KMBT]?)\s+Total params"
+                    r"|Total params:\s*(?P<after>[0-9.,]+\s*[KMBT]?))\s*$")
+_FOOTER = re.compile(r"\s*([0-9.,]+\s*[KMBT]?\s+(Trainable|Non-trainable|Total|Modules)|"
+                     r"(Trainable|Non-trainable|Total|Modules)\b|[0-9.]+\s+Total estimated)")
 _LIMIT = 200_000
 
 
@@ -84,7 +84,7 @@ def _value(text: str) -> tuple[int, int] | None:
     if match is None:
         return None
     whole, tenth, unit = match.group(1), match.group(2), match.group(3)
-    if "," in whole and not re.fullmatch(r"\d{1,3}(,\d{3})+", whole):
+    if "," in whole and not re.fullmatch(r"[0-9]{1,3}(,[0-9]{3})+", whole):
         return None
     return (digits_value(whole.replace(",", "")) * 10 + int(tenth or 0)) * 10 ** (
         3 * _UNITS.index(unit)), int(tenth is None)
@@ -127,7 +127,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
                 cells_rows.append((index, cells))
             index += 1
             continue
-        if not rich and re.match(r"\s*\d+\s*\|", line):
+        if not rich and re.match(r"\s*[0-9]+\s*\|", line):
             cells_rows.append((index, [c.strip() for c in line.split("|")]))
             index += 1
             continue
@@ -142,7 +142,9 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     unread: list[Unread] = []
     for at, cells in cells_rows:
         row = _row(titles, cells, at + 1)
-        if row is None:
+        if row is not None and foreign_digits(" ".join(cells)) is not None:
+            unread.append(Unread(at + 1, lines[at], NOT_ASCII_DIGITS))
+        elif row is None:
             unread.append(Unread(at + 1, lines[at], "a row whose Name or Type cell is not a "
                                  "module's"))
         else:

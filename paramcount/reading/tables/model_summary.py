@@ -30,9 +30,9 @@ from paramcount.reading.tables.table import (
 )
 from paramcount.usertext import digits_value
 
-_ROW = re.compile(r"(?P<type>\w+)-(?P<index>\d+)")
+_ROW = re.compile(r"(?P<type>\w+)-(?P<index>[0-9]+)")
 _AFTER = re.compile(r"\s*((Non-)?[Tt]rainable params|-{5,})")
-_SUFFIX = re.compile(r", [\d,]+ params$")
+_SUFFIX = re.compile(r", [0-9,]+ params$")
 _BANNER = re.compile(r"\s*=+ Hierarchical Summary =+\s*$")
 _LIMIT = 200_000
 

@@ -18,6 +18,7 @@ from paramcount.engine.spec import MAX_SIZE
 from paramcount.files.listing import NamedTensor
 from paramcount.reading.accounting import Accounting
 from paramcount.reading.code.python_code import Block
+from paramcount.usertext import ascii_digits
 
 Shape = tuple[int | None, ...]
 
@@ -124,13 +125,14 @@ class Window(Sequence[str]):
         return text
 
 
-_COUNT = re.compile(r"\(?(\d{1,3}(?:,\d{3})++|\d++)\)?")
+_COUNT = re.compile(r"\(?([0-9]{1,3}(?:,[0-9]{3})++|[0-9]++)\)?")
 _DIGITS = len(str(MAX_SIZE))
 
 
 def number(digits: str) -> int | None:
-    """Decimal digits as a number, None beyond 2^63 − 1 (never a huge conversion)."""
-    if len(digits.lstrip("0")) > _DIGITS:
+    """ASCII decimal digits as a number, None beyond 2^63 − 1 (never a huge conversion) or
+    where they are not ASCII digits (``int`` reads ``٣`` as 3)."""
+    if not ascii_digits(digits) or len(digits.lstrip("0")) > _DIGITS:
         return None
     value = int(digits)
     return value if value <= MAX_SIZE else None
@@ -148,7 +150,7 @@ def count(cell: str) -> int | None:
 NO_TOTAL = "no `Total params` line"
 """Why a table without its footer is taken for a crop (its last rows may be missing)."""
 
-TOTAL = re.compile(r"\s*Total params:\s*([\d,]+)")
+TOTAL = re.compile(r"\s*Total params:\s*([0-9,]+)")
 
 
 def footer(lines: Sequence[str], index: int, after: re.Pattern[str]
@@ -178,7 +180,7 @@ def shapes(text: str) -> tuple[Shape, ...]:
                 continue
             if part in ("None", "?", "-1"):
                 dims.append(None)
-            elif part.isdigit() and (value := number(part)) is not None:
+            elif ascii_digits(part) and (value := number(part)) is not None:
                 dims.append(value)
             else:
                 break

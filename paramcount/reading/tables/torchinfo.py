@@ -33,7 +33,7 @@ from paramcount.reading.tables.table import (
 TITLES = ("Input Shape", "Output Shape", "Param #", "Param %", "Kernel Shape", "Mult-Adds",
           "Trainable")
 _TREE = re.compile(r"(?P<indent>(?:[│|] {4})*)(?P<branch>├─|└─|\+ )(?P<label>.*)")
-_LABEL = re.compile(r"(?P<type>\w+)(?: \((?P<name>[^()]*)\))?(?::\s*\d+-\d+)?")
+_LABEL = re.compile(r"(?P<type>\w+)(?: \((?P<name>[^()]*)\))?(?::\s*[0-9]+-[0-9]+)?")
 _TENSOR = re.compile(r"[a-z_][\w.]*")
 """A tensor's name under its layer (``weight_ih_l0``, ``0.bias``); classes are capitalised."""
 _AFTER = re.compile(r"\s*((Non-)?[Tt]rainable params|Total mult-adds|Input size|Forward/"
@@ -77,9 +77,9 @@ def _squeezed_cells(line: str, titles: Sequence[str]) -> tuple[str, dict[str, st
     tree = _SQUEEZED_TREE.fullmatch(line.strip())
     body = tree.group("label") if tree else line.strip()
     pattern = r"\w+" + (r" \([^()]*\)" if "var_name" in layer else "") + (
-        r"(?:: ?\d+-\d+)?" if "depth-idx" in layer else "")
+        r"(?:: ?[0-9]+-[0-9]+)?" if "depth-idx" in layer else "")
     prefix = line.strip()[:len(line.strip()) - len(body)]
-    tensor = re.match(r"(?:\d+\.)*[a-z_][\w.]*(?= |$)", body) if tree else None
+    tensor = re.match(r"(?:[0-9]+\.)*[a-z_][\w.]*(?= |$)", body) if tree else None
     label = tensor or re.match(pattern + r"(?= |$)", body)
     cells = squeezed_cells(body[label.end():]) if label else None
     if label is None or cells is None:

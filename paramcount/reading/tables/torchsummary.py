@@ -22,7 +22,7 @@ from paramcount.reading.tables.table import (
     row_cells,
 )
 
-_ROW = re.compile(r"(?P<type>\w+)-(?P<index>\d+)")
+_ROW = re.compile(r"(?P<type>\w+)-(?P<index>[0-9]+)")
 _AFTER = re.compile(r"\s*((Non-)?[Tt]rainable params|Input size|Forward/backward|Params size|"
                     r"Estimated Total|-{5,})")
 UNCOUNTED = frozenset({"RNN", "GRU", "LSTM", "RNNCell", "GRUCell", "LSTMCell",
