@@ -34,8 +34,11 @@ def _resolved(function: Callable[..., Any]) -> dict[str, Any]:
     for name, parameter in inspect.signature(function).parameters.items():
         annotation = parameter.annotation
         if isinstance(annotation, str):
+            # typing's own resolver, one annotation at a time: get_type_hints on the whole
+            # function fails where one names a type imported for type checking only
+            holder = types.SimpleNamespace(__annotations__={name: annotation})
             try:
-                annotation = eval(annotation, namespace)
+                annotation = typing.get_type_hints(holder, globalns=namespace)[name]
             except Exception:  # a name imported for type checking only
                 annotation = _UNKNOWN
         hints[name] = annotation
