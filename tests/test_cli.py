@@ -288,18 +288,46 @@ def _help(name: str) -> str:
     return command.help or ""
 
 
-def test_console_script_and_broken_pipe() -> None:
-    """``python -m paramcount`` runs, and a closed pipe is not an error."""
+def test_console_script_runs() -> None:
+    """``python -m paramcount`` runs, and says its version."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        f"{sys.executable} -m paramcount lstm -i 32 -H 4096 -L 8 --bidir | head -n 1",
-        shell=True, capture_output=True, text=True, env=env, check=True,
-    )
-    assert done.stdout.startswith("nn.LSTM(32, 4096")
-    assert "Traceback" not in done.stderr and "Error" not in done.stderr
+    done = subprocess.run([sys.executable, "-m", "paramcount", "lstm", "-i", "32", "-H", "8"],
+                          capture_output=True, text=True, env=env, check=True)
+    assert done.stdout.startswith("nn.LSTM(32, 8")
     version = subprocess.run([sys.executable, "-m", "paramcount", "--version"],
                              capture_output=True, text=True, env=env)
     assert version.returncode == 0 and "paramcount" in version.stdout
+
+
+BROKEN_PIPE = ("Error: cannot write the output: its reader closed the pipe (broken pipe); "
+               "the answer was cut\n")
+
+
+@pytest.mark.parametrize("args", [
+    ["lstm", "-i", "32", "-H", "128", "--json"],  # the quick path
+    ["lstm", "-i", "32", "-H", "128"],
+    ["explain", "lstm", "-i", "32", "-H", "128", "--markdown"],  # click, through output.py
+    ["check", "examples/convlstm.toml"],  # click.echo, which click itself guards
+    ["--help"],  # click's own help
+    ["read", "README.md"],  # read's quick path
+], ids=["quick-json", "quick-table", "explain", "check", "help", "read"])
+@pytest.mark.parametrize("stderr_too", [False, True], ids=["stdout", "stdout-and-stderr"])
+def test_a_broken_pipe_is_one_line_and_exit_2(args: list[str], stderr_too: bool) -> None:
+    """A reader that went away before the answer was written (``| head``) cuts the answer:
+    exit 2 with one line, never 0 (a ``pipefail`` pipeline would take the cut answer for a
+    whole one), click's silent exit 1 or a traceback; with stderr on the same pipe, exit 2
+    and nothing written."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first write
+    try:
+        done = subprocess.run([sys.executable, "-m", "paramcount", *args], stdout=write_end,
+                              stderr=write_end if stderr_too else subprocess.PIPE, text=True,
+                              env=env, cwd=ROOT)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 2
+    assert (done.stderr is None) if stderr_too else (done.stderr == BROKEN_PIPE)
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")

@@ -352,3 +352,37 @@ def test_torch_0_3_missing_and_unexpected_keys() -> None:
         (p.describe(), q.describe()) for p, q in zip(current.checkpoint, current.model,
                                                      strict=True)]
     assert old.model[0].num_layers == 2 and old.checkpoint[0].num_layers == 1
+
+
+ARABIC_INDIC = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
+
+
+def _foreign(text: str, first: str) -> str:
+    """``text`` with the digits of the first line that holds ``first`` in Arabic-Indic."""
+    lines = text.splitlines()
+    k = next(i for i, line in enumerate(lines) if first in line)
+    lines[k] = lines[k].translate(ARABIC_INDIC)
+    return "\n".join(lines)
+
+
+def test_a_line_of_foreign_digits_is_named_not_read() -> None:
+    """A size-mismatch line torch printed, its digits rewritten in Arabic-Indic: it is named
+    under "Not read" (text and JSON) and the summary says the analysis is of the lines read;
+    the same error in ASCII digits is read whole."""
+    text = load_error(Net(nn.LSTM(8, 16)), Net(nn.LSTM(10, 16)))
+    assert analyse(text).differences and not analyse(text).unread
+    analysis = analyse(_foreign(text, "weight_ih_l0"))
+    assert not analysis.differences
+    assert len(analysis.unread) == 1
+    assert "rnn.weight_ih_l" in analysis.unread[0] and "not all ASCII digits" in analysis.unread[0]
+    assert data(analysis)["unread"] == list(analysis.unread)
+    assert "1 line of the error not read" in document(analysis).summary
+
+
+def test_an_error_with_only_foreign_digits_names_the_line() -> None:
+    """A runtime error torch raised, its digits rewritten: the refusal names the line not read
+    (it is not "no load error in the text")."""
+    text = run_error(lambda: nn.LSTMCell(16, 32)(torch.zeros(3, 32))).translate(ARABIC_INDIC)
+    with pytest.raises(NoLoadError, match=r"no line of the error was read: .*ASCII") as caught:
+        analyse(text)
+    assert caught.value.exit_code == 2

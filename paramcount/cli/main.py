@@ -76,8 +76,16 @@ def _run_click(args: list[str], freeze: bool = False) -> int:
     quiet.install()  # whichever command imports TensorFlow or Keras, or a factory does
     cli.freeze = freeze
     cli.arguments = list(args)
+    streams = sys.stdout, sys.stderr
     try:
         result = cli.main(args=args, prog_name="paramcount", standalone_mode=False)
+    except SystemExit:
+        if sys.stdout is not streams[0]:
+            # click's own answer to a broken pipe: wrap both streams and exit 1 in silence.
+            # paramcount's is main()'s: one line, exit 2.
+            sys.stdout, sys.stderr = streams
+            raise BrokenPipeError(errno.EPIPE, "Broken pipe") from None
+        raise
     except click.exceptions.NoArgsIsHelpError as error:
         click.echo(error.ctx.get_help() if error.ctx else error.format_message())
         return 0
@@ -168,18 +176,21 @@ def main() -> None:
         sys.stdout.flush()
     except KeyboardInterrupt:
         code = aborted()
-    except BrokenPipeError:
-        # The reader went away (``paramcount ... | head``): not an error of ours.
-        sys.stderr.close()
-        code = 0
     except OSError as error:
-        # The answer could not be written (a full disk, a closed stdout): one line, exit 2.
-        # Commands turn the errors of files they read or write into messages of their own.
+        # The answer could not be written whole (a full disk, a closed stdout, a reader that
+        # went away: ``paramcount ... | head``): one line, exit 2, so that a pipeline with
+        # ``pipefail`` never takes a cut answer for a whole one. Commands turn the errors of
+        # files they read or write into messages of their own.
         from paramcount.cli.output import discard_stdout
 
         discard_stdout()
         where = f"{error.filename}: " if error.filename else "cannot write the output: "
-        code = _error(where + (error.strerror or str(error)), 2)
+        reason = error.strerror or str(error)
+        if isinstance(error, BrokenPipeError):
+            reason = "its reader closed the pipe (broken pipe); the answer was cut"
+        code = 2
+        with contextlib.suppress(OSError, ValueError):  # stderr may be the same pipe
+            code = _error(where + reason, 2)
     except Exception as error:
         code = aborted() if _INTERRUPTED else crashed(error)
     _settled()

@@ -79,7 +79,14 @@ def document(analysis: LoadErrorAnalysis) -> Document:
         sections.append(Section("Other keys", (
             Paragraph(tuple(f"- {line}" for line in analysis.other)),
         )))
+    if analysis.unread:
+        sections.append(Section("Not read", (
+            Paragraph(tuple(f"- {line}" for line in analysis.unread)),
+        )))
     summary = analysis.fixes[0] if analysis.fixes else "no difference in a recurrent layer found"
+    if analysis.unread:
+        lines = "1 line" if len(analysis.unread) == 1 else f"{len(analysis.unread)} lines"
+        summary += f" (in the lines read: {lines} of the error not read, below)"
     return escaped(Document(title, summary, tuple(sections)))
 
 
@@ -125,4 +132,5 @@ def data(analysis: LoadErrorAnalysis) -> dict[str, Any]:
         "fixes": list(analysis.fixes),
         "notes": list(analysis.notes),
         "other": list(analysis.other),
+        "unread": list(analysis.unread),
     }

@@ -65,7 +65,7 @@ from paramcount.engine.conventions import total
 from paramcount.engine.conventions.recognition import GATES, build, cell_from_rows
 from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.errors import ParamcountError
-from paramcount.usertext import digits_value
+from paramcount.usertext import NOT_ASCII_DIGITS, digits_value, foreign_digits, shown_text
 
 
 class NoLoadError(ParamcountError):
@@ -170,6 +170,9 @@ class LoadErrorAnalysis:
     other: tuple[str, ...] = field(default=())
     """Keys of non-recurrent modules that failed too (often a consequence: a head after a
     bidirectional layer reads twice the width)."""
+    unread: tuple[str, ...] = field(default=())
+    """Lines of the text in an error's wording that were not read, each with why (a size
+    written in digits other than ASCII ones): what they say is missing from the analysis."""
 
 
 _HEADER = re.compile(r"Error\(s\) in loading state_dict for ([A-Za-z_][\w.]*)")
@@ -237,11 +240,40 @@ def _shape(text: str) -> tuple[int, ...]:
     return tuple(digits_value(n) for n in text.replace(" ", "").split(",") if n)
 
 
+_WORDINGS = (_SIZE, _SIZE_041, _COPYING, _HIDDEN, _INPUT, _CELL_INPUT, _CELL_HIDDEN)
+
+
+def unread_lines(text: str) -> tuple[str, ...]:
+    """The lines of ``text`` an error's wording would have read but for their digits (``٦٤``,
+    ``²``), each shown (escaped, cut) with why it was not read."""
+    unread = []
+    for line in text.splitlines():
+        ascii = foreign_digits(line)
+        if ascii is not None and any(wording.search(ascii) for wording in _WORDINGS):
+            unread.append(f"`{shown_text(line.strip(), 100)}`: {NOT_ASCII_DIGITS}")
+    return tuple(unread)
+
+
 def analyse(text: str) -> LoadErrorAnalysis:
     """What ``text`` (a load_state_dict or RNN runtime error, in any surrounding log) says.
 
-    Raises :class:`NoLoadError` when it holds neither kind of error.
+    A line in an error's wording whose sizes are not in ASCII digits is not read: it is named
+    in :attr:`LoadErrorAnalysis.unread`. Raises :class:`NoLoadError` when the text holds
+    neither kind of error.
     """
+    unread = unread_lines(text)
+    try:
+        analysis = _analyse(text)
+    except NoLoadError:
+        if not unread:
+            raise
+        raise NoLoadError(f"no line of the error was read: {unread[0]}"
+                          + (f" (and {len(unread) - 1} more)" if len(unread) > 1 else "")
+                          ) from None
+    return replace(analysis, unread=unread) if unread else analysis
+
+
+def _analyse(text: str) -> LoadErrorAnalysis:
     missing: list[str] = []
     unexpected: list[str] = []
     for kind, keys in _SECTION.findall(text):
