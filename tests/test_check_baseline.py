@@ -527,7 +527,7 @@ def test_baseline_factories_is_refused_where_it_cannot_apply(
 def test_the_environment_refuses_base_factories_too(
         repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """PARAMCOUNT_NO_FACTORIES=1 wins over ``baseline_factories``: the library call runs no
-    factory of the base, and says what refused it."""
+    factory, today's or the base's, and says what refused it (as the command does)."""
     import paramcount
 
     pytest.importorskip("torch")
@@ -537,8 +537,10 @@ def test_the_environment_refuses_base_factories_too(
     assert checked.comparison is not None
     (encoder,) = [c for c in checked.comparison.changes if c.name == "encoder"]
     assert (encoder.status, encoder.before, encoder.why) == (
-        "not counted", None, "at HEAD~1: not run: PARAMCOUNT_NO_FACTORIES=1 refuses every "
-                             "factory")
+        "not counted", None, "not counted today (see the error above)")
+    assert [str(e).split(": ", 1)[1] for e in checked.errors] == [
+        "models.encoder.factory: not run: PARAMCOUNT_NO_FACTORIES=1 refuses every factory, so "
+        "no code named by the config is imported (layers and file models are still checked)"]
 
 
 @pytest.mark.parametrize(("old", "new", "expected"), [

@@ -237,6 +237,24 @@ def test_no_factories_refuses_every_factory_and_still_checks_the_rest(
     assert not (tmp_path / "helpers_imported.txt").exists()
 
 
+def test_the_library_check_respects_the_environment_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``paramcount.check()`` under PARAMCOUNT_NO_FACTORIES=1 runs no factory either (it ran
+    today's while the baseline's were refused): the same located error as the command's."""
+    import paramcount
+
+    path = project(tmp_path, "helpers:imported")
+    monkeypatch.setenv("PARAMCOUNT_NO_FACTORIES", "1")
+    checked = paramcount.check(path)
+    assert checked.exit_code == 2
+    (error,) = checked.errors
+    assert str(error).endswith(
+        "models.m0.factory: not run: PARAMCOUNT_NO_FACTORIES=1 refuses every factory, so no "
+        "code named by the config is imported (layers and file models are still checked)")
+    assert [o.model.name for o in checked.outcomes] == ["plain"]
+    assert not (tmp_path / "helpers_imported.txt").exists()
+
+
 @pytest.mark.parametrize(("variables", "expected"), [
     ({}, FactoryPolicy(True, DEFAULT_TIMEOUT, "")),
     ({"PARAMCOUNT_NO_FACTORIES": "0"}, FactoryPolicy(True, DEFAULT_TIMEOUT, "")),

@@ -124,12 +124,12 @@ def check(*paths: FileName, verify: bool = False, update: bool = False,
         names = expand([str(p) for p in paths])
     except ConfigError as error:
         return Checked([FileResult(str(paths[0]) if paths else "", errors=[error])])
-    results = [check_file(name, verify=verify, update=update) for name in names]
-    factories = None
-    if baseline_factories:
-        from paramcount.factories.policy import policy_from
+    from paramcount.factories.policy import policy_from
 
-        factories = policy_from(False, None)
-    comparison = (compare_or_error(results, baseline, limit, factories)
+    factories = policy_from(False, None)  # PARAMCOUNT_NO_FACTORIES / _FACTORY_TIMEOUT, as the CLI
+    results = [check_file(name, verify=verify, update=update, factories=factories)
+               for name in names]
+    comparison = (compare_or_error(results, baseline, limit,
+                                   factories if baseline_factories else None)
                   if baseline is not None else None)
     return Checked(results, update, comparison)
