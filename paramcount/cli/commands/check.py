@@ -161,6 +161,10 @@ def check(files: tuple[str, ...], verify: bool, update: bool, details: bool,
                 raise ValueError(f"--max-growth {max_growth} needs --baseline REF: the growth "
                                  "is measured against the base's counts")
             limit = parse_growth(max_growth)
+        if baseline is not None:
+            from paramcount.checking.git import check_ref
+
+            check_ref(baseline)  # before any work: '-x' is refused, not counted against
         if baseline_factories and baseline is None:
             raise ValueError("--baseline-factories needs --baseline REF: it runs the "
                              "factories of the base's configs")
