@@ -13,7 +13,7 @@ import pytest
 
 from paramcount.families import registry
 from paramcount.families.unmodelled import TOWERS, UNMODELLED, why_not
-from tests.conftest import have
+from tests.conftest import CLI, have
 
 pytestmark = pytest.mark.skipif(not have("transformers"), reason="transformers is not installed")
 
@@ -113,3 +113,15 @@ def test_each_refusal_names_a_model_type_transformers_has_and_paramcount_does_no
     assert model_type in model_types()
     assert model_type in with_mixer() or model_type in decoders()
     assert model_type not in registry.MODEL_TYPES
+
+
+@pytest.mark.parametrize("model_type", sorted(UNMODELLED | TOWERS))
+def test_inspect_of_a_config_alone_says_why_it_is_not_counted(
+        cli: CLI, tmp_path: Path, model_type: str) -> None:
+    """``inspect DIR`` of a folder with only its ``config.json`` names the reason (a wrapper
+    whose tower is not modelled, a mixer not modelled yet), as the family commands do, and
+    offers ``--via transformers``: one line, exit 2."""
+    (tmp_path / "config.json").write_text(f'{{"model_type": "{model_type}"}}')
+    result = cli("inspect", str(tmp_path))
+    assert result.code == 2 and len(result.err.splitlines()) == 1
+    assert f"({why_not(model_type)})" in result.err and "--via transformers" in result.err

@@ -303,12 +303,18 @@ def refuse_other(name: str, data: Mapping[str, object], path: str) -> None:
             raise ConfigError(f"{path}: describes a {family(found).TITLE} model ({said}), "
                               f"which 'paramcount {name}' does not count (count it with "
                               f"'paramcount {found} --config {path}')")
-        from paramcount.families.unmodelled import why_not
-
-        reason = why_not(model_type) if isinstance(model_type, str) else None
+        reason = why_not(model_type)
         because = f" ({reason})" if reason else ""
         raise ConfigError(f"{path}: {said} is not a model paramcount models{because}, so "
                           f"'paramcount {name}' does not count it ({VIA_HINT})")
+
+
+def why_not(model_type: object) -> str | None:
+    """Why paramcount does not count ``model_type`` (a vision-language wrapper, a mixer not
+    modelled yet), or None where it does not know it as one with a recurrent mixer."""
+    from paramcount.families.unmodelled import why_not as reason
+
+    return reason(model_type) if isinstance(model_type, str) else None
 
 
 VIA_HINT = ("with transformers installed, add '--via transformers' to count it as "

@@ -248,6 +248,11 @@ def from_config(listing: Listing) -> Listing:
     name = families.family_of(listing.config)
     if name is None:
         kind = listing.config.get("model_type")
+        reason = families.why_not(kind)
+        if reason is not None:
+            raise ParamcountError(f"{listing.source}: no weights, and config.json's model_type "
+                                  f"{kind!r} is not a model paramcount models ({reason}); "
+                                  + families.VIA_HINT)
         raise ParamcountError(f"{listing.source}: no weights, and config.json describes no "
                               f"model paramcount counts from a config (model_type {kind!r}; "
                               f"families: {', '.join(families.names())}); "
