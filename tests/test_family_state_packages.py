@@ -23,6 +23,7 @@ from paramcount.families.mingru import MinGRUConfig
 from paramcount.families.minlm import MinLMConfig
 from paramcount.families.xlstm_lm import XLSTMLMConfig
 from tests.conftest import have
+from tests.test_family_state import _tensors
 
 TOKENS = (5, 9)
 """The two lengths each model runs: its state is the same bytes after both."""
@@ -140,19 +141,6 @@ XLSTM_CASES = {
 block without its conv beside an mLSTM of another conv width and inner width."""
 
 
-def _flat(value: Any) -> list[Any]:
-    """The tensors in the state ``step`` returns (dicts and tuples of them, or None)."""
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, list | tuple):
-        return [t for item in value for t in _flat(item)]
-    return []
-
-
 @pytest.mark.parametrize("dtype", list(DTYPES))
 @pytest.mark.parametrize("config", [pytest.param(c, marks=_reference("xlstm"), id=name)
                                     for name, c in XLSTM_CASES.items()])
@@ -176,8 +164,29 @@ def test_xlstm_state_is_the_xlstm_packages(config: XLSTMLMConfig, dtype: str) ->
         for step in range(1, max(TOKENS) + 1):
             _, held = model.step(torch.randint(0, 32, (2, 1)), held)
             if step in TOKENS:
-                sizes.append(sum(t.nbytes for t in _flat(held)))
+                sizes.append(sum(t.nbytes for t in _tensors(held)))
     assert sizes == [state.memory(layers, tokens, 2, dtype).total for tokens in TOKENS]
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("heads", [pytest.param(h, marks=_reference("xlstm"), id=f"{h}-heads")
+                                   for h in (1, 4)])
+def test_slstm_cuda_state_is_the_cells(heads: int, dtype: str) -> None:
+    """The sLSTM's cuda backend (its kernel needs CUDA, so it is not run): the zero state its
+    cell class allocates, built without compiling the kernel, holds per sequence the h, c, n
+    and m paramcount counts for an sLSTM block without a conv."""
+    import torch
+    from xlstm.blocks.slstm.cell import sLSTMCell_cuda, sLSTMCellConfig
+
+    config = XLSTMLMConfig(embedding_dim=32, slstm_at=(0,), slstm_num_heads=heads,
+                           slstm_backend="cuda", slstm_conv1d_kernel_size=0)
+    cell = sLSTMCell_cuda(sLSTMCellConfig(hidden_size=32, num_heads=heads),
+                          skip_backend_init=True)
+    kind = getattr(torch, DTYPES[dtype])
+    zero = cell._zero_state(torch.zeros(1, 2, 4 * 32, dtype=kind))  # (steps, batch, 4 gates)
+    layers = state.declared("xlstm-lm", config)
+    assert layers is not None
+    assert zero.nbytes == state.memory(layers, 1, 2, dtype).total
 
 
 LAYER_CASES = {
