@@ -246,11 +246,10 @@ def test_a_state_grows_only_with_attention() -> None:
     (["mamba", "--batch", "2"], "give --context N"),
     (["mamba", "--context", "0"], "'0' must be at least 1"),
     (["mamba", "--context", "many"], "--context"),
-    (["mingru", "--context", "10"], "the inference state of minGRU"),
-], ids=["batch-alone", "zero", "not-a-number", "not-modelled"])
+], ids=["batch-alone", "zero", "not-a-number"])
 def test_a_bad_context_is_one_line(cli: CLI, args: list[str], says: str) -> None:
-    """A context or batch that is not a whole number of at least 1, or a family whose state is
-    not modelled, is one line on stderr, exit 2."""
+    """A context or batch that is not a whole number of at least 1 is one line on stderr,
+    exit 2."""
     result = cli(*args)
     assert (result.code, result.out, result.err.count("\n")) == (2, "", 1), result.err
     assert says in result.err

@@ -253,10 +253,6 @@ check's --max-growth and --baseline-factories need --baseline)."""
 STATED = ["--context", "16"]
 """What a family command's --batch is refused without (it counts the sequences of --context)."""
 
-UNSTATED = ("mingru", "minlm", "xlstm-lm")
-"""Families whose --context is always refused in one line, their state not modelled
-(``tests/test_family_state.py``); the walk gives it them with nothing to accept."""
-
 WHAT_IF = {"mingru": "dim=16", "minlm": "dim=16"}
 """--what-if for the families without a vocab_size."""
 
@@ -302,8 +298,7 @@ def uses(command: click.Command, tmp_path: Path) -> Iterator[list[str]]:
     """Every spelling the help lists: each name of each option, with each value it offers."""
     stated = any(p.name == "context" for p in command.params)
     for param in command.params:
-        if not isinstance(param, click.Option) or param.name == "help" or (
-                param.name in ("context", "batch") and command.name in UNSTATED):
+        if not isinstance(param, click.Option) or param.name == "help":
             continue
         assert param.help, f"{command.name} {param.opts[0]} has no help text"
         if param.is_flag or param.count:

@@ -26,6 +26,10 @@ from paramcount.families.parts import (
 )
 from paramcount.record import record
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from paramcount.families.state import LayerState
+
 NAME = "mingru"
 TITLE = "minGRU / minLSTM (mingru-pytorch)"
 REFERENCE = "mingru-pytorch minGRU"
@@ -96,6 +100,15 @@ def layer_tensors(config: MinGRUConfig, layer: int = 0, prefix: str = "") -> lis
 def tensors(config: MinGRUConfig) -> list[Tensor]:
     """Every parameter of the layer, as its named_parameters() lists them."""
     return layer_tensors(config)
+
+
+def state(config: MinGRUConfig) -> tuple[LayerState, ...]:
+    """What the layer keeps between tokens: its last hidden state, dim_inner wide
+    (``return_next_prev_hidden``), in the model's dtype."""
+    from paramcount.families.state import LayerState, Piece
+
+    kind = "minlstm" if config.use_lstm else "mingru"
+    return (LayerState(0, kind, (Piece("hidden", fixed=config.dim_inner),)),)
 
 
 def formula(config: MinGRUConfig) -> Formula:

@@ -33,6 +33,10 @@ from paramcount.families.parts import (
 )
 from paramcount.record import record
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from paramcount.families.state import LayerState
+
 NAME = "minlm"
 TITLE = "minLM (mingru-pytorch's minGRU / minLSTM language model)"
 REFERENCE = "mingru-pytorch minLM"
@@ -119,6 +123,28 @@ def tensors(config: MinLMConfig) -> list[Tensor]:
     out += norm("norm.", d, -1)
     out += linear("to_logits.", v, d, False, -1)
     return out
+
+
+def state(config: MinLMConfig) -> tuple[LayerState, ...]:
+    """What each layer keeps between tokens: its minGRU's (minLSTM's) last hidden state,
+    int(dim·expansion) wide (``return_prev_hiddens``), and with ``enable_conv`` its causal
+    conv's last K − 1 inputs of dim (the conv pads K − 1 on the left); the model's dtype."""
+    from paramcount.families.state import LayerState, Piece, convolution
+
+    conv = (convolution(config.dim, config.conv_kernel_size - 1),) if config.enable_conv else ()
+    hidden = Piece("hidden", fixed=config.layer.dim_inner)
+    kind = "minlstm" if config.use_lstm else "mingru"
+    return tuple(LayerState(i, kind, (*conv, hidden)) for i in range(config.depth))
+
+
+def state_notes(config: MinLMConfig) -> tuple[str, ...]:
+    """With ``enable_conv``: mingru-pytorch itself keeps no state (``can_cache`` is False), so
+    the figure is what a step-by-step decoder would keep."""
+    if not config.enable_conv:
+        return ()
+    return ("mingru-pytorch keeps no state for a model with enable_conv (can_cache is False: "
+            "each token re-reads the whole sequence); this is what a step-by-step decoder "
+            "keeps: each layer's hidden state and its conv's last K − 1 inputs.",)
 
 
 def formula(config: MinLMConfig) -> Formula:

@@ -247,19 +247,25 @@ def block_formula(config: RwkvConfig) -> tuple[str, int]:
     return text, 4 * c + value
 
 
-def state(config: RwkvConfig) -> tuple[LayerState, ...] | None:
-    """What each layer keeps between tokens, for RWKV-4 (transformers' ``RwkvModel``): the
+def state(config: RwkvConfig) -> tuple[LayerState, ...]:
+    """What each layer keeps between tokens. RWKV-4 (transformers' ``RwkvModel``): the
     attention's and the feed-forward's last input (the model's dtype), and the WKV numerator,
-    denominator and running maximum (float32), hidden_size each; None for versions 5 to 7,
-    which transformers does not build."""
+    denominator and running maximum (float32), hidden_size each. RWKV-5 to 7 (the ``rwkv``
+    package's state, three tensors a layer): the time-mix's and the channel-mix's last input
+    (token shift, C each, the model's dtype) and the WKV matrix state, H heads of N × N
+    (float32)."""
     from paramcount.families.state import LayerState, Piece
 
-    if config.version != 4:
-        return None
     d = config.hidden_size
-    pieces = (Piece("attention input", fixed=d), Piece("ffn input", fixed=d),
-              *(Piece(name, fixed=d, dtype="fp32") for name in ("numerator", "denominator",
-                                                                 "maximum")))
+    if config.version == 4:
+        pieces = (Piece("attention input", fixed=d), Piece("ffn input", fixed=d),
+                  *(Piece(name, fixed=d, dtype="fp32")
+                    for name in ("numerator", "denominator", "maximum")))
+    else:
+        n = width(config, "head_size")
+        pieces = (Piece("att shift", fixed=d), Piece("wkv", fixed=config.heads * n * n,
+                                                     dtype="fp32"),
+                  Piece("ffn shift", fixed=d))
     return tuple(LayerState(i, "rwkv", pieces) for i in range(config.num_hidden_layers))
 
 

@@ -2,12 +2,15 @@
 
 Each mixer part declares what its layer's cache holds (:class:`Piece`): attention its keys and
 values, growing with every token (up to a sliding window where it has one); a Mamba mixer its
-convolution state and SSM state, a short convolution its convolution state, RWKV, xLSTM and
-RG-LRU their recurrent state, none of which grows. A family's ``state(config)`` (or, for the
-hybrids, the :class:`~paramcount.families.hybrid.Stack` of its parts) lists each layer's
-pieces, and :func:`memory` sums them at a context length and batch, in bytes of a dtype (a
-piece the reference always keeps in float32 says so). Measured against the cache transformers
-fills (``tests/test_family_state.py``). Pure: no framework import.
+convolution state and SSM state, a short convolution its convolution state, RWKV, xLSTM,
+RG-LRU and minGRU their recurrent state, none of which grows. A family's ``state(config)`` (or,
+for the hybrids, the :class:`~paramcount.families.hybrid.Stack` of its parts) lists each
+layer's pieces, and :func:`memory` sums them at a context length and batch, in bytes of a dtype
+(a piece the reference always keeps in float32 says so); a family's ``state_notes(config)``
+says what the figure rests on where the reference itself keeps none. Measured against the
+cache transformers fills (``tests/test_family_state.py``) and, for the layouts transformers does
+not build, the state the ``rwkv``, ``xlstm`` and ``mingru-pytorch`` packages return
+(``tests/test_family_state_packages.py``). Pure: no framework import.
 """
 
 from __future__ import annotations
@@ -86,6 +89,8 @@ class StateMemory:
     batch: int
     dtype: str
     kinds: tuple[KindMemory, ...]
+    notes: tuple[str, ...] = ()
+    """What the figure rests on beyond the reference's own cache, one sentence each."""
 
     @property
     def total(self) -> int:
@@ -104,12 +109,14 @@ class StateMemory:
                 "kinds": [{"kind": k.kind, "layers": k.layers,
                            "bytes_per_token": k.per_token, "fixed_bytes": k.fixed,
                            "window": k.window or None, "bytes": k.bytes}
-                          for k in self.kinds]}
+                          for k in self.kinds],
+                "notes": list(self.notes)}
 
 
 def memory(layers: tuple[LayerState, ...], context: int, batch: int = 1,
-           dtype: str = "fp32") -> StateMemory:
-    """``layers``' state at ``context`` tokens for ``batch`` sequences, in ``dtype``."""
+           dtype: str = "fp32", notes: tuple[str, ...] = ()) -> StateMemory:
+    """``layers``' state at ``context`` tokens for ``batch`` sequences, in ``dtype`` (with
+    ``notes`` on what it rests on)."""
     kinds: dict[str, list[LayerState]] = {}
     for layer in layers:
         kinds.setdefault(layer.kind, []).append(layer)
@@ -125,7 +132,7 @@ def memory(layers: tuple[LayerState, ...], context: int, batch: int = 1,
             sum(p.fixed * size(p) for p in pieces),
             batch * sum(p.elements(context) * size(p) for p in pieces),
             max((p.window for p in pieces), default=0)))
-    return StateMemory(context, batch, dtype, tuple(made))
+    return StateMemory(context, batch, dtype, tuple(made), notes)
 
 
 def declared(name: str, config: Any) -> tuple[LayerState, ...] | None:
@@ -163,6 +170,7 @@ def at_context(name: str, config: Any, context: object, batch: object = 1,
     layers = declared(name, config)
     if layers is None:
         raise SpecError("the inference state of " + family(name).TITLE + " is not modelled by "
-                        "paramcount (a mixer of it declares none, or transformers keeps no "
-                        "cache to check it against)")
-    return memory(layers, context, batch, dtype)
+                        "paramcount (a mixer of it declares none)")
+    said = getattr(family(name), "state_notes", None)
+    notes: tuple[str, ...] = said(config) if said is not None else ()
+    return memory(layers, context, batch, dtype, notes)

@@ -50,6 +50,10 @@ from paramcount.families.parts import (
 )
 from paramcount.record import fields, record, replace
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from paramcount.families.state import LayerState
+
 NAME = "xlstm-lm"
 TITLE = "xLSTM (xlstm package: mLSTM and sLSTM blocks)"
 REFERENCE = "xlstm xLSTMLMModel"
@@ -246,6 +250,29 @@ def tensors(config: XLSTMLMConfig) -> list[Tensor]:
         if not config.tie_weights:
             out += linear("lm_head.", v, e, False, -1)
     return out
+
+
+def state(config: XLSTMLMConfig) -> tuple[LayerState, ...]:
+    """What each block keeps between tokens, as the package's ``step`` returns it: an mLSTM
+    block its conv's last K inputs of the inner width I and the cell's C (NH × DH × DH),
+    n (NH × DH) and m (NH), DH = I / NH; an sLSTM block its conv's last K inputs of E (none
+    without a conv) and the cell's h, c, n and m, E each. All in the model's dtype."""
+    from paramcount.families.state import LayerState, Piece, convolution
+
+    made = []
+    for layer in range(config.num_blocks):
+        if layer in config.slstm_at:
+            e, k = config.embedding_dim, config.slstm_conv1d_kernel_size
+            conv = (convolution(e, k),) if k else ()
+            made.append(LayerState(layer, "slstm", (
+                *conv, *(Piece(name, fixed=e) for name in ("h", "c", "n", "m")))))
+        else:
+            i, nh = config.inner_dim, config.mlstm_num_heads
+            dh = i // nh
+            made.append(LayerState(layer, "mlstm", (
+                convolution(i, config.mlstm_conv1d_kernel_size), Piece("C", fixed=nh * dh * dh),
+                Piece("n", fixed=nh * dh), Piece("m", fixed=nh))))
+    return tuple(made)
 
 
 def formula(config: XLSTMLMConfig) -> Formula:

@@ -159,7 +159,8 @@ def family_data(report: FamilyReport) -> dict[str, Any]:
 
 def state_section(memory: StateMemory) -> Section:
     """The state one inference keeps at a context length: each kind of layer's bytes per
-    token (the keys and values that grow) and fixed (the state that does not), and in all."""
+    token (the keys and values that grow) and fixed (the state that does not), and in all, and
+    what the figure rests on where the reference keeps no such state itself."""
     rows = tuple(
         (k.kind, str(k.layers), number(k.per_token) + (f" (≤ {k.window:,} tokens)"
                                                         if k.window else ""),
@@ -175,4 +176,4 @@ def state_section(memory: StateMemory) -> Section:
             f"{size(fixed)} do not (recurrent, SSM and convolution state); per sequence, "
             "bytes per token and fixed.")
     return Section(f"State at {memory.context:,} tokens (what replaces the KV cache)",
-                   (table, Paragraph((said,))))
+                   (table, Paragraph((said, *memory.notes))))
