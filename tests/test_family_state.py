@@ -106,6 +106,13 @@ TINY: dict[str, dict[str, Any]] = {
                     "num_experts_per_tok": 1, "num_local_experts": 2, "n_shared_experts": 1,
                     "linear_head_dim": 4, "linear_num_heads": 2, "linear_conv_kernel_dim": 3,
                     "layer_types": ["linear_attention", "full_attention"], "pad_token_id": 0},
+    "bailing_hybrid": {"hidden_size": 16, "intermediate_size": 32, "moe_intermediate_size": 8,
+                       "num_hidden_layers": 3, "num_attention_heads": 2, "kv_lora_rank": 4,
+                       "qk_rope_head_dim": 2, "v_head_dim": 4, "qk_nope_head_dim": 4,
+                       "num_experts_per_tok": 1, "num_local_experts": 2, "n_group": 1,
+                       "topk_group": 1, "head_dim": 4, "short_conv_kernel_size": 3,
+                       "layer_group_size": 3, "first_k_dense_replace": 1, "pad_token_id": 0,
+                       "eos_token_id": 0},
     "xlstm": {"hidden_size": 128, "embedding_dim": 128, "num_heads": 2, "num_blocks": 2,
               "num_hidden_layers": 2, "qk_dim_factor": 0.5},
 }

@@ -119,6 +119,13 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
                                    "pad_token_id": 0,
                                    "layer_types": ["linear_attention", "full_attention",
                                                    "linear_attention"]}),
+    "bailing-hybrid": ("BailingHybrid", {
+        "vocab_size": 40, "hidden_size": 16, "intermediate_size": 24,
+        "moe_intermediate_size": 8, "num_hidden_layers": 3, "num_attention_heads": 2,
+        "kv_lora_rank": 8, "qk_rope_head_dim": 4, "v_head_dim": 4, "qk_nope_head_dim": 4,
+        "num_local_experts": 3, "head_dim": 4, "first_k_dense_replace": 1,
+        "pad_token_id": 0, "eos_token_id": 0,
+        "layer_types": ["linear_attention", "full_attention", "linear_attention"]}),
 }
 """A tiny configuration of each hybrid (experts in Jamba, Nemotron-H, LFM2-MoE, Qwen3-Next,
 Qwen3.5-MoE; OLMo Hybrid's q, k and v alike wide: transformers saves its DeltaNet's conv as

@@ -39,7 +39,8 @@ REFERENCES = {"jamba": ("JambaConfig", "JambaForCausalLM"),
               "olmo-hybrid": ("OlmoHybridConfig", "OlmoHybridForCausalLM"),
               "lara-mini": ("LaraMiniConfig", "LaraMiniForCausalLM"),
               "zamba": ("ZambaConfig", "ZambaForCausalLM"),
-              "kimi-linear": ("KimiLinearConfig", "KimiLinearForCausalLM")}
+              "kimi-linear": ("KimiLinearConfig", "KimiLinearForCausalLM"),
+              "bailing-hybrid": ("BailingHybridConfig", "BailingHybridForCausalLM")}
 """The transformers classes each hybrid is checked against."""
 
 
@@ -117,6 +118,14 @@ def test_published_models_match_the_reference(family: str, data: dict[str, Any],
     assert sum(math.prod(shape) for _, shape in reference) == total
 
 
+_LATENT = {"vocab_size": 10, "hidden_size": 16, "intermediate_size": 8,
+           "moe_intermediate_size": 4, "num_hidden_layers": 4, "num_attention_heads": 2,
+           "kv_lora_rank": 4, "qk_rope_head_dim": 2, "v_head_dim": 2, "qk_nope_head_dim": 2,
+           "num_local_experts": 5, "num_experts": 3, "num_experts_per_token": 2,
+           "num_shared_experts": 2, "pad_token_id": 0}
+"""What the Kimi Linear layouts' files below share (``num_experts``,
+``num_experts_per_token``, ``num_shared_experts`` beside the fields they stand for)."""
+
 MIXED = {
     "nemotron-h old and new names": ("nemotron-h", {
         "model_type": "nemotron_h", "hidden_size": 16, "hybrid_override_pattern": "M*-E",
@@ -148,14 +157,14 @@ MIXED = {
         "intermediate_size": 8, "attn_layer_period": 2, "attn_layer_offset": 1,
         "vocab_size": 10}),
     "kimi-linear alias keys and linear_attn_config": ("kimi-linear", {
-        "model_type": "kimi_linear", "vocab_size": 10, "hidden_size": 16,
-        "intermediate_size": 8, "moe_intermediate_size": 4, "num_hidden_layers": 4,
-        "num_attention_heads": 2, "kv_lora_rank": 4, "qk_rope_head_dim": 2, "v_head_dim": 2,
-        "qk_nope_head_dim": 2, "num_local_experts": 5, "num_experts": 3,
-        "num_experts_per_token": 2, "num_shared_experts": 2, "linear_head_dim": 8,
-        "first_k_dense_replace": 2, "pad_token_id": 0,
+        "model_type": "kimi_linear", **_LATENT, "linear_head_dim": 8,
+        "first_k_dense_replace": 2,
         "linear_attn_config": {"head_dim": 4, "num_heads": 3, "short_conv_kernel_size": 3,
                                "kda_layers": [1, 2, 4], "full_attn_layers": [3]}}),
+    "bailing-hybrid alias keys and the saved copies": ("bailing-hybrid", {
+        "model_type": "bailing_hybrid", **_LATENT, "head_dim": 2, "linear_head_dim": 6,
+        "linear_num_heads": 3, "short_conv_kernel_size": 5, "linear_conv_kernel_dim": 3,
+        "layer_group_size": 2, "first_k_dense_replace": 1, "eos_token_id": 0}),
     "zamba layer_types and head_dim": ("zamba", {
         "model_type": "zamba", "vocab_size": 10, "hidden_size": 8, "intermediate_size": 8,
         "num_hidden_layers": 4, "num_attention_heads": 2, "num_key_value_heads": 2,

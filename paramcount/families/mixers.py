@@ -116,7 +116,8 @@ class LatentAttention:
     or through a low rank ``q_lora`` (``q_a_proj``, ``q_a_layernorm``, ``q_b_proj``), k and v
     through ``kv_a_proj_with_mqa`` (kv_lora + r, D), ``kv_a_layernorm`` and ``kv_b_proj``
     (H·(n + v), kv_lora), then ``o_proj`` (D, H·v); ``bias`` on q_a, kv_a and o (n: the
-    no-rope part of a q/k head, r: its rope part, v: a value head)."""
+    no-rope part of a q/k head, r: its rope part, v: a value head); with ``gate`` (Ling's),
+    a head-wise output gate ``g_proj`` (H, D) last, without bias."""
 
     width: int
     heads: int
@@ -126,12 +127,13 @@ class LatentAttention:
     kv_lora: int
     q_lora: int | None = None
     bias: bool = False
+    gate: bool = False
 
     def __post_init__(self) -> None:
         sizes(self, "width", "heads", "nope", "rope", "value", "kv_lora")
 
     def tensors(self, prefix: str, layer: int) -> list[Tensor]:
-        """q (or its low-rank pair and norm), kv_a, its norm, kv_b and o."""
+        """q (or its low-rank pair and norm), kv_a, its norm, kv_b, o (and the gate)."""
         d, h, b = self.width, self.heads, self.bias
         q = h * (self.nope + self.rope)
         if self.q_lora is None:
@@ -144,7 +146,8 @@ class LatentAttention:
         out += norm(prefix + "kv_a_layernorm.", self.kv_lora, layer)
         out += linear(prefix + "kv_b_proj.", h * (self.nope + self.value), self.kv_lora, False,
                       layer)
-        return out + linear(prefix + "o_proj.", d, h * self.value, b, layer)
+        out += linear(prefix + "o_proj.", d, h * self.value, b, layer)
+        return out + (linear(prefix + "g_proj.", h, d, False, layer) if self.gate else [])
 
     def cache(self) -> tuple[Piece, ...]:
         """Its cache: the compressed latent (kv_lora) as the keys and the rope part of k (r)
@@ -160,7 +163,31 @@ class LatentAttention:
         lora = self.q_lora
         q_part = q * d if lora is None else lora * (d + b) + lora + q * lora
         return (q_part + (self.kv_lora + self.rope) * (d + b) + self.kv_lora
-                + h * (self.nope + self.value) * self.kv_lora + d * (h * self.value + b))
+                + h * (self.nope + self.value) * self.kv_lora + d * (h * self.value + b)
+                + h * d * int(self.gate))
+
+
+def read_latent_attention(shapes: Shapes, prefix: str) -> LatentAttention | None:
+    """The latent attention under ``prefix`` (``…self_attn.``), or None. The weights hold only
+    heads × widths: the fewest heads whose widths fit q (H·(n + r)), kv_b (H·(n + v)) and o
+    (H·v) at once (with a gate, its rows are the heads)."""
+    kv_a, kv_b, o = (shapes.get(prefix + n) for n in (
+        "kv_a_proj_with_mqa.weight", "kv_b_proj.weight", "o_proj.weight"))
+    q = shapes.get(prefix + "q_proj.weight") or shapes.get(prefix + "q_b_proj.weight")
+    g = shapes.get(prefix + "g_proj.weight")
+    if not (is_shape(kv_a, 2) and is_shape(kv_b, 2) and is_shape(o, 2) and is_shape(q, 2)
+            and (g is None or is_shape(g, 2))):
+        return None
+    assert kv_a is not None and kv_b is not None and o is not None and q is not None
+    lora, rope = kv_b[1], kv_a[0] - kv_b[1]
+    heads = next((h for h in (range(1, o[1] + 1) if g is None else (g[0],))
+                  if h and o[1] % h == 0 and q[0] % h == 0 and q[0] // h > rope
+                  and kv_b[0] == q[0] - h * rope + o[1]), None)
+    if heads is None or rope < 1:
+        return None
+    q_lora = q[1] if prefix + "q_b_proj.weight" in shapes else None
+    return LatentAttention(o[0], heads, q[0] // heads - rope, rope, o[1] // heads, lora, q_lora,
+                           prefix + "o_proj.bias" in shapes, g is not None)
 
 
 MLP_STYLES = {

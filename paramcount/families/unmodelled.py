@@ -16,7 +16,6 @@ _NEW = "its {} is not modelled yet"
 
 UNMODELLED: dict[str, str] = {
     # mixers not modelled yet
-    "bailing_hybrid": _NEW.format("BailingHybridDeltaAttention (a gated delta rule)"),
     "glm5_next": _WRAPS.format("vision-language", "GLM-5-Next", "vision tower"),
     "glm5_next_text": _NEW.format("linear attention (Glm5NextTextLinearAttention)"),
     "inkling_text": _NEW.format("short convolution (InklingShortConvolution)"),
