@@ -398,16 +398,38 @@ def bailing_hybrid(draw: st.DrawFn) -> dict[str, Any]:
             "eos_token_id": 0, **apart}
 
 
+@st.composite
+def zaya(draw: st.DrawFn) -> dict[str, Any]:
+    """ZayaConfig keywords (full and sliding layers, or the default; tied or not, with a head
+    bias or not; the CCA's two kernels)."""
+    layers = draw(st.integers(1, 5))
+    kv = draw(small)
+    types = {"layer_types": draw(st.lists(st.sampled_from(["hybrid", "hybrid_sliding"]),
+                                          min_size=layers, max_size=layers)),
+             "sliding_window": draw(st.integers(1, 8))} if draw(bools) else {}
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": draw(st.integers(1, 12)),
+        "num_hidden_layers": layers, "num_attention_heads": kv * draw(st.integers(1, 3)),
+        "num_key_value_heads": kv, "head_dim": draw(small),
+        "moe_intermediate_size": draw(small), "num_experts": draw(small),
+        "router_hidden_size": draw(small), "cca_time0": draw(st.integers(1, 4)),
+        "cca_time1": draw(st.integers(1, 4)), "attention_bias": draw(bools),
+        "lm_head_bias": draw(bools), "tie_word_embeddings": draw(bools), "pad_token_id": 0,
+        "bos_token_id": 0, "eos_token_id": 0, **types,
+    }
+
+
 STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
               "falcon-h1": falcon_h1(), "nemotron-h": nemotron_h(), "lfm2": lfm2(),
               "lfm2-moe": lfm2_moe(), "qwen3-next": qwen3_next(), "qwen3.5": qwen3_5(),
               "qwen3.5-moe": qwen3_5_moe(), "granitemoehybrid": granitemoehybrid(),
               "minimax": minimax(), "lfm3": lfm3(), "olmo-hybrid": olmo_hybrid(),
               "lara-mini": lara_mini(), "zamba": zamba(), "kimi-linear": kimi_linear(),
-              "bailing-hybrid": bailing_hybrid()}
+              "bailing-hybrid": bailing_hybrid(), "zaya": zaya()}
 """Each hybrid's strategy, by command name."""
 
-REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size", "pad_token_id", "eos_token_id")
+REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size", "pad_token_id", "eos_token_id",
+                  "bos_token_id")
 """Keywords the reference needs for small models that do not shape parameters."""
 
 

@@ -24,7 +24,7 @@ CROSS_CLASSES = [(name, cls, other) for name in families.FAMILIES
                  if other != name and built == "lm"]
 """Every family command × every other family's causal LM class, named in ``architectures``."""
 
-UNMODELLED = ("lfm2_vl", "qwen3_5", "zaya", "llama")
+UNMODELLED = ("lfm2_vl", "qwen3_5", "lfm3_vl", "llama")
 """Model types transformers builds that no family models (a mixer not modelled yet, a
 vision-language wrapper, a decoder with no recurrent mixer)."""
 

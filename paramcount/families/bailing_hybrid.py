@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
+from paramcount.engine.conventions.base import Tensor
 from paramcount.engine.conventions.recognition import Shapes
 from paramcount.families import hybrid, kimi_linear
 from paramcount.families.family import RecognisedModel
@@ -109,16 +109,8 @@ def stack(config: BailingHybridConfig) -> hybrid.Stack:
         config.head_dim, config.short_conv_kernel_size, "bailing"), gate=True)
 
 
-def tensors(config: BailingHybridConfig) -> list[Tensor]:
-    """Every parameter of ``BailingHybridForCausalLM(config)``, in ``named_parameters()``
-    order."""
-    return list(stack(config).tensors)
-
-
-def formula(config: BailingHybridConfig) -> Formula:
-    """The sum of the parts' closed forms."""
-    return stack(config).formula(hybrid.symbols(
-        config, Symbol("E", config.num_local_experts, "num_local_experts")))
+tensors, formula, _ = hybrid.conventions(
+    stack, BailingHybridConfig, "BailingHybridForCausalLM", ("E", "num_local_experts"))
 
 
 COPIES = {"linear_head_dim": "head_dim", "linear_conv_kernel_dim": "short_conv_kernel_size"}

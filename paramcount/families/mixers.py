@@ -1,6 +1,6 @@
 """The parts the hybrid families are built from, each a convention: grouped-query attention,
-MLPs (gated or not), mixtures of experts, Mamba (Jamba's, Zamba's multi-head) and Mamba-2
-mixers, short convolutions.
+MLPs (gated or not), mixtures of experts (ZAYA's behind an MLP router too), Mamba (Jamba's,
+Zamba's multi-head) and Mamba-2 mixers, short convolutions, ZAYA's convolutional CCA attention.
 
 Each part is a spec (a record of the widths its tensors have) with ``tensors(prefix, layer)``
 (names and shapes as transformers' module registers them: a module's own parameters first, then
@@ -587,3 +587,135 @@ def read_short_conv(shapes: Shapes, prefix: str) -> ShortConv | None:
         return None
     assert conv is not None
     return ShortConv(conv[0], conv[2], prefix + "conv.bias" in shapes)
+
+
+@record
+class CcaAttention:
+    """ZAYA's compressed convolutional attention (``ZayaAttention``): ``o_proj`` (D, H·hd),
+    then ``qkv_proj`` (``ZayaCCAProjection``: ``q_proj`` (H·hd, D), ``k_proj`` (Hkv·hd, D),
+    ``v_proj_current`` and ``v_proj_delayed`` (⌊Hkv·hd / 2⌋, D) each, biases on all five with
+    ``bias``; a depthwise conv over q and k, ``conv_qk_depthwise`` (C, 1, t0), and a grouped one,
+    one group per head, ``conv_qk_grouped`` (C, hd, t1), both with biases, C = (H + Hkv)·hd),
+    then ``qk_norm.temp`` (Hkv); a sliding ``window`` > 0 (no parameter) bounds what its cache
+    keeps."""
+
+    width: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    time0: int
+    time1: int
+    bias: bool = False
+    window: int = 0
+
+    def __post_init__(self) -> None:
+        sizes(self, "width", "heads", "kv_heads", "head_dim", "time0", "time1")
+
+    @property
+    def channels(self) -> int:
+        """C = (H + Hkv)·hd: q and k, which the convolutions mix."""
+        return (self.heads + self.kv_heads) * self.head_dim
+
+    def tensors(self, prefix: str, layer: int) -> list[Tensor]:
+        """o_proj, the projections, the two convolutions and the key scale."""
+        d, b, c, hd = self.width, self.bias, self.channels, self.head_dim
+        q, kv = self.heads * hd, self.kv_heads * hd
+        out = linear(prefix + "o_proj.", d, q, b, layer)
+        cca = prefix + "qkv_proj."
+        for name, rows in (("q_proj", q), ("k_proj", kv), ("v_proj_current", kv // 2),
+                           ("v_proj_delayed", kv // 2)):
+            out += linear(f"{cca}{name}.", rows, d, b, layer)
+        out += depthwise_conv(cca + "conv_qk_depthwise.", c, self.time0, True, layer)
+        out += [tensor(cca + "conv_qk_grouped.weight", (c, hd, self.time1), layer, c,
+                       "conv_qk_grouped"),
+                tensor(cca + "conv_qk_grouped.bias", (c,), layer, c, "conv_qk_grouped.bias")]
+        return [*out, tensor(prefix + "qk_norm.temp", (self.kv_heads,), layer, d, "temp")]
+
+    def cache(self) -> tuple[Piece, ...]:
+        """Its cache: keys and values (Hkv·hd each per token, the last window − 1 at most where
+        sliding), the convolutions' last t0 + t1 − 2 inputs of q and k (C channels) and the
+        delayed value of the last token (⌊Hkv·hd / 2⌋), as transformers' hybrid cache layers keep
+        them."""
+        return (*attention(self.kv_heads, self.head_dim, max(self.window - 1, 0)),
+                convolution(self.channels, self.time0 + self.time1 - 2),
+                Piece("recurrent", fixed=self.kv_heads * self.head_dim // 2))
+
+    @property
+    def count(self) -> int:
+        """D·(H·hd + b) + (H·hd + Hkv·hd + 2·⌊Hkv·hd / 2⌋)·(D + b) + C·(t0 + 1) + C·(hd·t1 + 1)
+        + Hkv."""
+        d, b, c, hd = self.width, int(self.bias), self.channels, self.head_dim
+        q, kv = self.heads * hd, self.kv_heads * hd
+        return (d * (q + b) + (q + kv + 2 * (kv // 2)) * (d + b) + c * (self.time0 + 1)
+                + c * (hd * self.time1 + 1) + self.kv_heads)
+
+
+def read_cca(shapes: Shapes, prefix: str) -> CcaAttention | None:
+    """ZAYA's CCA attention under ``prefix`` (``…self_attn.``), or None: the grouped conv tells
+    a head's width, q and k the heads."""
+    q, k, depthwise, grouped = (shapes.get(f"{prefix}qkv_proj.{n}.weight") for n in (
+        "q_proj", "k_proj", "conv_qk_depthwise", "conv_qk_grouped"))
+    if not (is_shape(q, 2) and is_shape(k, 2) and is_shape(depthwise, 3)
+            and is_shape(grouped, 3)):
+        return None
+    assert q is not None and k is not None and depthwise is not None and grouped is not None
+    hd = grouped[1]
+    if q[0] % hd or k[0] % hd:
+        return None
+    return CcaAttention(q[1], q[0] // hd, k[0] // hd, hd, depthwise[2], grouped[2],
+                        prefix + "qkv_proj.q_proj.bias" in shapes)
+
+
+@record
+class RoutedExperts:
+    """ZAYA's mixture of experts (``ZayaSparseMoeBlock``): the router ``gate`` (with ``eda``,
+    every layer but the first, ``router_states_scale`` (R) first; ``down_proj`` (R, D) with
+    bias; ``router_mlp``: an RMSNorm (R), ``fc1`` and ``fc2`` (R, R) with biases, ``out_proj``
+    (E + 1, R): the experts and a class that skips them), then the stacked gated experts
+    ``experts.gate_up_proj`` (E, 2I, D) and ``experts.down_proj`` (E, D, I); one expert per
+    token."""
+
+    width: int
+    inner: int
+    experts: int
+    router: int
+    eda: bool = True
+
+    def __post_init__(self) -> None:
+        sizes(self, "width", "inner", "experts", "router")
+
+    def tensors(self, prefix: str, layer: int) -> list[Tensor]:
+        """The router, then the experts."""
+        d, r, e, i = self.width, self.router, self.experts, self.inner
+        gate = prefix + "gate."
+        out = [tensor(gate + "router_states_scale", (r,), layer, r, "router_states_scale")
+               ] if self.eda else []
+        out += linear(gate + "down_proj.", r, d, True, layer)
+        out += norm(gate + "router_mlp.norm.", r, layer)
+        out += linear(gate + "router_mlp.fc1.", r, r, True, layer)
+        out += linear(gate + "router_mlp.fc2.", r, r, True, layer)
+        out += linear(gate + "router_mlp.out_proj.", e + 1, r, False, layer)
+        return out + Experts(d, i, e, 1, "lfm2_moe").tensors(prefix, layer)[:2]  # no router
+
+    @property
+    def count(self) -> int:
+        """R·eda + R·(D + 1) + R + 2·R·(R + 1) + (E + 1)·R + E·3·I·D."""
+        d, r = self.width, self.router
+        return (r * int(self.eda) + r * (d + 1) + r + 2 * r * (r + 1) + (self.experts + 1) * r
+                + self.experts * 3 * self.inner * d)
+
+    @property
+    def active(self) -> int:
+        """What one token uses: the router and one expert."""
+        return self.count - (self.experts - 1) * 3 * self.inner * self.width
+
+
+def read_routed_experts(shapes: Shapes, prefix: str) -> RoutedExperts | None:
+    """ZAYA's mixture of experts under ``prefix`` (``…mlp.``), or None."""
+    down, router = (shapes.get(prefix + n) for n in ("experts.down_proj",
+                                                      "gate.down_proj.weight"))
+    if not (is_shape(down, 3) and is_shape(router, 2)):
+        return None
+    assert down is not None and router is not None
+    return RoutedExperts(down[1], down[2], down[0], router[0],
+                         prefix + "gate.router_states_scale" in shapes)
