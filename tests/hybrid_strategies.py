@@ -355,16 +355,17 @@ def zamba(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @st.composite
-def kimi_linear(draw: st.DrawFn) -> dict[str, Any]:
-    """KimiLinearConfig keywords (layer and MLP types given, or the defaults; q through a low
-    rank or not)."""
+def latent_layout(draw: st.DrawFn, types_else: dict[str, Any], mlps_else: dict[str, Any]
+                  ) -> dict[str, Any]:
+    """The keywords Kimi Linear's and Ling's configs share (layer and MLP types given, or
+    ``types_else`` and ``mlps_else``; q through a low rank or not)."""
     layers = draw(st.integers(1, 6))
     types = {"layer_types": draw(st.lists(st.sampled_from(
         ["linear_attention", "full_attention"]), min_size=layers, max_size=layers))} if draw(
-        bools) else {}
+        bools) else types_else
     mlps = {"mlp_layer_types": draw(st.lists(st.sampled_from(["dense", "sparse"]),
                                              min_size=layers, max_size=layers))} if draw(
-        bools) else {}
+        bools) else mlps_else
     return {
         "vocab_size": draw(st.integers(1, 40)), "hidden_size": draw(st.integers(1, 12)),
         "intermediate_size": draw(st.integers(1, 12)), "moe_intermediate_size": draw(small),
@@ -374,9 +375,47 @@ def kimi_linear(draw: st.DrawFn) -> dict[str, Any]:
         "qk_rope_head_dim": draw(st.sampled_from([2, 4])), "v_head_dim": draw(small),
         "qk_nope_head_dim": draw(small), "num_experts_per_tok": draw(small),
         "attention_bias": draw(bools), "num_local_experts": draw(small),
-        "linear_head_dim": draw(small), "linear_num_heads": draw(small),
-        "linear_conv_kernel_dim": draw(small), "tie_word_embeddings": draw(bools),
-        "pad_token_id": 0, **types, **mlps,
+        "tie_word_embeddings": draw(bools), "pad_token_id": 0, **types, **mlps,
+    }
+
+
+@st.composite
+def kimi_linear(draw: st.DrawFn) -> dict[str, Any]:
+    """KimiLinearConfig keywords (layer and MLP types given, or the defaults)."""
+    return {**draw(latent_layout({}, {})), "linear_head_dim": draw(small),
+            "linear_num_heads": draw(small), "linear_conv_kernel_dim": draw(small)}
+
+
+@st.composite
+def bailing_hybrid(draw: st.DrawFn) -> dict[str, Any]:
+    """BailingHybridConfig keywords (layer and MLP types given, or placed by
+    ``layer_group_size`` and ``first_k_dense_replace``; the delta attention's heads apart from
+    the latent attention's, or not)."""
+    made = draw(latent_layout({"layer_group_size": draw(small)},
+                              {"first_k_dense_replace": draw(st.integers(0, 3))}))
+    apart = {"linear_num_heads": draw(small)} if draw(bools) else {}
+    return {**made, "head_dim": draw(small), "short_conv_kernel_size": draw(small),
+            "eos_token_id": 0, **apart}
+
+
+@st.composite
+def zaya(draw: st.DrawFn) -> dict[str, Any]:
+    """ZayaConfig keywords (full and sliding layers, or the default; tied or not, with a head
+    bias or not; the CCA's two kernels)."""
+    layers = draw(st.integers(1, 5))
+    kv = draw(small)
+    types = {"layer_types": draw(st.lists(st.sampled_from(["hybrid", "hybrid_sliding"]),
+                                          min_size=layers, max_size=layers)),
+             "sliding_window": draw(st.integers(1, 8))} if draw(bools) else {}
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": draw(st.integers(1, 12)),
+        "num_hidden_layers": layers, "num_attention_heads": kv * draw(st.integers(1, 3)),
+        "num_key_value_heads": kv, "head_dim": draw(small),
+        "moe_intermediate_size": draw(small), "num_experts": draw(small),
+        "router_hidden_size": draw(small), "cca_time0": draw(st.integers(1, 4)),
+        "cca_time1": draw(st.integers(1, 4)), "attention_bias": draw(bools),
+        "lm_head_bias": draw(bools), "tie_word_embeddings": draw(bools), "pad_token_id": 0,
+        "bos_token_id": 0, "eos_token_id": 0, **types,
     }
 
 
@@ -385,16 +424,19 @@ STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
               "lfm2-moe": lfm2_moe(), "qwen3-next": qwen3_next(), "qwen3.5": qwen3_5(),
               "qwen3.5-moe": qwen3_5_moe(), "granitemoehybrid": granitemoehybrid(),
               "minimax": minimax(), "lfm3": lfm3(), "olmo-hybrid": olmo_hybrid(),
-              "lara-mini": lara_mini(), "zamba": zamba(), "kimi-linear": kimi_linear()}
+              "lara-mini": lara_mini(), "zamba": zamba(), "kimi-linear": kimi_linear(),
+              "bailing-hybrid": bailing_hybrid(), "zaya": zaya()}
 """Each hybrid's strategy, by command name."""
 
-REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size", "pad_token_id")
+REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size", "pad_token_id", "eos_token_id",
+                  "bos_token_id")
 """Keywords the reference needs for small models that do not shape parameters."""
 
 
 def ours(raw: dict[str, Any], name: str = "") -> dict[str, Any]:
-    """The same values as paramcount's config record takes them (tuples for lists; Nemotron-H
-    and Kimi Linear have no ``tie_word_embeddings``: transformers ties nothing in them)."""
-    skip = (*REFERENCE_ONLY,
-            *(("tie_word_embeddings",) if name in ("nemotron-h", "kimi-linear") else ()))
+    """The same values as paramcount's config record takes them (tuples for lists; Nemotron-H,
+    Kimi Linear and Ling 3 have no ``tie_word_embeddings``: transformers ties nothing in
+    them)."""
+    skip = (*REFERENCE_ONLY, *(("tie_word_embeddings",) if name in (
+        "nemotron-h", "kimi-linear", "bailing-hybrid") else ()))
     return {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items() if k not in skip}

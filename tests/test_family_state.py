@@ -106,6 +106,17 @@ TINY: dict[str, dict[str, Any]] = {
                     "num_experts_per_tok": 1, "num_local_experts": 2, "n_shared_experts": 1,
                     "linear_head_dim": 4, "linear_num_heads": 2, "linear_conv_kernel_dim": 3,
                     "layer_types": ["linear_attention", "full_attention"], "pad_token_id": 0},
+    "bailing_hybrid": {"hidden_size": 16, "intermediate_size": 32, "moe_intermediate_size": 8,
+                       "num_hidden_layers": 3, "num_attention_heads": 2, "kv_lora_rank": 4,
+                       "qk_rope_head_dim": 2, "v_head_dim": 4, "qk_nope_head_dim": 4,
+                       "num_experts_per_tok": 1, "num_local_experts": 2, "n_group": 1,
+                       "topk_group": 1, "head_dim": 4, "short_conv_kernel_size": 3,
+                       "layer_group_size": 3, "first_k_dense_replace": 1, "pad_token_id": 0,
+                       "eos_token_id": 0},
+    "zaya": {"hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 4,
+             "num_key_value_heads": 2, "head_dim": 4, "moe_intermediate_size": 8,
+             "num_experts": 2, "router_hidden_size": 8, "cca_time0": 3, "cca_time1": 2,
+             "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0},
     "xlstm": {"hidden_size": 128, "embedding_dim": 128, "num_heads": 2, "num_blocks": 2,
               "num_hidden_layers": 2, "qk_dim_factor": 0.5},
 }
@@ -185,10 +196,13 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "qwen3_next-interval": ("qwen3_next", {"full_attention_interval": 2}),
     "minimax-two-linear": ("minimax", {"num_hidden_layers": 3, "layer_types": [
         "linear_attention", "linear_attention", "full_attention"]}),
+    "zaya-sliding": ("zaya", {"layer_types": ["hybrid_sliding", "hybrid"],
+                              "sliding_window": 4}),
 }
 """Another path of a family's state, by id: its model type and the keywords that change its
 :data:`TINY` config (Zamba's shared block listed in each hybrid layer, MLA's q through a low
-rank, Qwen3-Next's layers placed by ``full_attention_interval``, lightning layers in a row)."""
+rank, Qwen3-Next's layers placed by ``full_attention_interval``, lightning layers in a row,
+ZAYA's sliding CCA layer)."""
 
 
 def _variant(model_type: str, changed: dict[str, Any]) -> dict[str, Any]:

@@ -157,6 +157,12 @@ HYBRID_BASES = {
                     "--qk-rope-head-dim", "2", "--v-head-dim", "2", "--qk-nope-head-dim", "2",
                     "--num-local-experts", "2", "--linear-head-dim", "2",
                     "--linear-num-heads", "2", "--moe-intermediate-size", "4"],
+    "bailing-hybrid": [*TINY, "-L", "2", "--num-attention-heads", "2", "--kv-lora-rank", "4",
+                       "--qk-rope-head-dim", "2", "--v-head-dim", "2", "--qk-nope-head-dim",
+                       "2", "--num-local-experts", "2", "--head-dim", "2",
+                       "--layer-group-size", "2", "--moe-intermediate-size", "4"],
+    "zaya": [*TINY[:4], "-L", "2", "--num-attention-heads", "2", "--num-key-value-heads", "1",
+             "--head-dim", "4", "--num-experts", "2", "--router-hidden-size", "4"],
 }
 """A small valid model of each hybrid family."""
 
@@ -230,7 +236,8 @@ SAMPLES = {
     "attention_head_dim": "4", "n_shared_experts": "1", "kv_lora_rank": "4",
     "q_lora_rank": "4", "qk_rope_head_dim": "2", "v_head_dim": "2", "qk_nope_head_dim": "2",
     "first_k_dense_replace": "1", "mlp_layer_types": "dense,sparse", "linear_head_dim": "2",
-    "linear_num_heads": "2", "context": "16",
+    "linear_num_heads": "2", "context": "16", "short_conv_kernel_size": "3",
+    "layer_group_size": "2", "router_hidden_size": "4", "cca_time0": "3", "cca_time1": "3",
 }
 """A valid value for each option that takes one and is not a choice."""
 
@@ -242,7 +249,9 @@ OWN_SAMPLES = {**{(name, "layer_types"): "linear_attention,full_attention,linear
                ("olmo-hybrid", "layer_types"): "full_attention,linear_attention",
                ("lara-mini", "layer_types"): "linear_attention,sliding_attention,"
                "linear_attention,full_attention",
-               ("kimi-linear", "layer_types"): "linear_attention,full_attention"}
+               **{(name, "layer_types"): "linear_attention,full_attention"
+                  for name in ("kimi-linear", "bailing-hybrid")},
+               ("zaya", "layer_types"): "hybrid,hybrid"}
 """A command's own valid value where the shared sample is not one (Qwen's layer types)."""
 
 WITH = {"input_shape": ["--model", "tests.port_models:torch_gru"],

@@ -63,6 +63,28 @@ def short_conv(draw: st.DrawFn) -> mixers.ShortConv:
     return mixers.ShortConv(draw(small), draw(small), draw(bools))
 
 
+@st.composite
+def latent_attention(draw: st.DrawFn) -> mixers.LatentAttention:
+    """A random latent attention (q through a low rank or not; Ling's output gate or not)."""
+    return mixers.LatentAttention(draw(small), draw(small), draw(small), draw(small),
+                                  draw(small), draw(small), draw(st.one_of(st.none(), small)),
+                                  draw(bools), draw(bools))
+
+
+@st.composite
+def cca(draw: st.DrawFn) -> mixers.CcaAttention:
+    """A random ZAYA CCA attention."""
+    kv = draw(small)
+    return mixers.CcaAttention(draw(small), kv * draw(small), kv, draw(small), draw(small),
+                               draw(small), draw(bools))
+
+
+@st.composite
+def routed_experts(draw: st.DrawFn) -> mixers.RoutedExperts:
+    """A random ZAYA mixture of experts (its first layer's router, or another's)."""
+    return mixers.RoutedExperts(draw(small), draw(small), draw(small), draw(small), draw(bools))
+
+
 PARTS: dict[str, tuple[Any, Any]] = {
     "attention": (attention(), lambda shapes: mixers.read_attention(shapes, "p.")),
     "mlp": (mlp(), None),
@@ -70,6 +92,11 @@ PARTS: dict[str, tuple[Any, Any]] = {
     "mamba": (mamba(), lambda shapes: mixers.read_mamba(shapes, "p.")),
     "mamba2": (mamba2(), lambda shapes: mixers.read_mamba2(shapes, "p.")),
     "short_conv": (short_conv(), lambda shapes: mixers.read_short_conv(shapes, "p.")),
+    "latent_attention": (latent_attention(),
+                         lambda shapes: mixers.read_latent_attention(shapes, "p.")),
+    "cca": (cca(), lambda shapes: mixers.read_cca(shapes, "p.")),
+    "routed_experts": (routed_experts(),
+                       lambda shapes: mixers.read_routed_experts(shapes, "p.")),
 }
 """Each part's strategy and reader (MLPs and experts are read with what the caller knows:
 their style, and the experts a token uses)."""
@@ -113,3 +140,6 @@ def test_a_part_that_is_not_there_is_not_read() -> None:
     assert mixers.read_mamba2({"p.dt_bias": (2, 2)}, "p.") is None
     assert mixers.read_short_conv({"p.conv.weight": (4, 3)}, "p.") is None
     assert mixers.read_experts({"p.experts.down_proj": (2, 3)}, "p.", 1) is None
+    assert mixers.read_latent_attention({"p.kv_b_proj.weight": (4, 2)}, "p.") is None
+    assert mixers.read_cca({"p.qkv_proj.q_proj.weight": (4, 2)}, "p.") is None
+    assert mixers.read_routed_experts({"p.experts.down_proj": (2, 3, 4)}, "p.") is None

@@ -1,6 +1,6 @@
 """The hybrid families (Jamba, Bamba, Zamba2, Falcon-H1, Nemotron-H, LFM2, LFM2-MoE,
 Qwen3-Next, Qwen3.5 and Qwen3.5-MoE text, Granite 4.0-H, MiniMax,
-LFM3, OLMo Hybrid, Lara Mini, Zamba, Kimi Linear): closed forms,
+LFM3, OLMo Hybrid, Lara Mini, Zamba, Kimi Linear, Ling 3, ZAYA): closed forms,
 config.json, recognition, the published models' totals, and the three routes (flags,
 ``--config``, ``inspect DIR``) agreeing."""
 
@@ -313,6 +313,17 @@ ROUTES = [
                      "--moe-intermediate-size", "8", "--linear-head-dim", "8",
                      "--linear-num-heads", "4", "--intermediate-size", "48",
                      "--vocab-size", "80"]),
+    ("bailing-hybrid", ["--hidden-size", "32", "--num-hidden-layers", "5",
+                        "--num-attention-heads", "4", "--kv-lora-rank", "16",
+                        "--qk-rope-head-dim", "4", "--v-head-dim", "8", "--qk-nope-head-dim",
+                        "8", "--num-local-experts", "4", "--moe-intermediate-size", "8",
+                        "--head-dim", "8", "--layer-group-size", "2", "--intermediate-size",
+                        "48", "--q-lora-rank", "8", "--vocab-size", "80"]),
+    ("zaya", ["--hidden-size", "32", "--num-hidden-layers", "3", "--num-attention-heads",
+              "4", "--num-key-value-heads", "2", "--head-dim", "8", "--num-experts", "4",
+              "--moe-intermediate-size", "16", "--router-hidden-size", "8",
+              "--cca-time0", "3", "--no-tie-word-embeddings", "--lm-head-bias",
+              "--vocab-size", "80"]),
 ]
 
 
@@ -377,6 +388,9 @@ BAD = [
     ("lara-mini", ["--num-key-value-heads", "3"], "num-key-value-heads"),
     ("zamba", ["--n-mamba-heads", "3"], "n-mamba-heads"),
     ("kimi-linear", ["--mlp-layer-types", "dense"], "mlp-layer-types"),
+    ("bailing-hybrid", ["--layer-group-size", "0"], "layer-group-size"),
+    ("zaya", ["--layer-types", "hybrid_sliding,hybrid", "-L", "2"], "sliding-window"),
+    ("zaya", ["--num-experts-per-tok", "2"], "num-experts-per-tok"),
 ]
 
 

@@ -119,6 +119,17 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
                                    "pad_token_id": 0,
                                    "layer_types": ["linear_attention", "full_attention",
                                                    "linear_attention"]}),
+    "bailing-hybrid": ("BailingHybrid", {
+        "vocab_size": 40, "hidden_size": 16, "intermediate_size": 24,
+        "moe_intermediate_size": 8, "num_hidden_layers": 3, "num_attention_heads": 2,
+        "kv_lora_rank": 8, "qk_rope_head_dim": 4, "v_head_dim": 4, "qk_nope_head_dim": 4,
+        "num_local_experts": 3, "head_dim": 4, "first_k_dense_replace": 1,
+        "pad_token_id": 0, "eos_token_id": 0,
+        "layer_types": ["linear_attention", "full_attention", "linear_attention"]}),
+    "zaya": ("Zaya", {"vocab_size": 40, "hidden_size": 16, "num_hidden_layers": 2,
+                      "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 4,
+                      "moe_intermediate_size": 8, "num_experts": 3, "router_hidden_size": 8,
+                      "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}),
 }
 """A tiny configuration of each hybrid (experts in Jamba, Nemotron-H, LFM2-MoE, Qwen3-Next,
 Qwen3.5-MoE; OLMo Hybrid's q, k and v alike wide: transformers saves its DeltaNet's conv as
@@ -150,7 +161,8 @@ def test_a_saved_hybrid_is_recognised(cli: CLI, tmp_path: Path, name: str, kind:
     total = sum(p.numel() for p in model.parameters())
     buffers = sum(b.numel() for n, b in model.state_dict().items()
                   if n.endswith(("e_score_correction_bias", "expert_bias", "slope_rate",
-                                 "query_decay", "key_decay", "diagonal_decay")))
+                                 "query_decay", "key_decay", "diagonal_decay",
+                                 "balancing_biases")))
     result = cli("inspect", str(tmp_path), "--json")
     assert result.code == 0, result.err
     data = json.loads(result.out)

@@ -39,7 +39,9 @@ REFERENCES = {"jamba": ("JambaConfig", "JambaForCausalLM"),
               "olmo-hybrid": ("OlmoHybridConfig", "OlmoHybridForCausalLM"),
               "lara-mini": ("LaraMiniConfig", "LaraMiniForCausalLM"),
               "zamba": ("ZambaConfig", "ZambaForCausalLM"),
-              "kimi-linear": ("KimiLinearConfig", "KimiLinearForCausalLM")}
+              "kimi-linear": ("KimiLinearConfig", "KimiLinearForCausalLM"),
+              "bailing-hybrid": ("BailingHybridConfig", "BailingHybridForCausalLM"),
+              "zaya": ("ZayaConfig", "ZayaForCausalLM")}
 """The transformers classes each hybrid is checked against."""
 
 
@@ -94,7 +96,7 @@ def test_the_base_model_class_is_the_causal_lm_without_its_head(name: str,
     raw = data.draw(STRATEGIES[name])
     config = families.config_class(name)(**ours(raw, name))
     base = [(n.removeprefix("model."), s) for n, s in tensors_of(name, config)
-            if n != "lm_head.weight"]
+            if not n.startswith("lm_head.")]
     assert base == reference_parameters(name, raw, cls=2)
 
 
@@ -116,6 +118,14 @@ def test_published_models_match_the_reference(family: str, data: dict[str, Any],
     assert tensors_of(family, config) == reference
     assert sum(math.prod(shape) for _, shape in reference) == total
 
+
+_LATENT = {"vocab_size": 10, "hidden_size": 16, "intermediate_size": 8,
+           "moe_intermediate_size": 4, "num_hidden_layers": 4, "num_attention_heads": 2,
+           "kv_lora_rank": 4, "qk_rope_head_dim": 2, "v_head_dim": 2, "qk_nope_head_dim": 2,
+           "num_local_experts": 5, "num_experts": 3, "num_experts_per_token": 2,
+           "num_shared_experts": 2, "pad_token_id": 0}
+"""What the Kimi Linear layouts' files below share (``num_experts``,
+``num_experts_per_token``, ``num_shared_experts`` beside the fields they stand for)."""
 
 MIXED = {
     "nemotron-h old and new names": ("nemotron-h", {
@@ -148,14 +158,14 @@ MIXED = {
         "intermediate_size": 8, "attn_layer_period": 2, "attn_layer_offset": 1,
         "vocab_size": 10}),
     "kimi-linear alias keys and linear_attn_config": ("kimi-linear", {
-        "model_type": "kimi_linear", "vocab_size": 10, "hidden_size": 16,
-        "intermediate_size": 8, "moe_intermediate_size": 4, "num_hidden_layers": 4,
-        "num_attention_heads": 2, "kv_lora_rank": 4, "qk_rope_head_dim": 2, "v_head_dim": 2,
-        "qk_nope_head_dim": 2, "num_local_experts": 5, "num_experts": 3,
-        "num_experts_per_token": 2, "num_shared_experts": 2, "linear_head_dim": 8,
-        "first_k_dense_replace": 2, "pad_token_id": 0,
+        "model_type": "kimi_linear", **_LATENT, "linear_head_dim": 8,
+        "first_k_dense_replace": 2,
         "linear_attn_config": {"head_dim": 4, "num_heads": 3, "short_conv_kernel_size": 3,
                                "kda_layers": [1, 2, 4], "full_attn_layers": [3]}}),
+    "bailing-hybrid alias keys and the saved copies": ("bailing-hybrid", {
+        "model_type": "bailing_hybrid", **_LATENT, "head_dim": 2, "linear_head_dim": 6,
+        "linear_num_heads": 3, "short_conv_kernel_size": 5, "linear_conv_kernel_dim": 3,
+        "layer_group_size": 2, "first_k_dense_replace": 1, "eos_token_id": 0}),
     "zamba layer_types and head_dim": ("zamba", {
         "model_type": "zamba", "vocab_size": 10, "hidden_size": 8, "intermediate_size": 8,
         "num_hidden_layers": 4, "num_attention_heads": 2, "num_key_value_heads": 2,

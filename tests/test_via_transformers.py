@@ -18,16 +18,6 @@ REFERENCE = pytest.mark.skipif(not (have("torch") and have("transformers")),
                                reason="torch and transformers are not installed")
 
 TINY: dict[str, dict[str, Any]] = {
-    "bailing_hybrid": {"hidden_size": 32, "intermediate_size": 64, "moe_intermediate_size": 16,
-                       "num_hidden_layers": 2, "num_attention_heads": 4,
-                       "num_key_value_heads": 4, "head_dim": 8, "kv_lora_rank": 8,
-                       "qk_rope_head_dim": 4, "v_head_dim": 8, "qk_nope_head_dim": 8,
-                       "num_experts": 4, "num_experts_per_token": 2, "num_expert_group": 1,
-                       "topk_group": 1, "first_k_dense_replace": 1, "linear_head_dim": 8,
-                       "linear_num_heads": 4, "layer_group_size": 2,
-                       "layer_types": ["linear_attention", "full_attention"],
-                       "mlp_layer_types": ["dense", "sparse"], "vocab_size": 64,
-                       "pad_token_id": 0, "eos_token_id": 1},
     "llama": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
               "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 64},
 }

@@ -171,6 +171,35 @@ def final(stack: Stack, norm_name: str, vocab: int, width: int, tie: bool) -> No
                   linear("lm_head.", vocab, width, False, -1))
 
 
+def conventions(build: Callable[[Any], Stack], kind: type, reference: str,
+                symbol: tuple[str, str], lists: tuple[str, ...] = ("layer_types",)) -> tuple[
+        Callable[[Any], list[Tensor]], Callable[[Any], Formula],
+        Callable[[Mapping[str, object]], Any]]:
+    """A hybrid module's ``tensors``, ``formula`` and ``from_hf_config``, made from its
+    ``stack`` (``build``) and config record ``kind`` (``reference``: the transformers class;
+    ``symbol``: the closed form's letter beside V, D and L, and the field it stands for;
+    ``lists``: the fields ``config.json`` gives as lists), so each module does not write
+    them again."""
+
+    def tensors(config: Any) -> list[Tensor]:
+        return list(build(config).tensors)
+
+    def formula(config: Any) -> Formula:
+        letter, field = symbol
+        return build(config).formula(symbols(config, Symbol(letter, getattr(config, field),
+                                                            field)))
+
+    def from_hf_config(data: Mapping[str, object]) -> Any:
+        return read(kind, data, lists=lists)
+
+    tensors.__doc__ = (f"Every parameter of ``{reference}(config)``, in "
+                       "``named_parameters()`` order.")
+    formula.__doc__ = "The sum of the parts' closed forms."
+    from_hf_config.__doc__ = (f"A ``config.json`` read as transformers' ``{kind.__name__}`` "
+                              "reads it.")
+    return tensors, formula, from_hf_config
+
+
 # ---- config.json ----------------------------------------------------------------------------
 
 

@@ -19,7 +19,8 @@ The checkpoint's ``linear_attn_config`` (``head_dim``, ``num_heads``,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
@@ -28,7 +29,14 @@ from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
 from paramcount.families.linear_mixers import KimiDeltaAttention, read_kda
 from paramcount.families.loader import Layout, is_int, mapping
-from paramcount.families.mixers import Experts, LatentAttention, Mlp, read_experts, read_mlp
+from paramcount.families.mixers import (
+    Experts,
+    LatentAttention,
+    Mlp,
+    read_experts,
+    read_latent_attention,
+    read_mlp,
+)
 from paramcount.families.parts import at_most_blocks
 from paramcount.record import record, replace
 
@@ -57,6 +65,12 @@ its ``__post_init__`` takes), and the two it writes itself from them (``head_dim
 ``qk_head_dim``: derived again on load, so a saved file's are no stray keys)."""
 BACKBONE = "model."
 """The causal LM's prefix before the base model class's tensors."""
+SIZES = ("vocab_size", "hidden_size", "intermediate_size", "moe_intermediate_size",
+         "num_hidden_layers", "num_attention_heads", "n_shared_experts", "kv_lora_rank",
+         "qk_rope_head_dim", "v_head_dim", "qk_nope_head_dim", "num_experts_per_tok",
+         "num_local_experts")
+"""The sizes a Kimi Linear layout's config holds (Kimi Linear's, Ling's): whole numbers of at
+least 1."""
 
 
 @record
@@ -87,25 +101,10 @@ class KimiLinearConfig:
     linear_conv_kernel_dim: int = 4
 
     def __post_init__(self) -> None:
-        hybrid.check_types(
-            self, ("vocab_size", "hidden_size", "intermediate_size", "moe_intermediate_size",
-                   "num_hidden_layers", "num_attention_heads", "n_shared_experts",
-                   "kv_lora_rank", "qk_rope_head_dim", "v_head_dim", "qk_nope_head_dim",
-                   "num_experts_per_tok", "num_local_experts", "linear_head_dim",
-                   "linear_num_heads", "linear_conv_kernel_dim"),
-            ("attention_bias",), ("q_lora_rank",))
-        at_most_blocks("num_hidden_layers", self.num_hidden_layers)
-        if not (is_int(self.first_k_dense_replace) and self.first_k_dense_replace >= 0):
-            raise SpecError("{first_k_dense_replace} must be 0 or a positive whole number",
-                            first_k_dense_replace=self.first_k_dense_replace)
-        hybrid.layer_types(self, LAYER_TYPES)
-        if self.mlp_layer_types is not None:
-            kinds = hybrid.kinds_of(self, "mlp_layer_types", MLP_TYPES)
-            if len(kinds) != self.num_hidden_layers:
-                raise SpecError("{mlp_layer_types} lists " + str(len(kinds)) + " layers, "
-                                "{num_hidden_layers} says " + str(self.num_hidden_layers),
-                                mlp_layer_types=self.mlp_layer_types,
-                                num_hidden_layers=self.num_hidden_layers)
+        hybrid.check_types(self, (*SIZES, "linear_head_dim", "linear_num_heads",
+                                  "linear_conv_kernel_dim"), ("attention_bias",),
+                           ("q_lora_rank",))
+        check_layers(self, LAYER_TYPES, MLP_TYPES)
 
     @property
     def types(self) -> tuple[str, ...]:
@@ -117,10 +116,33 @@ class KimiLinearConfig:
     @property
     def mlps(self) -> tuple[str, ...]:
         """Each layer's MLP, ``dense`` or ``sparse``."""
-        if self.mlp_layer_types is not None:
-            return self.mlp_layer_types
-        return tuple("dense" if i < self.first_k_dense_replace else "sparse"
-                     for i in range(self.num_hidden_layers))
+        return mlps_of(self)
+
+
+def check_layers(config: Any, kinds: Mapping[str, str], mlps: Mapping[str, str]) -> None:
+    """A Kimi Linear layout's layers as transformers accepts them: ``first_k_dense_replace``
+    0 or more, ``layer_types`` and ``mlp_layer_types`` (where given) one per layer."""
+    at_most_blocks("num_hidden_layers", config.num_hidden_layers)
+    if not (is_int(config.first_k_dense_replace) and config.first_k_dense_replace >= 0):
+        raise SpecError("{first_k_dense_replace} must be 0 or a positive whole number",
+                        first_k_dense_replace=config.first_k_dense_replace)
+    hybrid.layer_types(config, kinds)
+    if config.mlp_layer_types is not None:
+        made = hybrid.kinds_of(config, "mlp_layer_types", mlps)
+        if len(made) != config.num_hidden_layers:
+            raise SpecError("{mlp_layer_types} lists " + str(len(made)) + " layers, "
+                            "{num_hidden_layers} says " + str(config.num_hidden_layers),
+                            mlp_layer_types=config.mlp_layer_types,
+                            num_hidden_layers=config.num_hidden_layers)
+
+
+def mlps_of(config: Any) -> tuple[str, ...]:
+    """Each layer's MLP: ``mlp_layer_types``, else ``dense`` in the first
+    ``first_k_dense_replace`` layers and ``sparse`` after them."""
+    if config.mlp_layer_types is not None:
+        return tuple(config.mlp_layer_types)
+    return tuple("dense" if i < config.first_k_dense_replace else "sparse"
+                 for i in range(config.num_hidden_layers))
 
 
 Config = KimiLinearConfig
@@ -133,14 +155,21 @@ ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
 @hybrid.cached
 def stack(config: KimiLinearConfig) -> hybrid.Stack:
     """Every parameter, with its kind, in ``named_parameters()`` order."""
+    return build(config, KimiDeltaAttention(
+        config.hidden_size, config.linear_num_heads, config.linear_head_dim,
+        config.linear_conv_kernel_dim))
+
+
+def build(config: Any, kda: KimiDeltaAttention, gate: bool = False) -> hybrid.Stack:
+    """The stack of a Kimi Linear layout (Kimi Linear's, Ling's): ``kda`` in the ``kda``
+    layers, latent attention (with Ling's output ``gate``) in the others, ``mlps`` dense or
+    experts, the head never tied."""
     s = hybrid.Stack()
     d = config.hidden_size
     hybrid.embeddings(s, "model.embed_tokens.weight", config.vocab_size, d)
-    kda = KimiDeltaAttention(d, config.linear_num_heads, config.linear_head_dim,
-                             config.linear_conv_kernel_dim)
     mla = LatentAttention(d, config.num_attention_heads, config.qk_nope_head_dim,
                           config.qk_rope_head_dim, config.v_head_dim, config.kv_lora_rank,
-                          config.q_lora_rank, config.attention_bias)
+                          config.q_lora_rank, config.attention_bias, gate)
     e = config.num_local_experts
     moe = Experts(d, config.moe_intermediate_size, e, min(config.num_experts_per_tok, e), "kimi",
                   config.moe_intermediate_size * config.n_shared_experts)
@@ -218,10 +247,18 @@ CONVS = ("q_conv1d", "k_conv1d", "v_conv1d")
 
 def saved_tensors(config: KimiLinearConfig) -> list[Tensor]:
     """The tensors as ``save_pretrained`` writes them (:data:`SAVED`)."""
+    return split_convs(replace(t, name=t.name.replace(".forget_gate.", "."))
+                       for t in hybrid.per_expert_names(tensors(config), SAVED,
+                                                        (".mlp.", ".block_sparse_moe.")))
+
+
+def split_convs(tensors: Iterable[Tensor]) -> list[Tensor]:
+    """``tensors`` with each KDA's conv over q, k and v as the checkpoint stores it: three,
+    :data:`CONVS`."""
     out = []
-    for t in hybrid.per_expert_names(tensors(config), SAVED, (".mlp.", ".block_sparse_moe.")):
-        t = replace(t, name=t.name.replace(".forget_gate.", "."))
-        if t.name.endswith(".self_attn.conv1d.weight"):
+    for t in tensors:
+        if t.name.endswith(".self_attn.conv1d.weight") or t.name.endswith(
+                ".attention.conv1d.weight"):
             stem = t.name.removesuffix("conv1d.weight")
             rows = t.shape[0] // 3
             out += [replace(t, name=f"{stem}{c}.weight", shape=(rows, *t.shape[1:]))
@@ -237,25 +274,43 @@ def recognise(shapes: Shapes) -> list[RecognisedModel]:
     found = hybrid.recognise_roots(shapes, "embed_tokens", _recognise_at)
     if found or not any(".block_sparse_moe." in name for name in shapes):
         return found
+    return recognise_split(shapes, _model_name, _recognise_at,
+                           "the checkpoint names every MLP block_sparse_moe, holds each "
+                           "expert's w1, w3, w2 one by one, the forget gate's tensors in "
+                           "self_attn and each conv as three")
+
+
+def recognise_split(shapes: Shapes, rename: Callable[[str], str | None],
+                    at: Callable[[Shapes, str, int, int], RecognisedModel | None],
+                    note: str) -> list[RecognisedModel]:
+    """The models ``at`` finds in a checkpoint that stores each KDA's conv as three
+    (:data:`CONVS`) and names the rest as ``rename`` reads them back; they claim the
+    checkpoint's own names."""
     merged: dict[str, tuple[int, ...]] = {}
     convs: dict[str, tuple[str, ...]] = {}
     for name, shape in shapes.items():
-        stem, _, last = name.rpartition(".self_attn.")
-        if last not in (f"{c}.weight" for c in CONVS):
+        stem, _, last = name.rpartition(".")
+        stem, _, conv = stem.rpartition(".")
+        if f"{conv}.{last}" not in (f"{c}.weight" for c in CONVS):
             merged[name] = shape
-        elif last.startswith(CONVS[0]):
-            parts = tuple(f"{stem}.self_attn.{c}.weight" for c in CONVS)
+        elif conv == CONVS[0]:
+            parts = tuple(f"{stem}.{c}.weight" for c in CONVS)
             if not all(is_shape(shapes.get(p), 3) for p in parts):
                 return []
-            merged[f"{stem}.self_attn.conv1d.weight"] = (
-                sum(shapes[p][0] for p in parts), *shape[1:])
-            convs[f"{stem}.self_attn.conv1d.weight"] = parts
-    models = hybrid.recognise_renamed(merged, _model_name, _recognise_at,
-                                      "the checkpoint names every MLP block_sparse_moe, holds "
-                                      "each expert's w1, w3, w2 one by one, the forget gate's "
-                                      "tensors in self_attn and each conv as three")
+            merged[f"{stem}.conv1d.weight"] = (sum(shapes[p][0] for p in parts), *shape[1:])
+            convs[f"{stem}.conv1d.weight"] = parts
+    models = hybrid.recognise_renamed(merged, rename, at, note)
     return [replace(m, names=tuple(n for name in m.names for n in convs.get(name, (name,))))
             for m in models]
+
+
+def kinds_in(shapes: Shapes, start: str, n: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The ``layer_types`` and ``mlp_layer_types`` of the ``n`` layers under ``start``: latent
+    attention where ``kv_b_proj`` is, experts where the router ``gate`` is."""
+    return (tuple("full_attention" if f"{start}{i}.self_attn.kv_b_proj.weight" in shapes
+                  else "linear_attention" for i in range(n)),
+            tuple("sparse" if f"{start}{i}.mlp.gate.weight" in shapes else "dense"
+                  for i in range(n)))
 
 
 def _model_name(name: str) -> str | None:
@@ -279,10 +334,7 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
     n = hybrid.layer_count(shapes, start)
     if not n:
         return None
-    types = tuple("full_attention" if f"{start}{i}.self_attn.kv_b_proj.weight" in shapes
-                  else "linear_attention" for i in range(n))
-    mlps = tuple("sparse" if f"{start}{i}.mlp.gate.weight" in shapes else "dense"
-                 for i in range(n))
+    types, mlps = kinds_in(shapes, start, n)
     values: dict[str, object] = {
         "vocab_size": vocab, "hidden_size": d, "num_hidden_layers": n, "layer_types": types,
         "mlp_layer_types": mlps}
@@ -293,36 +345,37 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
             return None
         values.update(linear_num_heads=kda.heads, linear_head_dim=kda.head_dim,
                       linear_conv_kernel_dim=kda.kernel)
+    if not read_rest(shapes, start, types, mlps, values, notes):
+        return None
+    return hybrid.accept_values(shapes, NAME, prefix, KimiLinearConfig, values, tensors, notes)
+
+
+def read_rest(shapes: Shapes, start: str, types: tuple[str, ...], mlps: tuple[str, ...],
+              values: dict[str, object], notes: list[str]) -> bool:
+    """Into ``values``: the latent attention, the experts and the dense MLP of a Kimi Linear
+    layout's layers under ``start`` (``…model.layers.``), as their first layer of each kind
+    holds them; False where one is not there."""
     if "full_attention" in types:
-        p = f"{start}{types.index('full_attention')}.self_attn."
-        kv_a, kv_b, o = (shapes.get(p + n) for n in (
-            "kv_a_proj_with_mqa.weight", "kv_b_proj.weight", "o_proj.weight"))
-        q = shapes.get(p + "q_proj.weight") or shapes.get(p + "q_b_proj.weight")
-        if not (is_shape(kv_a, 2) and is_shape(kv_b, 2) and is_shape(o, 2) and is_shape(q, 2)):
-            return None
-        assert kv_a is not None and kv_b is not None and o is not None and q is not None
-        lora, rope = kv_b[1], kv_a[0] - kv_b[1]
-        # the fewest heads whose widths fit q (h·(n + r)), kv_b (h·(n + v)) and o (h·v) at once
-        heads = next((h for h in range(1, o[1] + 1) if o[1] % h == 0 and q[0] % h == 0
-                      and q[0] // h > rope and kv_b[0] == q[0] - h * rope + o[1]), None)
-        if heads is None:
-            return None
-        values.update(num_attention_heads=heads, kv_lora_rank=lora, qk_rope_head_dim=rope,
-                      v_head_dim=o[1] // heads, qk_nope_head_dim=q[0] // heads - rope,
-                      q_lora_rank=q[1] if p + "q_b_proj.weight" in shapes else None,
-                      attention_bias=p + "o_proj.bias" in shapes)
-        notes.append(f"latent attention read as {heads} heads: the weights hold only heads × "
-                     "widths")
+        mla = read_latent_attention(shapes, f"{start}{types.index('full_attention')}.self_attn.")
+        if mla is None:
+            return False
+        values.update(num_attention_heads=mla.heads, kv_lora_rank=mla.kv_lora,
+                      qk_rope_head_dim=mla.rope, v_head_dim=mla.value,
+                      qk_nope_head_dim=mla.nope, q_lora_rank=mla.q_lora,
+                      attention_bias=mla.bias)
+        if not mla.gate:
+            notes.append(f"latent attention read as {mla.heads} heads: the weights hold only "
+                         "heads × widths")
     if "sparse" in mlps:
         moe = read_experts(shapes, f"{start}{mlps.index('sparse')}.mlp.", 8)
         if moe is None or moe.style != "kimi" or moe.shared_inner % moe.inner:
-            return None
+            return False
         values.update(num_local_experts=moe.experts, moe_intermediate_size=moe.inner,
                       n_shared_experts=moe.shared_inner // moe.inner,
                       num_experts_per_tok=min(8, moe.experts))
     if "dense" in mlps:
         mlp = read_mlp(shapes, f"{start}{mlps.index('dense')}.mlp.", "gate_up_down")
         if mlp is None:
-            return None
+            return False
         values["intermediate_size"] = mlp.inner
-    return hybrid.accept_values(shapes, NAME, prefix, KimiLinearConfig, values, tensors, notes)
+    return True

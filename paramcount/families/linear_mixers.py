@@ -1,6 +1,7 @@
 """The linear-attention mixers the newer hybrids are built from, each a part as in
 :mod:`paramcount.families.mixers`: Gated DeltaNet (Qwen3-Next's fused projections, Qwen3.5's
-separate ones, OLMo Hybrid's), Kimi Delta Attention and MiniMax's lightning attention.
+separate ones, OLMo Hybrid's), Kimi Delta Attention (Kimi Linear's and Ling's) and MiniMax's
+lightning attention.
 
 Each part is a spec with ``tensors(prefix, layer)`` (names and shapes as transformers' module
 registers them: its own parameters first, then its children in the order ``__init__`` creates
@@ -172,18 +173,27 @@ def read_lightning(shapes: Shapes, prefix: str, head_dim: int | None = None
     return LightningAttention(qkv[1], inner // head_dim, head_dim)
 
 
+KDA_STYLES = ("kimi", "bailing")
+"""Kimi Linear's KDA gates through low ranks (``f_a_proj``, ``f_b_proj``, ``g_a_proj``,
+``g_b_proj``; ``A_log`` (1, 1, H, 1) after ``dt_bias``); Ling's (``BailingHybridDeltaAttention``)
+at full rank (``forget_gate.f_proj`` (H·hd, D) after ``A_log`` (H) and ``dt_bias``, the output
+gate ``g_proj`` (H·hd, D) last, after ``o_norm`` and ``o_proj``)."""
+
+
 @record
 class KimiDeltaAttention:
     """Kimi Delta Attention (KDA): q, k, v (H·hd, D each), a depthwise conv over the three
     (3·H·hd channels, no bias), the forget gate (``forget_gate``: ``dt_bias`` (H·hd), ``A_log``
     (1, 1, H, 1), a low-rank ``f_a_proj`` (hd, D) and ``f_b_proj`` (H·hd, hd)), ``b_proj``
     (H, D), the output gate's low-rank ``g_a_proj`` (hd, D) and ``g_b_proj`` (H·hd, hd), the
-    gated ``o_norm`` (hd) and ``o_proj`` (D, H·hd), without biases."""
+    gated ``o_norm`` (hd) and ``o_proj`` (D, H·hd), without biases; the gates at full rank in
+    ``style`` ``bailing`` (:data:`KDA_STYLES`)."""
 
     width: int
     heads: int
     head_dim: int
     kernel: int
+    style: str = "kimi"
 
     def __post_init__(self) -> None:
         sizes(self, "width", "heads", "head_dim", "kernel")
@@ -197,6 +207,14 @@ class KimiDeltaAttention:
             out += linear(f"{prefix}{name}_proj.", inner, d, False, layer)
         out += depthwise_conv(prefix + "conv1d.", 3 * inner, self.kernel, False, layer)
         gate = prefix + "forget_gate."
+        if self.style == "bailing":
+            out += [tensor(gate + "A_log", (h,), layer, d, "A_log"),
+                    tensor(gate + "dt_bias", (inner,), layer, d, "dt_bias")]
+            out += linear(gate + "f_proj.", inner, d, False, layer)
+            out += linear(prefix + "b_proj.", h, d, False, layer)
+            out += norm(prefix + "o_norm.", hd, layer)
+            out += linear(prefix + "o_proj.", d, inner, False, layer)
+            return out + linear(prefix + "g_proj.", inner, d, False, layer)
         out += [tensor(gate + "dt_bias", (inner,), layer, d, "dt_bias"),
                 tensor(gate + "A_log", (1, 1, h, 1), layer, d, "A_log")]
         out += linear(gate + "f_a_proj.", hd, d, False, layer)
@@ -217,18 +235,23 @@ class KimiDeltaAttention:
 
     @property
     def count(self) -> int:
-        """3·C·D + 3·C·K + C + H + 2·(hd·D + C·hd) + H·D + hd + D·C, C = H·hd."""
+        """3·C·D + 3·C·K + C + H + H·D + hd + D·C and the gates: 2·(hd·D + C·hd) at low rank
+        (Kimi), 2·C·D at full rank (Ling), C = H·hd."""
         d, h, hd = self.width, self.heads, self.head_dim
         c = h * hd
-        return 3 * c * d + 3 * c * self.kernel + c + h + 2 * (hd * d + c * hd) + h * d + hd + d * c
+        gates = 2 * c * d if self.style == "bailing" else 2 * (hd * d + c * hd)
+        return 3 * c * d + 3 * c * self.kernel + c + h + gates + h * d + hd + d * c
 
 
 def read_kda(shapes: Shapes, prefix: str) -> KimiDeltaAttention | None:
-    """The Kimi Delta Attention under ``prefix`` (``…self_attn.``), or None: its ``o_norm``
-    tells a head's width, ``A_log`` the heads."""
+    """The Kimi Delta Attention under ``prefix`` (``…self_attn.``), of either style, or None:
+    its ``o_norm`` tells a head's width, ``A_log`` the heads."""
     a, conv, o_norm, q = (shapes.get(prefix + n) for n in (
         "forget_gate.A_log", "conv1d.weight", "o_norm.weight", "q_proj.weight"))
-    if not (is_shape(a, 4) and is_shape(conv, 3) and is_shape(o_norm, 1) and is_shape(q, 2)):
+    if not ((is_shape(a, 4) or is_shape(a, 1)) and is_shape(conv, 3) and is_shape(o_norm, 1)
+            and is_shape(q, 2)):
         return None
     assert a is not None and conv is not None and o_norm is not None and q is not None
+    if len(a) == 1:
+        return KimiDeltaAttention(q[1], a[0], o_norm[0], conv[2], "bailing")
     return KimiDeltaAttention(q[1], a[2], o_norm[0], conv[2])

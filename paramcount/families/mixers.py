@@ -1,6 +1,6 @@
 """The parts the hybrid families are built from, each a convention: grouped-query attention,
-MLPs (gated or not), mixtures of experts, Mamba (Jamba's, Zamba's multi-head) and Mamba-2
-mixers, short convolutions.
+MLPs (gated or not), mixtures of experts (ZAYA's behind an MLP router too), Mamba (Jamba's,
+Zamba's multi-head) and Mamba-2 mixers, short convolutions, ZAYA's convolutional CCA attention.
 
 Each part is a spec (a record of the widths its tensors have) with ``tensors(prefix, layer)``
 (names and shapes as transformers' module registers them: a module's own parameters first, then
@@ -116,7 +116,8 @@ class LatentAttention:
     or through a low rank ``q_lora`` (``q_a_proj``, ``q_a_layernorm``, ``q_b_proj``), k and v
     through ``kv_a_proj_with_mqa`` (kv_lora + r, D), ``kv_a_layernorm`` and ``kv_b_proj``
     (H·(n + v), kv_lora), then ``o_proj`` (D, H·v); ``bias`` on q_a, kv_a and o (n: the
-    no-rope part of a q/k head, r: its rope part, v: a value head)."""
+    no-rope part of a q/k head, r: its rope part, v: a value head); with ``gate`` (Ling's),
+    a head-wise output gate ``g_proj`` (H, D) last, without bias."""
 
     width: int
     heads: int
@@ -126,12 +127,13 @@ class LatentAttention:
     kv_lora: int
     q_lora: int | None = None
     bias: bool = False
+    gate: bool = False
 
     def __post_init__(self) -> None:
         sizes(self, "width", "heads", "nope", "rope", "value", "kv_lora")
 
     def tensors(self, prefix: str, layer: int) -> list[Tensor]:
-        """q (or its low-rank pair and norm), kv_a, its norm, kv_b and o."""
+        """q (or its low-rank pair and norm), kv_a, its norm, kv_b, o (and the gate)."""
         d, h, b = self.width, self.heads, self.bias
         q = h * (self.nope + self.rope)
         if self.q_lora is None:
@@ -144,7 +146,8 @@ class LatentAttention:
         out += norm(prefix + "kv_a_layernorm.", self.kv_lora, layer)
         out += linear(prefix + "kv_b_proj.", h * (self.nope + self.value), self.kv_lora, False,
                       layer)
-        return out + linear(prefix + "o_proj.", d, h * self.value, b, layer)
+        out += linear(prefix + "o_proj.", d, h * self.value, b, layer)
+        return out + (linear(prefix + "g_proj.", h, d, False, layer) if self.gate else [])
 
     def cache(self) -> tuple[Piece, ...]:
         """Its cache: the compressed latent (kv_lora) as the keys and the rope part of k (r)
@@ -160,7 +163,31 @@ class LatentAttention:
         lora = self.q_lora
         q_part = q * d if lora is None else lora * (d + b) + lora + q * lora
         return (q_part + (self.kv_lora + self.rope) * (d + b) + self.kv_lora
-                + h * (self.nope + self.value) * self.kv_lora + d * (h * self.value + b))
+                + h * (self.nope + self.value) * self.kv_lora + d * (h * self.value + b)
+                + h * d * int(self.gate))
+
+
+def read_latent_attention(shapes: Shapes, prefix: str) -> LatentAttention | None:
+    """The latent attention under ``prefix`` (``…self_attn.``), or None. The weights hold only
+    heads × widths: the fewest heads whose widths fit q (H·(n + r)), kv_b (H·(n + v)) and o
+    (H·v) at once (with a gate, its rows are the heads)."""
+    kv_a, kv_b, o = (shapes.get(prefix + n) for n in (
+        "kv_a_proj_with_mqa.weight", "kv_b_proj.weight", "o_proj.weight"))
+    q = shapes.get(prefix + "q_proj.weight") or shapes.get(prefix + "q_b_proj.weight")
+    g = shapes.get(prefix + "g_proj.weight")
+    if not (is_shape(kv_a, 2) and is_shape(kv_b, 2) and is_shape(o, 2) and is_shape(q, 2)
+            and (g is None or is_shape(g, 2))):
+        return None
+    assert kv_a is not None and kv_b is not None and o is not None and q is not None
+    lora, rope = kv_b[1], kv_a[0] - kv_b[1]
+    heads = next((h for h in (range(1, o[1] + 1) if g is None else (g[0],))
+                  if h and o[1] % h == 0 and q[0] % h == 0 and q[0] // h > rope
+                  and kv_b[0] == q[0] - h * rope + o[1]), None)
+    if heads is None or rope < 1:
+        return None
+    q_lora = q[1] if prefix + "q_b_proj.weight" in shapes else None
+    return LatentAttention(o[0], heads, q[0] // heads - rope, rope, o[1] // heads, lora, q_lora,
+                           prefix + "o_proj.bias" in shapes, g is not None)
 
 
 MLP_STYLES = {
@@ -560,3 +587,135 @@ def read_short_conv(shapes: Shapes, prefix: str) -> ShortConv | None:
         return None
     assert conv is not None
     return ShortConv(conv[0], conv[2], prefix + "conv.bias" in shapes)
+
+
+@record
+class CcaAttention:
+    """ZAYA's compressed convolutional attention (``ZayaAttention``): ``o_proj`` (D, H·hd),
+    then ``qkv_proj`` (``ZayaCCAProjection``: ``q_proj`` (H·hd, D), ``k_proj`` (Hkv·hd, D),
+    ``v_proj_current`` and ``v_proj_delayed`` (⌊Hkv·hd / 2⌋, D) each, biases on all five with
+    ``bias``; a depthwise conv over q and k, ``conv_qk_depthwise`` (C, 1, t0), and a grouped one,
+    one group per head, ``conv_qk_grouped`` (C, hd, t1), both with biases, C = (H + Hkv)·hd),
+    then ``qk_norm.temp`` (Hkv); a sliding ``window`` > 0 (no parameter) bounds what its cache
+    keeps."""
+
+    width: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    time0: int
+    time1: int
+    bias: bool = False
+    window: int = 0
+
+    def __post_init__(self) -> None:
+        sizes(self, "width", "heads", "kv_heads", "head_dim", "time0", "time1")
+
+    @property
+    def channels(self) -> int:
+        """C = (H + Hkv)·hd: q and k, which the convolutions mix."""
+        return (self.heads + self.kv_heads) * self.head_dim
+
+    def tensors(self, prefix: str, layer: int) -> list[Tensor]:
+        """o_proj, the projections, the two convolutions and the key scale."""
+        d, b, c, hd = self.width, self.bias, self.channels, self.head_dim
+        q, kv = self.heads * hd, self.kv_heads * hd
+        out = linear(prefix + "o_proj.", d, q, b, layer)
+        cca = prefix + "qkv_proj."
+        for name, rows in (("q_proj", q), ("k_proj", kv), ("v_proj_current", kv // 2),
+                           ("v_proj_delayed", kv // 2)):
+            out += linear(f"{cca}{name}.", rows, d, b, layer)
+        out += depthwise_conv(cca + "conv_qk_depthwise.", c, self.time0, True, layer)
+        out += [tensor(cca + "conv_qk_grouped.weight", (c, hd, self.time1), layer, c,
+                       "conv_qk_grouped"),
+                tensor(cca + "conv_qk_grouped.bias", (c,), layer, c, "conv_qk_grouped.bias")]
+        return [*out, tensor(prefix + "qk_norm.temp", (self.kv_heads,), layer, d, "temp")]
+
+    def cache(self) -> tuple[Piece, ...]:
+        """Its cache: keys and values (Hkv·hd each per token, the last window − 1 at most where
+        sliding), the convolutions' last t0 + t1 − 2 inputs of q and k (C channels) and the
+        delayed value of the last token (⌊Hkv·hd / 2⌋), as transformers' hybrid cache layers keep
+        them."""
+        return (*attention(self.kv_heads, self.head_dim, max(self.window - 1, 0)),
+                convolution(self.channels, self.time0 + self.time1 - 2),
+                Piece("recurrent", fixed=self.kv_heads * self.head_dim // 2))
+
+    @property
+    def count(self) -> int:
+        """D·(H·hd + b) + (H·hd + Hkv·hd + 2·⌊Hkv·hd / 2⌋)·(D + b) + C·(t0 + 1) + C·(hd·t1 + 1)
+        + Hkv."""
+        d, b, c, hd = self.width, int(self.bias), self.channels, self.head_dim
+        q, kv = self.heads * hd, self.kv_heads * hd
+        return (d * (q + b) + (q + kv + 2 * (kv // 2)) * (d + b) + c * (self.time0 + 1)
+                + c * (hd * self.time1 + 1) + self.kv_heads)
+
+
+def read_cca(shapes: Shapes, prefix: str) -> CcaAttention | None:
+    """ZAYA's CCA attention under ``prefix`` (``…self_attn.``), or None: the grouped conv tells
+    a head's width, q and k the heads."""
+    q, k, depthwise, grouped = (shapes.get(f"{prefix}qkv_proj.{n}.weight") for n in (
+        "q_proj", "k_proj", "conv_qk_depthwise", "conv_qk_grouped"))
+    if not (is_shape(q, 2) and is_shape(k, 2) and is_shape(depthwise, 3)
+            and is_shape(grouped, 3)):
+        return None
+    assert q is not None and k is not None and depthwise is not None and grouped is not None
+    hd = grouped[1]
+    if q[0] % hd or k[0] % hd:
+        return None
+    return CcaAttention(q[1], q[0] // hd, k[0] // hd, hd, depthwise[2], grouped[2],
+                        prefix + "qkv_proj.q_proj.bias" in shapes)
+
+
+@record
+class RoutedExperts:
+    """ZAYA's mixture of experts (``ZayaSparseMoeBlock``): the router ``gate`` (with ``eda``,
+    every layer but the first, ``router_states_scale`` (R) first; ``down_proj`` (R, D) with
+    bias; ``router_mlp``: an RMSNorm (R), ``fc1`` and ``fc2`` (R, R) with biases, ``out_proj``
+    (E + 1, R): the experts and a class that skips them), then the stacked gated experts
+    ``experts.gate_up_proj`` (E, 2I, D) and ``experts.down_proj`` (E, D, I); one expert per
+    token."""
+
+    width: int
+    inner: int
+    experts: int
+    router: int
+    eda: bool = True
+
+    def __post_init__(self) -> None:
+        sizes(self, "width", "inner", "experts", "router")
+
+    def tensors(self, prefix: str, layer: int) -> list[Tensor]:
+        """The router, then the experts."""
+        d, r, e, i = self.width, self.router, self.experts, self.inner
+        gate = prefix + "gate."
+        out = [tensor(gate + "router_states_scale", (r,), layer, r, "router_states_scale")
+               ] if self.eda else []
+        out += linear(gate + "down_proj.", r, d, True, layer)
+        out += norm(gate + "router_mlp.norm.", r, layer)
+        out += linear(gate + "router_mlp.fc1.", r, r, True, layer)
+        out += linear(gate + "router_mlp.fc2.", r, r, True, layer)
+        out += linear(gate + "router_mlp.out_proj.", e + 1, r, False, layer)
+        return out + Experts(d, i, e, 1, "lfm2_moe").tensors(prefix, layer)[:2]  # no router
+
+    @property
+    def count(self) -> int:
+        """R·eda + R·(D + 1) + R + 2·R·(R + 1) + (E + 1)·R + E·3·I·D."""
+        d, r = self.width, self.router
+        return (r * int(self.eda) + r * (d + 1) + r + 2 * r * (r + 1) + (self.experts + 1) * r
+                + self.experts * 3 * self.inner * d)
+
+    @property
+    def active(self) -> int:
+        """What one token uses: the router and one expert."""
+        return self.count - (self.experts - 1) * 3 * self.inner * self.width
+
+
+def read_routed_experts(shapes: Shapes, prefix: str) -> RoutedExperts | None:
+    """ZAYA's mixture of experts under ``prefix`` (``…mlp.``), or None."""
+    down, router = (shapes.get(prefix + n) for n in ("experts.down_proj",
+                                                      "gate.down_proj.weight"))
+    if not (is_shape(down, 3) and is_shape(router, 2)):
+        return None
+    assert down is not None and router is not None
+    return RoutedExperts(down[1], down[2], down[0], router[0],
+                         prefix + "gate.router_states_scale" in shapes)

@@ -42,6 +42,8 @@ FAMILIES: dict[str, str] = {
     "lara-mini": "lara_mini",
     "zamba": "zamba",
     "kimi-linear": "kimi_linear",
+    "bailing-hybrid": "bailing_hybrid",
+    "zaya": "zaya",
     "mamba": "mamba",
     "mamba2": "mamba2",
     "rwkv": "rwkv",
@@ -57,7 +59,8 @@ before minGRU)."""
 
 HYBRIDS = ("jamba", "bamba", "zamba2", "falcon-h1", "nemotron-h", "lfm2", "lfm2-moe",
            "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax", "lfm3",
-           "olmo-hybrid", "lara-mini", "zamba", "kimi-linear")
+           "olmo-hybrid", "lara-mini", "zamba", "kimi-linear", "bailing-hybrid",
+           "zaya")
 """The families that mix recurrent mixers with attention, MLPs and experts."""
 
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -86,7 +89,8 @@ MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "falcon_mamba": "mamba", "mamba
                                "granitemoehybrid": "granitemoehybrid", "minimax": "minimax",
                                "lfm3": "lfm3", "olmo_hybrid": "olmo-hybrid",
                                "lara_mini": "lara-mini", "zamba": "zamba",
-                               "kimi_linear": "kimi-linear"}
+                               "kimi_linear": "kimi-linear",
+                               "bailing_hybrid": "bailing-hybrid", "zaya": "zaya"}
 """A ``config.json``'s ``model_type`` → family (a family's aliases included: Falcon-Mamba is
 Mamba; fla's RWKV-7 is RWKV)."""
 
@@ -111,7 +115,8 @@ CLASSES: dict[str, tuple[str, str]] = {
                          ("qwen3-next", "Qwen3Next"), ("granitemoehybrid", "GraniteMoeHybrid"),
                          ("minimax", "MiniMax"), ("lfm3", "Lfm3"),
                          ("olmo-hybrid", "OlmoHybrid"), ("lara-mini", "LaraMini"),
-                         ("zamba", "Zamba"), ("kimi-linear", "KimiLinear"))
+                         ("zamba", "Zamba"), ("kimi-linear", "KimiLinear"),
+                         ("bailing-hybrid", "BailingHybrid"), ("zaya", "Zaya"))
        for kind, built in (("Config", "config"), ("ForCausalLM", "lm"), ("Model", "backbone"))},
     "Qwen3_5TextConfig": ("qwen3.5", "config"), "Qwen3_5ForCausalLM": ("qwen3.5", "lm"),
     "Qwen3_5TextModel": ("qwen3.5", "backbone"),
@@ -392,6 +397,8 @@ def tensors(name: str, config: Any, base: bool = False, saved: bool = False) -> 
     head = frame(config).head if frame is not None else "lm_head.weight"
     made = [replace(t, name=t.name[len(prefix):]) for t in made
             if t.name.startswith(prefix) and t.name != head]
+    if saved and hasattr(module, "saved_base"):  # the checkpoint renames some names only under
+        made = module.saved_base(made)  # the causal LM's prefix (Ling's word_embeddings)
     _MADE[key] = tuple(made)
     return made
 
@@ -456,7 +463,9 @@ BASES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
     **{name: ("model.", "embed_tokens.weight", "lm_head.weight",
               ("embed_tokens.", "layers.", "norm.")) for name in (
         "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax",
-        "olmo-hybrid", "lara-mini", "kimi-linear")},
+        "olmo-hybrid", "lara-mini", "kimi-linear", "bailing-hybrid")},
+    "zaya": ("model.", "embed_tokens.weight", "lm_head.weight",
+             ("input_hidden_states_", "embed_tokens.", "layers.", "norm.")),
     "nemotron-h": ("model.", "embeddings.weight", "lm_head.weight",
                    ("embeddings.", "layers.", "norm_f.")),
 }
