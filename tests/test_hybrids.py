@@ -1,6 +1,6 @@
 """The hybrid families (Jamba, Bamba, Zamba2, Falcon-H1, Nemotron-H, LFM2, LFM2-MoE,
 Qwen3-Next, Qwen3.5 and Qwen3.5-MoE text, Granite 4.0-H, MiniMax,
-LFM3, OLMo Hybrid, Lara Mini, Zamba, Kimi Linear): closed forms,
+LFM3, OLMo Hybrid, Lara Mini, Zamba, Kimi Linear, Qwen4-Exp text): closed forms,
 config.json, recognition, the published models' totals, and the three routes (flags,
 ``--config``, ``inspect DIR``) agreeing."""
 
@@ -313,6 +313,16 @@ ROUTES = [
                      "--moe-intermediate-size", "8", "--linear-head-dim", "8",
                      "--linear-num-heads", "4", "--intermediate-size", "48",
                      "--vocab-size", "80"]),
+    ("qwen4-exp", ["--hidden-size", "32", "--num-hidden-layers", "4", "--num-attention-heads",
+                   "4", "--num-key-value-heads", "2", "--head-dim", "8",
+                   "--linear-num-key-heads", "2", "--linear-num-value-heads", "4",
+                   "--linear-key-head-dim", "8", "--linear-value-head-dim", "8",
+                   "--num-experts", "4", "--num-experts-per-tok", "2",
+                   "--moe-intermediate-size", "8", "--shared-expert-intermediate-size", "16",
+                   "--hc-count", "2", "--hc-lowrank", "8", "--ple-layer-ids", "1,3",
+                   "--ple-embed-dim", "16", "--indexer-n-heads", "2", "--indexer-kv-heads",
+                   "1", "--indexer-head-dim", "8", "--indexer-budget", "8",
+                   "--indexer-compress-ratio", "4", "--vocab-size", "80"]),
 ]
 
 
@@ -377,6 +387,11 @@ BAD = [
     ("lara-mini", ["--num-key-value-heads", "3"], "num-key-value-heads"),
     ("zamba", ["--n-mamba-heads", "3"], "n-mamba-heads"),
     ("kimi-linear", ["--mlp-layer-types", "dense"], "mlp-layer-types"),
+    ("qwen4-exp", ["--indexer-n-heads", "4"], "indexer-"),
+    ("qwen4-exp", ["--ple-layer-ids", "5", "--layer-types",
+                   "linear_attention,linear_attention,linear_attention,linear_attention",
+                   "-L", "4"], "ple-layer-ids"),
+    ("qwen4-exp", ["--hc-count", "1"], "hc-count"),
 ]
 
 

@@ -1,0 +1,357 @@
+"""Qwen4-Exp's text model as transformers' ``Qwen4ExpForCausalLM`` builds it from a
+``Qwen4ExpTextConfig`` (model_type ``qwen4_exp_text``): Qwen3.5-MoE's Gated DeltaNet and gated
+attention (:mod:`paramcount.families.qwen3_5_moe`) over ``hc_count`` residual streams.
+
+Each layer holds the Gated DeltaNet (``linear_attn``, Qwen3.5's separate projections; its gated
+norm's activation is no parameter) or, where ``layer_types`` says ``indexed_attention`` (or
+``full_attention``, read as it), gated attention with a QSA token indexer (``self_attn``,
+``self_attn.indexer``: :class:`~paramcount.families.streams.IndexedAttention`), then the
+mixture of experts and its shared expert (``mlp``), in the 1-indexed ``ple_layer_ids`` a
+per-layer n-gram embedding (``ple``: :class:`~paramcount.families.streams.NgramEmbedding`), and
+two hyper-connections (``attn_hyper_connection``, ``mlp_hyper_connection``:
+:class:`~paramcount.families.streams.GatedResidual`) in place of the layer norms. Around them
+``model.embed_tokens``, the last mixer ``model.hyper_connection_mixer`` (no final norm) and
+``lm_head`` (untied by default).
+
+The published Qwen4-Exp models are vision-language models (model_type ``qwen4_exp``): their
+vision tower is not modelled, so a file of that model type is refused; this is its decoder
+alone, as the text configs (``text_config``) describe it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from paramcount.engine.conventions.base import Formula, Symbol, Tensor
+from paramcount.engine.conventions.recognition import Shapes, is_shape
+from paramcount.errors import SpecError
+from paramcount.families import hybrid
+from paramcount.families.family import RecognisedModel
+from paramcount.families.linear_mixers import GatedDeltaNet, read_gated_deltanet
+from paramcount.families.loader import Layout
+from paramcount.families.mixers import Attention, Experts, read_experts
+from paramcount.families.parts import linear
+from paramcount.families.qwen3_next import ALIASES, COMMON, EXPERT_KEYS, check, read_layers
+from paramcount.families.streams import (
+    GatedResidual,
+    IndexedAttention,
+    NgramEmbedding,
+    read_ngram_tables,
+)
+from paramcount.record import record
+
+NAME = "qwen4-exp"
+TITLE = "Qwen4-Exp text (Gated DeltaNet + indexed attention + experts, hyper-connections)"
+REFERENCE = "transformers Qwen4ExpForCausalLM"
+MODEL_TYPES = ("qwen4_exp_text",)
+CLASSES = ("Qwen4ExpForCausalLM", "Qwen4ExpTextModel")
+LAYER_TYPES = {"linear_attention": "linear", "indexed_attention": "attention",
+               "full_attention": "attention"}
+INDEXER = ("indexer_n_heads", "indexer_kv_heads", "indexer_head_dim", "indexer_budget",
+           "indexer_compress_ratio")
+"""The QSA indexer's options: all given or none (transformers' rule)."""
+MAX_HEADS = 100_000
+"""The most n-gram heads over all PLE layers: paramcount finds each head's prime."""
+
+LAYOUT = Layout("transformers Qwen4ExpTextConfig", COMMON | EXPERT_KEYS | frozenset(INDEXER) | {
+    "norm_topk_prob", "output_gate_type", "hc_count", "hc_lowrank", "ple_layer_ids",
+    "ple_embed_dim", "ple_conv_kernel_size", "ngram_size", "heads_per_ngram",
+    "ngram_vocab_size_base", "make_ngram_vocab_size_divisible_by", "seed",
+    "split_ngram_parts", "number_of_conv_states"})
+"""The keys transformers' ``Qwen4ExpTextConfig`` reads (and ``number_of_conv_states``, which
+it writes itself from ``ple_layer_ids``: no stray key)."""
+BACKBONE = "model."
+"""The causal LM's prefix before the base model class's tensors."""
+__all__ = ["ALIASES"]
+
+
+@record
+class Qwen4ExpTextConfig:
+    """The options of transformers' ``Qwen4ExpTextConfig`` that shape its parameters, its
+    defaults (the indexer's none: every attention layer needs them)."""
+
+    vocab_size: int = 248320
+    hidden_size: int = 2048
+    num_hidden_layers: int = 40
+    num_attention_heads: int = 16
+    num_key_value_heads: int = 2
+    head_dim: int = 256
+    attention_bias: bool = False
+    linear_conv_kernel_dim: int = 4
+    linear_key_head_dim: int = 128
+    linear_value_head_dim: int = 128
+    linear_num_key_heads: int = 16
+    linear_num_value_heads: int = 32
+    moe_intermediate_size: int = 512
+    shared_expert_intermediate_size: int = 512
+    num_experts_per_tok: int = 10
+    num_experts: int = 512
+    full_attention_interval: int = 4
+    layer_types: tuple[str, ...] | None = None
+    tie_word_embeddings: bool = False
+    hc_count: int = 4
+    hc_lowrank: int = 320
+    ple_layer_ids: tuple[int, ...] = ()
+    ple_embed_dim: int | None = None
+    ple_conv_kernel_size: int = 4
+    ngram_size: int = 3
+    heads_per_ngram: int = 8
+    ngram_vocab_size_base: int = 20_000_000
+    make_ngram_vocab_size_divisible_by: int = 128
+    indexer_n_heads: int | None = None
+    indexer_kv_heads: int | None = None
+    indexer_head_dim: int | None = None
+    indexer_budget: int | None = None
+    indexer_compress_ratio: int | None = None
+
+    def __post_init__(self) -> None:
+        check(self, ("moe_intermediate_size", "shared_expert_intermediate_size",
+                     "num_experts_per_tok", "num_experts", "hc_count", "hc_lowrank",
+                     "ple_conv_kernel_size", "ngram_size", "heads_per_ngram",
+                     "ngram_vocab_size_base", "make_ngram_vocab_size_divisible_by"),
+              LAYER_TYPES)
+        hybrid.check_types(self, optional=("ple_embed_dim", *INDEXER))
+        _rules(self)
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        """Each layer's mixer, ``linear`` or ``attention``."""
+        if self.layer_types is not None:
+            return tuple(LAYER_TYPES[t] for t in self.layer_types)
+        every = self.full_attention_interval
+        return tuple("linear" if (i + 1) % every else "attention"
+                     for i in range(self.num_hidden_layers))
+
+    @property
+    def ple_layers(self) -> tuple[int, ...]:
+        """The PLE layers, 0-indexed, in order (transformers sorts and dedups the ids)."""
+        return tuple(i - 1 for i in sorted(set(self.ple_layer_ids)))
+
+    @property
+    def ngram_heads(self) -> int:
+        """The n-gram heads of each PLE layer: (ngram_size − 1) · heads_per_ngram."""
+        return (self.ngram_size - 1) * self.heads_per_ngram
+
+
+def _rules(config: Qwen4ExpTextConfig) -> None:
+    """transformers' ``validate_architecture`` and what building the model needs."""
+    if config.hc_count < 2:
+        raise SpecError("{hc_count} must be at least 2 (transformers: Qwen4-Exp requires "
+                        "hc_count > 1)", hc_count=config.hc_count)
+    if config.num_experts_per_tok > config.num_experts:
+        raise SpecError("{num_experts_per_tok} must be at most {num_experts}",
+                        num_experts_per_tok=config.num_experts_per_tok,
+                        num_experts=config.num_experts)
+    given = [getattr(config, f) is not None for f in INDEXER]
+    if (any(given) and not all(given)) or (not any(given) and "attention" in config.types):
+        missing = [f for f, g in zip(INDEXER, given, strict=True) if not g]
+        raise SpecError("{" + missing[0] + "}: every indexed_attention layer holds a QSA "
+                        "indexer, which transformers builds from all of " + ", ".join(INDEXER),
+                        **{missing[0]: "unset"})
+    if all(given):
+        if config.indexer_kv_heads != 1:
+            raise SpecError("{indexer_kv_heads} must be 1 (transformers: Qwen4-Exp QSA "
+                            "requires indexer_kv_heads=1)",
+                            indexer_kv_heads=config.indexer_kv_heads)
+        assert config.indexer_budget is not None and config.indexer_compress_ratio is not None
+        if config.indexer_budget % config.indexer_compress_ratio:
+            raise SpecError("{indexer_budget} must be a multiple of {indexer_compress_ratio}",
+                            indexer_budget=config.indexer_budget,
+                            indexer_compress_ratio=config.indexer_compress_ratio)
+    if not config.ple_layer_ids:
+        return
+    ids = config.ple_layer_ids
+    if not isinstance(ids, tuple) or not all(
+            isinstance(i, int) and not isinstance(i, bool) and 1 <= i <= config.num_hidden_layers
+            for i in ids):
+        raise SpecError("{ple_layer_ids} must list layer ids from 1 to num_hidden_layers "
+                        f"({config.num_hidden_layers:,}): they are 1-indexed",
+                        ple_layer_ids=ids)
+    if any(config.types[i] != "linear" for i in config.ple_layers):
+        raise SpecError("{ple_layer_ids} must name linear_attention layers only "
+                        "(transformers: PLE is only supported on linear_attention layers)",
+                        ple_layer_ids=config.ple_layer_ids)
+    embed = config.ple_embed_dim or config.hidden_size
+    if embed % config.ngram_heads:
+        raise SpecError("{ple_embed_dim} must be a multiple of the n-gram heads, "
+                        f"(ngram_size − 1) · heads_per_ngram = {config.ngram_heads:,}",
+                        ple_embed_dim=embed)
+    if config.ngram_heads * len(config.ple_layers) > MAX_HEADS:
+        raise SpecError("{heads_per_ngram}: more n-gram heads over the PLE layers than "
+                        f"paramcount finds primes for (at most {MAX_HEADS:,})",
+                        heads_per_ngram=config.heads_per_ngram)
+
+
+Config = Qwen4ExpTextConfig
+
+
+@hybrid.cached
+def stack(config: Qwen4ExpTextConfig) -> hybrid.Stack:
+    """Every parameter, with its kind, in ``named_parameters()`` order."""
+    s = hybrid.Stack()
+    d = config.hidden_size
+    hybrid.embeddings(s, "model.embed_tokens.weight", config.vocab_size, d)
+    delta = GatedDeltaNet(d, config.linear_num_key_heads, config.linear_num_value_heads,
+                          config.linear_key_head_dim, config.linear_value_head_dim,
+                          config.linear_conv_kernel_dim, "split")
+    types = config.types
+    moe = Experts(d, config.moe_intermediate_size, config.num_experts,
+                  config.num_experts_per_tok, "qwen_next",
+                  config.shared_expert_intermediate_size)
+    residual = GatedResidual(d, config.hc_count, config.hc_lowrank)
+    ple = config.ple_layers
+    for i, kind in enumerate(types):
+        p = f"model.layers.{i}."
+        if kind == "attention":
+            att = Attention(d, config.num_attention_heads, config.num_key_value_heads,
+                            config.head_dim, d, config.attention_bias, "o_proj", True, "norm",
+                            True)
+            assert config.indexer_n_heads and config.indexer_kv_heads and config.indexer_head_dim
+            first = types.index("attention") == i
+            s.part("attention", "indexed attention", IndexedAttention(
+                att, config.indexer_n_heads, config.indexer_kv_heads, config.indexer_head_dim,
+                3 if first else 0), p + "self_attn.", i)
+        else:
+            s.part("recurrent", "gated deltanet", delta, p + "linear_attn.", i)
+        s.part("experts", "experts", moe, p + "mlp.", i)
+        s.idle += moe.count - moe.active
+        if i in ple:
+            s.part("embeddings", "per-layer embedding", NgramEmbedding(
+                d, config.hc_count, config.ple_embed_dim or d, config.ngram_heads,
+                config.ple_conv_kernel_size, config.ngram_size, ple.index(i),
+                config.ngram_vocab_size_base, config.make_ngram_vocab_size_divisible_by),
+                p + "ple.", i)
+        for name in ("attn", "mlp"):
+            s.part("connections", "hyper-connection", residual, f"{p}{name}_hyper_connection.", i)
+    s.part("connections", "stream mixer", GatedResidual(d, config.hc_count, config.hc_lowrank,
+                                                        False),
+           "model.hyper_connection_mixer.", -1)
+    if not config.tie_word_embeddings:
+        s.add("embeddings", "head V·D", config.vocab_size * d,
+              linear("lm_head.", config.vocab_size, d, False, -1))
+    return s
+
+
+def tensors(config: Qwen4ExpTextConfig) -> list[Tensor]:
+    """Every parameter of ``Qwen4ExpForCausalLM(config)``, in ``named_parameters()``
+    order."""
+    return list(stack(config).tensors)
+
+
+def formula(config: Qwen4ExpTextConfig) -> Formula:
+    """The sum of the parts' closed forms."""
+    return stack(config).formula(hybrid.symbols(
+        config, Symbol("S", config.hc_count, "hc_count")))
+
+
+def from_hf_config(data: Mapping[str, object]) -> Qwen4ExpTextConfig:
+    """A ``config.json`` read as transformers' ``Qwen4ExpTextConfig`` reads it
+    (``full_attention_interval`` places attention only where ``layer_types`` is not given; a
+    null ``ple_layer_ids`` is none)."""
+    values = read_layers(data)
+    if values.get("ple_layer_ids", ()) is None:
+        values.pop("ple_layer_ids")
+    config = hybrid.read(Qwen4ExpTextConfig, values, lists=("layer_types", "ple_layer_ids"))
+    assert isinstance(config, Qwen4ExpTextConfig)
+    return config
+
+
+def saved_tensors(config: Qwen4ExpTextConfig) -> list[Tensor]:
+    """The tensors as ``save_pretrained`` writes them: each expert's gate, up and down
+    projections one by one (the model stacks them)."""
+    return hybrid.saved_experts(tensors(config))
+
+
+def recognise(shapes: Shapes) -> list[RecognisedModel]:
+    """Every ``Qwen4ExpForCausalLM`` among ``shapes`` (as the model holds its tensors, or as
+    its checkpoint stores them), its config read from the tensors and checked exactly."""
+    from paramcount.families.qwen3_next import recognise_family
+
+    return recognise_family(shapes, _recognise_at)
+
+
+def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:
+    start = f"{prefix}model.layers."
+    mixer = shapes.get(f"{prefix}model.hyper_connection_mixer.input_mix_weight_down.weight")
+    n = hybrid.layer_count(shapes, start)
+    if not n or not is_shape(mixer, 2):
+        return None
+    assert mixer is not None
+    kinds = tuple("indexed_attention" if f"{start}{i}.self_attn.q_proj.weight" in shapes
+                  else "linear_attention" for i in range(n))
+    values: dict[str, object] = {
+        "vocab_size": vocab, "hidden_size": d, "num_hidden_layers": n, "layer_types": kinds,
+        "tie_word_embeddings": prefix + "lm_head.weight" not in shapes,
+        "hc_lowrank": mixer[0], "hc_count": mixer[1] // d}
+    notes = ["num_experts_per_tok is not in the weights: read as 10, the default"]
+    if "linear_attention" in kinds:
+        delta = read_gated_deltanet(shapes, f"{start}{kinds.index('linear_attention')}"
+                                    ".linear_attn.", 128)
+        if delta is None or delta.style != "split":
+            return None
+        values.update(linear_num_key_heads=delta.key_heads, linear_key_head_dim=delta.key_dim,
+                      linear_num_value_heads=delta.value_heads,
+                      linear_value_head_dim=delta.value_dim, linear_conv_kernel_dim=delta.kernel)
+    if "indexed_attention" in kinds and not _read_attention(
+            shapes, f"{start}{kinds.index('indexed_attention')}.self_attn.", values, notes):
+        return None
+    moe = read_experts(shapes, f"{start}0.mlp.", 10)
+    if moe is None or moe.style != "qwen_next":
+        return None
+    values.update(num_experts=moe.experts, moe_intermediate_size=moe.inner,
+                  shared_expert_intermediate_size=moe.shared_inner,
+                  num_experts_per_tok=min(10, moe.experts))
+    ple = [i for i in range(n) if f"{start}{i}.ple.key_proj.weight" in shapes]
+    if ple:
+        key, table = (shapes.get(f"{start}{ple[0]}.ple.{n}.weight") for n in (
+            "key_proj", "ple_embedding.ngram_embedding"))
+        conv = shapes.get(f"{start}{ple[0]}.ple.conv1d.weight")
+        if not (is_shape(key, 2) and is_shape(table, 2) and is_shape(conv, 3)):
+            return None
+        assert key is not None and table is not None and conv is not None
+        heads = key[1] // table[1] if table[1] and key[1] % table[1] == 0 else 0
+        if not heads:
+            return None
+        size, per = (3, heads // 2) if heads % 2 == 0 else (heads + 1, 1)
+        tables = [shapes.get(f"{start}{i}.ple.ple_embedding.ngram_embedding.weight")
+                  for i in ple]
+        if len(ple) * heads > MAX_HEADS or not all(is_shape(t, 2) for t in tables):
+            return None
+        found = read_ngram_tables([t[0] for t in tables if t], heads,
+                                  Qwen4ExpTextConfig.ngram_vocab_size_base,
+                                  Qwen4ExpTextConfig.make_ngram_vocab_size_divisible_by)
+        if found is None:
+            return None
+        values.update(ple_layer_ids=tuple(i + 1 for i in ple), ple_embed_dim=key[1],
+                      ple_conv_kernel_size=conv[2], ngram_size=size, heads_per_ngram=per,
+                      ngram_vocab_size_base=found[0],
+                      make_ngram_vocab_size_divisible_by=found[1])
+        notes.append(f"n-gram heads read as {size - 1} orders × {per}: the weights hold only "
+                     "their product; the tables' prime base and padding read from their rows "
+                     f"({found[0]:,} and {found[1]:,})")
+    return hybrid.accept_values(shapes, NAME, prefix, Qwen4ExpTextConfig, values, tensors,
+                                notes)
+
+
+def _read_attention(shapes: Shapes, p: str, values: dict[str, object],
+                    notes: list[str]) -> bool:
+    """The indexed attention's values under ``p`` into ``values``; False where they are not
+    one."""
+    q, k, qn, iq, iqn = (shapes.get(p + n) for n in (
+        "q_proj.weight", "k_proj.weight", "q_norm.weight", "indexer.index_qk_proj.weight",
+        "indexer.q_layernorm.weight"))
+    if not (is_shape(q, 2) and is_shape(k, 2) and is_shape(qn, 1) and is_shape(iq, 2)
+            and is_shape(iqn, 1)):
+        return False
+    assert q is not None and k is not None and qn is not None and iq is not None
+    assert iqn is not None
+    width, index = qn[0], iqn[0]
+    if q[0] % (2 * width) or k[0] % width or iq[0] % index or iq[0] // index < 2:
+        return False
+    values.update(num_attention_heads=q[0] // (2 * width), num_key_value_heads=k[0] // width,
+                  head_dim=width, attention_bias=p + "q_proj.bias" in shapes,
+                  indexer_n_heads=iq[0] // index - 1, indexer_kv_heads=1,
+                  indexer_head_dim=index, indexer_budget=1, indexer_compress_ratio=1)
+    notes.append("the indexer's budget and compress ratio are not in the weights (they shape "
+                 "no parameter): read as 1")
+    return True
