@@ -392,6 +392,9 @@ BAD = [
                    "linear_attention,linear_attention,linear_attention,linear_attention",
                    "-L", "4"], "ple-layer-ids"),
     ("qwen4-exp", ["--hc-count", "1"], "hc-count"),
+    ("qwen4-exp", ["--indexer-n-heads", "4", "--indexer-kv-heads", "1", "--indexer-head-dim",
+                   "128", "--indexer-budget", "64", "--indexer-compress-ratio", "4"],
+     "indexer-head-dim"),
 ]
 
 

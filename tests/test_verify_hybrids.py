@@ -161,6 +161,18 @@ MIXED = {
         "model_type": "zamba", "vocab_size": 10, "hidden_size": 8, "intermediate_size": 8,
         "num_hidden_layers": 4, "num_attention_heads": 2, "num_key_value_heads": 2,
         "head_dim": 4, "layer_types": ["mamba", "hybrid", "mamba", "hybrid"]}),
+    "qwen4-exp rope_parameters' partial_rotary_factor and full_attention": ("qwen4-exp", {
+        "model_type": "qwen4_exp_text", "vocab_size": 10, "hidden_size": 8,
+        "num_hidden_layers": 2, "num_attention_heads": 2, "num_key_value_heads": 1,
+        "head_dim": 8, "linear_num_key_heads": 1, "linear_num_value_heads": 2,
+        "linear_key_head_dim": 4, "linear_value_head_dim": 4, "num_experts": 2,
+        "num_experts_per_tok": 1, "moe_intermediate_size": 4,
+        "shared_expert_intermediate_size": 4, "hc_count": 2, "hc_lowrank": 2,
+        "layer_types": ["linear_attention", "full_attention"], "ple_layer_ids": None,
+        "partial_rotary_factor": 1.0, "rope_parameters": {
+            "rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.25},
+        "indexer_n_heads": 1, "indexer_kv_heads": 1, "indexer_head_dim": 2,
+        "indexer_budget": 2, "indexer_compress_ratio": 1}),
 }
 """config.json files that give a value under two names (the loader's and another layout's),
 or the older name alone: the loader's reading wins, as transformers' own."""

@@ -30,7 +30,7 @@ from paramcount.families.family import RecognisedModel
 from paramcount.families.linear_mixers import GatedDeltaNet, read_gated_deltanet
 from paramcount.families.loader import Layout
 from paramcount.families.mixers import Attention, Experts, read_experts
-from paramcount.families.parts import linear
+from paramcount.families.parts import factor, linear
 from paramcount.families.qwen3_next import ALIASES, COMMON, EXPERT_KEYS, check, read_layers
 from paramcount.families.streams import (
     GatedResidual,
@@ -103,6 +103,7 @@ class Qwen4ExpTextConfig:
     indexer_head_dim: int | None = None
     indexer_budget: int | None = None
     indexer_compress_ratio: int | None = None
+    partial_rotary_factor: float = 1.0
 
     def __post_init__(self) -> None:
         check(self, ("moe_intermediate_size", "shared_expert_intermediate_size",
@@ -111,6 +112,7 @@ class Qwen4ExpTextConfig:
                      "ngram_vocab_size_base", "make_ngram_vocab_size_divisible_by"),
               LAYER_TYPES)
         hybrid.check_types(self, optional=("ple_embed_dim", *INDEXER))
+        factor("partial_rotary_factor", self.partial_rotary_factor)
         _rules(self)
 
     @property
@@ -153,7 +155,14 @@ def _rules(config: Qwen4ExpTextConfig) -> None:
             raise SpecError("{indexer_kv_heads} must be 1 (transformers: Qwen4-Exp QSA "
                             "requires indexer_kv_heads=1)",
                             indexer_kv_heads=config.indexer_kv_heads)
-        assert config.indexer_budget is not None and config.indexer_compress_ratio is not None
+        assert config.indexer_head_dim is not None and config.indexer_budget is not None
+        assert config.indexer_compress_ratio is not None
+        rotary = int(config.head_dim * config.partial_rotary_factor)
+        if rotary > config.indexer_head_dim:
+            raise SpecError("{indexer_head_dim} must be at least the rotary width, "
+                            f"head_dim · partial_rotary_factor = {rotary:,} (transformers: "
+                            "the attention's RoPE dimensions must fit the QSA index head)",
+                            indexer_head_dim=config.indexer_head_dim)
         if config.indexer_budget % config.indexer_compress_ratio:
             raise SpecError("{indexer_budget} must be a multiple of {indexer_compress_ratio}",
                             indexer_budget=config.indexer_budget,
@@ -247,10 +256,14 @@ def formula(config: Qwen4ExpTextConfig) -> Formula:
 def from_hf_config(data: Mapping[str, object]) -> Qwen4ExpTextConfig:
     """A ``config.json`` read as transformers' ``Qwen4ExpTextConfig`` reads it
     (``full_attention_interval`` places attention only where ``layer_types`` is not given; a
-    null ``ple_layer_ids`` is none)."""
+    null ``ple_layer_ids`` is none; ``rope_parameters``' ``partial_rotary_factor`` wins over
+    the key's own)."""
     values = read_layers(data)
     if values.get("ple_layer_ids", ()) is None:
         values.pop("ple_layer_ids")
+    rope = data.get("rope_parameters")
+    if isinstance(rope, Mapping) and "partial_rotary_factor" in rope:
+        values["partial_rotary_factor"] = rope["partial_rotary_factor"]  # it wins, as there
     config = hybrid.read(Qwen4ExpTextConfig, values, lists=("layer_types", "ple_layer_ids"))
     assert isinstance(config, Qwen4ExpTextConfig)
     return config
@@ -326,9 +339,9 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
                       ple_conv_kernel_size=conv[2], ngram_size=size, heads_per_ngram=per,
                       ngram_vocab_size_base=found[0],
                       make_ngram_vocab_size_divisible_by=found[1])
-        notes.append(f"n-gram heads read as {size - 1} orders × {per}: the weights hold only "
-                     "their product; the tables' prime base and padding read from their rows "
-                     f"({found[0]:,} and {found[1]:,})")
+        notes.append(f"n-gram heads read as ngram_size − 1 = {size - 1} times heads_per_ngram "
+                     f"= {per}: the weights hold only their product; the tables' prime base "
+                     f"and padding read from their rows ({found[0]:,} and {found[1]:,})")
     return hybrid.accept_values(shapes, NAME, prefix, Qwen4ExpTextConfig, values, tensors,
                                 notes)
 
@@ -354,4 +367,8 @@ def _read_attention(shapes: Shapes, p: str, values: dict[str, object],
                   indexer_head_dim=index, indexer_budget=1, indexer_compress_ratio=1)
     notes.append("the indexer's budget and compress ratio are not in the weights (they shape "
                  "no parameter): read as 1")
+    if index < width:  # the rotary width must fit an index head: the weights say it does
+        values["partial_rotary_factor"] = index / width
+        notes.append(f"partial_rotary_factor read as {index}/{width}: the rotary width must fit "
+                     "the indexer's head")
     return True

@@ -94,7 +94,8 @@ def read_ngram_tables(rows: list[int], heads: int, base: int, divisor: int
                       ) -> tuple[int, int] | None:
     """The prime base and padding that give PLE tables of ``rows`` (in PLE order, ``heads``
     heads each): ``base`` and ``divisor`` (the defaults) if they do, else the smallest base
-    for each divisor of the rows (at most 64 tried) that does; None where none is found."""
+    that does with each divisor of the rows in turn (at most 64 divisors, 1,000 bases each);
+    None where none is found."""
     def fits(b: int, d: int) -> bool:
         primes = primes_from(b, len(rows) * heads)
         return all(_padded(sum(primes[k * heads:(k + 1) * heads]), d) == r
@@ -114,8 +115,13 @@ def read_ngram_tables(rows: list[int], heads: int, base: int, divisor: int
                 lo = mid + 1
             else:
                 hi = mid
-        if fits(lo, d):
-            return lo, d
+        for _ in range(1000):  # each base from there whose first table is rows[0]
+            first = _first_primes(lo, heads)
+            if _padded(sum(first), d) != rows[0]:
+                break
+            if fits(lo, d):
+                return lo, d
+            lo = first[0] + 1
     return None
 
 
