@@ -470,12 +470,13 @@ def test_a_size_key_the_loader_does_not_read_is_named(cli: CLI) -> None:
     assert "attention_head_dim=128" in note and "NemotronHConfig" in note
 
 
-@pytest.mark.parametrize("name", ["jamba", "nemotron-h"])
+@pytest.mark.parametrize("name", ["jamba", "nemotron-h", "qwen4-exp"])
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_checkpoint_in_its_saved_layout_is_recognised(name: str, data: st.DataObject) -> None:
     """Random config → the checkpoint's names (experts one by one; Nemotron-H under
-    ``backbone.`` with its routers' buffers) → recognised, every parameter claimed, the buffers
+    ``backbone.`` with its routers' buffers; Qwen4-Exp's n-gram tables in row shards) →
+    recognised, every parameter claimed, the buffers
     left out, the config writing the same checkpoint."""
     config = config_of(name, data.draw(STRATEGIES[name]))
     saved = {t.name: t.shape for t in families.tensors(name, config, saved=True)}

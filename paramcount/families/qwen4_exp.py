@@ -38,7 +38,7 @@ from paramcount.families.streams import (
     NgramEmbedding,
     read_ngram_tables,
 )
-from paramcount.record import record
+from paramcount.record import fields, record, replace
 
 NAME = "qwen4-exp"
 TITLE = "Qwen4-Exp text (Gated DeltaNet + indexed attention + experts, hyper-connections)"
@@ -98,6 +98,7 @@ class Qwen4ExpTextConfig:
     heads_per_ngram: int = 8
     ngram_vocab_size_base: int = 20_000_000
     make_ngram_vocab_size_divisible_by: int = 128
+    split_ngram_parts: int = 512
     indexer_n_heads: int | None = None
     indexer_kv_heads: int | None = None
     indexer_head_dim: int | None = None
@@ -109,7 +110,8 @@ class Qwen4ExpTextConfig:
         check(self, ("moe_intermediate_size", "shared_expert_intermediate_size",
                      "num_experts_per_tok", "num_experts", "hc_count", "hc_lowrank",
                      "ple_conv_kernel_size", "ngram_size", "heads_per_ngram",
-                     "ngram_vocab_size_base", "make_ngram_vocab_size_divisible_by"),
+                     "ngram_vocab_size_base", "make_ngram_vocab_size_divisible_by",
+                     "split_ngram_parts"),
               LAYER_TYPES)
         hybrid.check_types(self, optional=("ple_embed_dim", *INDEXER))
         factor("partial_rotary_factor", self.partial_rotary_factor)
@@ -269,18 +271,73 @@ def from_hf_config(data: Mapping[str, object]) -> Qwen4ExpTextConfig:
     return config
 
 
+SHARD = ".ngram_embedding.shard_"
+BUFFERS = ("layer_multipliers", "ngram_heads_offsets", "ngram_heads_vocab_sizes")
+"""The n-gram embedding's buffers a checkpoint holds beside the parameters (not counted, not
+claimed)."""
+
+
 def saved_tensors(config: Qwen4ExpTextConfig) -> list[Tensor]:
     """The tensors as ``save_pretrained`` writes them: each expert's gate, up and down
-    projections one by one (the model stacks them)."""
-    return hybrid.saved_experts(tensors(config))
+    projections one by one (the model stacks them), each n-gram table in
+    ``split_ngram_parts`` row shards as ``torch.chunk`` cuts it (``…ngram_embedding.shard_0
+    .weight``, …: fewer where the rows run out)."""
+    out = []
+    for t in hybrid.saved_experts(tensors(config)):
+        if not t.name.endswith(".ngram_embedding.weight"):
+            out.append(t)
+            continue
+        rows, cols = t.shape
+        size = -(-rows // config.split_ngram_parts)
+        stem = t.name.removesuffix(".weight")
+        out += [replace(t, name=f"{stem}.shard_{k}.weight", shape=(min(size, rows - k * size),
+                                                                    cols))
+                for k in range(-(-rows // size))]
+    return out
 
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
     """Every ``Qwen4ExpForCausalLM`` among ``shapes`` (as the model holds its tensors, or as
-    its checkpoint stores them), its config read from the tensors and checked exactly."""
+    its checkpoint stores them: experts one by one, n-gram tables in shards, their buffers
+    beside them), its config read from the tensors and checked exactly."""
     from paramcount.families.qwen3_next import recognise_family
 
-    return recognise_family(shapes, _recognise_at)
+    found = recognise_family(shapes, _recognise_at)
+    if found or not any(SHARD in name or name.endswith(BUFFERS) for name in shapes):
+        return found
+    view: dict[str, tuple[int, ...]] = {}
+    back: dict[str, tuple[str, ...]] = {}
+    for name, shape in shapes.items():
+        stem, cut, rest = name.partition(SHARD)
+        if name.endswith(BUFFERS) or (cut and not is_shape(shape, 2)):
+            continue
+        ours = f"{stem}.ngram_embedding.weight" if cut else name
+        back[ours] = (*back.get(ours, ()), name)
+    for ours, names in back.items():
+        if len(names) == 1 and names[0] == ours:
+            view[ours] = shapes[ours]
+            continue
+        order = sorted(names, key=lambda n: int(n.partition(SHARD)[2].split(".")[0])
+                       if n.partition(SHARD)[2].split(".")[0].isdigit() else -1)
+        if {shapes[n][1] for n in order} != {shapes[order[0]][1]}:
+            return []
+        back[ours] = tuple(order)
+        view[ours] = (sum(shapes[n][0] for n in order), shapes[order[0]][1])
+    models = hybrid.from_saved(recognise_family(view, _recognise_at), back,
+                               "the checkpoint stores each n-gram table in row shards (the "
+                               "model joins them): split_ngram_parts read as their number")
+    out = []
+    for m in models:  # split_ngram_parts: the first table's shards (torch.chunk's cut)
+        shards = max((len(names) for ours, names in back.items()
+                      if ours.startswith(m.prefix) and ours.endswith(".ngram_embedding.weight")),
+                     default=0)
+        config = hybrid.build(Qwen4ExpTextConfig, **{
+            **{f: getattr(m.config, f) for f in fields(m.config)},
+            "split_ngram_parts": shards or Qwen4ExpTextConfig.split_ngram_parts})
+        saved = {t.name for t in saved_tensors(config)} if config is not None else set()
+        if config is not None and {m.prefix + n for n in saved} == set(m.names):
+            out.append(replace(m, config=config))
+    return out
 
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:
