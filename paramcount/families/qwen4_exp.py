@@ -308,7 +308,7 @@ def recognise(shapes: Shapes) -> list[RecognisedModel]:
     view: dict[str, tuple[int, ...]] = {}
     back: dict[str, tuple[str, ...]] = {}
     for name, shape in shapes.items():
-        stem, cut, rest = name.partition(SHARD)
+        stem, cut, _ = name.partition(SHARD)
         if name.endswith(BUFFERS) or (cut and not is_shape(shape, 2)):
             continue
         ours = f"{stem}.ngram_embedding.weight" if cut else name
