@@ -157,6 +157,14 @@ HYBRID_BASES = {
                     "--qk-rope-head-dim", "2", "--v-head-dim", "2", "--qk-nope-head-dim", "2",
                     "--num-local-experts", "2", "--linear-head-dim", "2",
                     "--linear-num-heads", "2", "--moe-intermediate-size", "4"],
+    "qwen4-exp": [*TINY[:4], "-L", "4", "--num-attention-heads", "2", "--num-key-value-heads",
+                  "1", "--head-dim", "4", "--linear-num-key-heads", "2",
+                  "--linear-num-value-heads", "2", "--linear-key-head-dim", "4",
+                  "--linear-value-head-dim", "4", "--num-experts", "2", "--num-experts-per-tok",
+                  "1", "--moe-intermediate-size", "4", "--shared-expert-intermediate-size", "4",
+                  "--hc-count", "2", "--hc-lowrank", "2", "--heads-per-ngram", "2",
+                  "--indexer-n-heads", "2", "--indexer-kv-heads", "1", "--indexer-head-dim",
+                  "4", "--indexer-budget", "4", "--indexer-compress-ratio", "2"],
 }
 """A small valid model of each hybrid family."""
 
@@ -231,6 +239,12 @@ SAMPLES = {
     "q_lora_rank": "4", "qk_rope_head_dim": "2", "v_head_dim": "2", "qk_nope_head_dim": "2",
     "first_k_dense_replace": "1", "mlp_layer_types": "dense,sparse", "linear_head_dim": "2",
     "linear_num_heads": "2", "context": "16",
+    "hc_count": "2", "hc_lowrank": "2", "ple_layer_ids": "1", "ple_embed_dim": "4",
+    "ple_conv_kernel_size": "2", "ngram_size": "3", "heads_per_ngram": "2",
+    "ngram_vocab_size_base": "50", "make_ngram_vocab_size_divisible_by": "8",
+    "split_ngram_parts": "2", "indexer_n_heads": "2", "indexer_kv_heads": "1",
+    "indexer_head_dim": "4", "indexer_budget": "4", "indexer_compress_ratio": "2",
+    "partial_rotary_factor": "0.5",
 }
 """A valid value for each option that takes one and is not a choice."""
 
@@ -242,7 +256,9 @@ OWN_SAMPLES = {**{(name, "layer_types"): "linear_attention,full_attention,linear
                ("olmo-hybrid", "layer_types"): "full_attention,linear_attention",
                ("lara-mini", "layer_types"): "linear_attention,sliding_attention,"
                "linear_attention,full_attention",
-               ("kimi-linear", "layer_types"): "linear_attention,full_attention"}
+               ("kimi-linear", "layer_types"): "linear_attention,full_attention",
+               ("qwen4-exp", "layer_types"): "linear_attention,indexed_attention,"
+               "linear_attention,full_attention"}
 """A command's own valid value where the shared sample is not one (Qwen's layer types)."""
 
 WITH = {"input_shape": ["--model", "tests.port_models:torch_gru"],

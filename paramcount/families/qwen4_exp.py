@@ -68,7 +68,8 @@ __all__ = ["ALIASES"]
 @record
 class Qwen4ExpTextConfig:
     """The options of transformers' ``Qwen4ExpTextConfig`` that shape its parameters, its
-    defaults (the indexer's none: every attention layer needs them)."""
+    defaults (the indexer's none: the config takes that, but no model with an attention layer
+    can be built without them, so :func:`stack` refuses it)."""
 
     vocab_size: int = 248320
     hidden_size: int = 2048
@@ -147,10 +148,10 @@ def _rules(config: Qwen4ExpTextConfig) -> None:
                         num_experts_per_tok=config.num_experts_per_tok,
                         num_experts=config.num_experts)
     given = [getattr(config, f) is not None for f in INDEXER]
-    if (any(given) and not all(given)) or (not any(given) and "attention" in config.types):
+    if any(given) and not all(given):
         missing = [f for f, g in zip(INDEXER, given, strict=True) if not g]
-        raise SpecError("{" + missing[0] + "}: every indexed_attention layer holds a QSA "
-                        "indexer, which transformers builds from all of " + ", ".join(INDEXER),
+        raise SpecError("{" + missing[0] + "}: the QSA indexer's options are given all or none "
+                        "(transformers: QSA config is missing required fields)",
                         **{missing[0]: "unset"})
     if all(given):
         if config.indexer_kv_heads != 1:
@@ -199,6 +200,11 @@ Config = Qwen4ExpTextConfig
 @hybrid.cached
 def stack(config: Qwen4ExpTextConfig) -> hybrid.Stack:
     """Every parameter, with its kind, in ``named_parameters()`` order."""
+    if config.indexer_n_heads is None and "attention" in config.types:
+        raise SpecError("{indexer_n_heads}: every indexed_attention layer holds a QSA indexer, "
+                        "which transformers builds from " + ", ".join(INDEXER) + " (its "
+                        "config accepts them unset; its model cannot be built without them)",
+                        indexer_n_heads="unset")
     s = hybrid.Stack()
     d = config.hidden_size
     hybrid.embeddings(s, "model.embed_tokens.weight", config.vocab_size, d)
@@ -334,8 +340,8 @@ def recognise(shapes: Shapes) -> list[RecognisedModel]:
         config = hybrid.build(Qwen4ExpTextConfig, **{
             **{f: getattr(m.config, f) for f in fields(m.config)},
             "split_ngram_parts": shards or Qwen4ExpTextConfig.split_ngram_parts})
-        saved = {t.name for t in saved_tensors(config)} if config is not None else set()
-        if config is not None and {m.prefix + n for n in saved} == set(m.names):
+        if isinstance(config, Qwen4ExpTextConfig) and {
+                m.prefix + t.name for t in saved_tensors(config)} == set(m.names):
             out.append(replace(m, config=config))
     return out
 
