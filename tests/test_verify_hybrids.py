@@ -118,6 +118,25 @@ def test_published_models_match_the_reference(family: str, data: dict[str, Any],
     assert sum(math.prod(shape) for _, shape in reference) == total
 
 
+def test_the_documented_qwen4_exp_count_is_transformers() -> None:
+    """docs/families.md's Qwen4-Exp row (none published: the class's defaults, an indexer and
+    one per-layer embedding) is the total of the model transformers builds on the meta device,
+    tensor by tensor, its default n-gram table among them."""
+    import transformers
+
+    keywords = {"indexer_n_heads": 16, "indexer_kv_heads": 1, "indexer_head_dim": 256,
+                "indexer_budget": 2048, "indexer_compress_ratio": 64, "ple_layer_ids": [1]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = transformers.Qwen4ExpTextConfig(eos_token_id=1, **keywords)
+    reference = built("qwen4-exp", theirs)
+    config = families.config_class("qwen4-exp")(**ours(keywords, "qwen4-exp"))
+    assert tensors_of("qwen4-exp", config) == reference
+    assert sum(math.prod(shape) for _, shape in reference) == 108_391_988_864
+    assert dict(reference)["model.layers.0.ple.ple_embedding.ngram_embedding.weight"] == (
+        320_001_536, 128)
+
+
 MIXED = {
     "nemotron-h old and new names": ("nemotron-h", {
         "model_type": "nemotron_h", "hidden_size": 16, "hybrid_override_pattern": "M*-E",
