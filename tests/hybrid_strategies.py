@@ -417,6 +417,19 @@ STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
               "qwen4-exp": qwen4_exp()}
 """Each hybrid's strategy, by command name."""
 
+NEEDED: dict[str, dict[str, int]] = {"qwen4-exp": {
+    "indexer_n_heads": 16, "indexer_kv_heads": 1, "indexer_head_dim": 256,
+    "indexer_budget": 2048, "indexer_compress_ratio": 64}}
+"""The fields a family's defaults lack for a model to be built (Qwen4-Exp's QSA indexer has
+no default: transformers' config takes that, its model cannot be built)."""
+
+
+def needed_flags(name: str) -> list[str]:
+    """:data:`NEEDED`'s fields of family ``name`` as its command's options."""
+    return [f for field, value in NEEDED.get(name, {}).items()
+            for f in ("--" + field.replace("_", "-"), str(value))]
+
+
 REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size", "pad_token_id", "eos_token_id")
 """Keywords the reference needs for small models that do not shape parameters."""
 

@@ -14,6 +14,7 @@ import pytest
 from paramcount.errors import ConfigError
 from paramcount.families import registry as families
 from tests.conftest import CLI
+from tests.hybrid_strategies import NEEDED
 
 CROSS = [(name, model_type, other) for name in families.FAMILIES
          for model_type, other in families.MODEL_TYPES.items() if other != name]
@@ -128,13 +129,6 @@ def test_the_issues_configs_are_refused_in_one_line(cli: CLI, shipped: dict[str,
             assert f"count it with 'paramcount {counted_by} --config" in result.err
 
 
-BUILDABLE: dict[str, dict[str, Any]] = {"qwen4_exp_text": {
-    "indexer_n_heads": 16, "indexer_kv_heads": 1, "indexer_head_dim": 256,
-    "indexer_budget": 2048, "indexer_compress_ratio": 64}}
-"""What a model type's default config lacks for transformers to build its model (Qwen4-Exp's
-attention layers hold a QSA indexer, which has no default)."""
-
-
 def test_notes_name_no_key_the_model_types_class_reads() -> None:
     """For each model type a family models that transformers has, its own default config.json
     read by the family leaves no note calling a key its class reads unread."""
@@ -145,7 +139,7 @@ def test_notes_name_no_key_the_model_types_class_reads() -> None:
         if model_type not in CONFIG_MAPPING:
             continue
         data = transformers.AutoConfig.for_model(model_type,
-                                                 **BUILDABLE.get(model_type, {})).to_dict()
+                                                 **NEEDED.get(name, {})).to_dict()
         unread = {key for note in families.load(name, data).notes if "does not read" in note
                   for key in re.findall(r"(\w+)=", note)}
         assert not unread & data.keys(), (model_type, unread)
