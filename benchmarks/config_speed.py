@@ -4,8 +4,9 @@ model with transformers on the meta device, as ratios measured in the same run.
     python benchmarks/config_speed.py [--runs 5] [--only mamba,xlstm]
 
 For each published layout (Mamba's ``-hf`` conversion, Falcon-Mamba, Mamba-2, RWKV-4, xLSTM,
-RecurrentGemma, and the hybrids: Jamba, Bamba, Zamba2, Falcon-H1, Nemotron-H, LFM2) a folder
-holding only its ``config.json`` is counted by
+RecurrentGemma, and the hybrids: Jamba, Bamba, Zamba2, Falcon-H1, Nemotron-H, LFM2; and
+Qwen4-Exp's defaults, none being published) a folder holding only its ``config.json`` is
+counted by
 
 - ``paramcount inspect DIR``,
 - ``paramcount check`` of a ``paramcount.toml`` whose model is ``file = "DIR"``,
@@ -66,6 +67,11 @@ CONFIGS: dict[str, tuple[str, dict[str, object]]] = {
         "chunkwise_kernel": "chunkwise--native_autograd"}),
     "recurrentgemma-2b": ("rglru", json.loads(
         (HF / "recurrentgemma-2b" / "config.json").read_text())),
+    "qwen4-exp-defaults": ("qwen4-exp", {  # docs/families.md's row: none is published
+        "architectures": ["Qwen4ExpForCausalLM"], "model_type": "qwen4_exp_text",
+        "indexer_n_heads": 16, "indexer_kv_heads": 1, "indexer_head_dim": 256,
+        "indexer_budget": 2048, "indexer_compress_ratio": 64, "ple_layer_ids": [1],
+        "eos_token_id": 1}),
 }
 CONFIGS.update({name: (family, json.loads((HF / name / "config.json").read_text()))
                 for name, family in (("jamba-1.5-mini", "jamba"), ("bamba-9b", "bamba"),

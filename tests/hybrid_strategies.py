@@ -219,6 +219,34 @@ def qwen3_5_moe(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @st.composite
+def qwen4_exp(draw: st.DrawFn) -> dict[str, Any]:
+    """Qwen4ExpTextConfig keywords (indexed attention written either way; PLE on some linear
+    layers, tables from a small prime base; the indexer given unless no layer needs it)."""
+    made = {**_qwen_layers(draw), **_qwen_experts(draw, small)}
+    made["num_experts_per_tok"] = min(made["num_experts_per_tok"], made["num_experts"])
+    if "layer_types" in made:
+        made["layer_types"] = [draw(st.sampled_from([t, "indexed_attention"]))
+                               if t == "full_attention" else t for t in made["layer_types"]]
+        linear = [i + 1 for i, t in enumerate(made["layer_types"]) if t == "linear_attention"]
+    else:
+        every = made["full_attention_interval"]
+        linear = [i + 1 for i in range(made["num_hidden_layers"]) if (i + 1) % every]
+    size, per = draw(st.integers(2, 3)), draw(st.integers(1, 3))
+    made.update(hc_count=draw(st.integers(2, 3)), hc_lowrank=draw(small),
+                ple_layer_ids=sorted(draw(st.sets(st.sampled_from(linear), max_size=2)))
+                if linear else [], ngram_size=size, heads_per_ngram=per,
+                ple_embed_dim=(size - 1) * per * draw(small), ple_conv_kernel_size=draw(small),
+                ngram_vocab_size_base=draw(st.integers(1, 60)),
+                make_ngram_vocab_size_divisible_by=draw(st.integers(1, 8)), eos_token_id=0)
+    if len(linear) < made["num_hidden_layers"] or draw(bools):
+        ratio = draw(small)
+        made.update(indexer_n_heads=draw(small), indexer_kv_heads=1,
+                    indexer_head_dim=made["head_dim"] + draw(st.integers(0, 3)),
+                    indexer_compress_ratio=ratio, indexer_budget=ratio * draw(small))
+    return made
+
+
+@st.composite
 def granitemoehybrid(draw: st.DrawFn) -> dict[str, Any]:
     """GraniteMoeHybridConfig keywords (mamba_n_heads dividing the Mamba-2 width; no experts
     with num_local_experts 0)."""
@@ -425,8 +453,22 @@ STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
               "qwen3.5-moe": qwen3_5_moe(), "granitemoehybrid": granitemoehybrid(),
               "minimax": minimax(), "lfm3": lfm3(), "olmo-hybrid": olmo_hybrid(),
               "lara-mini": lara_mini(), "zamba": zamba(), "kimi-linear": kimi_linear(),
-              "bailing-hybrid": bailing_hybrid(), "zaya": zaya()}
+              "bailing-hybrid": bailing_hybrid(), "zaya": zaya(),
+              "qwen4-exp": qwen4_exp()}
 """Each hybrid's strategy, by command name."""
+
+NEEDED: dict[str, dict[str, int]] = {"qwen4-exp": {
+    "indexer_n_heads": 16, "indexer_kv_heads": 1, "indexer_head_dim": 256,
+    "indexer_budget": 2048, "indexer_compress_ratio": 64}}
+"""The fields a family's defaults lack for a model to be built (Qwen4-Exp's QSA indexer has
+no default: transformers' config takes that, its model cannot be built)."""
+
+
+def needed_flags(name: str) -> list[str]:
+    """:data:`NEEDED`'s fields of family ``name`` as its command's options."""
+    return [f for field, value in NEEDED.get(name, {}).items()
+            for f in ("--" + field.replace("_", "-"), str(value))]
+
 
 REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size", "pad_token_id", "eos_token_id",
                   "bos_token_id")

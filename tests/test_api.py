@@ -13,6 +13,7 @@ import paramcount
 from paramcount.api.result import Result
 from paramcount.families.registry import FAMILIES
 from tests.conftest import CLI, have
+from tests.hybrid_strategies import NEEDED, needed_flags
 
 ROOT = Path(__file__).resolve().parent.parent
 PASTE = ROOT / "examples" / "pastes" / "bilstm-question.txt"
@@ -63,8 +64,10 @@ def _counted_with_workload() -> Result:
 
 
 def family_case(name: str) -> Callable[[Path], Case]:
-    """A family command with every field at its default, and the call it is a client of."""
-    return lambda d: ([name], lambda d: paramcount.family(name))
+    """A family command with every field at its default (but those :data:`NEEDED`), and the
+    call it is a client of."""
+    needed = NEEDED.get(name, {})
+    return lambda d: ([name, *needed_flags(name)], lambda d: paramcount.family(name, **needed))
 
 
 Case = tuple[list[str], Callable[[Path], Result]]

@@ -14,6 +14,7 @@ from paramcount.cli.main import _run_click
 from paramcount.families import command
 from paramcount.families.registry import FAMILIES
 from tests.conftest import CLI
+from tests.hybrid_strategies import needed_flags
 from tests.test_quick import _run
 
 STACK = ["--vocab", "50", "--embedding-dim", "32", "-L", "3", "--slstm-at", "1",
@@ -212,11 +213,11 @@ def test_a_file_with_both_implementations_keys_says_nothing() -> None:
                          ids=[f"{n}:{f}" for n, f in IMPLEMENTATIONS])
 def test_the_what_if_example_in_help_runs(cli: CLI, name: str, family: str) -> None:
     """The ``--what-if`` setting each command's help shows is one of its own fields: run as
-    shown, it answers with that change first."""
+    shown (with what the defaults lack for a model), it answers with that change first."""
     from paramcount.cli.commands.family import what_if_example
 
     impl = [i for i, f in command.VARIANTS.get(name, {}).items() if f == family]
-    args = [name, *(["--impl", impl[0]] if impl else [])]
+    args = [name, *(["--impl", impl[0]] if impl else []), *needed_flags(family)]
     example = what_if_example(family)
     assert f"--what-if {example}" in " ".join(cli(*args, "--help").out.split())
     result = cli(*args, "--what-if", example)

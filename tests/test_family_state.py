@@ -117,6 +117,11 @@ TINY: dict[str, dict[str, Any]] = {
              "num_key_value_heads": 2, "head_dim": 4, "moe_intermediate_size": 8,
              "num_experts": 2, "router_hidden_size": 8, "cca_time0": 3, "cca_time1": 2,
              "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0},
+    "qwen4_exp_text": {**_QWEN, **_EXPERTS, "hc_count": 2, "hc_lowrank": 4,
+                       "ple_layer_ids": [1], "ple_embed_dim": 8, "heads_per_ngram": 2,
+                       "ngram_vocab_size_base": 50, "eos_token_id": 1, "indexer_n_heads": 2,
+                       "indexer_kv_heads": 1, "indexer_head_dim": 4, "indexer_budget": 4,
+                       "indexer_compress_ratio": 2},
     "xlstm": {"hidden_size": 128, "embedding_dim": 128, "num_heads": 2, "num_blocks": 2,
               "num_hidden_layers": 2, "qk_dim_factor": 0.5},
 }
@@ -125,9 +130,10 @@ keywords, a vocabulary of 32). xLSTM's widths are multiples of 64: ``xLSTMCache`
 zeros from ``qk_dim`` rounded up to 64, the mLSTM layer (whose states replace them) from
 ``int(hidden_size · qk_dim_factor)``, and only there do the two agree."""
 
-CACHED = ("keys", "values", "conv_states", "recurrent_states")
+CACHED = ("keys", "values", "conv_states", "recurrent_states", "indexer_keys",
+          "indexer_position_ids")
 """What a transformers cache layer holds of a sequence (not its bookkeeping: a sliding layer's
-window as a tensor)."""
+window as a tensor; an indexed layer's indexer keys and the positions the first one keeps)."""
 
 MODULE_STATES = ("conv1d_state", "recurrent_states")
 """State RecurrentGemma keeps on its modules rather than in the cache object."""
@@ -198,11 +204,15 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
         "linear_attention", "linear_attention", "full_attention"]}),
     "zaya-sliding": ("zaya", {"layer_types": ["hybrid_sliding", "hybrid"],
                               "sliding_window": 4}),
+    "qwen4_exp_text-two-indexed": ("qwen4_exp_text", {"num_hidden_layers": 4, "layer_types": [
+        "indexed_attention", "linear_attention", "indexed_attention", "linear_attention"],
+        "ple_layer_ids": [4, 2]}),
 }
 """Another path of a family's state, by id: its model type and the keywords that change its
 :data:`TINY` config (Zamba's shared block listed in each hybrid layer, MLA's q through a low
 rank, Qwen3-Next's layers placed by ``full_attention_interval``, lightning layers in a row,
-ZAYA's sliding CCA layer)."""
+ZAYA's sliding CCA layer; Qwen4-Exp's indexer positions kept by its first indexed layer
+alone, two PLE layers)."""
 
 
 def _variant(model_type: str, changed: dict[str, Any]) -> dict[str, Any]:

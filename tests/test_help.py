@@ -163,6 +163,14 @@ HYBRID_BASES = {
                        "--layer-group-size", "2", "--moe-intermediate-size", "4"],
     "zaya": [*TINY[:4], "-L", "2", "--num-attention-heads", "2", "--num-key-value-heads", "1",
              "--head-dim", "4", "--num-experts", "2", "--router-hidden-size", "4"],
+    "qwen4-exp": [*TINY[:4], "-L", "4", "--num-attention-heads", "2", "--num-key-value-heads",
+                  "1", "--head-dim", "4", "--linear-num-key-heads", "2",
+                  "--linear-num-value-heads", "2", "--linear-key-head-dim", "4",
+                  "--linear-value-head-dim", "4", "--num-experts", "2", "--num-experts-per-tok",
+                  "1", "--moe-intermediate-size", "4", "--shared-expert-intermediate-size", "4",
+                  "--hc-count", "2", "--hc-lowrank", "2", "--heads-per-ngram", "2",
+                  "--indexer-n-heads", "2", "--indexer-kv-heads", "1", "--indexer-head-dim",
+                  "4", "--indexer-budget", "4", "--indexer-compress-ratio", "2"],
 }
 """A small valid model of each hybrid family."""
 
@@ -238,6 +246,12 @@ SAMPLES = {
     "first_k_dense_replace": "1", "mlp_layer_types": "dense,sparse", "linear_head_dim": "2",
     "linear_num_heads": "2", "context": "16", "short_conv_kernel_size": "3",
     "layer_group_size": "2", "router_hidden_size": "4", "cca_time0": "3", "cca_time1": "3",
+    "hc_count": "2", "hc_lowrank": "2", "ple_layer_ids": "1", "ple_embed_dim": "4",
+    "ple_conv_kernel_size": "2", "ngram_size": "3", "heads_per_ngram": "2",
+    "ngram_vocab_size_base": "50", "make_ngram_vocab_size_divisible_by": "8",
+    "split_ngram_parts": "2", "indexer_n_heads": "2", "indexer_kv_heads": "1",
+    "indexer_head_dim": "4", "indexer_budget": "4", "indexer_compress_ratio": "2",
+    "partial_rotary_factor": "0.5",
 }
 """A valid value for each option that takes one and is not a choice."""
 
@@ -251,7 +265,9 @@ OWN_SAMPLES = {**{(name, "layer_types"): "linear_attention,full_attention,linear
                "linear_attention,full_attention",
                **{(name, "layer_types"): "linear_attention,full_attention"
                   for name in ("kimi-linear", "bailing-hybrid")},
-               ("zaya", "layer_types"): "hybrid,hybrid"}
+               ("zaya", "layer_types"): "hybrid,hybrid",
+               ("qwen4-exp", "layer_types"): "linear_attention,indexed_attention,"
+               "linear_attention,full_attention"}
 """A command's own valid value where the shared sample is not one (Qwen's layer types)."""
 
 WITH = {"input_shape": ["--model", "tests.port_models:torch_gru"],

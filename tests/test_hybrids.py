@@ -1,6 +1,6 @@
 """The hybrid families (Jamba, Bamba, Zamba2, Falcon-H1, Nemotron-H, LFM2, LFM2-MoE,
 Qwen3-Next, Qwen3.5 and Qwen3.5-MoE text, Granite 4.0-H, MiniMax,
-LFM3, OLMo Hybrid, Lara Mini, Zamba, Kimi Linear, Ling 3, ZAYA): closed forms,
+LFM3, OLMo Hybrid, Lara Mini, Zamba, Kimi Linear, Ling 3, ZAYA, Qwen4-Exp text): closed forms,
 config.json, recognition, the published models' totals, and the three routes (flags,
 ``--config``, ``inspect DIR``) agreeing."""
 
@@ -324,6 +324,16 @@ ROUTES = [
               "--moe-intermediate-size", "16", "--router-hidden-size", "8",
               "--cca-time0", "3", "--no-tie-word-embeddings", "--lm-head-bias",
               "--vocab-size", "80"]),
+    ("qwen4-exp", ["--hidden-size", "32", "--num-hidden-layers", "4", "--num-attention-heads",
+                   "4", "--num-key-value-heads", "2", "--head-dim", "8",
+                   "--linear-num-key-heads", "2", "--linear-num-value-heads", "4",
+                   "--linear-key-head-dim", "8", "--linear-value-head-dim", "8",
+                   "--num-experts", "4", "--num-experts-per-tok", "2",
+                   "--moe-intermediate-size", "8", "--shared-expert-intermediate-size", "16",
+                   "--hc-count", "2", "--hc-lowrank", "8", "--ple-layer-ids", "1,3",
+                   "--ple-embed-dim", "16", "--indexer-n-heads", "2", "--indexer-kv-heads",
+                   "1", "--indexer-head-dim", "8", "--indexer-budget", "8",
+                   "--indexer-compress-ratio", "4", "--vocab-size", "80"]),
 ]
 
 
@@ -391,6 +401,14 @@ BAD = [
     ("bailing-hybrid", ["--layer-group-size", "0"], "layer-group-size"),
     ("zaya", ["--layer-types", "hybrid_sliding,hybrid", "-L", "2"], "sliding-window"),
     ("zaya", ["--num-experts-per-tok", "2"], "num-experts-per-tok"),
+    ("qwen4-exp", ["--indexer-n-heads", "4"], "indexer-"),
+    ("qwen4-exp", ["--ple-layer-ids", "5", "--layer-types",
+                   "linear_attention,linear_attention,linear_attention,linear_attention",
+                   "-L", "4"], "ple-layer-ids"),
+    ("qwen4-exp", ["--hc-count", "1"], "hc-count"),
+    ("qwen4-exp", ["--indexer-n-heads", "4", "--indexer-kv-heads", "1", "--indexer-head-dim",
+                   "128", "--indexer-budget", "64", "--indexer-compress-ratio", "4"],
+     "indexer-head-dim"),
 ]
 
 
@@ -466,12 +484,13 @@ def test_a_size_key_the_loader_does_not_read_is_named(cli: CLI) -> None:
     assert "attention_head_dim=128" in note and "NemotronHConfig" in note
 
 
-@pytest.mark.parametrize("name", ["jamba", "nemotron-h"])
+@pytest.mark.parametrize("name", ["jamba", "nemotron-h", "qwen4-exp"])
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_checkpoint_in_its_saved_layout_is_recognised(name: str, data: st.DataObject) -> None:
     """Random config → the checkpoint's names (experts one by one; Nemotron-H under
-    ``backbone.`` with its routers' buffers) → recognised, every parameter claimed, the buffers
+    ``backbone.`` with its routers' buffers; Qwen4-Exp's n-gram tables in row shards) →
+    recognised, every parameter claimed, the buffers
     left out, the config writing the same checkpoint."""
     config = config_of(name, data.draw(STRATEGIES[name]))
     saved = {t.name: t.shape for t in families.tensors(name, config, saved=True)}

@@ -130,13 +130,27 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
                       "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 4,
                       "moe_intermediate_size": 8, "num_experts": 3, "router_hidden_size": 8,
                       "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}),
+    "qwen4-exp": ("Qwen4Exp", {"vocab_size": 40, "hidden_size": 16, "num_hidden_layers": 4,
+                               "num_attention_heads": 2, "num_key_value_heads": 1,
+                               "head_dim": 8, "linear_key_head_dim": 4,
+                               "linear_value_head_dim": 4, "linear_num_key_heads": 2,
+                               "linear_num_value_heads": 4, "moe_intermediate_size": 4,
+                               "shared_expert_intermediate_size": 6, "num_experts": 3,
+                               "num_experts_per_tok": 2, "hc_count": 2, "hc_lowrank": 5,
+                               "indexer_n_heads": 2, "indexer_kv_heads": 1,
+                               "indexer_head_dim": 8, "indexer_budget": 4,
+                               "indexer_compress_ratio": 2, "ple_layer_ids": [1, 3],
+                               "heads_per_ngram": 2, "ple_embed_dim": 8, "eos_token_id": 1,
+                               "ngram_vocab_size_base": 500, "split_ngram_parts": 3}),
 }
 """A tiny configuration of each hybrid (experts in Jamba, Nemotron-H, LFM2-MoE, Qwen3-Next,
-Qwen3.5-MoE; OLMo Hybrid's q, k and v alike wide: transformers saves its DeltaNet's conv as
+Qwen3.5-MoE, Qwen4-Exp, whose n-gram tables are saved in three shards; OLMo Hybrid's q, k
+and v alike wide: transformers saves its DeltaNet's conv as
 three equal parts whatever their widths)."""
 
 CLASSES = {"qwen3.5": ("Qwen3_5TextConfig", "Qwen3_5TextModel"),
-           "qwen3.5-moe": ("Qwen3_5MoeTextConfig", "Qwen3_5MoeTextModel")}
+           "qwen3.5-moe": ("Qwen3_5MoeTextConfig", "Qwen3_5MoeTextModel"),
+           "qwen4-exp": ("Qwen4ExpTextConfig", "Qwen4ExpTextModel")}
 """The config and base model classes not named ``{cls}Config``, ``{cls}Model``."""
 
 CASES = [(name, kind) for name in TINY for kind in ("ForCausalLM", "Model")]
@@ -162,7 +176,8 @@ def test_a_saved_hybrid_is_recognised(cli: CLI, tmp_path: Path, name: str, kind:
     buffers = sum(b.numel() for n, b in model.state_dict().items()
                   if n.endswith(("e_score_correction_bias", "expert_bias", "slope_rate",
                                  "query_decay", "key_decay", "diagonal_decay",
-                                 "balancing_biases")))
+                                 "balancing_biases", "layer_multipliers",
+                                 "ngram_heads_offsets", "ngram_heads_vocab_sizes")))
     result = cli("inspect", str(tmp_path), "--json")
     assert result.code == 0, result.err
     data = json.loads(result.out)

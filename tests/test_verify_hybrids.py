@@ -41,7 +41,8 @@ REFERENCES = {"jamba": ("JambaConfig", "JambaForCausalLM"),
               "zamba": ("ZambaConfig", "ZambaForCausalLM"),
               "kimi-linear": ("KimiLinearConfig", "KimiLinearForCausalLM"),
               "bailing-hybrid": ("BailingHybridConfig", "BailingHybridForCausalLM"),
-              "zaya": ("ZayaConfig", "ZayaForCausalLM")}
+              "zaya": ("ZayaConfig", "ZayaForCausalLM"),
+              "qwen4-exp": ("Qwen4ExpTextConfig", "Qwen4ExpForCausalLM")}
 """The transformers classes each hybrid is checked against."""
 
 
@@ -119,6 +120,25 @@ def test_published_models_match_the_reference(family: str, data: dict[str, Any],
     assert sum(math.prod(shape) for _, shape in reference) == total
 
 
+def test_the_documented_qwen4_exp_count_is_transformers() -> None:
+    """docs/families.md's Qwen4-Exp row (none published: the class's defaults, an indexer and
+    one per-layer embedding) is the total of the model transformers builds on the meta device,
+    tensor by tensor, its default n-gram table among them."""
+    import transformers
+
+    keywords = {"indexer_n_heads": 16, "indexer_kv_heads": 1, "indexer_head_dim": 256,
+                "indexer_budget": 2048, "indexer_compress_ratio": 64, "ple_layer_ids": [1]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = transformers.Qwen4ExpTextConfig(eos_token_id=1, **keywords)
+    reference = built("qwen4-exp", theirs)
+    config = families.config_class("qwen4-exp")(**ours(keywords, "qwen4-exp"))
+    assert tensors_of("qwen4-exp", config) == reference
+    assert sum(math.prod(shape) for _, shape in reference) == 108_391_988_864
+    assert dict(reference)["model.layers.0.ple.ple_embedding.ngram_embedding.weight"] == (
+        320_001_536, 128)
+
+
 _LATENT = {"vocab_size": 10, "hidden_size": 16, "intermediate_size": 8,
            "moe_intermediate_size": 4, "num_hidden_layers": 4, "num_attention_heads": 2,
            "kv_lora_rank": 4, "qk_rope_head_dim": 2, "v_head_dim": 2, "qk_nope_head_dim": 2,
@@ -170,6 +190,18 @@ MIXED = {
         "model_type": "zamba", "vocab_size": 10, "hidden_size": 8, "intermediate_size": 8,
         "num_hidden_layers": 4, "num_attention_heads": 2, "num_key_value_heads": 2,
         "head_dim": 4, "layer_types": ["mamba", "hybrid", "mamba", "hybrid"]}),
+    "qwen4-exp rope_parameters' partial_rotary_factor and full_attention": ("qwen4-exp", {
+        "model_type": "qwen4_exp_text", "vocab_size": 10, "hidden_size": 8,
+        "num_hidden_layers": 2, "num_attention_heads": 2, "num_key_value_heads": 1,
+        "head_dim": 8, "linear_num_key_heads": 1, "linear_num_value_heads": 2,
+        "linear_key_head_dim": 4, "linear_value_head_dim": 4, "num_experts": 2,
+        "num_experts_per_tok": 1, "moe_intermediate_size": 4,
+        "shared_expert_intermediate_size": 4, "hc_count": 2, "hc_lowrank": 2,
+        "layer_types": ["linear_attention", "full_attention"], "ple_layer_ids": None,
+        "partial_rotary_factor": 1.0, "rope_parameters": {
+            "rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.25},
+        "indexer_n_heads": 1, "indexer_kv_heads": 1, "indexer_head_dim": 2,
+        "indexer_budget": 2, "indexer_compress_ratio": 1}),
 }
 """config.json files that give a value under two names (the loader's and another layout's),
 or the older name alone: the loader's reading wins, as transformers' own."""

@@ -50,9 +50,10 @@ if TYPE_CHECKING:
 MIXERS = ("recurrent", "attention")
 """The kinds of part that keep state between tokens (each must declare it: ``cache()``)."""
 
-KINDS = ("embeddings", "recurrent", "attention", "mlp", "experts", "norms")
-"""The kinds of part a hybrid's parameters are shared among (the head counts as embeddings;
-Zamba2's LoRA adapters count with the attention or MLP they adapt)."""
+KINDS = ("embeddings", "recurrent", "attention", "mlp", "experts", "norms", "connections")
+"""The kinds of part a hybrid's parameters are shared among (the head counts as embeddings, so
+do Qwen4-Exp's per-layer n-gram embeddings; Zamba2's LoRA adapters count with the attention or
+MLP they adapt; ``connections``: the hyper-connections that mix residual streams)."""
 
 
 class Stack:

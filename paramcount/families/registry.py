@@ -44,6 +44,7 @@ FAMILIES: dict[str, str] = {
     "kimi-linear": "kimi_linear",
     "bailing-hybrid": "bailing_hybrid",
     "zaya": "zaya",
+    "qwen4-exp": "qwen4_exp",
     "mamba": "mamba",
     "mamba2": "mamba2",
     "rwkv": "rwkv",
@@ -60,7 +61,7 @@ before minGRU)."""
 HYBRIDS = ("jamba", "bamba", "zamba2", "falcon-h1", "nemotron-h", "lfm2", "lfm2-moe",
            "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax", "lfm3",
            "olmo-hybrid", "lara-mini", "zamba", "kimi-linear", "bailing-hybrid",
-           "zaya")
+           "zaya", "qwen4-exp")
 """The families that mix recurrent mixers with attention, MLPs and experts."""
 
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -90,7 +91,8 @@ MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "falcon_mamba": "mamba", "mamba
                                "lfm3": "lfm3", "olmo_hybrid": "olmo-hybrid",
                                "lara_mini": "lara-mini", "zamba": "zamba",
                                "kimi_linear": "kimi-linear",
-                               "bailing_hybrid": "bailing-hybrid", "zaya": "zaya"}
+                               "bailing_hybrid": "bailing-hybrid", "zaya": "zaya",
+                               "qwen4_exp_text": "qwen4-exp"}
 """A ``config.json``'s ``model_type`` → family (a family's aliases included: Falcon-Mamba is
 Mamba; fla's RWKV-7 is RWKV)."""
 
@@ -123,6 +125,8 @@ CLASSES: dict[str, tuple[str, str]] = {
     "Qwen3_5MoeTextConfig": ("qwen3.5-moe", "config"),
     "Qwen3_5MoeForCausalLM": ("qwen3.5-moe", "lm"),
     "Qwen3_5MoeTextModel": ("qwen3.5-moe", "backbone"),
+    "Qwen4ExpTextConfig": ("qwen4-exp", "config"), "Qwen4ExpForCausalLM": ("qwen4-exp", "lm"),
+    "Qwen4ExpTextModel": ("qwen4-exp", "backbone"),
 }
 """The reference classes that ``read`` recognises in pasted code and ``config.json``'s
 ``architectures`` names: family and what it builds (a config, the causal LM, or the backbone
@@ -468,6 +472,8 @@ BASES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
              ("input_hidden_states_", "embed_tokens.", "layers.", "norm.")),
     "nemotron-h": ("model.", "embeddings.weight", "lm_head.weight",
                    ("embeddings.", "layers.", "norm_f.")),
+    "qwen4-exp": ("model.", "embed_tokens.weight", "lm_head.weight",
+                  ("embed_tokens.", "layers.", "hyper_connection_mixer.")),
 }
 """Each family's causal LM around its base model class: the base model's prefix, its
 embeddings' name (the first tensor it lists), the head's name, and the base model's

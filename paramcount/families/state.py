@@ -21,8 +21,9 @@ TYPE_CHECKING = False  # typing is for the type checker only
 if TYPE_CHECKING:
     from typing import Any
 
-DTYPE_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4, "fp64": 8, "int8": 1}
-"""Bytes per element of each dtype a state may be kept in."""
+DTYPE_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4, "fp64": 8, "int8": 1, "int64": 8}
+"""Bytes per element of each dtype a state may be kept in (int64: token ids and positions
+Qwen4-Exp's cache keeps)."""
 
 
 @record

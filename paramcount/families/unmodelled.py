@@ -28,7 +28,6 @@ UNMODELLED: dict[str, str] = {
     "qwen3_5": _WRAPS.format("vision-language", "Qwen3.5", "vision tower"),
     "qwen3_5_moe": _WRAPS.format("vision-language", "Qwen3.5-MoE", "vision tower"),
     "qwen4_exp": _WRAPS.format("vision-language", "Qwen4-Exp", "vision tower"),
-    "qwen4_exp_text": _NEW.format("Gated DeltaNet variant (Qwen4ExpTextGatedDeltaNet)"),
     # models around a decoder paramcount counts: the rest of them is not modelled
     "lfm2_vl": _WRAPS.format("vision-language", "LFM2", "vision tower"),
     "jev": _WRAPS.format("vision-language", "Qwen3.5", "vision tower"),
