@@ -380,12 +380,41 @@ def kimi_linear(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
+@st.composite
+def inkling(draw: st.DrawFn) -> dict[str, Any]:
+    """InklingTextConfig keywords (layer types given, placed by ``local_layer_ids`` or by
+    default; MLP types given, or dense before ``dense_mlp_idx``; a tie transformers ignores)."""
+    layers = draw(st.integers(1, 7))
+    kinds = st.lists(st.sampled_from(["hybrid", "hybrid_sliding"]), min_size=layers,
+                     max_size=layers)
+    where = draw(st.sampled_from(["types", "local", "default"]))
+    types = {"layer_types": draw(kinds)} if where == "types" else {
+        "local_layer_ids": draw(st.lists(st.integers(0, layers - 1), unique=True))
+    } if where == "local" else {}
+    mlps = {"mlp_layer_types": draw(st.lists(st.sampled_from(["dense", "sparse"]),
+                                             min_size=layers, max_size=layers))} if draw(
+        bools) else {"dense_mlp_idx": draw(st.integers(0, layers))}
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": draw(st.integers(1, 12)),
+        "num_hidden_layers": layers, "num_attention_heads": draw(small),
+        "num_key_value_heads": draw(small), "head_dim": draw(small),
+        "swa_num_attention_heads": draw(small), "swa_num_key_value_heads": draw(small),
+        "swa_head_dim": draw(small), "sliding_window_size": draw(st.integers(1, 9)),
+        "d_rel": draw(small), "rel_extent": draw(st.integers(1, 9)),
+        "conv_kernel_size": draw(small), "intermediate_size": draw(st.integers(1, 12)),
+        "moe_intermediate_size": draw(small), "n_routed_experts": draw(small),
+        "num_experts_per_tok": draw(small), "n_shared_experts": draw(small),
+        "tie_word_embeddings": draw(bools), **types, **mlps,
+    }
+
+
 STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
               "falcon-h1": falcon_h1(), "nemotron-h": nemotron_h(), "lfm2": lfm2(),
               "lfm2-moe": lfm2_moe(), "qwen3-next": qwen3_next(), "qwen3.5": qwen3_5(),
               "qwen3.5-moe": qwen3_5_moe(), "granitemoehybrid": granitemoehybrid(),
               "minimax": minimax(), "lfm3": lfm3(), "olmo-hybrid": olmo_hybrid(),
-              "lara-mini": lara_mini(), "zamba": zamba(), "kimi-linear": kimi_linear()}
+              "lara-mini": lara_mini(), "zamba": zamba(), "kimi-linear": kimi_linear(),
+              "inkling": inkling()}
 """Each hybrid's strategy, by command name."""
 
 REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size", "pad_token_id")
@@ -393,8 +422,10 @@ REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size", "pad_token_id")
 
 
 def ours(raw: dict[str, Any], name: str = "") -> dict[str, Any]:
-    """The same values as paramcount's config record takes them (tuples for lists; Nemotron-H
-    and Kimi Linear have no ``tie_word_embeddings``: transformers ties nothing in them)."""
+    """The same values as paramcount's config record takes them (tuples for lists; Nemotron-H,
+    Kimi Linear and Inkling have no ``tie_word_embeddings``: transformers ties nothing in
+    them)."""
     skip = (*REFERENCE_ONLY,
-            *(("tie_word_embeddings",) if name in ("nemotron-h", "kimi-linear") else ()))
+            *(("tie_word_embeddings",) if name in ("nemotron-h", "kimi-linear", "inkling")
+              else ()))
     return {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items() if k not in skip}

@@ -39,7 +39,8 @@ REFERENCES = {"jamba": ("JambaConfig", "JambaForCausalLM"),
               "olmo-hybrid": ("OlmoHybridConfig", "OlmoHybridForCausalLM"),
               "lara-mini": ("LaraMiniConfig", "LaraMiniForCausalLM"),
               "zamba": ("ZambaConfig", "ZambaForCausalLM"),
-              "kimi-linear": ("KimiLinearConfig", "KimiLinearForCausalLM")}
+              "kimi-linear": ("KimiLinearConfig", "KimiLinearForCausalLM"),
+              "inkling": ("InklingTextConfig", "InklingForCausalLM")}
 """The transformers classes each hybrid is checked against."""
 
 

@@ -42,6 +42,7 @@ FAMILIES: dict[str, str] = {
     "lara-mini": "lara_mini",
     "zamba": "zamba",
     "kimi-linear": "kimi_linear",
+    "inkling": "inkling",
     "mamba": "mamba",
     "mamba2": "mamba2",
     "rwkv": "rwkv",
@@ -57,7 +58,7 @@ before minGRU)."""
 
 HYBRIDS = ("jamba", "bamba", "zamba2", "falcon-h1", "nemotron-h", "lfm2", "lfm2-moe",
            "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax", "lfm3",
-           "olmo-hybrid", "lara-mini", "zamba", "kimi-linear")
+           "olmo-hybrid", "lara-mini", "zamba", "kimi-linear", "inkling")
 """The families that mix recurrent mixers with attention, MLPs and experts."""
 
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -86,7 +87,7 @@ MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "falcon_mamba": "mamba", "mamba
                                "granitemoehybrid": "granitemoehybrid", "minimax": "minimax",
                                "lfm3": "lfm3", "olmo_hybrid": "olmo-hybrid",
                                "lara_mini": "lara-mini", "zamba": "zamba",
-                               "kimi_linear": "kimi-linear"}
+                               "kimi_linear": "kimi-linear", "inkling_text": "inkling"}
 """A ``config.json``'s ``model_type`` → family (a family's aliases included: Falcon-Mamba is
 Mamba; fla's RWKV-7 is RWKV)."""
 
@@ -118,6 +119,8 @@ CLASSES: dict[str, tuple[str, str]] = {
     "Qwen3_5MoeTextConfig": ("qwen3.5-moe", "config"),
     "Qwen3_5MoeForCausalLM": ("qwen3.5-moe", "lm"),
     "Qwen3_5MoeTextModel": ("qwen3.5-moe", "backbone"),
+    "InklingTextConfig": ("inkling", "config"), "InklingForCausalLM": ("inkling", "lm"),
+    "InklingTextModel": ("inkling", "backbone"),
 }
 """The reference classes that ``read`` recognises in pasted code and ``config.json``'s
 ``architectures`` names: family and what it builds (a config, the causal LM, or the backbone
@@ -450,7 +453,7 @@ BASES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
     **{name: ("model.", "embed_tokens.weight", "lm_head.weight",
               ("embed_tokens.", "layers.", "norm.")) for name in (
         "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax",
-        "olmo-hybrid", "lara-mini", "kimi-linear")},
+        "olmo-hybrid", "lara-mini", "kimi-linear", "inkling")},
     "nemotron-h": ("model.", "embeddings.weight", "lm_head.weight",
                    ("embeddings.", "layers.", "norm_f.")),
 }

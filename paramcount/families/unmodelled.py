@@ -19,7 +19,6 @@ UNMODELLED: dict[str, str] = {
     "bailing_hybrid": _NEW.format("BailingHybridDeltaAttention (a gated delta rule)"),
     "glm5_next": _WRAPS.format("vision-language", "GLM-5-Next", "vision tower"),
     "glm5_next_text": _NEW.format("linear attention (Glm5NextTextLinearAttention)"),
-    "inkling_text": _NEW.format("short convolution (InklingShortConvolution)"),
     "inkling_mm_model": _WRAPS.format("multimodal", "Inkling", "vision and audio towers"),
     "inkling2": _WRAPS.format("vision-language", "Inkling 2", "vision tower"),
     "inkling2_text": _NEW.format("dynamic short convolution (Inkling2DynamicShortConvolution)"),
