@@ -106,6 +106,14 @@ TINY: dict[str, dict[str, Any]] = {
                     "num_experts_per_tok": 1, "num_local_experts": 2, "n_shared_experts": 1,
                     "linear_head_dim": 4, "linear_num_heads": 2, "linear_conv_kernel_dim": 3,
                     "layer_types": ["linear_attention", "full_attention"], "pad_token_id": 0},
+    "inkling_text": {"hidden_size": 16, "intermediate_size": 32, "moe_intermediate_size": 8,
+                     "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2,
+                     "head_dim": 8, "swa_num_attention_heads": 2, "swa_num_key_value_heads": 1,
+                     "swa_head_dim": 4, "sliding_window_size": 6, "d_rel": 3, "rel_extent": 7,
+                     "conv_kernel_size": 3, "n_routed_experts": 2, "num_experts_per_tok": 1,
+                     "n_shared_experts": 1, "mlp_layer_types": ["dense", "sparse", "sparse"],
+                     "layer_types": ["hybrid_sliding", "hybrid", "hybrid_sliding"],
+                     "pad_token_id": 0},
     "xlstm": {"hidden_size": 128, "embedding_dim": 128, "num_heads": 2, "num_blocks": 2,
               "num_hidden_layers": 2, "qk_dim_factor": 0.5},
 }
@@ -185,10 +193,14 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "qwen3_next-interval": ("qwen3_next", {"full_attention_interval": 2}),
     "minimax-two-linear": ("minimax", {"num_hidden_layers": 3, "layer_types": [
         "linear_attention", "linear_attention", "full_attention"]}),
+    "inkling_text-default-placement": ("inkling_text", {"num_hidden_layers": 6,
+                                                        "mlp_layer_types": None,
+                                                        "layer_types": None}),
 }
 """Another path of a family's state, by id: its model type and the keywords that change its
 :data:`TINY` config (Zamba's shared block listed in each hybrid layer, MLA's q through a low
-rank, Qwen3-Next's layers placed by ``full_attention_interval``, lightning layers in a row)."""
+rank, Qwen3-Next's layers placed by ``full_attention_interval``, lightning layers in a row,
+Inkling's sliding layers and experts where its config places them)."""
 
 
 def _variant(model_type: str, changed: dict[str, Any]) -> dict[str, Any]:

@@ -157,6 +157,12 @@ HYBRID_BASES = {
                     "--qk-rope-head-dim", "2", "--v-head-dim", "2", "--qk-nope-head-dim", "2",
                     "--num-local-experts", "2", "--linear-head-dim", "2",
                     "--linear-num-heads", "2", "--moe-intermediate-size", "4"],
+    "inkling": [*TINY, "-L", "2", "--num-attention-heads", "2", "--num-key-value-heads", "1",
+                "--head-dim", "4", "--swa-num-attention-heads", "2",
+                "--swa-num-key-value-heads", "1", "--swa-head-dim", "4",
+                "--sliding-window-size", "4", "--rel-extent", "4", "--d-rel", "2",
+                "--moe-intermediate-size", "4", "--num-experts", "2", "--n-shared-experts",
+                "1"],
 }
 """A small valid model of each hybrid family."""
 
@@ -230,7 +236,9 @@ SAMPLES = {
     "attention_head_dim": "4", "n_shared_experts": "1", "kv_lora_rank": "4",
     "q_lora_rank": "4", "qk_rope_head_dim": "2", "v_head_dim": "2", "qk_nope_head_dim": "2",
     "first_k_dense_replace": "1", "mlp_layer_types": "dense,sparse", "linear_head_dim": "2",
-    "linear_num_heads": "2", "context": "16",
+    "linear_num_heads": "2", "context": "16", "swa_num_attention_heads": "2",
+    "swa_num_key_value_heads": "1", "swa_head_dim": "4", "sliding_window_size": "4",
+    "d_rel": "2", "rel_extent": "4", "dense_mlp_idx": "1", "local_layer_ids": "0",
 }
 """A valid value for each option that takes one and is not a choice."""
 
@@ -242,7 +250,8 @@ OWN_SAMPLES = {**{(name, "layer_types"): "linear_attention,full_attention,linear
                ("olmo-hybrid", "layer_types"): "full_attention,linear_attention",
                ("lara-mini", "layer_types"): "linear_attention,sliding_attention,"
                "linear_attention,full_attention",
-               ("kimi-linear", "layer_types"): "linear_attention,full_attention"}
+               ("kimi-linear", "layer_types"): "linear_attention,full_attention",
+               ("inkling", "layer_types"): "hybrid_sliding,hybrid"}
 """A command's own valid value where the shared sample is not one (Qwen's layer types)."""
 
 WITH = {"input_shape": ["--model", "tests.port_models:torch_gru"],

@@ -313,6 +313,13 @@ ROUTES = [
                      "--moe-intermediate-size", "8", "--linear-head-dim", "8",
                      "--linear-num-heads", "4", "--intermediate-size", "48",
                      "--vocab-size", "80"]),
+    ("inkling", ["--hidden-size", "32", "--num-hidden-layers", "6", "--num-attention-heads",
+                 "4", "--num-key-value-heads", "2", "--head-dim", "8",
+                 "--swa-num-attention-heads", "2", "--swa-num-key-value-heads", "1",
+                 "--swa-head-dim", "8", "--sliding-window", "16", "--rel-extent", "32",
+                 "--d-rel", "4", "--intermediate-size", "48", "--moe-intermediate-size", "8",
+                 "--num-experts", "4", "--n-shared-experts", "1", "--dense-mlp-idx", "1",
+                 "--vocab-size", "80"]),
 ]
 
 
@@ -377,6 +384,7 @@ BAD = [
     ("lara-mini", ["--num-key-value-heads", "3"], "num-key-value-heads"),
     ("zamba", ["--n-mamba-heads", "3"], "n-mamba-heads"),
     ("kimi-linear", ["--mlp-layer-types", "dense"], "mlp-layer-types"),
+    ("inkling", ["--local-layer-ids", "66"], "local-layer-ids"),
 ]
 
 

@@ -119,13 +119,22 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
                                    "pad_token_id": 0,
                                    "layer_types": ["linear_attention", "full_attention",
                                                    "linear_attention"]}),
+    "inkling": ("Inkling", {"vocab_size": 40, "hidden_size": 16, "intermediate_size": 24,
+                            "moe_intermediate_size": 8, "num_hidden_layers": 3,
+                            "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                            "swa_num_attention_heads": 2, "swa_num_key_value_heads": 1,
+                            "swa_head_dim": 4, "sliding_window_size": 6, "d_rel": 3,
+                            "rel_extent": 7, "n_routed_experts": 3, "n_shared_experts": 2,
+                            "mlp_layer_types": ["dense", "sparse", "sparse"],
+                            "layer_types": ["hybrid_sliding", "hybrid", "hybrid_sliding"]}),
 }
 """A tiny configuration of each hybrid (experts in Jamba, Nemotron-H, LFM2-MoE, Qwen3-Next,
 Qwen3.5-MoE; OLMo Hybrid's q, k and v alike wide: transformers saves its DeltaNet's conv as
 three equal parts whatever their widths)."""
 
 CLASSES = {"qwen3.5": ("Qwen3_5TextConfig", "Qwen3_5TextModel"),
-           "qwen3.5-moe": ("Qwen3_5MoeTextConfig", "Qwen3_5MoeTextModel")}
+           "qwen3.5-moe": ("Qwen3_5MoeTextConfig", "Qwen3_5MoeTextModel"),
+           "inkling": ("InklingTextConfig", "InklingTextModel")}
 """The config and base model classes not named ``{cls}Config``, ``{cls}Model``."""
 
 CASES = [(name, kind) for name in TINY for kind in ("ForCausalLM", "Model")]

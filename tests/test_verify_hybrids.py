@@ -161,6 +161,14 @@ MIXED = {
         "model_type": "zamba", "vocab_size": 10, "hidden_size": 8, "intermediate_size": 8,
         "num_hidden_layers": 4, "num_attention_heads": 2, "num_key_value_heads": 2,
         "head_dim": 4, "layer_types": ["mamba", "hybrid", "mamba", "hybrid"]}),
+    "inkling attribute_map keys and a checkpoint's dense widths": ("inkling", {
+        "model_type": "inkling_text", "vocab_size": 10, "hidden_size": 16,
+        "num_hidden_layers": 4, "num_attention_heads": 2, "num_key_value_heads": 1,
+        "head_dim": 4, "swa_num_attention_heads": 4, "swa_num_key_value_heads": 2,
+        "swa_head_dim": 2, "sliding_window": 5, "sconv_kernel_size": 3, "d_rel": 2,
+        "rel_extent": 6, "num_local_experts": 3, "n_shared_experts": 1,
+        "intermediate_size": 6, "dense_intermediate_size": 20, "dense_mlp_idx": 2,
+        "local_layer_ids": [0, 2]}),
 }
 """config.json files that give a value under two names (the loader's and another layout's),
 or the older name alone: the loader's reading wins, as transformers' own."""
@@ -193,3 +201,12 @@ def test_a_tied_zamba_with_one_hybrid_layer_is_refused_as_transformers_refuses_i
         reference_parameters("zamba", keywords)
     with pytest.raises(SpecError, match="tie_word_embeddings"):
         families.config_class("zamba")(**ours(keywords))
+
+
+def test_inklings_defaults_are_transformers_defaults() -> None:
+    """``paramcount inkling`` with no option counts ``InklingForCausalLM(InklingTextConfig())``
+    (the layout transformers documents as ``thinkingmachines/Inkling``'s), tensor by tensor."""
+    import transformers
+
+    assert tensors_of("inkling", families.build("inkling", {})) == built(
+        "inkling", transformers.InklingTextConfig())

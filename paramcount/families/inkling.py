@@ -323,8 +323,10 @@ def from_hf_config(data: Mapping[str, object]) -> InklingConfig:
 
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
-    """Every ``InklingForCausalLM`` among ``shapes``, checked exactly."""
-    return hybrid.recognise_roots(shapes, "embed_tokens", _recognise_at)
+    """Every ``InklingForCausalLM`` among ``shapes``, checked exactly (a checkpoint's router
+    buffers, ``e_score_correction_bias``, left out and not claimed)."""
+    params = {n: s for n, s in shapes.items() if n.rsplit(".", 1)[-1] not in hybrid.BUFFERS}
+    return hybrid.recognise_roots(params, "embed_tokens", _recognise_at)
 
 
 def _attention_at(shapes: Shapes, p: str) -> tuple[int, int, int, int, int] | None:
