@@ -408,24 +408,48 @@ def inkling(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
+@st.composite
+def inkling2(draw: st.DrawFn) -> dict[str, Any]:
+    """Inkling2TextConfig keywords (layer types given or by default; a head narrower or wider
+    than the vocabulary; a tie transformers ignores)."""
+    layers = draw(st.integers(1, 7))
+    types = {"layer_types": draw(st.lists(st.sampled_from(["hybrid", "hybrid_sliding"]),
+                                          min_size=layers, max_size=layers))} if draw(
+        bools) else {}
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "unpadded_vocab_size": draw(st.integers(1, 40)),
+        "hidden_size": draw(st.integers(1, 12)), "num_hidden_layers": layers,
+        "num_attention_heads": draw(small), "num_key_value_heads": draw(small),
+        "head_dim": draw(small), "swa_num_attention_heads": draw(small),
+        "swa_num_key_value_heads": draw(small), "swa_head_dim": draw(small),
+        "sliding_window_size": draw(st.integers(1, 9)), "d_rel": draw(small),
+        "rel_extent": draw(st.integers(1, 9)), "conv_kernel_size": draw(small),
+        "moe_intermediate_size": draw(small), "n_routed_experts": draw(small),
+        "num_experts_per_tok": draw(small), "tie_word_embeddings": draw(bools), **types,
+    }
+
+
 STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
               "falcon-h1": falcon_h1(), "nemotron-h": nemotron_h(), "lfm2": lfm2(),
               "lfm2-moe": lfm2_moe(), "qwen3-next": qwen3_next(), "qwen3.5": qwen3_5(),
               "qwen3.5-moe": qwen3_5_moe(), "granitemoehybrid": granitemoehybrid(),
               "minimax": minimax(), "lfm3": lfm3(), "olmo-hybrid": olmo_hybrid(),
               "lara-mini": lara_mini(), "zamba": zamba(), "kimi-linear": kimi_linear(),
-              "inkling": inkling()}
+              "inkling": inkling(), "inkling2": inkling2()}
 """Each hybrid's strategy, by command name."""
 
 REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size", "pad_token_id")
 """Keywords the reference needs for small models that do not shape parameters."""
 
 
+NEVER_TIED = ("nemotron-h", "kimi-linear", "inkling", "inkling2")
+"""The hybrids whose causal LM ties nothing, whatever ``tie_word_embeddings`` says."""
+
+
 def ours(raw: dict[str, Any], name: str = "") -> dict[str, Any]:
     """The same values as paramcount's config record takes them (tuples for lists; Nemotron-H,
-    Kimi Linear and Inkling have no ``tie_word_embeddings``: transformers ties nothing in
+    Kimi Linear and Inkling (1 and 2) have no ``tie_word_embeddings``: transformers ties nothing in
     them)."""
     skip = (*REFERENCE_ONLY,
-            *(("tie_word_embeddings",) if name in ("nemotron-h", "kimi-linear", "inkling")
-              else ()))
+            *(("tie_word_embeddings",) if name in NEVER_TIED else ()))
     return {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items() if k not in skip}

@@ -114,6 +114,14 @@ TINY: dict[str, dict[str, Any]] = {
                      "n_shared_experts": 1, "mlp_layer_types": ["dense", "sparse", "sparse"],
                      "layer_types": ["hybrid_sliding", "hybrid", "hybrid_sliding"],
                      "pad_token_id": 0},
+    "inkling2_text": {"hidden_size": 16, "moe_intermediate_size": 8, "num_hidden_layers": 3,
+                      "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                      "swa_num_attention_heads": 2, "swa_num_key_value_heads": 1,
+                      "swa_head_dim": 4, "sliding_window_size": 6, "d_rel": 3, "rel_extent": 7,
+                      "conv_kernel_size": 3, "n_routed_experts": 2, "num_experts_per_tok": 1,
+                      "unpadded_vocab_size": 32, "eos_token_id": 1,
+                      "layer_types": ["hybrid_sliding", "hybrid", "hybrid_sliding"],
+                      "pad_token_id": 0},
     "xlstm": {"hidden_size": 128, "embedding_dim": 128, "num_heads": 2, "num_blocks": 2,
               "num_hidden_layers": 2, "qk_dim_factor": 0.5},
 }
@@ -125,6 +133,10 @@ zeros from ``qk_dim`` rounded up to 64, the mLSTM layer (whose states replace th
 CACHED = ("keys", "values", "conv_states", "recurrent_states")
 """What a transformers cache layer holds of a sequence (not its bookkeeping: a sliding layer's
 window as a tensor)."""
+
+BUILT_IN_DTYPE = ("inkling2_text",)
+"""Model types built in the dtype (not converted after): their classes keep some modules in
+float32 (Inkling 2's router, which its forward feeds float32)."""
 
 MODULE_STATES = ("conv1d_state", "recurrent_states")
 """State RecurrentGemma keeps on its modules rather than in the cache object."""
@@ -171,7 +183,10 @@ def filled(model_type: str, tokens: int, batch: int, monkeypatch: pytest.MonkeyP
     torch.manual_seed(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = transformers.AutoModelForCausalLM.from_config(config).to(kind).eval()
+        if model_type in BUILT_IN_DTYPE:
+            model = transformers.AutoModelForCausalLM.from_config(config, dtype=kind).eval()
+        else:
+            model = transformers.AutoModelForCausalLM.from_config(config).to(kind).eval()
         with torch.no_grad():
             out = model(torch.randint(0, 32, (batch, tokens)), use_cache=True)
     cache = made[-1] if made else (out.get("cache") if out.get("cache") is not None

@@ -96,6 +96,8 @@ def bases(command: str, tmp_path: Path) -> list[list[str]]:
         "mingru": ["--dim", "8"],
         "minlm": ["--vocab", "10", "--dim", "8", "-L", "1"],
     }
+    if command == "inkling":  # --impl inkling2: Inkling 2's layout, from its own options
+        return [[command, *HYBRID_BASES[command]], [command, *HYBRID_BASES["inkling2"]]]
     if command in HYBRID_BASES:
         return [[command, *HYBRID_BASES[command]]]
     if command == "xlstm-lm":  # rounding down leaves a 32-wide model's feed-forward no width
@@ -163,6 +165,12 @@ HYBRID_BASES = {
                 "--sliding-window-size", "4", "--rel-extent", "4", "--d-rel", "2",
                 "--moe-intermediate-size", "4", "--num-experts", "2", "--n-shared-experts",
                 "1"],
+    "inkling2": ["--vocab-size", "10", "--unpadded-vocab-size", "10", "--hidden-size", "8",
+                 "-L", "2", "--num-attention-heads", "2", "--num-key-value-heads", "1",
+                 "--head-dim", "4", "--swa-num-attention-heads", "2",
+                 "--swa-num-key-value-heads", "1", "--swa-head-dim", "4",
+                 "--sliding-window-size", "4", "--rel-extent", "4", "--d-rel", "2",
+                 "--moe-intermediate-size", "4", "--num-experts", "2"],
 }
 """A small valid model of each hybrid family."""
 
@@ -239,6 +247,7 @@ SAMPLES = {
     "linear_num_heads": "2", "context": "16", "swa_num_attention_heads": "2",
     "swa_num_key_value_heads": "1", "swa_head_dim": "4", "sliding_window_size": "4",
     "d_rel": "2", "rel_extent": "4", "dense_mlp_idx": "1", "local_layer_ids": "0",
+    "unpadded_vocab_size": "10",
 }
 """A valid value for each option that takes one and is not a choice."""
 
@@ -251,7 +260,8 @@ OWN_SAMPLES = {**{(name, "layer_types"): "linear_attention,full_attention,linear
                ("lara-mini", "layer_types"): "linear_attention,sliding_attention,"
                "linear_attention,full_attention",
                ("kimi-linear", "layer_types"): "linear_attention,full_attention",
-               ("inkling", "layer_types"): "hybrid_sliding,hybrid"}
+               ("inkling", "layer_types"): "hybrid_sliding,hybrid",
+               ("inkling2", "layer_types"): "hybrid_sliding,hybrid"}
 """A command's own valid value where the shared sample is not one (Qwen's layer types)."""
 
 WITH = {"input_shape": ["--model", "tests.port_models:torch_gru"],

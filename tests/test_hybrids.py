@@ -320,6 +320,12 @@ ROUTES = [
                  "--d-rel", "4", "--intermediate-size", "48", "--moe-intermediate-size", "8",
                  "--num-experts", "4", "--n-shared-experts", "1", "--dense-mlp-idx", "1",
                  "--vocab-size", "80"]),
+    ("inkling2", ["--hidden-size", "32", "--num-hidden-layers", "6", "--num-attention-heads",
+                  "4", "--num-key-value-heads", "2", "--head-dim", "8",
+                  "--swa-num-attention-heads", "2", "--swa-num-key-value-heads", "1",
+                  "--swa-head-dim", "8", "--sliding-window", "16", "--rel-extent", "32",
+                  "--d-rel", "4", "--moe-intermediate-size", "8", "--num-experts", "4",
+                  "--vocab-size", "80", "--unpadded-vocab-size", "70"]),
 ]
 
 
@@ -385,6 +391,7 @@ BAD = [
     ("zamba", ["--n-mamba-heads", "3"], "n-mamba-heads"),
     ("kimi-linear", ["--mlp-layer-types", "dense"], "mlp-layer-types"),
     ("inkling", ["--local-layer-ids", "66"], "local-layer-ids"),
+    ("inkling", ["--impl", "inkling2", "--layer-types", "hybrid"], "layer-types"),
 ]
 
 

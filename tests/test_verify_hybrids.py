@@ -40,7 +40,8 @@ REFERENCES = {"jamba": ("JambaConfig", "JambaForCausalLM"),
               "lara-mini": ("LaraMiniConfig", "LaraMiniForCausalLM"),
               "zamba": ("ZambaConfig", "ZambaForCausalLM"),
               "kimi-linear": ("KimiLinearConfig", "KimiLinearForCausalLM"),
-              "inkling": ("InklingTextConfig", "InklingForCausalLM")}
+              "inkling": ("InklingTextConfig", "InklingForCausalLM"),
+              "inkling2": ("Inkling2TextConfig", "Inkling2ForCausalLM")}
 """The transformers classes each hybrid is checked against."""
 
 
@@ -169,6 +170,13 @@ MIXED = {
         "rel_extent": 6, "num_local_experts": 3, "n_shared_experts": 1,
         "intermediate_size": 6, "dense_intermediate_size": 20, "dense_mlp_idx": 2,
         "local_layer_ids": [0, 2]}),
+    "inkling2 attribute_map keys": ("inkling2", {
+        "model_type": "inkling2_text", "vocab_size": 10, "unpadded_vocab_size": 9,
+        "hidden_size": 16, "num_hidden_layers": 6, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "head_dim": 4, "swa_num_attention_heads": 4,
+        "swa_num_key_value_heads": 2, "swa_head_dim": 2, "sliding_window": 5,
+        "sconv_kernel_size": 3, "d_rel": 2, "rel_extent": 6, "num_local_experts": 3,
+        "intermediate_size": 6}),
 }
 """config.json files that give a value under two names (the loader's and another layout's),
 or the older name alone: the loader's reading wins, as transformers' own."""
@@ -203,10 +211,12 @@ def test_a_tied_zamba_with_one_hybrid_layer_is_refused_as_transformers_refuses_i
         families.config_class("zamba")(**ours(keywords))
 
 
-def test_inklings_defaults_are_transformers_defaults() -> None:
-    """``paramcount inkling`` with no option counts ``InklingForCausalLM(InklingTextConfig())``
-    (the layout transformers documents as ``thinkingmachines/Inkling``'s), tensor by tensor."""
+@pytest.mark.parametrize("name", ["inkling", "inkling2"])
+def test_inklings_defaults_are_transformers_defaults(name: str) -> None:
+    """``paramcount inkling`` (``--impl inkling2``) with no option counts the causal LM of its
+    config class's defaults (the layouts transformers documents as ``thinkingmachines/
+    Inkling``'s and ``Inkling-2-Small``'s), tensor by tensor."""
     import transformers
 
-    assert tensors_of("inkling", families.build("inkling", {})) == built(
-        "inkling", transformers.InklingTextConfig())
+    assert tensors_of(name, families.build(name, {})) == built(
+        name, getattr(transformers, REFERENCES[name][0])())

@@ -59,6 +59,14 @@ BACKBONE = "model."
 """The causal LM's prefix before the base model class's tensors."""
 
 
+def attention_state(kv_heads: int, head_dim: int, kernel: int, window: int) -> tuple[Piece, ...]:
+    """What an Inkling (or Inkling 2) attention's cache keeps: keys and values, kv_heads·head_dim
+    each per token (a sliding window's last window − 1 tokens), and the k and v convolutions'
+    last K inputs (float32)."""
+    conv = DepthwiseConv(kv_heads * head_dim, kernel).cache()
+    return (*attention(kv_heads, head_dim, max(window - 1, 0)), *conv, *conv)
+
+
 @record
 class RelativeAttention:
     """Inkling's attention: q, k, v, ``r_proj`` (heads·d_rel, D), o, short convolutions over
@@ -94,10 +102,8 @@ class RelativeAttention:
                              self.d_rel, "rel_logits_proj")]
 
     def cache(self) -> tuple[Piece, ...]:
-        """Its cache: keys and values, kv_heads·head_dim each per token (a sliding window's
-        last window − 1 tokens), and the k and v convolutions' last K inputs (float32)."""
-        conv = DepthwiseConv(self.kv_heads * self.head_dim, self.kernel).cache()
-        return (*attention(self.kv_heads, self.head_dim, max(self.window - 1, 0)), *conv, *conv)
+        """:func:`attention_state`."""
+        return attention_state(self.kv_heads, self.head_dim, self.kernel, self.window)
 
     @property
     def count(self) -> int:

@@ -43,6 +43,7 @@ FAMILIES: dict[str, str] = {
     "zamba": "zamba",
     "kimi-linear": "kimi_linear",
     "inkling": "inkling",
+    "inkling2": "inkling2",
     "mamba": "mamba",
     "mamba2": "mamba2",
     "rwkv": "rwkv",
@@ -58,7 +59,8 @@ before minGRU)."""
 
 HYBRIDS = ("jamba", "bamba", "zamba2", "falcon-h1", "nemotron-h", "lfm2", "lfm2-moe",
            "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax", "lfm3",
-           "olmo-hybrid", "lara-mini", "zamba", "kimi-linear", "inkling")
+           "olmo-hybrid", "lara-mini", "zamba", "kimi-linear", "inkling",
+           "inkling2")
 """The families that mix recurrent mixers with attention, MLPs and experts."""
 
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -87,7 +89,8 @@ MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "falcon_mamba": "mamba", "mamba
                                "granitemoehybrid": "granitemoehybrid", "minimax": "minimax",
                                "lfm3": "lfm3", "olmo_hybrid": "olmo-hybrid",
                                "lara_mini": "lara-mini", "zamba": "zamba",
-                               "kimi_linear": "kimi-linear", "inkling_text": "inkling"}
+                               "kimi_linear": "kimi-linear", "inkling_text": "inkling",
+                               "inkling2_text": "inkling2"}
 """A ``config.json``'s ``model_type`` → family (a family's aliases included: Falcon-Mamba is
 Mamba; fla's RWKV-7 is RWKV)."""
 
@@ -121,6 +124,8 @@ CLASSES: dict[str, tuple[str, str]] = {
     "Qwen3_5MoeTextModel": ("qwen3.5-moe", "backbone"),
     "InklingTextConfig": ("inkling", "config"), "InklingForCausalLM": ("inkling", "lm"),
     "InklingTextModel": ("inkling", "backbone"),
+    "Inkling2TextConfig": ("inkling2", "config"), "Inkling2ForCausalLM": ("inkling2", "lm"),
+    "Inkling2TextModel": ("inkling2", "backbone"),
 }
 """The reference classes that ``read`` recognises in pasted code and ``config.json``'s
 ``architectures`` names: family and what it builds (a config, the causal LM, or the backbone
@@ -303,9 +308,11 @@ def refuse_other(name: str, data: Mapping[str, object], path: str) -> None:
         if found == name:
             continue
         if found is not None:
+            from paramcount.families.command import command_words
+
             raise ConfigError(f"{path}: describes a {family(found).TITLE} model ({said}), "
                               f"which 'paramcount {name}' does not count (count it with "
-                              f"'paramcount {found} --config {path}')")
+                              f"'paramcount {' '.join(command_words(found))} --config {path}')")
         from paramcount.families.unmodelled import why_not
 
         reason = why_not(model_type) if isinstance(model_type, str) else None
@@ -454,6 +461,8 @@ BASES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
               ("embed_tokens.", "layers.", "norm.")) for name in (
         "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax",
         "olmo-hybrid", "lara-mini", "kimi-linear", "inkling")},
+    "inkling2": ("model.", "embed_tokens.weight", "lm_head.weight",
+                 ("embed_tokens.", "layers.", "norm.", "final_input.")),
     "nemotron-h": ("model.", "embeddings.weight", "lm_head.weight",
                    ("embeddings.", "layers.", "norm_f.")),
 }
