@@ -429,20 +429,33 @@ def inkling2(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
+@st.composite
+def inkling2_loop(draw: st.DrawFn) -> dict[str, Any]:
+    """Inkling2LoopTextConfig keywords: Inkling 2's, and a loop whose ends are multiples of
+    ``n_layers_per_attn_res_block`` (past the layers, or none, sometimes)."""
+    block = draw(st.integers(1, 3))
+    start = block * draw(st.integers(1, 3))
+    return {**draw(inkling2()), "n_layers_per_attn_res_block": block,
+            "loop_layer_index_start": start,
+            "loop_layer_index_end": start + block * draw(st.integers(0, 2)),
+            "loop_num_passes": draw(small), "loop_gate_rank": draw(small)}
+
+
 STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
               "falcon-h1": falcon_h1(), "nemotron-h": nemotron_h(), "lfm2": lfm2(),
               "lfm2-moe": lfm2_moe(), "qwen3-next": qwen3_next(), "qwen3.5": qwen3_5(),
               "qwen3.5-moe": qwen3_5_moe(), "granitemoehybrid": granitemoehybrid(),
               "minimax": minimax(), "lfm3": lfm3(), "olmo-hybrid": olmo_hybrid(),
               "lara-mini": lara_mini(), "zamba": zamba(), "kimi-linear": kimi_linear(),
-              "inkling": inkling(), "inkling2": inkling2()}
+              "inkling": inkling(), "inkling2": inkling2(),
+              "inkling2-loop": inkling2_loop()}
 """Each hybrid's strategy, by command name."""
 
 REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size", "pad_token_id")
 """Keywords the reference needs for small models that do not shape parameters."""
 
 
-NEVER_TIED = ("nemotron-h", "kimi-linear", "inkling", "inkling2")
+NEVER_TIED = ("nemotron-h", "kimi-linear", "inkling", "inkling2", "inkling2-loop")
 """The hybrids whose causal LM ties nothing, whatever ``tie_word_embeddings`` says."""
 
 

@@ -122,6 +122,17 @@ TINY: dict[str, dict[str, Any]] = {
                       "unpadded_vocab_size": 32, "eos_token_id": 1,
                       "layer_types": ["hybrid_sliding", "hybrid", "hybrid_sliding"],
                       "pad_token_id": 0},
+    "inkling2_loop_text": {"hidden_size": 16, "moe_intermediate_size": 8,
+                           "num_hidden_layers": 4, "num_attention_heads": 4,
+                           "num_key_value_heads": 2, "head_dim": 8, "swa_num_attention_heads": 2,
+                           "swa_num_key_value_heads": 1, "swa_head_dim": 4,
+                           "sliding_window_size": 6, "d_rel": 3, "rel_extent": 7,
+                           "conv_kernel_size": 3, "n_routed_experts": 2, "num_experts_per_tok": 1,
+                           "unpadded_vocab_size": 32, "eos_token_id": 1,
+                           "n_layers_per_attn_res_block": 1, "loop_layer_index_start": 1,
+                           "loop_layer_index_end": 3, "loop_num_passes": 3, "loop_gate_rank": 2,
+                           "layer_types": ["hybrid_sliding", "hybrid", "hybrid_sliding",
+                                           "hybrid"], "pad_token_id": 0},
     "xlstm": {"hidden_size": 128, "embedding_dim": 128, "num_heads": 2, "num_blocks": 2,
               "num_hidden_layers": 2, "qk_dim_factor": 0.5},
 }
@@ -134,7 +145,7 @@ CACHED = ("keys", "values", "conv_states", "recurrent_states")
 """What a transformers cache layer holds of a sequence (not its bookkeeping: a sliding layer's
 window as a tensor)."""
 
-BUILT_IN_DTYPE = ("inkling2_text",)
+BUILT_IN_DTYPE = ("inkling2_text", "inkling2_loop_text")
 """Model types built in the dtype (not converted after): their classes keep some modules in
 float32 (Inkling 2's router, which its forward feeds float32)."""
 
@@ -208,6 +219,8 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "qwen3_next-interval": ("qwen3_next", {"full_attention_interval": 2}),
     "minimax-two-linear": ("minimax", {"num_hidden_layers": 3, "layer_types": [
         "linear_attention", "linear_attention", "full_attention"]}),
+    "inkling2_loop_text-past-the-layers": ("inkling2_loop_text", {"loop_layer_index_end": 6,
+                                                                  "loop_num_passes": 2}),
     "inkling_text-default-placement": ("inkling_text", {"num_hidden_layers": 6,
                                                         "mlp_layer_types": None,
                                                         "layer_types": None}),
@@ -215,7 +228,8 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
 """Another path of a family's state, by id: its model type and the keywords that change its
 :data:`TINY` config (Zamba's shared block listed in each hybrid layer, MLA's q through a low
 rank, Qwen3-Next's layers placed by ``full_attention_interval``, lightning layers in a row,
-Inkling's sliding layers and experts where its config places them)."""
+Inkling's sliding layers and experts where its config places them, Inkling 2 Loop's loop
+running past the last layer)."""
 
 
 def _variant(model_type: str, changed: dict[str, Any]) -> dict[str, Any]:

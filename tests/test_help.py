@@ -97,7 +97,8 @@ def bases(command: str, tmp_path: Path) -> list[list[str]]:
         "minlm": ["--vocab", "10", "--dim", "8", "-L", "1"],
     }
     if command == "inkling":  # --impl inkling2: Inkling 2's layout, from its own options
-        return [[command, *HYBRID_BASES[command]], [command, *HYBRID_BASES["inkling2"]]]
+        return [[command, *HYBRID_BASES[command]], [command, *HYBRID_BASES["inkling2"]],
+                [command, *HYBRID_BASES["inkling2-loop"]]]
     if command in HYBRID_BASES:
         return [[command, *HYBRID_BASES[command]]]
     if command == "xlstm-lm":  # rounding down leaves a 32-wide model's feed-forward no width
@@ -172,6 +173,8 @@ HYBRID_BASES = {
                  "--sliding-window-size", "4", "--rel-extent", "4", "--d-rel", "2",
                  "--moe-intermediate-size", "4", "--num-experts", "2"],
 }
+HYBRID_BASES["inkling2-loop"] = [*HYBRID_BASES["inkling2"], "--n-layers-per-attn-res-block", "1",
+                                 "--loop-layer-index-start", "1", "--loop-layer-index-end", "2"]
 """A small valid model of each hybrid family."""
 
 
@@ -247,7 +250,9 @@ SAMPLES = {
     "linear_num_heads": "2", "context": "16", "swa_num_attention_heads": "2",
     "swa_num_key_value_heads": "1", "swa_head_dim": "4", "sliding_window_size": "4",
     "d_rel": "2", "rel_extent": "4", "dense_mlp_idx": "1", "local_layer_ids": "0",
-    "unpadded_vocab_size": "10",
+    "unpadded_vocab_size": "10", "n_layers_per_attn_res_block": "1",
+    "loop_layer_index_start": "1", "loop_layer_index_end": "2", "loop_num_passes": "2",
+    "loop_gate_rank": "2",
 }
 """A valid value for each option that takes one and is not a choice."""
 
@@ -261,7 +266,8 @@ OWN_SAMPLES = {**{(name, "layer_types"): "linear_attention,full_attention,linear
                "linear_attention,full_attention",
                ("kimi-linear", "layer_types"): "linear_attention,full_attention",
                ("inkling", "layer_types"): "hybrid_sliding,hybrid",
-               ("inkling2", "layer_types"): "hybrid_sliding,hybrid"}
+               ("inkling2", "layer_types"): "hybrid_sliding,hybrid",
+               ("inkling2-loop", "layer_types"): "hybrid_sliding,hybrid"}
 """A command's own valid value where the shared sample is not one (Qwen's layer types)."""
 
 WITH = {"input_shape": ["--model", "tests.port_models:torch_gru"],

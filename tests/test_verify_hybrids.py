@@ -41,7 +41,8 @@ REFERENCES = {"jamba": ("JambaConfig", "JambaForCausalLM"),
               "zamba": ("ZambaConfig", "ZambaForCausalLM"),
               "kimi-linear": ("KimiLinearConfig", "KimiLinearForCausalLM"),
               "inkling": ("InklingTextConfig", "InklingForCausalLM"),
-              "inkling2": ("Inkling2TextConfig", "Inkling2ForCausalLM")}
+              "inkling2": ("Inkling2TextConfig", "Inkling2ForCausalLM"),
+              "inkling2-loop": ("Inkling2LoopTextConfig", "Inkling2LoopForCausalLM")}
 """The transformers classes each hybrid is checked against."""
 
 
@@ -177,6 +178,15 @@ MIXED = {
         "swa_num_key_value_heads": 2, "swa_head_dim": 2, "sliding_window": 5,
         "sconv_kernel_size": 3, "d_rel": 2, "rel_extent": 6, "num_local_experts": 3,
         "intermediate_size": 6}),
+    "inkling2-loop loop_config over the loop's fields": ("inkling2-loop", {
+        "model_type": "inkling2_loop_text", "vocab_size": 10, "unpadded_vocab_size": 9,
+        "hidden_size": 16, "num_hidden_layers": 6, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "head_dim": 4, "swa_num_attention_heads": 4,
+        "swa_num_key_value_heads": 2, "swa_head_dim": 2, "sliding_window": 5, "d_rel": 2,
+        "rel_extent": 6, "num_local_experts": 3, "intermediate_size": 6,
+        "n_layers_per_attn_res_block": 2, "loop_layer_index_start": 4,
+        "loop_layer_index_end": 6, "loop_gate_rank": 3,
+        "loop_config": {"core_start": 2, "core_end": 6, "num_passes": 2, "gate_rank": 5}}),
 }
 """config.json files that give a value under two names (the loader's and another layout's),
 or the older name alone: the loader's reading wins, as transformers' own."""
@@ -211,11 +221,12 @@ def test_a_tied_zamba_with_one_hybrid_layer_is_refused_as_transformers_refuses_i
         families.config_class("zamba")(**ours(keywords))
 
 
-@pytest.mark.parametrize("name", ["inkling", "inkling2"])
+@pytest.mark.parametrize("name", ["inkling", "inkling2", "inkling2-loop"])
 def test_inklings_defaults_are_transformers_defaults(name: str) -> None:
-    """``paramcount inkling`` (``--impl inkling2``) with no option counts the causal LM of its
-    config class's defaults (the layouts transformers documents as ``thinkingmachines/
-    Inkling``'s and ``Inkling-2-Small``'s), tensor by tensor."""
+    """``paramcount inkling`` (``--impl inkling2``, ``inkling2-loop``) with no option counts
+    the causal LM of its config class's defaults (the layouts transformers documents as
+    ``thinkingmachines/Inkling``'s, ``Inkling-2-Small``'s and ``Inkling-2-Mini``'s), tensor by
+    tensor."""
     import transformers
 
     assert tensors_of(name, families.build(name, {})) == built(

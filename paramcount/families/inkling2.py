@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from math import prod
+from typing import Any
 
 from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
@@ -143,14 +144,7 @@ class Inkling2Config:
     layer_types: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
-        hybrid.check_types(self, (
-            "vocab_size", "unpadded_vocab_size", "hidden_size", "num_hidden_layers",
-            "num_attention_heads", "num_key_value_heads", "head_dim", "swa_num_attention_heads",
-            "swa_num_key_value_heads", "swa_head_dim", "sliding_window_size", "d_rel",
-            "rel_extent", "conv_kernel_size", "moe_intermediate_size", "n_routed_experts",
-            "num_experts_per_tok"))
-        at_most_blocks("num_hidden_layers", self.num_hidden_layers)
-        hybrid.layer_types(self, LAYER_TYPES)
+        check(self)
 
     @property
     def types(self) -> tuple[str, ...]:
@@ -174,6 +168,19 @@ class Inkling2Config:
 
 Config = Inkling2Config
 
+
+def check(config: Any) -> None:
+    """An Inkling 2 (or Inkling 2 Loop) config's sizes whole numbers of at least 1, its
+    ``layer_types`` one per layer."""
+    hybrid.check_types(config, (
+        "vocab_size", "unpadded_vocab_size", "hidden_size", "num_hidden_layers",
+        "num_attention_heads", "num_key_value_heads", "head_dim", "swa_num_attention_heads",
+        "swa_num_key_value_heads", "swa_head_dim", "sliding_window_size", "d_rel",
+        "rel_extent", "conv_kernel_size", "moe_intermediate_size", "n_routed_experts",
+        "num_experts_per_tok"))
+    at_most_blocks("num_hidden_layers", config.num_hidden_layers)
+    hybrid.layer_types(config, LAYER_TYPES)
+
 ALIASES: dict[str, tuple[str, ...]] = {
     **hybrid.HEAD_ALIASES, "n_routed_experts": ("--num-experts",),
     "conv_kernel_size": ("--conv-kernel",), "sliding_window_size": ("--sliding-window",)}
@@ -193,17 +200,60 @@ def _query(s: hybrid.Stack, name: str, shape: tuple[int, ...], layer: int) -> No
           [tensor(name, shape, layer, shape[-1], "residual.query")])
 
 
+@record
+class Loop:
+    """A looped stack: layers ``start`` to ``end`` − 1 run ``passes`` times, each pass after
+    the first with a cache of its own and messages from the one before (through four message
+    gates of rank ``rank`` on each looped layer, and ``end`` − ``start`` × 4 learned
+    queries)."""
+
+    start: int
+    end: int
+    passes: int
+    rank: int
+
+
+@record
+class MessageGate:
+    """A looped layer's message gate: ``down_proj`` (rank, 2D), ``forget_gate_proj`` and
+    ``message_gate_proj`` (D, rank)."""
+
+    width: int
+    rank: int
+
+    def tensors(self, prefix: str, layer: int) -> list[Tensor]:
+        """The three projections."""
+        d, r = self.width, self.rank
+        return [*linear(prefix + "down_proj.", r, 2 * d, False, layer),
+                *linear(prefix + "forget_gate_proj.", d, r, False, layer),
+                *linear(prefix + "message_gate_proj.", d, r, False, layer)]
+
+    @property
+    def count(self) -> int:
+        """4·D·rank."""
+        return 4 * self.width * self.rank
+
+
 @hybrid.cached
 def stack(config: Inkling2Config) -> hybrid.Stack:
     """Every parameter, with its kind, in ``named_parameters()`` order."""
+    return build(config)
+
+
+def build(config: Any, loop: Loop | None = None) -> hybrid.Stack:
+    """The stack of an Inkling 2 ``config`` (or of Inkling 2 Loop's, with its ``loop``): every
+    parameter in ``named_parameters()`` order, and each cache layer's state (a looped layer's
+    once more for each pass after the first, after the model's layers, as transformers
+    appends them)."""
     s = hybrid.Stack()
-    d = config.hidden_size
+    d, types = config.hidden_size, config.types
     hybrid.embeddings(s, "model.embed_tokens.weight", config.vocab_size, d)
     hybrid.norm_of(s, "model.embed_tokens.embed_norm.", d, -1)
     conv = DepthwiseConv(d, config.conv_kernel_size)
     moe = Experts(d, config.moe_intermediate_size, config.n_routed_experts,
                   config.num_experts_per_tok, "lfm2_moe")
-    for i, kind in enumerate(config.types):
+    looped = range(loop.start, min(loop.end, len(types))) if loop else range(0)
+    for i, kind in enumerate(types):
         p = f"model.layers.{i}."
         if i:
             _query(s, p + "attention_input.query", (3, d) if kind == "full" else (d,), i)
@@ -216,8 +266,20 @@ def stack(config: Inkling2Config) -> hybrid.Stack:
         for name in ("post_attention_convolution", "post_mlp_convolution"):
             s.part("recurrent", "short conv", conv, f"{p}{name}.", i, state=False)
         s.holds(i, "short convs", LayerConvs(conv))
+        if loop and i in looped:
+            for gate in ("q", "k", "v", "mlp"):
+                s.part("attention", "message gate", MessageGate(d, loop.rank),
+                       f"{p}{gate}_message_gate.", i, state=False)
     hybrid.norm_of(s, "model.norm.", d, -1)
     _query(s, "model.final_input.query", (d,), -1)
+    if loop:
+        _query(s, "model.message_input.query", (loop.end - loop.start, 4, d), -1)
+        at = len(types)
+        for _ in range(1, loop.passes):
+            for i in looped:
+                s.holds(at, LABELS[types[i]], config.attention(types[i]))
+                s.holds(at, "short convs", LayerConvs(conv))
+                at += 1
     s.add("embeddings", "head U·D", config.unpadded_vocab_size * d,
           linear("lm_head.", config.unpadded_vocab_size, d, False, -1))
     return s
@@ -265,6 +327,19 @@ def _attention_at(shapes: Shapes, p: str) -> tuple[int, int, int, int, int] | No
 
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:
+    values = read_values(shapes, prefix, vocab, d)
+    if values is None:
+        return None
+    return hybrid.accept_values(shapes, NAME, prefix, Inkling2Config, values, tensors,
+                                [TOP_K_NOTE])
+
+
+TOP_K_NOTE = (f"the experts used per token are not in the weights: read as "
+              f"{Inkling2Config.num_experts_per_tok} (transformers' default)")
+
+
+def read_values(shapes: Shapes, prefix: str, vocab: int, d: int) -> dict[str, object] | None:
+    """The config values an Inkling 2 causal LM's tensors under ``prefix`` hold, or None."""
     start = f"{prefix}model.layers."
     conv, head, experts = (shapes.get(n) for n in (
         f"{start}0.post_attention_convolution.conv1d.weight", prefix + "lm_head.weight",
@@ -289,6 +364,4 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
             if read is None:
                 return None
             values.update(zip(fields, read, strict=True))
-    notes = [f"the experts used per token are not in the weights: read as "
-             f"{Inkling2Config.num_experts_per_tok} (transformers' default)"]
-    return hybrid.accept_values(shapes, NAME, prefix, Inkling2Config, values, tensors, notes)
+    return values

@@ -44,6 +44,7 @@ FAMILIES: dict[str, str] = {
     "kimi-linear": "kimi_linear",
     "inkling": "inkling",
     "inkling2": "inkling2",
+    "inkling2-loop": "inkling2_loop",
     "mamba": "mamba",
     "mamba2": "mamba2",
     "rwkv": "rwkv",
@@ -60,7 +61,7 @@ before minGRU)."""
 HYBRIDS = ("jamba", "bamba", "zamba2", "falcon-h1", "nemotron-h", "lfm2", "lfm2-moe",
            "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax", "lfm3",
            "olmo-hybrid", "lara-mini", "zamba", "kimi-linear", "inkling",
-           "inkling2")
+           "inkling2", "inkling2-loop")
 """The families that mix recurrent mixers with attention, MLPs and experts."""
 
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -90,7 +91,8 @@ MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "falcon_mamba": "mamba", "mamba
                                "lfm3": "lfm3", "olmo_hybrid": "olmo-hybrid",
                                "lara_mini": "lara-mini", "zamba": "zamba",
                                "kimi_linear": "kimi-linear", "inkling_text": "inkling",
-                               "inkling2_text": "inkling2"}
+                               "inkling2_text": "inkling2",
+                               "inkling2_loop_text": "inkling2-loop"}
 """A ``config.json``'s ``model_type`` → family (a family's aliases included: Falcon-Mamba is
 Mamba; fla's RWKV-7 is RWKV)."""
 
@@ -126,6 +128,9 @@ CLASSES: dict[str, tuple[str, str]] = {
     "InklingTextModel": ("inkling", "backbone"),
     "Inkling2TextConfig": ("inkling2", "config"), "Inkling2ForCausalLM": ("inkling2", "lm"),
     "Inkling2TextModel": ("inkling2", "backbone"),
+    "Inkling2LoopTextConfig": ("inkling2-loop", "config"),
+    "Inkling2LoopForCausalLM": ("inkling2-loop", "lm"),
+    "Inkling2LoopTextModel": ("inkling2-loop", "backbone"),
 }
 """The reference classes that ``read`` recognises in pasted code and ``config.json``'s
 ``architectures`` names: family and what it builds (a config, the causal LM, or the backbone
@@ -461,8 +466,9 @@ BASES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
               ("embed_tokens.", "layers.", "norm.")) for name in (
         "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax",
         "olmo-hybrid", "lara-mini", "kimi-linear", "inkling")},
-    "inkling2": ("model.", "embed_tokens.weight", "lm_head.weight",
-                 ("embed_tokens.", "layers.", "norm.", "final_input.")),
+    **{name: ("model.", "embed_tokens.weight", "lm_head.weight",
+              ("embed_tokens.", "layers.", "norm.", "final_input.", "message_input."))
+       for name in ("inkling2", "inkling2-loop")},
     "nemotron-h": ("model.", "embeddings.weight", "lm_head.weight",
                    ("embeddings.", "layers.", "norm_f.")),
 }
