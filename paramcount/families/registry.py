@@ -313,11 +313,9 @@ def refuse_other(name: str, data: Mapping[str, object], path: str) -> None:
         if found == name:
             continue
         if found is not None:
-            from paramcount.families.command import command_words
-
             raise ConfigError(f"{path}: describes a {family(found).TITLE} model ({said}), "
                               f"which 'paramcount {name}' does not count (count it with "
-                              f"'paramcount {' '.join(command_words(found))} --config {path}')")
+                              f"'paramcount {found} --config {path}')")
         from paramcount.families.unmodelled import why_not
 
         reason = why_not(model_type) if isinstance(model_type, str) else None
