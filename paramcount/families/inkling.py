@@ -18,7 +18,8 @@ Around them ``model.embed_tokens`` with its RMSNorm ``embed_norm``, ``model.norm
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
@@ -59,20 +60,14 @@ BACKBONE = "model."
 """The causal LM's prefix before the base model class's tensors."""
 
 
-def attention_state(kv_heads: int, head_dim: int, kernel: int, window: int) -> tuple[Piece, ...]:
-    """What an Inkling (or Inkling 2) attention's cache keeps: keys and values, kv_heads·head_dim
-    each per token (a sliding window's last window − 1 tokens), and the k and v convolutions'
-    last K inputs (float32)."""
-    conv = DepthwiseConv(kv_heads * head_dim, kernel).cache()
-    return (*attention(kv_heads, head_dim, max(window - 1, 0)), *conv, *conv)
-
-
 @record
-class RelativeAttention:
-    """Inkling's attention: q, k, v, ``r_proj`` (heads·d_rel, D), o, short convolutions over
-    k and v (``kernel`` taps), RMSNorms over a head's q and k, and the relative position
-    bias's ``d_rel`` profiles over ``extent`` distances; a sliding ``window`` > 0 bounds what
-    its cache keeps."""
+class InklingAttention:
+    """Inkling's attention (``style`` ``inkling``): q, k, v, ``r_proj`` (heads·d_rel, D), o,
+    short convolutions over k and v (``kernel`` taps), RMSNorms over a head's q and k, and the
+    relative position bias's ``d_rel`` profiles over ``extent`` distances; or Inkling 2's
+    (``sink``; ``dynamic``: a full layer's, its convolutions over k and v dynamic), in
+    :mod:`paramcount.families.inkling2`'s docstring. A sliding ``window`` > 0 bounds what its
+    cache keeps."""
 
     width: int
     heads: int
@@ -82,13 +77,15 @@ class RelativeAttention:
     extent: int
     kernel: int
     window: int = 0
+    style: str = "inkling"
 
     def __post_init__(self) -> None:
         sizes(self, "width", "heads", "kv_heads", "head_dim", "d_rel", "extent", "kernel")
 
     def tensors(self, prefix: str, layer: int) -> list[Tensor]:
-        """The projections, the convolutions, the norms and the bias's profiles, in
-        ``named_parameters()`` order."""
+        """Its tensors in ``named_parameters()`` order."""
+        if self.style != "inkling":
+            return self._sink_tensors(prefix, layer)
         d, q, kv = self.width, self.heads * self.head_dim, self.kv_heads * self.head_dim
         conv = DepthwiseConv(kv, self.kernel)
         out = [t for name, rows in (("q_proj", q), ("k_proj", kv), ("v_proj", kv),
@@ -101,16 +98,48 @@ class RelativeAttention:
         return [*out, tensor(prefix + "rel_logits_proj.proj", (self.d_rel, self.extent), layer,
                              self.d_rel, "rel_logits_proj")]
 
+    def _sink_tensors(self, prefix: str, layer: int) -> list[Tensor]:
+        """Inkling 2's: q with its scale, k and v with their convolutions, the gated o, the
+        sinks and the relative position bias."""
+        d, h, hd, r = self.width, self.heads, self.head_dim, self.d_rel
+        kv, k = self.kv_heads * hd, self.kernel
+        out = [*linear(prefix + "q_proj.linear.", h * hd, d, False, layer),
+               tensor(prefix + "q_proj.norm.scale", (h, hd), layer, hd, "q_proj.norm.scale")]
+        for name in ("k_proj.", "v_proj."):
+            p = prefix + name
+            out += linear(p + "linear.", kv, d, False, layer)
+            if self.style == "dynamic":
+                out += [tensor(p + "sconv.static_weight", (k, kv), layer, kv,
+                               name + "sconv.static_weight"),
+                        *linear(p + "sconv.weight_proj.", self.kv_heads * k, d, False, layer)]
+            else:
+                out += DepthwiseConv(kv, k).tensors(p + "sconv.", layer)
+        out += linear(prefix + "o_proj.gate_proj.", h * hd, d, False, layer)
+        out += linear(prefix + "o_proj.linear.", d, h * hd, False, layer)
+        out += linear(prefix + "sink_proj.", h, d, False, layer)
+        p = prefix + "relative_position_bias."
+        return [*out, tensor(p + "proj", (r, self.extent), layer, r, "relative_position_bias"),
+                *linear(p + "linear.", h * r, d, False, layer),
+                tensor(p + "norm.scale", (h, r), layer, r, "relative_position_bias.norm.scale")]
+
     def cache(self) -> tuple[Piece, ...]:
-        """:func:`attention_state`."""
-        return attention_state(self.kv_heads, self.head_dim, self.kernel, self.window)
+        """Keys and values, kv_heads·head_dim each per token (a sliding window's last window − 1
+        tokens), and the k and v convolutions' last K inputs (float32; a dynamic convolution
+        keeps the same)."""
+        conv = DepthwiseConv(self.kv_heads * self.head_dim, self.kernel).cache()
+        return (*attention(self.kv_heads, self.head_dim, max(self.window - 1, 0)), *conv, *conv)
 
     @property
     def count(self) -> int:
-        """(2q + 2kv + H·r)·D + 2·kv·K + 2·hd + r·X, q = H·hd, kv = kv_heads·hd."""
-        q, kv = self.heads * self.head_dim, self.kv_heads * self.head_dim
-        return ((2 * q + 2 * kv + self.heads * self.d_rel) * self.width + 2 * kv * self.kernel
-                + 2 * self.head_dim + self.d_rel * self.extent)
+        """Inkling: (2q + 2kv + H·r)·D + 2·kv·K + 2·hd + r·X, q = H·hd, kv = kv_heads·hd.
+        Inkling 2: q·(3D + 1) + 2·kv·D + 2·kv·K [+ 2·kv_heads·K·D dynamic] + H·D
+        + r·(X + H·D + H)."""
+        d, h, hd, r, k = self.width, self.heads, self.head_dim, self.d_rel, self.kernel
+        q, kv = h * hd, self.kv_heads * hd
+        if self.style == "inkling":
+            return (2 * q + 2 * kv + h * r) * d + 2 * kv * k + 2 * hd + r * self.extent
+        conv = kv * k + (self.kv_heads * k * d if self.style == "dynamic" else 0)
+        return q * (3 * d + 1) + 2 * kv * d + 2 * conv + h * d + r * (self.extent + h * d + h)
 
 
 @record
@@ -246,15 +275,23 @@ class InklingConfig:
         return tuple("dense" if i < self.dense_mlp_idx else "sparse"
                      for i in range(self.num_hidden_layers))
 
-    def attention(self, kind: str) -> RelativeAttention:
+    def attention(self, kind: str) -> InklingAttention:
         """A ``full`` or ``sliding`` layer's attention."""
-        k, d = self.conv_kernel_size, self.hidden_size
-        if kind == "sliding":
-            window = self.sliding_window_size
-            return RelativeAttention(d, self.swa_num_attention_heads, self.swa_num_key_value_heads,
-                                     self.swa_head_dim, self.d_rel, window, k, window)
-        return RelativeAttention(d, self.num_attention_heads, self.num_key_value_heads,
-                                 self.head_dim, self.d_rel, self.rel_extent, k)
+        heads, kv, head_dim, extent, window = widths(self, kind)
+        return InklingAttention(self.hidden_size, heads, kv, head_dim, self.d_rel, extent,
+                                self.conv_kernel_size, window)
+
+
+def widths(config: Any, kind: str) -> tuple[int, int, int, int, int]:
+    """A ``full`` or ``sliding`` layer's heads, kv heads, head width, relative bias extent and
+    window (0: none) in an Inkling (1 or 2) config: a sliding layer's are the ``swa_…``
+    options, its extent the window."""
+    if kind == "sliding":
+        window = config.sliding_window_size
+        return (config.swa_num_attention_heads, config.swa_num_key_value_heads,
+                config.swa_head_dim, window, window)
+    return (config.num_attention_heads, config.num_key_value_heads, config.head_dim,
+            config.rel_extent, 0)
 
 
 Config = InklingConfig
@@ -329,10 +366,17 @@ def from_hf_config(data: Mapping[str, object]) -> InklingConfig:
 
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
-    """Every ``InklingForCausalLM`` among ``shapes``, checked exactly (a checkpoint's router
-    buffers, ``e_score_correction_bias``, left out and not claimed)."""
+    """Every ``InklingForCausalLM`` among ``shapes``, checked exactly."""
+    return recognise_params(shapes, _recognise_at)
+
+
+def recognise_params(shapes: Shapes, at: Callable[[Shapes, str, int, int],
+                                                  RecognisedModel | None]
+                     ) -> list[RecognisedModel]:
+    """The models ``at`` finds at each causal LM root, a checkpoint's router buffers
+    (``e_score_correction_bias``) left out and not claimed (Inkling 1 and 2)."""
     params = {n: s for n, s in shapes.items() if n.rsplit(".", 1)[-1] not in hybrid.BUFFERS}
-    return hybrid.recognise_roots(params, "embed_tokens", _recognise_at)
+    return hybrid.recognise_roots(params, "embed_tokens", at)
 
 
 def _attention_at(shapes: Shapes, p: str) -> tuple[int, int, int, int, int] | None:

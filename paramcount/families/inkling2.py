@@ -29,11 +29,16 @@ from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
-from paramcount.families.inkling import ALIAS_KEYS, LayerConvs, attention_state
+from paramcount.families.inkling import (
+    ALIAS_KEYS,
+    InklingAttention,
+    LayerConvs,
+    recognise_params,
+    widths,
+)
 from paramcount.families.loader import Layout
 from paramcount.families.mixers import DepthwiseConv, Experts
-from paramcount.families.parts import at_most_blocks, linear, sizes, tensor
-from paramcount.families.state import Piece
+from paramcount.families.parts import at_most_blocks, linear, tensor
 from paramcount.record import record
 
 NAME = "inkling2"
@@ -57,64 +62,6 @@ LAYOUT = Layout("transformers Inkling2TextConfig", frozenset({
 """The keys transformers' ``Inkling2TextConfig`` reads (its fields and ``attribute_map``)."""
 BACKBONE = "model."
 """The causal LM's prefix before the base model class's tensors."""
-
-
-@record
-class SinkAttention:
-    """Inkling 2's attention (see the module's docstring); ``dynamic``: a full layer's dynamic
-    short convolutions over k and v; a sliding ``window`` > 0 bounds what its cache keeps."""
-
-    width: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    d_rel: int
-    extent: int
-    kernel: int
-    dynamic: bool = False
-    window: int = 0
-
-    def __post_init__(self) -> None:
-        sizes(self, "width", "heads", "kv_heads", "head_dim", "d_rel", "extent", "kernel")
-
-    def tensors(self, prefix: str, layer: int) -> list[Tensor]:
-        """q, k, v, the gated o, the sinks and the relative position bias, in
-        ``named_parameters()`` order."""
-        d, h, hd, r = self.width, self.heads, self.head_dim, self.d_rel
-        kv, k = self.kv_heads * hd, self.kernel
-        out = [*linear(prefix + "q_proj.linear.", h * hd, d, False, layer),
-               tensor(prefix + "q_proj.norm.scale", (h, hd), layer, hd, "q_proj.norm.scale")]
-        for name in ("k_proj.", "v_proj."):
-            p = prefix + name
-            out += linear(p + "linear.", kv, d, False, layer)
-            if self.dynamic:
-                out += [tensor(p + "sconv.static_weight", (k, kv), layer, kv,
-                               name + "sconv.static_weight"),
-                        *linear(p + "sconv.weight_proj.", self.kv_heads * k, d, False, layer)]
-            else:
-                out += DepthwiseConv(kv, k).tensors(p + "sconv.", layer)
-        out += linear(prefix + "o_proj.gate_proj.", h * hd, d, False, layer)
-        out += linear(prefix + "o_proj.linear.", d, h * hd, False, layer)
-        out += linear(prefix + "sink_proj.", h, d, False, layer)
-        p = prefix + "relative_position_bias."
-        return [*out, tensor(p + "proj", (r, self.extent), layer, r, "relative_position_bias"),
-                *linear(p + "linear.", h * r, d, False, layer),
-                tensor(p + "norm.scale", (h, r), layer, r, "relative_position_bias.norm.scale")]
-
-    def cache(self) -> tuple[Piece, ...]:
-        """Inkling's: :func:`paramcount.families.inkling.attention_state` (a dynamic
-        convolution keeps the same last K inputs)."""
-        return attention_state(self.kv_heads, self.head_dim, self.kernel, self.window)
-
-    @property
-    def count(self) -> int:
-        """H·hd·(3D + 1) + 2·kv·hd·D + 2·kv·(hd·K or hd·K + K·D) + H·D + r·(X + H·D + H),
-        kv·(hd·K + K·D) dynamic."""
-        d, h, hd, r, k = self.width, self.heads, self.head_dim, self.d_rel, self.kernel
-        kv = self.kv_heads * hd
-        conv = kv * k + (self.kv_heads * k * d if self.dynamic else 0)
-        return h * hd * (3 * d + 1) + 2 * kv * d + 2 * conv + h * d + r * (
-            self.extent + h * d + h)
 
 
 @record
@@ -155,15 +102,12 @@ class Inkling2Config:
         return tuple("full" if (i + 1) % 6 == 0 else "sliding"
                      for i in range(self.num_hidden_layers))
 
-    def attention(self, kind: str) -> SinkAttention:
-        """A ``full`` or ``sliding`` layer's attention."""
-        k, d = self.conv_kernel_size, self.hidden_size
-        if kind == "sliding":
-            window = self.sliding_window_size
-            return SinkAttention(d, self.swa_num_attention_heads, self.swa_num_key_value_heads,
-                                 self.swa_head_dim, self.d_rel, window, k, False, window)
-        return SinkAttention(d, self.num_attention_heads, self.num_key_value_heads,
-                             self.head_dim, self.d_rel, self.rel_extent, k, True)
+    def attention(self, kind: str) -> InklingAttention:
+        """A ``full`` (dynamic convolutions) or ``sliding`` layer's attention."""
+        heads, kv, head_dim, extent, window = widths(self, kind)
+        return InklingAttention(self.hidden_size, heads, kv, head_dim, self.d_rel, extent,
+                                self.conv_kernel_size, window,
+                                "dynamic" if kind == "full" else "sink")
 
 
 Config = Inkling2Config
@@ -235,9 +179,10 @@ class MessageGate:
 
 
 @hybrid.cached
-def stack(config: Inkling2Config) -> hybrid.Stack:
-    """Every parameter, with its kind, in ``named_parameters()`` order."""
-    return build(config)
+def stack(config: Any) -> hybrid.Stack:
+    """Every parameter, with its kind, in ``named_parameters()`` order (of Inkling 2, or with
+    its ``loop`` of Inkling 2 Loop)."""
+    return build(config, getattr(config, "loop", None))
 
 
 def build(config: Any, loop: Loop | None = None) -> hybrid.Stack:
@@ -285,33 +230,32 @@ def build(config: Any, loop: Loop | None = None) -> hybrid.Stack:
     return s
 
 
-def tensors(config: Inkling2Config) -> list[Tensor]:
-    """Every parameter of ``Inkling2ForCausalLM(config)``, in ``named_parameters()`` order."""
+def tensors(config: Any) -> list[Tensor]:
+    """Every parameter of ``Inkling2ForCausalLM(config)`` (or ``Inkling2LoopForCausalLM``), in
+    ``named_parameters()`` order."""
     return list(stack(config).tensors)
 
 
-def formula(config: Inkling2Config) -> Formula:
+def formula(config: Any) -> Formula:
     """The sum of the parts' closed forms."""
     return stack(config).formula(hybrid.symbols(
         config, Symbol("E", config.n_routed_experts, "n_routed_experts"),
         Symbol("U", config.unpadded_vocab_size, "unpadded_vocab_size")))
 
 
-def from_hf_config(data: Mapping[str, object]) -> Inkling2Config:
-    """A ``config.json`` read as transformers' ``Inkling2TextConfig`` reads it (its
-    ``attribute_map``: ``intermediate_size`` is ``moe_intermediate_size``)."""
-    config = hybrid.read(Inkling2Config, data,
-                         {**ALIAS_KEYS, "intermediate_size": "moe_intermediate_size"},
+def from_hf_config(data: Mapping[str, object], kind: type = Inkling2Config) -> Any:
+    """A ``config.json`` read as transformers' ``Inkling2TextConfig`` (or, with ``kind``,
+    ``Inkling2LoopTextConfig``) reads it: its ``attribute_map`` (``intermediate_size`` is
+    ``moe_intermediate_size``)."""
+    config = hybrid.read(kind, data, {**ALIAS_KEYS, "intermediate_size": "moe_intermediate_size"},
                          lists=("layer_types",))
-    assert isinstance(config, Inkling2Config)
+    assert isinstance(config, kind)
     return config
 
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
-    """Every ``Inkling2ForCausalLM`` among ``shapes``, checked exactly (a checkpoint's router
-    buffers, ``e_score_correction_bias``, left out and not claimed)."""
-    params = {n: s for n, s in shapes.items() if n.rsplit(".", 1)[-1] not in hybrid.BUFFERS}
-    return hybrid.recognise_roots(params, "embed_tokens", _recognise_at)
+    """Every ``Inkling2ForCausalLM`` among ``shapes``, checked exactly."""
+    return recognise_params(shapes, _recognise_at)
 
 
 def _attention_at(shapes: Shapes, p: str) -> tuple[int, int, int, int, int] | None:

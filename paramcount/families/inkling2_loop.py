@@ -16,13 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from math import gcd
 
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
 from paramcount.families import hybrid, inkling2
 from paramcount.families.family import RecognisedModel
-from paramcount.families.inkling import ALIAS_KEYS
-from paramcount.families.inkling2 import TOP_K_NOTE, Inkling2Config, Loop, build, check, read_values
+from paramcount.families.inkling import recognise_params
+from paramcount.families.inkling2 import TOP_K_NOTE, Inkling2Config, Loop, check, read_values
 from paramcount.families.loader import Layout, is_int, mapping
 from paramcount.record import record
 
@@ -105,46 +104,24 @@ class Inkling2LoopConfig:
 Config = Inkling2LoopConfig
 
 
-@hybrid.cached
-def stack(config: Inkling2LoopConfig) -> hybrid.Stack:
-    """Every parameter, with its kind, in ``named_parameters()`` order (a looped layer once),
-    and every cache layer's state (a looped layer's once per pass)."""
-    return build(config, config.loop)
-
-
-def tensors(config: Inkling2LoopConfig) -> list[Tensor]:
-    """Every parameter of ``Inkling2LoopForCausalLM(config)``, in ``named_parameters()``
-    order."""
-    return list(stack(config).tensors)
-
-
-def formula(config: Inkling2LoopConfig) -> Formula:
-    """The sum of the parts' closed forms."""
-    return stack(config).formula(hybrid.symbols(
-        config, Symbol("E", config.n_routed_experts, "n_routed_experts"),
-        Symbol("U", config.unpadded_vocab_size, "unpadded_vocab_size")))
+stack = inkling2.stack
+tensors = inkling2.tensors
+formula = inkling2.formula
 
 
 def from_hf_config(data: Mapping[str, object]) -> Inkling2LoopConfig:
     """A ``config.json`` read as transformers' ``Inkling2LoopTextConfig`` reads it: Inkling 2's
     ``attribute_map``, and a checkpoint's ``loop_config`` over the loop's fields."""
     values = dict(data)
-    for key, field in LOOP_KEYS.items():
-        loop = mapping(data, "loop_config")
-        if key in loop:
-            values[field] = loop[key]
-    config = hybrid.read(Inkling2LoopConfig, values,
-                         {**ALIAS_KEYS, "intermediate_size": "moe_intermediate_size"},
-                         lists=("layer_types",))
-    assert isinstance(config, Inkling2LoopConfig)
+    loop = mapping(data, "loop_config")
+    values.update({field: loop[key] for key, field in LOOP_KEYS.items() if key in loop})
+    config: Inkling2LoopConfig = inkling2.from_hf_config(values, Inkling2LoopConfig)
     return config
 
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
-    """Every ``Inkling2LoopForCausalLM`` among ``shapes``, checked exactly (a checkpoint's
-    router buffers left out and not claimed)."""
-    params = {n: s for n, s in shapes.items() if n.rsplit(".", 1)[-1] not in hybrid.BUFFERS}
-    return hybrid.recognise_roots(params, "embed_tokens", _recognise_at)
+    """Every ``Inkling2LoopForCausalLM`` among ``shapes``, checked exactly."""
+    return recognise_params(shapes, _recognise_at)
 
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:
