@@ -447,6 +447,67 @@ def zaya(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
+@st.composite
+def inkling(draw: st.DrawFn) -> dict[str, Any]:
+    """InklingTextConfig keywords (layer types given, placed by ``local_layer_ids`` or by
+    default; MLP types given, or dense before ``dense_mlp_idx``; a tie transformers ignores)."""
+    layers = draw(st.integers(1, 7))
+    kinds = st.lists(st.sampled_from(["hybrid", "hybrid_sliding"]), min_size=layers,
+                     max_size=layers)
+    where = draw(st.sampled_from(["types", "local", "default"]))
+    types = {"layer_types": draw(kinds)} if where == "types" else {
+        "local_layer_ids": draw(st.lists(st.integers(0, layers - 1), unique=True))
+    } if where == "local" else {}
+    mlps = {"mlp_layer_types": draw(st.lists(st.sampled_from(["dense", "sparse"]),
+                                             min_size=layers, max_size=layers))} if draw(
+        bools) else {"dense_mlp_idx": draw(st.integers(0, layers))}
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": draw(st.integers(1, 12)),
+        "num_hidden_layers": layers, "num_attention_heads": draw(small),
+        "num_key_value_heads": draw(small), "head_dim": draw(small),
+        "swa_num_attention_heads": draw(small), "swa_num_key_value_heads": draw(small),
+        "swa_head_dim": draw(small), "sliding_window_size": draw(st.integers(1, 9)),
+        "d_rel": draw(small), "rel_extent": draw(st.integers(1, 9)),
+        "conv_kernel_size": draw(small), "intermediate_size": draw(st.integers(1, 12)),
+        "moe_intermediate_size": draw(small), "n_routed_experts": draw(small),
+        "num_experts_per_tok": draw(small), "n_shared_experts": draw(small),
+        "tie_word_embeddings": draw(bools), **types, **mlps,
+    }
+
+
+@st.composite
+def inkling2(draw: st.DrawFn) -> dict[str, Any]:
+    """Inkling2TextConfig keywords (layer types given or by default; a head narrower or wider
+    than the vocabulary; a tie transformers ignores)."""
+    layers = draw(st.integers(1, 7))
+    types = {"layer_types": draw(st.lists(st.sampled_from(["hybrid", "hybrid_sliding"]),
+                                          min_size=layers, max_size=layers))} if draw(
+        bools) else {}
+    return {
+        "vocab_size": draw(st.integers(1, 40)), "unpadded_vocab_size": draw(st.integers(1, 40)),
+        "hidden_size": draw(st.integers(1, 12)), "num_hidden_layers": layers,
+        "num_attention_heads": draw(small), "num_key_value_heads": draw(small),
+        "head_dim": draw(small), "swa_num_attention_heads": draw(small),
+        "swa_num_key_value_heads": draw(small), "swa_head_dim": draw(small),
+        "sliding_window_size": draw(st.integers(1, 9)), "d_rel": draw(small),
+        "rel_extent": draw(st.integers(1, 9)), "conv_kernel_size": draw(small),
+        "moe_intermediate_size": draw(small), "n_routed_experts": draw(small),
+        "num_experts_per_tok": draw(small), "tie_word_embeddings": draw(bools), **types,
+    }
+
+
+@st.composite
+def inkling2_loop(draw: st.DrawFn) -> dict[str, Any]:
+    """Inkling2LoopTextConfig keywords: Inkling 2's, and a loop whose ends are multiples of
+    ``n_layers_per_attn_res_block`` (past the layers, or none, sometimes)."""
+    block = draw(st.integers(1, 3))
+    start = block * draw(st.integers(1, 3))
+    return {**draw(inkling2()), "n_layers_per_attn_res_block": block,
+            "loop_layer_index_start": start,
+            "loop_layer_index_end": start + block * draw(st.integers(0, 2)),
+            "loop_num_passes": draw(small), "loop_gate_rank": draw(small)}
+
+
 STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
               "falcon-h1": falcon_h1(), "nemotron-h": nemotron_h(), "lfm2": lfm2(),
               "lfm2-moe": lfm2_moe(), "qwen3-next": qwen3_next(), "qwen3.5": qwen3_5(),
@@ -454,7 +515,9 @@ STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
               "minimax": minimax(), "lfm3": lfm3(), "olmo-hybrid": olmo_hybrid(),
               "lara-mini": lara_mini(), "zamba": zamba(), "kimi-linear": kimi_linear(),
               "bailing-hybrid": bailing_hybrid(), "zaya": zaya(),
-              "qwen4-exp": qwen4_exp()}
+              "qwen4-exp": qwen4_exp(),
+              "inkling": inkling(), "inkling2": inkling2(),
+              "inkling2-loop": inkling2_loop()}
 """Each hybrid's strategy, by command name."""
 
 NEEDED: dict[str, dict[str, int]] = {"qwen4-exp": {
@@ -475,10 +538,15 @@ REFERENCE_ONLY = ("mamba_chunk_size", "chunk_size", "pad_token_id", "eos_token_i
 """Keywords the reference needs for small models that do not shape parameters."""
 
 
+NEVER_TIED = ("nemotron-h", "kimi-linear", "bailing-hybrid", "inkling", "inkling2",
+              "inkling2-loop")
+"""The hybrids whose causal LM ties nothing, whatever ``tie_word_embeddings`` says."""
+
+
 def ours(raw: dict[str, Any], name: str = "") -> dict[str, Any]:
     """The same values as paramcount's config record takes them (tuples for lists; Nemotron-H,
-    Kimi Linear and Ling 3 have no ``tie_word_embeddings``: transformers ties nothing in
-    them)."""
-    skip = (*REFERENCE_ONLY, *(("tie_word_embeddings",) if name in (
-        "nemotron-h", "kimi-linear", "bailing-hybrid") else ()))
+    Kimi Linear, Ling 3 and Inkling (1 and 2) have no ``tie_word_embeddings``: transformers
+    ties nothing in them)."""
+    skip = (*REFERENCE_ONLY,
+            *(("tie_word_embeddings",) if name in NEVER_TIED else ()))
     return {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items() if k not in skip}

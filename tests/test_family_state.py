@@ -122,6 +122,33 @@ TINY: dict[str, dict[str, Any]] = {
                        "ngram_vocab_size_base": 50, "eos_token_id": 1, "indexer_n_heads": 2,
                        "indexer_kv_heads": 1, "indexer_head_dim": 4, "indexer_budget": 4,
                        "indexer_compress_ratio": 2},
+    "inkling_text": {"hidden_size": 16, "intermediate_size": 32, "moe_intermediate_size": 8,
+                     "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2,
+                     "head_dim": 8, "swa_num_attention_heads": 2, "swa_num_key_value_heads": 1,
+                     "swa_head_dim": 4, "sliding_window_size": 6, "d_rel": 3, "rel_extent": 7,
+                     "conv_kernel_size": 3, "n_routed_experts": 2, "num_experts_per_tok": 1,
+                     "n_shared_experts": 1, "mlp_layer_types": ["dense", "sparse", "sparse"],
+                     "layer_types": ["hybrid_sliding", "hybrid", "hybrid_sliding"],
+                     "pad_token_id": 0},
+    "inkling2_text": {"hidden_size": 16, "moe_intermediate_size": 8, "num_hidden_layers": 3,
+                      "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                      "swa_num_attention_heads": 2, "swa_num_key_value_heads": 1,
+                      "swa_head_dim": 4, "sliding_window_size": 6, "d_rel": 3, "rel_extent": 7,
+                      "conv_kernel_size": 3, "n_routed_experts": 2, "num_experts_per_tok": 1,
+                      "unpadded_vocab_size": 32, "eos_token_id": 1,
+                      "layer_types": ["hybrid_sliding", "hybrid", "hybrid_sliding"],
+                      "pad_token_id": 0},
+    "inkling2_loop_text": {"hidden_size": 16, "moe_intermediate_size": 8,
+                           "num_hidden_layers": 4, "num_attention_heads": 4,
+                           "num_key_value_heads": 2, "head_dim": 8, "swa_num_attention_heads": 2,
+                           "swa_num_key_value_heads": 1, "swa_head_dim": 4,
+                           "sliding_window_size": 6, "d_rel": 3, "rel_extent": 7,
+                           "conv_kernel_size": 3, "n_routed_experts": 2, "num_experts_per_tok": 1,
+                           "unpadded_vocab_size": 32, "eos_token_id": 1,
+                           "n_layers_per_attn_res_block": 1, "loop_layer_index_start": 1,
+                           "loop_layer_index_end": 3, "loop_num_passes": 3, "loop_gate_rank": 2,
+                           "layer_types": ["hybrid_sliding", "hybrid", "hybrid_sliding",
+                                           "hybrid"], "pad_token_id": 0},
     "xlstm": {"hidden_size": 128, "embedding_dim": 128, "num_heads": 2, "num_blocks": 2,
               "num_hidden_layers": 2, "qk_dim_factor": 0.5},
 }
@@ -134,6 +161,10 @@ CACHED = ("keys", "values", "conv_states", "recurrent_states", "indexer_keys",
           "indexer_position_ids")
 """What a transformers cache layer holds of a sequence (not its bookkeeping: a sliding layer's
 window as a tensor; an indexed layer's indexer keys and the positions the first one keeps)."""
+
+BUILT_IN_DTYPE = ("inkling2_text", "inkling2_loop_text")
+"""Model types built in the dtype (not converted after): their classes keep some modules in
+float32 (Inkling 2's router, which its forward feeds float32)."""
 
 MODULE_STATES = ("conv1d_state", "recurrent_states")
 """State RecurrentGemma keeps on its modules rather than in the cache object."""
@@ -180,7 +211,10 @@ def filled(model_type: str, tokens: int, batch: int, monkeypatch: pytest.MonkeyP
     torch.manual_seed(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = transformers.AutoModelForCausalLM.from_config(config).to(kind).eval()
+        if model_type in BUILT_IN_DTYPE:
+            model = transformers.AutoModelForCausalLM.from_config(config, dtype=kind).eval()
+        else:
+            model = transformers.AutoModelForCausalLM.from_config(config).to(kind).eval()
         with torch.no_grad():
             out = model(torch.randint(0, 32, (batch, tokens)), use_cache=True)
     cache = made[-1] if made else (out.get("cache") if out.get("cache") is not None
@@ -207,12 +241,18 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "qwen4_exp_text-two-indexed": ("qwen4_exp_text", {"num_hidden_layers": 4, "layer_types": [
         "indexed_attention", "linear_attention", "indexed_attention", "linear_attention"],
         "ple_layer_ids": [4, 2]}),
+    "inkling2_loop_text-past-the-layers": ("inkling2_loop_text", {"loop_layer_index_end": 6,
+                                                                  "loop_num_passes": 2}),
+    "inkling_text-default-placement": ("inkling_text", {"num_hidden_layers": 6,
+                                                        "mlp_layer_types": None,
+                                                        "layer_types": None}),
 }
 """Another path of a family's state, by id: its model type and the keywords that change its
 :data:`TINY` config (Zamba's shared block listed in each hybrid layer, MLA's q through a low
 rank, Qwen3-Next's layers placed by ``full_attention_interval``, lightning layers in a row,
 ZAYA's sliding CCA layer; Qwen4-Exp's indexer positions kept by its first indexed layer
-alone, two PLE layers)."""
+alone, two PLE layers; Inkling's sliding layers and experts where its config places them,
+Inkling 2 Loop's loop running past the last layer)."""
 
 
 def _variant(model_type: str, changed: dict[str, Any]) -> dict[str, Any]:

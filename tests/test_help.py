@@ -96,6 +96,9 @@ def bases(command: str, tmp_path: Path) -> list[list[str]]:
         "mingru": ["--dim", "8"],
         "minlm": ["--vocab", "10", "--dim", "8", "-L", "1"],
     }
+    if command == "inkling":  # --impl inkling2: Inkling 2's layout, from its own options
+        return [[command, *HYBRID_BASES[command]], [command, *HYBRID_BASES["inkling2"]],
+                [command, *HYBRID_BASES["inkling2-loop"]]]
     if command in HYBRID_BASES:
         return [[command, *HYBRID_BASES[command]]]
     if command == "xlstm-lm":  # rounding down leaves a 32-wide model's feed-forward no width
@@ -171,7 +174,21 @@ HYBRID_BASES = {
                   "--hc-count", "2", "--hc-lowrank", "2", "--heads-per-ngram", "2",
                   "--indexer-n-heads", "2", "--indexer-kv-heads", "1", "--indexer-head-dim",
                   "4", "--indexer-budget", "4", "--indexer-compress-ratio", "2"],
+    "inkling": [*TINY, "-L", "2", "--num-attention-heads", "2", "--num-key-value-heads", "1",
+                "--head-dim", "4", "--swa-num-attention-heads", "2",
+                "--swa-num-key-value-heads", "1", "--swa-head-dim", "4",
+                "--sliding-window-size", "4", "--rel-extent", "4", "--d-rel", "2",
+                "--moe-intermediate-size", "4", "--num-experts", "2", "--n-shared-experts",
+                "1"],
+    "inkling2": ["--vocab-size", "10", "--unpadded-vocab-size", "10", "--hidden-size", "8",
+                 "-L", "2", "--num-attention-heads", "2", "--num-key-value-heads", "1",
+                 "--head-dim", "4", "--swa-num-attention-heads", "2",
+                 "--swa-num-key-value-heads", "1", "--swa-head-dim", "4",
+                 "--sliding-window-size", "4", "--rel-extent", "4", "--d-rel", "2",
+                 "--moe-intermediate-size", "4", "--num-experts", "2"],
 }
+HYBRID_BASES["inkling2-loop"] = [*HYBRID_BASES["inkling2"], "--n-layers-per-attn-res-block", "1",
+                                 "--loop-layer-index-start", "1", "--loop-layer-index-end", "2"]
 """A small valid model of each hybrid family."""
 
 
@@ -251,7 +268,12 @@ SAMPLES = {
     "ngram_vocab_size_base": "50", "make_ngram_vocab_size_divisible_by": "8",
     "split_ngram_parts": "2", "indexer_n_heads": "2", "indexer_kv_heads": "1",
     "indexer_head_dim": "4", "indexer_budget": "4", "indexer_compress_ratio": "2",
-    "partial_rotary_factor": "0.5",
+    "partial_rotary_factor": "0.5", "swa_num_attention_heads": "2",
+    "swa_num_key_value_heads": "1", "swa_head_dim": "4", "sliding_window_size": "4",
+    "d_rel": "2", "rel_extent": "4", "dense_mlp_idx": "1", "local_layer_ids": "0",
+    "unpadded_vocab_size": "10", "n_layers_per_attn_res_block": "1",
+    "loop_layer_index_start": "1", "loop_layer_index_end": "2", "loop_num_passes": "2",
+    "loop_gate_rank": "2",
 }
 """A valid value for each option that takes one and is not a choice."""
 
@@ -267,7 +289,10 @@ OWN_SAMPLES = {**{(name, "layer_types"): "linear_attention,full_attention,linear
                   for name in ("kimi-linear", "bailing-hybrid")},
                ("zaya", "layer_types"): "hybrid,hybrid",
                ("qwen4-exp", "layer_types"): "linear_attention,indexed_attention,"
-               "linear_attention,full_attention"}
+               "linear_attention,full_attention",
+               ("inkling", "layer_types"): "hybrid_sliding,hybrid",
+               ("inkling2", "layer_types"): "hybrid_sliding,hybrid",
+               ("inkling2-loop", "layer_types"): "hybrid_sliding,hybrid"}
 """A command's own valid value where the shared sample is not one (Qwen's layer types)."""
 
 WITH = {"input_shape": ["--model", "tests.port_models:torch_gru"],

@@ -334,6 +334,26 @@ ROUTES = [
                    "--ple-embed-dim", "16", "--indexer-n-heads", "2", "--indexer-kv-heads",
                    "1", "--indexer-head-dim", "8", "--indexer-budget", "8",
                    "--indexer-compress-ratio", "4", "--vocab-size", "80"]),
+    ("inkling", ["--hidden-size", "32", "--num-hidden-layers", "6", "--num-attention-heads",
+                 "4", "--num-key-value-heads", "2", "--head-dim", "8",
+                 "--swa-num-attention-heads", "2", "--swa-num-key-value-heads", "1",
+                 "--swa-head-dim", "8", "--sliding-window", "16", "--rel-extent", "32",
+                 "--d-rel", "4", "--intermediate-size", "48", "--moe-intermediate-size", "8",
+                 "--num-experts", "4", "--n-shared-experts", "1", "--dense-mlp-idx", "1",
+                 "--vocab-size", "80"]),
+    ("inkling2", ["--hidden-size", "32", "--num-hidden-layers", "6", "--num-attention-heads",
+                  "4", "--num-key-value-heads", "2", "--head-dim", "8",
+                  "--swa-num-attention-heads", "2", "--swa-num-key-value-heads", "1",
+                  "--swa-head-dim", "8", "--sliding-window", "16", "--rel-extent", "32",
+                  "--d-rel", "4", "--moe-intermediate-size", "8", "--num-experts", "4",
+                  "--vocab-size", "80", "--unpadded-vocab-size", "70"]),
+    ("inkling2-loop", ["--hidden-size", "32", "--num-hidden-layers", "6",
+                       "--num-attention-heads", "4", "--num-key-value-heads", "2", "--head-dim",
+                       "8", "--swa-num-attention-heads", "2", "--swa-num-key-value-heads", "1",
+                       "--swa-head-dim", "8", "--moe-intermediate-size", "8", "--num-experts",
+                       "4", "--vocab-size", "80", "--n-layers-per-attn-res-block", "2",
+                       "--loop-layer-index-start", "2", "--loop-layer-index-end", "4",
+                       "--loop-gate-rank", "4"]),
 ]
 
 
@@ -409,6 +429,10 @@ BAD = [
     ("qwen4-exp", ["--indexer-n-heads", "4", "--indexer-kv-heads", "1", "--indexer-head-dim",
                    "128", "--indexer-budget", "64", "--indexer-compress-ratio", "4"],
      "indexer-head-dim"),
+    ("inkling", ["--local-layer-ids", "66"], "local-layer-ids"),
+    ("inkling", ["--impl", "inkling2", "--layer-types", "hybrid"], "layer-types"),
+    ("inkling", ["--impl", "inkling2-loop", "--loop-layer-index-end", "7"],
+     "loop-layer-index-end"),
 ]
 
 

@@ -142,6 +142,14 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
                                "indexer_compress_ratio": 2, "ple_layer_ids": [1, 3],
                                "heads_per_ngram": 2, "ple_embed_dim": 8, "eos_token_id": 1,
                                "ngram_vocab_size_base": 500, "split_ngram_parts": 3}),
+    "inkling": ("Inkling", {"vocab_size": 40, "hidden_size": 16, "intermediate_size": 24,
+                            "moe_intermediate_size": 8, "num_hidden_layers": 3,
+                            "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                            "swa_num_attention_heads": 2, "swa_num_key_value_heads": 1,
+                            "swa_head_dim": 4, "sliding_window_size": 6, "d_rel": 3,
+                            "rel_extent": 7, "n_routed_experts": 3, "n_shared_experts": 2,
+                            "mlp_layer_types": ["dense", "sparse", "sparse"],
+                            "layer_types": ["hybrid_sliding", "hybrid", "hybrid_sliding"]}),
 }
 """A tiny configuration of each hybrid (experts in Jamba, Nemotron-H, LFM2-MoE, Qwen3-Next,
 Qwen3.5-MoE, Qwen4-Exp, whose n-gram tables are saved in three shards; OLMo Hybrid's q, k
@@ -150,7 +158,8 @@ three equal parts whatever their widths)."""
 
 CLASSES = {"qwen3.5": ("Qwen3_5TextConfig", "Qwen3_5TextModel"),
            "qwen3.5-moe": ("Qwen3_5MoeTextConfig", "Qwen3_5MoeTextModel"),
-           "qwen4-exp": ("Qwen4ExpTextConfig", "Qwen4ExpTextModel")}
+           "qwen4-exp": ("Qwen4ExpTextConfig", "Qwen4ExpTextModel"),
+           "inkling": ("InklingTextConfig", "InklingTextModel")}
 """The config and base model classes not named ``{cls}Config``, ``{cls}Model``."""
 
 CASES = [(name, kind) for name in TINY for kind in ("ForCausalLM", "Model")]

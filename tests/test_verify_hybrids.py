@@ -42,7 +42,10 @@ REFERENCES = {"jamba": ("JambaConfig", "JambaForCausalLM"),
               "kimi-linear": ("KimiLinearConfig", "KimiLinearForCausalLM"),
               "bailing-hybrid": ("BailingHybridConfig", "BailingHybridForCausalLM"),
               "zaya": ("ZayaConfig", "ZayaForCausalLM"),
-              "qwen4-exp": ("Qwen4ExpTextConfig", "Qwen4ExpForCausalLM")}
+              "qwen4-exp": ("Qwen4ExpTextConfig", "Qwen4ExpForCausalLM"),
+              "inkling": ("InklingTextConfig", "InklingForCausalLM"),
+              "inkling2": ("Inkling2TextConfig", "Inkling2ForCausalLM"),
+              "inkling2-loop": ("Inkling2LoopTextConfig", "Inkling2LoopForCausalLM")}
 """The transformers classes each hybrid is checked against."""
 
 
@@ -202,6 +205,30 @@ MIXED = {
             "rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.25},
         "indexer_n_heads": 1, "indexer_kv_heads": 1, "indexer_head_dim": 2,
         "indexer_budget": 2, "indexer_compress_ratio": 1}),
+    "inkling attribute_map keys and a checkpoint's dense widths": ("inkling", {
+        "model_type": "inkling_text", "vocab_size": 10, "hidden_size": 16,
+        "num_hidden_layers": 4, "num_attention_heads": 2, "num_key_value_heads": 1,
+        "head_dim": 4, "swa_num_attention_heads": 4, "swa_num_key_value_heads": 2,
+        "swa_head_dim": 2, "sliding_window": 5, "sconv_kernel_size": 3, "d_rel": 2,
+        "rel_extent": 6, "num_local_experts": 3, "n_shared_experts": 1,
+        "intermediate_size": 6, "dense_intermediate_size": 20, "dense_mlp_idx": 2,
+        "local_layer_ids": [0, 2]}),
+    "inkling2 attribute_map keys": ("inkling2", {
+        "model_type": "inkling2_text", "vocab_size": 10, "unpadded_vocab_size": 9,
+        "hidden_size": 16, "num_hidden_layers": 6, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "head_dim": 4, "swa_num_attention_heads": 4,
+        "swa_num_key_value_heads": 2, "swa_head_dim": 2, "sliding_window": 5,
+        "sconv_kernel_size": 3, "d_rel": 2, "rel_extent": 6, "num_local_experts": 3,
+        "intermediate_size": 6}),
+    "inkling2-loop loop_config over the loop's fields": ("inkling2-loop", {
+        "model_type": "inkling2_loop_text", "vocab_size": 10, "unpadded_vocab_size": 9,
+        "hidden_size": 16, "num_hidden_layers": 6, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "head_dim": 4, "swa_num_attention_heads": 4,
+        "swa_num_key_value_heads": 2, "swa_head_dim": 2, "sliding_window": 5, "d_rel": 2,
+        "rel_extent": 6, "num_local_experts": 3, "intermediate_size": 6,
+        "n_layers_per_attn_res_block": 2, "loop_layer_index_start": 4,
+        "loop_layer_index_end": 6, "loop_gate_rank": 3,
+        "loop_config": {"core_start": 2, "core_end": 6, "num_passes": 2, "gate_rank": 5}}),
 }
 """config.json files that give a value under two names (the loader's and another layout's),
 or the older name alone: the loader's reading wins, as transformers' own."""
@@ -234,3 +261,15 @@ def test_a_tied_zamba_with_one_hybrid_layer_is_refused_as_transformers_refuses_i
         reference_parameters("zamba", keywords)
     with pytest.raises(SpecError, match="tie_word_embeddings"):
         families.config_class("zamba")(**ours(keywords))
+
+
+@pytest.mark.parametrize("name", ["inkling", "inkling2", "inkling2-loop"])
+def test_inklings_defaults_are_transformers_defaults(name: str) -> None:
+    """``paramcount inkling`` (``--impl inkling2``, ``inkling2-loop``) with no option counts
+    the causal LM of its config class's defaults (the layouts transformers documents as
+    ``thinkingmachines/Inkling``'s, ``Inkling-2-Small``'s and ``Inkling-2-Mini``'s), tensor by
+    tensor."""
+    import transformers
+
+    assert tensors_of(name, families.build(name, {})) == built(
+        name, getattr(transformers, REFERENCES[name][0])())

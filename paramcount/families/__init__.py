@@ -1,13 +1,14 @@
 """The modern recurrent families (Mamba, Mamba-2, RWKV, xLSTM, RG-LRU, minGRU / minLM) and the
 hybrids that mix them with attention, MLPs and experts (Jamba, Bamba, Zamba2, Falcon-H1,
 Nemotron-H, LFM2, LFM2-MoE, Qwen3-Next, Qwen3.5, Granite 4.0-H, MiniMax, LFM3, OLMo Hybrid, Lara
-Mini, Zamba, Kimi Linear, Ling 3, ZAYA).
+Mini, Zamba, Kimi Linear, Ling 3, ZAYA, Inkling, Inkling 2, Inkling 2 Loop).
 
 ``registry`` names each family's convention module (``mamba``, ``mamba2``, ``rwkv``, ``xlstm``,
 ``xlstm_lm``, ``rglru``, ``mingru``, ``minlm``, and ``jamba``, ``bamba``, ``zamba2``,
 ``falcon_h1``, ``nemotron_h``, ``lfm2``, ``lfm2_moe``, ``qwen3_next``, ``qwen3_5``,
 ``qwen3_5_moe``, ``granitemoehybrid``, ``minimax``, ``lfm3``, ``olmo_hybrid``, ``lara_mini``,
-``zamba``, ``kimi_linear``, ``bailing_hybrid``, ``zaya``: config → tensors, formula,
+``zamba``, ``kimi_linear``, ``bailing_hybrid``, ``zaya``, ``inkling``,
+``inkling2``, ``inkling2_loop``: config → tensors, formula,
 ``config.json``, recognition); ``family`` and ``parts`` are what they share, ``mixers`` the
 hybrids' parts (attention, MLPs, experts, Mamba mixers, short convolutions, CCA attention),
 ``linear_mixers`` the linear-attention ones (Gated DeltaNet,

@@ -22,10 +22,12 @@ IMPL = "--impl"
 VARIANTS: dict[str, dict[str, str]] = {
     "xlstm": {"transformers": "xlstm", "xlstm": "xlstm-lm"},
     "mingru": {"layer": "mingru", "lm": "minlm"},
+    "inkling": {"inkling": "inkling", "inkling2": "inkling2", "inkling2-loop": "inkling2-loop"},
 }
 """Command → ``--impl`` value → family; the first is the default."""
 
-HIDDEN: dict[str, str] = {"xlstm-lm": "xlstm", "minlm": "mingru"}
+HIDDEN: dict[str, str] = {"xlstm-lm": "xlstm", "minlm": "mingru", "inkling2": "inkling",
+                          "inkling2-loop": "inkling"}
 """The old command names, kept working but not listed: family → the command that lists it."""
 
 CONFIG_KEYS: dict[str, frozenset[str]] = {
@@ -33,6 +35,10 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
     "minlm": frozenset({"num_tokens", "depth", "ff_mult", "expansion", "conv_kernel_size",
                         "enable_conv"}),
     "mingru": frozenset({"expansion_factor", "proj_out"}),
+    "inkling2": frozenset({"qk_l2_clip_threshold", "rel_l2_clip_threshold",
+                           "n_layers_per_attn_res_block", "mlp_gate_softcap", "mlp_up_softcap"}),
+    "inkling2-loop": frozenset({"loop_config", "loop_layer_index_start", "loop_layer_index_end",
+                                "loop_num_passes", "loop_gate_rank"}),
 }
 """Keys of a config file that only this implementation's file has (beside ``model_type``,
 which :func:`paramcount.families.registry.family_of` reads); a file with the keys of two says

@@ -259,16 +259,18 @@ def indices(config: object, name: str, layers: int) -> tuple[int, ...]:
     return value
 
 
-def layer_types(config: Any, allowed: Mapping[str, str]) -> tuple[str, ...] | None:
-    """Field ``layer_types`` (None where not given): one layer type per layer, each one of
-    ``allowed`` (as :func:`kinds_of`), read as what they mean."""
-    if config.layer_types is None:
+def layer_types(config: Any, allowed: Mapping[str, str],
+                name: str = "layer_types") -> tuple[str, ...] | None:
+    """Field ``name`` (``layer_types``; None where not given): one type per layer, each one
+    of ``allowed`` (as :func:`kinds_of`), read as what they mean."""
+    if getattr(config, name) is None:
         return None
-    types = kinds_of(config, "layer_types", allowed)
+    types = kinds_of(config, name, allowed)
     if len(types) != config.num_hidden_layers:
-        raise SpecError("{layer_types} lists " + str(len(types)) + " layers, "
+        raise SpecError("{" + name + "} lists " + str(len(types)) + " layers, "
                         "{num_hidden_layers} says " + str(config.num_hidden_layers),
-                        layer_types=config.layer_types, num_hidden_layers=config.num_hidden_layers)
+                        **{name: getattr(config, name)},
+                        num_hidden_layers=config.num_hidden_layers)
     return types
 
 

@@ -719,3 +719,30 @@ def read_routed_experts(shapes: Shapes, prefix: str) -> RoutedExperts | None:
     assert down is not None and router is not None
     return RoutedExperts(down[1], down[2], down[0], router[0],
                          prefix + "gate.router_states_scale" in shapes)
+
+
+@record
+class DepthwiseConv:
+    """A causal depthwise convolution added to its input (Inkling's
+    ``InklingShortConvolution``): ``conv1d`` of ``kernel`` taps over ``width`` channels, no
+    bias, no projection."""
+
+    width: int
+    kernel: int
+
+    def __post_init__(self) -> None:
+        sizes(self, "width", "kernel")
+
+    def tensors(self, prefix: str, layer: int) -> list[Tensor]:
+        """The conv's weight (width, 1, kernel)."""
+        return depthwise_conv(prefix + "conv1d.", self.width, self.kernel, False, layer)
+
+    def cache(self) -> tuple[Piece, ...]:
+        """Its cache: the last K inputs (width channels), in float32 whatever the model's
+        dtype (the module computes in float32, as transformers keeps it)."""
+        return (Piece("conv", fixed=self.width * self.kernel, dtype="fp32"),)
+
+    @property
+    def count(self) -> int:
+        """C·K."""
+        return self.width * self.kernel

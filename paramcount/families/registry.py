@@ -45,6 +45,9 @@ FAMILIES: dict[str, str] = {
     "bailing-hybrid": "bailing_hybrid",
     "zaya": "zaya",
     "qwen4-exp": "qwen4_exp",
+    "inkling": "inkling",
+    "inkling2": "inkling2",
+    "inkling2-loop": "inkling2_loop",
     "mamba": "mamba",
     "mamba2": "mamba2",
     "rwkv": "rwkv",
@@ -61,7 +64,7 @@ before minGRU)."""
 HYBRIDS = ("jamba", "bamba", "zamba2", "falcon-h1", "nemotron-h", "lfm2", "lfm2-moe",
            "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax", "lfm3",
            "olmo-hybrid", "lara-mini", "zamba", "kimi-linear", "bailing-hybrid",
-           "zaya", "qwen4-exp")
+           "zaya", "qwen4-exp", "inkling", "inkling2", "inkling2-loop")
 """The families that mix recurrent mixers with attention, MLPs and experts."""
 
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -92,7 +95,9 @@ MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "falcon_mamba": "mamba", "mamba
                                "lara_mini": "lara-mini", "zamba": "zamba",
                                "kimi_linear": "kimi-linear",
                                "bailing_hybrid": "bailing-hybrid", "zaya": "zaya",
-                               "qwen4_exp_text": "qwen4-exp"}
+                               "qwen4_exp_text": "qwen4-exp", "inkling_text": "inkling",
+                               "inkling2_text": "inkling2",
+                               "inkling2_loop_text": "inkling2-loop"}
 """A ``config.json``'s ``model_type`` → family (a family's aliases included: Falcon-Mamba is
 Mamba; fla's RWKV-7 is RWKV)."""
 
@@ -127,6 +132,13 @@ CLASSES: dict[str, tuple[str, str]] = {
     "Qwen3_5MoeTextModel": ("qwen3.5-moe", "backbone"),
     "Qwen4ExpTextConfig": ("qwen4-exp", "config"), "Qwen4ExpForCausalLM": ("qwen4-exp", "lm"),
     "Qwen4ExpTextModel": ("qwen4-exp", "backbone"),
+    "InklingTextConfig": ("inkling", "config"), "InklingForCausalLM": ("inkling", "lm"),
+    "InklingTextModel": ("inkling", "backbone"),
+    "Inkling2TextConfig": ("inkling2", "config"), "Inkling2ForCausalLM": ("inkling2", "lm"),
+    "Inkling2TextModel": ("inkling2", "backbone"),
+    "Inkling2LoopTextConfig": ("inkling2-loop", "config"),
+    "Inkling2LoopForCausalLM": ("inkling2-loop", "lm"),
+    "Inkling2LoopTextModel": ("inkling2-loop", "backbone"),
 }
 """The reference classes that ``read`` recognises in pasted code and ``config.json``'s
 ``architectures`` names: family and what it builds (a config, the causal LM, or the backbone
@@ -467,9 +479,12 @@ BASES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
     **{name: ("model.", "embed_tokens.weight", "lm_head.weight",
               ("embed_tokens.", "layers.", "norm.")) for name in (
         "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax",
-        "olmo-hybrid", "lara-mini", "kimi-linear", "bailing-hybrid")},
+        "olmo-hybrid", "lara-mini", "kimi-linear", "bailing-hybrid", "inkling")},
     "zaya": ("model.", "embed_tokens.weight", "lm_head.weight",
              ("input_hidden_states_", "embed_tokens.", "layers.", "norm.")),
+    **{name: ("model.", "embed_tokens.weight", "lm_head.weight",
+              ("embed_tokens.", "layers.", "norm.", "final_input.", "message_input."))
+       for name in ("inkling2", "inkling2-loop")},
     "nemotron-h": ("model.", "embeddings.weight", "lm_head.weight",
                    ("embeddings.", "layers.", "norm_f.")),
     "qwen4-exp": ("model.", "embed_tokens.weight", "lm_head.weight",

@@ -18,12 +18,9 @@ UNMODELLED: dict[str, str] = {
     # mixers not modelled yet
     "glm5_next": _WRAPS.format("vision-language", "GLM-5-Next", "vision tower"),
     "glm5_next_text": _NEW.format("linear attention (Glm5NextTextLinearAttention)"),
-    "inkling_text": _NEW.format("short convolution (InklingShortConvolution)"),
     "inkling_mm_model": _WRAPS.format("multimodal", "Inkling", "vision and audio towers"),
     "inkling2": _WRAPS.format("vision-language", "Inkling 2", "vision tower"),
-    "inkling2_text": _NEW.format("dynamic short convolution (Inkling2DynamicShortConvolution)"),
     "inkling2_loop": _WRAPS.format("vision-language", "Inkling 2 Loop", "vision tower"),
-    "inkling2_loop_text": _NEW.format("looped stack of dynamic short convolutions"),
     "lfm3_vl": _WRAPS.format("vision-language", "LFM3", "vision tower"),
     "qwen3_5": _WRAPS.format("vision-language", "Qwen3.5", "vision tower"),
     "qwen3_5_moe": _WRAPS.format("vision-language", "Qwen3.5-MoE", "vision tower"),
