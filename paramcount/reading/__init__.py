@@ -4,10 +4,9 @@
 it to its reader), ``printed`` (builds their models), ``found`` (the layers and models found, as
 ``models``' types), ``accounting`` (what each reader claimed and could not read: the one place a
 total's exactness is decided), ``solve`` (a printed count → the configurations that give it),
-``pairing``, ``keras_version``. The sub-packages: ``tables`` (``table``'s rows and columns,
-``dialect``'s declared printers read by shared machinery, and one dialect per printer:
-``keras_summary``, ``torchinfo``, ``torchsummary``, ``lightning`` with ``rounded`` counts,
-``model_summary``, ``flax_tabulate``, ``headless``; ``generic`` for a table
+``pairing``, ``keras_version``. The sub-packages: ``tables`` (``table``'s rows and columns and
+one dialect per printer: ``keras_summary``, ``torchinfo``, ``torchsummary``, ``lightning`` with
+``rounded`` counts, ``model_summary``, ``flax_tabulate``, ``headless``; ``generic`` for a table
 no dialect reads), ``listings`` (``shape_dump``, ``unnamed``, ``generic``: literals and buffers),
 ``reprs`` (``torch_repr``, ``hf_repr``, ``generic``: a flop counter's figures), ``code``
 (``python_code`` on ``walk``, ``evaluate``, ``values``, ``account``, ``recovery``: read with

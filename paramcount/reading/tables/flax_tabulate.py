@@ -11,7 +11,8 @@ gate's count is checked against them before the cell is claimed. At ``depth=1`` 
 row holding its whole count: H from its output shapes, the input width from its count (and its
 input shape), checked the same way. Paths and classes cut at the
 column's edge (``OptimizedLST…``) are read by their prefix. A ``Bidirectional`` row with two
-alike cells under it is one bidirectional layer. ANSI colour codes are dropped.
+alike cells under it is one bidirectional layer. ANSI colour codes are dropped. The table is a
+dialect of :mod:`.drawn` (``DIALECT``), which reads its box, rows and total.
 """
 
 from __future__ import annotations
@@ -22,7 +23,14 @@ from math import isqrt
 
 from paramcount.engine.spec import Cell
 from paramcount.reading.accounting import Accounting, Unread
-from paramcount.reading.tables.dialect import Dialect, box_header, box_records, row, total_below
+from paramcount.reading.tables.drawn import (
+    Dialect,
+    box_header,
+    box_records,
+    caption,
+    row,
+    total_below,
+)
 from paramcount.reading.tables.table import Printout, Shape, Window, count
 from paramcount.usertext import digits_value
 
@@ -57,25 +65,24 @@ def _shapes(cell: str) -> list[Shape]:
             _SHAPE.findall(cell)]
 
 
-DIALECT = Dialect("flax-tabulate", {"path": "name", "module": "type", "inputs": "inputs",
-                                    "outputs": "outputs", "params": "params"},
+DIALECT = Dialect("flax-tabulate", {"path": "name", "module": "type", "inputs": "input",
+                                    "outputs": "output", "params": "params"},
                   total=re.compile(r"\s*Total Parameters: ([0-9,]+)"), join="\n",
-                  unwrapped=frozenset({"module"}), total_row=True, count=_params,
-                  shapes=_shapes, gap=True)
+                  unwrapped=frozenset({"module"}), total_row=True, number=_params,
+                  shapes=_shapes, gap=True, caption=re.compile(r"^\s*(\w+) Summary\s*$"))
 """tabulate's table: a cell's entries stacked (joined by line), its module cell cut at the
-column's edge, never wrapped; its total in a ``Total`` row and under the box."""
+column's edge, never wrapped; its total in a ``Total`` row and under the box; the model named
+in the ``Net Summary`` caption over it."""
 
 
 def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     """The table whose header is ``lines[start]`` (0-based): one Row per module, its count
     the one its params cell ends with."""
     lines = _plain(lines, start)
-    first = start
-    if first and lines[first - 1].lstrip().startswith("┏"):
-        first -= 1
-        if first and re.fullmatch(r"\s*\w+ Summary\s*", clean(lines[first - 1])):
-            first -= 1
-    titles, body = box_header(lines, start, tuple(DIALECT.roles))
+    first = start - 1 if start and lines[start - 1].lstrip().startswith("┏") else start
+    named = caption(lines, start, DIALECT)
+    first = named[1] if named is not None and first < start and named[1] == first - 1 else first
+    titles, body = box_header(lines, start, tuple(DIALECT.columns))
     box = box_records(lines, titles, body, DIALECT)
     index, total = total_below(lines, box.end, DIALECT)
     total = box.total if total is None else total
@@ -87,14 +94,14 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         return None
     cropped = ([] if box.bottom else ["no bottom border"]) + (
         [] if total is not None else ["no `Total Parameters` line"])
-    return Printout("flax-tabulate", _title(lines, start), first + 1, index, tuple(rows),
+    return Printout(DIALECT.kind, named[0] if named else "model", first + 1, index, tuple(rows),
                     total, accounting=Accounting.span(first + 1, index, unread, cropped)), index
 
 
 def _plain(lines: Sequence[str], start: int) -> Sequence[str]:
     """The table's lines without ANSI colour codes (a view of the paste, line for line)."""
     changed: dict[int, str] = {}
-    index = max(start - 2, 0)
+    index = max(start - 3, 0)
     while index < len(lines) and index - start < _LIMIT:
         text = clean(lines[index])
         if text is not lines[index]:
@@ -106,15 +113,6 @@ def _plain(lines: Sequence[str], start: int) -> Sequence[str]:
 
 
 _SHAPE = re.compile(r"\[([0-9]+(?:,\s*[0-9]+)*)\]")
-
-
-def _title(lines: Sequence[str], start: int) -> str:
-    """The ``M Summary`` caption above the table, as the model's name."""
-    for back in range(1, 4):
-        if start - back >= 0 and (match := re.fullmatch(r"\s*(\w+) Summary\s*",
-                                                         clean(lines[start - back]))):
-            return match.group(1)
-    return "model"
 
 
 def cell_class(module: str) -> str | None:

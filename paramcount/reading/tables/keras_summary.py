@@ -6,33 +6,38 @@ column wraps onto the next lines of the same record (``bidirectional (Bidirectio
 ``[(None, 256),`` / `` (None, 256)]``, a count of eight digits), and records are separated by
 blank lines (TF 2.9+) or lines of underscores (older). Keras 3 draws the same table with box
 characters, each cell between ``│`` bars, wrapped at spaces, rows separated by ``├──┼`` rules.
-Counts are read only under ``Param #``.
+Counts are read only under ``Param #``. Both are a dialect of :mod:`.drawn` (``DIALECT``: the
+columns, the ``name (Class)`` cell, the sources, the total and its footer, the nesting bars),
+which reads the box, the fixed columns, the rows and the total; what stays here is what is
+Keras's alone: the header's place among the printouts, a cut class matched to Keras's classes,
+the squeezed table's records (spacing lost, so cells are told by their forms) and a summary
+whose rows could not be placed.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Sequence
 
 from paramcount.engine.layers import KERAS_FREE_RESHAPING, KERAS_KEEP_WIDTH, KERAS_SIGNATURES
 from paramcount.reading.accounting import Accounting, Unread
-from paramcount.reading.tables.dialect import (
-    DEPTH,
+from paramcount.reading.tables.drawn import (
     Dialect,
     Record,
     ascii_box,
+    box_cropped,
     box_header,
     box_records,
+    caption,
+    column_records,
     row,
-    title,
+    stacked_header,
     total_below,
 )
 from paramcount.reading.tables.table import (
     NO_TOTAL,
     SQUEEZED_ROW,
     TOTAL,
-    Column,
     Printout,
     Row,
     collapsed,
@@ -40,7 +45,6 @@ from paramcount.reading.tables.table import (
     group_end,
     number,
     squeezed_cells,
-    tokens,
 )
 
 TITLES = ("Layer (type)", "Output Shape", "Param #", "Connected to", "Trainable")
@@ -70,12 +74,8 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         lines = ascii_box(lines, start)
     while start and lines[start - 1].lstrip().startswith("┃"):
         start -= 1  # a narrow table wraps its header cells too
-    caption, first = "model", start
-    for back in range(start - 1, max(start - 4, -1), -1):
-        found = MODEL.search(lines[back])
-        if found:
-            caption, first = found.group(1), back
-            break
+    named = caption(lines, start, DIALECT)
+    name, first = named if named is not None else ("model", start)
     boxed = "┃" in lines[start]
     unread: list[Unread] = []
     bottom = False
@@ -90,9 +90,11 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
                      if lines[i].startswith("=")), start)
         records, end, total = _squeezed(lines, titles, rule + 1, unread)
     else:
-        header, body = fixed_header(lines, start)
+        header, body = stacked_header(lines, start, TITLES, HEADER_LINES)
         titles = [column.title for column in header]
-        records, end, total = _fixed(lines, header, body)
+        records, body = column_records(lines, header, body, DIALECT, _ended) if (
+            titles and titles[0] == TITLES[0]) else ([], body)
+        end, total = total_below(lines, body, DIALECT)
     rows: list[Row] = []
     for record, line in records:
         read_row = row(record, line, DIALECT)
@@ -102,115 +104,26 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             unread.append(Unread(line, lines[line - 1], "a row whose layer and class cell "
                                  "paramcount could not read"))
     if not rows:
-        return _unplaced(lines, start, first, caption) if first != start else None
+        return _unplaced(lines, start, first, name) if first != start else None
     # a table cropped by a narrow console may hide its Connected to column: then it is not
     # known to be sequential, and no row's input is taken from the row above
     functional: bool | None = any(t.startswith("Conn") for t in titles)
-    if not functional and boxed and _cropped(lines, start):
+    if not functional and boxed and box_cropped(lines, start):
         functional = None
     cropped = [] if total is not None else [NO_TOTAL]
     if boxed and not bottom:
         cropped.insert(0, "no bottom border `└`")
     accounting = Accounting.span(first + 1, end, unread, cropped)
-    return Printout("keras-summary", caption, first + 1, end, tuple(rows), total,
+    return Printout(DIALECT.kind, name, first + 1, end, tuple(rows), total,
                     functional=functional, accounting=accounting), end
-
-
-def _cropped(lines: Sequence[str], start: int) -> bool:
-    """Whether a console narrower than Keras 3's box cropped it on the right: its top border
-    does not close with ``┓`` (where no border is pasted: its header line with ``┃``), so a
-    column may be hidden, cut right after a bar."""
-    border = lines[start - 1].strip() if start else ""
-    if border.startswith("┏"):
-        return not border.endswith("┓")
-    return not lines[start].rstrip().endswith("┃")
 
 
 def is_header(lines: Sequence[str], index: int) -> bool:
     """Whether ``lines[index]`` starts a Keras 2 header whose cells, joined down their wrapped
     lines, name the layer column first and the count column."""
-    header, _ = fixed_header(lines, index)
+    header, _ = stacked_header(lines, index, TITLES, HEADER_LINES)
     titles = [column.title for column in header]
     return bool(titles) and titles[0] == TITLES[0] and "Param #" in titles
-
-
-def fixed_header(lines: Sequence[str], start: int) -> tuple[list[Column], int]:
-    """Keras 2's header at ``start``: its columns, each starting where its cell does on the
-    first line, titled by the fragments a narrow table stacks under that start down to the
-    ``===`` rule (``Layer (typ`` / ``e)``, ``Pa`` / ``ra`` / ``m`` / ``#``); and the index of
-    the line after the header (one line where no rule follows)."""
-    rule = next((i for i in range(start + 1, min(start + HEADER_LINES, len(lines)))
-                 if lines[i].startswith("=")), None)
-    starts = [at for at, _ in tokens(lines[start])]
-    parts: list[list[str]] = [[] for _ in starts]
-    for line in lines[start:rule if rule is not None else start + 1]:
-        for at, text in tokens(line):
-            parts[max(bisect_right(starts, at) - 1, 0)].append(text)
-    header = [Column(title(" ".join(part), TITLES), at)
-              for part, at in zip(parts, starts, strict=True)]
-    return header, rule if rule is not None else start + 1
-
-
-def _fixed(lines: Sequence[str], header: Sequence[Column], index: int
-           ) -> tuple[list[tuple[Record, int]], int, int | None]:
-    """Keras 2's fixed columns below the header: each record's lines cut under the header's
-    cells, joined."""
-    if not header or header[0].title != TITLES[0]:
-        return [], index, None
-    start = index
-    starts = [0] + [c.start for c in header[1:]]
-    titles = [c.title for c in header]
-    records: list[tuple[Record, int]] = []
-    current: dict[str, str] = {}
-    at = 0
-
-    def close() -> None:
-        if current:
-            records.append((dict(current), at))
-            current.clear()
-
-    while index < len(lines) and index - start < _LIMIT:
-        line = lines[index]
-        level = len(line) - len(line.lstrip("|"))
-        if level:  # expand_nested: a nested model's rows between bars, one a level
-            body = line[level:].rstrip()
-            line = " " * level + (body[:-level] if body.endswith("|" * level) else body)
-        stripped = line.strip()
-        if TOTAL.match(line) or _ended(line):
-            break
-        if not stripped or re.fullmatch(r"[_=\-¯]+", stripped):
-            close()
-            index += 1
-            continue
-        cells = [line[begin:(starts[k + 1] if k + 1 < len(starts) else len(line))]
-                 for k, begin in enumerate(starts)]
-        name = cells[0].strip()
-        params = cells[titles.index("Param #")].strip() if "Param #" in titles else ""
-        shape = cells[1] if len(cells) > 1 else ""
-        if name and params and shape.strip()[:1] in "([" and shape.strip() and (
-                _CLOSED.fullmatch(current.get(TITLES[0], "").strip())):
-            close()  # the blank lines between records were lost in the paste
-        if not current:
-            at = index + 1
-            if level:
-                current[DEPTH] = str(level + 1)
-        elif not re.fullmatch(r"[0-9,]+", params) and line[:1] in "(['" and _CLOSED.fullmatch(
-                current.get(TITLES[0], "").strip()):
-            # a record's later line that lost its indentation (a paste left flush): its text
-            # is the Output Shape's and Connected to's, not the complete layer cell's
-            if stripped[:1] in "([" and "Output Shape" in titles:
-                current["Output Shape"] += re.split(r"\s{2,}", stripped)[0]
-            index += 1
-            continue
-        for heading, cell in zip(titles, cells, strict=True):
-            chunk = cell.rstrip()
-            if heading == "Layer (type)":
-                chunk = chunk[1:] if chunk.startswith(" ") else chunk
-            if chunk.strip():
-                current[heading] = current.get(heading, "") + chunk
-        index += 1
-    close()
-    return records, *total_below(lines, index, DIALECT)
 
 
 _START = re.compile(r"(?P<label>[^\s()]+ \((?P<type>[\w.]+)(?:\)|…\)|…)?)(?= |$)(?P<rest>.*)")
@@ -426,8 +339,11 @@ def _source(cell: str) -> tuple[str, int] | None:
             (number(index) or 0) if index is not None else -1)
 
 
-DIALECT = Dialect("keras-summary", {"Layer (type)": "label", "Output Shape": "outputs",
+DIALECT = Dialect("keras-summary", {"Layer (type)": "label", "Output Shape": "output",
                                     "Param #": "params", "Connected to": "source"},
-                  total=TOTAL, after=_AFTER_TOTAL, label=_label, source=_source)
+                  total=TOTAL, after=_AFTER_TOTAL, name_type=_label, source=_source,
+                  closed=_CLOSED, bars="|", caption=MODEL)
 """Keras's table: ``name (Class)`` in one cell, its first input under ``Connected to``, its
-total under ``Total params:`` with the trainable, non-trainable and optimizer lines after it."""
+total under ``Total params:`` with the trainable, non-trainable and optimizer lines after it;
+Keras 2 nests a model's rows between ``|`` bars and ends a record whose class cell closed; the
+model named by ``Model: "..."`` over it."""

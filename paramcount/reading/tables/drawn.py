@@ -1,26 +1,38 @@
-"""A printer's dialect of a per-layer table: what the generic reader cannot know, declared.
+"""Tables as printers draw them, rich's boxes and fixed columns, read by a declared dialect.
 
 Each printer draws a table any reader could cut into rows and cells; what only the printer's
 own reader knows is small: which of its header words is which column (:class:`Dialect`'s
-``roles``: ``label`` a ``name (Class)`` cell, ``name``, ``type``, ``outputs``, ``inputs``,
+``columns``: ``label`` a ``name (Class)`` cell, ``name``, ``type``, ``output``, ``input``,
 ``params``, ``source``), how a count cell reads (``1,234``; Flax's ``544 (2.2 KB)`` at the foot
 of its cell), how a shape reads (``(None, 30, 64)``; Flax's ``float32[2,32]``), how a cell's
 wrapped lines join (Keras 3 wraps at spaces, Flax stacks a cell's entries), which columns never
-wrap (two lines there are two rows whose rule was lost) and where its total stands (``Total
-params:`` and the lines after it; a ``Total`` row in the box). The machinery here does the
-rest: a box table's header joined down its wrapped lines (:func:`box_header`), its records
-between rules (:func:`box_records`, also for a box drawn in ASCII, :func:`ascii_box`), a
-header cell named as the title it is (:func:`title`), a record made a :class:`Row` by its
-roles (:func:`row`), and the total under the table (:func:`total_below`).
+wrap (two lines there are two rows whose rule was lost), how a fixed-column row goes on over
+lines, and where its total stands (``Total params:`` and the lines after it; a ``Total`` row in
+the box). The machinery here does the rest: a box table's header joined down its wrapped lines
+(:func:`box_header`) and its records between rules (:func:`box_records`, also for a box drawn in
+ASCII, :func:`ascii_box`); a fixed-column header stacked down to its rule
+(:func:`stacked_header`) and its records (:func:`column_records`); a header cell named as the
+title it is (:func:`title`), a record made a :class:`Row` by its columns' roles (:func:`row`),
+and the total under the table (:func:`total_below`).
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from paramcount.reading.tables.table import Row, Shape, Window, count, footer, shapes
+from paramcount.reading.tables.table import (
+    Column,
+    Row,
+    Shape,
+    Window,
+    count,
+    footer,
+    shapes,
+    tokens,
+)
 
 Record = dict[str, str]
 """One row of a table: each column's text (its wrapped lines joined), by the column's title."""
@@ -36,9 +48,9 @@ class Dialect:
 
     kind: str
     """The printer, as :attr:`Printout.kind <paramcount.reading.tables.table.Printout.kind>`."""
-    roles: Mapping[str, str]
+    columns: Mapping[str, str]
     """Each header title the printer prints → what its column holds: ``label``, ``name``,
-    ``type``, ``outputs``, ``inputs``, ``params`` or ``source``."""
+    ``type``, ``output``, ``input``, ``params`` or ``source``."""
     total: re.Pattern[str] = _NOTHING
     """The line under the table that states its total (the count in group 1)."""
     after: re.Pattern[str] = _NOTHING
@@ -50,11 +62,11 @@ class Dialect:
     whose rule was lost."""
     total_row: bool = False
     """Whether the box's last row may be a ``Total`` row (its params cell the total)."""
-    count: Callable[[str], int | None] = count
+    number: Callable[[str], int | None] = count
     """A params cell as a count (None: unknown)."""
     shapes: Callable[[str], Sequence[Shape]] = shapes
     """A shape cell as every shape it prints."""
-    label: Callable[[str], tuple[str, str] | None] | None = None
+    name_type: Callable[[str], tuple[str, str] | None] | None = None
     """A ``label`` cell as (name, class), None where it cannot be read (where it has one)."""
     source: Callable[[str], tuple[str, int] | None] | None = None
     """A ``source`` cell as its first input (layer name, output index), where it has one."""
@@ -62,10 +74,18 @@ class Dialect:
     """How far a box row's ``└`` glyph moves in per level of nesting."""
     gap: bool = False
     """Whether blank lines may stand between the table and its total."""
+    closed: re.Pattern[str] | None = None
+    """A ``label`` cell known to be whole: in a fixed-column table, a row that holds one is over
+    where a line brings a new name, shape and count, even with no blank line between."""
+    bars: str = ""
+    """The character a nested model's rows stand between in a fixed-column table, one a level
+    (its depth)."""
+    caption: re.Pattern[str] = _NOTHING
+    """The line over the table that names the model (the name in group 1)."""
 
     def column(self, role: str) -> str | None:
         """The title of the column that holds ``role``, if the dialect has one."""
-        return next((title for title, held in self.roles.items() if held == role), None)
+        return next((title for title, held in self.columns.items() if held == role), None)
 
 
 def title(text: str, known: Sequence[str]) -> str:
@@ -76,6 +96,26 @@ def title(text: str, known: Sequence[str]) -> str:
     pattern = re.compile(".*?".join(map(re.escape, squeezed.split("…"))))
     found = [t for t in known if pattern.fullmatch(t.replace(" ", ""))]
     return found[0] if len(found) == 1 else " ".join(text.split())
+
+
+def caption(lines: Sequence[str], start: int, dialect: Dialect, reach: int = 3
+            ) -> tuple[str, int] | None:
+    """The model's name the printer prints within ``reach`` lines above its table's header
+    at ``start``, and that line's index; None where none stands there."""
+    for back in range(start - 1, max(start - 1 - reach, -1), -1):
+        if (found := dialect.caption.search(lines[back])) is not None:
+            return found.group(1), back
+    return None
+
+
+def box_cropped(lines: Sequence[str], start: int) -> bool:
+    """Whether a console narrower than a box table cropped it on the right: its top border
+    does not close with ``┓`` (where no border is pasted: its header line with ``┃``), so a
+    column may be hidden, cut right after a bar."""
+    border = lines[start - 1].strip() if start else ""
+    if border.startswith("┏"):
+        return not border.endswith("┓")
+    return not lines[start].rstrip().endswith("┃")
 
 
 def box_cells(line: str, bar: str, width: int | None = None) -> list[str]:
@@ -158,7 +198,7 @@ def box_records(lines: Sequence[str], titles: Sequence[str], index: int, dialect
                 bottom = True
                 last = {t: " ".join(v) for t, v in current.items()}
                 if dialect.total_row and "Total" in last.values():
-                    total = dialect.count(last.get(dialect.column("params") or "", ""))
+                    total = dialect.number(last.get(dialect.column("params") or "", ""))
                     current.clear()
                 close()
                 index += 1
@@ -169,6 +209,96 @@ def box_records(lines: Sequence[str], titles: Sequence[str], index: int, dialect
         index += 1
     close()
     return Box(records, index, bottom, total, merged)
+
+
+def stacked_header(lines: Sequence[str], start: int, known: Sequence[str], reach: int
+                   ) -> tuple[list[Column], int]:
+    """A fixed-column header at ``start``: its columns, each starting where its cell does on
+    the first line, titled (:func:`title`) by the fragments a narrow table stacks under that
+    start down to the ``===`` rule within ``reach`` lines (``Layer (typ`` / ``e)``, ``Pa`` /
+    ``ra`` / ``m`` / ``#``); and the index of the line after the header (one line where no
+    rule follows)."""
+    rule = next((i for i in range(start + 1, min(start + reach, len(lines)))
+                 if lines[i].startswith("=")), None)
+    starts = [at for at, _ in tokens(lines[start])]
+    parts: list[list[str]] = [[] for _ in starts]
+    for line in lines[start:rule if rule is not None else start + 1]:
+        for at, text in tokens(line):
+            parts[max(bisect_right(starts, at) - 1, 0)].append(text)
+    header = [Column(title(" ".join(part), known), at)
+              for part, at in zip(parts, starts, strict=True)]
+    return header, rule if rule is not None else start + 1
+
+
+_SEPARATOR = re.compile(r"[_=\-¯]+")
+
+
+def column_records(lines: Sequence[str], header: Sequence[Column], index: int,
+                   dialect: Dialect, ended: Callable[[str], bool]
+                   ) -> tuple[list[tuple[Record, int]], int]:
+    """A fixed-column table's rows below its header (``index`` its first line), up to its total
+    or a line ``ended`` says cannot be in it: each line cut under the header's columns (the
+    first from the line's start), a row's wrapped lines joined cell by cell as cut, rows ended
+    by blank lines and rules, or by a new name, shape and count under a whole label
+    (``dialect.closed``); a row's depth from the bars it stands between (``dialect.bars``); a
+    later line that lost its indentation (flush, opening with a bracket) read as its outputs'.
+    Also the index where the rows end."""
+    start = index
+    starts = [0] + [c.start for c in header[1:]]
+    titles = [c.title for c in header]
+    label, params, outputs = titles[0], dialect.column("params"), dialect.column("output")
+    shape_at = titles.index(outputs) if outputs in titles else 1
+    records: list[tuple[Record, int]] = []
+    current: dict[str, str] = {}
+    at = 0
+
+    def close() -> None:
+        if current:
+            records.append((dict(current), at))
+            current.clear()
+
+    while index < len(lines) and index - start < _LIMIT:
+        line = lines[index]
+        level = len(line) - len(line.lstrip(dialect.bars)) if dialect.bars else 0
+        if level:  # a nested model's rows between bars, one a level
+            body = line[level:].rstrip()
+            line = " " * level + (body[:-level] if body.endswith(dialect.bars * level) else body)
+        stripped = line.strip()
+        if dialect.total.match(line) or ended(line):
+            break
+        if not stripped or _SEPARATOR.fullmatch(stripped):
+            close()
+            index += 1
+            continue
+        cells = [line[begin:(starts[k + 1] if k + 1 < len(starts) else len(line))]
+                 for k, begin in enumerate(starts)]
+        name = cells[0].strip()
+        number = cells[titles.index(params)].strip() if params in titles else ""
+        shape = cells[shape_at] if len(cells) > shape_at else ""
+        whole = dialect.closed is not None and dialect.closed.fullmatch(
+            current.get(label, "").strip()) is not None
+        if name and number and shape.strip()[:1] in "([" and whole:
+            close()  # the blank lines between rows were lost in the paste
+        if not current:
+            at = index + 1
+            if level:
+                current[DEPTH] = str(level + 1)
+        elif not re.fullmatch(r"[0-9,]+", number) and line[:1] in "(['" and whole:
+            # a row's later line that lost its indentation (a paste left flush): its text is
+            # the outputs' and sources', not the complete label's
+            if stripped[:1] in "([" and outputs in titles:
+                current[outputs or ""] += re.split(r"\s{2,}", stripped)[0]
+            index += 1
+            continue
+        for heading, cell in zip(titles, cells, strict=True):
+            chunk = cell.rstrip()
+            if heading == label:
+                chunk = chunk[1:] if chunk.startswith(" ") else chunk
+            if chunk.strip():
+                current[heading] = current.get(heading, "") + chunk
+        index += 1
+    close()
+    return records, index
 
 
 _ASCII_RULE = re.compile(r"\|[-+|=]+\|?")
@@ -213,16 +343,16 @@ def row(record: Record, line: int, dialect: Dialect) -> Row | None:
         held = dialect.column(role)
         return record.get(held, "") if held is not None else ""
 
-    if dialect.label is not None:
-        named = dialect.label(cell("label"))
+    if dialect.name_type is not None:
+        named = dialect.name_type(cell("label"))
         if named is None:
             return None
         name, kind = named
     else:
         name, kind = cell("name").strip(), cell("type").strip()
-    outputs = tuple(dialect.shapes(cell("outputs")))
-    inputs = dialect.shapes(cell("inputs"))
-    return Row(name, kind, outputs[0] if outputs else None, dialect.count(cell("params")), line,
+    outputs = tuple(dialect.shapes(cell("output")))
+    inputs = dialect.shapes(cell("input"))
+    return Row(name, kind, outputs[0] if outputs else None, dialect.number(cell("params")), line,
                int(record.get(DEPTH, "1")), outputs=outputs,
                source=dialect.source(cell("source")) if dialect.source else None,
                input_shape=inputs[-1] if inputs else None)
