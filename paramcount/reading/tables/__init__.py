@@ -1,3 +1,5 @@
 """Per-layer tables: ``table`` (a printout's rows and columns, shared by every table reader) and
 one dialect per printer; ``generic`` reads a table no dialect names by what its columns hold.
+``drawn`` reads rich's box tables and fixed columns by what a printer declares of them (its
+columns' roles, counts, shapes, wrapping, totals): Keras of both eras, Flax tabulate.
 """

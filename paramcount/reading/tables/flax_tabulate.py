@@ -11,7 +11,8 @@ gate's count is checked against them before the cell is claimed. At ``depth=1`` 
 row holding its whole count: H from its output shapes, the input width from its count (and its
 input shape), checked the same way. Paths and classes cut at the
 column's edge (``OptimizedLST…``) are read by their prefix. A ``Bidirectional`` row with two
-alike cells under it is one bidirectional layer. ANSI colour codes are dropped.
+alike cells under it is one bidirectional layer. ANSI colour codes are dropped. The table is a
+dialect of :mod:`.drawn` (``DIALECT``), which reads its box, rows and total.
 """
 
 from __future__ import annotations
@@ -22,13 +23,20 @@ from math import isqrt
 
 from paramcount.engine.spec import Cell
 from paramcount.reading.accounting import Accounting, Unread
-from paramcount.reading.tables.table import Printout, Row, Shape, count
+from paramcount.reading.tables.drawn import (
+    Dialect,
+    box_header,
+    box_records,
+    caption,
+    row,
+    total_below,
+)
+from paramcount.reading.tables.table import Printout, Shape, Window, count
 from paramcount.usertext import digits_value
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _HEADER = re.compile(r"\s*┃\s*path\s*┃\s*module\s*┃")
 _COUNT = re.compile(r"([0-9,]+) \(")
-_TOTAL = re.compile(r"\s*Total Parameters: ([0-9,]+)")
 _LIMIT = 400_000
 CELLS = {"LSTMCell": (Cell.LSTM, 8), "OptimizedLSTMCell": (Cell.LSTM, 8),
          "GRUCell": (Cell.GRU, 6), "SimpleCell": (Cell.RNN, 2)}
@@ -45,84 +53,10 @@ def starts(line: str) -> bool:
     return _HEADER.match(clean(line)) is not None
 
 
-def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
-    """The table whose header is ``lines[start]`` (0-based): one Row per module, its count
-    the one its params cell ends with."""
-    titles = [c.strip() for c in clean(lines[start]).strip().strip("┃").split("┃")]
-    first = start
-    if first and clean(lines[first - 1]).lstrip().startswith("┏"):
-        first -= 1
-        if first and re.fullmatch(r"\s*\w+ Summary\s*", clean(lines[first - 1])):
-            first -= 1
-    rows: list[Row] = []
-    unread: list[Unread] = []
-    cells: list[str] | None = None
-    at = 0
-    index = start + 1
-    total = None
-    bottom = False
-
-    def close() -> None:
-        if cells is not None:
-            named = dict(zip(titles, cells, strict=False))
-            module = named.get("module", "").strip()
-            found = _COUNT.findall(named.get("params", ""))
-            number = count(found[-1]) if found else None
-            if "\n" in module:  # the module cell is cut, never wrapped: two rows run together
-                unread.append(Unread(at + 1, lines[at], "two rows run together (the line "
-                                     "between them is not in the paste)"))
-            if module:
-                inputs = _shapes(named.get("inputs", ""))
-                rows.append(Row(named.get("path", "").strip(), module, None,
-                                number if found else 0, at + 1,
-                                outputs=tuple(_shapes(named.get("outputs", ""))),
-                                input_shape=inputs[-1] if inputs else None))
-
-    while index < len(lines) and index - start < _LIMIT:
-        line = clean(lines[index]).strip()
-        if line.startswith(("┡", "├")):
-            close()
-            cells = None
-            index += 1
-            continue
-        if line.startswith("│"):
-            parts = [c.strip() for c in line.strip("│").split("│")]
-            if cells is None:
-                cells, at = parts, index
-            else:
-                cells = [f"{a}\n{b}" if b else a for a, b in zip(cells, parts, strict=False)]
-            index += 1
-            continue
-        if line.startswith("└"):
-            bottom = True
-            last = cells
-            if last is not None and "Total" in " ".join(last):
-                found = _COUNT.findall(" ".join(last).replace("\n", " "))
-                total = count(found[-1]) if found else None
-            else:
-                close()
-            index += 1
-            break
-        break
-    while index < len(lines) and index - start < _LIMIT:
-        line = clean(lines[index])
-        if match := _TOTAL.match(line):
-            total = count(match.group(1))
-            index += 1
-            break
-        if line.strip():
-            break
-        index += 1
-    rows = [row for row in rows if row.type != "Total"]
-    if not rows:
-        return None
-    cropped = ([] if bottom else ["no bottom border"]) + (
-        [] if total is not None else ["no `Total Parameters` line"])
-    return Printout("flax-tabulate", _title(lines, start), first + 1, index, tuple(rows),
-                    total, accounting=Accounting.span(first + 1, index, unread, cropped)), index
-
-
-_SHAPE = re.compile(r"\[([0-9]+(?:,\s*[0-9]+)*)\]")
+def _params(cell: str) -> int | None:
+    """A params cell's count: the one at its foot (``544 (2.2 KB)``); 0 where it has none."""
+    found = _COUNT.findall(cell)
+    return count(found[-1]) if found else 0
 
 
 def _shapes(cell: str) -> list[Shape]:
@@ -131,13 +65,54 @@ def _shapes(cell: str) -> list[Shape]:
             _SHAPE.findall(cell)]
 
 
-def _title(lines: Sequence[str], start: int) -> str:
-    """The ``M Summary`` caption above the table, as the model's name."""
-    for back in range(1, 4):
-        if start - back >= 0 and (match := re.fullmatch(r"\s*(\w+) Summary\s*",
-                                                         clean(lines[start - back]))):
-            return match.group(1)
-    return "model"
+DIALECT = Dialect("flax-tabulate", {"path": "name", "module": "type", "inputs": "input",
+                                    "outputs": "output", "params": "params"},
+                  total=re.compile(r"\s*Total Parameters: ([0-9,]+)"), join="\n",
+                  unwrapped=frozenset({"module"}), total_row=True, number=_params,
+                  shapes=_shapes, gap=True, caption=re.compile(r"^\s*(\w+) Summary\s*$"))
+"""tabulate's table: a cell's entries stacked (joined by line), its module cell cut at the
+column's edge, never wrapped; its total in a ``Total`` row and under the box; the model named
+in the ``Net Summary`` caption over it."""
+
+
+def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
+    """The table whose header is ``lines[start]`` (0-based): one Row per module, its count
+    the one its params cell ends with."""
+    lines = _plain(lines, start)
+    first = start - 1 if start and lines[start - 1].lstrip().startswith("┏") else start
+    named = caption(lines, start, DIALECT)
+    first = named[1] if named is not None and first < start and named[1] == first - 1 else first
+    titles, body = box_header(lines, start, tuple(DIALECT.columns))
+    box = box_records(lines, titles, body, DIALECT)
+    index, total = total_below(lines, box.end, DIALECT)
+    total = box.total if total is None else total
+    unread = [Unread(at, lines[at - 1], "two rows run together (the line between them is not "
+                     "in the paste)") for at in box.merged]
+    rows = [found for record, at in box.records if (found := row(record, at, DIALECT))
+            is not None and found.type and found.type != "Total"]
+    if not rows:
+        return None
+    cropped = ([] if box.bottom else ["no bottom border"]) + (
+        [] if total is not None else ["no `Total Parameters` line"])
+    return Printout(DIALECT.kind, named[0] if named else "model", first + 1, index, tuple(rows),
+                    total, accounting=Accounting.span(first + 1, index, unread, cropped)), index
+
+
+def _plain(lines: Sequence[str], start: int) -> Sequence[str]:
+    """The table's lines without ANSI colour codes (a view of the paste, line for line)."""
+    changed: dict[int, str] = {}
+    index = max(start - 3, 0)
+    while index < len(lines) and index - start < _LIMIT:
+        text = clean(lines[index])
+        if text is not lines[index]:
+            changed[index] = text
+        if index > start and text.strip() and text.lstrip()[:1] not in "│├┡└":
+            break  # the line under the box: its total, or what follows
+        index += 1
+    return Window(lines, len(lines), changed) if changed else lines
+
+
+_SHAPE = re.compile(r"\[([0-9]+(?:,\s*[0-9]+)*)\]")
 
 
 def cell_class(module: str) -> str | None:

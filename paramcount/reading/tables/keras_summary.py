@@ -6,33 +6,45 @@ column wraps onto the next lines of the same record (``bidirectional (Bidirectio
 ``[(None, 256),`` / `` (None, 256)]``, a count of eight digits), and records are separated by
 blank lines (TF 2.9+) or lines of underscores (older). Keras 3 draws the same table with box
 characters, each cell between ``│`` bars, wrapped at spaces, rows separated by ``├──┼`` rules.
-Counts are read only under ``Param #``.
+Counts are read only under ``Param #``. Both are a dialect of :mod:`.drawn` (``DIALECT``: the
+columns, the ``name (Class)`` cell, the sources, the total and its footer, the nesting bars),
+which reads the box, the fixed columns, the rows and the total; what stays here is what is
+Keras's alone: the header's place among the printouts, a cut class matched to Keras's classes,
+the squeezed table's records (spacing lost, so cells are told by their forms) and a summary
+whose rows could not be placed.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Sequence
 
 from paramcount.engine.layers import KERAS_FREE_RESHAPING, KERAS_KEEP_WIDTH, KERAS_SIGNATURES
 from paramcount.reading.accounting import Accounting, Unread
+from paramcount.reading.tables.drawn import (
+    Dialect,
+    Record,
+    ascii_box,
+    box_cropped,
+    box_header,
+    box_records,
+    caption,
+    column_records,
+    row,
+    stacked_header,
+    total_below,
+)
 from paramcount.reading.tables.table import (
     NO_TOTAL,
     SQUEEZED_ROW,
     TOTAL,
-    Column,
     Printout,
     Row,
-    Window,
     collapsed,
     count,
-    footer,
     group_end,
     number,
-    shapes,
     squeezed_cells,
-    tokens,
 )
 
 TITLES = ("Layer (type)", "Output Shape", "Param #", "Connected to", "Trainable")
@@ -48,8 +60,6 @@ without its ``)`` may be a narrow table's wrapped ``(GR`` / ``U)``, so it is not
 _SOURCE = re.compile(r"[\[' ]*(?P<name>[\w./-]+)(?P<cut>…)?(?:\[(?P<node>[0-9]+)\])?"
                      r"(?:\[(?P<index>[0-9]+)\])?")
 _LIMIT = 200_000
-_DEPTH = "depth"
-"""The key under which a record keeps its nesting (``expand_nested``): 1 at the top."""
 HEADER_LINES = 16
 """The most lines a wrapped Keras 2 header spans, its rule included."""
 TYPES = frozenset({*(k for k in KERAS_SIGNATURES if not k.endswith("Cell")),
@@ -64,254 +74,56 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         lines = ascii_box(lines, start)
     while start and lines[start - 1].lstrip().startswith("┃"):
         start -= 1  # a narrow table wraps its header cells too
-    title, first = "model", start
-    for back in range(start - 1, max(start - 4, -1), -1):
-        found = MODEL.search(lines[back])
-        if found:
-            title, first = found.group(1), back
-            break
+    named = caption(lines, start, DIALECT)
+    name, first = named if named is not None else ("model", start)
     boxed = "┃" in lines[start]
     unread: list[Unread] = []
+    bottom = False
     if boxed:
-        titles, body = _box_header(lines, start)
-        records, end, total = _boxed(lines, titles, body)
+        titles, body = box_header(lines, start, TITLES)
+        box = box_records(lines, titles, body, DIALECT)
+        records, bottom = box.records, box.bottom
+        end, total = total_below(lines, box.end, DIALECT)
     elif squeezed := collapsed(lines[start], TITLES) or _wrapped_squeezed(lines[start]):
         titles = squeezed
         rule = next((i for i in range(start + 1, min(start + HEADER_LINES, len(lines)))
                      if lines[i].startswith("=")), start)
         records, end, total = _squeezed(lines, titles, rule + 1, unread)
     else:
-        header, body = fixed_header(lines, start)
+        header, body = stacked_header(lines, start, TITLES, HEADER_LINES)
         titles = [column.title for column in header]
-        records, end, total = _fixed(lines, header, body)
+        records, body = column_records(lines, header, body, DIALECT, _ended) if (
+            titles and titles[0] == TITLES[0]) else ([], body)
+        end, total = total_below(lines, body, DIALECT)
     rows: list[Row] = []
     for record, line in records:
-        row = _row(record, line)
-        if row is not None:
-            rows.append(row)
+        read_row = row(record, line, DIALECT)
+        if read_row is not None:
+            rows.append(read_row)
         else:
             unread.append(Unread(line, lines[line - 1], "a row whose layer and class cell "
                                  "paramcount could not read"))
     if not rows:
-        return _unplaced(lines, start, first, title) if first != start else None
+        return _unplaced(lines, start, first, name) if first != start else None
     # a table cropped by a narrow console may hide its Connected to column: then it is not
     # known to be sequential, and no row's input is taken from the row above
     functional: bool | None = any(t.startswith("Conn") for t in titles)
-    if not functional and boxed and _cropped(lines, start):
+    if not functional and boxed and box_cropped(lines, start):
         functional = None
     cropped = [] if total is not None else [NO_TOTAL]
-    if boxed and not any(lines[i].lstrip().startswith("└") for i in range(
-            min(end, len(lines)) - 1, start - 1, -1)):  # the bottom border is near the end
+    if boxed and not bottom:
         cropped.insert(0, "no bottom border `└`")
     accounting = Accounting.span(first + 1, end, unread, cropped)
-    return Printout("keras-summary", title, first + 1, end, tuple(rows), total,
+    return Printout(DIALECT.kind, name, first + 1, end, tuple(rows), total,
                     functional=functional, accounting=accounting), end
-
-
-_ASCII_RULE = re.compile(r"\|[-+|=]+\|?")
-_ASCII_EDGE = re.compile(r"\+-+\+?")
-
-
-def ascii_box(lines: Sequence[str], start: int) -> Window:
-    """Keras 3's table as rich draws it where the console cannot show box characters (an
-    ASCII or cp1252 console, a log piped on Windows): ``+---+`` edges, ``|`` bars, ``|---+---|``
-    rules. The lines of the table around ``start`` (its header) are given the box characters
-    Keras 3 draws elsewhere, line for line, so one reader reads both."""
-    out: dict[int, str] = {}
-    top = start
-    while top and lines[top - 1].lstrip().startswith("|") and not _ASCII_RULE.fullmatch(
-            lines[top - 1].strip()):
-        top -= 1  # the header's wrapped cells above ``Layer (type)``
-    if top and _ASCII_EDGE.fullmatch(edge := lines[top - 1].strip()):
-        out[top - 1] = "┏" + "━" * (len(edge) - 2) + ("┓" if edge.endswith("+") else "━")
-    header = True
-    for index in range(top, len(lines)):
-        text = lines[index]
-        stripped = text.strip()
-        indent = text[:len(text) - len(text.lstrip())]
-        if _ASCII_RULE.fullmatch(stripped):
-            out[index] = indent + "├" + stripped[1:]
-            header = False
-        elif stripped.startswith("|"):
-            out[index] = text.replace("|", "┃" if header else "│")
-        elif _ASCII_EDGE.fullmatch(stripped):
-            out[index] = indent + "└" + stripped[1:]
-            break
-        else:
-            break
-    return Window(lines, len(lines), out)
-
-
-def _cropped(lines: Sequence[str], start: int) -> bool:
-    """Whether a console narrower than Keras 3's box cropped it on the right: its top border
-    does not close with ``┓`` (where no border is pasted: its header line with ``┃``), so a
-    column may be hidden, cut right after a bar."""
-    border = lines[start - 1].strip() if start else ""
-    if border.startswith("┏"):
-        return not border.endswith("┓")
-    return not lines[start].rstrip().endswith("┃")
-
-
-def _title(text: str) -> str:
-    """A header cell joined from its wrapped lines, as the title it is: compared without
-    spaces, each ``…`` standing for the cut end of a word (Keras 2's ``Pa`` / ``ra`` / ``m`` /
-    ``#`` and Keras 3's ``Par…`` / ``#`` are ``Param #``); any other text as it reads."""
-    squeezed = re.sub(r"\s+", "", text)
-    pattern = re.compile(".*?".join(map(re.escape, squeezed.split("…"))))
-    found = [t for t in TITLES if pattern.fullmatch(t.replace(" ", ""))]
-    return found[0] if len(found) == 1 else " ".join(text.split())
 
 
 def is_header(lines: Sequence[str], index: int) -> bool:
     """Whether ``lines[index]`` starts a Keras 2 header whose cells, joined down their wrapped
     lines, name the layer column first and the count column."""
-    header, _ = fixed_header(lines, index)
+    header, _ = stacked_header(lines, index, TITLES, HEADER_LINES)
     titles = [column.title for column in header]
     return bool(titles) and titles[0] == TITLES[0] and "Param #" in titles
-
-
-Record = dict[str, str]
-
-
-def _box_header(lines: Sequence[str], start: int) -> tuple[list[str], int]:
-    """Keras 3's header cells, each joined down the lines a narrow table wraps it onto
-    (``Par…`` / ``#``), and the index of the line below them."""
-    cells = [cell.strip() for cell in _split(lines[start], "┃")]
-    index = start + 1
-    while index < len(lines) and (line := lines[index].strip()).startswith("┃") and len(
-            more := _split(line, "┃")) == len(cells):
-        cells = [" ".join(filter(None, (t, c.strip()))) for t, c in zip(cells, more,
-                                                                         strict=True)]
-        index += 1
-    return [_title(cell) for cell in cells], index
-
-
-def _boxed(lines: Sequence[str], titles: Sequence[str], index: int
-           ) -> tuple[list[tuple[Record, int]], int, int | None]:
-    """Keras 3's box table below its header: cells between bars, a row's wrapped lines joined
-    with spaces."""
-    start = index
-    records: list[tuple[Record, int]] = []
-    current: dict[str, list[str]] = {}
-    at = 0
-
-    def close() -> None:
-        if current:
-            records.append(({t: " ".join(v) for t, v in current.items()}, at))
-            current.clear()
-
-    while index < len(lines) and index - start < _LIMIT:
-        line = lines[index].strip()
-        if line.startswith("│") and (cells := _split(lines[index], "│", len(titles))):
-            if not current:
-                at = index + 1
-                nested = re.match(r"(\s*)└", cells[0]) if cells else None
-                if nested is not None:  # expand_nested: ``   └ lstm (LSTM)``, 3 more a level
-                    current[_DEPTH] = [str(1 + max(len(nested[1]) - 1, 0) // 3)]
-            for title, cell in zip(titles, cells, strict=True):
-                if cell.strip():
-                    current.setdefault(title, []).append(cell.strip().removeprefix("└").strip()
-                                                         if title == TITLES[0] else cell.strip())
-        elif line.startswith(("├", "┡", "└")) or not line:
-            close()
-            if line.startswith("└"):
-                index += 1
-                break
-        else:
-            break
-        index += 1
-    close()
-    return records, *_total(lines, index)
-
-
-def _split(line: str, bar: str, width: int | None = None) -> list[str]:
-    """A box row's cells (``width`` of them, for a row under a header of that many). A console
-    narrower than the table crops its lines: a row's last cell is then cut short, and left
-    blank (unknown); a header's is kept (``Conne`` still says Connected to)."""
-    cells = line.strip().split(bar)[1:]
-    if width is None:
-        return cells[:-1] if line.rstrip().endswith(bar) else cells
-    if len(cells) == width + 1 and not cells[-1].strip():
-        return cells[:-1]
-    return [*cells[:-1], ""] if len(cells) == width else []
-
-
-def fixed_header(lines: Sequence[str], start: int) -> tuple[list[Column], int]:
-    """Keras 2's header at ``start``: its columns, each starting where its cell does on the
-    first line, titled by the fragments a narrow table stacks under that start down to the
-    ``===`` rule (``Layer (typ`` / ``e)``, ``Pa`` / ``ra`` / ``m`` / ``#``); and the index of
-    the line after the header (one line where no rule follows)."""
-    rule = next((i for i in range(start + 1, min(start + HEADER_LINES, len(lines)))
-                 if lines[i].startswith("=")), None)
-    starts = [at for at, _ in tokens(lines[start])]
-    parts: list[list[str]] = [[] for _ in starts]
-    for line in lines[start:rule if rule is not None else start + 1]:
-        for at, text in tokens(line):
-            parts[max(bisect_right(starts, at) - 1, 0)].append(text)
-    header = [Column(_title(" ".join(part)), at) for part, at in zip(parts, starts, strict=True)]
-    return header, rule if rule is not None else start + 1
-
-
-def _fixed(lines: Sequence[str], header: Sequence[Column], index: int
-           ) -> tuple[list[tuple[Record, int]], int, int | None]:
-    """Keras 2's fixed columns below the header: each record's lines cut under the header's
-    cells, joined."""
-    if not header or header[0].title != TITLES[0]:
-        return [], index, None
-    start = index
-    starts = [0] + [c.start for c in header[1:]]
-    titles = [c.title for c in header]
-    records: list[tuple[Record, int]] = []
-    current: dict[str, str] = {}
-    at = 0
-
-    def close() -> None:
-        if current:
-            records.append((dict(current), at))
-            current.clear()
-
-    while index < len(lines) and index - start < _LIMIT:
-        line = lines[index]
-        level = len(line) - len(line.lstrip("|"))
-        if level:  # expand_nested: a nested model's rows between bars, one a level
-            body = line[level:].rstrip()
-            line = " " * level + (body[:-level] if body.endswith("|" * level) else body)
-        stripped = line.strip()
-        if TOTAL.match(line) or _ended(line):
-            break
-        if not stripped or re.fullmatch(r"[_=\-¯]+", stripped):
-            close()
-            index += 1
-            continue
-        cells = [line[begin:(starts[k + 1] if k + 1 < len(starts) else len(line))]
-                 for k, begin in enumerate(starts)]
-        name = cells[0].strip()
-        params = cells[titles.index("Param #")].strip() if "Param #" in titles else ""
-        shape = cells[1] if len(cells) > 1 else ""
-        if name and params and shape.strip()[:1] in "([" and shape.strip() and (
-                _CLOSED.fullmatch(current.get(TITLES[0], "").strip())):
-            close()  # the blank lines between records were lost in the paste
-        if not current:
-            at = index + 1
-            if level:
-                current[_DEPTH] = str(level + 1)
-        elif not re.fullmatch(r"[0-9,]+", params) and line[:1] in "(['" and _CLOSED.fullmatch(
-                current.get(TITLES[0], "").strip()):
-            # a record's later line that lost its indentation (a paste left flush): its text
-            # is the Output Shape's and Connected to's, not the complete layer cell's
-            if stripped[:1] in "([" and "Output Shape" in titles:
-                current["Output Shape"] += re.split(r"\s{2,}", stripped)[0]
-            index += 1
-            continue
-        for title, cell in zip(titles, cells, strict=True):
-            chunk = cell.rstrip()
-            if title == "Layer (type)":
-                chunk = chunk[1:] if chunk.startswith(" ") else chunk
-            if chunk.strip():
-                current[title] = current.get(title, "") + chunk
-        index += 1
-    close()
-    return records, *_total(lines, index)
 
 
 _START = re.compile(r"(?P<label>[^\s()]+ \((?P<type>[\w.]+)(?:\)|…\)|…)?)(?= |$)(?P<rest>.*)")
@@ -455,7 +267,7 @@ def _squeezed(lines: Sequence[str], titles: Sequence[str], index: int,
             unread.append(Unread(index + 1, lines[index], SQUEEZED_ROW))
         index += 1
     close()
-    return records, *_total(lines, index)
+    return records, *total_below(lines, index, DIALECT)
 
 
 def _unplaced(lines: Sequence[str], start: int, first: int, title: str
@@ -475,7 +287,7 @@ def _unplaced(lines: Sequence[str], start: int, first: int, title: str
                                  "paramcount could not place (its cells wrapped, its "
                                  "indentation lost)"))
         index += 1
-    end, total = _total(lines, index)
+    end, total = total_below(lines, index, DIALECT)
     accounting = Accounting.span(first + 1, end, unread, () if total is not None else (
         NO_TOTAL,))
     return Printout("keras-summary", title, first + 1, end, (), total,
@@ -492,17 +304,6 @@ def _ended(line: str) -> bool:
         line.strip().startswith(TITLES[0]))
 
 
-def _total(lines: Sequence[str], index: int) -> tuple[int, int | None]:
-    """The ``Total params`` at or after ``index`` (past rules), and the line after the block."""
-    while index < len(lines) and re.fullmatch(r"\s*[_=\-─━]*\s*", lines[index]) and (
-            lines[index].strip()):
-        index += 1
-    if index >= len(lines):
-        return index, None
-    ended = footer(lines, index, _AFTER_TOTAL)
-    return ended if ended is not None else (index, None)
-
-
 def _snake(kind: str) -> str:
     """The name Keras gives a layer of class ``kind`` (``bidirectional``, ``simple_rnn``,
     ``batch_normalization``): where a cut class (``(B``) could be several, a layer named as
@@ -511,27 +312,38 @@ def _snake(kind: str) -> str:
                   re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", kind)).lower()
 
 
-def _row(record: Record, line: int) -> Row | None:
-    """A record's cells as a Row: name and class, every output shape, count, first input."""
-    label = record.get("Layer (type)", "")
-    match = _NAME_TYPE.fullmatch(label.strip())
+def _label(cell: str) -> tuple[str, str] | None:
+    """A layer cell as (name, class): a class a narrow table cut (``(Bidirectio…``) as the
+    one known class it can be, where one is."""
+    match = _NAME_TYPE.fullmatch(cell.strip())
     if match is None:
         return None
     name = re.sub(r"\s+", "", match.group("name"))
-    outputs = shapes(record.get("Output Shape", ""))
-    source = None
-    if (connected := record.get("Connected to", "").strip()) and connected != "-":
-        found = _SOURCE.match(connected)
-        if found:
-            index = found.group("index")
-            source = (found.group("name") + (found.group("cut") or ""),
-                      (number(index) or 0) if index is not None else -1)
     kind = match.group("type")
     kind = kind.removesuffix(")") if kind.endswith(")") else kind.removesuffix("…") + "…"
     if kind.endswith("…"):  # a narrow table cut it: the one known class it can be, if one
         known = [k for k in TYPES if k.startswith(kind[:-1]) and len(k) >= len(kind)]
         named = [k for k in known if _snake(k) == re.sub(r"_[0-9]+$", "", name)]
         kind = known[0] if len(known) == 1 else named[0] if len(named) == 1 else kind
-    depth = int(record.get(_DEPTH, "1"))
-    return Row(name, kind, outputs[0] if outputs else None,
-               count(record.get("Param #", "")), line, depth, outputs=outputs, source=source)
+    return name, kind
+
+
+def _source(cell: str) -> tuple[str, int] | None:
+    """A ``Connected to`` cell's first input: (layer name, output index; -1 where unprinted)."""
+    connected = cell.strip()
+    found = _SOURCE.match(connected) if connected and connected != "-" else None
+    if found is None:
+        return None
+    index = found.group("index")
+    return (found.group("name") + (found.group("cut") or ""),
+            (number(index) or 0) if index is not None else -1)
+
+
+DIALECT = Dialect("keras-summary", {"Layer (type)": "label", "Output Shape": "output",
+                                    "Param #": "params", "Connected to": "source"},
+                  total=TOTAL, after=_AFTER_TOTAL, name_type=_label, source=_source,
+                  closed=_CLOSED, bars="|", caption=MODEL)
+"""Keras's table: ``name (Class)`` in one cell, its first input under ``Connected to``, its
+total under ``Total params:`` with the trainable, non-trainable and optimizer lines after it;
+Keras 2 nests a model's rows between ``|`` bars and ends a record whose class cell closed; the
+model named by ``Model: "..."`` over it."""
