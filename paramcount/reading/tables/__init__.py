@@ -1,3 +1,6 @@
 """Per-layer tables: ``table`` (a printout's rows and columns, shared by every table reader) and
-one dialect per printer; ``generic`` reads a table no dialect names by what its columns hold.
+one dialect per printer; ``generic`` reads a table no dialect names by what its columns hold;
+``dialect`` is what a known printer's table declares (its columns, rounding, footer) and the
+generic row loop, cells, counts and totals that read it (torchinfo, torchsummary,
+pytorch-model-summary, Lightning).
 """
