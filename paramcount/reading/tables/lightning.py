@@ -1,5 +1,6 @@
 """PyTorch Lightning's ``ModelSummary`` tables: the plain ``| Name | Type | Params |`` table and
-the boxed one ``RichModelSummary`` draws, their counts rounded (``593 K``, ``1.2 M``).
+the boxed one ``RichModelSummary`` draws, their counts rounded (``593 K``, ``1.2 M``): a dialect
+of the generic table reader (:mod:`.dialect`) whose rounding is :func:`interval`.
 
 Lightning writes each count with ``get_human_readable_count``: below 1,000 the number itself,
 else the number in thousands (K), millions (M), billions (B) or trillions (T), with one decimal

@@ -5,8 +5,9 @@
 
 Unlike torchsummary it counts every parameter of a module (an RNN's ``weight_ih_l0`` too), so
 its rows' counts are whole; it lists the leaf modules a forward pass calls, numbered in call
-order (``LSTM-4``). An output cell may hold several shapes (an LSTM's output, ``h_n`` and
-``c_n``): the first is the output. The hierarchical repr is read as ``print(model)`` once its
+order (``LSTM-4``), read by the generic loop of such tables (:func:`.dialect.numbered`). An
+output cell may hold several shapes (an LSTM's output, ``h_n`` and ``c_n``): the first is the
+output. The hierarchical repr is read as ``print(model)`` once its
 count suffixes are cut off.
 """
 

@@ -1,4 +1,5 @@
-"""torchinfo ``summary()`` tables, read column by column under their headers.
+"""torchinfo ``summary()`` tables, read column by column under their headers: a dialect of the
+generic table reader (:mod:`.dialect`).
 
 torchinfo 1.8 writes the layer column (``Layer (type:depth-idx)``, with `` (var_name)`` and
 ``:depth-idx`` as ``row_settings`` ask) then any subset of ``Input Shape``, ``Output Shape``,
