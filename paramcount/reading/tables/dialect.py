@@ -73,6 +73,10 @@ class Dialect:
         """The columns its header line names, in order of position."""
         return columns(header, tuple(self.columns))
 
+    def roles(self, cells: Mapping[str, str]) -> dict[str, str]:
+        """A row's cells (by their columns' titles) by their columns' roles."""
+        return {self.columns[t]: text for t, text in cells.items() if t in self.columns}
+
 
 class Scan:
     """The generic row loop over the lines below a table's header: iterating gives each line
@@ -142,34 +146,33 @@ def continues(body: Sequence[tuple[int, list[str]]], cells: Sequence[str]) -> bo
     return False
 
 
-def layer(dialect: Dialect, cells: Mapping[str, str], line: int, name: str, kind: str,
-          depth: int = 1, note: str = "") -> Row:
-    """One layer's row from its cells (by their columns' titles): its outputs, input shape and
-    count read from the columns whose roles they are, a rounded count as its interval."""
-    role = {dialect.columns[t]: text for t, text in cells.items() if t in dialect.columns}
-    outputs = shapes(role.get("output", ""))
-    counted = dialect.counts(role.get("params", ""))
+def layer(role: Mapping[str, str], line: int, name: str, kind: str, depth: int = 1,
+          note: str = "", counts: Callable[[str], tuple[int, int] | None] = exact) -> Row:
+    """One layer's row from its cells by their columns' roles (:meth:`Dialect.roles`): its
+    outputs, input shape and count (``counts``: how the printer prints one) read from theirs,
+    a rounded count as its interval."""
+    outputs = shapes(role["output"]) if "output" in role else ()
+    counted = counts(role.get("params", ""))
     whole = counted[0] if counted and counted[0] == counted[1] else None
     return Row(name, kind, outputs[0] if outputs else None, whole, line, depth,
-               outputs=outputs, input_shape=first_shape(role.get("input", "")), note=note,
-               rounded=counted if counted and whole is None else None)
+               outputs=outputs, input_shape=first_shape(role["input"]) if "input" in role
+               else None, note=note, rounded=counted if counted and whole is None else None)
 
 
 def numbered(lines: Sequence[str], start: int, dialect: Dialect) -> tuple[list[Row], Scan]:
     """The rows of a table that numbers its layers in call order (``LSTM-4``: torchsummary,
     pytorch-model-summary), a cell under each of its header's columns; its rows end at the
     first line that is not one."""
-    found = dialect.found(lines[start])
-    titles = [c.title for c in found]
+    roles = [dialect.columns[c.title] for c in dialect.found(lines[start])]
     scan = Scan(lines, start, dialect)
     rows: list[Row] = []
     for index, line in scan:
-        cells = row_cells(line, len(titles))
+        cells = row_cells(line, len(roles))
         label = dialect.label.fullmatch(cells[0]) if cells and dialect.label else None
         if label is None:
             break
-        rows.append(layer(dialect, dict(zip(titles, cells, strict=True)), index + 1,
-                          cells[0], label.group("type")))
+        rows.append(layer(dict(zip(roles, cells, strict=True)), index + 1, cells[0],
+                          label.group("type"), counts=dialect.counts))
     return rows, scan
 
 

@@ -131,7 +131,8 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         elif foreign_digits(" ".join(cells)) is not None:
             unread.append(Unread(at + 1, lines[at], NOT_ASCII_DIGITS))
         else:
-            rows.append(layer(DIALECT, named, at + 1, name, kind, depth=name.count(".") + 1))
+            rows.append(layer(DIALECT.roles(named), at + 1, name, kind,
+                              depth=name.count(".") + 1, counts=DIALECT.counts))
     if not rows:
         return None
     return printout(DIALECT, DIALECT.first(lines, start), scan, rows, unread,

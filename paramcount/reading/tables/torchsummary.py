@@ -9,12 +9,11 @@ leaves those layers out. Counts are read only from the ``Param #`` column.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Sequence
 
 from paramcount.reading.tables.dialect import Dialect, numbered, printout
-from paramcount.reading.tables.table import Printout
+from paramcount.reading.tables.table import Printout, Row
 
 DIALECT = Dialect(
     "torchsummary", {"Layer (type)": "label", "Output Shape": "output", "Param #": "params"},
@@ -32,7 +31,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     rows, scan = numbered(lines, start, DIALECT)
     if not rows:
         return None
-    rows = [dataclasses.replace(row, params=None, note=(
+    rows = [Row(row.name, row.type, row.shape, None, row.line, outputs=row.outputs, note=(
         f"torchsummary counts only .weight and .bias, so it prints 0 for {row.type}; its "
         "count is not in the table")) if row.type in UNCOUNTED and row.params == 0 else row
         for row in rows]
