@@ -1,5 +1,6 @@
 """PyTorch Lightning's ``ModelSummary`` tables: the plain ``| Name | Type | Params |`` table and
-the boxed one ``RichModelSummary`` draws, their counts rounded (``593 K``, ``1.2 M``).
+the boxed one ``RichModelSummary`` draws, their counts rounded (``593 K``, ``1.2 M``): a dialect
+of the generic table reader (:mod:`.dialect`) whose rounding is :func:`interval`.
 
 Lightning writes each count with ``get_human_readable_count``: below 1,000 the number itself,
 else the number in thousands (K), millions (M), billions (B) or trillions (T), with one decimal
@@ -16,19 +17,19 @@ import math
 import re
 from collections.abc import Callable, Sequence
 
-from paramcount.reading.accounting import Accounting, Unread
-from paramcount.reading.tables.table import NO_TOTAL, Printout, Row, first_shape, shapes
+from paramcount.reading.accounting import Unread
+from paramcount.reading.tables.dialect import Dialect, Scan, continues, layer, printout
+from paramcount.reading.tables.table import Printout, Row
 from paramcount.usertext import NOT_ASCII_DIGITS, digits_value, foreign_digits
 
 _UNITS = ("", "K", "M", "B", "T")
 _PLAIN = re.compile(r"\s*\|\s*Name\s*\|\s*Type\s*\|\s*Params\b")
 _RICH = re.compile(r"\s*┃\s*┃\s*Name\s*┃\s*Type\s*┃\s*Params\b")
 _COUNT = re.compile(r"([0-9]{1,3}(?:,[0-9]{3})*|[0-9]+)(?:\.([0-9]))?\s*([KMBT]?)")
-_TOTAL = re.compile(r"\s*(?:(?P<before>[0-9.,]+\s*[KMBT]?)\s+Total params"
-                    r"|Total params:\s*(?P<after>[0-9.,]+\s*[KMBT]?))\s*$")
 _FOOTER = re.compile(r"\s*([0-9.,]+\s*[KMBT]?\s+(Trainable|Non-trainable|Total|Modules)|"
                      r"(Trainable|Non-trainable|Total|Modules)\b|[0-9.]+\s+Total estimated)")
-_LIMIT = 200_000
+_BOTTOM = frozenset("└┴┘─━")
+"""The rule under a boxed table (``└──┴──┘``): its rows end there."""
 
 
 def human(number: int) -> str:
@@ -102,78 +103,49 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     bar = "┃" if rich else "|"
     header = lines[start].strip().strip(bar) if rich else lines[start]
     titles = [cell.strip() for cell in header.split(bar)]
-    first = start - 1 if rich and start and lines[start - 1].lstrip().startswith("┏") else start
-    cells_rows: list[tuple[int, list[str]]] = []
-    index = start + 1
-    total: tuple[int, int] | None = None
+    scan = Scan(lines, start, DIALECT)
+    body: list[tuple[int, list[str]]] = []
     bottom = not rich
-    while index < len(lines) and index - start < _LIMIT:
-        line = lines[index].rstrip()
+    for index, line in scan:
         stripped = line.strip()
-        if not stripped or set(stripped) <= set("-─━┡╇┩└┴┘"):
-            index += 1
-            if stripped.startswith("└"):
-                bottom = True
-                break
-            continue
+        if stripped.startswith("└") and set(stripped) <= _BOTTOM:
+            bottom = True
+            scan.close(index + 1)
+            break
         if rich and stripped.startswith("│"):
             cells = [c.strip() for c in stripped.strip("│").split("│")]
-            if cells and not cells[0] and cells_rows:  # a wrapped cell's next line
-                previous = cells_rows[-1][1]
-                for at, text in enumerate(cells):
-                    if text and at < len(previous):
-                        previous[at] = f"{previous[at]} {text}"
-            else:
-                cells_rows.append((index, cells))
-            index += 1
-            continue
-        if not rich and re.match(r"\s*[0-9]+\s*\|", line):
-            cells_rows.append((index, [c.strip() for c in line.split("|")]))
-            index += 1
-            continue
-        break
-    while index < len(lines) and _FOOTER.match(lines[index]):
-        if match := _TOTAL.match(lines[index]):
-            total = interval(match.group("before") or match.group("after") or "")
-        index += 1
-    if not cells_rows:
-        return None
+            if not continues(body, cells):
+                body.append((index, cells))
+        elif not rich and re.match(r"\s*[0-9]+\s*\|", line):
+            body.append((index, [c.strip() for c in line.split("|")]))
+        else:
+            break
     rows: list[Row] = []
     unread: list[Unread] = []
-    for at, cells in cells_rows:
-        row = _row(titles, cells, at + 1)
-        if row is not None and foreign_digits(" ".join(cells)) is not None:
-            unread.append(Unread(at + 1, lines[at], NOT_ASCII_DIGITS))
-        elif row is None:
+    for at, cells in body:
+        named = dict(zip(titles, cells, strict=False))  # the row number's column has no title
+        name, kind = named.get("Name", ""), named.get("Type", "")
+        if not name or not re.fullmatch(r"\w+", kind):
             unread.append(Unread(at + 1, lines[at], "a row whose Name or Type cell is not a "
                                  "module's"))
+        elif foreign_digits(" ".join(cells)) is not None:
+            unread.append(Unread(at + 1, lines[at], NOT_ASCII_DIGITS))
         else:
-            rows.append(row)
+            rows.append(layer(DIALECT.roles(named), at + 1, name, kind,
+                              depth=name.count(".") + 1, counts=DIALECT.counts))
     if not rows:
         return None
-    cropped = ([] if total is not None else [NO_TOTAL]) + ([] if bottom else ["no bottom "
-                                                                             "border"])
-    printout = Printout("lightning", "model", first + 1, index, tuple(rows),
-                        total=total[0] if total and total[0] == total[1] else None,
-                        rounded_total=total if total and total[0] != total[1] else None,
-                        accounting=Accounting.span(first + 1, index, unread, cropped))
-    return printout, index
+    return printout(DIALECT, DIALECT.first(lines, start), scan, rows, unread,
+                    cropped=() if bottom else ("no bottom border",)), scan.end
 
 
-def _row(titles: Sequence[str], cells: Sequence[str], line: int) -> Row | None:
-    """One table row, its cells found under their titles (the first, the row number, has
-    none)."""
-    named = dict(zip(titles, cells, strict=False))
-    name, kind = named.get("Name", ""), named.get("Type", "")
-    if not name or not re.fullmatch(r"\w+", kind):
-        return None
-    counted = interval(named.get("Params", ""))
-    out = named.get("Out sizes", "")
-    inputs = first_shape(named.get("In sizes", ""))
-    outputs = shapes(out)
-    output = outputs[0] if outputs else None
-    exact = counted[0] if counted and counted[0] == counted[1] else None
-    return Row(name, kind, output, exact, line, depth=name.count(".") + 1,
-               outputs=outputs, input_shape=inputs,
-               rounded=counted if counted and exact is None else None)
-
+DIALECT = Dialect(
+    "lightning", {"Name": "name", "Type": "type", "Params": "params", "In sizes": "input",
+                  "Out sizes": "output"},
+    after=_FOOTER, opens=_FOOTER, counts=interval, above=re.compile(r"\s*┏"),
+    rules=frozenset("-─━┡╇┩"),
+    total=re.compile(r"\s*(?:([0-9.,]+\s*[KMBT]?)\s+Total params"
+                     r"|Total params:\s*([0-9.,]+\s*[KMBT]?))\s*$"))
+"""Its columns; its counts rounded (:func:`interval`); its footer after the rows, where
+its total stands before or after its words (``17.2 K  Total params``, ``Total params:
+17.2 K``); the box's rule above its header and between its rows."""

@@ -5,8 +5,9 @@
 
 Unlike torchsummary it counts every parameter of a module (an RNN's ``weight_ih_l0`` too), so
 its rows' counts are whole; it lists the leaf modules a forward pass calls, numbered in call
-order (``LSTM-4``). An output cell may hold several shapes (an LSTM's output, ``h_n`` and
-``c_n``): the first is the output. The hierarchical repr is read as ``print(model)`` once its
+order (``LSTM-4``), read by the generic loop of such tables (:func:`.dialect.numbered`). An
+output cell may hold several shapes (an LSTM's output, ``h_n`` and ``c_n``): the first is the
+output. The hierarchical repr is read as ``print(model)`` once its
 count suffixes are cut off.
 """
 
@@ -17,21 +18,18 @@ from collections.abc import Sequence
 
 from paramcount.reading.accounting import Accounting
 from paramcount.reading.reprs import torch_repr
-from paramcount.reading.tables.table import (
-    NO_TOTAL,
-    Printout,
-    Row,
-    Window,
-    count,
-    first_shape,
-    footer,
-    row_cells,
-    shapes,
-)
+from paramcount.reading.tables.dialect import Dialect, numbered, printout
+from paramcount.reading.tables.table import Printout, Window
 from paramcount.usertext import digits_value
 
-_ROW = re.compile(r"(?P<type>\w+)-(?P<index>[0-9]+)")
-_AFTER = re.compile(r"\s*((Non-)?[Tt]rainable params|-{5,})")
+DIALECT = Dialect(
+    "pytorch-model-summary", {"Layer (type)": "label", "Output Shape": "output",
+                              "Input Shape": "input", "Param #": "params",
+                              "Tr. Param #": "trainable"},
+    after=re.compile(r"\s*((Non-)?[Tt]rainable params|-{5,})"),
+    label=re.compile(r"(?P<type>\w+)-(?P<index>[0-9]+)"))
+"""Its columns (``Input Shape`` in place of ``Output Shape`` with ``show_input=True``); the
+footer under its ``Total params``; its rows labelled ``Class-N``."""
 _SUFFIX = re.compile(r", [0-9,]+ params$")
 _BANNER = re.compile(r"\s*=+ Hierarchical Summary =+\s*$")
 _LIMIT = 200_000
@@ -44,38 +42,10 @@ def is_header(line: str) -> bool:
 
 def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     """The table whose header is ``lines[start]`` (0-based)."""
-    header = lines[start]
-    inputs = "Input Shape" in header
-    first = start - 1 if start and lines[start - 1].startswith("---") else start
-    rows: list[Row] = []
-    total = None
-    index = start + 1
-    while index < len(lines) and index - start < _LIMIT:
-        line = lines[index]
-        if (ended := footer(lines, index, _AFTER)) is not None:
-            index, total = ended
-            break
-        stripped = line.strip()
-        if not stripped or set(stripped) <= {"=", "-"}:
-            index += 1
-            continue
-        cells = row_cells(line, 4)
-        label = _ROW.fullmatch(cells[0]) if len(cells) == 4 else None
-        if label is None:
-            break
-        kind = label.group("type")
-        shown = shapes(cells[1])
-        rows.append(Row(f"{kind}-{label.group('index')}", kind,
-                        None if inputs else first_shape(cells[1]), count(cells[2]), index + 1,
-                        outputs=() if inputs else shown,
-                        input_shape=first_shape(cells[1]) if inputs else None))
-        index += 1
+    rows, scan = numbered(lines, start, DIALECT)
     if not rows:
         return None
-    accounting = Accounting.span(first + 1, index, cropped=() if total is not None else (
-        NO_TOTAL,))
-    return Printout("pytorch-model-summary", "model", first + 1, index, tuple(rows),
-                    total, accounting=accounting), index
+    return printout(DIALECT, DIALECT.first(lines, start), scan, rows), scan.end
 
 
 def is_banner(line: str) -> bool:

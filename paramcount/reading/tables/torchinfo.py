@@ -1,4 +1,5 @@
-"""torchinfo ``summary()`` tables, read column by column under their headers.
+"""torchinfo ``summary()`` tables, read column by column under their headers: a dialect of the
+generic table reader (:mod:`.dialect`).
 
 torchinfo 1.8 writes the layer column (``Layer (type:depth-idx)``, with `` (var_name)`` and
 ``:depth-idx`` as ``row_settings`` ask) then any subset of ``Input Shape``, ``Output Shape``,
@@ -11,50 +12,35 @@ with ``ascii_only``); ``verbose=2`` adds each tensor under its layer, its count 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 
-from paramcount.reading.accounting import Accounting, Unread
+from paramcount.reading.accounting import Unread
+from paramcount.reading.tables.dialect import Dialect, Scan, layer, placed, printout
 from paramcount.reading.tables.table import (
-    NO_TOTAL,
     SQUEEZED_ROW,
-    Column,
     Printout,
     Row,
     collapsed,
-    columns,
     count,
     first_shape,
-    footer,
     squeezed_cells,
-    tokens,
 )
 
-TITLES = ("Input Shape", "Output Shape", "Param #", "Param %", "Kernel Shape", "Mult-Adds",
-          "Trainable")
+DIALECT = Dialect(
+    "torchinfo", {"Input Shape": "input", "Output Shape": "output", "Param #": "params",
+                  "Param %": "share", "Kernel Shape": "kernel", "Mult-Adds": "mult-adds",
+                  "Trainable": "trainable"},
+    after=re.compile(r"\s*((Non-)?[Tt]rainable params|Total mult-adds|Input size|Forward/"
+                     r"backward|Params size|Estimated Total|={5,})"), above=re.compile("==="))
+"""Its value columns (the layer column before them has no fixed title: ``Layer
+(type:depth-idx)``, ``Layer (type (var_name))``); the footer under its ``Total params``."""
+TITLES = tuple(DIALECT.columns)
 _TREE = re.compile(r"(?P<indent>(?:[│|] {4})*)(?P<branch>├─|└─|\+ )(?P<label>.*)")
 _LABEL = re.compile(r"(?P<type>\w+)(?: \((?P<name>[^()]*)\))?(?::\s*[0-9]+-[0-9]+)?")
 _TENSOR = re.compile(r"[a-z_][\w.]*")
 """A tensor's name under its layer (``weight_ih_l0``, ``0.bias``); classes are capitalised."""
-_AFTER = re.compile(r"\s*((Non-)?[Tt]rainable params|Total mult-adds|Input size|Forward/"
-                    r"backward|Params size|Estimated Total|={5,})")
-_LIMIT = 200_000
-
-
-def _cells(line: str, found: Sequence[Column]) -> dict[str, str]:
-    """A row's value cells: in order when every column has one (so a cell wider than its
-    column, which pushes the rest right, is still placed), else under the header positions."""
-    start = found[0].start
-    parts = tokens(line[start:])
-    if len(parts) == len(found):
-        return {c.title: text for c, (_, text) in zip(found, parts, strict=True)}
-    cells: dict[str, str] = {}
-    for offset, text in parts:
-        position = start + offset
-        owner = max((c for c in found if c.start <= position), key=lambda c: c.start,
-                    default=found[0])
-        cells[owner.title] = (cells.get(owner.title, "") + " " + text).strip()
-    return cells
 
 
 _SQUEEZED_TREE = re.compile(r"(?P<indent>(?:[│|] ?)*)(?P<branch>├─|└─|\+ )(?P<label>.*)")
@@ -99,37 +85,30 @@ def _squeezed_cells(line: str, titles: Sequence[str]) -> tuple[str, dict[str, st
 
 
 def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
-    """A torchinfo table whose header ``Layer (type...)`` is at ``start`` (0-based)."""
+    """A torchinfo table whose header ``Layer (type...)`` is at ``start`` (0-based): its root
+    row (no tree prefix) first, each layer under it by its tree prefix, each tensor's row
+    (``verbose=2``) kept on its layer's."""
     header = lines[start]
-    found = columns(header, TITLES)
+    found = DIALECT.found(header)
     if not found:
         return None
     squeezed = _squeezed_header(header)
     unread: list[Unread] = []
-    first = start - 1 if start and lines[start - 1].startswith("===") else start
     rows: list[Row] = []
     title = "model"
-    total = None
-    index = start + 1
-    while index < len(lines) and index - start < _LIMIT:
-        line = lines[index].rstrip()
-        if (ended := footer(lines, index, _AFTER)) is not None:
-            index, total = ended
-            break
-        if not line.strip() or set(line.strip()) <= {"=", "-"}:
-            index += 1
-            continue
+    scan = Scan(lines, start, DIALECT)
+    for index, text in scan:
+        line = text.rstrip()
         if squeezed:
             split = _squeezed_cells(line, squeezed)
             if split is None:
                 unread.append(Unread(index + 1, line, SQUEEZED_ROW))
-                index += 1
                 continue
             label_text, cells = split
             tree = _SQUEEZED_TREE.fullmatch(label_text)
         else:
             label_text = line[:found[0].start].rstrip() if len(line) > found[0].start else line
-            cells = _cells(line, found) if len(line) > found[0].start else {}
+            cells = placed(line, found) if len(line) > found[0].start else {}
             tree = _TREE.fullmatch(label_text)
         params_cell = cells.get("Param #", "")
         if tree is None:
@@ -138,35 +117,31 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             label = _LABEL.match(label_text.strip())
             title = label.group("type") if label else label_text.split(" ")[0]
             rows.append(_layer(label_text.strip(), cells, index + 1, 0))
-            index += 1
             continue
         depth = (len(re.findall("[│|]", tree.group("indent"))) if squeezed else
                  len(tree.group("indent")) // 5) + 1
-        tensor = params_cell.startswith(("├─", "└─")) or _TENSOR.fullmatch(
-            tree.group("label").strip()) is not None
-        if tensor and rows:
-            previous = rows[-1]
-            name = tree.group("label").strip()
-            number = count(params_cell[2:])
-            kernel = first_shape(cells.get("Kernel Shape", ""))
-            tensors = (*previous.tensors, (name, number)) if number is not None else (
-                previous.tensors)
-            kernels = (*previous.kernels, (name, tuple(d or 0 for d in kernel))) if (
-                kernel and None not in kernel) else previous.kernels
-            rows[-1] = Row(previous.name, previous.type, previous.shape, previous.params,
-                           previous.line, previous.depth, tensors, previous.outputs,
-                           input_shape=previous.input_shape, kernels=kernels)
+        name = tree.group("label").strip()
+        if rows and (params_cell.startswith(("├─", "└─")) or _TENSOR.fullmatch(name)):
+            rows[-1] = _tensor(rows[-1], name, count(params_cell[2:]),
+                               first_shape(cells.get("Kernel Shape", "")))
         else:
-            rows.append(_layer(tree.group("label").strip(), cells, index + 1, depth))
-        index += 1
+            rows.append(_layer(name, cells, index + 1, depth))
     if not rows:
         return None
     if len(rows) > 1 and rows[0].depth == 0 and rows[0].params is None:
         rows = rows[1:]
-    accounting = Accounting.span(first + 1, index, unread, cropped=() if total is not None
-                                 else (NO_TOTAL,))
-    return Printout("torchinfo", title, first + 1, index, tuple(rows), total,
-                    accounting=accounting), index
+    return printout(DIALECT, DIALECT.first(lines, start), scan, rows, unread,
+                    title=title), scan.end
+
+
+def _tensor(row: Row, name: str, number: int | None, kernel: tuple[int | None, ...] | None
+            ) -> Row:
+    """A layer's row with one of its tensors' rows (``verbose=2``) kept on it: its count and
+    its kernel shape, where printed."""
+    return dataclasses.replace(
+        row, tensors=(*row.tensors, (name, number)) if number is not None else row.tensors,
+        kernels=(*row.kernels, (name, tuple(d or 0 for d in kernel))) if (
+            kernel and None not in kernel) else row.kernels)
 
 
 def _layer(label: str, cells: dict[str, str], line: int, depth: int) -> Row:
@@ -174,11 +149,7 @@ def _layer(label: str, cells: dict[str, str], line: int, depth: int) -> Row:
     match = _LABEL.fullmatch(label)
     kind = match.group("type") if match else label.split(" ")[0]
     name = (match.group("name") or "") if match else ""
-    output = first_shape(cells.get("Output Shape", ""))
-    params = cells.get("Param #", "")
-    recursive = params.strip() == "(recursive)"
-    return Row(name, kind, output, count(params), line, depth,
-               outputs=(output,) if output else (),
-               input_shape=first_shape(cells.get("Input Shape", "")),
-               note="(recursive): a module used again, counted where it first appears"
-               if recursive else "")
+    recursive = cells.get("Param #", "").strip() == "(recursive)"
+    return layer(DIALECT.roles(cells), line, name, kind, depth, note=(
+        "(recursive): a module used again, counted where it first appears" if recursive
+        else ""))

@@ -1,0 +1,191 @@
+"""A known printer's table read as a dialect of the generic table reader.
+
+A dialect declares only what the generic reader cannot tell from the table: which header word
+heads which column, how it prints a count (whole, or rounded: Lightning's ``1.2 K`` is an
+interval), where its total stands and what else its footer and rules hold. The machinery
+here does the rest for each: the row loop (:class:`Scan`), cells placed under their columns,
+a wrapped row joined, counts parsed, rows built by their columns' roles, rows numbered in
+call order (``LSTM-4``) and the printout with its accounting.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from paramcount.reading.accounting import Accounting, Unread
+from paramcount.reading.tables.table import (
+    NO_TOTAL,
+    TOTAL,
+    Column,
+    Printout,
+    Row,
+    columns,
+    count,
+    first_shape,
+    row_cells,
+    shapes,
+    tokens,
+)
+
+__all__ = ["Dialect", "Scan", "continues", "layer", "numbered", "placed", "printout"]
+
+LIMIT = 200_000
+"""The most lines one table's scan reads below its header."""
+
+
+def exact(cell: str) -> tuple[int, int] | None:
+    """A count printed whole (``1,234``, torchinfo's frozen ``(1,234)``) as the one number it
+    stands for; None where the cell is no count (``--``, ``(recursive)``, a blank)."""
+    number = count(cell)
+    return None if number is None else (number, number)
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """What one printer's table says that the generic reader cannot know."""
+
+    kind: str
+    """The printout's kind (``torchinfo``, ``lightning`` ...)."""
+    columns: Mapping[str, str]
+    """Each header word and its column's role (``params``, ``output``, ``input`` ...)."""
+    after: re.Pattern[str]
+    """The lines of its footer after the line that opens it."""
+    total: re.Pattern[str] = TOTAL
+    """The footer line that holds its total (its first non-empty group)."""
+    opens: re.Pattern[str] | None = None
+    """Where its footer opens; None: at its total's line."""
+    counts: Callable[[str], tuple[int, int] | None] = exact
+    """How it prints a count: a cell → the first and last count it stands for, or None."""
+    above: re.Pattern[str] = re.compile("---")
+    """The rule above its header (that line is the table's first)."""
+    rules: frozenset[str] = frozenset("=-")
+    """The characters of the rules between its rows (passed over)."""
+    label: re.Pattern[str] | None = None
+    """Its label cell's form, group ``type`` the class (torchsummary's ``Conv1d-1``)."""
+
+    def first(self, lines: Sequence[str], start: int) -> int:
+        """The table's first line (0-based): the rule above its header at ``start``, if any."""
+        return start - 1 if start and self.above.match(lines[start - 1]) else start
+
+    def found(self, header: str) -> list[Column]:
+        """The columns its header line names, in order of position."""
+        return columns(header, tuple(self.columns))
+
+    def roles(self, cells: Mapping[str, str]) -> dict[str, str]:
+        """A row's cells (by their columns' titles) by their columns' roles."""
+        return {self.columns[t]: text for t, text in cells.items() if t in self.columns}
+
+
+class Scan:
+    """The generic row loop over the lines below a table's header: iterating gives each line
+    that may be a row, (index, line), past rules and blank lines, until its footer, whose
+    total is kept; a reader that meets a line that is no row stops by ``break``."""
+
+    def __init__(self, lines: Sequence[str], start: int, dialect: Dialect) -> None:
+        self.lines, self.start, self.dialect = lines, start, dialect
+        self.end = start + 1
+        """The line past the table (0-based), as far as it has been walked."""
+        self.total: str | None = None
+        """Its total as printed, where its footer holds one."""
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        index = self.start + 1
+        while index < len(self.lines) and index - self.start < LIMIT:
+            if self.close(index):
+                return
+            stripped = self.lines[index].strip()
+            if stripped and not set(stripped) <= self.dialect.rules:
+                yield index, self.lines[index]
+            index += 1
+        self.end = index
+
+    def close(self, index: int) -> bool:
+        """End the rows above ``index`` (0-based); whether its footer opens there (then read
+        through, its total kept)."""
+        lines, dialect = self.lines, self.dialect
+        self.end = index
+        if index >= len(lines) or not (dialect.opens or dialect.total).match(lines[index]):
+            return False
+        while True:
+            if self.total is None and (match := dialect.total.match(lines[index])):
+                self.total = next((g for g in match.groups() if g), None)
+            index += 1
+            if index >= len(lines) or not lines[index].strip() or not dialect.after.match(
+                    lines[index]):
+                self.end = index
+                return True
+
+
+def placed(line: str, found: Sequence[Column]) -> dict[str, str]:
+    """A row's value cells: in order when every column has one (so a cell wider than its
+    column, which pushes the rest right, is still placed), else under the header positions."""
+    start = found[0].start
+    parts = tokens(line[start:])
+    if len(parts) == len(found):
+        return {c.title: text for c, (_, text) in zip(found, parts, strict=True)}
+    cells: dict[str, str] = {}
+    for offset, text in parts:
+        position = start + offset
+        owner = max((c for c in found if c.start <= position), key=lambda c: c.start,
+                    default=found[0])
+        cells[owner.title] = (cells.get(owner.title, "") + " " + text).strip()
+    return cells
+
+
+def continues(body: Sequence[tuple[int, list[str]]], cells: Sequence[str]) -> bool:
+    """Whether a row whose first cell is empty continues the row above it (a cell wrapped
+    onto the next line, as rich draws a long name): its cells are then joined to that row's."""
+    if cells and not cells[0] and body:
+        previous = body[-1][1]
+        for at, text in enumerate(cells):
+            if text and at < len(previous):
+                previous[at] = f"{previous[at]} {text}"
+        return True
+    return False
+
+
+def layer(role: Mapping[str, str], line: int, name: str, kind: str, depth: int = 1,
+          note: str = "", counts: Callable[[str], tuple[int, int] | None] = exact) -> Row:
+    """One layer's row from its cells by their columns' roles (:meth:`Dialect.roles`): its
+    outputs, input shape and count (``counts``: how the printer prints one) read from theirs,
+    a rounded count as its interval."""
+    outputs = shapes(role["output"]) if "output" in role else ()
+    counted = counts(role.get("params", ""))
+    whole = counted[0] if counted and counted[0] == counted[1] else None
+    return Row(name, kind, outputs[0] if outputs else None, whole, line, depth,
+               outputs=outputs, input_shape=first_shape(role["input"]) if "input" in role
+               else None, note=note, rounded=counted if counted and whole is None else None)
+
+
+def numbered(lines: Sequence[str], start: int, dialect: Dialect) -> tuple[list[Row], Scan]:
+    """The rows of a table that numbers its layers in call order (``LSTM-4``: torchsummary,
+    pytorch-model-summary), a cell under each of its header's columns; its rows end at the
+    first line that is not one."""
+    roles = [dialect.columns[c.title] for c in dialect.found(lines[start])]
+    scan = Scan(lines, start, dialect)
+    rows: list[Row] = []
+    for index, line in scan:
+        cells = row_cells(line, len(roles))
+        label = dialect.label.fullmatch(cells[0]) if cells and dialect.label else None
+        if label is None:
+            break
+        rows.append(layer(dict(zip(roles, cells, strict=True)), index + 1, cells[0],
+                          label.group("type"), counts=dialect.counts))
+    return rows, scan
+
+
+def printout(dialect: Dialect, first: int, scan: Scan, rows: Sequence[Row],
+             unread: Sequence[Unread] = (), cropped: Sequence[str] = (), title: str = "model",
+             total_known: bool = True) -> Printout:
+    """The table read, from its first line (0-based) to where its scan ended: its total read
+    as the dialect prints counts (a rounded one as its interval), a table without one taken
+    for a crop."""
+    total = dialect.counts(scan.total) if scan.total is not None else None
+    whole = total[0] if total and total[0] == total[1] else None
+    said = ([] if total is not None else [NO_TOTAL]) + list(cropped)
+    return Printout(dialect.kind, title, first + 1, scan.end, tuple(rows), whole,
+                    total_known=total_known,
+                    rounded_total=total if total and whole is None else None,
+                    accounting=Accounting.span(first + 1, scan.end, unread, said))
