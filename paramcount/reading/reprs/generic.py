@@ -2,13 +2,14 @@
 
 :func:`walk` finds the tree every dialect reads (:mod:`.torch_repr`, :mod:`.hf_repr`): each
 module's path, class and arguments, nesting by indentation or by brackets, torch's folded
-repeats expanded copy by copy. A per-layer flop counter prints ``print(model)`` with its figures first in each module's
-brackets: ptflops ``(gru): GRU(18.82 k, 94.358% Params, 385.28 KMac, 95.935% MACs, 32, 64,
-batch_first=True)``, calflops ``GRU(18.82 K = 96.66% Params, 385.28 KMACs = 99.83% MACs,
-...)``, and a line of figures alone under each container's ``Net(``. The constructor's
-arguments follow the figures: :func:`arguments` finds where they start (after the last leading
-argument that carries a printer's word or unit), so :mod:`.torch_repr` reads the layer calls as
-it reads a plain repr; :func:`figures_only` tells a container's line of figures, read past.
+repeats expanded copy by copy. A per-layer flop counter prints ``print(model)`` with its
+figures first in each module's brackets: ptflops ``(gru): GRU(18.82 k, 94.358% Params, 385.28
+KMac, 95.935% MACs, 32, 64, batch_first=True)``, calflops ``GRU(18.82 K = 96.66% Params, 385.28
+KMACs = 99.83% MACs, ...)``, and a line of figures alone under each container's ``Net(``. The
+constructor's arguments follow the figures: :func:`arguments` finds where they start (after the
+last leading argument that carries a printer's word or unit), so :mod:`.torch_repr` reads the
+layer calls as it reads a plain repr; :func:`figures_only` tells a container's line of figures,
+read past.
 """
 
 from __future__ import annotations
