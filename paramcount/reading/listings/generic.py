@@ -12,6 +12,7 @@ as parameters.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -89,6 +90,7 @@ def read_literal(lines: Sequence[str], start: int) -> tuple[Printout, int] | Non
     numbers: list[int] = []
     unread: list[Unread] = []
     opened = False
+    buffers = printed_from(lines, start) == "buffers"
     while index < len(lines) and index - start < _LINES:
         line = lines[index]
         at, bad = 0, False
@@ -106,7 +108,8 @@ def read_literal(lines: Sequence[str], start: int) -> tuple[Printout, int] | Non
                 if values is None:
                     unread.append(Unread(index + 1, line, "a dimension beyond 2^63 − 1"))
                     continue
-                tensors.append(NamedTensor(name, values, trainable=not is_buffer(name)))
+                tensors.append(NamedTensor(name, values, trainable=not (
+                    buffers or is_buffer(name))))
                 numbers.append(index + 1)
             elif token.group("key"):
                 keys.append(token.group("inner"))
@@ -170,11 +173,6 @@ class Dialect:
     suffix: str = ""
     """What the printer adds to each tensor's name (TensorFlow's output index ``:0``)."""
 
-    def name(self, printed: str) -> str:
-        """A tensor's name as printed, without the printer's :attr:`suffix`."""
-        return printed[:-len(self.suffix)] if self.suffix and printed.endswith(
-            self.suffix) else printed
-
     def line(self, text: str) -> tuple[str, str] | None:
         """A tensor's line in the generic form or the printer's: (name, shape)."""
         found = _LINE.match(text)
@@ -190,6 +188,7 @@ def read_lines(lines: Sequence[str], start: int, dialect: Dialect = Dialect()
     numbers: list[int] = []
     skipped: list[Unread] = []
     cropped: list[str] = []
+    buffers = printed_from(lines, start) == "buffers"
     index = start
     while index < len(lines) and not cropped:
         found = dialect.line(lines[index])
@@ -208,7 +207,7 @@ def read_lines(lines: Sequence[str], start: int, dialect: Dialect = Dialect()
                 continue
             following = lines[index + 1] if index + 1 < len(lines) else ""
             again = (dialect.line(following) or ("", ""))[0]
-            if not lines[index].strip() and again and dialect.name(again) not in {
+            if not lines[index].strip() and again and again.removesuffix(dialect.suffix) not in {
                     t.name for t in tensors}:
                 index += 1  # a blank line inside one dump; a name read again starts another
                 continue
@@ -217,15 +216,118 @@ def read_lines(lines: Sequence[str], start: int, dialect: Dialect = Dialect()
         values = dims(shape)
         if values is None:
             break
-        name = dialect.name(named)
+        name = named.removesuffix(dialect.suffix)
         if re.search(r"[A-Za-z]", name) and not re.fullmatch(r"torch\.Size|TensorShape", name):
-            tensors.append(NamedTensor(name, values, trainable=not is_buffer(name)))
+            tensors.append(NamedTensor(name, values, trainable=not (buffers or is_buffer(name))))
             numbers.append(at + 1)
         else:
             skipped.append(Unread(at + 1, lines[at], "a shape without a tensor's name"))
         index += 1
-    if len(tensors) < 2 and not (tensors and re.search(r"weight|kernel|bias", tensors[0].name)):
+    if len(tensors) < 2 and not (tensors and (buffers or re.search(r"weight|kernel|bias",
+                                                                   tensors[0].name))):
         return None
     return Printout("shapes", "tensors", start + 1, index, tensors=tuple(tensors),
                     tensor_lines=tuple(numbers), accounting=Accounting.span(
-                        start + 1, index, skipped, cropped)), index
+                        start + 1, index, skipped, cropped),
+                    how="its tensors printed as buffers" if buffers else ""), index
+
+
+# -- where a listing was printed from ----------------------------------------------------------
+
+_HEADING = r"^[#*=\-\s]*{}\s*:?[#*=\-\s]*$"
+_WHERE = (
+    ("buffers", re.compile(r"named_buffers\(|\bin [\w.]+\.buffers\(|" + _HEADING.format(
+        r"(?:registered\s+)?buffers?"), re.I)),
+    ("state_dict()", re.compile(r"(?<!load_)state_dict\(\)|" + _HEADING.format(
+        r"state[\s_]dict"), re.I)),
+    ("named_parameters()", re.compile(r"named_parameters\(|\bin [\w.]+\.parameters\(|"
+                                      + _HEADING.format(r"(?:trainable\s+)?param(?:eter)?s"),
+                                      re.I)))
+"""What the line above a listing says it was printed from: ``named_buffers()`` or a
+``Buffers:`` heading, ``state_dict()``, ``named_parameters()`` or a ``Parameters:`` heading."""
+
+
+def printed_from(lines: Sequence[str], start: int) -> str:
+    """Where the listing opening at ``lines[start]`` says it was printed from (the code line or
+    heading right above it, a blank line between at most): ``buffers``, ``state_dict()``,
+    ``named_parameters()``; empty where nothing says."""
+    for at in range(start - 1, max(start - 3, -1), -1):
+        text = lines[at].strip()[:300]
+        if text:
+            return next((where for where, said in _WHERE if said.search(text)), "")
+    return ""
+
+
+def by_where(printouts: Sequence[Printout], lines: Sequence[str]) -> list[Printout]:
+    """The printouts with the buffers their listings' sources tell: a listing printed from
+    ``named_buffers()`` (or under a ``Buffers:`` heading) right after a listing of parameters
+    joins it, its tensors shown and never counted; a state dict's tensors that a
+    ``named_parameters()`` listing of the same model (each of its tensors in the state dict,
+    the same shape) does not hold are buffers (``pe``, registered under a name of its
+    own)."""
+    found: list[Printout] = []
+    sources: list[str] = []
+    for printout in printouts:
+        where = printed_from(lines, printout.first - 1) if _listing(printout) else ""
+        if where == "buffers" and found and sources[-1] != "buffers" and _listing(found[-1]) and (
+                not found[-1].shown and not printout.shown) and not (
+                {t.name for t in found[-1].tensors} & {t.name for t in printout.tensors}):
+            before = found[-1]
+            found[-1] = dataclasses.replace(
+                before, last=printout.last, tensors=before.tensors + printout.tensors,
+                tensor_lines=before.tensor_lines + printout.tensor_lines,
+                accounting=before.accounting + printout.accounting,
+                how=_joined(before.how, f"{_names(printout.tensors)} printed as buffers "
+                                        f"({_lines(printout)}): not parameters"))
+            continue
+        found.append(printout)
+        sources.append(where)
+    for index, where in enumerate(sources):
+        if where != "state_dict()":
+            continue
+        held = {t.name: t.shape for t in found[index].tensors}
+        beside = next((found[at] for at in (index - 1, index + 1) if 0 <= at < len(found) and (
+            sources[at] == "named_parameters()") and found[at].tensors and all(
+            held.get(t.name) == t.shape for t in found[at].tensors)), None)
+        found[index] = _told(found[index], beside) if beside is not None else (
+            dataclasses.replace(found[index], how=_joined(found[index].how, _UNTOLD)))
+    return found
+
+
+_UNTOLD = ("printed from state_dict(): a buffer registered under a name of its own (a "
+           "positional table) cannot be told from a parameter and is counted as one; a "
+           "named_parameters() listing of the same model beside it tells them apart")
+
+
+def _names(tensors: Sequence[NamedTensor]) -> str:
+    """The first few tensors' names, for a note."""
+    return ", ".join(t.name for t in tensors[:6]) + (", …" if len(tensors) > 6 else "")
+
+
+def _lines(printout: Printout) -> str:
+    """The lines a printout spans, in words."""
+    return f"line {printout.first}" if printout.first == printout.last else (
+        f"lines {printout.first}–{printout.last}")
+
+
+def _listing(printout: Printout) -> bool:
+    """Whether a printout is a named listing of tensors."""
+    return printout.kind == "shapes" and printout.title == "tensors"
+
+
+def _joined(how: str, more: str) -> str:
+    """Two sayings of how a printout was read, as one."""
+    return f"{how}; {more}" if how else more
+
+
+def _told(state: Printout, parameters: Printout) -> Printout:
+    """A state dict's listing whose tensors not in ``parameters`` are marked buffers."""
+    names = {t.name for t in parameters.tensors}
+    others = [t for t in state.tensors if t.name not in names and t.trainable]
+    if not others:
+        return state
+    return dataclasses.replace(
+        state, tensors=tuple(t if t.name in names else dataclasses.replace(t, trainable=False)
+                             for t in state.tensors),
+        how=_joined(state.how, f"{_names(others)} in the state dict and not among "
+                               f"named_parameters() ({_lines(parameters)}): buffers"))
