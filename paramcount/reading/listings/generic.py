@@ -23,8 +23,8 @@ from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.tables.table import Printout, number
 from paramcount.usertext import NOT_ASCII_DIGITS, foreign_digits
 
-__all__ = ["EXTRA", "Dialect", "dims", "is_buffer", "is_line", "read_lines", "read_literal",
-           "starts_literal"]
+__all__ = ["EXTRA", "Dialect", "Naming", "by_where", "dims", "is_buffer", "is_line",
+           "printed_from", "read_lines", "read_literal", "read_unnamed", "starts_literal"]
 
 EXTRA = (r"(?P<extra>(?:\s*+,?\s*+(?:requires_grad=|dtype=|device=|trainable=)?['\"]?"
          r"(?:True|False|torch\.\w{1,20}|cpu|cuda(?::[0-9]{1,3})?|meta|mps|float[0-9]{0,3}|"
@@ -230,6 +230,28 @@ def read_lines(lines: Sequence[str], start: int, dialect: Dialect = Dialect()
                     tensor_lines=tuple(numbers), accounting=Accounting.span(
                         start + 1, index, skipped, cropped),
                     how="its tensors printed as buffers" if buffers else ""), index
+
+
+Naming = Callable[[Sequence[tuple[int, ...]]], list[tuple[str, tuple[int, ...]]]]
+"""A dialect's names for unnamed shapes, in its framework's order of a layer's tensors."""
+
+
+def read_unnamed(lines: Sequence[str], start: int, form: re.Pattern[str], name: Naming
+                 ) -> tuple[Printout, int] | None:
+    """Consecutive lines of a shape alone, in the dialect's ``form`` (its ``dims`` group the
+    numbers), at least two, named by the dialect's ``name``."""
+    sizes: list[tuple[int, ...]] = []
+    index = start
+    while index < len(lines) and (match := form.match(lines[index])) is not None and (
+            shape := dims(match.group("dims"))) is not None:
+        sizes.append(shape)
+        index += 1
+    if len(sizes) < 2:
+        return None
+    tensors = tuple(NamedTensor(named, shape) for named, shape in name(sizes))
+    return Printout("shapes", "parameters", start + 1, index, tensors=tensors,
+                    tensor_lines=tuple(range(start + 1, index + 1)),
+                    accounting=Accounting.span(start + 1, index)), index
 
 
 # -- where a listing was printed from ----------------------------------------------------------

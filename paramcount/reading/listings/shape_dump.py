@@ -11,9 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from paramcount.files.listing import NamedTensor
-from paramcount.reading.accounting import Accounting
-from paramcount.reading.listings.generic import Dialect, dims, is_line, read_lines
+from paramcount.reading.listings.generic import Dialect, is_line, read_lines, read_unnamed
 from paramcount.reading.tables.table import Printout
 
 _VARIABLE = re.compile(r"^\s*+\[?<(?:tf\.|Keras)?Variable\b(?=.*?\bshape=\()(?P<rest>.*)")
@@ -51,27 +49,9 @@ def read_named(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
 
 
 def read_bare(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
-    """Consecutive bare ``torch.Size([...])`` lines (``for p in model.parameters()``): named
-    in torch's order where they form recurrent layers."""
-    sizes: list[tuple[int, ...]] = []
-    numbers: list[int] = []
-    index = start
-    while index < len(lines):
-        match = _BARE.match(lines[index])
-        if match is None:
-            break
-        shape = dims(match.group("dims"))
-        if shape is None:
-            break
-        sizes.append(shape)
-        numbers.append(index + 1)
-        index += 1
-    if len(sizes) < 2:
-        return None
-    tensors = tuple(NamedTensor(name, shape) for name, shape in name_bare(sizes))
-    return Printout("shapes", "parameters", start + 1, index, tensors=tensors,
-                    tensor_lines=tuple(numbers),
-                    accounting=Accounting.span(start + 1, index)), index
+    """Consecutive bare ``torch.Size([...])`` lines (``for p in model.parameters()``), read by
+    :func:`.generic.read_unnamed`: named in torch's order where they form recurrent layers."""
+    return read_unnamed(lines, start, _BARE, name_bare)
 
 
 def name_bare(sizes: Sequence[tuple[int, ...]]) -> list[tuple[str, tuple[int, ...]]]:
