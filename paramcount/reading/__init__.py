@@ -7,8 +7,9 @@ total's exactness is decided), ``solve`` (a printed count → the configurations
 ``pairing``, ``keras_version``. The sub-packages: ``tables`` (``table``'s rows and columns and
 one dialect per printer: ``keras_summary``, ``torchinfo``, ``torchsummary``, ``lightning`` with
 ``rounded`` counts, ``model_summary``, ``flax_tabulate``, ``headless``; ``generic`` for a table
-no dialect reads), ``listings`` (``shape_dump``, ``unnamed``, ``generic``: literals and buffers),
-``reprs`` (``torch_repr``, ``hf_repr``, ``generic``: a flop counter's figures), ``code``
+no dialect reads), ``listings`` (``shape_dump``, ``unnamed``, ``generic``: the line forms,
+literals and buffers they are dialects of), ``reprs`` (``torch_repr``, ``hf_repr``,
+``generic``: the tree they are dialects of, its folds and a flop counter's figures), ``code``
 (``python_code`` on ``walk``, ``evaluate``, ``values``, ``account``, ``recovery``: read with
 ``ast``, never run) and ``messages`` (``load_error``, ``runtime_error``).
 May import: ``paramcount.engine``, ``paramcount.families.registry``, ``paramcount.files``.

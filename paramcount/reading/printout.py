@@ -135,7 +135,7 @@ def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
         found.append(printout)
         claimed.update(range(printout.first, end + 1))
         index = max(end, index + 1)
-    return found, claimed
+    return listing.by_where(found, lines), claimed
 
 
 # -- printouts under a prefix ------------------------------------------------------------------

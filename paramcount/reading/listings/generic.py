@@ -12,15 +12,19 @@ as parameters.
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from paramcount.files.listing import NamedTensor
 from paramcount.files.state_dict import is_buffer as _norm_buffer
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.tables.table import Printout, number
+from paramcount.usertext import NOT_ASCII_DIGITS, foreign_digits
 
-__all__ = ["EXTRA", "is_buffer", "read_literal", "starts_literal"]
+__all__ = ["EXTRA", "Dialect", "Naming", "by_where", "dims", "is_buffer", "is_line",
+           "printed_from", "read_lines", "read_literal", "read_unnamed", "starts_literal"]
 
 EXTRA = (r"(?P<extra>(?:\s*+,?\s*+(?:requires_grad=|dtype=|device=|trainable=)?['\"]?"
          r"(?:True|False|torch\.\w{1,20}|cpu|cuda(?::[0-9]{1,3})?|meta|mps|float[0-9]{0,3}|"
@@ -49,8 +53,8 @@ _TOKEN = re.compile(
         |(?P<open>(?:""" + _WRAPPER + r""")?[{\[(])|(?P<close>[}\])])|(?P<skip>[\s,]++)""", re.X)
 _ENTRY = re.compile(r"""['"][^'"\s]{1,300}['"]\s*+[:,]\s*+""" + _SHAPE)
 """A ``'name': shape`` entry: a literal's first line holds one (a nested config holds none)."""
-_OPEN = re.compile(r"\s*+(?:" + _WRAPPER + r")?[{\[]\s*+(?:\(\s*+)?")
 _DIMS = re.compile(r"[(\[]([0-9,\s]*+)[)\]]")
+_OPEN = re.compile(r"\s*+(?:" + _WRAPPER + r")?[{\[]\s*+(?:\(\s*+)?")
 _LINES = 5_000
 """The most lines one literal may run over (a printed state dict of a large model)."""
 _BARREN = 50
@@ -86,6 +90,7 @@ def read_literal(lines: Sequence[str], start: int) -> tuple[Printout, int] | Non
     numbers: list[int] = []
     unread: list[Unread] = []
     opened = False
+    buffers = printed_from(lines, start) == "buffers"
     while index < len(lines) and index - start < _LINES:
         line = lines[index]
         at, bad = 0, False
@@ -98,14 +103,13 @@ def read_literal(lines: Sequence[str], start: int) -> tuple[Printout, int] | Non
             at = token.end()
             if token.group("entry"):
                 name = "/".join([k for k in keys if k] + [token.group("name")])
-                dims = _DIMS.search(token.group("shape"))
-                values = tuple(number(d) for d in re.findall(r"[0-9]+", dims.group(1))
-                               ) if dims else ()
-                if None in values:
+                bracket = _DIMS.search(token.group("shape"))
+                values = dims(bracket.group(1)) if bracket else ()
+                if values is None:
                     unread.append(Unread(index + 1, line, "a dimension beyond 2^63 − 1"))
                     continue
-                tensors.append(NamedTensor(name, tuple(d for d in values if d is not None),
-                                           trainable=not is_buffer(name)))
+                tensors.append(NamedTensor(name, values, trainable=not (
+                    buffers or is_buffer(name))))
                 numbers.append(index + 1)
             elif token.group("key"):
                 keys.append(token.group("inner"))
@@ -133,3 +137,219 @@ def _next_token(line: str, at: int) -> int:
     """Past text no token reads: to the next comma, bracket or quote after ``at``."""
     found = re.compile(r"[,{}\[\]()'\"]").search(line, at + 1)
     return found.start() if found else len(line)
+
+
+def dims(text: str) -> tuple[int, ...] | None:
+    """The numbers of a printed shape, None where one is beyond 2^63 − 1."""
+    values = tuple(number(d) for d in re.findall(r"[0-9]+", text))
+    return None if None in values else tuple(d for d in values if d is not None)
+
+
+# -- one tensor a line -------------------------------------------------------------------------
+
+_LINE = re.compile(
+    r"""^\s*+\(?\s*+['"]?(?P<name>[A-Za-z_0-9][\w./:\-\[\]]*?)['"]?(?>\s*+[,:=]\s*+|\s++)(?:shape\s*+[=:]\s*+)?(?P<shape>
+        torch\.Size\(\[[0-9,\s]*+\]\)|TensorShape\(\[[0-9,\s]*+\]\)|\([0-9,\s]*+\)|\[[0-9,\s]*+\])
+        """ + EXTRA + r"""\s*+\)?\s*+,?\s*+$""", re.X)
+"""One tensor's line: its name and its shape in any printed form (``name torch.Size([512,
+32])``, ``('name', torch.Size(...))``, ``name: (28, 256)``, ``name shape=(..)``), the
+columns of :data:`EXTRA` after it."""
+
+
+def is_line(line: str) -> bool:
+    """Whether ``line`` reads as one ``name shape`` line of a listing."""
+    return _LINE.match(line) is not None
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """What the generic line reader cannot know of a printer's listing."""
+
+    form: Callable[[str], tuple[str, str] | None] = lambda line: None
+    """The printer's own form of a tensor's line: (name, shape as printed), None for a line
+    that is not one."""
+    runs_to: str = ""
+    """In that form, a tensor's printed values run on to the line that ends in this."""
+    suffix: str = ""
+    """What the printer adds to each tensor's name (TensorFlow's output index ``:0``)."""
+
+    def line(self, text: str) -> tuple[str, str] | None:
+        """A tensor's line in the generic form or the printer's: (name, shape)."""
+        found = _LINE.match(text)
+        return (found["name"], found["shape"]) if found is not None else self.form(text)
+
+
+def read_lines(lines: Sequence[str], start: int, dialect: Dialect = Dialect()
+               ) -> tuple[Printout, int] | None:
+    """Consecutive ``name shape`` lines (``named_parameters()``, a state dict, Keras weights),
+    in the generic form or the ``dialect``'s; a line of dashes ends one model's listing, and
+    so does a blank line before a name already read (the next listing of the same model)."""
+    tensors: list[NamedTensor] = []
+    numbers: list[int] = []
+    skipped: list[Unread] = []
+    cropped: list[str] = []
+    buffers = printed_from(lines, start) == "buffers"
+    index = start
+    while index < len(lines) and not cropped:
+        found = dialect.line(lines[index])
+        at = index
+        if found is not None and _LINE.match(lines[index]) is None and dialect.runs_to:
+            while index + 1 < len(lines) and not lines[index].rstrip().endswith(
+                    dialect.runs_to):
+                index += 1  # its values, read past: only its shape counts
+            if not lines[index].rstrip().endswith(dialect.runs_to):
+                cropped.append(f"the values of line {at + 1}'s variable have no closing "
+                               f"`{dialect.runs_to}`")
+        elif found is None:
+            if (ascii := foreign_digits(lines[index])) is not None and dialect.line(ascii):
+                skipped.append(Unread(index + 1, lines[index], NOT_ASCII_DIGITS))
+                index += 1  # a tensor's line whose shape is no ASCII number: named, not read
+                continue
+            following = lines[index + 1] if index + 1 < len(lines) else ""
+            again = (dialect.line(following) or ("", ""))[0]
+            if not lines[index].strip() and again and again.removesuffix(dialect.suffix) not in {
+                    t.name for t in tensors}:
+                index += 1  # a blank line inside one dump; a name read again starts another
+                continue
+            break
+        named, shape = found
+        values = dims(shape)
+        if values is None:
+            break
+        name = named.removesuffix(dialect.suffix)
+        if re.search(r"[A-Za-z]", name) and not re.fullmatch(r"torch\.Size|TensorShape", name):
+            tensors.append(NamedTensor(name, values, trainable=not (buffers or is_buffer(name))))
+            numbers.append(at + 1)
+        else:
+            skipped.append(Unread(at + 1, lines[at], "a shape without a tensor's name"))
+        index += 1
+    if len(tensors) < 2 and not (tensors and (buffers or re.search(r"weight|kernel|bias",
+                                                                   tensors[0].name))):
+        return None
+    return Printout("shapes", "tensors", start + 1, index, tensors=tuple(tensors),
+                    tensor_lines=tuple(numbers), accounting=Accounting.span(
+                        start + 1, index, skipped, cropped),
+                    how="its tensors printed as buffers" if buffers else ""), index
+
+
+Naming = Callable[[Sequence[tuple[int, ...]]], list[tuple[str, tuple[int, ...]]]]
+"""A dialect's names for unnamed shapes, in its framework's order of a layer's tensors."""
+
+
+def read_unnamed(lines: Sequence[str], start: int, form: re.Pattern[str], name: Naming
+                 ) -> tuple[Printout, int] | None:
+    """Consecutive lines of a shape alone, in the dialect's ``form`` (its ``dims`` group the
+    numbers), at least two, named by the dialect's ``name``."""
+    sizes: list[tuple[int, ...]] = []
+    index = start
+    while index < len(lines) and (match := form.match(lines[index])) is not None and (
+            shape := dims(match.group("dims"))) is not None:
+        sizes.append(shape)
+        index += 1
+    if len(sizes) < 2:
+        return None
+    tensors = tuple(NamedTensor(named, shape) for named, shape in name(sizes))
+    return Printout("shapes", "parameters", start + 1, index, tensors=tensors,
+                    tensor_lines=tuple(range(start + 1, index + 1)),
+                    accounting=Accounting.span(start + 1, index)), index
+
+
+# -- where a listing was printed from ----------------------------------------------------------
+
+_HEADING = r"^[#*=\-\s]*{}\s*:?[#*=\-\s]*$"
+_WHERE = (
+    ("buffers", re.compile(r"named_buffers\(|\bin [\w.]+\.buffers\(|" + _HEADING.format(
+        r"(?:registered\s+)?buffers?"), re.I)),
+    ("state_dict()", re.compile(r"(?<!load_)state_dict\(\)|" + _HEADING.format(
+        r"state[\s_]dict"), re.I)),
+    ("named_parameters()", re.compile(r"named_parameters\(|\bin [\w.]+\.parameters\(|"
+                                      + _HEADING.format(r"(?:trainable\s+)?param(?:eter)?s"),
+                                      re.I)))
+"""What the line above a listing says it was printed from: ``named_buffers()`` or a
+``Buffers:`` heading, ``state_dict()``, ``named_parameters()`` or a ``Parameters:`` heading."""
+
+
+def printed_from(lines: Sequence[str], start: int) -> str:
+    """Where the listing opening at ``lines[start]`` says it was printed from (the code line or
+    heading right above it, a blank line between at most): ``buffers``, ``state_dict()``,
+    ``named_parameters()``; empty where nothing says."""
+    for at in range(start - 1, max(start - 3, -1), -1):
+        text = lines[at].strip()[:300]
+        if text:
+            return next((where for where, said in _WHERE if said.search(text)), "")
+    return ""
+
+
+def by_where(printouts: Sequence[Printout], lines: Sequence[str]) -> list[Printout]:
+    """The printouts with the buffers their listings' sources tell: a listing printed from
+    ``named_buffers()`` (or under a ``Buffers:`` heading) right after a listing of parameters
+    joins it, its tensors shown and never counted; a state dict's tensors that a
+    ``named_parameters()`` listing of the same model (each of its tensors in the state dict,
+    the same shape) does not hold are buffers (``pe``, registered under a name of its
+    own)."""
+    found: list[Printout] = []
+    sources: list[str] = []
+    for printout in printouts:
+        where = printed_from(lines, printout.first - 1) if _listing(printout) else ""
+        if where == "buffers" and found and sources[-1] != "buffers" and _listing(found[-1]) and (
+                not found[-1].shown and not printout.shown) and not (
+                {t.name for t in found[-1].tensors} & {t.name for t in printout.tensors}):
+            before = found[-1]
+            found[-1] = dataclasses.replace(
+                before, last=printout.last, tensors=before.tensors + printout.tensors,
+                tensor_lines=before.tensor_lines + printout.tensor_lines,
+                accounting=before.accounting + printout.accounting,
+                how=_joined(before.how, f"{_names(printout.tensors)} printed as buffers "
+                                        f"({_lines(printout)}): not parameters"))
+            continue
+        found.append(printout)
+        sources.append(where)
+    for index, where in enumerate(sources):
+        if where != "state_dict()":
+            continue
+        held = {t.name: t.shape for t in found[index].tensors}
+        beside = next((found[at] for at in (index - 1, index + 1) if 0 <= at < len(found) and (
+            sources[at] == "named_parameters()") and found[at].tensors and all(
+            held.get(t.name) == t.shape for t in found[at].tensors)), None)
+        found[index] = _told(found[index], beside) if beside is not None else (
+            dataclasses.replace(found[index], how=_joined(found[index].how, _UNTOLD)))
+    return found
+
+
+_UNTOLD = ("printed from state_dict(): a buffer registered under a name of its own (a "
+           "positional table) cannot be told from a parameter and is counted as one; a "
+           "named_parameters() listing of the same model beside it tells them apart")
+
+
+def _names(tensors: Sequence[NamedTensor]) -> str:
+    """The first few tensors' names, for a note."""
+    return ", ".join(t.name for t in tensors[:6]) + (", …" if len(tensors) > 6 else "")
+
+
+def _lines(printout: Printout) -> str:
+    """The lines a printout spans, in words."""
+    return f"line {printout.first}" if printout.first == printout.last else (
+        f"lines {printout.first}–{printout.last}")
+
+
+def _listing(printout: Printout) -> bool:
+    """Whether a printout is a named listing of tensors."""
+    return printout.kind == "shapes" and printout.title == "tensors"
+
+
+def _joined(how: str, more: str) -> str:
+    """Two sayings of how a printout was read, as one."""
+    return f"{how}; {more}" if how else more
+
+
+def _told(state: Printout, parameters: Printout) -> Printout:
+    """A state dict's listing whose tensors not in ``parameters`` are marked buffers."""
+    names = {t.name for t in parameters.tensors}
+    others = [t for t in state.tensors if t.name not in names and t.trainable]
+    if not others:
+        return state
+    return dataclasses.replace(
+        state, tensors=tuple(t if t.name in names else dataclasses.replace(t, trainable=False)
+                             for t in state.tensors),
+        how=_joined(state.how, f"{_names(others)} in the state dict and not among "
+                               f"named_parameters() ({_lines(parameters)}): buffers"))

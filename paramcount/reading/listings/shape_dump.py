@@ -1,11 +1,9 @@
-"""Shape dumps: ``named_parameters()``, state dicts and Keras weight lists, one tensor a line.
+"""Shape dumps, a dialect of :mod:`.generic`'s listing of one tensor a line: what it cannot know.
 
-``name torch.Size([512, 32])``, ``('name', torch.Size(...))``, ``name: (28, 256)`` (a
-``requires_grad``, dtype or device column after the shape read past; buffers such as
-``running_mean`` marked, never counted: :mod:`.generic`),
-TensorFlow's ``<tf.Variable 'name:0' shape=(28, 256) dtype=float32>``, a line of dashes between
-models; or bare ``torch.Size([...])`` lines from ``model.parameters()``, named
-in torch's order where they form recurrent layers.
+The frameworks' variable reprs (TensorFlow's ``<tf.Variable 'name:0' shape=(28, 256)
+dtype=float32>``, Keras 3's ``<Variable path=...>``), their values over the lines after them,
+the ``:0`` TensorFlow adds to each name; and bare ``torch.Size([...])`` lines from
+``model.parameters()``, named in torch's order where they form recurrent layers.
 """
 
 from __future__ import annotations
@@ -13,16 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from paramcount.files.listing import NamedTensor
-from paramcount.reading.accounting import Accounting, Unread
-from paramcount.reading.listings.generic import EXTRA, is_buffer
-from paramcount.reading.tables.table import Printout, number
-from paramcount.usertext import NOT_ASCII_DIGITS, foreign_digits
+from paramcount.reading.listings.generic import Dialect, is_line, read_lines, read_unnamed
+from paramcount.reading.tables.table import Printout
 
-_DUMP = re.compile(
-    r"""^\s*+\(?\s*+['"]?(?P<name>[A-Za-z_0-9][\w./:\-\[\]]*?)['"]?(?>\s*+[,:=]\s*+|\s++)(?:shape\s*+[=:]\s*+)?(?P<shape>
-        torch\.Size\(\[[0-9,\s]*+\]\)|TensorShape\(\[[0-9,\s]*+\]\)|\([0-9,\s]*+\)|\[[0-9,\s]*+\])
-        """ + EXTRA + r"""\s*+\)?\s*+,?\s*+$""", re.X)
 _VARIABLE = re.compile(r"^\s*+\[?<(?:tf\.|Keras)?Variable\b(?=.*?\bshape=\()(?P<rest>.*)")
 """A framework's repr of a variable: TensorFlow's ``<tf.Variable 'rnn/lstm_cell/kernel:0'
 shape=(138, 512) dtype=float32_ref>`` (TF 1.x, a ``tf.trainable_variables()`` loop; TF 2 adds
@@ -45,88 +36,22 @@ def _variable(line: str) -> tuple[str, str] | None:
     return name.group("quoted") or name.group("path"), shape.group("shape")
 
 
+DIALECT = Dialect(form=_variable, runs_to=">", suffix=":0")
+"""What the generic reader cannot know of these listings: the frameworks' variable reprs,
+their values running on to ``>``, and TensorFlow's ``:0`` after each name."""
+
 _BARE = re.compile(r"^\s*+torch\.Size\(\[(?P<dims>[0-9,\s]*+)\]\)\s*+,?\s*+$")
 
 
-def _dims(text: str) -> tuple[int, ...] | None:
-    """The numbers of a printed shape, None where one is beyond 2^63 − 1."""
-    dims = tuple(number(d) for d in re.findall(r"[0-9]+", text))
-    return None if None in dims else tuple(d for d in dims if d is not None)
-
-
 def read_named(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
-    """Consecutive ``name shape`` lines (``named_parameters()``, a state dict, Keras weights);
-    a line of dashes ends one model's dump, and so does a blank line before a name already
-    read (the next dump of the same model)."""
-    tensors: list[NamedTensor] = []
-    numbers: list[int] = []
-    skipped: list[Unread] = []
-    cropped: list[str] = []
-    index = start
-    while index < len(lines) and not cropped:
-        match = _DUMP.match(lines[index])
-        variable = _variable(lines[index]) if match is None else None
-        at = index
-        if variable is not None:
-            while index + 1 < len(lines) and not lines[index].rstrip().endswith(">"):
-                index += 1  # its values, read past: only its shape counts
-            if not lines[index].rstrip().endswith(">"):
-                cropped.append(f"the values of line {at + 1}'s variable have no closing `>`")
-        elif match is None:
-            if (ascii := foreign_digits(lines[index])) is not None and (
-                    _DUMP.match(ascii) or _variable(ascii)):
-                skipped.append(Unread(index + 1, lines[index], NOT_ASCII_DIGITS))
-                index += 1  # a tensor's line whose shape is no ASCII number: named, not read
-                continue
-            following = lines[index + 1] if index + 1 < len(lines) else ""
-            after = _DUMP.match(following)
-            again = after.group("name") if after else (_variable(following) or ("", ""))[0]
-            if not lines[index].strip() and again and re.sub(
-                    r":0$", "", again) not in {t.name for t in tensors}:
-                index += 1  # a blank line inside one dump; a name read again starts another
-                continue
-            break
-        named, shape = variable if variable is not None else (
-            match.group("name"), match.group("shape")) if match is not None else ("", "")
-        dims = _dims(shape)
-        if dims is None:
-            break
-        name = re.sub(r":0$", "", named)
-        if re.search(r"[A-Za-z]", name) and not re.fullmatch(r"torch\.Size|TensorShape", name):
-            tensors.append(NamedTensor(name, dims, trainable=not is_buffer(name)))
-            numbers.append(at + 1)
-        else:
-            skipped.append(Unread(at + 1, lines[at], "a shape without a tensor's name"))
-        index += 1
-    if len(tensors) < 2 and not (tensors and re.search(r"weight|kernel|bias", tensors[0].name)):
-        return None
-    return Printout("shapes", "tensors", start + 1, index, tensors=tuple(tensors),
-                    tensor_lines=tuple(numbers), accounting=Accounting.span(
-                        start + 1, index, skipped, cropped)), index
+    """Consecutive ``name shape`` lines, read by :func:`.generic.read_lines` in this dialect."""
+    return read_lines(lines, start, DIALECT)
 
 
 def read_bare(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
-    """Consecutive bare ``torch.Size([...])`` lines (``for p in model.parameters()``): named
-    in torch's order where they form recurrent layers."""
-    sizes: list[tuple[int, ...]] = []
-    numbers: list[int] = []
-    index = start
-    while index < len(lines):
-        match = _BARE.match(lines[index])
-        if match is None:
-            break
-        dims = _dims(match.group("dims"))
-        if dims is None:
-            break
-        sizes.append(dims)
-        numbers.append(index + 1)
-        index += 1
-    if len(sizes) < 2:
-        return None
-    tensors = tuple(NamedTensor(name, shape) for name, shape in name_bare(sizes))
-    return Printout("shapes", "parameters", start + 1, index, tensors=tensors,
-                    tensor_lines=tuple(numbers),
-                    accounting=Accounting.span(start + 1, index)), index
+    """Consecutive bare ``torch.Size([...])`` lines (``for p in model.parameters()``), read by
+    :func:`.generic.read_unnamed`: named in torch's order where they form recurrent layers."""
+    return read_unnamed(lines, start, _BARE, name_bare)
 
 
 def name_bare(sizes: Sequence[tuple[int, ...]]) -> list[tuple[str, tuple[int, ...]]]:
@@ -208,4 +133,4 @@ def _depth(sizes: Sequence[tuple[int, ...]], index: int, roles: tuple[str, ...],
 
 def is_dump(line: str) -> bool:
     """Whether ``line`` reads as one ``name shape`` line of a dump."""
-    return _DUMP.match(line) is not None or _variable(line) is not None
+    return is_line(line) or _variable(line) is not None

@@ -1,3 +1,5 @@
-"""Module trees as printed: torch's ``print(model)`` (``torch_repr``) and the families' Hugging
-Face reprs (``hf_repr``); ``generic`` tells a flop counter's figures from a module's arguments.
+"""Module trees as printed: ``generic`` finds any ``(name): Class(args…)`` tree (nesting,
+folded repeats, a printer's figures beside the arguments); its dialects read what it found:
+torch's ``print(model)`` as layer calls (``torch_repr``), the families' Hugging Face reprs as
+their configurations (``hf_repr``).
 """

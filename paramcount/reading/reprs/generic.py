@@ -1,23 +1,31 @@
-"""Any repr tree whose lines carry a printer's own figures beside the constructor's arguments.
+"""Any repr tree ``(name): Class(args…)``, and a printer's own figures beside the arguments.
 
-A per-layer flop counter prints ``print(model)`` with its figures first in each module's
-brackets: ptflops ``(gru): GRU(18.82 k, 94.358% Params, 385.28 KMac, 95.935% MACs, 32, 64,
-batch_first=True)``, calflops ``GRU(18.82 K = 96.66% Params, 385.28 KMACs = 99.83% MACs,
-...)``, and a line of figures alone under each container's ``Net(``. The constructor's
-arguments follow the figures: :func:`arguments` finds where they start (after the last leading
-argument that carries a printer's word or unit), so :mod:`.torch_repr` reads the layer calls as
-it reads a plain repr; :func:`figures_only` tells a container's line of figures, read past.
+:func:`walk` finds the tree every dialect reads (:mod:`.torch_repr`, :mod:`.hf_repr`): each
+module's path, class and arguments, nesting by indentation or by brackets, torch's folded
+repeats expanded copy by copy. A per-layer flop counter prints ``print(model)`` with its
+figures first in each module's brackets: ptflops ``(gru): GRU(18.82 k, 94.358% Params, 385.28
+KMac, 95.935% MACs, 32, 64, batch_first=True)``, calflops ``GRU(18.82 K = 96.66% Params, 385.28
+KMACs = 99.83% MACs, ...)``, and a line of figures alone under each container's ``Net(``. The
+constructor's arguments follow the figures: :func:`arguments` finds where they start (after the
+last leading argument that carries a printer's word or unit), so :mod:`.torch_repr` reads the
+layer calls as it reads a plain repr; :func:`figures_only` tells a container's line of figures,
+read past.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 
+from paramcount.reading.accounting import Unread
 from paramcount.reading.tables.generic import approximate
 from paramcount.reading.tables.table import count
-from paramcount.usertext import ascii_digits
+from paramcount.usertext import ascii_digits, digits_value
 
-__all__ = ["arguments", "figures_only", "parameters_figure", "parameters_share"]
+__all__ = ["MAX_COPIES", "Module", "Tree", "arguments", "figures_only", "parameters_figure",
+           "parameters_share", "walk"]
 
 _FIGURE = re.compile(
     r"""\s*+-?[0-9.,]{1,30}\s?(?:[kKMGTPB]|[kKMGT]?(?:Mac|MACs?|FLOPS|FLOPs?|B))?\s?%?
@@ -95,3 +103,156 @@ def parameters_share(line: str) -> str | None:
     ``19.974% Params``), as printed; None where it gives none."""
     found = _SHARE.search(line[:400])
     return found.group(1) if found else None
+
+
+# -- the tree ----------------------------------------------------------------------------------
+
+_HEAD = re.compile(r"([A-Za-z_]\w*)\($")
+_ITEM = re.compile(r"(?P<indent>\s*)\((?P<attr>[\w.-]+)\): (?:(?P<times>[0-9]+) x )?"
+                   r"(?P<cls>[A-Za-z_][\w.]*)\((?P<rest>.*)$")
+_RANGE = re.compile(r"([0-9]+)-([0-9]+)")
+MAX_COPIES = 100_000
+"""The most copies a folded line is read as (a larger fold is named unread)."""
+
+
+@dataclass(frozen=True)
+class Module:
+    """One module of a repr tree, each copy of a folded repeat its own: its dotted path
+    (``layers.1.mixer``), class, constructor arguments as printed (a printer's figures read
+    past; empty for a module whose children follow on the lines below) and line (1-based)."""
+
+    path: str
+    cls: str
+    rest: str
+    line: int
+    opens: bool
+    """Whether its children follow (the line ends in ``Class(``)."""
+
+
+@dataclass(frozen=True)
+class Tree:
+    """What :func:`walk` read of a repr: the root's class, every module in the order torch
+    names them (each copy of a folded repeat after the one before), the lines it could not
+    read, whether its closing ``)`` was read, the index past its last line, and the line of
+    figures under its head, if a printer wrote one (ptflops)."""
+
+    root: str
+    modules: tuple[Module, ...]
+    unread: tuple[Unread, ...]
+    closed: bool
+    end: int
+    figures: str | None
+
+
+@dataclass
+class _Frame:
+    """A module whose children are being read: where it opened, and its fold, if folded."""
+
+    indent: int
+    attr: str
+    copies: range | None
+    start: int
+    """The index of its own entry among the modules read."""
+
+
+def walk(lines: Sequence[str], start: int, *, brackets: bool = False) -> Tree | None:
+    """The ``(name): Class(args…)`` tree whose head ``Net(`` is ``lines[start]``, up to its
+    closing ``)``: nesting by indentation, or by brackets where the indentation is lost (every
+    line flush left) or where the dialect says (``brackets``: a paste that mixes tabs and
+    spaces), each ``Class(`` at a line's end opening one level and each ``)`` closing the
+    innermost; torch's folded repeats (``(0-23): 24 x Block(``) expanded, copy after copy;
+    a printer's figures before the arguments, and its lines of figures alone, read past. A
+    line that is no module line is named unread; a blank line, or an unindented one where
+    the indentation is kept, ends the tree (it was cut off above it). None where
+    ``lines[start]`` opens no such tree."""
+    head = _HEAD.fullmatch(lines[start].rstrip())
+    figures = start + 1 < len(lines) and figures_only(lines[start + 1])
+    opening = start + 1 + figures
+    if head is None or opening >= len(lines) or not _ITEM.match(lines[opening]):
+        return None
+    flush = not lines[opening].startswith((" ", "\t"))
+    nested = brackets or flush
+    modules: list[Module] = []
+    stack: list[_Frame] = []
+    unread: list[Unread] = []
+    closed = False
+    index = opening
+    while index < len(lines):
+        line = lines[index].rstrip()
+        index += 1
+        if line.strip() == ")":
+            if nested and stack:
+                _pop(stack, stack[-1].indent, modules)
+                continue
+            if nested or line == ")":
+                _pop(stack, 0, modules)
+                closed = True
+                break
+            _pop(stack, len(line) - len(line.lstrip()), modules)
+            continue
+        if not line.strip() or not (flush or line.startswith((" ", "\t"))):
+            index -= 1
+            break
+        match = _ITEM.match(line)
+        if match is None and figures_only(line):
+            continue  # a printer's figures for the module above (ptflops): read past
+        if match is None and flush:
+            index -= 1
+            break  # not the repr's: it was cut off above this line
+        if match is None:
+            unread.append(Unread(index, line, "not a `(name): Class(...)` line of a torch repr"))
+            continue
+        indent = len(stack) + 1 if nested else len(match["indent"])
+        _pop(stack, indent, modules)
+        copies, problem = _copies(match["attr"], match["times"])
+        if problem:
+            unread.append(Unread(index, line, problem))
+            continue
+        attr = str(copies.start) if copies is not None else match["attr"]
+        path = ".".join([f.attr for f in stack] + [attr])
+        rest = match["rest"]
+        rest = rest[arguments(rest):]  # past a printer's own figures (ptflops, calflops)
+        modules.append(Module(path, match["cls"], rest, index, not rest))
+        if not rest:
+            stack.append(_Frame(indent, attr, copies, len(modules) - 1))
+        elif copies is not None:
+            _repeat(modules, len(modules) - 1, copies, ".".join(f.attr for f in stack))
+    if not closed:
+        _pop(stack, 0, modules)
+    return Tree(head.group(1), tuple(modules), tuple(unread), closed, index,
+                lines[start + 1] if figures else None)
+
+
+def _copies(attr: str, times: str | None) -> tuple[range | None, str]:
+    """A folded line's copies (``1-2`` with ``2 x``: indices 1 and 2), or why they cannot be
+    read; (None, "") for a line that is not folded."""
+    if times is None:
+        return None, ""
+    bounds = _RANGE.fullmatch(attr)
+    if bounds is None:
+        return None, "a folded repeat of an unknown form"
+    low, high, copies = digits_value(bounds[1]), digits_value(bounds[2]), digits_value(times)
+    if high - low + 1 != copies or copies < 1:
+        return None, f"a folded repeat of {copies} copies over the indices {attr}"
+    if copies > MAX_COPIES:
+        return None, f"a folded repeat of more than {MAX_COPIES:,} copies"
+    return range(low, high + 1), ""
+
+
+def _pop(stack: list[_Frame], indent: int, modules: list[Module]) -> None:
+    """Close every module opened at ``indent`` or deeper, repeating each folded one (itself
+    and all read under it) once for each further copy."""
+    while stack and stack[-1].indent >= indent:
+        frame = stack.pop()
+        if frame.copies is not None:
+            _repeat(modules, frame.start, frame.copies, ".".join(f.attr for f in stack))
+
+
+def _repeat(modules: list[Module], first: int, copies: range, parent: str) -> None:
+    """Modules ``first`` onwards (the first copy, at ``parent.{copies.start}``) repeated for
+    each further copy, their paths renumbered."""
+    copy = modules[first:]
+    head = f"{parent}.{copies.start}" if parent else str(copies.start)
+    for number in copies[1:]:
+        other = f"{parent}.{number}" if parent else str(number)
+        modules += [dataclasses.replace(m, path=other + m.path[len(head):]) for m in copy]

@@ -21,15 +21,13 @@ from typing import Any
 
 from paramcount.errors import ConfigError, SpecError
 from paramcount.families.registry import CLASSES
-from paramcount.reading.accounting import Accounting, Unread
+from paramcount.reading.accounting import Accounting
+from paramcount.reading.reprs.generic import walk
 from paramcount.reading.tables.table import Printout
 from paramcount.usertext import digits_value
 
 Shapes = dict[str, tuple[int, ...]]
-_LINE = re.compile(r"(?P<indent>\s*)\((?P<attr>[\w.-]+)\): (?:(?P<times>[0-9]+) x )?"
-                   r"(?P<cls>[A-Za-z_]\w*)\((?P<rest>.*)$")
 _HEAD = re.compile(r"(?P<cls>[A-Za-z_]\w*)\($")
-_LIMIT = 200_000
 
 
 @dataclass(frozen=True)
@@ -48,73 +46,30 @@ def starts(line: str) -> bool:
 
 
 def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
-    """The repr whose first line is ``lines[start]``; its lines read into a :class:`Tree`
-    (kept on the printout's title as the class and re-read by :func:`model`)."""
-    head = _HEAD.match(lines[start].rstrip())
-    if head is None:
+    """The repr whose first line is ``lines[start]``, its tree found by
+    :func:`.generic.walk` (nesting by brackets, whatever the indentation: a paste may mix tabs
+    and spaces); re-read by :func:`tree` when its model is made."""
+    found = walk(lines, start, brackets=True)
+    if found is None:
         return None
-    index = start + 1
-    unread: list[Unread] = []
-    closed = False
-    depth = 1  # modules opened and not closed: nesting by brackets, whatever the indentation
-    while index < len(lines) and index - start < _LIMIT:
-        line = lines[index].rstrip()
-        if not line.strip():
-            break
-        index += 1
-        if line.strip() == ")":
-            depth -= 1
-            if depth == 0:
-                closed = True
-                break
-            continue
-        match = _LINE.match(line)
-        if match is None:
-            unread.append(Unread(index, line, "a line of a model's repr that is no module"))
-        elif not match.group("rest"):
-            depth += 1
-    if index == start + 1:
-        return None
-    accounting = Accounting.span(start + 1, index, unread,
-                                 () if closed else ("no closing line",))
-    return Printout("hf-repr", head.group("cls"), start + 1, index,
-                    accounting=accounting), index
+    accounting = Accounting.span(start + 1, found.end, found.unread,
+                                 () if found.closed else ("no closing line",))
+    return Printout("hf-repr", found.root, start + 1, found.end,
+                    accounting=accounting), found.end
 
 
 def tree(lines: Sequence[str]) -> Tree:
     """The modules and shown tensors of a repr (its lines, the class line first), folded
     repeats expanded."""
-    root = _HEAD.match(lines[0].rstrip())
-    stack: list[list[str]] = [[""]]  # each open module's paths, by brackets (indentation may
-    classes: list[tuple[str, str]] = []  # be lost or mixed with tabs in a paste)
+    found = walk(lines, 0, brackets=True)
+    modules = found.modules if found is not None else ()
     shapes: Shapes = {}
-    for line in lines[1:]:
-        if line.strip() == ")":
-            if len(stack) > 1:
-                stack.pop()
-            continue
-        match = _LINE.match(line.rstrip())
-        if match is None:
-            continue
-        names = _expand(match.group("attr"))
-        paths = [f"{p}{n}" for p in stack[-1] for n in names]
-        cls, rest = match.group("cls"), match.group("rest")
-        for path in paths:
-            classes.append((path, cls))
-            if rest:
-                shapes.update({f"{path}.{k}": v for k, v in _tensors(cls, rest).items()})
-        if not rest:
-            stack.append([f"{p}." for p in paths])
-    return Tree(root.group("cls") if root else "", tuple(classes), tuple(shapes.items()))
-
-
-def _expand(attribute: str) -> list[str]:
-    """``0-1`` → ``0``, ``1``; any other attribute as it is."""
-    match = re.fullmatch(r"([0-9]+)-([0-9]+)", attribute)
-    if match is None:
-        return [attribute]
-    first, last = digits_value(match.group(1)), digits_value(match.group(2))
-    return [str(i) for i in range(first, last + 1)] if 0 <= last - first < 100_000 else []
+    for module in modules:
+        if module.rest:
+            shapes.update({f"{module.path}.{k}": v
+                           for k, v in _tensors(module.cls, module.rest).items()})
+    return Tree(found.root if found is not None else "",
+                tuple((m.path, m.cls) for m in modules), tuple(shapes.items()))
 
 
 def _ints(text: str) -> list[int]:
