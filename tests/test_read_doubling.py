@@ -310,3 +310,26 @@ def test_digit_runs_past_4300_digits_are_answered(printouts: dict[str, str], whe
         read(text)
     except ParamcountError as refused:
         assert "\n" not in str(refused)
+
+
+def test_folds_nested_in_folds_expand_within_a_bound() -> None:
+    """A fold inside a fold, torch's own print with each raised to 100,000 copies (10¹⁰
+    modules: the walk ran past 60 s, copying them one by one), keeps its first outer copy
+    and names the outer fold unread: a bound no higher than the truth, read at once."""
+    torch = pytest.importorskip("torch")
+    nn = torch.nn
+
+    def block() -> Any:
+        made = nn.Module()
+        made.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+        return made
+
+    net = nn.Module()
+    net.blocks = nn.ModuleList([block() for _ in range(3)])
+    text = str(net) + "\n"
+    assert text.count("(0-2): 3 x") == 2
+    answer = read(text.replace("(0-2): 3 x", "(0-99999): 100000 x"))
+    (model,) = answer.models
+    assert not model.accounting.whole
+    assert model.total is None and model.at_least == 100_000 * 20
+    assert "more than 200,000 modules in all" in model.accounting.words()

@@ -113,6 +113,9 @@ _ITEM = re.compile(r"(?P<indent>\s*)\((?P<attr>[\w.-]+)\): (?:(?P<times>[0-9]+) 
 _RANGE = re.compile(r"([0-9]+)-([0-9]+)")
 MAX_COPIES = 100_000
 """The most copies a folded line is read as (a larger fold is named unread)."""
+MAX_MODULES = 200_000
+"""The most modules one repr's folds expand to, nested folds multiplied (a fold that would
+pass it is named unread, its first copy kept: the total a bound, the read linear)."""
 
 
 @dataclass(frozen=True)
@@ -182,13 +185,13 @@ def walk(lines: Sequence[str], start: int, *, brackets: bool = False) -> Tree | 
         index += 1
         if line.strip() == ")":
             if nested and stack:
-                _pop(stack, stack[-1].indent, modules)
+                _pop(stack, stack[-1].indent, modules, unread)
                 continue
             if nested or line == ")":
-                _pop(stack, 0, modules)
+                _pop(stack, 0, modules, unread)
                 closed = True
                 break
-            _pop(stack, len(line) - len(line.lstrip()), modules)
+            _pop(stack, len(line) - len(line.lstrip()), modules, unread)
             continue
         if not line.strip() or not (flush or line.startswith((" ", "\t"))):
             index -= 1
@@ -203,7 +206,7 @@ def walk(lines: Sequence[str], start: int, *, brackets: bool = False) -> Tree | 
             unread.append(Unread(index, line, "not a `(name): Class(...)` line of a torch repr"))
             continue
         indent = len(stack) + 1 if nested else len(match["indent"])
-        _pop(stack, indent, modules)
+        _pop(stack, indent, modules, unread)
         copies, problem = _copies(match["attr"], match["times"])
         if problem:
             unread.append(Unread(index, line, problem))
@@ -216,9 +219,9 @@ def walk(lines: Sequence[str], start: int, *, brackets: bool = False) -> Tree | 
         if not rest:
             stack.append(_Frame(indent, attr, copies, len(modules) - 1))
         elif copies is not None:
-            _repeat(modules, len(modules) - 1, copies, ".".join(f.attr for f in stack))
+            _repeat(modules, len(modules) - 1, copies, ".".join(f.attr for f in stack), unread)
     if not closed:
-        _pop(stack, 0, modules)
+        _pop(stack, 0, modules, unread)
     return Tree(head.group(1), tuple(modules), tuple(unread), closed, index,
                 lines[start + 1] if figures else None)
 
@@ -239,19 +242,27 @@ def _copies(attr: str, times: str | None) -> tuple[range | None, str]:
     return range(low, high + 1), ""
 
 
-def _pop(stack: list[_Frame], indent: int, modules: list[Module]) -> None:
+def _pop(stack: list[_Frame], indent: int, modules: list[Module], unread: list[Unread]) -> None:
     """Close every module opened at ``indent`` or deeper, repeating each folded one (itself
     and all read under it) once for each further copy."""
     while stack and stack[-1].indent >= indent:
         frame = stack.pop()
         if frame.copies is not None:
-            _repeat(modules, frame.start, frame.copies, ".".join(f.attr for f in stack))
+            _repeat(modules, frame.start, frame.copies, ".".join(f.attr for f in stack), unread)
 
 
-def _repeat(modules: list[Module], first: int, copies: range, parent: str) -> None:
+def _repeat(modules: list[Module], first: int, copies: range, parent: str,
+            unread: list[Unread]) -> None:
     """Modules ``first`` onwards (the first copy, at ``parent.{copies.start}``) repeated for
-    each further copy, their paths renumbered."""
+    each further copy, their paths renumbered; where that would pass :data:`MAX_MODULES`
+    (folds nested in folds), the fold is named unread and its first copy alone kept."""
     copy = modules[first:]
+    if len(modules) + len(copy) * (len(copies) - 1) > MAX_MODULES:
+        fold = modules[first]
+        unread.append(Unread(fold.line, f"({copies.start}-{copies[-1]}): {len(copies)} x "
+                             f"{fold.cls}(...)", f"a folded repeat whose copies hold more than "
+                             f"{MAX_MODULES:,} modules in all: only its first copy is read"))
+        return
     head = f"{parent}.{copies.start}" if parent else str(copies.start)
     for number in copies[1:]:
         other = f"{parent}.{number}" if parent else str(number)
