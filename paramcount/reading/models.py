@@ -16,11 +16,12 @@ from paramcount.reading.code.python_code import Call
 from paramcount.reading.keras_version import KerasVersion
 from paramcount.reading.listings.unnamed import Grouping
 from paramcount.reading.solve import Solution
+from paramcount.record import record
 
 __all__ = ["Layer", "Missing", "Model", "cell_of"]
 
 
-@dataclass(frozen=True)
+@record
 class Missing:
     """A value a layer needs that the paste does not give."""
 
@@ -79,7 +80,7 @@ class Layer:
             self.kind.startswith("Bidirectional"))
 
 
-@dataclass(frozen=True)
+@record
 class Candidate:
     """One configuration a printout fits where several do, with its count (a family's
     ``print(model)`` does not show whether ``lm_head`` is tied to the embeddings)."""

@@ -30,7 +30,6 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from paramcount.engine.conventions import describe
@@ -44,10 +43,11 @@ from paramcount.engine.layers import (
 )
 from paramcount.engine.spec import Framework, LayerSpec
 from paramcount.reading.code.python_code import Call
+from paramcount.record import record
 from paramcount.usertext import digits_value
 
 
-@dataclass(frozen=True)
+@record
 class RuntimeFinding:
     """One runtime error of the paste: the layer it is about, what is wrong, and the fix."""
 
