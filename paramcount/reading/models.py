@@ -7,6 +7,7 @@ value the paste does not give). Made by :mod:`paramcount.reading.found`; pure da
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -158,6 +159,7 @@ _CELLS = {"LSTM": Cell.LSTM, "GRU": Cell.GRU, "RNN": Cell.RNN, "SimpleRNN": Cell
           "CuDNNLSTM": Cell.LSTM, "CuDNNGRU": Cell.GRU}
 
 
+@functools.lru_cache(maxsize=1024)  # asked of each layer's class again and again
 def cell_of(kind: str) -> Cell | None:
     """The cell of a class name such as ``nn.LSTM``, ``Bidirectional(GRU)``, ``LSTMCell``."""
     match = re.search(r"(CuDNNLSTM|CuDNNGRU|SimpleRNN|LSTM|GRU|RNN)(Cell)?\)?$", kind)
