@@ -49,12 +49,25 @@ def record(cls: type[T]) -> type[T]:
     post_init = cls.__dict__.get("__post_init__")
     allowed = frozenset(names)
     key = _key(names)
+    # later[count]: the fields after the first ``count`` given by position, which a keyword
+    # may name (where each keyword names one of them, no field is given twice or unknown)
+    later = [frozenset(names[count:]) for count in range(len(names) + 1)]
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        if kwargs or len(args) != len(names):
-            self.__dict__.update(_bound(cls.__name__, names, allowed, defaults, args, kwargs))
-        else:  # every field by position: the common case, kept fast
+        count = len(args)
+        if not kwargs and count == len(names):  # every field by position: the common case
             self.__dict__.update(zip(names, args, strict=True))
+        elif count < len(names) and later[count].issuperset(kwargs):  # kept fast too
+            values = self.__dict__
+            values.update(zip(names, args, strict=False))
+            values.update(kwargs)
+            for name in names[count:]:
+                if name not in values:
+                    if name not in defaults:
+                        raise TypeError(f"{cls.__name__}() missing required argument {name!r}")
+                    values[name] = defaults[name]
+        else:  # too many arguments, an unknown keyword or one given twice: the error
+            self.__dict__.update(_bound(cls.__name__, names, allowed, defaults, args, kwargs))
         if post_init is not None:
             post_init(self)
 

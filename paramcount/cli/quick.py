@@ -295,6 +295,11 @@ _READ_SWITCHES: dict[str, tuple[str, bool]] = {**_FORMAT_SWITCHES, "--details": 
 """The options of ``paramcount read`` that take no value: name -> (destination, value)."""
 
 
+_READ_GC_THRESHOLD = 100_000
+"""Allocations between the garbage collector's youngest passes while ``read`` answers (the
+console process only; ``benchmarks/read_speed.py``)."""
+
+
 def _read_paste(args: Sequence[str], freeze: bool) -> int | None:
     """``read FILE|-`` with ``--json``, ``--markdown``, ``--format F`` or ``--details``, each
     given once: the answer printed, and 0 (a paste with nothing countable, or a file that
@@ -306,11 +311,18 @@ def _read_paste(args: Sequence[str], freeze: bool) -> int | None:
     output_format = _format(given)
     if "path" not in given or output_format is None:
         return None
+    import gc
+
+    if freeze:
+        # Loading the readers and reading a large paste allocate hundreds of thousands of
+        # objects (modules, then the paste's ast, rows, calls) and free few until the end: at
+        # the default pass every 700 allocations the collector walks them again and again (a
+        # tenth of reading a 5,000-line source). The process ends with the answer; a pass
+        # every 100,000 still bounds any garbage cycle.
+        gc.set_threshold(_READ_GC_THRESHOLD, *gc.get_threshold()[1:])
     from paramcount.cli.paste import answer_paste
 
     if freeze:
-        import gc
-
         gc.freeze()
     answer_paste(given["path"], {}, output_format, given.get("details", False))
     return 0

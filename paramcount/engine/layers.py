@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from paramcount.record import record
 
 TORCH = "torch"
 KERAS = "keras"
@@ -169,7 +170,7 @@ def sizes(bound: Mapping[str, Any], name: str, rank: int) -> tuple[int, ...]:
     raise Unbound(name, value)
 
 
-@dataclass(frozen=True)
+@record
 class Counted:
     """A non-recurrent layer's parameters and the formula they come from."""
 

@@ -13,7 +13,8 @@ read disappears. Pure: no framework is imported.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from paramcount.record import record
 
 __all__ = ["CLIP", "NOTHING", "Accounting", "Unread", "bound_words", "clip"]
 
@@ -27,7 +28,7 @@ def clip(text: str) -> str:
     return text if len(text) <= CLIP else text[:CLIP - 1].rstrip() + "…"
 
 
-@dataclass(frozen=True)
+@record
 class Unread:
     """A line a reader claimed but could not read, and why (in the reader's words, never
     blaming the input for what paramcount could not read)."""
@@ -42,7 +43,7 @@ class Unread:
         return f"line {self.line} `{clip(self.text)}` not read: {self.reason}"
 
 
-@dataclass(frozen=True)
+@record
 class Accounting:
     """The lines a reader claimed, those it could not read, and whether it saw a whole
     printout (``cropped`` names what is missing where it did not)."""

@@ -7,6 +7,7 @@ value the paste does not give). Made by :mod:`paramcount.reading.found`; pure da
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -16,11 +17,12 @@ from paramcount.reading.code.python_code import Call
 from paramcount.reading.keras_version import KerasVersion
 from paramcount.reading.listings.unnamed import Grouping
 from paramcount.reading.solve import Solution
+from paramcount.record import record
 
 __all__ = ["Layer", "Missing", "Model", "cell_of"]
 
 
-@dataclass(frozen=True)
+@record
 class Missing:
     """A value a layer needs that the paste does not give."""
 
@@ -79,7 +81,7 @@ class Layer:
             self.kind.startswith("Bidirectional"))
 
 
-@dataclass(frozen=True)
+@record
 class Candidate:
     """One configuration a printout fits where several do, with its count (a family's
     ``print(model)`` does not show whether ``lm_head`` is tied to the embeddings)."""
@@ -157,6 +159,7 @@ _CELLS = {"LSTM": Cell.LSTM, "GRU": Cell.GRU, "RNN": Cell.RNN, "SimpleRNN": Cell
           "CuDNNLSTM": Cell.LSTM, "CuDNNGRU": Cell.GRU}
 
 
+@functools.lru_cache(maxsize=1024)  # asked of each layer's class again and again
 def cell_of(kind: str) -> Cell | None:
     """The cell of a class name such as ``nn.LSTM``, ``Bidirectional(GRU)``, ``LSTMCell``."""
     match = re.search(r"(CuDNNLSTM|CuDNNGRU|SimpleRNN|LSTM|GRU|RNN)(Cell)?\)?$", kind)

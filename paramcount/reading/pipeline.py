@@ -13,7 +13,6 @@ import dataclasses
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
 from paramcount.engine import conventions
 from paramcount.engine.report import Report, build_report, growth_because
@@ -38,7 +37,7 @@ from paramcount.reading.printed import models as printout_models
 from paramcount.reading.printout import find_printouts
 from paramcount.reading.tables.headless import headless_rows
 from paramcount.reading.tables.table import number as bounded
-from paramcount.record import replace
+from paramcount.record import record, replace
 
 __all__ = ["Answer", "Disagreement", "Layer", "Missing", "Model", "NothingFound", "Unreadable",
            "read"]
@@ -58,7 +57,7 @@ class Unreadable(ParamcountError):
     exit_code = 2
 
 
-@dataclass(frozen=True)
+@record
 class Disagreement:
     """A printed (or stated) count that differs from what the code builds, and why."""
 
@@ -76,7 +75,7 @@ class Disagreement:
     """Whether the number is the naive multiple the growth analysis explains."""
 
 
-@dataclass(frozen=True)
+@record
 class Answer:
     """Everything ``paramcount read`` found in one paste."""
 
@@ -86,7 +85,7 @@ class Answer:
     unresolved: tuple[Missing, ...]
     disagreements: tuple[Disagreement, ...]
     notes: tuple[str, ...] = ()
-    overrides: tuple[tuple[str, int], ...] = field(default=())
+    overrides: tuple[tuple[str, int], ...] = ()
     errors: tuple[RuntimeFinding, ...] = ()
     """Runtime errors the paste shows, each with the argument at fault and the fix."""
     title: str = ""
@@ -179,7 +178,7 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     versions += old_defaults(from_code, from_printouts)
     if versions and not disagreements:
         reason = versions[0]
-    return dataclasses.replace(answer, title=title, reason=reason)
+    return replace(answer, title=title, reason=reason)
 
 
 def old_defaults(code: Sequence[Model], printed: Sequence[Model]) -> list[str]:

@@ -42,6 +42,8 @@ def header_reader(lines: Sequence[str], index: int) -> Reader | None:
     the rule above it (torchinfo ``===``, torchsummary ``---``, Keras 2 ``___``, Keras 3's
     box), else by the header's own columns and indentation."""
     line = lines[index]
+    if "Layer" not in line and not line[:2].lstrip().startswith("L"):
+        return None  # the most lines of a paste: no header of any table below
     if re.match(r"\s*[┃|] Layer\b", line):
         return keras_summary.read  # Keras 3's box (in ASCII too), its header cells wrapped
     if model_summary.is_header(line):

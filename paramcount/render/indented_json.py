@@ -79,10 +79,17 @@ def _array(values: Sequence[object], newline: str, emit: Emit) -> None:
         emit("[]")
         return
     inner = newline + INDENT
-    opening, between = "[" + inner, "," + inner
-    for index, value in enumerate(values):
-        emit(between if index else opening)
-        _value(value, inner, emit)
+    between = "," + inner
+    head = "[" + inner
+    for value in values:
+        if isinstance(value, str):  # the usual values, as _value writes them, in one piece
+            emit(head + encode_basestring(value))
+        elif value is None:
+            emit(head + "null")
+        else:
+            emit(head)
+            _value(value, inner, emit)
+        head = between
     emit(newline + "]")
 
 
@@ -92,10 +99,21 @@ def _object(members: Mapping[object, object], newline: str, emit: Emit) -> None:
         emit("{}")
         return
     inner = newline + INDENT
-    opening, between = "{" + inner, "," + inner
-    for index, (key, value) in enumerate(members.items()):
+    between = "," + inner
+    head = "{" + inner
+    for key, value in members.items():
         if not isinstance(key, str):
             raise _Unusual
-        emit((between if index else opening) + encode_basestring(key) + ": ")
-        _value(value, inner, emit)
+        if isinstance(value, str):  # the usual values, as _value writes them, in one piece
+            emit(head + encode_basestring(key) + ": " + encode_basestring(value))
+        elif value is None:
+            emit(head + encode_basestring(key) + ": null")
+        elif value is True or value is False:
+            emit(head + encode_basestring(key) + (": true" if value else ": false"))
+        elif isinstance(value, int):
+            emit(head + encode_basestring(key) + ": " + int.__repr__(value))
+        else:
+            emit(head + encode_basestring(key) + ": ")
+            _value(value, inner, emit)
+        head = between
     emit(newline + "}")

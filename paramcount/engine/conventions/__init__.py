@@ -51,10 +51,17 @@ _MODULES: dict[Framework, tuple[str, str]] = {
 
 def convention(framework: Framework) -> Convention:
     """The module (or object) implementing a framework's convention."""
-    module_name, attribute = _MODULES[framework]
-    module = importlib.import_module(f"paramcount.engine.conventions.{module_name}")
-    found: Convention = getattr(module, attribute) if attribute else module
+    found = _LOADED.get(framework)
+    if found is None:
+        module_name, attribute = _MODULES[framework]
+        module = importlib.import_module(f"paramcount.engine.conventions.{module_name}")
+        found = getattr(module, attribute) if attribute else module
+        _LOADED[framework] = found
     return found
+
+
+_LOADED: dict[Framework, Convention] = {}
+"""The conventions imported so far (a paste's every layer asks for its own)."""
 
 
 def tensors(spec: LayerSpec) -> list[Tensor]:

@@ -7,7 +7,6 @@ import ast
 from abc import abstractmethod
 from collections import ChainMap
 from collections.abc import Iterable, Mapping, MutableMapping
-from dataclasses import replace
 from typing import Any
 
 from paramcount.engine.layers import KNOWN
@@ -31,6 +30,7 @@ from paramcount.reading.code.values import (
     _truth,
     dotted,
 )
+from paramcount.record import replace
 
 _TENSORS = frozenset({"weight", "bias"})
 """The tensors of a module that code ties to another's (``head.weight = emb.weight``)."""

@@ -14,7 +14,6 @@ statement (or one balanced bracket expression) at a time.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -44,6 +43,7 @@ from paramcount.reading.code.values import (
     unknowns,
 )
 from paramcount.reading.code.walk import _Reader
+from paramcount.record import replace
 
 __all__ = [
     "MAX_BITS", "MAX_CODE_LINES", "MAX_INSTANCES", "MAX_NODES", "MAX_REPEAT", "MAX_TEXT",
@@ -118,7 +118,7 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
         notes.append(next(u.words for u in unread if u.line == deep))
     if unread:
         shared = Accounting(frozenset(u.line for u in unread), tuple(unread))
-        blocks = [dataclasses.replace(b, accounting=b.accounting + shared) for b in blocks]
+        blocks = [replace(b, accounting=b.accounting + shared) for b in blocks]
     return CodeReading(tuple(blocks), mode, tuple(notes), frozenset(reader.frameworks))
 
 

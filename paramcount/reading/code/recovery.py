@@ -14,7 +14,6 @@ import ast
 import functools
 import keyword as python_keywords
 import re
-import textwrap
 from collections.abc import Iterator
 
 from paramcount.engine.layers import KNOWN
@@ -190,6 +189,8 @@ def parse(text: str) -> tuple[ast.Module, str, list[int], list[int]]:
         return ast.parse(text), "parsed", [], []
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         pass
+    import textwrap  # only for code that does not parse as written (it compiles regexes)
+
     failed = {_as_parsed(text)}
     lines = text.splitlines()
     dedented = textwrap.dedent(text)

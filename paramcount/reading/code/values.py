@@ -6,11 +6,12 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable, MutableMapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from paramcount.engine.layers import KNOWN
 from paramcount.reading.accounting import NOTHING, Accounting, Unread
+from paramcount.record import record
 
 MAX_TEXT = 10_000_000
 """The most characters read (10 MB); a longer paste is refused."""
@@ -31,7 +32,7 @@ MAX_BITS = 256
 ``a = a * a`` repeated cannot eat the memory; no layer size comes near it)."""
 
 
-@dataclass(frozen=True)
+@record
 class Unknown:
     """A value that could not be resolved: the names (or expressions) it needs, with lines."""
 
@@ -43,7 +44,7 @@ class Unknown:
         return Unknown(tuple(dict.fromkeys(self.names + extra)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True)  # not a record: reprs.torch_repr copies one with dataclasses.replace
 class Call:
     """A call of a layer class, its arguments evaluated (values, Calls or Unknowns)."""
 
@@ -69,7 +70,7 @@ class Call:
         return dict(self.kwargs)
 
 
-@dataclass(frozen=True)
+@record
 class Factory:
     """A layer class used as a value (``cell = nn.LSTM``), or ``functools.partial`` of one:
     calling it makes a :class:`Call` with these arguments first."""
@@ -87,7 +88,7 @@ class Factory:
                     tuple((k, v) for k, v in self.kwargs if k not in given) + kwargs, line)
 
 
-@dataclass(frozen=True)
+@record
 class Record:
     """An object whose attributes are known: an ``argparse`` namespace, a config instance."""
 
@@ -109,7 +110,7 @@ MISSING = object()
 """An attribute or key that is not there."""
 
 
-@dataclass(frozen=True)
+@record
 class Step:
     """One layer of a model, where it sits and (in a functional graph) what it reads."""
 
@@ -129,7 +130,7 @@ class Step:
     whose length is not known: shown, but left out of a bound (it may not be built at all)."""
 
 
-@dataclass(frozen=True)
+@record
 class Block:
     """A model the code builds."""
 
@@ -145,7 +146,7 @@ class Block:
     this is whole."""
 
 
-@dataclass(frozen=True)
+@record
 class CodeReading:
     """Everything read from the code of one paste."""
 
@@ -161,7 +162,7 @@ class _Budget(Exception):
     """The evaluation budget is spent."""
 
 
-@dataclass
+@record
 class _Class:
     """A class of the paste: its __init__ and bases."""
 
@@ -169,44 +170,48 @@ class _Class:
     init: ast.FunctionDef | None
 
 
-@dataclass
 class _Scope:
     """What one body of statements builds."""
 
-    env: MutableMapping[str, Any]
-    prefix: str
-    sequentials: dict[str, list[Step]] = field(default_factory=dict)
-    seq_lines: dict[str, int] = field(default_factory=dict)
-    graph_steps: list[Step] = field(default_factory=list)
-    step_roots: list[str] = field(default_factory=list)
-    """The graph each of :attr:`graph_steps` belongs to, when it was read (a name is used
-    again by the next model of the paste: ``x`` of the second is not ``x`` of the first)."""
-    merged: dict[str, str] = field(default_factory=dict)
-    """Graphs that met (a merge, an ``initial_state``): each one -> the graph it joined."""
-    roots: dict[str, str] = field(default_factory=dict)
-    """Functional tensors: variable -> the graph it descends from (named by its ``Input``'s
-    variable and line: ``encoder_inputs@15``)."""
-    models: dict[str, tuple[str, int]] = field(default_factory=dict)
-    """Input variable -> (model variable, line) for Model(inputs=..., outputs=...)."""
-    loose: dict[str, Call] = field(default_factory=dict)
-    used: set[str] = field(default_factory=set)
-    notes: list[str] = field(default_factory=list)
-    claimed: set[int] = field(default_factory=set)
-    """The lines of the statements read (a class's: every one of them, for its one model)."""
-    unread: list[Unread] = field(default_factory=list)
-    """The statements it could not read that may build a layer of any model it makes."""
-    claims: dict[str, set[int]] = field(default_factory=dict)
-    """Top-level models (``seq:name``, ``graph:root``, ``loose:name``): the lines read for each."""
-    owned: dict[str, list[Unread]] = field(default_factory=dict)
-    """Top-level models, keyed as :attr:`claims`: the statements not read that belong to one."""
-    span: tuple[int, int] | None = None
-    """The statement being read (its first and last line)."""
-    bases: tuple[_Class, ...] = ()
-    """The classes of the paste the class being read derives from (for ``super().__init__``)."""
-    returned: Any = MISSING
-    """What a function's ``return`` gives (its first one read)."""
-    returns: list[tuple[Call, int]] = field(default_factory=list)
-    """Instances of the paste's classes a function returns, with the line."""
+    def __init__(self, env: MutableMapping[str, Any], prefix: str,
+                 bases: tuple[_Class, ...] = ()) -> None:
+        self.env = env
+        self.prefix = prefix
+        self.sequentials: dict[str, list[Step]] = {}
+        self.seq_lines: dict[str, int] = {}
+        self.graph_steps: list[Step] = []
+        self.step_roots: list[str] = []
+        """The graph each of :attr:`graph_steps` belongs to, when it was read (a name is used
+        again by the next model of the paste: ``x`` of the second is not ``x`` of the first)."""
+        self.merged: dict[str, str] = {}
+        """Graphs that met (a merge, an ``initial_state``): each one -> the graph it joined."""
+        self.roots: dict[str, str] = {}
+        """Functional tensors: variable -> the graph it descends from (named by its ``Input``'s
+        variable and line: ``encoder_inputs@15``)."""
+        self.models: dict[str, tuple[str, int]] = {}
+        """Input variable -> (model variable, line) for Model(inputs=..., outputs=...)."""
+        self.loose: dict[str, Call] = {}
+        self.used: set[str] = set()
+        self.notes: list[str] = []
+        self.claimed: set[int] = set()
+        """The lines of the statements read (a class's: every one of them, for its one model)."""
+        self.unread: list[Unread] = []
+        """The statements it could not read that may build a layer of any model it makes."""
+        self.claims: dict[str, set[int]] = {}
+        """Top-level models (``seq:name``, ``graph:root``, ``loose:name``): the lines read for
+        each."""
+        self.owned: dict[str, list[Unread]] = {}
+        """Top-level models, keyed as :attr:`claims`: the statements not read that belong to
+        one."""
+        self.span: tuple[int, int] | None = None
+        """The statement being read (its first and last line)."""
+        self.bases = bases
+        """The classes of the paste the class being read derives from (for
+        ``super().__init__``)."""
+        self.returned: Any = MISSING
+        """What a function's ``return`` gives (its first one read)."""
+        self.returns: list[tuple[Call, int]] = []
+        """Instances of the paste's classes a function returns, with the line."""
 
     def graph_of(self, root: str) -> str:
         """The graph a step read into ``root`` is part of now: graphs that met since are one."""

@@ -7,7 +7,6 @@ import ast
 import re
 from collections import ChainMap, Counter
 from collections.abc import Iterable, Mapping, MutableMapping
-from dataclasses import replace
 from typing import Any
 
 from paramcount.engine.layers import CONTAINERS, KNOWN
@@ -42,6 +41,7 @@ from paramcount.reading.code.values import (
     _truth,
     dotted,
 )
+from paramcount.record import replace
 from paramcount.usertext import ascii_digits
 
 

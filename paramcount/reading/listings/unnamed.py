@@ -17,11 +17,11 @@ too. None of them is claimed: every one is listed.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from paramcount.engine import conventions
 from paramcount.engine.spec import Cell, LayerSpec
 from paramcount.reading import budget
+from paramcount.record import record
 
 Part = tuple[LayerSpec, ...]
 """One module of a reading: the layer, and for a one-layer one without projection its cell."""
@@ -34,7 +34,7 @@ _LISTED = 6
 """The most groupings a note spells out."""
 
 
-@dataclass(frozen=True)
+@record
 class Reading:
     """What unnamed shapes say of one recognised layer."""
 

@@ -27,10 +27,10 @@ directions (num_layers * 2)
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from paramcount.engine.conventions import describe
@@ -44,10 +44,11 @@ from paramcount.engine.layers import (
 )
 from paramcount.engine.spec import Framework, LayerSpec
 from paramcount.reading.code.python_code import Call
+from paramcount.record import record
 from paramcount.usertext import digits_value
 
 
-@dataclass(frozen=True)
+@record
 class RuntimeFinding:
     """One runtime error of the paste: the layer it is about, what is wrong, and the fix."""
 
@@ -80,19 +81,28 @@ class Built(Protocol):
         """The call that builds it."""
 
 
-_MATMUL = re.compile(r"mat1 and mat2 shapes cannot be multiplied "
-                     r"\(([0-9]+)x([0-9]+) and ([0-9]+)x([0-9]+)\)")
-_NDIM = re.compile(
+# the messages' patterns, compiled by _pattern when first used
+_MATMUL = (r"mat1 and mat2 shapes cannot be multiplied "
+           r"\(([0-9]+)x([0-9]+) and ([0-9]+)x([0-9]+)\)")
+_NDIM = (
     r"Input [0-9]+(?: with name '[^']*')? of layer [\"']?([\w./-]+?)[\"']? is incompatible with "
     r"the layer: expected (?:min_)?ndim=([0-9]+), found ndim=([0-9]+)"
     r"(?:\.\s*Full shape received: [(\[]([^)\]]*)[)\]])?")
-_DATA = re.compile(
+_DATA = (
     r"(?:expected shape=\(([^)]*)\), found shape=\(([^)]*)\)"
     r"|Expected shape \(([^)]*)\), but input has incompatible shape \(([^)]*)\))")
-_KERNEL = re.compile(
+_KERNEL = (
     r"Dimensions must be equal, but are ([0-9]+) and ([0-9]+) for '\{\{node ([^}']+)\}\}")
-_STATE_BUILT = re.compile(
+_STATE_BUILT = (
     r"^\s*(?:self\.)?(\w+)\s*=.*(?:torch\.(?:zeros|ones|randn|rand|empty)|\.new_zeros)\(")
+
+
+@functools.cache
+def _pattern(source: str) -> re.Pattern[str]:
+    """One of the patterns above, compiled when first used: only a paste that holds a
+    message (:data:`_MESSAGE`) or an error about a state uses them."""
+    return re.compile(source)
+
 
 _MESSAGE = re.compile(r"Expected hidden|input\.size\(-1\) must|has inconsistent|mat1 and mat2"
                       r"|is incompatible with the layer|xpected shape|Dimensions must be equal")
@@ -112,13 +122,13 @@ def runtime_errors(lines: Sequence[str], models: Sequence[Sequence[Built]],
             continue
         for finding in _torch_checks(number, text, models, lines, overrides or {}):
             found.append(finding)
-        for match in _MATMUL.finditer(text):
+        for match in _pattern(_MATMUL).finditer(text):
             found.append(_matmul(number, match, models))
-        for match in _NDIM.finditer(text):
+        for match in _pattern(_NDIM).finditer(text):
             found.append(_ndim(number, match, models))
-        for match in _DATA.finditer(text):
+        for match in _pattern(_DATA).finditer(text):
             found.append(_data(number, match))
-        for match in _KERNEL.finditer(text):
+        for match in _pattern(_KERNEL).finditer(text):
             found.append(_kernel(number, match))
     unique = []
     for finding in found:
@@ -451,7 +461,7 @@ def _built_at(lines: Sequence[str], state: str) -> str:
     """`` (built at line 14)``: where the code makes the initial state, if it shows it."""
     wanted = state[0]
     candidates = [(number, match[1]) for number, text in enumerate(lines, 1)
-                  if (match := _STATE_BUILT.match(text))]
+                  if (match := _pattern(_STATE_BUILT).match(text))]
     for number, variable in candidates:
         if variable.lower().startswith(wanted):
             return f" (built at line {number})"
