@@ -45,6 +45,7 @@ FAMILIES: dict[str, str] = {
     "bailing-hybrid": "bailing_hybrid",
     "zaya": "zaya",
     "qwen4-exp": "qwen4_exp",
+    "glm5-next": "glm5_next",
     "mamba": "mamba",
     "mamba2": "mamba2",
     "rwkv": "rwkv",
@@ -61,7 +62,7 @@ before minGRU)."""
 HYBRIDS = ("jamba", "bamba", "zamba2", "falcon-h1", "nemotron-h", "lfm2", "lfm2-moe",
            "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax", "lfm3",
            "olmo-hybrid", "lara-mini", "zamba", "kimi-linear", "bailing-hybrid",
-           "zaya", "qwen4-exp")
+           "zaya", "qwen4-exp", "glm5-next")
 """The families that mix recurrent mixers with attention, MLPs and experts."""
 
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -92,7 +93,8 @@ MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "falcon_mamba": "mamba", "mamba
                                "lara_mini": "lara-mini", "zamba": "zamba",
                                "kimi_linear": "kimi-linear",
                                "bailing_hybrid": "bailing-hybrid", "zaya": "zaya",
-                               "qwen4_exp_text": "qwen4-exp"}
+                               "qwen4_exp_text": "qwen4-exp",
+                               "glm5_next_text": "glm5-next"}
 """A ``config.json``'s ``model_type`` → family (a family's aliases included: Falcon-Mamba is
 Mamba; fla's RWKV-7 is RWKV)."""
 
@@ -127,6 +129,7 @@ CLASSES: dict[str, tuple[str, str]] = {
     "Qwen3_5MoeTextModel": ("qwen3.5-moe", "backbone"),
     "Qwen4ExpTextConfig": ("qwen4-exp", "config"), "Qwen4ExpForCausalLM": ("qwen4-exp", "lm"),
     "Qwen4ExpTextModel": ("qwen4-exp", "backbone"),
+    "Glm5NextTextConfig": ("glm5-next", "config"), "Glm5NextTextModel": ("glm5-next", "lm"),
 }
 """The reference classes that ``read`` recognises in pasted code and ``config.json``'s
 ``architectures`` names: family and what it builds (a config, the causal LM, or the backbone
