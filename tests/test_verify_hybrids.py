@@ -141,6 +141,19 @@ def test_the_documented_qwen4_exp_count_is_transformers() -> None:
         320_001_536, 128)
 
 
+def test_the_documented_glm5_next_count_is_transformers() -> None:
+    """docs/families.md's GLM-5-Next row (none published: the class's defaults) is the total of
+    the ``Glm5NextTextModel`` transformers builds on the meta device, tensor by tensor."""
+    import transformers
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = transformers.Glm5NextTextConfig()
+    reference = built("glm5-next", theirs)
+    assert tensors_of("glm5-next", families.config_class("glm5-next")()) == reference
+    assert sum(math.prod(shape) for _, shape in reference) == 312_692_428_286
+
+
 _LATENT = {"vocab_size": 10, "hidden_size": 16, "intermediate_size": 8,
            "moe_intermediate_size": 4, "num_hidden_layers": 4, "num_attention_heads": 2,
            "kv_lora_rank": 4, "qk_rope_head_dim": 2, "v_head_dim": 2, "qk_nope_head_dim": 2,
