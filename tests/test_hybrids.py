@@ -500,20 +500,22 @@ def test_a_size_key_the_loader_does_not_read_is_named(cli: CLI) -> None:
     assert "attention_head_dim=128" in note and "NemotronHConfig" in note
 
 
-@pytest.mark.parametrize("name", ["jamba", "nemotron-h", "qwen4-exp"])
+@pytest.mark.parametrize("name", ["jamba", "nemotron-h", "qwen4-exp", "glm5-next"])
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_checkpoint_in_its_saved_layout_is_recognised(name: str, data: st.DataObject) -> None:
     """Random config → the checkpoint's names (experts one by one; Nemotron-H under
-    ``backbone.`` with its routers' buffers; Qwen4-Exp's n-gram tables in row shards) →
+    ``backbone.`` with its routers' buffers; Qwen4-Exp's n-gram tables in row shards;
+    GLM-5-Next's hyper-connections and forget gate renamed, its convs as three) →
     recognised, every parameter claimed, the buffers
     left out, the config writing the same checkpoint."""
     config = config_of(name, data.draw(STRATEGIES[name]))
     saved = {t.name: t.shape for t in families.tensors(name, config, saved=True)}
     if name == "nemotron-h" and set(config.types) == {"mamba"}:
         return  # under backbone., Mamba-2 layers alone are Mamba2ForCausalLM's checkpoint
+    router = ".mlp.gate.weight" if name == "glm5-next" else "mixer.gate.weight"
     buffers = {n.replace(".gate.weight", ".gate.e_score_correction_bias"): (s[0],)
-               for n, s in saved.items() if n.endswith("mixer.gate.weight")}
+               for n, s in saved.items() if n.endswith(router)}
     found = families.recognise({**saved, **buffers})
     assert [(m.prefix, len(m.names)) for m in found] == [("", len(saved))]
     (model,) = found

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
-from paramcount.families import hybrid
+from paramcount.families import hybrid, kimi_linear
 from paramcount.families.family import RecognisedModel
 from paramcount.families.linear_mixers import KimiDeltaAttention, read_kda
 from paramcount.families.loader import Layout, is_int, mapping
@@ -42,7 +42,7 @@ from paramcount.families.mixers import (
 )
 from paramcount.families.parts import at_most_blocks, exact
 from paramcount.families.streams import HyperConnection, SparseIndexedAttention
-from paramcount.record import record
+from paramcount.record import record, replace
 
 NAME = "glm5-next"
 TITLE = "GLM-5-Next text (Kimi Delta Attention + indexed latent attention + experts, mHC)"
@@ -273,9 +273,51 @@ def _indexer_types(data: Mapping[str, object]) -> object:
     return ["full" if max(i - offset + 1, 0) % every == 0 else "shared" for i in range(layers)]
 
 
+SAVED = ((".attn_hc.", ".hc_attn_"), (".ffn_hc.", ".hc_ffn_"), (".forget_gate.", "."))
+"""How the checkpoint renames the model's tensors (transformers' conversion mapping read
+backwards); its experts are stored one by one and each KDA's conv as three, ``q_conv1d``,
+``k_conv1d``, ``v_conv1d``, as Kimi Linear's."""
+
+
+def saved_tensors(config: Glm5NextTextConfig) -> list[Tensor]:
+    """The tensors as ``save_pretrained`` writes them (:data:`SAVED`)."""
+    out = []
+    for t in kimi_linear.split_convs(hybrid.saved_experts(tensors(config))):
+        name = t.name
+        for ours, theirs in SAVED:
+            name = name.replace(ours, theirs)
+        out.append(replace(t, name=name))
+    return out
+
+
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
-    """Every ``Glm5NextTextModel`` among ``shapes``, checked exactly: under each prefix that
-    holds ``embed_tokens.weight`` beside layers with hyper-connections."""
+    """Every ``Glm5NextTextModel`` among ``shapes`` (as the model holds its tensors, or as its
+    checkpoint names them), checked exactly."""
+    found = _recognise(shapes)
+    if found or not any(".hc_attn_fn" in name for name in shapes):
+        return found
+    return kimi_linear.recognise_split(
+        shapes, _model_name, lambda *_: None, "the checkpoint names the hyper-connections "
+        "hc_attn_* and hc_ffn_*, holds the forget gate's tensors in the attention, each "
+        "expert's weights one by one and each conv as three", _recognise)
+
+
+def _model_name(name: str) -> str | None:
+    """A checkpoint's name as the model's stacked view reads it; None for the routers'
+    buffers."""
+    if name.endswith(".e_score_correction_bias"):
+        return None
+    for ours, theirs in SAVED[:2]:
+        name = name.replace(theirs, ours)
+    stem, _, last = name.rpartition(".self_attn.")
+    if stem and last in ("A_log", "dt_bias", "f_a_proj.weight", "f_b_proj.weight"):
+        return f"{stem}.self_attn.forget_gate.{last}"
+    return name
+
+
+def _recognise(shapes: Shapes) -> list[RecognisedModel]:
+    """Every ``Glm5NextTextModel`` among ``shapes`` as the model names its tensors: under each
+    prefix that holds ``embed_tokens.weight`` beside layers with hyper-connections."""
     found = []
     for name, shape in shapes.items():
         if not name.endswith("embed_tokens.weight") or not is_shape(shape, 2):

@@ -525,10 +525,13 @@ def from_saved(models: list[RecognisedModel], back: Mapping[str, tuple[str, ...]
 
 def recognise_renamed(shapes: Shapes, rename: Callable[[str], str | None],
                       at: Callable[[Shapes, str, int, int], RecognisedModel | None],
-                      note: str) -> list[RecognisedModel]:
+                      note: str, find: Callable[[Shapes], list[RecognisedModel]] | None = None
+                      ) -> list[RecognisedModel]:
     """The models ``at`` finds in a checkpoint whose names differ from the model's: each name
     as ``rename`` gives it (None: a buffer, left out and not claimed), the experts stacked as
-    the model holds them; the models found claim the checkpoint's own names."""
+    the model holds them; the models found claim the checkpoint's own names. ``find`` finds
+    them in that view where they are not causal LMs under ``model.`` (GLM-5-Next's text
+    model)."""
     renamed: dict[str, str] = {}
     for name in shapes:
         ours = rename(name)
@@ -539,7 +542,8 @@ def recognise_renamed(shapes: Shapes, rename: Callable[[str], str | None],
         return []
     view, back = viewed
     back = {n: tuple(renamed[o] for o in olds) for n, olds in back.items()}
-    return from_saved(recognise_roots(view, "embed_tokens", at), back, note)
+    found = find(view) if find is not None else recognise_roots(view, "embed_tokens", at)
+    return from_saved(found, back, note)
 
 
 def per_expert_names(tensors: list[Tensor], names: Mapping[str, str],

@@ -282,8 +282,10 @@ def recognise(shapes: Shapes) -> list[RecognisedModel]:
 
 def recognise_split(shapes: Shapes, rename: Callable[[str], str | None],
                     at: Callable[[Shapes, str, int, int], RecognisedModel | None],
-                    note: str) -> list[RecognisedModel]:
-    """The models ``at`` finds in a checkpoint that stores each KDA's conv as three
+                    note: str, find: Callable[[Shapes], list[RecognisedModel]] | None = None
+                    ) -> list[RecognisedModel]:
+    """The models ``at`` (or ``find``, as :func:`~paramcount.families.hybrid.
+    recognise_renamed` takes it) finds in a checkpoint that stores each KDA's conv as three
     (:data:`CONVS`) and names the rest as ``rename`` reads them back; they claim the
     checkpoint's own names."""
     merged: dict[str, tuple[int, ...]] = {}
@@ -299,7 +301,7 @@ def recognise_split(shapes: Shapes, rename: Callable[[str], str | None],
                 return []
             merged[f"{stem}.conv1d.weight"] = (sum(shapes[p][0] for p in parts), *shape[1:])
             convs[f"{stem}.conv1d.weight"] = parts
-    models = hybrid.recognise_renamed(merged, rename, at, note)
+    models = hybrid.recognise_renamed(merged, rename, at, note, find)
     return [replace(m, names=tuple(n for name in m.names for n in convs.get(name, (name,))))
             for m in models]
 
