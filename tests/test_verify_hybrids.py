@@ -154,6 +154,14 @@ def test_the_documented_glm5_next_count_is_transformers() -> None:
     assert sum(math.prod(shape) for _, shape in reference) == 312_692_428_286
 
 
+_GLM5 = {"model_type": "glm5_next_text", "vocab_size": 10, "hidden_size": 8,
+         "intermediate_size": 8, "moe_intermediate_size": 4, "num_hidden_layers": 4,
+         "num_attention_heads": 2, "num_key_value_heads": 2, "kv_lora_rank": 4,
+         "q_lora_rank": 4, "v_head_dim": 2, "qk_nope_head_dim": 2, "index_topk": 4,
+         "index_head_dim": 2, "index_n_heads": 2, "index_kpool": 2, "hc_mult": 2,
+         "pad_token_id": 0, "linear_head_dim": 4, "linear_num_heads": 2}
+"""A small GLM-5-Next text config.json, as the files below change it."""
+
 _LATENT = {"vocab_size": 10, "hidden_size": 16, "intermediate_size": 8,
            "moe_intermediate_size": 4, "num_hidden_layers": 4, "num_attention_heads": 2,
            "kv_lora_rank": 4, "qk_rope_head_dim": 2, "v_head_dim": 2, "qk_nope_head_dim": 2,
@@ -219,22 +227,12 @@ MIXED = {
         "indexer_budget": 2, "indexer_compress_ratio": 1}),
     "glm5-next linear_attn_config, index_topk_pattern, num_local_experts, full_attention and a "
     "saved head_dim": ("glm5-next", {
-        "model_type": "glm5_next_text", "vocab_size": 10, "hidden_size": 8, "intermediate_size": 8,
-        "moe_intermediate_size": 4, "num_hidden_layers": 4, "num_attention_heads": 2,
-        "num_key_value_heads": 2, "kv_lora_rank": 4, "q_lora_rank": 4, "v_head_dim": 2,
-        "qk_nope_head_dim": 2, "index_topk": 4, "index_head_dim": 2, "index_n_heads": 2,
-        "index_kpool": 2, "hc_mult": 2, "pad_token_id": 0, "linear_head_dim": 4,
-        "linear_num_heads": 2, "num_local_experts": 3, "head_dim": 64, "qk_head_dim": 2,
+        **_GLM5, "num_local_experts": 3, "head_dim": 64, "qk_head_dim": 2,
         "linear_attn_config": {"head_dim": 2, "num_heads": 3, "short_conv_kernel_size": 2},
         "index_topk_pattern": "FSFS", "layer_types": [
             "full_attention", "indexed_attention", "indexed_attention", "linear_attention"]}),
     "glm5-next indexers by index_topk_freq and index_skip_topk_offset": ("glm5-next", {
-        "model_type": "glm5_next_text", "vocab_size": 10, "hidden_size": 8, "intermediate_size": 8,
-        "moe_intermediate_size": 4, "num_hidden_layers": 4, "num_attention_heads": 2,
-        "num_key_value_heads": 2, "kv_lora_rank": 4, "q_lora_rank": 4, "v_head_dim": 2,
-        "qk_nope_head_dim": 2, "index_topk": 4, "index_head_dim": 2, "index_n_heads": 2,
-        "index_kpool": 2, "hc_mult": 2, "pad_token_id": 0, "linear_head_dim": 4,
-        "linear_num_heads": 2, "index_topk_freq": 2, "index_skip_topk_offset": 1,
+        **_GLM5, "index_topk_freq": 2, "index_skip_topk_offset": 1,
         "layer_types": ["indexed_attention"] * 4}),
 }
 """config.json files that give a value under two names (the loader's and another layout's),

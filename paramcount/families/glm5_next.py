@@ -32,17 +32,10 @@ from paramcount.families import hybrid, kimi_linear
 from paramcount.families.family import RecognisedModel
 from paramcount.families.linear_mixers import KimiDeltaAttention, read_kda
 from paramcount.families.loader import Layout, is_int, mapping
-from paramcount.families.mixers import (
-    Experts,
-    LatentAttention,
-    Mlp,
-    read_experts,
-    read_latent_attention,
-    read_mlp,
-)
+from paramcount.families.mixers import Experts, LatentAttention, Mlp, read_latent_attention
 from paramcount.families.parts import at_most_blocks, exact
 from paramcount.families.streams import HyperConnection, SparseIndexedAttention
-from paramcount.record import record, replace
+from paramcount.record import record
 
 NAME = "glm5-next"
 TITLE = "GLM-5-Next text (Kimi Delta Attention + indexed latent attention + experts, mHC)"
@@ -197,13 +190,8 @@ def stack(config: Glm5NextTextConfig) -> hybrid.Stack:
             s.part("attention", "indexed latent attention" if full else "latent attention",
                    SparseIndexedAttention(mla, config.index_n_heads, config.index_head_dim,
                                           config.index_kpool, full), p + "self_attn.", i)
-        if mlp == "sparse":
-            s.part("experts", "experts", moe, p + "mlp.", i)
-            s.idle += moe.count - moe.active
-        else:
-            s.part("mlp", "mlp", Mlp(d, config.intermediate_size), p + "mlp.", i)
-        hybrid.norm_of(s, p + "input_layernorm.", d, i)
-        hybrid.norm_of(s, p + "post_attention_layernorm.", d, i)
+        hybrid.feed_forward(s, p, i, d, Mlp(d, config.intermediate_size),
+                            moe if mlp == "sparse" else None)
         for name in ("attn_hc.", "ffn_hc."):
             s.part("connections", "hyper-connection", hc, p + name, i)
     hybrid.norm_of(s, "norm.", d, -1)
@@ -281,13 +269,7 @@ backwards); its experts are stored one by one and each KDA's conv as three, ``q_
 
 def saved_tensors(config: Glm5NextTextConfig) -> list[Tensor]:
     """The tensors as ``save_pretrained`` writes them (:data:`SAVED`)."""
-    out = []
-    for t in kimi_linear.split_convs(hybrid.saved_experts(tensors(config))):
-        name = t.name
-        for ours, theirs in SAVED:
-            name = name.replace(ours, theirs)
-        out.append(replace(t, name=name))
-    return out
+    return kimi_linear.saved_renamed(tensors(config), SAVED)
 
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
@@ -381,18 +363,8 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
                       index_n_heads=heads[0])
     else:
         values["index_topk"] = Glm5NextTextConfig.index_kpool
-    if "sparse" in mlps:
-        moe = read_experts(shapes, f"{start}{mlps.index('sparse')}.mlp.", 8)
-        if moe is None or moe.style != "kimi" or moe.shared_inner % moe.inner:
-            return None
-        values.update(n_routed_experts=moe.experts, moe_intermediate_size=moe.inner,
-                      n_shared_experts=moe.shared_inner // moe.inner,
-                      num_experts_per_tok=min(8, moe.experts))
-    if "dense" in mlps:
-        mlp = read_mlp(shapes, f"{start}{mlps.index('dense')}.mlp.", "gate_up_down")
-        if mlp is None:
-            return None
-        values["intermediate_size"] = mlp.inner
+    if not kimi_linear.read_mlps(shapes, start, mlps, values, "n_routed_experts"):
+        return None
     config = hybrid.build(Glm5NextTextConfig, **values)
     if not isinstance(config, Glm5NextTextConfig):
         return None

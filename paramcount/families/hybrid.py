@@ -26,7 +26,7 @@ TYPE_CHECKING = False  # typing is for the type checker only (it is slow to impo
 if TYPE_CHECKING:
     from typing import Any, Protocol, TypeVar
 
-    from paramcount.families.mixers import Attention, Mamba2
+    from paramcount.families.mixers import Attention, Experts, Mamba2
 
     C = TypeVar("C")
 
@@ -162,6 +162,20 @@ def embeddings(stack: Stack, name: str, vocab: int, width: int) -> None:
 def norm_of(stack: Stack, name: str, width: int, layer: int) -> None:
     """An RMSNorm's weight (width,) at ``name`` (``…input_layernorm.``)."""
     stack.add("norms", "norm", width, norm(name, width, layer))
+
+
+def feed_forward(stack: Stack, prefix: str, layer: int, width: int, dense: Part,
+                 experts: Experts | None) -> None:
+    """A layer's MLP under ``prefix`` + ``mlp.``: the ``experts`` (their idle share counted)
+    where given, else the ``dense`` MLP; then its ``input_layernorm`` and
+    ``post_attention_layernorm`` (``width`` each)."""
+    if experts is not None:
+        stack.part("experts", "experts", experts, prefix + "mlp.", layer)
+        stack.idle += experts.count - experts.active
+    else:
+        stack.part("mlp", "mlp", dense, prefix + "mlp.", layer)
+    norm_of(stack, prefix + "input_layernorm.", width, layer)
+    norm_of(stack, prefix + "post_attention_layernorm.", width, layer)
 
 
 def final(stack: Stack, norm_name: str, vocab: int, width: int, tie: bool) -> None:

@@ -179,13 +179,8 @@ def build(config: Any, kda: KimiDeltaAttention, gate: bool = False) -> hybrid.St
             s.part("recurrent", "kimi delta attention", kda, p + "self_attn.", i)
         else:
             s.part("attention", "latent attention", mla, p + "self_attn.", i)
-        if mlp == "sparse":
-            s.part("experts", "experts", moe, p + "mlp.", i)
-            s.idle += moe.count - moe.active
-        else:
-            s.part("mlp", "mlp", Mlp(d, config.intermediate_size), p + "mlp.", i)
-        hybrid.norm_of(s, p + "input_layernorm.", d, i)
-        hybrid.norm_of(s, p + "post_attention_layernorm.", d, i)
+        hybrid.feed_forward(s, p, i, d, Mlp(d, config.intermediate_size),
+                            moe if mlp == "sparse" else None)
     hybrid.final(s, "model.norm.", config.vocab_size, d, False)
     return s
 
@@ -250,6 +245,19 @@ def saved_tensors(config: KimiLinearConfig) -> list[Tensor]:
     return split_convs(replace(t, name=t.name.replace(".forget_gate.", "."))
                        for t in hybrid.per_expert_names(tensors(config), SAVED,
                                                         (".mlp.", ".block_sparse_moe.")))
+
+
+def saved_renamed(tensors: list[Tensor], renames: Iterable[tuple[str, str]]) -> list[Tensor]:
+    """``tensors`` as a KDA model's ``save_pretrained`` writes them: experts one by one, each
+    conv as three (:func:`split_convs`) and each name with ``renames`` (ours, theirs) applied
+    in order (Ling 3's, GLM-5-Next's)."""
+    out = []
+    for t in split_convs(hybrid.saved_experts(tensors)):
+        name = t.name
+        for ours, theirs in renames:
+            name = name.replace(ours, theirs)
+        out.append(replace(t, name=name))
+    return out
 
 
 def split_convs(tensors: Iterable[Tensor]) -> list[Tensor]:
@@ -368,11 +376,19 @@ def read_rest(shapes: Shapes, start: str, types: tuple[str, ...], mlps: tuple[st
         if not mla.gate:
             notes.append(f"latent attention read as {mla.heads} heads: the weights hold only "
                          "heads × widths")
+    return read_mlps(shapes, start, mlps, values)
+
+
+def read_mlps(shapes: Shapes, start: str, mlps: tuple[str, ...], values: dict[str, object],
+              experts: str = "num_local_experts") -> bool:
+    """Into ``values``: the experts (their count as field ``experts``) and the dense MLP of a
+    Kimi Linear layout's layers under ``start``, as their first layer of each kind holds them;
+    False where one is not there."""
     if "sparse" in mlps:
         moe = read_experts(shapes, f"{start}{mlps.index('sparse')}.mlp.", 8)
         if moe is None or moe.style != "kimi" or moe.shared_inner % moe.inner:
             return False
-        values.update(num_local_experts=moe.experts, moe_intermediate_size=moe.inner,
+        values.update({experts: moe.experts}, moe_intermediate_size=moe.inner,
                       n_shared_experts=moe.shared_inner // moe.inner,
                       num_experts_per_tok=min(8, moe.experts))
     if "dense" in mlps:
