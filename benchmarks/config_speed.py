@@ -5,8 +5,8 @@ model with transformers on the meta device, as ratios measured in the same run.
 
 For each published layout (Mamba's ``-hf`` conversion, Falcon-Mamba, Mamba-2, RWKV-4, xLSTM,
 RecurrentGemma, and the hybrids: Jamba, Bamba, Zamba2, Falcon-H1, Nemotron-H, LFM2; and
-Qwen4-Exp's defaults, none being published) a folder holding only its ``config.json`` is
-counted by
+Qwen4-Exp's and GLM-5-Next's defaults, none being published) a folder holding only its
+``config.json`` is counted by
 
 - ``paramcount inspect DIR``,
 - ``paramcount check`` of a ``paramcount.toml`` whose model is ``file = "DIR"``,
@@ -72,6 +72,8 @@ CONFIGS: dict[str, tuple[str, dict[str, object]]] = {
         "indexer_n_heads": 16, "indexer_kv_heads": 1, "indexer_head_dim": 256,
         "indexer_budget": 2048, "indexer_compress_ratio": 64, "ple_layer_ids": [1],
         "eos_token_id": 1}),
+    "glm5-next-defaults": ("glm5-next", {  # docs/families.md's row: none is published
+        "architectures": ["Glm5NextTextModel"], "model_type": "glm5_next_text"}),
 }
 CONFIGS.update({name: (family, json.loads((HF / name / "config.json").read_text()))
                 for name, family in (("jamba-1.5-mini", "jamba"), ("bamba-9b", "bamba"),
@@ -88,8 +90,11 @@ import sys, warnings
 warnings.simplefilter("ignore")
 import torch, transformers
 config = transformers.AutoConfig.from_pretrained(sys.argv[1])
+auto = transformers.AutoModelForCausalLM  # the base model where there is no causal LM
+if type(config) not in auto._model_mapping:
+    auto = transformers.AutoModel
 with torch.device("meta"):
-    model = transformers.AutoModelForCausalLM.from_config(config)
+    model = auto.from_config(config)
 print(sum(p.numel() for p in model.parameters()))
 """
 

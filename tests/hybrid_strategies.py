@@ -508,6 +508,33 @@ def inkling2_loop(draw: st.DrawFn) -> dict[str, Any]:
             "loop_num_passes": draw(small), "loop_gate_rank": draw(small)}
 
 
+@st.composite
+def glm5_next(draw: st.DrawFn) -> dict[str, Any]:
+    """Glm5NextTextConfig keywords (layer, MLP and indexer types given, or the defaults;
+    indexed attention written either way; the index pool dividing index_topk)."""
+    layers, heads, pool = draw(st.integers(1, 5)), draw(small), draw(small)
+
+    def kinds(names: list[str]) -> list[str] | None:
+        return draw(st.one_of(st.none(), st.lists(st.sampled_from(names), min_size=layers,
+                                                  max_size=layers)))
+
+    made = {
+        "vocab_size": draw(st.integers(1, 40)), "hidden_size": draw(st.integers(1, 12)),
+        "intermediate_size": draw(small), "moe_intermediate_size": draw(small),
+        "num_hidden_layers": layers, "num_attention_heads": heads, "num_key_value_heads": heads,
+        "n_shared_experts": draw(small), "n_routed_experts": draw(small),
+        "num_experts_per_tok": draw(small), "kv_lora_rank": draw(small),
+        "q_lora_rank": draw(small), "v_head_dim": draw(small), "qk_nope_head_dim": draw(small),
+        "attention_bias": draw(bools), "index_kpool": pool, "index_topk": pool * draw(small),
+        "index_head_dim": draw(small), "index_n_heads": draw(small),
+        "linear_head_dim": draw(small), "linear_num_heads": draw(small),
+        "linear_conv_kernel_dim": draw(small), "hc_mult": draw(small), "pad_token_id": 0,
+        "layer_types": kinds(["linear_attention", "indexed_attention", "full_attention"]),
+        "mlp_layer_types": kinds(["dense", "sparse"]), "indexer_types": kinds(["full", "shared"]),
+    }
+    return {k: v for k, v in made.items() if v is not None}
+
+
 STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
               "falcon-h1": falcon_h1(), "nemotron-h": nemotron_h(), "lfm2": lfm2(),
               "lfm2-moe": lfm2_moe(), "qwen3-next": qwen3_next(), "qwen3.5": qwen3_5(),
@@ -517,7 +544,7 @@ STRATEGIES = {"jamba": jamba(), "bamba": bamba(), "zamba2": zamba2(),
               "bailing-hybrid": bailing_hybrid(), "zaya": zaya(),
               "qwen4-exp": qwen4_exp(),
               "inkling": inkling(), "inkling2": inkling2(),
-              "inkling2-loop": inkling2_loop()}
+              "inkling2-loop": inkling2_loop(), "glm5-next": glm5_next()}
 """Each hybrid's strategy, by command name."""
 
 NEEDED: dict[str, dict[str, int]] = {"qwen4-exp": {

@@ -149,13 +149,28 @@ TINY: dict[str, dict[str, Any]] = {
                            "loop_layer_index_end": 3, "loop_num_passes": 3, "loop_gate_rank": 2,
                            "layer_types": ["hybrid_sliding", "hybrid", "hybrid_sliding",
                                            "hybrid"], "pad_token_id": 0},
+    "glm5_next_text": {"hidden_size": 16, "intermediate_size": 32, "moe_intermediate_size": 8,
+                       "num_hidden_layers": 4, "num_attention_heads": 2,
+                       "num_key_value_heads": 2, "n_routed_experts": 2,
+                       "num_experts_per_tok": 1, "kv_lora_rank": 4, "q_lora_rank": 6,
+                       "v_head_dim": 4, "qk_nope_head_dim": 4, "index_topk": 4,
+                       "index_head_dim": 4, "index_n_heads": 2, "index_kpool": 2,
+                       "linear_head_dim": 4, "linear_num_heads": 2, "linear_conv_kernel_dim": 3,
+                       "hc_mult": 2, "index_topk_pattern": "FFSF", "pad_token_id": 0,
+                       "mlp_layer_types": ["dense", "sparse", "sparse", "sparse"],
+                       "layer_types": ["linear_attention", "indexed_attention",
+                                       "indexed_attention", "full_attention"]},
     "xlstm": {"hidden_size": 128, "embedding_dim": 128, "num_heads": 2, "num_blocks": 2,
               "num_hidden_layers": 2, "qk_dim_factor": 0.5},
 }
 """A tiny config of each model type transformers builds that a family models (reference
 keywords, a vocabulary of 32). xLSTM's widths are multiples of 64: ``xLSTMCache`` sizes its
 zeros from ``qk_dim`` rounded up to 64, the mLSTM layer (whose states replace them) from
-``int(hidden_size · qk_dim_factor)``, and only there do the two agree."""
+``int(hidden_size · qk_dim_factor)``, and only there do the two agree. GLM-5-Next's second
+indexed layer shares the first's choice (``S``): it caches no indexer keys."""
+
+NO_HEAD = ("glm5_next_text",)
+"""Model types transformers builds no causal LM for: their base model class is run."""
 
 CACHED = ("keys", "values", "conv_states", "recurrent_states", "indexer_keys",
           "indexer_position_ids")
@@ -211,10 +226,12 @@ def filled(model_type: str, tokens: int, batch: int, monkeypatch: pytest.MonkeyP
     torch.manual_seed(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        auto = (transformers.AutoModel if model_type in NO_HEAD
+                else transformers.AutoModelForCausalLM)
         if model_type in BUILT_IN_DTYPE:
-            model = transformers.AutoModelForCausalLM.from_config(config, dtype=kind).eval()
+            model = auto.from_config(config, dtype=kind).eval()
         else:
-            model = transformers.AutoModelForCausalLM.from_config(config).to(kind).eval()
+            model = auto.from_config(config).to(kind).eval()
         with torch.no_grad():
             out = model(torch.randint(0, 32, (batch, tokens)), use_cache=True)
     cache = made[-1] if made else (out.get("cache") if out.get("cache") is not None
@@ -246,13 +263,18 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "inkling_text-default-placement": ("inkling_text", {"num_hidden_layers": 6,
                                                         "mlp_layer_types": None,
                                                         "layer_types": None}),
+    "glm5_next_text-frequency": ("glm5_next_text", {
+        "index_topk_pattern": None, "index_topk_freq": 2, "index_skip_topk_offset": 1,
+        "layer_types": ["indexed_attention", "indexed_attention", "linear_attention",
+                        "linear_attention"], "attention_bias": True}),
 }
 """Another path of a family's state, by id: its model type and the keywords that change its
 :data:`TINY` config (Zamba's shared block listed in each hybrid layer, MLA's q through a low
 rank, Qwen3-Next's layers placed by ``full_attention_interval``, lightning layers in a row,
 ZAYA's sliding CCA layer; Qwen4-Exp's indexer positions kept by its first indexed layer
 alone, two PLE layers; Inkling's sliding layers and experts where its config places them,
-Inkling 2 Loop's loop running past the last layer)."""
+Inkling 2 Loop's loop running past the last layer; GLM-5-Next's indexers placed by frequency
+and offset, biases)."""
 
 
 def _variant(model_type: str, changed: dict[str, Any]) -> dict[str, Any]:

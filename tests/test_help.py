@@ -166,6 +166,12 @@ HYBRID_BASES = {
                        "--layer-group-size", "2", "--moe-intermediate-size", "4"],
     "zaya": [*TINY[:4], "-L", "2", "--num-attention-heads", "2", "--num-key-value-heads", "1",
              "--head-dim", "4", "--num-experts", "2", "--router-hidden-size", "4"],
+    "glm5-next": [*TINY, "-L", "2", "--num-attention-heads", "2", "--num-key-value-heads", "2",
+                  "--kv-lora-rank", "4", "--q-lora-rank", "4", "--v-head-dim", "2",
+                  "--qk-nope-head-dim", "2", "--n-routed-experts", "2", "--num-experts-per-tok",
+                  "1", "--moe-intermediate-size", "4", "--linear-head-dim", "2",
+                  "--linear-num-heads", "2", "--index-head-dim", "2", "--index-n-heads", "2",
+                  "--index-topk", "4", "--index-kpool", "2", "--hc-mult", "2"],
     "qwen4-exp": [*TINY[:4], "-L", "4", "--num-attention-heads", "2", "--num-key-value-heads",
                   "1", "--head-dim", "4", "--linear-num-key-heads", "2",
                   "--linear-num-value-heads", "2", "--linear-key-head-dim", "4",
@@ -273,7 +279,8 @@ SAMPLES = {
     "d_rel": "2", "rel_extent": "4", "dense_mlp_idx": "1", "local_layer_ids": "0",
     "unpadded_vocab_size": "10", "n_layers_per_attn_res_block": "1",
     "loop_layer_index_start": "1", "loop_layer_index_end": "2", "loop_num_passes": "2",
-    "loop_gate_rank": "2",
+    "loop_gate_rank": "2", "index_topk": "4", "index_head_dim": "2", "index_n_heads": "2",
+    "index_kpool": "2", "hc_mult": "2", "indexer_types": "full,shared",
 }
 """A valid value for each option that takes one and is not a choice."""
 
@@ -292,8 +299,11 @@ OWN_SAMPLES = {**{(name, "layer_types"): "linear_attention,full_attention,linear
                "linear_attention,full_attention",
                ("inkling", "layer_types"): "hybrid_sliding,hybrid",
                ("inkling2", "layer_types"): "hybrid_sliding,hybrid",
-               ("inkling2-loop", "layer_types"): "hybrid_sliding,hybrid"}
-"""A command's own valid value where the shared sample is not one (Qwen's layer types)."""
+               ("inkling2-loop", "layer_types"): "hybrid_sliding,hybrid",
+               ("glm5-next", "layer_types"): "linear_attention,indexed_attention",
+               ("glm5-next", "num_key_value_heads"): "2", ("glm5-next", "qk_rope_head_dim"): "0"}
+"""A command's own valid value where the shared sample is not one (Qwen's layer types;
+GLM-5-Next's key/value heads equal to its heads, its rope part 0)."""
 
 WITH = {"input_shape": ["--model", "tests.port_models:torch_gru"],
         "max_growth": ["--baseline", "HEAD"], "baseline_factories": ["--baseline", "HEAD"]}

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramcount.families import mixers
+from paramcount.families import linear_mixers, mixers, streams
 
 small = st.integers(1, 6)
 bools = st.booleans()
@@ -72,6 +72,20 @@ def latent_attention(draw: st.DrawFn) -> mixers.LatentAttention:
 
 
 @st.composite
+def latent_attention_no_rope(draw: st.DrawFn) -> mixers.LatentAttention:
+    """A random latent attention without a rope part (GLM-5-Next's), q through a low rank."""
+    return mixers.LatentAttention(draw(small), draw(small), draw(small), 0, draw(small),
+                                  draw(small), draw(small), draw(bools))
+
+
+@st.composite
+def kda(draw: st.DrawFn) -> linear_mixers.KimiDeltaAttention:
+    """A random Kimi Delta Attention of each style (Kimi's, Ling's, GLM-5-Next's)."""
+    return linear_mixers.KimiDeltaAttention(draw(small), draw(small), draw(small), draw(small),
+                                            draw(st.sampled_from(linear_mixers.KDA_STYLES)))
+
+
+@st.composite
 def cca(draw: st.DrawFn) -> mixers.CcaAttention:
     """A random ZAYA CCA attention."""
     kv = draw(small)
@@ -94,6 +108,9 @@ PARTS: dict[str, tuple[Any, Any]] = {
     "short_conv": (short_conv(), lambda shapes: mixers.read_short_conv(shapes, "p.")),
     "latent_attention": (latent_attention(),
                          lambda shapes: mixers.read_latent_attention(shapes, "p.")),
+    "latent_attention_no_rope": (latent_attention_no_rope(), lambda shapes: (
+        mixers.read_latent_attention(shapes, "p.", no_rope=True))),
+    "kda": (kda(), lambda shapes: linear_mixers.read_kda(shapes, "p.")),
     "cca": (cca(), lambda shapes: mixers.read_cca(shapes, "p.")),
     "routed_experts": (routed_experts(),
                        lambda shapes: mixers.read_routed_experts(shapes, "p.")),
@@ -132,6 +149,27 @@ def test_active_experts_leave_out_the_experts_a_token_skips(spec: mixers.Experts
     idle = max(spec.experts - spec.top_k, 0) * spec.per_expert
     assert spec.active == spec.count - idle
     assert spec.count - spec.experts * spec.per_expert <= spec.active <= spec.count
+
+
+@st.composite
+def stream_parts(draw: st.DrawFn) -> Any:
+    """A random GLM-5-Next hyper-connection, or latent attention with its DSA indexer (or a
+    shared layer's, without)."""
+    if draw(bools):
+        return streams.HyperConnection(draw(small), draw(small))
+    return streams.SparseIndexedAttention(draw(latent_attention_no_rope()), draw(small),
+                                          draw(small), draw(small), draw(bools))
+
+
+@settings(max_examples=60, deadline=None)
+@given(spec=stream_parts())
+def test_a_stream_parts_closed_form_is_its_tensors(spec: Any) -> None:
+    """GLM-5-Next's hyper-connection and indexed latent attention: the closed form equals the
+    tensors' sum, and the indexer's tensors are there only on a full layer."""
+    written = spec.tensors("p.", 0)
+    assert spec.count == sum(t.count for t in written)
+    if isinstance(spec, streams.SparseIndexedAttention):
+        assert any(".indexer." in t.name for t in written) == spec.full
 
 
 def test_a_part_that_is_not_there_is_not_read() -> None:

@@ -140,13 +140,7 @@ backwards), in order; its experts are stored one by one and its conv as three, `
 
 def saved_tensors(config: BailingHybridConfig) -> list[Tensor]:
     """The tensors as ``save_pretrained`` writes them (:data:`SAVED`)."""
-    out = []
-    for t in kimi_linear.split_convs(hybrid.saved_experts(tensors(config))):
-        name = t.name
-        for ours, theirs in SAVED:
-            name = name.replace(ours, theirs)
-        out.append(replace(t, name=name))
-    return out
+    return kimi_linear.saved_renamed(tensors(config), SAVED)
 
 
 def saved_base(tensors: list[Tensor]) -> list[Tensor]:

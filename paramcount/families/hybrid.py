@@ -26,7 +26,7 @@ TYPE_CHECKING = False  # typing is for the type checker only (it is slow to impo
 if TYPE_CHECKING:
     from typing import Any, Protocol, TypeVar
 
-    from paramcount.families.mixers import Attention, Mamba2
+    from paramcount.families.mixers import Attention, Experts, Mamba2
 
     C = TypeVar("C")
 
@@ -162,6 +162,20 @@ def embeddings(stack: Stack, name: str, vocab: int, width: int) -> None:
 def norm_of(stack: Stack, name: str, width: int, layer: int) -> None:
     """An RMSNorm's weight (width,) at ``name`` (``…input_layernorm.``)."""
     stack.add("norms", "norm", width, norm(name, width, layer))
+
+
+def feed_forward(stack: Stack, prefix: str, layer: int, width: int, dense: Part,
+                 experts: Experts | None) -> None:
+    """A layer's MLP under ``prefix`` + ``mlp.``: the ``experts`` (their idle share counted)
+    where given, else the ``dense`` MLP; then its ``input_layernorm`` and
+    ``post_attention_layernorm`` (``width`` each)."""
+    if experts is not None:
+        stack.part("experts", "experts", experts, prefix + "mlp.", layer)
+        stack.idle += experts.count - experts.active
+    else:
+        stack.part("mlp", "mlp", dense, prefix + "mlp.", layer)
+    norm_of(stack, prefix + "input_layernorm.", width, layer)
+    norm_of(stack, prefix + "post_attention_layernorm.", width, layer)
 
 
 def final(stack: Stack, norm_name: str, vocab: int, width: int, tie: bool) -> None:
@@ -527,10 +541,13 @@ def from_saved(models: list[RecognisedModel], back: Mapping[str, tuple[str, ...]
 
 def recognise_renamed(shapes: Shapes, rename: Callable[[str], str | None],
                       at: Callable[[Shapes, str, int, int], RecognisedModel | None],
-                      note: str) -> list[RecognisedModel]:
+                      note: str, find: Callable[[Shapes], list[RecognisedModel]] | None = None
+                      ) -> list[RecognisedModel]:
     """The models ``at`` finds in a checkpoint whose names differ from the model's: each name
     as ``rename`` gives it (None: a buffer, left out and not claimed), the experts stacked as
-    the model holds them; the models found claim the checkpoint's own names."""
+    the model holds them; the models found claim the checkpoint's own names. ``find`` finds
+    them in that view where they are not causal LMs under ``model.`` (GLM-5-Next's text
+    model)."""
     renamed: dict[str, str] = {}
     for name in shapes:
         ours = rename(name)
@@ -541,7 +558,8 @@ def recognise_renamed(shapes: Shapes, rename: Callable[[str], str | None],
         return []
     view, back = viewed
     back = {n: tuple(renamed[o] for o in olds) for n, olds in back.items()}
-    return from_saved(recognise_roots(view, "embed_tokens", at), back, note)
+    found = find(view) if find is not None else recognise_roots(view, "embed_tokens", at)
+    return from_saved(found, back, note)
 
 
 def per_expert_names(tensors: list[Tensor], names: Mapping[str, str],

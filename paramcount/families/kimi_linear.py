@@ -179,13 +179,8 @@ def build(config: Any, kda: KimiDeltaAttention, gate: bool = False) -> hybrid.St
             s.part("recurrent", "kimi delta attention", kda, p + "self_attn.", i)
         else:
             s.part("attention", "latent attention", mla, p + "self_attn.", i)
-        if mlp == "sparse":
-            s.part("experts", "experts", moe, p + "mlp.", i)
-            s.idle += moe.count - moe.active
-        else:
-            s.part("mlp", "mlp", Mlp(d, config.intermediate_size), p + "mlp.", i)
-        hybrid.norm_of(s, p + "input_layernorm.", d, i)
-        hybrid.norm_of(s, p + "post_attention_layernorm.", d, i)
+        hybrid.feed_forward(s, p, i, d, Mlp(d, config.intermediate_size),
+                            moe if mlp == "sparse" else None)
     hybrid.final(s, "model.norm.", config.vocab_size, d, False)
     return s
 
@@ -252,6 +247,19 @@ def saved_tensors(config: KimiLinearConfig) -> list[Tensor]:
                                                         (".mlp.", ".block_sparse_moe.")))
 
 
+def saved_renamed(tensors: list[Tensor], renames: Iterable[tuple[str, str]]) -> list[Tensor]:
+    """``tensors`` as a KDA model's ``save_pretrained`` writes them: experts one by one, each
+    conv as three (:func:`split_convs`) and each name with ``renames`` (ours, theirs) applied
+    in order (Ling 3's, GLM-5-Next's)."""
+    out = []
+    for t in split_convs(hybrid.saved_experts(tensors)):
+        name = t.name
+        for ours, theirs in renames:
+            name = name.replace(ours, theirs)
+        out.append(replace(t, name=name))
+    return out
+
+
 def split_convs(tensors: Iterable[Tensor]) -> list[Tensor]:
     """``tensors`` with each KDA's conv over q, k and v as the checkpoint stores it: three,
     :data:`CONVS`."""
@@ -282,8 +290,10 @@ def recognise(shapes: Shapes) -> list[RecognisedModel]:
 
 def recognise_split(shapes: Shapes, rename: Callable[[str], str | None],
                     at: Callable[[Shapes, str, int, int], RecognisedModel | None],
-                    note: str) -> list[RecognisedModel]:
-    """The models ``at`` finds in a checkpoint that stores each KDA's conv as three
+                    note: str, find: Callable[[Shapes], list[RecognisedModel]] | None = None
+                    ) -> list[RecognisedModel]:
+    """The models ``at`` (or ``find``, as :func:`~paramcount.families.hybrid.
+    recognise_renamed` takes it) finds in a checkpoint that stores each KDA's conv as three
     (:data:`CONVS`) and names the rest as ``rename`` reads them back; they claim the
     checkpoint's own names."""
     merged: dict[str, tuple[int, ...]] = {}
@@ -299,7 +309,7 @@ def recognise_split(shapes: Shapes, rename: Callable[[str], str | None],
                 return []
             merged[f"{stem}.conv1d.weight"] = (sum(shapes[p][0] for p in parts), *shape[1:])
             convs[f"{stem}.conv1d.weight"] = parts
-    models = hybrid.recognise_renamed(merged, rename, at, note)
+    models = hybrid.recognise_renamed(merged, rename, at, note, find)
     return [replace(m, names=tuple(n for name in m.names for n in convs.get(name, (name,))))
             for m in models]
 
@@ -366,11 +376,19 @@ def read_rest(shapes: Shapes, start: str, types: tuple[str, ...], mlps: tuple[st
         if not mla.gate:
             notes.append(f"latent attention read as {mla.heads} heads: the weights hold only "
                          "heads × widths")
+    return read_mlps(shapes, start, mlps, values)
+
+
+def read_mlps(shapes: Shapes, start: str, mlps: tuple[str, ...], values: dict[str, object],
+              experts: str = "num_local_experts") -> bool:
+    """Into ``values``: the experts (their count as field ``experts``) and the dense MLP of a
+    Kimi Linear layout's layers under ``start``, as their first layer of each kind holds them;
+    False where one is not there."""
     if "sparse" in mlps:
         moe = read_experts(shapes, f"{start}{mlps.index('sparse')}.mlp.", 8)
         if moe is None or moe.style != "kimi" or moe.shared_inner % moe.inner:
             return False
-        values.update(num_local_experts=moe.experts, moe_intermediate_size=moe.inner,
+        values.update({experts: moe.experts}, moe_intermediate_size=moe.inner,
                       n_shared_experts=moe.shared_inner // moe.inner,
                       num_experts_per_tok=min(8, moe.experts))
     if "dense" in mlps:

@@ -173,9 +173,10 @@ def read_lightning(shapes: Shapes, prefix: str, head_dim: int | None = None
     return LightningAttention(qkv[1], inner // head_dim, head_dim)
 
 
-KDA_STYLES = ("kimi", "bailing")
+KDA_STYLES = ("kimi", "bailing", "glm5")
 """Kimi Linear's KDA gates through low ranks (``f_a_proj``, ``f_b_proj``, ``g_a_proj``,
-``g_b_proj``; ``A_log`` (1, 1, H, 1) after ``dt_bias``); Ling's (``BailingHybridDeltaAttention``)
+``g_b_proj``; ``A_log`` (1, 1, H, 1) after ``dt_bias``); GLM-5-Next's the same with ``A_log``
+(H); Ling's (``BailingHybridDeltaAttention``)
 at full rank (``forget_gate.f_proj`` (H·hd, D) after ``A_log`` (H) and ``dt_bias``, the output
 gate ``g_proj`` (H·hd, D) last, after ``o_norm`` and ``o_proj``)."""
 
@@ -187,7 +188,7 @@ class KimiDeltaAttention:
     (1, 1, H, 1), a low-rank ``f_a_proj`` (hd, D) and ``f_b_proj`` (H·hd, hd)), ``b_proj``
     (H, D), the output gate's low-rank ``g_a_proj`` (hd, D) and ``g_b_proj`` (H·hd, hd), the
     gated ``o_norm`` (hd) and ``o_proj`` (D, H·hd), without biases; the gates at full rank in
-    ``style`` ``bailing`` (:data:`KDA_STYLES`)."""
+    ``style`` ``bailing``, ``A_log`` (H) in ``glm5`` (:data:`KDA_STYLES`)."""
 
     width: int
     heads: int
@@ -216,7 +217,8 @@ class KimiDeltaAttention:
             out += linear(prefix + "o_proj.", d, inner, False, layer)
             return out + linear(prefix + "g_proj.", inner, d, False, layer)
         out += [tensor(gate + "dt_bias", (inner,), layer, d, "dt_bias"),
-                tensor(gate + "A_log", (1, 1, h, 1), layer, d, "A_log")]
+                tensor(gate + "A_log", (h,) if self.style == "glm5" else (1, 1, h, 1), layer,
+                       d, "A_log")]
         out += linear(gate + "f_a_proj.", hd, d, False, layer)
         out += linear(gate + "f_b_proj.", inner, hd, False, layer)
         out += linear(prefix + "b_proj.", h, d, False, layer)
@@ -253,5 +255,6 @@ def read_kda(shapes: Shapes, prefix: str) -> KimiDeltaAttention | None:
         return None
     assert a is not None and conv is not None and o_norm is not None and q is not None
     if len(a) == 1:
-        return KimiDeltaAttention(q[1], a[0], o_norm[0], conv[2], "bailing")
+        style = "glm5" if prefix + "forget_gate.f_a_proj.weight" in shapes else "bailing"
+        return KimiDeltaAttention(q[1], a[0], o_norm[0], conv[2], style)
     return KimiDeltaAttention(q[1], a[2], o_norm[0], conv[2])

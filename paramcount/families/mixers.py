@@ -116,8 +116,9 @@ class LatentAttention:
     or through a low rank ``q_lora`` (``q_a_proj``, ``q_a_layernorm``, ``q_b_proj``), k and v
     through ``kv_a_proj_with_mqa`` (kv_lora + r, D), ``kv_a_layernorm`` and ``kv_b_proj``
     (H·(n + v), kv_lora), then ``o_proj`` (D, H·v); ``bias`` on q_a, kv_a and o (n: the
-    no-rope part of a q/k head, r: its rope part, v: a value head); with ``gate`` (Ling's),
-    a head-wise output gate ``g_proj`` (H, D) last, without bias."""
+    no-rope part of a q/k head, r: its rope part, 0 where the model has none (GLM-5-Next's);
+    v: a value head); with ``gate`` (Ling's), a head-wise output gate ``g_proj`` (H, D) last,
+    without bias."""
 
     width: int
     heads: int
@@ -130,7 +131,9 @@ class LatentAttention:
     gate: bool = False
 
     def __post_init__(self) -> None:
-        sizes(self, "width", "heads", "nope", "rope", "value", "kv_lora")
+        sizes(self, "width", "heads", "nope", "value", "kv_lora")
+        if self.rope:
+            sizes(self, "rope")
 
     def tensors(self, prefix: str, layer: int) -> list[Tensor]:
         """q (or its low-rank pair and norm), kv_a, its norm, kv_b, o (and the gate)."""
@@ -167,10 +170,12 @@ class LatentAttention:
                 + h * d * int(self.gate))
 
 
-def read_latent_attention(shapes: Shapes, prefix: str) -> LatentAttention | None:
+def read_latent_attention(shapes: Shapes, prefix: str, no_rope: bool = False
+                          ) -> LatentAttention | None:
     """The latent attention under ``prefix`` (``…self_attn.``), or None. The weights hold only
     heads × widths: the fewest heads whose widths fit q (H·(n + r)), kv_b (H·(n + v)) and o
-    (H·v) at once (with a gate, its rows are the heads)."""
+    (H·v) at once (with a gate, its rows are the heads); with ``no_rope``, r is 0 (the model
+    has no rope part) and nothing else."""
     kv_a, kv_b, o = (shapes.get(prefix + n) for n in (
         "kv_a_proj_with_mqa.weight", "kv_b_proj.weight", "o_proj.weight"))
     q = shapes.get(prefix + "q_proj.weight") or shapes.get(prefix + "q_b_proj.weight")
@@ -183,7 +188,7 @@ def read_latent_attention(shapes: Shapes, prefix: str) -> LatentAttention | None
     heads = next((h for h in (range(1, o[1] + 1) if g is None else (g[0],))
                   if h and o[1] % h == 0 and q[0] % h == 0 and q[0] // h > rope
                   and kv_b[0] == q[0] - h * rope + o[1]), None)
-    if heads is None or rope < 1:
+    if heads is None or (rope != 0 if no_rope else rope < 1):
         return None
     q_lora = q[1] if prefix + "q_b_proj.weight" in shapes else None
     return LatentAttention(o[0], heads, q[0] // heads - rope, rope, o[1] // heads, lora, q_lora,

@@ -48,6 +48,7 @@ FAMILIES: dict[str, str] = {
     "inkling": "inkling",
     "inkling2": "inkling2",
     "inkling2-loop": "inkling2_loop",
+    "glm5-next": "glm5_next",
     "mamba": "mamba",
     "mamba2": "mamba2",
     "rwkv": "rwkv",
@@ -64,7 +65,7 @@ before minGRU)."""
 HYBRIDS = ("jamba", "bamba", "zamba2", "falcon-h1", "nemotron-h", "lfm2", "lfm2-moe",
            "qwen3-next", "qwen3.5", "qwen3.5-moe", "granitemoehybrid", "minimax", "lfm3",
            "olmo-hybrid", "lara-mini", "zamba", "kimi-linear", "bailing-hybrid",
-           "zaya", "qwen4-exp", "inkling", "inkling2", "inkling2-loop")
+           "zaya", "qwen4-exp", "inkling", "inkling2", "inkling2-loop", "glm5-next")
 """The families that mix recurrent mixers with attention, MLPs and experts."""
 
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -97,7 +98,8 @@ MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "falcon_mamba": "mamba", "mamba
                                "bailing_hybrid": "bailing-hybrid", "zaya": "zaya",
                                "qwen4_exp_text": "qwen4-exp", "inkling_text": "inkling",
                                "inkling2_text": "inkling2",
-                               "inkling2_loop_text": "inkling2-loop"}
+                               "inkling2_loop_text": "inkling2-loop",
+                               "glm5_next_text": "glm5-next"}
 """A ``config.json``'s ``model_type`` → family (a family's aliases included: Falcon-Mamba is
 Mamba; fla's RWKV-7 is RWKV)."""
 
@@ -139,6 +141,7 @@ CLASSES: dict[str, tuple[str, str]] = {
     "Inkling2LoopTextConfig": ("inkling2-loop", "config"),
     "Inkling2LoopForCausalLM": ("inkling2-loop", "lm"),
     "Inkling2LoopTextModel": ("inkling2-loop", "backbone"),
+    "Glm5NextTextConfig": ("glm5-next", "config"), "Glm5NextTextModel": ("glm5-next", "lm"),
 }
 """The reference classes that ``read`` recognises in pasted code and ``config.json``'s
 ``architectures`` names: family and what it builds (a config, the causal LM, or the backbone

@@ -1,7 +1,8 @@
 """The parts the 2026 hybrids add around their mixers, each a part as in
 :mod:`paramcount.families.mixers`: hyper-connections (several residual streams mixed before and
-after each block: Qwen4-Exp's gated residual), per-layer n-gram embeddings (Qwen4-Exp's PLE,
-hashed into prime-sized tables) and attention with a token indexer beside it (Qwen4-Exp's QSA).
+after each block: Qwen4-Exp's gated residual, GLM-5-Next's manifold-constrained mHC), per-layer
+n-gram embeddings (Qwen4-Exp's PLE, hashed into prime-sized tables) and attention with a token
+indexer beside it (Qwen4-Exp's QSA, GLM-5-Next's DSA indexer over latent attention).
 
 Each part is a spec with ``tensors(prefix, layer)`` (names and shapes as transformers' module
 registers them), ``count`` in closed form and, where it keeps something between tokens,
@@ -14,7 +15,7 @@ from functools import lru_cache
 from math import gcd
 
 from paramcount.engine.conventions.base import Tensor
-from paramcount.families.mixers import Attention
+from paramcount.families.mixers import Attention, LatentAttention
 from paramcount.families.parts import depthwise_conv, linear, norm, sizes, tensor
 from paramcount.families.state import Piece, convolution
 from paramcount.record import record
@@ -232,3 +233,83 @@ class IndexedAttention:
         hd = self.index_head_dim
         return (self.attention.count
                 + (self.index_heads + self.index_kv_heads) * hd * self.attention.width + 2 * hd)
+
+
+@record
+class HyperConnection:
+    """GLM-5-Next's manifold-constrained hyper-connection (``Glm5NextTextHyperConnection``) over
+    ``streams`` residual streams of ``width``: ``fn`` ((2 + S)·S, S·D) that makes the pre, post
+    and comb weights from the flattened streams, their biases ``base`` ((2 + S)·S) and the three
+    scales ``scale`` (3); its input norm has no weight."""
+
+    width: int
+    streams: int
+
+    def __post_init__(self) -> None:
+        sizes(self, "width", "streams")
+
+    def tensors(self, prefix: str, layer: int) -> list[Tensor]:
+        """fn, base, scale."""
+        rows, wide = (2 + self.streams) * self.streams, self.streams * self.width
+        return [tensor(prefix + "fn", (rows, wide), layer, wide, "fn"),
+                tensor(prefix + "base", (rows,), layer, wide, "base"),
+                tensor(prefix + "scale", (3,), layer, wide, "scale")]
+
+    @property
+    def count(self) -> int:
+        """(2 + S)·S·(S·D + 1) + 3."""
+        return (2 + self.streams) * self.streams * (self.streams * self.width + 1) + 3
+
+
+@record
+class SparseIndexedAttention:
+    """Latent attention with GLM-5-Next's DSA token indexer (``indexer``) where ``full``: the
+    attention's tensors, then ``index_kpool_compress_ape`` (pool, hd),
+    ``index_kpool_compress_gate`` (hd, D), ``wq_b`` (n·hd, q_lora) from the attention's
+    low-rank q, ``wk`` (hd, D), the LayerNorm ``k_norm`` (hd, weight and bias) and
+    ``weights_proj`` (n, D), no bias; a ``shared`` layer (``full`` False) reuses the previous
+    full layer's choice and holds no indexer."""
+
+    attention: LatentAttention
+    index_heads: int
+    index_head_dim: int
+    pool: int
+    full: bool = True
+
+    def __post_init__(self) -> None:
+        sizes(self, "index_heads", "index_head_dim", "pool")
+
+    def tensors(self, prefix: str, layer: int) -> list[Tensor]:
+        """The attention's tensors, then the indexer's where it has one."""
+        out = self.attention.tensors(prefix, layer)
+        if not self.full:
+            return out
+        hd, d, at = self.index_head_dim, self.attention.width, prefix + "indexer."
+        assert self.attention.q_lora is not None
+        out += [tensor(at + "index_kpool_compress_ape", (self.pool, hd), layer, hd,
+                       "index_kpool_compress_ape"),
+                tensor(at + "index_kpool_compress_gate", (hd, d), layer, d,
+                       "index_kpool_compress_gate")]
+        out += linear(at + "wq_b.", self.index_heads * hd, self.attention.q_lora, False, layer)
+        out += linear(at + "wk.", hd, d, False, layer)
+        out += norm(at + "k_norm.", hd, layer, bias=True)
+        return out + linear(at + "weights_proj.", self.index_heads, d, False, layer)
+
+    def cache(self) -> tuple[Piece, ...]:
+        """Its cache: the attention's latent and, with an indexer, its packed keys (2·hd + 1
+        per token, as transformers' ``DynamicIndexedLayer`` keeps them)."""
+        kept = self.attention.cache()
+        if self.full:
+            kept += (Piece("indexer keys", per_token=2 * self.index_head_dim + 1),)
+        return kept
+
+    @property
+    def count(self) -> int:
+        """[latent attention] + (pool·hd + 2·hd·D + n·hd·q_lora + 2·hd + n·D) with an
+        indexer."""
+        if not self.full:
+            return self.attention.count
+        hd, d, n = self.index_head_dim, self.attention.width, self.index_heads
+        assert self.attention.q_lora is not None
+        return (self.attention.count + self.pool * hd + 2 * hd * d + n * hd * self.attention.q_lora
+                + 2 * hd + n * d)

@@ -17,7 +17,6 @@ _NEW = "its {} is not modelled yet"
 UNMODELLED: dict[str, str] = {
     # mixers not modelled yet
     "glm5_next": _WRAPS.format("vision-language", "GLM-5-Next", "vision tower"),
-    "glm5_next_text": _NEW.format("linear attention (Glm5NextTextLinearAttention)"),
     "inkling_mm_model": _WRAPS.format("multimodal", "Inkling", "vision and audio towers"),
     "inkling2": _WRAPS.format("vision-language", "Inkling 2", "vision tower"),
     "inkling2_loop": _WRAPS.format("vision-language", "Inkling 2 Loop", "vision tower"),
