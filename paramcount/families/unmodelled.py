@@ -10,12 +10,11 @@ listed here, so a new release's mixer is found by CI. Pure: no framework import.
 from __future__ import annotations
 
 _TOWER = "the {} tower of {}: no decoder (its model is counted whole or not at all)"
-_WRAPS = ("a {} model around a {} decoder: its {} is not modelled, so paramcount counts none of "
-          "it rather than the decoder alone")
-_NEW = "its {} is not modelled yet"
+_WRAPS = ("a {} model around the {} decoder, whose {} paramcount does not model: it counts "
+          "none of the model rather than the decoder alone")
 
 UNMODELLED: dict[str, str] = {
-    # mixers not modelled yet
+    # models around a decoder paramcount counts: the rest of them is not modelled
     "glm5_next": _WRAPS.format("vision-language", "GLM-5-Next", "vision tower"),
     "inkling_mm_model": _WRAPS.format("multimodal", "Inkling", "vision and audio towers"),
     "inkling2": _WRAPS.format("vision-language", "Inkling 2", "vision tower"),
@@ -24,7 +23,6 @@ UNMODELLED: dict[str, str] = {
     "qwen3_5": _WRAPS.format("vision-language", "Qwen3.5", "vision tower"),
     "qwen3_5_moe": _WRAPS.format("vision-language", "Qwen3.5-MoE", "vision tower"),
     "qwen4_exp": _WRAPS.format("vision-language", "Qwen4-Exp", "vision tower"),
-    # models around a decoder paramcount counts: the rest of them is not modelled
     "lfm2_vl": _WRAPS.format("vision-language", "LFM2", "vision tower"),
     "jev": _WRAPS.format("vision-language", "Qwen3.5", "vision tower"),
     "minicpm_ocr": _WRAPS.format("vision-language", "Qwen3.5", "vision tower"),
