@@ -23,6 +23,7 @@ from paramcount.reading.reprs import hf_repr, torch_repr
 from paramcount.reading.tables import (
     aligned,
     flax_tabulate,
+    haiku_tabulate,
     keras_summary,
     lightning,
     model_summary,
@@ -88,6 +89,8 @@ def generic_reader(lines: Sequence[str], index: int) -> Reader | None:
     """The generic reader of a table no dialect claims, headed at ``lines[index]``: a pipe
     table, or one aligned by runs of spaces (:mod:`paramcount.reading.tables.generic`)."""
     first = lines[index][:1]
+    if first == "|" and haiku_tabulate.starts(lines, index):
+        return haiku_tabulate.read
     if first == "|" and generic_table.starts(lines, index):
         return generic_table.read
     if first in "│┃║" and first and generic_table.starts_box(lines, index):

@@ -1,0 +1,73 @@
+"""Printers found in the package lists after the first round (issue 36, item 2), run at test
+time: haiku's ``hk.experimental.tabulate``, and the table libraries of ``count_parameters``
+snippets.
+
+Used by ``tests/test_read_printers_found.py`` and ``benchmarks/read_accuracy.py``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import strategies as st
+
+from tests.printers import Paste, Truth
+
+HAIKU_CORES = ("LSTM", "GRU", "VanillaRNN")
+
+
+@dataclass(frozen=True)
+class HaikuPlan:
+    """A haiku model as data: input width, time steps, recurrent cores ``(class, H)`` run by
+    ``dynamic_unroll`` or ``static_unroll`` (one call per step), then a Linear."""
+
+    width: int
+    steps: int
+    cores: tuple[tuple[str, int], ...]
+    static: bool
+    out: int
+
+
+@st.composite
+def haiku_plans(draw: st.DrawFn) -> HaikuPlan:
+    """A random haiku model: one to three cores, each unrolled over 1 to 6 steps."""
+    cores = tuple((draw(st.sampled_from(HAIKU_CORES)), draw(st.integers(1, 12)))
+                  for _ in range(draw(st.integers(1, 3))))
+    return HaikuPlan(draw(st.integers(1, 12)), draw(st.integers(1, 6)), cores,
+                     draw(st.booleans()), draw(st.integers(1, 8)))
+
+
+def haiku_paste(plan: HaikuPlan) -> Paste:
+    """``hk.experimental.tabulate`` of ``plan``'s model, with its truth from the initialised
+    parameters (haiku's cells are counted as tensors: paramcount models no haiku convention,
+    so the truth names no recurrent layer)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import haiku as hk
+        import jax
+        import jax.numpy as jnp
+
+    def forward(x: Any) -> Any:
+        """Every core in order, unrolled over the time axis, then the Linear."""
+        for kind, size in plan.cores:
+            core = getattr(hk, kind)(size)
+            unroll = hk.static_unroll if plan.static else hk.dynamic_unroll
+            x, _ = unroll(core, x, core.initial_state(2), time_major=False)
+        return hk.Linear(plan.out)(x)
+
+    example = jnp.zeros((2, plan.steps, plan.width))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = hk.transform(forward)
+        params = model.init(jax.random.PRNGKey(0), example)
+        text = hk.experimental.tabulate(model)(example)
+    total = sum(int(leaf.size) for leaf in jax.tree.leaves(params))
+    return Paste("haiku tabulate", text + "\n", Truth((), (), total))
+
+
+def found_pastes(draw: Callable[[st.SearchStrategy[Any]], Any]) -> list[Paste]:
+    """Every found printer's paste of random models: haiku's ``tabulate`` of a haiku model."""
+    return [haiku_paste(draw(haiku_plans()))]
