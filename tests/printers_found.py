@@ -1,6 +1,6 @@
 """Printers found in the package lists after the first round (issue 36, item 2), run at test
 time: haiku's ``hk.experimental.tabulate``, and the table libraries of ``count_parameters``
-snippets.
+snippets (texttable, terminaltables).
 
 Used by ``tests/test_read_printers_found.py`` and ``benchmarks/read_accuracy.py``.
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tests.printers import Paste, Truth
+from tests.printers import Paste, TorchPlan, Truth, build_torch, torch_plans
 
 HAIKU_CORES = ("LSTM", "GRU", "VanillaRNN")
 
@@ -68,6 +68,52 @@ def haiku_paste(plan: HaikuPlan) -> Paste:
     return Paste("haiku tabulate", text + "\n", Truth((), (), total))
 
 
+TABLES = ("texttable", "texttable-shapes", "AsciiTable", "AsciiTable-shapes", "DoubleTable",
+          "SingleTable", "GithubFlavoredMarkdownTable")
+"""The ``count_parameters`` snippet drawn by texttable (``Texttable()``'s default decoration)
+and terminaltables' tables; ``-shapes``: a shape column between the name and the count."""
+
+_DEC = str.maketrans("lqwkxtnumvj", "┌─┬┐│├┼┤└┴┘")
+"""The DEC line-drawing characters terminaltables' ``SingleTable`` selects with ``ESC ( 0``,
+as a terminal draws them (and as they are copied from it)."""
+
+
+def table_text(net: Any, style: str) -> str:
+    """``net``'s trainable tensors as the ``count_parameters`` snippet prints them with the
+    table library ``style`` names, and the total under the table."""
+    shapes = style.endswith("-shapes")
+    head = ["Name", "Shape", "Params"] if shapes else ["Modules", "Parameters"]
+    rows = [[n, str(tuple(p.shape)), str(p.numel())] if shapes else [n, str(p.numel())]
+            for n, p in net.named_parameters() if p.requires_grad]
+    total = sum(p.numel() for p in net.parameters() if p.requires_grad)
+    if style.startswith("texttable"):
+        from texttable import Texttable
+
+        table = Texttable()
+        table.header(head)
+        table.add_rows(rows, header=False)
+        text = table.draw()
+    else:
+        import terminaltables
+
+        text = getattr(terminaltables, style.removesuffix("-shapes"))([head, *rows]).table
+        if style == "SingleTable":  # ESC ( 0 ... ESC ( B: as the terminal shows it
+            text = "".join(part[1:].translate(_DEC) if part.startswith("0") else part[1:]
+                           for part in ("B" + text).split("\x1b("))
+    return f"{text}\nTotal Trainable Params: {total}\n"
+
+
+def torch_found_pastes(plan: TorchPlan, draw: Callable[[st.SearchStrategy[Any]], Any]
+                       ) -> list[Paste]:
+    """The found printers' pastes of ``plan``'s torch model: a table library's
+    ``count_parameters`` table."""
+    net, truth, _ = build_torch(plan)
+    style = draw(st.sampled_from(TABLES))
+    return [Paste(style.removesuffix("-shapes") + (" (shapes)" if style.endswith("-shapes")
+                                                   else ""), table_text(net, style), truth)]
+
+
 def found_pastes(draw: Callable[[st.SearchStrategy[Any]], Any]) -> list[Paste]:
-    """Every found printer's paste of random models: haiku's ``tabulate`` of a haiku model."""
-    return [haiku_paste(draw(haiku_plans()))]
+    """Every found printer's paste of random models: haiku's ``tabulate`` of a haiku model,
+    then the torch printers' of a torch model."""
+    return [haiku_paste(draw(haiku_plans())), *torch_found_pastes(draw(torch_plans()), draw)]

@@ -8,11 +8,20 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 
 from paramcount.reading.pipeline import read
+from paramcount.reading.solve import same_configuration as same
 from tests.conftest import have
-from tests.printers import Score, check
-from tests.printers_found import HaikuPlan, haiku_paste, haiku_plans
+from tests.printers import Score, check, torch_plans
+from tests.printers_found import (
+    TABLES,
+    HaikuPlan,
+    haiku_paste,
+    haiku_plans,
+    table_text,
+    torch_found_pastes,
+)
 
 needs_haiku = pytest.mark.skipif(not have("haiku"), reason="needs dm-haiku")
 
@@ -69,4 +78,52 @@ def test_random_haiku_models(plan: HaikuPlan) -> None:
     """Random haiku models, unrolled statically or dynamically, read with the exact total."""
     score = Score()
     check(haiku_paste(plan), score)
+    assert not score.wrong, score.wrong
+
+
+# -- the table libraries of count_parameters snippets -----------------------------------------
+
+def _stack() -> Any:
+    """An LSTM(16, 32, num_layers=2, bidirectional=True) and a Linear(64, 5)."""
+    from torch import nn
+
+    class Net(nn.Module):
+        """A stacked bidirectional LSTM, then a Linear."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.lstm = nn.LSTM(16, 32, num_layers=2, bidirectional=True)
+            self.fc = nn.Linear(64, 5)
+
+    return Net()
+
+
+@pytest.mark.parametrize("style", TABLES)
+def test_count_parameters_table_libraries(style: str) -> None:
+    """texttable's and terminaltables' tables of the snippet give the exact total and the
+    stacked LSTM's configuration (read from its tensors' counts or shapes)."""
+    pytest.importorskip("torch")
+    module = "texttable" if style.startswith("texttable") else "terminaltables"
+    if not have(module):
+        pytest.skip(f"needs {module}")
+    from paramcount.engine.spec import Cell, LayerSpec
+
+    net = _stack()
+    model = _only(table_text(net, style))
+    assert model.total == sum(p.numel() for p in net.parameters())
+    (layer,) = [layer for layer in model.layers if layer.recurrent]
+    assert layer.spec is not None and same(
+        layer.spec, LayerSpec(Cell.LSTM, 16, 32, num_layers=2, bidirectional=True))
+
+
+@pytest.mark.skipif(not (have("texttable") and have("terminaltables")),
+                    reason="needs texttable and terminaltables")
+@given(torch_plans(), st.data())
+@settings(max_examples=6, deadline=None, database=None, phases=[Phase.generate],
+          suppress_health_check=list(HealthCheck))
+def test_random_torch_models_in_the_table_libraries(plan: Any, data: st.DataObject) -> None:
+    """Random torch models in the table libraries' forms, read with no wrong layer or total."""
+    score = Score()
+    for paste in torch_found_pastes(plan, data.draw):
+        check(paste, score)
     assert not score.wrong, score.wrong
