@@ -113,7 +113,68 @@ def torch_found_pastes(plan: TorchPlan, draw: Callable[[st.SearchStrategy[Any]],
                                                    else ""), table_text(net, style), truth)]
 
 
+EQUINOX_CELLS = ("LSTMCell", "GRUCell")
+
+
+@dataclass(frozen=True)
+class EquinoxPlan:
+    """An equinox model as data: input width, cells ``(class, H, use_bias)``, then an MLP
+    head (a tuple of Linears) of ``depth`` hidden layers; printed by ``tree_pprint`` or
+    ``print``."""
+
+    width: int
+    cells: tuple[tuple[str, int, bool], ...]
+    depth: int
+    pprint: bool
+
+
+@st.composite
+def equinox_plans(draw: st.DrawFn) -> EquinoxPlan:
+    """A random equinox model: one to three cells, with or without biases, and a head."""
+    cells = tuple((draw(st.sampled_from(EQUINOX_CELLS)), draw(st.integers(1, 12)),
+                   draw(st.booleans())) for _ in range(draw(st.integers(1, 3))))
+    return EquinoxPlan(draw(st.integers(1, 12)), cells, draw(st.integers(0, 2)),
+                       draw(st.booleans()))
+
+
+def equinox_paste(plan: EquinoxPlan) -> Paste:
+    """``eqx.tree_pprint`` (or ``print``) of ``plan``'s model, with its truth: every array
+    ``eqx.filter(model, eqx.is_array)`` keeps (equinox's cells are counted as tensors, so the
+    truth names no recurrent layer)."""
+    import contextlib
+    import io
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import equinox as eqx
+        import jax
+
+    keys = iter(jax.random.split(jax.random.PRNGKey(0), len(plan.cells) + 1))
+    cells, width = [], plan.width
+    for kind, size, bias in plan.cells:
+        cells.append(getattr(eqx.nn, kind)(width, size, use_bias=bias, key=next(keys)))
+        width = size
+
+    class Net(eqx.Module):  # type: ignore[misc]
+        """The cells in a list, then the MLP head."""
+
+        cells: list[Any]
+        head: Any
+
+    model = Net(cells, eqx.nn.MLP(width, 3, 4, plan.depth, key=next(keys)))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        if plan.pprint:
+            eqx.tree_pprint(model)
+        else:
+            print(model)
+    total = sum(int(leaf.size) for leaf in jax.tree.leaves(eqx.filter(model, eqx.is_array)))
+    return Paste("equinox tree_pprint" if plan.pprint else "equinox print(model)",
+                 out.getvalue(), Truth((), (), total))
+
+
 def found_pastes(draw: Callable[[st.SearchStrategy[Any]], Any]) -> list[Paste]:
     """Every found printer's paste of random models: haiku's ``tabulate`` of a haiku model,
-    then the torch printers' of a torch model."""
-    return [haiku_paste(draw(haiku_plans())), *torch_found_pastes(draw(torch_plans()), draw)]
+    equinox's print of an equinox model, then the torch printers' of a torch model."""
+    return [haiku_paste(draw(haiku_plans())), equinox_paste(draw(equinox_plans())),
+            *torch_found_pastes(draw(torch_plans()), draw)]

@@ -16,7 +16,10 @@ from tests.conftest import have
 from tests.printers import Score, check, torch_plans
 from tests.printers_found import (
     TABLES,
+    EquinoxPlan,
     HaikuPlan,
+    equinox_paste,
+    equinox_plans,
     haiku_paste,
     haiku_plans,
     table_text,
@@ -126,4 +129,46 @@ def test_random_torch_models_in_the_table_libraries(plan: Any, data: st.DataObje
     score = Score()
     for paste in torch_found_pastes(plan, data.draw):
         check(paste, score)
+    assert not score.wrong, score.wrong
+
+
+# -- equinox's print of a module --------------------------------------------------------------
+
+needs_equinox = pytest.mark.skipif(not have("equinox"), reason="needs equinox")
+_EQUINOX = EquinoxPlan(16, (("LSTMCell", 32, True), ("GRUCell", 8, False)), 1, True)
+
+
+@needs_equinox
+@pytest.mark.parametrize("pprint", [True, False], ids=["tree_pprint", "print"])
+def test_equinox_module_is_read_as_its_arrays(pprint: bool) -> None:
+    """``eqx.tree_pprint(model)`` and ``print(model)`` (it said "nothing countable found"):
+    every array a tensor named by its field path, the exact total, and no torch layer claimed
+    from equinox's ``weight_ih`` / ``weight_hh`` names."""
+    paste = equinox_paste(EquinoxPlan(16, _EQUINOX.cells, 1, pprint))
+    model = _only(paste.text)
+    assert model.total == paste.truth.total
+    assert model.accounting.whole
+    assert not [layer for layer in model.layers if layer.recurrent]
+    names = {name for name, _, _ in model.tensors}
+    assert {"cells.0.weight_ih", "cells.0.bias", "cells.1.weight_hh",
+            "head.layers.1.weight"} <= names, names
+
+
+@needs_equinox
+def test_equinox_module_cut_is_a_bound() -> None:
+    """The print cut before its closing parenthesis: no exact total, the crop named."""
+    text = equinox_paste(_EQUINOX).text
+    model = _only(text[:text.index("head=")] + "\n")
+    assert model.total is None
+    assert model.accounting.cropped
+
+
+@needs_equinox
+@given(equinox_plans())
+@settings(max_examples=4, deadline=None, database=None, phases=[Phase.generate],
+          suppress_health_check=list(HealthCheck))
+def test_random_equinox_models(plan: EquinoxPlan) -> None:
+    """Random equinox models, printed either way, read with the exact total."""
+    score = Score()
+    check(equinox_paste(plan), score)
     assert not score.wrong, score.wrong

@@ -8,9 +8,9 @@ total's exactness is decided), ``solve`` (a printed count → the configurations
 one dialect per printer: ``keras_summary``, ``torchinfo``, ``torchsummary``, ``lightning`` with
 ``rounded`` counts, ``model_summary``, ``flax_tabulate``, ``haiku_tabulate``, ``headless``;
 ``generic`` for a table no dialect reads), ``listings`` (``shape_dump``, ``unnamed``,
-``generic``: literals and buffers), ``reprs`` (``torch_repr``, ``hf_repr``, ``generic``: a
-flop counter's figures), ``code`` (``python_code`` on ``walk``, ``evaluate``, ``values``,
-``account``, ``recovery``: read with ``ast``, never run) and ``messages`` (``load_error``,
-``runtime_error``).
+``generic``: literals and buffers), ``reprs`` (``torch_repr``, ``hf_repr``, ``pytree``,
+``generic``: a flop counter's figures), ``code`` (``python_code`` on ``walk``, ``evaluate``,
+``values``, ``account``, ``recovery``: read with ``ast``, never run) and ``messages``
+(``load_error``, ``runtime_error``).
 May import: ``paramcount.engine``, ``paramcount.families.registry``, ``paramcount.files``.
 """

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 from paramcount.reading.listings import generic as listing
 from paramcount.reading.listings import shape_dump
-from paramcount.reading.reprs import hf_repr, torch_repr
+from paramcount.reading.reprs import hf_repr, pytree, torch_repr
 from paramcount.reading.tables import (
     aligned,
     flax_tabulate,
@@ -121,7 +121,8 @@ def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
         if reader is not None:
             result = reader(span, index)
         elif line.rstrip().endswith("(") and not line.startswith(" "):
-            result = torch_repr.read(span, index)
+            result = (pytree.read(span, index) if pytree.starts(span, index) else None
+                      ) or torch_repr.read(span, index)
         elif "torch.Size" in line or shape_dump.is_dump(line) or listing.starts_literal(line):
             result = (listing.read_literal(span, index) or shape_dump.read_bare(span, index)
                       or shape_dump.read_named(span, index))

@@ -1,3 +1,4 @@
 """Module trees as printed: torch's ``print(model)`` (``torch_repr``) and the families' Hugging
-Face reprs (``hf_repr``); ``generic`` tells a flop counter's figures from a module's arguments.
+Face reprs (``hf_repr``), JAX pytree modules as equinox prints them (``pytree``); ``generic``
+tells a flop counter's figures from a module's arguments.
 """
