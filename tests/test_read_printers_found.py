@@ -4,6 +4,7 @@ models and its output read back against the framework's own count."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 from paramcount.reading.pipeline import read
 from paramcount.reading.solve import same_configuration as same
 from tests.conftest import have
-from tests.printers import Score, check, torch_plans
+from tests.printers import Paste, Score, check, torch_plans
 from tests.printers_found import (
     TABLES,
     EquinoxPlan,
@@ -73,15 +74,6 @@ def test_haiku_row_count_that_disagrees_is_named() -> None:
         model.accounting)
 
 
-@needs_haiku
-@given(haiku_plans())
-@settings(max_examples=4, deadline=None, database=None, phases=[Phase.generate],
-          suppress_health_check=list(HealthCheck))
-def test_random_haiku_models(plan: HaikuPlan) -> None:
-    """Random haiku models, unrolled statically or dynamically, read with the exact total."""
-    score = Score()
-    check(haiku_paste(plan), score)
-    assert not score.wrong, score.wrong
 
 
 # -- the table libraries of count_parameters snippets -----------------------------------------
@@ -119,17 +111,6 @@ def test_count_parameters_table_libraries(style: str) -> None:
         layer.spec, LayerSpec(Cell.LSTM, 16, 32, num_layers=2, bidirectional=True))
 
 
-@pytest.mark.skipif(not (have("texttable") and have("terminaltables")),
-                    reason="needs texttable and terminaltables")
-@given(torch_plans(), st.data())
-@settings(max_examples=6, deadline=None, database=None, phases=[Phase.generate],
-          suppress_health_check=list(HealthCheck))
-def test_random_torch_models_in_the_table_libraries(plan: Any, data: st.DataObject) -> None:
-    """Random torch models in the table libraries' forms, read with no wrong layer or total."""
-    score = Score()
-    for paste in torch_found_pastes(plan, data.draw):
-        check(paste, score)
-    assert not score.wrong, score.wrong
 
 
 # -- equinox's print of a module --------------------------------------------------------------
@@ -163,12 +144,29 @@ def test_equinox_module_cut_is_a_bound() -> None:
     assert model.accounting.cropped
 
 
-@needs_equinox
-@given(equinox_plans())
+# -- random models ---------------------------------------------------------------------------
+
+_RANDOM: dict[str, tuple[tuple[str, ...], Callable[[Any], list[Paste]]]] = {
+    "haiku": (("haiku",), lambda draw: [haiku_paste(draw(haiku_plans()))]),
+    "equinox": (("equinox",), lambda draw: [equinox_paste(draw(equinox_plans()))]),
+    "table libraries": (("torch", "texttable", "terminaltables"),
+                        lambda draw: torch_found_pastes(draw(torch_plans()), draw)),
+}
+"""Each found printer's random pastes, and the packages they need."""
+
+
+@pytest.mark.parametrize("printer", sorted(_RANDOM))
+@given(data=st.data())
 @settings(max_examples=4, deadline=None, database=None, phases=[Phase.generate],
           suppress_health_check=list(HealthCheck))
-def test_random_equinox_models(plan: EquinoxPlan) -> None:
-    """Random equinox models, printed either way, read with the exact total."""
+def test_random_models(printer: str, data: st.DataObject) -> None:
+    """Random models in each found printer's forms (haiku unrolled statically or
+    dynamically, equinox printed either way, the table libraries' tables of random torch
+    models) are read with no wrong layer or total."""
+    needs, make = _RANDOM[printer]
+    if not all(have(module) for module in needs):
+        pytest.skip(f"needs {', '.join(needs)}")
     score = Score()
-    check(equinox_paste(plan), score)
+    for paste in make(data.draw):
+        check(paste, score)
     assert not score.wrong, score.wrong
