@@ -103,14 +103,38 @@ def table_text(net: Any, style: str) -> str:
     return f"{text}\nTotal Trainable Params: {total}\n"
 
 
+def deepspeed_text(net: Any, example: Any) -> str:
+    """DeepSpeed's flops profiler (``get_model_profile(..., print_profile=True,
+    detailed=True)``) of ``net`` run on ``example``: its summary, then the model's repr with
+    its figures first in each module's brackets."""
+    import contextlib
+    import io
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from deepspeed.profiling.flops_profiler import get_model_profile
+
+    out = io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(out):
+        warnings.simplefilter("ignore")
+        get_model_profile(net, args=[example], print_profile=True, detailed=True,
+                          as_string=True)
+    return out.getvalue()
+
+
 def torch_found_pastes(plan: TorchPlan, draw: Callable[[st.SearchStrategy[Any]], Any]
                        ) -> list[Paste]:
     """The found printers' pastes of ``plan``'s torch model: a table library's
-    ``count_parameters`` table."""
-    net, truth, _ = build_torch(plan)
+    ``count_parameters`` table, and DeepSpeed's profile where it runs the model."""
+    import contextlib
+
+    net, truth, example = build_torch(plan)
     style = draw(st.sampled_from(TABLES))
-    return [Paste(style.removesuffix("-shapes") + (" (shapes)" if style.endswith("-shapes")
-                                                   else ""), table_text(net, style), truth)]
+    pastes = [Paste(style.removesuffix("-shapes") + (" (shapes)" if style.endswith("-shapes")
+                                                     else ""), table_text(net, style), truth)]
+    with contextlib.suppress(Exception):  # a model DeepSpeed's profiler cannot run
+        pastes.append(Paste("DeepSpeed flops profiler", deepspeed_text(net, example), truth))
+    return pastes
 
 
 EQUINOX_CELLS = ("LSTMCell", "GRUCell")

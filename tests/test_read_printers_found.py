@@ -19,6 +19,7 @@ from tests.printers_found import (
     TABLES,
     EquinoxPlan,
     HaikuPlan,
+    deepspeed_text,
     equinox_paste,
     equinox_plans,
     haiku_paste,
@@ -144,12 +145,45 @@ def test_equinox_module_cut_is_a_bound() -> None:
     assert model.accounting.cropped
 
 
+# -- DeepSpeed's flops profiler -----------------------------------------------------------------
+
+@pytest.mark.skipif(not have("deepspeed"), reason="needs deepspeed")
+@pytest.mark.parametrize("bidirectional", [False, True], ids=["lstm", "bilstm"])
+def test_deepspeed_profile_is_read_as_its_repr(bidirectional: bool) -> None:
+    """DeepSpeed's detailed profile (``LSTM(6.4 K = 94.05% Params, 0 MACs = 0% MACs, 0 s = 0%
+    latency, 0 FLOPS, 16, 32, batch_first=True)``, said "nothing countable found") is read as
+    the repr it prints: the exact total and the LSTM's configuration."""
+    import torch
+    from torch import nn
+
+    from paramcount.engine.spec import Cell, LayerSpec
+
+    class Net(nn.Module):
+        """An LSTM read at every step, then a Linear."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.lstm = nn.LSTM(16, 32, batch_first=True, bidirectional=bidirectional)
+            self.fc = nn.Linear(64 if bidirectional else 32, 5)
+
+        def forward(self, x: Any) -> Any:
+            """The LSTM's outputs through the Linear."""
+            return self.fc(self.lstm(x)[0])
+
+    net = Net()
+    model = _only(deepspeed_text(net, torch.zeros(1, 7, 16)))
+    assert model.total == sum(p.numel() for p in net.parameters())
+    (layer,) = [layer for layer in model.layers if layer.recurrent]
+    assert layer.spec is not None and same(layer.spec, LayerSpec(
+        Cell.LSTM, 16, 32, bidirectional=bidirectional))
+
+
 # -- random models ---------------------------------------------------------------------------
 
 _RANDOM: dict[str, tuple[tuple[str, ...], Callable[[Any], list[Paste]]]] = {
     "haiku": (("haiku",), lambda draw: [haiku_paste(draw(haiku_plans()))]),
     "equinox": (("equinox",), lambda draw: [equinox_paste(draw(equinox_plans()))]),
-    "table libraries": (("torch", "texttable", "terminaltables"),
+    "table libraries, DeepSpeed": (("torch", "texttable", "terminaltables", "deepspeed"),
                         lambda draw: torch_found_pastes(draw(torch_plans()), draw)),
 }
 """Each found printer's random pastes, and the packages they need."""
