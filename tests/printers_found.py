@@ -122,10 +122,23 @@ def deepspeed_text(net: Any, example: Any) -> str:
     return out.getvalue()
 
 
+def torchtnt_text(net: Any, example: Any, exact: bool) -> str:
+    """torchtnt's ``get_module_summary(net, module_args=(example,))`` as ``print`` shows it
+    (counts rounded, ``6.4 K``), or ``get_summary_table(..., human_readable_nums=False)``
+    (``exact``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its version module imports pkg_resources: deprecated
+        from torchtnt.utils.module_summary import get_module_summary, get_summary_table
+
+        summary = get_module_summary(net, module_args=(example,))
+        return get_summary_table(summary, human_readable_nums=not exact) + "\n"
+
+
 def torch_found_pastes(plan: TorchPlan, draw: Callable[[st.SearchStrategy[Any]], Any]
                        ) -> list[Paste]:
     """The found printers' pastes of ``plan``'s torch model: a table library's
-    ``count_parameters`` table, and DeepSpeed's profile where it runs the model."""
+    ``count_parameters`` table, and DeepSpeed's profile and torchtnt's module summary where
+    they run the model."""
     import contextlib
 
     net, truth, example = build_torch(plan)
@@ -134,6 +147,10 @@ def torch_found_pastes(plan: TorchPlan, draw: Callable[[st.SearchStrategy[Any]],
                                                      else ""), table_text(net, style), truth)]
     with contextlib.suppress(Exception):  # a model DeepSpeed's profiler cannot run
         pastes.append(Paste("DeepSpeed flops profiler", deepspeed_text(net, example), truth))
+    exact = draw(st.booleans())
+    with contextlib.suppress(Exception):  # a model torchtnt cannot run
+        pastes.append(Paste("torchtnt module summary" + (" (exact counts)" if exact else ""),
+                            torchtnt_text(net, example, exact), truth))
     return pastes
 
 

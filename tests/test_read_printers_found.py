@@ -26,6 +26,7 @@ from tests.printers_found import (
     haiku_plans,
     table_text,
     torch_found_pastes,
+    torchtnt_text,
 )
 
 needs_haiku = pytest.mark.skipif(not have("haiku"), reason="needs dm-haiku")
@@ -90,6 +91,10 @@ def _stack() -> Any:
             super().__init__()
             self.lstm = nn.LSTM(16, 32, num_layers=2, bidirectional=True)
             self.fc = nn.Linear(64, 5)
+
+        def forward(self, x: Any) -> Any:
+            """The LSTM's outputs through the Linear."""
+            return self.fc(self.lstm(x)[0])
 
     return Net()
 
@@ -178,12 +183,34 @@ def test_deepspeed_profile_is_read_as_its_repr(bidirectional: bool) -> None:
         Cell.LSTM, 16, 32, bidirectional=bidirectional))
 
 
+# -- torchtnt's module summary ------------------------------------------------------------------
+
+@pytest.mark.skipif(not have("torchtnt"), reason="needs torchtnt")
+@pytest.mark.parametrize("exact", [True, False], ids=["exact-counts", "rounded"])
+def test_torchtnt_module_summary(exact: bool) -> None:
+    """torchtnt's summary (``Name | Type | # Parameters | ...`` without outer bars, said
+    "nothing countable found"): with exact counts, the exact total; rounded (``6.4 K``, as
+    ``print`` shows it), the LSTM's row named unread and a bound no higher than the truth."""
+    import torch
+
+    net = _stack()
+    truth = sum(p.numel() for p in net.parameters())
+    model = _only(torchtnt_text(net, torch.zeros(7, 1, 16), exact))
+    if exact:
+        assert model.total == truth
+    else:
+        assert model.total is None
+        assert any("rounded" in unread.reason for unread in model.accounting.unread)
+        assert model.at_least is not None and model.at_least <= truth
+
+
 # -- random models ---------------------------------------------------------------------------
 
 _RANDOM: dict[str, tuple[tuple[str, ...], Callable[[Any], list[Paste]]]] = {
     "haiku": (("haiku",), lambda draw: [haiku_paste(draw(haiku_plans()))]),
     "equinox": (("equinox",), lambda draw: [equinox_paste(draw(equinox_plans()))]),
-    "table libraries, DeepSpeed": (("torch", "texttable", "terminaltables", "deepspeed"),
+    "table libraries, DeepSpeed, torchtnt": (("torch", "texttable", "terminaltables",
+                                              "deepspeed", "torchtnt"),
                         lambda draw: torch_found_pastes(draw(torch_plans()), draw)),
 }
 """Each found printer's random pastes, and the packages they need."""

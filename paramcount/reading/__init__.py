@@ -6,8 +6,8 @@ it to its reader), ``printed`` (builds their models), ``found`` (the layers and 
 total's exactness is decided), ``solve`` (a printed count → the configurations that give it),
 ``pairing``, ``keras_version``. The sub-packages: ``tables`` (``table``'s rows and columns and
 one dialect per printer: ``keras_summary``, ``torchinfo``, ``torchsummary``, ``lightning`` with
-``rounded`` counts, ``model_summary``, ``flax_tabulate``, ``haiku_tabulate``, ``headless``;
-``generic`` for a table no dialect reads), ``listings`` (``shape_dump``, ``unnamed``,
+``rounded`` counts, ``model_summary``, ``flax_tabulate``, ``haiku_tabulate``, ``torchtnt_summary``,
+``headless``; ``generic`` for a table no dialect reads), ``listings`` (``shape_dump``, ``unnamed``,
 ``generic``: literals and buffers), ``reprs`` (``torch_repr``, ``hf_repr``, ``pytree``,
 ``generic``: a flop counter's figures), ``code`` (``python_code`` on ``walk``, ``evaluate``,
 ``values``, ``account``, ``recovery``: read with ``ast``, never run) and ``messages``

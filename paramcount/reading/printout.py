@@ -29,6 +29,7 @@ from paramcount.reading.tables import (
     model_summary,
     torchinfo,
     torchsummary,
+    torchtnt_summary,
 )
 from paramcount.reading.tables import generic as generic_table
 from paramcount.reading.tables.table import Printout as Printout
@@ -80,6 +81,8 @@ def landmark_reader(line: str) -> Reader | None:
         return lightning.read
     if "path" in line and flax_tabulate.starts(line):
         return flax_tabulate.read
+    if line.startswith("Name") and "# Parameters" in line:
+        return torchtnt_summary.read
     if "Hierarchical" in line and model_summary.is_banner(line):
         return model_summary.read_hierarchical
     return None
