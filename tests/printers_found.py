@@ -68,10 +68,12 @@ def haiku_paste(plan: HaikuPlan) -> Paste:
     return Paste("haiku tabulate", text + "\n", Truth((), (), total))
 
 
-TABLES = ("texttable", "texttable-shapes", "AsciiTable", "AsciiTable-shapes", "DoubleTable",
-          "SingleTable", "GithubFlavoredMarkdownTable")
-"""The ``count_parameters`` snippet drawn by texttable (``Texttable()``'s default decoration)
-and terminaltables' tables; ``-shapes``: a shape column between the name and the count."""
+TABLES = ("texttable", "texttable-shapes", "texttable-header", "texttable-header-shapes",
+          "texttable-vlines", "texttable-vlines-shapes", "AsciiTable", "AsciiTable-shapes",
+          "DoubleTable", "SingleTable", "GithubFlavoredMarkdownTable")
+"""The ``count_parameters`` snippet drawn by texttable (``Texttable()``'s default decoration;
+``-header``: ``set_deco(Texttable.HEADER)``; ``-vlines``: ``HEADER | VLINES``) and
+terminaltables' tables; ``-shapes``: a shape column between the name and the count."""
 
 _DEC = str.maketrans("lqwkxtnumvj", "┌─┬┐│├┼┤└┴┘")
 """The DEC line-drawing characters terminaltables' ``SingleTable`` selects with ``ESC ( 0``,
@@ -90,6 +92,10 @@ def table_text(net: Any, style: str) -> str:
         from texttable import Texttable
 
         table = Texttable()
+        if "-header" in style:
+            table.set_deco(Texttable.HEADER)
+        elif "-vlines" in style:
+            table.set_deco(Texttable.HEADER | Texttable.VLINES)
         table.header(head)
         table.add_rows(rows, header=False)
         text = table.draw()

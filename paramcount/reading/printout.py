@@ -27,6 +27,7 @@ from paramcount.reading.tables import (
     keras_summary,
     lightning,
     model_summary,
+    texttable,
     torchinfo,
     torchsummary,
     torchtnt_summary,
@@ -100,6 +101,9 @@ def generic_reader(lines: Sequence[str], index: int) -> Reader | None:
         return generic_table.read_box
     if first.isalpha() and aligned.heads(lines[index]) and aligned.starts(lines, index):
         return aligned.read
+    if index + 1 < len(lines) and lines[index + 1][:3] == "===" and texttable.starts(
+            lines, index):
+        return texttable.read
     return None
 
 
