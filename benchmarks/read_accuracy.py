@@ -22,7 +22,9 @@ a wrong total or a disagreement claimed between true counts is scored wrong too.
 seeded, so a run is reproducible.
 The printers paramcount has no dialect of (fvcore's two tables, ptflops' per-layer print,
 ``named_parameters()`` with a ``requires_grad`` column, a state dict printed as a dict:
-``tests/printers_generic.py``) are scored in a table of their own (``--generic``). ``--update``
+``tests/printers_generic.py``; haiku's ``tabulate`` and the printers found after them,
+``tests/printers_found.py``, on a quarter as many models) are scored in a table of their own
+(``--generic``). ``--update``
 rewrites the tables between the markers in ``docs/read.md`` (only the generic one where every
 other count is 0).
 """
@@ -140,10 +142,25 @@ def measure_generic(models: int) -> tuple[dict[str, int], object]:
             except AssertionError as error:
                 score.add(paste.printer, "wrong", str(error)[:300])
 
+    from tests.printers_found import found_pastes
+
+    @seed(31)
+    @settings(max_examples=max(1, models // 4), deadline=None, database=None,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(st.data())
+    def found(data: st.DataObject) -> None:
+        for paste in found_pastes(data.draw):
+            pastes[paste.printer] = pastes.get(paste.printer, 0) + 1
+            try:
+                check(paste, score)
+            except AssertionError as error:
+                score.add(paste.printer, "wrong", str(error)[:300])
+
     if models:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             run()
+            found()
     return pastes, score
 
 

@@ -884,7 +884,7 @@ def _shapes_model(printout: Printout) -> Model:
                                        tensor_lines=tuple(n for _, n in kept))
     shapes = {t.name: t.shape for t in printout.tensors}
     lines = dict(zip((t.name for t in printout.tensors), printout.tensor_lines, strict=True))
-    found = conventions.recognise(shapes)
+    found = conventions.recognise(shapes) if printout.modelled else []
     claimed = {name for layer in found for name in layer.names}
     entries: list[tuple[int, Layer]] = []
     unnamed = printout.title == "parameters"

@@ -17,7 +17,7 @@ from paramcount.engine import conventions
 from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.found import Layer, Missing, Model, printout_models, solved_layer
-from paramcount.reading.models import Candidate
+from paramcount.reading.models import Candidate, cell_of
 from paramcount.reading.reprs.hf_repr import Reading, describe, hidden, readings, tree
 from paramcount.reading.solve import Clues, Fit, Solution
 from paramcount.reading.tables.flax_tabulate import CELLS, cell_class
@@ -168,7 +168,9 @@ def rounded_model(printout: Printout) -> Model:
             continue  # its children are listed: its count is theirs
         if row.rounded is None:
             layers.append(Layer(row.name, row.type, None, row.line, params=row.params,
-                                printed=row.params))
+                                printed=row.params, notes=(
+                                    "its configuration is not read: the table prints no "
+                                    "width beside its count",) if cell_of(row.type) else ()))
             low_sum, high_sum = low_sum + (row.params or 0), high_sum + (row.params or 0)
             continue
         low, high = row.rounded

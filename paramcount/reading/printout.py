@@ -19,15 +19,18 @@ from collections.abc import Callable, Sequence
 
 from paramcount.reading.listings import generic as listing
 from paramcount.reading.listings import shape_dump
-from paramcount.reading.reprs import hf_repr, torch_repr
+from paramcount.reading.reprs import hf_repr, pytree, torch_repr
 from paramcount.reading.tables import (
     aligned,
     flax_tabulate,
+    haiku_tabulate,
     keras_summary,
     lightning,
     model_summary,
+    texttable,
     torchinfo,
     torchsummary,
+    torchtnt_summary,
 )
 from paramcount.reading.tables import generic as generic_table
 from paramcount.reading.tables.table import Printout as Printout
@@ -81,6 +84,8 @@ def landmark_reader(line: str) -> Reader | None:
         return lightning.read
     if "path" in line and flax_tabulate.starts(line):
         return flax_tabulate.read
+    if line.startswith("Name") and "# Parameters" in line:
+        return torchtnt_summary.read
     if "Hierarchical" in line and model_summary.is_banner(line):
         return model_summary.read_hierarchical
     return None
@@ -90,12 +95,17 @@ def generic_reader(lines: Sequence[str], index: int) -> Reader | None:
     """The generic reader of a table no dialect claims, headed at ``lines[index]``: a pipe
     table, or one aligned by runs of spaces (:mod:`paramcount.reading.tables.generic`)."""
     first = lines[index][:1]
+    if first == "|" and haiku_tabulate.starts(lines, index):
+        return haiku_tabulate.read
     if first == "|" and generic_table.starts(lines, index):
         return generic_table.read
     if first in "│┃║" and first and generic_table.starts_box(lines, index):
         return generic_table.read_box
     if first.isalpha() and aligned.heads(lines[index]) and aligned.starts(lines, index):
         return aligned.read
+    if index + 1 < len(lines) and lines[index + 1][:3] == "===" and texttable.starts(
+            lines, index):
+        return texttable.read
     return None
 
 
@@ -120,7 +130,8 @@ def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
         if reader is not None:
             result = reader(span, index)
         elif line.rstrip().endswith("(") and not line.startswith(" "):
-            result = torch_repr.read(span, index)
+            result = (pytree.read(span, index) if pytree.starts(span, index) else None
+                      ) or torch_repr.read(span, index)
         elif "torch.Size" in line or shape_dump.is_dump(line) or listing.starts_literal(line):
             result = (listing.read_literal(span, index) or shape_dump.read_bare(span, index)
                       or shape_dump.read_named(span, index))

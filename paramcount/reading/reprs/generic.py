@@ -28,9 +28,12 @@ __all__ = ["MAX_COPIES", "Module", "Tree", "arguments", "figures_only", "paramet
            "parameters_share", "walk"]
 
 _FIGURE = re.compile(
-    r"""\s*+-?[0-9.,]{1,30}\s?(?:[kKMGTPB]|[kKMGT]?(?:Mac|MACs?|FLOPS|FLOPs?|B))?\s?%?
+    r"""\s*+-?[0-9.,]{1,30}\s?(?:[kKMGTPB]|[kKMGT]?(?:Mac|MACs?|FLOPS|FLOPs?|B)|[mun]?s)?\s?%?
         (?:\s?(?:Params|params|MACs?|FLOPs?|FLOPS|Mac))?
-        (?:\s?=\s?[0-9.,]{1,30}\s?%\s?(?:Params|params|MACs?|FLOPs?|FLOPS))?\s*+""", re.X)
+        (?:\s?=\s?[0-9.,]{1,30}\s?%\s?(?:Params|params|MACs?|FLOPs?|FLOPS|latency))?\s*+""",
+    re.X)
+"""One figure: ptflops' ``18.82 k``, ``94.358% Params``; calflops' ``18.82 K = 96.66% Params``;
+DeepSpeed's profiler's latency too (``107.05 us = 1.64% latency``)."""
 _WORDED = re.compile(r"[A-Za-z%]")
 _LIMIT = 12
 """The most leading figures one module line carries (ptflops 4, calflops 3 to 6)."""

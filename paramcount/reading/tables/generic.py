@@ -30,7 +30,7 @@ from paramcount.reading.tables.table import Printout, Row, count, shapes
 from paramcount.usertext import NOT_ASCII_DIGITS, foreign_digits
 
 __all__ = ["TENSOR", "TYPE", "approximate", "interpret", "kind_of", "read", "read_box", "starts",
-           "starts_box"]
+           "starts_box", "tensor_cells"]
 
 _RULE = re.compile(r"\s*+[|+]?(?:\s*+:?(?:-{3,}|={3,}):?\s*+[|+])++\s*+(?::?-{3,}:?\s*+)?$")
 _LIMIT = 200_000
@@ -365,3 +365,27 @@ def _own_counts(rows: Sequence[Row]) -> list[Row]:
                 f"its printed {row.params:,} holds its rows' {held:,}"))
     return found
 
+
+
+_TENSOR_CELL = re.compile(r"\s*+(?P<name>[A-Za-z_][\w.]{0,100}):\s*+(?P<dtype>[a-z]{1,8}[0-9]{0,3})"
+                          r"\[(?P<dims>[0-9,\s]{0,200})\]\s*+")
+"""A tensor printed as JAX prints an array's type in a cell (``w: f32[48,128]``, ``b:
+bf16[128]``, a scalar ``s: f32[]``)."""
+
+
+def tensor_cells(lines: Sequence[str]) -> list[tuple[str, tuple[int, ...]]] | None:
+    """The tensors a cell's lines print as ``name: dtype[dims]`` (haiku's ``Module params``),
+    in order; None where a filled line is no such tensor."""
+    found = []
+    for line in lines:
+        if not line.strip():
+            continue
+        match = _TENSOR_CELL.fullmatch(line)
+        if match is None:
+            return None
+        dims = [d.strip() for d in match.group("dims").split(",") if d.strip()]
+        sizes = [count(d) for d in dims]
+        if any(s is None for s in sizes):
+            return None
+        found.append((match.group("name"), tuple(s for s in sizes if s is not None)))
+    return found

@@ -83,6 +83,9 @@ class Printout:
     shown: tuple[str, ...] = field(default=(), kw_only=True)
     """Its lines as they were read, where a prefix every line carries was taken off
     (indentation, a quote's or a comment's mark); empty where they are the paste's own."""
+    modelled: bool = field(default=True, kw_only=True)
+    """False where its tensors' names are a library's paramcount models no convention of
+    (equinox's fields): counted, never recognised as a torch or Keras layer."""
 
     def text(self, paste: Sequence[str]) -> Sequence[str]:
         """Its lines as read, from ``paste`` (the paste's lines) where no prefix was taken."""
