@@ -8,7 +8,8 @@ and for a drawn table (:mod:`.drawn`) how its cells wrap and nest. The machinery
 rest for every dialect: its footer and total (:func:`footer`), the row loop (:class:`Scan`),
 cells placed under their columns, a wrapped row joined, counts parsed, rows built by their
 columns' roles, rows numbered in call order (``LSTM-4``) and the printout with its accounting;
-:mod:`.drawn` reads boxes and fixed columns by the same record.
+:mod:`.drawn` reads boxes and fixed columns by the same record, and the generic readers
+(:mod:`.generic`, :mod:`.aligned`) are dialects whose columns are found by what they hold.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from paramcount.reading.tables.table import (
     tokens,
 )
 
-__all__ = ["Dialect", "Scan", "continues", "exact", "footer", "layer", "numbered", "placed",
-           "printout", "whole"]
+__all__ = ["NOTHING", "Dialect", "Scan", "continues", "exact", "footer", "layer", "numbered",
+           "placed", "printout", "whole"]
 
 LIMIT = 200_000
 """The most lines one table's scan reads below its header."""
@@ -80,6 +81,8 @@ class Dialect:
     """The rule above its header (that line is the table's first)."""
     rules: frozenset[str] = frozenset("=-")
     """The characters of the rules between its rows and above its footer (passed over)."""
+    blank: bool = False
+    """Whether the row loop yields its blank lines (the reader's own to pass over or end at)."""
     label: re.Pattern[str] | None = None
     """Its label cell's form, group ``type`` the class (torchsummary's ``Conv1d-1``)."""
     shapes: Callable[[str], Sequence[Shape]] = shapes
@@ -167,7 +170,8 @@ class Scan:
         while index < len(self.lines) and index - self.start < LIMIT:
             if self.close(index):
                 return
-            if self.lines[index].strip() and not self.dialect.rule(self.lines[index]):
+            if (self.dialect.blank or self.lines[index].strip()) and not self.dialect.rule(
+                    self.lines[index]):
                 yield index, self.lines[index]
             index += 1
         self.end = index
