@@ -12,8 +12,8 @@ import pytest
 from rich.console import Console
 from rich.table import Table
 
+from paramcount.reading.tables.dialect import Dialect
 from paramcount.reading.tables.drawn import (
-    Dialect,
     ascii_box,
     box_header,
     box_records,

@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 
 from paramcount.reading.accounting import Accounting, Unread
+from paramcount.reading.tables.dialect import Dialect, Scan
 from paramcount.reading.tables.generic import TENSOR, TYPE, interpret
 from paramcount.reading.tables.table import Printout, Row, count, shapes, tokens
 
@@ -36,10 +37,12 @@ _GLYPH = re.compile(r"(?P<lead>(?:[|│]\s{3,4}|\s{4,5})*+)(?:[├└]─+|\+ ?-
 """A row's tree glyphs (``|    └─``): the depth is read from the lead before the branch."""
 _NORM = re.compile(r"(?:Sync|Lazy)?BatchNorm[0-9]d|InstanceNorm[0-9]d")
 """A normalisation class whose row torchscan counts with its running statistics."""
-_TOTAL = re.compile(r"\s*+Total params:\s*+([0-9,]++)\s*+$")
 _AFTER = re.compile(r"\s*+((Non-)?[Tt]rainable params|Total params|Model size|Params size|"
                     r"Estimated Total|Input size|Forward/backward|-{5,}|_{5,}|={5,})")
-_LIMIT = 200_000
+DIALECT = Dialect("aligned", {}, _AFTER, re.compile(r"\s*+Total params:\s*+([0-9,]++)\s*+$"),
+                  above=_RULE, rules=frozenset(), blank=True)
+"""The generic dialect of such tables: its columns found by what they hold; its total under
+``Total params:``, the lines after it its footer's; its rows ended by a blank line."""
 
 
 def heads(line: str) -> bool:
@@ -71,23 +74,14 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     rule = lines[start + 1]
     groups = [m.start() for m in re.finditer(r"-{2,}", rule)] if _GROUPS.match(rule) else []
     starts_at = groups if len(groups) == len(titles) else [at for at, _ in found]
-    first = start - 1 if start and _RULE.match(lines[start - 1]) else start
+    first = DIALECT.first(lines, start)
     body: list[tuple[int, list[str]]] = []
     leads: list[int] = []
-    total: int | None = None
-    index = start + 1
-    while index < len(lines) and index - start < _LIMIT:
-        line = lines[index]
-        if (match := _TOTAL.match(line)) is not None:
-            total = count(match.group(1))
-            index += 1
-            while index < len(lines) and lines[index].strip() and _AFTER.match(lines[index]):
-                index += 1
+    scan = Scan(lines, start, DIALECT)
+    for index, line in scan:
+        if not line.strip() and body:
             break
         if not line.strip() or _AFTER.match(line) or _GROUPS.match(line):
-            if not line.strip() and body:
-                break
-            index += 1
             continue
         glyph = _GLYPH.match(line)
         lead = glyph.end() if glyph else 0
@@ -96,7 +90,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             for k, at in enumerate(starts_at)]
         body.append((index, cells))
         leads.append(len(glyph.group("lead")) if glyph and lead else -1)
-        index += 1
+    index, total = scan.end, count(scan.total) if scan.total is not None else None
     if not body:
         return None
     if any(re.fullmatch(r"(?:tensor |param(?:eter)? )?shape", t, re.I) for t in titles) or all(

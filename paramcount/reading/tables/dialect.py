@@ -1,11 +1,15 @@
 """A known printer's table read as a dialect of the generic table reader.
 
-A dialect declares only what the generic reader cannot tell from the table: which header word
-heads which column, how it prints a count (whole, or rounded: Lightning's ``1.2 K`` is an
-interval), where its total stands and what else its footer and rules hold. The machinery
-here does the rest for each: the row loop (:class:`Scan`), cells placed under their columns,
-a wrapped row joined, counts parsed, rows built by their columns' roles, rows numbered in
-call order (``LSTM-4``) and the printout with its accounting.
+A dialect (:class:`Dialect`, the one record every printer's table declares) says only what the
+generic reader cannot tell from the table: which header word heads which column, how it prints
+a count (whole, or rounded: Lightning's ``1.2 K`` is an interval; Flax's at the foot of its
+cell), how it prints a shape, where its total stands and what else its footer and rules hold,
+and for a drawn table (:mod:`.drawn`) how its cells wrap and nest. The machinery here does the
+rest for every dialect: its footer and total (:func:`footer`), the row loop (:class:`Scan`),
+cells placed under their columns, a wrapped row joined, counts parsed, rows built by their
+columns' roles, rows numbered in call order (``LSTM-4``) and the printout with its accounting;
+:mod:`.drawn` reads boxes and fixed columns by the same record, and the generic readers
+(:mod:`.generic`, :mod:`.aligned`) are dialects whose columns are found by what they hold.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from paramcount.reading.tables.table import (
     Column,
     Printout,
     Row,
+    Shape,
     columns,
     count,
     first_shape,
@@ -29,7 +34,8 @@ from paramcount.reading.tables.table import (
     tokens,
 )
 
-__all__ = ["Dialect", "Scan", "continues", "layer", "numbered", "placed", "printout"]
+__all__ = ["NOTHING", "Dialect", "Scan", "continues", "exact", "footer", "layer", "numbered",
+           "placed", "printout", "whole"]
 
 LIMIT = 200_000
 """The most lines one table's scan reads below its header."""
@@ -42,15 +48,28 @@ def exact(cell: str) -> tuple[int, int] | None:
     return None if number is None else (number, number)
 
 
+def whole(counted: tuple[int, int] | None) -> int | None:
+    """A count read as an interval (:attr:`Dialect.counts`) as the one number it is, where it
+    is one."""
+    return counted[0] if counted and counted[0] == counted[1] else None
+
+
+NOTHING = re.compile(r"(?!)")
+"""A pattern no line matches: a dialect's part it does not have."""
+
+
 @dataclass(frozen=True)
 class Dialect:
     """What one printer's table says that the generic reader cannot know."""
 
     kind: str
-    """The printout's kind (``torchinfo``, ``lightning`` ...)."""
+    """The printer, as :attr:`Printout.kind <paramcount.reading.tables.table.Printout.kind>`
+    (``torchinfo``, ``lightning`` ...)."""
     columns: Mapping[str, str]
-    """Each header word and its column's role (``params``, ``output``, ``input`` ...)."""
-    after: re.Pattern[str]
+    """Each header title the printer prints → its column's role: ``label`` (a ``name
+    (Class)`` or ``Class-N`` cell), ``name``, ``type``, ``output``, ``input``, ``params``,
+    ``source`` ..."""
+    after: re.Pattern[str] = NOTHING
     """The lines of its footer after the line that opens it."""
     total: re.Pattern[str] = TOTAL
     """The footer line that holds its total (its first non-empty group)."""
@@ -61,9 +80,36 @@ class Dialect:
     above: re.Pattern[str] = re.compile("---")
     """The rule above its header (that line is the table's first)."""
     rules: frozenset[str] = frozenset("=-")
-    """The characters of the rules between its rows (passed over)."""
+    """The characters of the rules between its rows and above its footer (passed over)."""
+    blank: bool = False
+    """Whether the row loop yields its blank lines (the reader's own to pass over or end at)."""
     label: re.Pattern[str] | None = None
     """Its label cell's form, group ``type`` the class (torchsummary's ``Conv1d-1``)."""
+    shapes: Callable[[str], Sequence[Shape]] = shapes
+    """A shape cell as every shape it prints."""
+    name_type: Callable[[str], tuple[str, str] | None] | None = None
+    """A ``label`` cell as (name, class), None where it cannot be read (where it has one)."""
+    source: Callable[[str], tuple[str, int] | None] | None = None
+    """A ``source`` cell as its first input (layer name, output index), where it has one."""
+    join: str = " "
+    """How a drawn cell's wrapped lines are joined."""
+    unwrapped: frozenset[str] = frozenset()
+    """The columns whose cells are cut at the edge, never wrapped: two lines there are two rows
+    whose rule was lost."""
+    total_row: bool = False
+    """Whether the box's last row may be a ``Total`` row (its params cell the total)."""
+    nest: int = 3
+    """How far a box row's ``└`` glyph moves in per level of nesting."""
+    gap: bool = False
+    """Whether blank lines may stand between the table and its total."""
+    closed: re.Pattern[str] | None = None
+    """A ``label`` cell known to be whole: in a fixed-column table, a row that holds one is over
+    where a line brings a new name, shape and count, even with no blank line between."""
+    bars: str = ""
+    """The character a nested model's rows stand between in a fixed-column table, one a level
+    (its depth)."""
+    caption: re.Pattern[str] = NOTHING
+    """The line over the table that names the model (the name in group 1)."""
 
     def first(self, lines: Sequence[str], start: int) -> int:
         """The table's first line (0-based): the rule above its header at ``start``, if any."""
@@ -76,6 +122,35 @@ class Dialect:
     def roles(self, cells: Mapping[str, str]) -> dict[str, str]:
         """A row's cells (by their columns' titles) by their columns' roles."""
         return {self.columns[t]: text for t, text in cells.items() if t in self.columns}
+
+    def column(self, role: str) -> str | None:
+        """The title of the column that holds ``role``, if the dialect has one."""
+        return next((title for title, held in self.columns.items() if held == role), None)
+
+    def number(self, cell: str) -> int | None:
+        """A params cell as the one count it prints (None: no count, or a rounded one)."""
+        return whole(self.counts(cell))
+
+    def rule(self, line: str) -> bool:
+        """Whether ``line`` is one of its rules (a line of its rule characters)."""
+        stripped = line.strip()
+        return bool(stripped) and set(stripped) <= self.rules
+
+
+def footer(lines: Sequence[str], index: int, dialect: Dialect) -> tuple[int, str | None] | None:
+    """The footer ``dialect`` opens at ``index`` (0-based) and the lines after it that its
+    ``after`` matches: (the line past them, its total as printed, where it holds one); None
+    where no footer opens there."""
+    if index >= len(lines) or not (dialect.opens or dialect.total).match(lines[index]):
+        return None
+    total: str | None = None
+    while True:
+        if total is None and (match := dialect.total.match(lines[index])):
+            total = next((g for g in match.groups() if g), None)
+        index += 1
+        if index >= len(lines) or not lines[index].strip() or not dialect.after.match(
+                lines[index]):
+            return index, total
 
 
 class Scan:
@@ -95,8 +170,8 @@ class Scan:
         while index < len(self.lines) and index - self.start < LIMIT:
             if self.close(index):
                 return
-            stripped = self.lines[index].strip()
-            if stripped and not set(stripped) <= self.dialect.rules:
+            if (self.dialect.blank or self.lines[index].strip()) and not self.dialect.rule(
+                    self.lines[index]):
                 yield index, self.lines[index]
             index += 1
         self.end = index
@@ -104,18 +179,13 @@ class Scan:
     def close(self, index: int) -> bool:
         """End the rows above ``index`` (0-based); whether its footer opens there (then read
         through, its total kept)."""
-        lines, dialect = self.lines, self.dialect
-        self.end = index
-        if index >= len(lines) or not (dialect.opens or dialect.total).match(lines[index]):
+        ended = footer(self.lines, index, self.dialect)
+        if ended is None:
+            self.end = index
             return False
-        while True:
-            if self.total is None and (match := dialect.total.match(lines[index])):
-                self.total = next((g for g in match.groups() if g), None)
-            index += 1
-            if index >= len(lines) or not lines[index].strip() or not dialect.after.match(
-                    lines[index]):
-                self.end = index
-                return True
+        self.end = ended[0]
+        self.total = ended[1] if self.total is None else self.total
+        return True
 
 
 def placed(line: str, found: Sequence[Column]) -> dict[str, str]:
@@ -153,10 +223,10 @@ def layer(role: Mapping[str, str], line: int, name: str, kind: str, depth: int =
     a rounded count as its interval."""
     outputs = shapes(role["output"]) if "output" in role else ()
     counted = counts(role.get("params", ""))
-    whole = counted[0] if counted and counted[0] == counted[1] else None
-    return Row(name, kind, outputs[0] if outputs else None, whole, line, depth,
+    one = whole(counted)
+    return Row(name, kind, outputs[0] if outputs else None, one, line, depth,
                outputs=outputs, input_shape=first_shape(role["input"]) if "input" in role
-               else None, note=note, rounded=counted if counted and whole is None else None)
+               else None, note=note, rounded=counted if counted and one is None else None)
 
 
 def numbered(lines: Sequence[str], start: int, dialect: Dialect) -> tuple[list[Row], Scan]:
@@ -183,9 +253,9 @@ def printout(dialect: Dialect, first: int, scan: Scan, rows: Sequence[Row],
     as the dialect prints counts (a rounded one as its interval), a table without one taken
     for a crop."""
     total = dialect.counts(scan.total) if scan.total is not None else None
-    whole = total[0] if total and total[0] == total[1] else None
+    one = whole(total)
     said = ([] if total is not None else [NO_TOTAL]) + list(cropped)
-    return Printout(dialect.kind, title, first + 1, scan.end, tuple(rows), whole,
+    return Printout(dialect.kind, title, first + 1, scan.end, tuple(rows), one,
                     total_known=total_known,
-                    rounded_total=total if total and whole is None else None,
+                    rounded_total=total if total and one is None else None,
                     accounting=Accounting.span(first + 1, scan.end, unread, said))

@@ -1,13 +1,14 @@
 """Tables as printers draw them, rich's boxes and fixed columns, read by a declared dialect.
 
 Each printer draws a table any reader could cut into rows and cells; what only the printer's
-own reader knows is small: which of its header words is which column (:class:`Dialect`'s
-``columns``: ``label`` a ``name (Class)`` cell, ``name``, ``type``, ``output``, ``input``,
-``params``, ``source``), how a count cell reads (``1,234``; Flax's ``544 (2.2 KB)`` at the foot
-of its cell), how a shape reads (``(None, 30, 64)``; Flax's ``float32[2,32]``), how a cell's
-wrapped lines join (Keras 3 wraps at spaces, Flax stacks a cell's entries), which columns never
-wrap (two lines there are two rows whose rule was lost), how a fixed-column row goes on over
-lines, and where its total stands (``Total params:`` and the lines after it; a ``Total`` row in
+own reader knows is small, declared in the one :class:`~.dialect.Dialect` record every table
+printer fills: which of its header words is which column (its ``columns``: ``label`` a ``name
+(Class)`` cell, ``name``, ``type``, ``output``, ``input``, ``params``, ``source``), how a count
+cell reads (``1,234``; Flax's ``544 (2.2 KB)`` at the foot of its cell), how a shape reads
+(``(None, 30, 64)``; Flax's ``float32[2,32]``), how a cell's wrapped lines join (Keras 3 wraps
+at spaces, Flax stacks a cell's entries), which columns never wrap (two lines there are two rows
+whose rule was lost), how a fixed-column row goes on over lines, its rules, and where its total
+stands (``Total params:`` and the lines after it, by :func:`.dialect.footer`; a ``Total`` row in
 the box). The machinery here does the rest: a box table's header joined down its wrapped lines
 (:func:`box_header`) and its records between rules (:func:`box_records`, also for a box drawn in
 ASCII, :func:`ascii_box`); a fixed-column header stacked down to its rule
@@ -20,72 +21,17 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from paramcount.reading.tables.table import (
-    Column,
-    Row,
-    Shape,
-    Window,
-    count,
-    footer,
-    shapes,
-    tokens,
-)
+from paramcount.reading.tables.dialect import Dialect, footer
+from paramcount.reading.tables.table import Column, Row, Window, count, tokens
 
 Record = dict[str, str]
 """One row of a table: each column's text (its wrapped lines joined), by the column's title."""
 DEPTH = "depth"
 """The key under which a record keeps its nesting (1 at the top), where its printer shows it."""
 _LIMIT = 400_000
-_NOTHING = re.compile(r"(?!)")
-
-
-@dataclass(frozen=True)
-class Dialect:
-    """What one printer's table says that a generic reader cannot know."""
-
-    kind: str
-    """The printer, as :attr:`Printout.kind <paramcount.reading.tables.table.Printout.kind>`."""
-    columns: Mapping[str, str]
-    """Each header title the printer prints → what its column holds: ``label``, ``name``,
-    ``type``, ``output``, ``input``, ``params`` or ``source``."""
-    total: re.Pattern[str] = _NOTHING
-    """The line under the table that states its total (the count in group 1)."""
-    after: re.Pattern[str] = _NOTHING
-    """The lines after the total that are still the table's footer."""
-    join: str = " "
-    """How a cell's wrapped lines are joined."""
-    unwrapped: frozenset[str] = frozenset()
-    """The columns whose cells are cut at the edge, never wrapped: two lines there are two rows
-    whose rule was lost."""
-    total_row: bool = False
-    """Whether the box's last row may be a ``Total`` row (its params cell the total)."""
-    number: Callable[[str], int | None] = count
-    """A params cell as a count (None: unknown)."""
-    shapes: Callable[[str], Sequence[Shape]] = shapes
-    """A shape cell as every shape it prints."""
-    name_type: Callable[[str], tuple[str, str] | None] | None = None
-    """A ``label`` cell as (name, class), None where it cannot be read (where it has one)."""
-    source: Callable[[str], tuple[str, int] | None] | None = None
-    """A ``source`` cell as its first input (layer name, output index), where it has one."""
-    nest: int = 3
-    """How far a box row's ``└`` glyph moves in per level of nesting."""
-    gap: bool = False
-    """Whether blank lines may stand between the table and its total."""
-    closed: re.Pattern[str] | None = None
-    """A ``label`` cell known to be whole: in a fixed-column table, a row that holds one is over
-    where a line brings a new name, shape and count, even with no blank line between."""
-    bars: str = ""
-    """The character a nested model's rows stand between in a fixed-column table, one a level
-    (its depth)."""
-    caption: re.Pattern[str] = _NOTHING
-    """The line over the table that names the model (the name in group 1)."""
-
-    def column(self, role: str) -> str | None:
-        """The title of the column that holds ``role``, if the dialect has one."""
-        return next((title for title, held in self.columns.items() if held == role), None)
 
 
 def title(text: str, known: Sequence[str]) -> str:
@@ -230,9 +176,6 @@ def stacked_header(lines: Sequence[str], start: int, known: Sequence[str], reach
     return header, rule if rule is not None else start + 1
 
 
-_SEPARATOR = re.compile(r"[_=\-¯]+")
-
-
 def column_records(lines: Sequence[str], header: Sequence[Column], index: int,
                    dialect: Dialect, ended: Callable[[str], bool]
                    ) -> tuple[list[tuple[Record, int]], int]:
@@ -266,7 +209,7 @@ def column_records(lines: Sequence[str], header: Sequence[Column], index: int,
         stripped = line.strip()
         if dialect.total.match(line) or ended(line):
             break
-        if not stripped or _SEPARATOR.fullmatch(stripped):
+        if not stripped or dialect.rule(stripped):
             close()
             index += 1
             continue
@@ -358,17 +301,12 @@ def row(record: Record, line: int, dialect: Dialect) -> Row | None:
                input_shape=inputs[-1] if inputs else None)
 
 
-_RULE_LINE = re.compile(r"\s*[_=\-─━]+\s*")
-
-
 def total_below(lines: Sequence[str], index: int, dialect: Dialect) -> tuple[int, int | None]:
     """The total ``dialect`` states at or after ``index`` (past rules, and blank lines where
     the printer leaves them) with the footer lines after it: (the line past them, the total);
     (the line past the rules, None) where none stands there."""
-    while index < len(lines) and (_RULE_LINE.fullmatch(lines[index]) if lines[index].strip()
+    while index < len(lines) and (dialect.rule(lines[index]) if lines[index].strip()
                                   else dialect.gap):
         index += 1
-    if index >= len(lines):
-        return index, None
-    ended = footer(lines, index, dialect.after, dialect.total)
-    return ended if ended is not None else (index, None)
+    ended = footer(lines, index, dialect)
+    return (ended[0], count(ended[1] or "")) if ended is not None else (index, None)

@@ -23,15 +23,15 @@ from math import isqrt
 
 from paramcount.engine.spec import Cell
 from paramcount.reading.accounting import Accounting, Unread
+from paramcount.reading.tables.dialect import Dialect, exact
 from paramcount.reading.tables.drawn import (
-    Dialect,
     box_header,
     box_records,
     caption,
     row,
     total_below,
 )
-from paramcount.reading.tables.table import Printout, Shape, Window, count
+from paramcount.reading.tables.table import Printout, Shape, Window
 from paramcount.usertext import digits_value
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -53,10 +53,11 @@ def starts(line: str) -> bool:
     return _HEADER.match(clean(line)) is not None
 
 
-def _params(cell: str) -> int | None:
-    """A params cell's count: the one at its foot (``544 (2.2 KB)``); 0 where it has none."""
+def _params(cell: str) -> tuple[int, int] | None:
+    """A params cell's count, the one at its foot (``544 (2.2 KB)``), as the interval of one
+    number it is; 0 where it has none."""
     found = _COUNT.findall(cell)
-    return count(found[-1]) if found else 0
+    return exact(found[-1]) if found else (0, 0)
 
 
 def _shapes(cell: str) -> list[Shape]:
@@ -68,8 +69,9 @@ def _shapes(cell: str) -> list[Shape]:
 DIALECT = Dialect("flax-tabulate", {"path": "name", "module": "type", "inputs": "input",
                                     "outputs": "output", "params": "params"},
                   total=re.compile(r"\s*Total Parameters: ([0-9,]+)"), join="\n",
-                  unwrapped=frozenset({"module"}), total_row=True, number=_params,
-                  shapes=_shapes, gap=True, caption=re.compile(r"^\s*(\w+) Summary\s*$"))
+                  unwrapped=frozenset({"module"}), total_row=True, counts=_params,
+                  shapes=_shapes, gap=True, rules=frozenset("_=-─━"),
+                  caption=re.compile(r"^\s*(\w+) Summary\s*$"))
 """tabulate's table: a cell's entries stacked (joined by line), its module cell cut at the
 column's edge, never wrapped; its total in a ``Total`` row and under the box; the model named
 in the ``Net Summary`` caption over it."""

@@ -14,7 +14,9 @@ unread); a table of tensors' counts (``count_parameters`` with prettytable, ``+-
 borders) by its tensors; a table of counts alone as its rows. A total under its own words
 after it (``Total Trainable Params: 39813``) checks them. The answer says how it was read
 (``read as a table: name (name) / #elements or shape (params) columns``). Tables aligned by
-runs of spaces are found by :mod:`.aligned` and read by :func:`interpret` too.
+runs of spaces are found by :mod:`.aligned` and read by :func:`interpret` too. Both are
+dialects whose columns are found by what they hold: their rows come from the dialects' row loop
+(:class:`.dialect.Scan`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from collections.abc import Sequence
 from paramcount.files.listing import NamedTensor
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.listings.generic import is_buffer
+from paramcount.reading.tables.dialect import NOTHING, Dialect, Scan
 from paramcount.reading.tables.table import Printout, Row, count, shapes
 from paramcount.usertext import NOT_ASCII_DIGITS, foreign_digits
 
@@ -127,28 +130,24 @@ _BORDER = re.compile(r"\s*+\+(?:[-=]{3,}\+)++\s*+$")
 _WORDS_TOTAL = re.compile(r"\s*+(?:Total|Totals|Sum)(?: [A-Za-z]{1,20}){0,3}\s*+[:=]\s*+"
                           r"(?P<count>[0-9]{1,3}(?:,[0-9]{3})++|[0-9]++)\s*+$", re.I)
 """A total under its own words after a table (``Total Trainable Params: 39813``)."""
+_PIPE = Dialect("pipe", {}, total=NOTHING, above=_BORDER, rules=frozenset(), blank=True)
+"""The generic dialect of pipe tables: its columns found by what they hold (:func:`interpret`),
+its rows between ``+---+`` borders, its total under its own words read after them."""
 
 
 def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     """The pipe table whose header is ``lines[start]`` (Markdown; or bordered by ``+---+``
     rules, as prettytable and tabulate's ``grid`` draw it): read by :func:`interpret`."""
     titles = _cells(lines[start])
-    first = start - 1 if start and _BORDER.match(lines[start - 1]) else start
     body: list[tuple[int, list[str]]] = []
-    index = start + 2
-    while index < len(lines) and index - start < _LIMIT:
-        line = lines[index]
+    scan = Scan(lines, start + 1, _PIPE)
+    for index, line in scan:
         if _BORDER.match(line):
-            index += 1
             continue
-        if not line.lstrip().startswith("|"):
-            break
-        cells = _cells(line)
-        if len(cells) != len(titles):
+        if not line.lstrip().startswith("|") or len(cells := _cells(line)) != len(titles):
             break
         body.append((index, cells))
-        index += 1
-    return interpret(lines, first, index, titles, body)
+    return interpret(lines, _PIPE.first(lines, start), scan.end, titles, body)
 
 
 _BOX_BAR = str.maketrans({"│": "|", "┃": "|", "║": "|"})

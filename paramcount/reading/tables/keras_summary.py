@@ -21,8 +21,8 @@ from collections.abc import Sequence
 
 from paramcount.engine.layers import KERAS_FREE_RESHAPING, KERAS_KEEP_WIDTH, KERAS_SIGNATURES
 from paramcount.reading.accounting import Accounting, Unread
+from paramcount.reading.tables.dialect import Dialect
 from paramcount.reading.tables.drawn import (
-    Dialect,
     Record,
     ascii_box,
     box_cropped,
@@ -341,8 +341,8 @@ def _source(cell: str) -> tuple[str, int] | None:
 
 DIALECT = Dialect("keras-summary", {"Layer (type)": "label", "Output Shape": "output",
                                     "Param #": "params", "Connected to": "source"},
-                  total=TOTAL, after=_AFTER_TOTAL, name_type=_label, source=_source,
-                  closed=_CLOSED, bars="|", caption=MODEL)
+                  after=_AFTER_TOTAL, name_type=_label, source=_source,
+                  closed=_CLOSED, bars="|", caption=MODEL, rules=frozenset("_=-¯─━"))
 """Keras's table: ``name (Class)`` in one cell, its first input under ``Connected to``, its
 total under ``Total params:`` with the trainable, non-trainable and optimizer lines after it;
 Keras 2 nests a model's rows between ``|`` bars and ends a record whose class cell closed; the

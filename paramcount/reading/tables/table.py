@@ -156,20 +156,6 @@ NO_TOTAL = "no `Total params` line"
 TOTAL = re.compile(r"\s*Total params:\s*([0-9,]+)")
 
 
-def footer(lines: Sequence[str], index: int, after: re.Pattern[str],
-           total: re.Pattern[str] = TOTAL) -> tuple[int, int | None] | None:
-    """The ``Total params`` line (or the line ``total`` matches, the count in its group 1) at
-    ``index`` and the lines after it that ``after`` matches: (the line past them, the total);
-    None where ``index`` is no such line."""
-    match = total.match(lines[index])
-    if match is None:
-        return None
-    index += 1
-    while index < len(lines) and lines[index].strip() and after.match(lines[index]):
-        index += 1
-    return index, count(match.group(1))
-
-
 _SHAPE = re.compile(r"[(\[]([^()\[\]]*)[)\]]")
 
 
