@@ -5,8 +5,8 @@ model with transformers on the meta device, as ratios measured in the same run.
 
 For each published layout (Mamba's ``-hf`` conversion, Falcon-Mamba, Mamba-2, RWKV-4, xLSTM,
 RecurrentGemma, and the hybrids: Jamba, Bamba, Zamba2, Falcon-H1, Nemotron-H, LFM2; and
-Qwen4-Exp's and GLM-5-Next's defaults, none being published) a folder holding only its
-``config.json`` is counted by
+Qwen4-Exp's, GLM-5-Next's, Ling 3's, ZAYA's and the three Inklings' defaults, none being
+published) a folder holding only its ``config.json`` is counted by
 
 - ``paramcount inspect DIR``,
 - ``paramcount check`` of a ``paramcount.toml`` whose model is ``file = "DIR"``,
@@ -74,6 +74,16 @@ CONFIGS: dict[str, tuple[str, dict[str, object]]] = {
         "eos_token_id": 1}),
     "glm5-next-defaults": ("glm5-next", {  # docs/families.md's row: none is published
         "architectures": ["Glm5NextTextModel"], "model_type": "glm5_next_text"}),
+    # the class defaults of the model types with no published config.json (docs/families.md)
+    "ling-3-defaults": ("bailing-hybrid", {
+        "architectures": ["BailingHybridForCausalLM"], "model_type": "bailing_hybrid"}),
+    "zaya-defaults": ("zaya", {"architectures": ["ZayaForCausalLM"], "model_type": "zaya"}),
+    "inkling-defaults": ("inkling", {
+        "architectures": ["InklingForCausalLM"], "model_type": "inkling_text"}),
+    "inkling2-defaults": ("inkling", {
+        "architectures": ["Inkling2ForCausalLM"], "model_type": "inkling2_text"}),
+    "inkling2-loop-defaults": ("inkling", {
+        "architectures": ["Inkling2LoopForCausalLM"], "model_type": "inkling2_loop_text"}),
 }
 CONFIGS.update({name: (family, json.loads((HF / name / "config.json").read_text()))
                 for name, family in (("jamba-1.5-mini", "jamba"), ("bamba-9b", "bamba"),
