@@ -20,6 +20,15 @@ pytestmark = [
                        reason="torch, transformers and safetensors are needed"),
 ]
 
+INKLING2: dict[str, Any] = {
+    "vocab_size": 40, "unpadded_vocab_size": 40, "hidden_size": 16, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "head_dim": 8, "swa_num_attention_heads": 2,
+    "swa_num_key_value_heads": 1, "swa_head_dim": 4, "sliding_window_size": 6, "d_rel": 3,
+    "rel_extent": 7, "moe_intermediate_size": 8, "n_routed_experts": 3, "eos_token_id": 0,
+    "bos_token_id": 0, "pad_token_id": 0}
+"""Inkling 2's tiny settings (its head as wide as the vocabulary: save_pretrained pads a
+narrower one to ``vocab_size`` rows, :func:`test_a_saved_inkling2s_padded_head`)."""
+
 TINY: dict[str, tuple[str, dict[str, Any]]] = {
     "jamba": ("Jamba", {"vocab_size": 40, "hidden_size": 16, "intermediate_size": 8,
                         "num_hidden_layers": 4, "num_attention_heads": 2,
@@ -150,6 +159,12 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
                             "rel_extent": 7, "n_routed_experts": 3, "n_shared_experts": 2,
                             "mlp_layer_types": ["dense", "sparse", "sparse"],
                             "layer_types": ["hybrid_sliding", "hybrid", "hybrid_sliding"]}),
+    "inkling2": ("Inkling2", {**INKLING2, "num_hidden_layers": 3,
+                              "layer_types": ["hybrid_sliding", "hybrid", "hybrid_sliding"]}),
+    "inkling2-loop": ("Inkling2Loop", {
+        **INKLING2, "num_hidden_layers": 4, "n_layers_per_attn_res_block": 1,
+        "loop_layer_index_start": 1, "loop_layer_index_end": 3, "loop_gate_rank": 2,
+        "layer_types": ["hybrid_sliding", "hybrid", "hybrid_sliding", "hybrid"]}),
     "glm5-next": ("Glm5Next", {"vocab_size": 40, "hidden_size": 16, "intermediate_size": 32,
                                "moe_intermediate_size": 8, "num_hidden_layers": 4,
                                "num_attention_heads": 2, "num_key_value_heads": 2,
@@ -172,6 +187,8 @@ CLASSES = {"qwen3.5": ("Qwen3_5TextConfig", "Qwen3_5TextModel"),
            "qwen3.5-moe": ("Qwen3_5MoeTextConfig", "Qwen3_5MoeTextModel"),
            "qwen4-exp": ("Qwen4ExpTextConfig", "Qwen4ExpTextModel"),
            "inkling": ("InklingTextConfig", "InklingTextModel"),
+           "inkling2": ("Inkling2TextConfig", "Inkling2TextModel"),
+           "inkling2-loop": ("Inkling2LoopTextConfig", "Inkling2LoopTextModel"),
            "glm5-next": ("Glm5NextTextConfig", "Glm5NextTextModel")}
 """The config and base model classes not named ``{cls}Config``, ``{cls}Model``."""
 
@@ -215,3 +232,25 @@ def test_a_saved_hybrid_is_recognised(cli: CLI, tmp_path: Path, name: str, kind:
     again = cli(*found["command"].split()[1:], "--json")
     assert again.code == 0, again.err
     assert json.loads(again.out)["total"] == total
+
+
+def test_a_saved_inkling2s_padded_head(cli: CLI, tmp_path: Path) -> None:
+    """A saved Inkling 2 whose head is narrower than the vocabulary (stored padded to it) is
+    recognised with the padded head, and the config.json's narrower one named as a
+    disagreement, not confidently counted."""
+    import torch
+    import transformers
+
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = transformers.Inkling2ForCausalLM(transformers.Inkling2TextConfig(
+            **{**TINY["inkling2"][1], "unpadded_vocab_size": 37}))
+        model.save_pretrained(tmp_path, safe_serialization=True)
+    padded = sum(p.numel() for p in model.parameters()) + 3 * 16
+    result = cli("inspect", str(tmp_path), "--json")
+    assert result.code == 0, result.err
+    (found,) = json.loads(result.out)["recurrent"]
+    assert (found["family"], found["params"], found["stored"]) == ("inkling2", padded, padded)
+    assert not found["match"]
+    assert "config.json says unpadded_vocab_size=37, the tensors hold 40" in found["notes"]

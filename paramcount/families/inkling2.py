@@ -27,7 +27,7 @@ from typing import Any
 
 from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
-from paramcount.families import hybrid
+from paramcount.families import hybrid, inkling2_saved
 from paramcount.families.family import RecognisedModel
 from paramcount.families.inkling import (
     ALIAS_KEYS,
@@ -61,6 +61,8 @@ LAYOUT = Layout("transformers Inkling2TextConfig", frozenset({
     "unpadded_vocab_size", "vocab_size"}))
 """The keys transformers' ``Inkling2TextConfig`` reads (its fields and ``attribute_map``)."""
 BACKBONE = "model."
+SAVED_BACKBONE = inkling2_saved.SAVED_BACKBONE
+saved_base = inkling2_saved.saved_base
 """The causal LM's prefix before the base model class's tensors."""
 
 
@@ -253,9 +255,17 @@ def from_hf_config(data: Mapping[str, object], kind: type = Inkling2Config) -> A
     return config
 
 
+def saved_tensors(config: Any) -> list[Tensor]:
+    """The tensors as ``save_pretrained`` writes them (:mod:`~paramcount.families.
+    inkling2_saved`)."""
+    return inkling2_saved.saved_tensors(tensors(config), config.vocab_size)
+
+
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
-    """Every ``Inkling2ForCausalLM`` among ``shapes``, checked exactly."""
-    return recognise_params(shapes, _recognise_at)
+    """Every ``Inkling2ForCausalLM`` among ``shapes`` (as the model names its tensors, or as
+    ``save_pretrained`` does), checked exactly."""
+    return recognise_params(shapes, _recognise_at) or inkling2_saved.recognise(
+        shapes, _recognise_at)
 
 
 def _attention_at(shapes: Shapes, p: str) -> tuple[int, int, int, int, int] | None:

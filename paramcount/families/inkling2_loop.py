@@ -18,7 +18,7 @@ from math import gcd
 
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
-from paramcount.families import hybrid, inkling2
+from paramcount.families import hybrid, inkling2, inkling2_saved
 from paramcount.families.family import RecognisedModel
 from paramcount.families.inkling import recognise_params
 from paramcount.families.inkling2 import TOP_K_NOTE, Inkling2Config, Loop, check, read_values
@@ -33,6 +33,8 @@ CLASSES = ("Inkling2LoopForCausalLM", "Inkling2LoopTextModel")
 ALIASES = inkling2.ALIASES
 """Names people use for this family's options beside ``--field-name`` (Inkling 2's)."""
 BACKBONE = inkling2.BACKBONE
+SAVED_BACKBONE = inkling2.SAVED_BACKBONE
+saved_base = inkling2.saved_base
 """The causal LM's prefix before the base model class's tensors."""
 
 LOOP_KEYS = {"core_start": "loop_layer_index_start", "core_end": "loop_layer_index_end",
@@ -107,6 +109,7 @@ Config = Inkling2LoopConfig
 stack = inkling2.stack
 tensors = inkling2.tensors
 formula = inkling2.formula
+saved_tensors = inkling2.saved_tensors
 
 
 def from_hf_config(data: Mapping[str, object]) -> Inkling2LoopConfig:
@@ -120,8 +123,10 @@ def from_hf_config(data: Mapping[str, object]) -> Inkling2LoopConfig:
 
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
-    """Every ``Inkling2LoopForCausalLM`` among ``shapes``, checked exactly."""
-    return recognise_params(shapes, _recognise_at)
+    """Every ``Inkling2LoopForCausalLM`` among ``shapes`` (as the model names its tensors, or
+    as ``save_pretrained`` does), checked exactly."""
+    return recognise_params(shapes, _recognise_at) or inkling2_saved.recognise(
+        shapes, _recognise_at)
 
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:
