@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from paramcount.reading.tables import generic
 from paramcount.reading.tables.table import Printout
+from paramcount.record import replace
 
 __all__ = ["read", "starts"]
 
@@ -92,7 +93,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         return None
     printout, end = found
     accounting = printout.accounting
-    unread = tuple(dataclasses.replace(u, text=lines[u.line - 1]) for u in accounting.unread)
+    unread = tuple(replace(u, text=lines[u.line - 1]) for u in accounting.unread)
     how = printout.how.replace("read as a table:", "read as texttable's table:", 1)
-    return dataclasses.replace(printout, how=how, accounting=dataclasses.replace(
+    return dataclasses.replace(printout, how=how, accounting=replace(
         accounting, unread=unread)), end

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from paramcount.reading.tables import generic
 from paramcount.reading.tables.table import Printout
+from paramcount.record import replace
 
 __all__ = ["read", "starts"]
 
@@ -51,6 +52,6 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     printout, end = found
     how = printout.how.replace("read as a table:", "read as torchtnt's module summary:", 1)
     accounting = printout.accounting
-    unread = tuple(dataclasses.replace(u, text=lines[u.line - 1]) for u in accounting.unread)
-    return dataclasses.replace(printout, how=how, accounting=dataclasses.replace(
+    unread = tuple(replace(u, text=lines[u.line - 1]) for u in accounting.unread)
+    return dataclasses.replace(printout, how=how, accounting=replace(
         accounting, unread=unread)), end
