@@ -63,6 +63,7 @@ from paramcount.reading.models import Layer as Layer
 from paramcount.reading.models import Missing as Missing
 from paramcount.reading.models import Model as Model
 from paramcount.reading.models import cell_of as cell_of
+from paramcount.reading.patterns import lazy
 from paramcount.reading.solve import Clues, Fit, Solution, solve
 from paramcount.reading.tables.table import Printout, Row
 from paramcount.record import replace as record_replace
@@ -610,7 +611,7 @@ def derived_layer(row: Row, clues: Clues, kind: str, notes: tuple[str, ...] = ()
     return solved_layer(row, record_replace(clues, count=None), kind, notes)
 
 
-_CHANNELS_FIRST = re.compile(r"(Lazy)?(Conv|ConvTranspose|BatchNorm|InstanceNorm|MaxPool|"
+_CHANNELS_FIRST = lazy(r"(Lazy)?(Conv|ConvTranspose|BatchNorm|InstanceNorm|MaxPool|"
                              r"AvgPool|AdaptiveAvgPool|AdaptiveMaxPool|LPPool)[123]d$")
 """torch classes whose output is (batch, channels, length): the layer after reads its channels
 only once the tensor is transposed, so the last axis of its printed shape is no width."""

@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
 
+from paramcount.reading.patterns import lazy
+
 __all__ = ["RESET_AFTER_FACTS", "KerasVersion", "call_version", "old_gru_default",
            "reset_after_default", "summary_version"]
 
@@ -55,7 +57,7 @@ def reset_after_default(version: KerasVersion | None) -> bool | None:
     return None
 
 
-_LEGACY_PATHS = re.compile(r"(^|\.)keras\.layers\.(recurrent|cudnn_recurrent)\.|\.compat\.v1\."
+_LEGACY_PATHS = lazy(r"(^|\.)keras\.layers\.(recurrent|cudnn_recurrent)\.|\.compat\.v1\."
                            r"|(^|\.)keras\.layers\.CuDNN|^keras\.legacy\.")
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from collections.abc import Mapping, Sequence
 
 from paramcount.engine import conventions
@@ -33,6 +32,7 @@ from paramcount.reading.found import (
 from paramcount.reading.keras_version import KerasVersion
 from paramcount.reading.messages.runtime_error import RuntimeFinding, runtime_errors
 from paramcount.reading.pairing import classes_of, expected_shapes, layer_pairs, pair
+from paramcount.reading.patterns import lazy
 from paramcount.reading.printed import models as printout_models
 from paramcount.reading.printout import find_printouts
 from paramcount.reading.tables.headless import headless_rows
@@ -106,8 +106,8 @@ _SPACES = {0: None, 0xFEFF: None, 0x200B: None, 0xA0: " ", 0x2007: " ", 0x202F: 
 """What a web page puts for spaces (no-break, narrow, figure and other fixed-width spaces,
 copied from a rendered notebook or post) read as spaces; zero-width spaces, a byte-order mark
 and NUL dropped."""
-_ODD_SPACES = re.compile("[\x00\ufeff\u200b\xa0\u2000-\u200a\u202f]")
-_QUOTE = re.compile(r"\A {0,3}(?:>(?!>>) ?)+")
+_ODD_SPACES = lazy("[\x00\ufeff\u200b\xa0\u2000-\u200a\u202f]")
+_QUOTE = lazy(r"\A {0,3}(?:>(?!>>) ?)+")
 """A Markdown quote's marks (``> ``, nested ``> > ``), taken off every line: no printout or
 code line starts with ``>`` but a prompt (``>>> ``), which is kept."""
 
@@ -491,10 +491,10 @@ def _shape_text(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
-_NUMBER = re.compile(r"(?<![\w.,])([0-9]{1,3}(?:,[0-9]{3})+|[0-9]{3,})(?![\w.,][0-9])")
+_NUMBER = lazy(r"(?<![\w.,])([0-9]{1,3}(?:,[0-9]{3})+|[0-9]{3,})(?![\w.,][0-9])")
 
 
-_WORD = re.compile(r"(?<![A-Za-z])[A-Za-z]{3,}+\s")
+_WORD = lazy(r"(?<![A-Za-z])[A-Za-z]{3,}+\s")
 
 
 def _states_a_number(line: str) -> bool:

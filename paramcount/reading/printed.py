@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from collections.abc import Sequence
 
 from paramcount.engine import conventions
@@ -18,6 +17,7 @@ from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.found import Layer, Missing, Model, printout_models, solved_layer
 from paramcount.reading.models import Candidate, cell_of
+from paramcount.reading.patterns import lazy
 from paramcount.reading.reprs.hf_repr import Reading, describe, hidden, readings, tree
 from paramcount.reading.solve import Clues, Fit, Solution
 from paramcount.reading.tables.flax_tabulate import CELLS, cell_class
@@ -51,7 +51,7 @@ def models(printouts: Sequence[Printout], lines: Sequence[str]) -> list[Model]:
     return found
 
 
-_RNN_TENSOR = re.compile(r"(?P<role>weight_ih|weight_hh|bias_ih|bias_hh|weight_hr)"
+_RNN_TENSOR = lazy(r"(?P<role>weight_ih|weight_hh|bias_ih|bias_hh|weight_hr)"
                          r"(?P<suffix>(?:_l[0-9]{1,4}(?:_reverse)?)?)")
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 
 from paramcount.reading.listings import generic as listing
 from paramcount.reading.listings import shape_dump
+from paramcount.reading.patterns import lazy
 from paramcount.reading.reprs import hf_repr, pytree, torch_repr
 from paramcount.reading.tables import (
     aligned,
@@ -154,8 +155,8 @@ def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
 # -- printouts under a prefix ------------------------------------------------------------------
 
 _PREFIXED = (" ", "\t", "#")
-_COMMENT = re.compile(r"\A#+ ?")
-_REPR_START = re.compile(r"[A-Za-z_]\w*\($")
+_COMMENT = lazy(r"\A#+ ?")
+_REPR_START = lazy(r"[A-Za-z_]\w*\($")
 
 
 def _starts(lines: Sequence[str], index: int, line: str) -> bool:
@@ -265,7 +266,7 @@ def _unprefixed(lines: Sequence[str], index: int, comment: bool, before: int, st
 
 # -- inference --------------------------------------------------------------------------------
 
-_TENSOR = re.compile(r"(weight|bias)_(ih|hh|hr)(\w*)")
+_TENSOR = lazy(r"(weight|bias)_(ih|hh|hr)(\w*)")
 _GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
 
 

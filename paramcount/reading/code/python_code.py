@@ -14,7 +14,6 @@ statement (or one balanced bracket expression) at a time.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -43,6 +42,7 @@ from paramcount.reading.code.values import (
     unknowns,
 )
 from paramcount.reading.code.walk import _Reader
+from paramcount.reading.patterns import lazy
 from paramcount.record import replace
 
 __all__ = [
@@ -52,7 +52,7 @@ __all__ = [
 ]
 
 
-_SETTING = re.compile(r"[A-Za-z_][\w.]*(?:\[['\"](?P<key>\w+)['\"]\])?")
+_SETTING = lazy(r"[A-Za-z_][\w.]*(?:\[['\"](?P<key>\w+)['\"]\])?")
 
 
 def setting(name: str) -> str | None:
@@ -122,11 +122,11 @@ def read_code(text: str, overrides: Mapping[str, Any] | None = None) -> CodeRead
     return CodeReading(tuple(blocks), mode, tuple(notes), frozenset(reader.frameworks))
 
 
-_LAYER_CALL = re.compile(r"\b([A-Z]\w*)\s*\(")
-_SELF = re.compile(r"\s*(self|model)\.")
+_LAYER_CALL = lazy(r"\b([A-Z]\w*)\s*\(")
+_SELF = lazy(r"\s*(self|model)\.")
 """A statement on the module being built (``self.x = ...``, ``model.add(...)``): perhaps a
 layer."""
-_CUT = re.compile(r"[=(\[,.]\s*$")
+_CUT = lazy(r"[=(\[,.]\s*$")
 """A statement that ends where its code must go on (``_, h =``): cut short, it may have
 built a layer."""
 _MOST_UNPARSED = 5
@@ -177,7 +177,7 @@ TOO_DEEP = (f"its brackets nest more than {MAX_NESTING} deep, the most paramcoun
             "code from here on was not read")
 """Why code nested too deep is not read."""
 
-_STRINGS = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|#.*")
+_STRINGS = lazy(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|#.*")
 _BRACKETS = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 
 

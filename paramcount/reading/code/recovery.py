@@ -17,9 +17,10 @@ import re
 from collections.abc import Iterator
 
 from paramcount.engine.layers import KNOWN
+from paramcount.reading.patterns import lazy
 
-_OPENER = re.compile(r"^(class|def|async def|if|elif|else|for|while|with|try|except|finally)\b")
-_TOP_LEVEL = re.compile(
+_OPENER = lazy(r"^(class|def|async def|if|elif|else|for|while|with|try|except|finally)\b")
+_TOP_LEVEL = lazy(
     r"^(import |from \S+ import |[A-Z_][A-Z0-9_]*\s*=|print\(|[\w.]+\.(add|summary|compile|fit)"
     r"\(|model\s*=|\w+\s*=\s*(\w+\.)*(Sequential|Model|Input)\()")
 
@@ -75,7 +76,7 @@ def reindent(lines: list[str]) -> tuple[str, list[int]] | None:
     return ("\n".join(out), loops) if changed else None
 
 
-_NEW_STATEMENT = re.compile(r"(class|def|async def|import|from)\s|@\w")
+_NEW_STATEMENT = lazy(r"(class|def|async def|import|from)\s|@\w")
 """A line that begins a statement of its own at the left edge: never inside brackets."""
 
 
@@ -244,7 +245,7 @@ def _code_lines(lines: list[str]) -> tuple[list[str], list[int]]:
     return kept, dropped
 
 
-_INLINE = re.compile(r"(?:\b(?P<var>[A-Za-z_]\w*)\s*=\s*)?(?<![\w.])(?P<callee>(?:[A-Za-z_]\w*\.)*"
+_INLINE = lazy(r"(?:\b(?P<var>[A-Za-z_]\w*)\s*=\s*)?(?<![\w.])(?P<callee>(?:[A-Za-z_]\w*\.)*"
                      r"(?P<cls>[A-Z]\w*))\(")
 
 
@@ -275,8 +276,8 @@ def inline_calls(line: str) -> tuple[str, bool]:
     return "; ".join(found), failed
 
 
-_WORDS = re.compile(r"(?<![A-Za-z'])[A-Za-z']++(?: [A-Za-z']++){2,}")
-_STRING = re.compile(r"\"[^\"]*\"|'[^']*'")
+_WORDS = lazy(r"(?<![A-Za-z'])[A-Za-z']++(?: [A-Za-z']++){2,}")
+_STRING = lazy(r"\"[^\"]*\"|'[^']*'")
 
 
 def uncommented(line: str) -> str:
@@ -343,7 +344,7 @@ def _is_code(line: str) -> bool:
     return False
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f]")
+_CONTROL = lazy(r"[\x00-\x08\x0b\x0e-\x1f]")
 
 
 def binary(text: str) -> bool:

@@ -4,13 +4,13 @@ and the small pure helpers its evaluator and walker share."""
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from paramcount.engine.layers import KNOWN
 from paramcount.reading.accounting import NOTHING, Accounting, Unread
+from paramcount.reading.patterns import lazy
 from paramcount.record import record
 
 MAX_TEXT = 10_000_000
@@ -241,8 +241,8 @@ _ARITH: dict[type[ast.operator], Any] = {
 
 
 
-_WORD = re.compile(r"[A-Za-z_]\w*")
-_SUBSCRIPT_CALL = re.compile(r"\]\s*\(")
+_WORD = lazy(r"[A-Za-z_]\w*")
+_SUBSCRIPT_CALL = lazy(r"\]\s*\(")
 
 _MAY_BUILD = frozenset({"add_argument", "parse_args", "parse_known_args", "partial", "getattr",
                         "save_hyperparameters", "hparams"})

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from paramcount.files.listing import NamedTensor
 from paramcount.files.state_dict import is_buffer as _norm_buffer
 from paramcount.reading.accounting import Accounting, Unread
+from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.table import Printout, number
 from paramcount.usertext import NOT_ASCII_DIGITS, foreign_digits
 
@@ -47,14 +48,14 @@ def is_buffer(name: str) -> bool:
 _SHAPE = (r"(?:torch\.Size\(\[[0-9,\s]*+\]\)|TensorShape\(\[[0-9,\s]*+\]\)|\([0-9,\s]*+\)|"
           r"\[[0-9,\s]*+\]|ShapeDtypeStruct\(shape=\([0-9,\s]*+\)[^()]{0,200}\))")
 _WRAPPER = r"(?:OrderedDict|odict_items|FrozenDict|FrozenVarDict|State|dict)\(\s*+"
-_TOKEN = re.compile(
+_TOKEN = lazy(
     r"""(?P<entry>['"](?P<name>[^'"\s]{1,300})['"]\s*+[:,]\s*+(?P<shape>""" + _SHAPE + r"""))
         |(?P<key>['"](?P<inner>[^'"\s]{1,300})['"]\s*+:\s*+(?:""" + _WRAPPER + r""")?\{)
         |(?P<open>(?:""" + _WRAPPER + r""")?[{\[(])|(?P<close>[}\])])|(?P<skip>[\s,]++)""", re.X)
-_ENTRY = re.compile(r"""['"][^'"\s]{1,300}['"]\s*+[:,]\s*+""" + _SHAPE)
+_ENTRY = lazy(r"""['"][^'"\s]{1,300}['"]\s*+[:,]\s*+""" + _SHAPE)
 """A ``'name': shape`` entry: a literal's first line holds one (a nested config holds none)."""
-_DIMS = re.compile(r"[(\[]([0-9,\s]*+)[)\]]")
-_OPEN = re.compile(r"\s*+(?:" + _WRAPPER + r")?[{\[]\s*+(?:\(\s*+)?")
+_DIMS = lazy(r"[(\[]([0-9,\s]*+)[)\]]")
+_OPEN = lazy(r"\s*+(?:" + _WRAPPER + r")?[{\[]\s*+(?:\(\s*+)?")
 _LINES = 5_000
 """The most lines one literal may run over (a printed state dict of a large model)."""
 _BARREN = 50
@@ -147,7 +148,7 @@ def dims(text: str) -> tuple[int, ...] | None:
 
 # -- one tensor a line -------------------------------------------------------------------------
 
-_LINE = re.compile(
+_LINE = lazy(
     r"""^\s*+\(?\s*+['"]?(?P<name>[A-Za-z_0-9][\w./:\-\[\]]*?)['"]?(?>\s*+[,:=]\s*+|\s++)(?:shape\s*+[=:]\s*+)?(?P<shape>
         torch\.Size\(\[[0-9,\s]*+\]\)|TensorShape\(\[[0-9,\s]*+\]\)|\([0-9,\s]*+\)|\[[0-9,\s]*+\])
         """ + EXTRA + r"""\s*+\)?\s*+,?\s*+$""", re.X)

@@ -8,20 +8,20 @@ the ``:0`` TensorFlow adds to each name; and bare ``torch.Size([...])`` lines fr
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from paramcount.reading.listings.generic import Dialect, is_line, read_lines, read_unnamed
+from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.table import Printout
 
-_VARIABLE = re.compile(r"^\s*+\[?<(?:tf\.|Keras)?Variable\b(?=.*?\bshape=\()(?P<rest>.*)")
+_VARIABLE = lazy(r"^\s*+\[?<(?:tf\.|Keras)?Variable\b(?=.*?\bshape=\()(?P<rest>.*)")
 """A framework's repr of a variable: TensorFlow's ``<tf.Variable 'rnn/lstm_cell/kernel:0'
 shape=(138, 512) dtype=float32_ref>`` (TF 1.x, a ``tf.trainable_variables()`` loop; TF 2 adds
 ``numpy=array(...`` over the next lines), Keras 3's ``<Variable path=lstm/lstm_cell/kernel,
 shape=(3, 16), dtype=float32, value=[[...`` (``<KerasVariable shape=..., path=...>`` before
 3.4): its values, where printed, run on to the line that ends in ``>``."""
-_VARIABLE_NAME = re.compile(r"'(?P<quoted>[^'\s]{1,300})'|\bpath=(?P<path>[^\s,>]{1,300})")
-_VARIABLE_SHAPE = re.compile(r"\bshape=(?P<shape>\([0-9,\s]*+\))")
+_VARIABLE_NAME = lazy(r"'(?P<quoted>[^'\s]{1,300})'|\bpath=(?P<path>[^\s,>]{1,300})")
+_VARIABLE_SHAPE = lazy(r"\bshape=(?P<shape>\([0-9,\s]*+\))")
 
 
 def _variable(line: str) -> tuple[str, str] | None:
@@ -40,7 +40,7 @@ DIALECT = Dialect(form=_variable, runs_to=">", suffix=":0")
 """What the generic reader cannot know of these listings: the frameworks' variable reprs,
 their values running on to ``>``, and TensorFlow's ``:0`` after each name."""
 
-_BARE = re.compile(r"^\s*+torch\.Size\(\[(?P<dims>[0-9,\s]*+)\]\)\s*+,?\s*+$")
+_BARE = lazy(r"^\s*+torch\.Size\(\[(?P<dims>[0-9,\s]*+)\]\)\s*+,?\s*+$")
 
 
 def read_named(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:

@@ -57,7 +57,6 @@ h_0's first dimension is num_layers × (2 if bidirectional else 1) = 2, not 4
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 
 from paramcount.engine.commandline import command_line
@@ -65,6 +64,7 @@ from paramcount.engine.conventions import total
 from paramcount.engine.conventions.recognition import GATES, build, cell_from_rows
 from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.errors import ParamcountError
+from paramcount.reading.patterns import lazy
 from paramcount.usertext import NOT_ASCII_DIGITS, digits_value, foreign_digits, shown_text
 
 
@@ -175,43 +175,43 @@ class LoadErrorAnalysis:
     written in digits other than ASCII ones): what they say is missing from the analysis."""
 
 
-_HEADER = re.compile(r"Error\(s\) in loading state_dict for ([A-Za-z_][\w.]*)")
-_SECTION = re.compile(
+_HEADER = lazy(r"Error\(s\) in loading state_dict for ([A-Za-z_][\w.]*)")
+_SECTION = lazy(
     r'(Missing|Unexpected) key\(s\) in state_dict:\s*((?:"[^"\n]*"(?:,\s*)?)*)'
 )
-_KEY = re.compile(r'"([^"\n]*)"')
-_SIZE = re.compile(
+_KEY = lazy(r'"([^"\n]*)"')
+_SIZE = lazy(
     r"size mismatch for ([^\s:]+): copying a param with shape torch\.Size\(\[([0-9,\s]*)\]\) from "
     r"checkpoint, the shape in current model is torch\.Size\(\[([0-9,\s]*)\]\)"
 )
-_SIZE_041 = re.compile(
+_SIZE_041 = lazy(
     r"size mismatch for ([^\s:]+): copying a param of torch\.Size\(\[([0-9,\s]*)\]\) from "
     r"checkpoint, where the shape is torch\.Size\(\[([0-9,\s]*)\]\) in current model"
 )
 """torch 0.4.1's wording (pytorch#8619), which prints the model's shape first and the
 checkpoint's second, against its words (pytorch#11499; fixed in 1.0 by pytorch#11200)."""
-_COPYING = re.compile(
+_COPYING = lazy(
     r"While copying the parameter named [\"'`]?([^\s\"'`,]+)[\"'`]?, whose dimensions in the "
     r"model are torch\.Size\(\[([0-9,\s]*)\]\) and whose dimensions in the checkpoint are "
     r"torch\.Size\(\[([0-9,\s]*)\]\)"
 )
 """torch 0.3 and 0.4.0's wording (model first, checkpoint second), with or without quotes."""
-_OLD_UNEXPECTED = re.compile(r'unexpected key "([^"\n]*)" in state_dict')
+_OLD_UNEXPECTED = lazy(r'unexpected key "([^"\n]*)" in state_dict')
 """torch 0.3's KeyError for a key only the checkpoint holds."""
-_OLD_MISSING = re.compile(r"missing keys in state_dict: \"(?:set\()?\{([^}\n]*)\}")
+_OLD_MISSING = lazy(r"missing keys in state_dict: \"(?:set\()?\{([^}\n]*)\}")
 """torch 0.3's KeyError for keys only the model holds: a Python set, printed."""
-_OLD_KEY = re.compile(r"\\?['\"]([^'\"\\]+)\\?['\"]")
+_OLD_KEY = lazy(r"\\?['\"]([^'\"\\]+)\\?['\"]")
 SWAPPED = (
     "torch 0.4.1's `copying a param of A from checkpoint, where the shape is B in current "
     "model` prints the model's shape as A and the checkpoint's as B (pytorch#11499): read so"
 )
-_HIDDEN = re.compile(r"Expected hidden(?:\[([0-9])\])? size \(([0-9,\s]*)\), got \[([0-9,\s]*)\]")
-_INPUT = re.compile(r"input\.size\(-1\) must be equal to input_size\. "
+_HIDDEN = lazy(r"Expected hidden(?:\[([0-9])\])? size \(([0-9,\s]*)\), got \[([0-9,\s]*)\]")
+_INPUT = lazy(r"input\.size\(-1\) must be equal to input_size\. "
                     r"Expected ([0-9]+), got ([0-9]+)")
-_CELL_INPUT = re.compile(r"input has inconsistent input_size: got ([0-9]+) expected ([0-9]+)")
-_CELL_HIDDEN = re.compile(r"hidden([0-9]) has inconsistent hidden_size: "
+_CELL_INPUT = lazy(r"input has inconsistent input_size: got ([0-9]+) expected ([0-9]+)")
+_CELL_HIDDEN = lazy(r"hidden([0-9]) has inconsistent hidden_size: "
                           r"got ([0-9]+), expected ([0-9]+)")
-_TORCH_KEY = re.compile(
+_TORCH_KEY = lazy(
     r"(?P<prefix>(?:.*\.)?)(?P<role>weight_ih|weight_hh|bias_ih|bias_hh|weight_hr)"
     r"(?:_l(?P<layer>[0-9]+)(?P<reverse>_reverse)?)?"
 )

@@ -44,6 +44,7 @@ from paramcount.engine.layers import (
 )
 from paramcount.engine.spec import Framework, LayerSpec
 from paramcount.reading.code.python_code import Call
+from paramcount.reading.patterns import lazy
 from paramcount.record import record
 from paramcount.usertext import digits_value
 
@@ -104,7 +105,7 @@ def _pattern(source: str) -> re.Pattern[str]:
     return re.compile(source)
 
 
-_MESSAGE = re.compile(r"Expected hidden|input\.size\(-1\) must|has inconsistent|mat1 and mat2"
+_MESSAGE = lazy(r"Expected hidden|input\.size\(-1\) must|has inconsistent|mat1 and mat2"
                       r"|is incompatible with the layer|xpected shape|Dimensions must be equal")
 """Words each message read here holds (the patterns above, and those of
 :func:`..load_error.runtime`): a line without them is not searched further,

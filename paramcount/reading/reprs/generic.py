@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from paramcount.reading.accounting import Unread
+from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.generic import approximate
 from paramcount.reading.tables.table import count
 from paramcount.usertext import ascii_digits, digits_value
@@ -27,14 +28,14 @@ from paramcount.usertext import ascii_digits, digits_value
 __all__ = ["MAX_COPIES", "Module", "Tree", "arguments", "figures_only", "parameters_figure",
            "parameters_share", "walk"]
 
-_FIGURE = re.compile(
+_FIGURE = lazy(
     r"""\s*+-?[0-9.,]{1,30}\s?(?:[kKMGTPB]|[kKMGT]?(?:Mac|MACs?|FLOPS|FLOPs?|B)|[mun]?s)?\s?%?
         (?:\s?(?:Params|params|MACs?|FLOPs?|FLOPS|Mac))?
         (?:\s?=\s?[0-9.,]{1,30}\s?%\s?(?:Params|params|MACs?|FLOPs?|FLOPS|latency))?\s*+""",
     re.X)
 """One figure: ptflops' ``18.82 k``, ``94.358% Params``; calflops' ``18.82 K = 96.66% Params``;
 DeepSpeed's profiler's latency too (``107.05 us = 1.64% latency``)."""
-_WORDED = re.compile(r"[A-Za-z%]")
+_WORDED = lazy(r"[A-Za-z%]")
 _LIMIT = 12
 """The most leading figures one module line carries (ptflops 4, calflops 3 to 6)."""
 
@@ -98,7 +99,7 @@ def parameters_figure(line: str) -> tuple[int, int] | None:
     return (exact, exact) if exact is not None else approximate(first)
 
 
-_SHARE = re.compile(r"\b([0-9]{1,3}(?:\.[0-9]{1,6})?)\s?% Params")
+_SHARE = lazy(r"\b([0-9]{1,3}(?:\.[0-9]{1,6})?)\s?% Params")
 
 
 def parameters_share(line: str) -> str | None:
@@ -110,10 +111,10 @@ def parameters_share(line: str) -> str | None:
 
 # -- the tree ----------------------------------------------------------------------------------
 
-_HEAD = re.compile(r"([A-Za-z_]\w*)\($")
-_ITEM = re.compile(r"(?P<indent>\s*)\((?P<attr>[\w.-]+)\): (?:(?P<times>[0-9]+) x )?"
+_HEAD = lazy(r"([A-Za-z_]\w*)\($")
+_ITEM = lazy(r"(?P<indent>\s*)\((?P<attr>[\w.-]+)\): (?:(?P<times>[0-9]+) x )?"
                    r"(?P<cls>[A-Za-z_][\w.]*)\((?P<rest>.*)$")
-_RANGE = re.compile(r"([0-9]+)-([0-9]+)")
+_RANGE = lazy(r"([0-9]+)-([0-9]+)")
 MAX_COPIES = 100_000
 """The most copies a folded line is read as (a larger fold is named unread)."""
 MAX_MODULES = 200_000

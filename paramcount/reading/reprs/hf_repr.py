@@ -22,12 +22,13 @@ from typing import Any
 from paramcount.errors import ConfigError, SpecError
 from paramcount.families.registry import CLASSES
 from paramcount.reading.accounting import Accounting
+from paramcount.reading.patterns import lazy
 from paramcount.reading.reprs.generic import walk
 from paramcount.reading.tables.table import Printout
 from paramcount.usertext import digits_value
 
 Shapes = dict[str, tuple[int, ...]]
-_HEAD = re.compile(r"(?P<cls>[A-Za-z_]\w*)\($")
+_HEAD = lazy(r"(?P<cls>[A-Za-z_]\w*)\($")
 
 
 @dataclass(frozen=True)

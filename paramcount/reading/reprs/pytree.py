@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from paramcount.files.listing import NamedTensor
 from paramcount.reading.accounting import Accounting, Unread
+from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.table import Printout
 from paramcount.usertext import digits_value
 
@@ -25,7 +26,7 @@ __all__ = ["read", "starts"]
 
 _ARRAY = (r"(?:bf16|f16|f32|f64|i8|i16|i32|i64|u8|u16|u32|u64|bool|c64|c128)"
           r"\[(?P<dims>[0-9,]{0,200})\]")
-_TOKEN = re.compile(
+_TOKEN = lazy(
     r"\s*+(?:(?P<field>[A-Za-z_]\w{0,100})=)?(?:"
     r"(?P<array>" + _ARRAY + r")"
     r"|(?P<call>[A-Za-z_][\w.]{0,200}(?:<locals>[\w.]{1,200})?)\("
@@ -35,7 +36,7 @@ _TOKEN = re.compile(
     r"|(?P<plain>-?[0-9][\w.+\-]{0,60}|True|False|None|'[^']{0,300}'|\"[^\"]{0,300}\""
     r"|<(?:[^<>]|<[^<>]{0,300}>){0,300}>|[A-Za-z_][\w.]{0,200}(?![\w.(]))"
     r")")
-_START = re.compile(r"[A-Za-z_][\w.]{0,200}(?:<locals>[\w.]{1,200})?\($")
+_START = lazy(r"[A-Za-z_][\w.]{0,200}(?:<locals>[\w.]{1,200})?\($")
 _LOOK = 40
 _LINES = 200_000
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import re
 from collections.abc import Sequence
 
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.code.python_code import Block, Call, Step, layer_call
+from paramcount.reading.patterns import lazy
 from paramcount.reading.reprs.generic import (
     parameters_figure,
     parameters_share,
@@ -100,7 +100,7 @@ def _call(text: str, line: int) -> Call | None:
 
 
 _SINGLE = ("LSTM", "GRU", "RNN")
-_ONE_MODULE = re.compile(r"(LSTM|GRU|RNN|LSTMCell|GRUCell|RNNCell)\([0-9]++, [0-9]++"
+_ONE_MODULE = lazy(r"(LSTM|GRU|RNN|LSTMCell|GRUCell|RNNCell)\([0-9]++, [0-9]++"
                          r"(?:, \w++=[^,()=]++)*+\)")
 
 

@@ -18,26 +18,27 @@ import re
 from collections.abc import Sequence
 
 from paramcount.reading.accounting import Accounting, Unread
+from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.dialect import Dialect, Scan
 from paramcount.reading.tables.generic import TENSOR, TYPE, interpret
 from paramcount.reading.tables.table import Printout, Row, count, shapes, tokens
 
 __all__ = ["heads", "read", "starts"]
 
-_TITLE = re.compile(
+_TITLE = lazy(
     r"(?:layer|name|module|parameter name|param name|tensor|type|class|(?:output |input |"
     r"kernel )?shape|param #|#params|# params|params|parameters|numel|count|trainable|"
     r"requires_grad|dtype|device|mult-adds|flops|macs)(?: \(\w{1,20}\))?", re.I)
-_FIRST = re.compile(r"(?:layer|name|module|parameter name|param name|tensor)\b", re.I)
-_PARAMS = re.compile(r"param #|#params|# params|params|parameters|numel|(?:tensor )?shape",
+_FIRST = lazy(r"(?:layer|name|module|parameter name|param name|tensor)\b", re.I)
+_PARAMS = lazy(r"param #|#params|# params|params|parameters|numel|(?:tensor )?shape",
                      re.I)
-_RULE = re.compile(r"\s*+[=\-_─━]{5,}\s*+$")
-_GROUPS = re.compile(r"\s*+-{2,}(?: {1,4}-{2,})++\s*+$")
-_GLYPH = re.compile(r"(?P<lead>(?:[|│]\s{3,4}|\s{4,5})*+)(?:[├└]─+|\+ ?-+ ?)?")
+_RULE = lazy(r"\s*+[=\-_─━]{5,}\s*+$")
+_GROUPS = lazy(r"\s*+-{2,}(?: {1,4}-{2,})++\s*+$")
+_GLYPH = lazy(r"(?P<lead>(?:[|│]\s{3,4}|\s{4,5})*+)(?:[├└]─+|\+ ?-+ ?)?")
 """A row's tree glyphs (``|    └─``): the depth is read from the lead before the branch."""
-_NORM = re.compile(r"(?:Sync|Lazy)?BatchNorm[0-9]d|InstanceNorm[0-9]d")
+_NORM = lazy(r"(?:Sync|Lazy)?BatchNorm[0-9]d|InstanceNorm[0-9]d")
 """A normalisation class whose row torchscan counts with its running statistics."""
-_AFTER = re.compile(r"\s*+((Non-)?[Tt]rainable params|Total params|Model size|Params size|"
+_AFTER = lazy(r"\s*+((Non-)?[Tt]rainable params|Total params|Model size|Params size|"
                     r"Estimated Total|Input size|Forward/backward|-{5,}|_{5,}|={5,})")
 DIALECT = Dialect("aligned", {}, _AFTER, re.compile(r"\s*+Total params:\s*+([0-9,]++)\s*+$"),
                   above=_RULE, rules=frozenset(), blank=True)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from paramcount.reading.accounting import Accounting, Unread
+from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.table import (
     NO_TOTAL,
     TOTAL,
@@ -54,7 +55,7 @@ def whole(counted: tuple[int, int] | None) -> int | None:
     return counted[0] if counted and counted[0] == counted[1] else None
 
 
-NOTHING = re.compile(r"(?!)")
+NOTHING = lazy(r"(?!)")
 """A pattern no line matches: a dialect's part it does not have."""
 
 

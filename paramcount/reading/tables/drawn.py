@@ -24,6 +24,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.dialect import Dialect, footer
 from paramcount.reading.tables.table import Column, Row, Window, count, tokens
 
@@ -244,8 +245,8 @@ def column_records(lines: Sequence[str], header: Sequence[Column], index: int,
     return records, index
 
 
-_ASCII_RULE = re.compile(r"\|[-+|=]+\|?")
-_ASCII_EDGE = re.compile(r"\+-+\+?")
+_ASCII_RULE = lazy(r"\|[-+|=]+\|?")
+_ASCII_EDGE = lazy(r"\+-+\+?")
 
 
 def ascii_box(lines: Sequence[str], start: int) -> Window:

@@ -23,6 +23,7 @@ from math import isqrt
 
 from paramcount.engine.spec import Cell
 from paramcount.reading.accounting import Accounting, Unread
+from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.dialect import Dialect, exact
 from paramcount.reading.tables.drawn import (
     box_header,
@@ -34,9 +35,9 @@ from paramcount.reading.tables.drawn import (
 from paramcount.reading.tables.table import Printout, Shape, Window
 from paramcount.usertext import digits_value
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_HEADER = re.compile(r"\s*┃\s*path\s*┃\s*module\s*┃")
-_COUNT = re.compile(r"([0-9,]+) \(")
+_ANSI = lazy(r"\x1b\[[0-9;]*m")
+_HEADER = lazy(r"\s*┃\s*path\s*┃\s*module\s*┃")
+_COUNT = lazy(r"([0-9,]+) \(")
 _LIMIT = 400_000
 CELLS = {"LSTMCell": (Cell.LSTM, 8), "OptimizedLSTMCell": (Cell.LSTM, 8),
          "GRUCell": (Cell.GRU, 6), "SimpleCell": (Cell.RNN, 2)}
@@ -114,7 +115,7 @@ def _plain(lines: Sequence[str], start: int) -> Sequence[str]:
     return Window(lines, len(lines), changed) if changed else lines
 
 
-_SHAPE = re.compile(r"\[([0-9]+(?:,\s*[0-9]+)*)\]")
+_SHAPE = lazy(r"\[([0-9]+(?:,\s*[0-9]+)*)\]")
 
 
 def cell_class(module: str) -> str | None:

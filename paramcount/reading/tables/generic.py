@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from paramcount.files.listing import NamedTensor
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.listings.generic import is_buffer
+from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.dialect import NOTHING, Dialect, Scan
 from paramcount.reading.tables.table import Printout, Row, count, shapes
 from paramcount.usertext import NOT_ASCII_DIGITS, foreign_digits
@@ -35,16 +36,16 @@ from paramcount.usertext import NOT_ASCII_DIGITS, foreign_digits
 __all__ = ["TENSOR", "TYPE", "approximate", "interpret", "kind_of", "read", "read_box", "starts",
            "starts_box", "tensor_cells"]
 
-_RULE = re.compile(r"\s*+[|+]?(?:\s*+:?(?:-{3,}|={3,}):?\s*+[|+])++\s*+(?::?-{3,}:?\s*+)?$")
+_RULE = lazy(r"\s*+[|+]?(?:\s*+:?(?:-{3,}|={3,}):?\s*+[|+])++\s*+(?::?-{3,}:?\s*+)?$")
 _LIMIT = 200_000
 _UNITS = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "B": 10**9, "T": 10**12}
-_ROUNDED = re.compile(r"(?P<value>[0-9]{1,3}(?:,[0-9]{3})*+(?:\.[0-9]{1,6})?"
+_ROUNDED = lazy(r"(?P<value>[0-9]{1,3}(?:,[0-9]{3})*+(?:\.[0-9]{1,6})?"
                       r"|[0-9]{1,15}(?:\.[0-9]{1,6})?)"
                       r"\s?(?P<unit>[kKMGBT])")
-_PERCENT = re.compile(r"\s*+\(?\s*+[0-9.]{1,12}\s?%\s*+\)?\s*+(?:Params)?\s*+$")
-_NAME = re.compile(r"[A-Za-z_][\w.\-/:]{0,300}|[0-9][\w.\-/:]{0,300}")
+_PERCENT = lazy(r"\s*+\(?\s*+[0-9.]{1,12}\s?%\s*+\)?\s*+(?:Params)?\s*+$")
+_NAME = lazy(r"[A-Za-z_][\w.\-/:]{0,300}|[0-9][\w.\-/:]{0,300}")
 TYPE = _TYPE = re.compile(r"[A-Za-z_][\w.]{0,100}")
-_TOTAL = re.compile(r"\**\s*(?:total|totals|sum)\b", re.I)
+_TOTAL = lazy(r"\**\s*(?:total|totals|sum)\b", re.I)
 
 
 def starts(lines: Sequence[str], index: int) -> bool:
@@ -68,7 +69,7 @@ def approximate(cell: str) -> tuple[int, int] | None:
     return max(0, low), (scaled + 1) * unit // scale
 
 
-_SHAPE_CELL = re.compile(r"[(\[][0-9,\s]*[)\]]")
+_SHAPE_CELL = lazy(r"[(\[][0-9,\s]*[)\]]")
 
 
 def _cell_kind(cell: str) -> str:
@@ -91,9 +92,9 @@ def _cell_kind(cell: str) -> str:
     return "other"
 
 
-_NOT_PARAMS = re.compile(r"flop|mac|mult|memory|size|time|latency|activation|output|input|"
+_NOT_PARAMS = lazy(r"flop|mac|mult|memory|size|time|latency|activation|output|input|"
                          r"%|percent|bytes|kernel", re.I)
-_PARAMS = re.compile(r"param|element|weight|numel|count", re.I)
+_PARAMS = lazy(r"param|element|weight|numel|count", re.I)
 
 
 def kind_of(title: str, cells: Sequence[str]) -> str:
@@ -126,8 +127,8 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in text.split("|")]
 
 
-_BORDER = re.compile(r"\s*+\+(?:[-=]{3,}\+)++\s*+$")
-_WORDS_TOTAL = re.compile(r"\s*+(?:Total|Totals|Sum)(?: [A-Za-z]{1,20}){0,3}\s*+[:=]\s*+"
+_BORDER = lazy(r"\s*+\+(?:[-=]{3,}\+)++\s*+$")
+_WORDS_TOTAL = lazy(r"\s*+(?:Total|Totals|Sum)(?: [A-Za-z]{1,20}){0,3}\s*+[:=]\s*+"
                           r"(?P<count>[0-9]{1,3}(?:,[0-9]{3})++|[0-9]++)\s*+$", re.I)
 """A total under its own words after a table (``Total Trainable Params: 39813``)."""
 _PIPE = Dialect("pipe", {}, total=NOTHING, above=_BORDER, rules=frozenset(), blank=True)
@@ -151,7 +152,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
 
 
 _BOX_BAR = str.maketrans({"│": "|", "┃": "|", "║": "|"})
-_BOX_RULE = re.compile(r"\s*+[┏┡┢┣╒╞╟╔╠├┌└┗╘╚╰╭┕┝┞┟┠┨┪┫][─━═┳╇╈╋╤╪╫╦╬┼┬┴┻╧╩┷┯┿╀╁╂╃╄╅╆╊\s]*+"
+_BOX_RULE = lazy(r"\s*+[┏┡┢┣╒╞╟╔╠├┌└┗╘╚╰╭┕┝┞┟┠┨┪┫][─━═┳╇╈╋╤╪╫╦╬┼┬┴┻╧╩┷┯┿╀╁╂╃╄╅╆╊\s]*+"
                        r"[┓┩┪┫╕╡╢╗╣┤┐┘┛╛╝╯╮┥┦┧┨]\s*+$")
 
 
@@ -366,7 +367,7 @@ def _own_counts(rows: Sequence[Row]) -> list[Row]:
 
 
 
-_TENSOR_CELL = re.compile(r"\s*+(?P<name>[A-Za-z_][\w.]{0,100}):\s*+(?P<dtype>[a-z]{1,8}[0-9]{0,3})"
+_TENSOR_CELL = lazy(r"\s*+(?P<name>[A-Za-z_][\w.]{0,100}):\s*+(?P<dtype>[a-z]{1,8}[0-9]{0,3})"
                           r"\[(?P<dims>[0-9,\s]{0,200})\]\s*+")
 """A tensor printed as JAX prints an array's type in a cell (``w: f32[48,128]``, ``b:
 bf16[128]``, a scalar ``s: f32[]``)."""

@@ -16,19 +16,19 @@ outside any module (``hk.get_parameter`` in the function itself) are in no row.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from paramcount.files.listing import NamedTensor
 from paramcount.reading.accounting import Accounting, Unread
+from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.generic import tensor_cells
 from paramcount.reading.tables.table import Printout, count
 
 __all__ = ["read", "starts"]
 
-_HEADER = re.compile(r"\s*\|\s*Module\s*\|.*\|\s*Module params\s*\|")
-_RULE = re.compile(r"\s*\+(?:[-=]{3,}\+)+\s*$")
-_MODULE = re.compile(r"(?P<path>[\w~/.\-]{1,300}) \((?P<type>[\w.]{1,200})\)")
+_HEADER = lazy(r"\s*\|\s*Module\s*\|.*\|\s*Module params\s*\|")
+_RULE = lazy(r"\s*\+(?:[-=]{3,}\+)+\s*$")
+_MODULE = lazy(r"(?P<path>[\w~/.\-]{1,300}) \((?P<type>[\w.]{1,200})\)")
 _LIMIT = 400_000
 
 

@@ -15,6 +15,7 @@ import re
 from collections.abc import Collection, Sequence
 
 from paramcount.reading.accounting import Unread
+from paramcount.reading.patterns import lazy
 
 __all__ = ["headless_rows"]
 
@@ -25,7 +26,7 @@ _ROWS = (
     ("torchsummary", re.compile(r"^\s+\w+-[0-9]+\s+\[[-0-9, ]+\]\s+[0-9,]+\s*$")),
     ("Flax tabulate", re.compile(r"^\s*│.*│\s*[0-9,]+ \([0-9.]+ [KMGT]?B\)\s*│\s*$")),
 )
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_ANSI = lazy(r"\x1b\[[0-9;]*m")
 _HEADERS = {"Flax tabulate": "`┃ path ┃ module ┃`"}
 """Each printer's header line where it is not ``Layer (type)``."""
 

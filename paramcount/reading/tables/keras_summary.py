@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from paramcount.engine.layers import KERAS_FREE_RESHAPING, KERAS_KEEP_WIDTH, KERAS_SIGNATURES
 from paramcount.reading.accounting import Accounting, Unread
+from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.dialect import Dialect
 from paramcount.reading.tables.drawn import (
     Record,
@@ -48,16 +49,16 @@ from paramcount.reading.tables.table import (
 )
 
 TITLES = ("Layer (type)", "Output Shape", "Param #", "Connected to", "Trainable")
-_AFTER_TOTAL = re.compile(r"\s*((Non-)?[Tt]rainable params|Optimizer params|_{5,}|={5,}|$)")
-MODEL = re.compile(r'Model:\s*"([^"]{1,200})"')
-_NAME_TYPE = re.compile(r"(?P<name>[^()]*?)\s*\((?P<type>[\w.]+(?:\)|…\)?)?)")
+_AFTER_TOTAL = lazy(r"\s*((Non-)?[Tt]rainable params|Optimizer params|_{5,}|={5,}|$)")
+MODEL = lazy(r'Model:\s*"([^"]{1,200})"')
+_NAME_TYPE = lazy(r"(?P<name>[^()]*?)\s*\((?P<type>[\w.]+(?:\)|…\)?)?)")
 """A layer cell: ``name (Class)``; Keras 3 cuts a long class to ``(Bidirectio…``, Keras 2.2 to
 2.3 (TF 1.x to 2.3) at the column's edge with no mark at all (``bidirectional_1 (Bidirection``)."""
-_CLOSED = re.compile(r"(?P<name>[^()]*?)\s*\((?P<type>[\w.]+(?:\)|…\)?))")
+_CLOSED = lazy(r"(?P<name>[^()]*?)\s*\((?P<type>[\w.]+(?:\)|…\)?))")
 """A layer cell known to be whole (its class closed, or cut with ``…``): a record that holds
 one and meets a new name, shape and count is over, even with no blank line between (a cell
 without its ``)`` may be a narrow table's wrapped ``(GR`` / ``U)``, so it is not)."""
-_SOURCE = re.compile(r"[\[' ]*(?P<name>[\w./-]+)(?P<cut>…)?(?:\[(?P<node>[0-9]+)\])?"
+_SOURCE = lazy(r"[\[' ]*(?P<name>[\w./-]+)(?P<cut>…)?(?:\[(?P<node>[0-9]+)\])?"
                      r"(?:\[(?P<index>[0-9]+)\])?")
 _LIMIT = 200_000
 HEADER_LINES = 16
@@ -126,12 +127,12 @@ def is_header(lines: Sequence[str], index: int) -> bool:
     return bool(titles) and titles[0] == TITLES[0] and "Param #" in titles
 
 
-_START = re.compile(r"(?P<label>[^\s()]+ \((?P<type>[\w.]+)(?:\)|…\)|…)?)(?= |$)(?P<rest>.*)")
+_START = lazy(r"(?P<label>[^\s()]+ \((?P<type>[\w.]+)(?:\)|…\)|…)?)(?= |$)(?P<rest>.*)")
 """The first line of a record whose spacing was lost: ``name (Class)`` (its class perhaps cut
 at the column's edge, ``(Bidirection``), then the other cells."""
-_OPEN_SHAPE = re.compile(r"(?P<shape>\[[^\[\]]*?\),) (?P<rest>[0-9,]+(?: .*)?)")
+_OPEN_SHAPE = lazy(r"(?P<shape>\[[^\[\]]*?\),) (?P<rest>[0-9,]+(?: .*)?)")
 """A first line whose list of output shapes wraps: ``[(None, 1),`` before the count."""
-_SOURCE_CELL = re.compile(r"\[.*\]|[\w./-]+(?:…)?(?:\[[0-9]+\]){1,2}")
+_SOURCE_CELL = lazy(r"\[.*\]|[\w./-]+(?:…)?(?:\[[0-9]+\]){1,2}")
 """A ``Connected to`` cell: a list (Keras 2.9+) or ``lstm_1[0][0]``."""
 
 
@@ -294,7 +295,7 @@ def _unplaced(lines: Sequence[str], start: int, first: int, title: str
                     accounting=accounting), end
 
 
-_FENCE = re.compile(r"\s*(```|~~~)")
+_FENCE = lazy(r"\s*(```|~~~)")
 
 
 def _ended(line: str) -> bool:

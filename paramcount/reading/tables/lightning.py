@@ -18,15 +18,16 @@ import re
 from collections.abc import Callable, Sequence
 
 from paramcount.reading.accounting import Unread
+from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.dialect import Dialect, Scan, continues, layer, printout
 from paramcount.reading.tables.table import Printout, Row
 from paramcount.usertext import NOT_ASCII_DIGITS, digits_value, foreign_digits
 
 _UNITS = ("", "K", "M", "B", "T")
-_PLAIN = re.compile(r"\s*\|\s*Name\s*\|\s*Type\s*\|\s*Params\b")
-_RICH = re.compile(r"\s*┃\s*┃\s*Name\s*┃\s*Type\s*┃\s*Params\b")
-_COUNT = re.compile(r"([0-9]{1,3}(?:,[0-9]{3})*|[0-9]+)(?:\.([0-9]))?\s*([KMBT]?)")
-_FOOTER = re.compile(r"\s*([0-9.,]+\s*[KMBT]?\s+(Trainable|Non-trainable|Total|Modules)|"
+_PLAIN = lazy(r"\s*\|\s*Name\s*\|\s*Type\s*\|\s*Params\b")
+_RICH = lazy(r"\s*┃\s*┃\s*Name\s*┃\s*Type\s*┃\s*Params\b")
+_COUNT = lazy(r"([0-9]{1,3}(?:,[0-9]{3})*|[0-9]+)(?:\.([0-9]))?\s*([KMBT]?)")
+_FOOTER = lazy(r"\s*([0-9.,]+\s*[KMBT]?\s+(Trainable|Non-trainable|Total|Modules)|"
                      r"(Trainable|Non-trainable|Total|Modules)\b|[0-9.]+\s+Total estimated)")
 _BOTTOM = frozenset("└┴┘─━")
 """The rule under a boxed table (``└──┴──┘``): its rows end there."""

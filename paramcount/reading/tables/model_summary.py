@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from paramcount.reading.accounting import Accounting
+from paramcount.reading.patterns import lazy
 from paramcount.reading.reprs import torch_repr
 from paramcount.reading.tables.dialect import Dialect, numbered, printout
 from paramcount.reading.tables.table import Printout, Window
@@ -30,8 +31,8 @@ DIALECT = Dialect(
     label=re.compile(r"(?P<type>\w+)-(?P<index>[0-9]+)"))
 """Its columns (``Input Shape`` in place of ``Output Shape`` with ``show_input=True``); the
 footer under its ``Total params``; its rows labelled ``Class-N``."""
-_SUFFIX = re.compile(r", [0-9,]+ params$")
-_BANNER = re.compile(r"\s*=+ Hierarchical Summary =+\s*$")
+_SUFFIX = lazy(r", [0-9,]+ params$")
+_BANNER = lazy(r"\s*=+ Hierarchical Summary =+\s*$")
 _LIMIT = 200_000
 
 

@@ -18,6 +18,7 @@ from paramcount.engine.spec import MAX_SIZE
 from paramcount.files.listing import NamedTensor
 from paramcount.reading.accounting import Accounting
 from paramcount.reading.code.python_code import Block
+from paramcount.reading.patterns import lazy
 from paramcount.usertext import ascii_digits
 
 Shape = tuple[int | None, ...]
@@ -128,7 +129,7 @@ class Window(Sequence[str]):
         return text
 
 
-_COUNT = re.compile(r"\(?([0-9]{1,3}(?:,[0-9]{3})++|[0-9]++)\)?")
+_COUNT = lazy(r"\(?([0-9]{1,3}(?:,[0-9]{3})++|[0-9]++)\)?")
 _DIGITS = len(str(MAX_SIZE))
 
 
@@ -153,10 +154,10 @@ def count(cell: str) -> int | None:
 NO_TOTAL = "no `Total params` line"
 """Why a table without its footer is taken for a crop (its last rows may be missing)."""
 
-TOTAL = re.compile(r"\s*Total params:\s*([0-9,]+)")
+TOTAL = lazy(r"\s*Total params:\s*([0-9,]+)")
 
 
-_SHAPE = re.compile(r"[(\[]([^()\[\]]*)[)\]]")
+_SHAPE = lazy(r"[(\[]([^()\[\]]*)[)\]]")
 
 
 def shapes(text: str) -> tuple[Shape, ...]:

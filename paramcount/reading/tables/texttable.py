@@ -17,16 +17,17 @@ import itertools
 import re
 from collections.abc import Sequence
 
+from paramcount.reading.patterns import lazy
 from paramcount.reading.tables import generic
 from paramcount.reading.tables.table import Printout
 from paramcount.record import replace
 
 __all__ = ["read", "starts"]
 
-_RULE = re.compile(r"={3,}(?:\+={3,})*")
+_RULE = lazy(r"={3,}(?:\+={3,})*")
 _LIMIT = 200_000
-_ABOVE = re.compile(r"[=_\-]{5,}")
-_TOTAL = re.compile(r"\s*(?:Total|Totals|Sum)\b", re.I)
+_ABOVE = lazy(r"[=_\-]{5,}")
+_TOTAL = lazy(r"\s*(?:Total|Totals|Sum)\b", re.I)
 """A total under its own words after the table: not a row."""
 
 

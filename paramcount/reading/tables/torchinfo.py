@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from paramcount.reading.accounting import Unread
+from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.dialect import Dialect, Scan, layer, placed, printout
 from paramcount.reading.tables.table import (
     SQUEEZED_ROW,
@@ -37,13 +38,13 @@ DIALECT = Dialect(
 """Its value columns (the layer column before them has no fixed title: ``Layer
 (type:depth-idx)``, ``Layer (type (var_name))``); the footer under its ``Total params``."""
 TITLES = tuple(DIALECT.columns)
-_TREE = re.compile(r"(?P<indent>(?:[│|] {4})*)(?P<branch>├─|└─|\+ )(?P<label>.*)")
-_LABEL = re.compile(r"(?P<type>\w+)(?: \((?P<name>[^()]*)\))?(?::\s*[0-9]+-[0-9]+)?")
-_TENSOR = re.compile(r"[a-z_][\w.]*")
+_TREE = lazy(r"(?P<indent>(?:[│|] {4})*)(?P<branch>├─|└─|\+ )(?P<label>.*)")
+_LABEL = lazy(r"(?P<type>\w+)(?: \((?P<name>[^()]*)\))?(?::\s*[0-9]+-[0-9]+)?")
+_TENSOR = lazy(r"[a-z_][\w.]*")
 """A tensor's name under its layer (``weight_ih_l0``, ``0.bias``); classes are capitalised."""
 
 
-_SQUEEZED_TREE = re.compile(r"(?P<indent>(?:[│|] ?)*)(?P<branch>├─|└─|\+ )(?P<label>.*)")
+_SQUEEZED_TREE = lazy(r"(?P<indent>(?:[│|] ?)*)(?P<branch>├─|└─|\+ )(?P<label>.*)")
 
 
 def _squeezed_header(header: str) -> list[str] | None:

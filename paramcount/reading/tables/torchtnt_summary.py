@@ -12,17 +12,17 @@ no name, is the whole model's (its count the total). The table is read on a view
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Sequence
 
+from paramcount.reading.patterns import lazy
 from paramcount.reading.tables import generic
 from paramcount.reading.tables.table import Printout
 from paramcount.record import replace
 
 __all__ = ["read", "starts"]
 
-_HEADER = re.compile(r"\s*Name\s*\|\s*Type\s*\|\s*# Parameters\s*\|")
-_RULE = re.compile(r"\s*-{10,}\s*$")
+_HEADER = lazy(r"\s*Name\s*\|\s*Type\s*\|\s*# Parameters\s*\|")
+_RULE = lazy(r"\s*-{10,}\s*$")
 _LIMIT = 200_000
 
 
