@@ -35,11 +35,14 @@ from paramcount.reading.tables.table import (
     tokens,
 )
 
-__all__ = ["NOTHING", "Dialect", "Scan", "continues", "exact", "footer", "layer", "numbered",
-           "placed", "printout", "whole"]
+__all__ = ["DRAWN_LIMIT", "LIMIT", "NOTHING", "Dialect", "Scan", "continues", "exact",
+           "footer", "layer", "numbered", "placed", "printout", "whole"]
 
 LIMIT = 200_000
 """The most lines one table's scan reads below its header."""
+DRAWN_LIMIT = 2 * LIMIT
+"""The same for a table drawn with a rule under every row (Keras 3, Flax, haiku): twice the
+lines for as many rows."""
 
 
 def exact(cell: str) -> tuple[int, int] | None:

@@ -25,14 +25,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from paramcount.reading.patterns import lazy
-from paramcount.reading.tables.dialect import Dialect, footer
+from paramcount.reading.tables.dialect import DRAWN_LIMIT, Dialect, footer
 from paramcount.reading.tables.table import Column, Row, Window, count, tokens
 
 Record = dict[str, str]
 """One row of a table: each column's text (its wrapped lines joined), by the column's title."""
 DEPTH = "depth"
 """The key under which a record keeps its nesting (1 at the top), where its printer shows it."""
-_LIMIT = 400_000
 
 
 def title(text: str, known: Sequence[str]) -> str:
@@ -127,7 +126,7 @@ def box_records(lines: Sequence[str], titles: Sequence[str], index: int, dialect
             current.clear()
 
     bottom = False
-    while index < len(lines) and index - start < _LIMIT:
+    while index < len(lines) and index - start < DRAWN_LIMIT:
         line = lines[index].strip()
         if line.startswith("│") and (cells := box_cells(lines[index], "│", len(titles))):
             if not current:
@@ -201,7 +200,7 @@ def column_records(lines: Sequence[str], header: Sequence[Column], index: int,
             records.append((dict(current), at))
             current.clear()
 
-    while index < len(lines) and index - start < _LIMIT:
+    while index < len(lines) and index - start < DRAWN_LIMIT:
         line = lines[index]
         level = len(line) - len(line.lstrip(dialect.bars)) if dialect.bars else 0
         if level:  # a nested model's rows between bars, one a level

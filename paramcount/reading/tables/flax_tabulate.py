@@ -24,7 +24,7 @@ from math import isqrt
 from paramcount.engine.spec import Cell
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.patterns import lazy
-from paramcount.reading.tables.dialect import Dialect, exact
+from paramcount.reading.tables.dialect import DRAWN_LIMIT, Dialect, exact
 from paramcount.reading.tables.drawn import (
     box_header,
     box_records,
@@ -38,7 +38,6 @@ from paramcount.usertext import digits_value
 _ANSI = lazy(r"\x1b\[[0-9;]*m")
 _HEADER = lazy(r"\s*┃\s*path\s*┃\s*module\s*┃")
 _COUNT = lazy(r"([0-9,]+) \(")
-_LIMIT = 400_000
 CELLS = {"LSTMCell": (Cell.LSTM, 8), "OptimizedLSTMCell": (Cell.LSTM, 8),
          "GRUCell": (Cell.GRU, 6), "SimpleCell": (Cell.RNN, 2)}
 """linen's cells: the cell and how many gate rows it has under it."""
@@ -105,7 +104,7 @@ def _plain(lines: Sequence[str], start: int) -> Sequence[str]:
     """The table's lines without ANSI colour codes (a view of the paste, line for line)."""
     changed: dict[int, str] = {}
     index = max(start - 3, 0)
-    while index < len(lines) and index - start < _LIMIT:
+    while index < len(lines) and index - start < DRAWN_LIMIT:
         text = clean(lines[index])
         if text is not lines[index]:
             changed[index] = text

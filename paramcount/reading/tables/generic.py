@@ -29,15 +29,15 @@ from paramcount.files.listing import NamedTensor
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.listings.generic import is_buffer
 from paramcount.reading.patterns import lazy
-from paramcount.reading.tables.dialect import NOTHING, Dialect, Scan
+from paramcount.reading.tables.dialect import LIMIT, NOTHING, Dialect, Scan
 from paramcount.reading.tables.table import Printout, Row, count, shapes
+from paramcount.record import replace
 from paramcount.usertext import NOT_ASCII_DIGITS, foreign_digits
 
 __all__ = ["TENSOR", "TYPE", "approximate", "interpret", "kind_of", "read", "read_box", "starts",
            "starts_box", "tensor_cells"]
 
 _RULE = lazy(r"\s*+[|+]?(?:\s*+:?(?:-{3,}|={3,}):?\s*+[|+])++\s*+(?::?-{3,}:?\s*+)?$")
-_LIMIT = 200_000
 _UNITS = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "B": 10**9, "T": 10**12}
 _ROUNDED = lazy(r"(?P<value>[0-9]{1,3}(?:,[0-9]{3})*+(?:\.[0-9]{1,6})?"
                       r"|[0-9]{1,15}(?:\.[0-9]{1,6})?)"
@@ -136,6 +136,22 @@ _PIPE = Dialect("pipe", {}, total=NOTHING, above=_BORDER, rules=frozenset(), bla
 its rows between ``+---+`` borders, its total under its own words read after them."""
 
 
+def read_rewritten(view: Sequence[str], lines: Sequence[str], start: int,
+                   printer: str) -> tuple[Printout, int] | None:
+    """The pipe table a dialect rewrote ``lines`` into (``view``, line for line) read by
+    :func:`read`, told as ``printer``'s (``read as texttable's table: ...``), each line it
+    could not read named as the paste wrote it, not as rewritten."""
+    found = read(view, start)
+    if found is None:
+        return None
+    printout, end = found
+    accounting = printout.accounting
+    unread = tuple(replace(u, text=lines[u.line - 1]) for u in accounting.unread)
+    how = printout.how.replace("read as a table:", f"read as {printer}:", 1)
+    return dataclasses.replace(printout, how=how,
+                               accounting=replace(accounting, unread=unread)), end
+
+
 def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     """The pipe table whose header is ``lines[start]`` (Markdown; or bordered by ``+---+``
     rules, as prettytable and tabulate's ``grid`` draw it): read by :func:`interpret`."""
@@ -169,7 +185,7 @@ def read_box(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     bars read as ``|``, its rules as ``+---+``, on a view of the paste (line for line)."""
     view = list(lines)
     index = max(start - 1, 0)
-    while index < len(lines) and index - start < _LIMIT:
+    while index < len(lines) and index - start < LIMIT:
         line = lines[index]
         if _BOX_RULE.match(line):
             view[index] = "+---+"

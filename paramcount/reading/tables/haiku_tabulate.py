@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from paramcount.files.listing import NamedTensor
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.patterns import lazy
+from paramcount.reading.tables.dialect import DRAWN_LIMIT
 from paramcount.reading.tables.generic import tensor_cells
 from paramcount.reading.tables.table import Printout, count
 
@@ -29,7 +30,6 @@ __all__ = ["read", "starts"]
 _HEADER = lazy(r"\s*\|\s*Module\s*\|.*\|\s*Module params\s*\|")
 _RULE = lazy(r"\s*\+(?:[-=]{3,}\+)+\s*$")
 _MODULE = lazy(r"(?P<path>[\w~/.\-]{1,300}) \((?P<type>[\w.]{1,200})\)")
-_LIMIT = 400_000
 
 
 def starts(lines: Sequence[str], index: int) -> bool:
@@ -57,7 +57,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     records: list[tuple[int, list[list[str]]]] = []
     """Each row: its first line (0-based) and every column's lines."""
     index, closed = start + 2, False
-    while index < len(lines) and index - start < _LIMIT:
+    while index < len(lines) and index - start < DRAWN_LIMIT:
         line = lines[index]
         if _RULE.match(line):
             closed = True

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from paramcount.engine.layers import KERAS_FREE_RESHAPING, KERAS_KEEP_WIDTH, KERAS_SIGNATURES
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.patterns import lazy
-from paramcount.reading.tables.dialect import Dialect
+from paramcount.reading.tables.dialect import LIMIT, Dialect
 from paramcount.reading.tables.drawn import (
     Record,
     ascii_box,
@@ -60,7 +60,6 @@ one and meets a new name, shape and count is over, even with no blank line betwe
 without its ``)`` may be a narrow table's wrapped ``(GR`` / ``U)``, so it is not)."""
 _SOURCE = lazy(r"[\[' ]*(?P<name>[\w./-]+)(?P<cut>…)?(?:\[(?P<node>[0-9]+)\])?"
                      r"(?:\[(?P<index>[0-9]+)\])?")
-_LIMIT = 200_000
 HEADER_LINES = 16
 """The most lines a wrapped Keras 2 header spans, its rule included."""
 TYPES = frozenset({*(k for k in KERAS_SIGNATURES if not k.endswith("Cell")),
@@ -248,7 +247,7 @@ def _squeezed(lines: Sequence[str], titles: Sequence[str], index: int,
                 records.append((record, current.lines[0]))
         current = None
 
-    while index < len(lines) and index - start < _LIMIT:
+    while index < len(lines) and index - start < LIMIT:
         line = lines[index].strip()
         if TOTAL.match(line) or _ended(line):
             break
@@ -281,7 +280,7 @@ def _unplaced(lines: Sequence[str], start: int, first: int, title: str
         return None
     unread: list[Unread] = []
     index = start + 1
-    while index < len(lines) and index - start < _LIMIT and not TOTAL.match(lines[index]) and (
+    while index < len(lines) and index - start < LIMIT and not TOTAL.match(lines[index]) and (
             not _ended(lines[index])):
         if lines[index].strip() and not re.fullmatch(r"[_=\-¯]+", lines[index].strip()):
             unread.append(Unread(index + 1, lines[index], "a line of a summary whose columns "

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from paramcount.reading.accounting import Accounting
 from paramcount.reading.patterns import lazy
 from paramcount.reading.reprs import torch_repr
-from paramcount.reading.tables.dialect import Dialect, numbered, printout
+from paramcount.reading.tables.dialect import LIMIT, Dialect, numbered, printout
 from paramcount.reading.tables.table import Printout, Window
 from paramcount.usertext import digits_value
 
@@ -33,7 +33,6 @@ DIALECT = Dialect(
 footer under its ``Total params``; its rows labelled ``Class-N``."""
 _SUFFIX = lazy(r", [0-9,]+ params$")
 _BANNER = lazy(r"\s*=+ Hierarchical Summary =+\s*$")
-_LIMIT = 200_000
 
 
 def is_header(line: str) -> bool:
@@ -63,7 +62,7 @@ def read_hierarchical(lines: Sequence[str], start: int) -> tuple[Printout, int] 
     if index >= len(lines):
         return None
     end = index
-    while end < len(lines) and not lines[end].startswith("===") and end - index < _LIMIT:
+    while end < len(lines) and not lines[end].startswith("===") and end - index < LIMIT:
         end += 1
     cut = Window(lines, end, {at: _SUFFIX.sub("", lines[at].rstrip())
                              for at in range(index, end)})

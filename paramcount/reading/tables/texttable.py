@@ -12,20 +12,18 @@ view of the paste (line for line) drawn as the pipe table it is.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import re
 from collections.abc import Sequence
 
 from paramcount.reading.patterns import lazy
 from paramcount.reading.tables import generic
+from paramcount.reading.tables.dialect import LIMIT
 from paramcount.reading.tables.table import Printout
-from paramcount.record import replace
 
 __all__ = ["read", "starts"]
 
 _RULE = lazy(r"={3,}(?:\+={3,})*")
-_LIMIT = 200_000
 _ABOVE = lazy(r"[=_\-]{5,}")
 _TOTAL = lazy(r"\s*(?:Total|Totals|Sum)\b", re.I)
 """A total under its own words after the table: not a row."""
@@ -73,7 +71,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     drawn as a pipe table."""
     rule = lines[start + 1].rstrip()
     index = start + 2
-    while index < len(lines) and index - start < _LIMIT and lines[index].strip() and (
+    while index < len(lines) and index - start < LIMIT and lines[index].strip() and (
             len(lines[index].rstrip()) <= len(rule)) and _TOTAL.match(lines[index]) is None and (
             lines[index].count("|") == rule.count("+")):
         index += 1
@@ -89,12 +87,4 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         cells = [text[a:b].strip().strip("|").strip() for a, b in spans]
         view[at] = "| " + " | ".join(cells) + " |"
     view[start + 1] = "|---|"
-    found = generic.read(view, start)
-    if found is None:
-        return None
-    printout, end = found
-    accounting = printout.accounting
-    unread = tuple(replace(u, text=lines[u.line - 1]) for u in accounting.unread)
-    how = printout.how.replace("read as a table:", "read as texttable's table:", 1)
-    return dataclasses.replace(printout, how=how, accounting=replace(
-        accounting, unread=unread)), end
+    return generic.read_rewritten(view, lines, start, "texttable's table")

@@ -11,19 +11,17 @@ no name, is the whole model's (its count the total). The table is read on a view
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 from paramcount.reading.patterns import lazy
 from paramcount.reading.tables import generic
+from paramcount.reading.tables.dialect import LIMIT
 from paramcount.reading.tables.table import Printout
-from paramcount.record import replace
 
 __all__ = ["read", "starts"]
 
 _HEADER = lazy(r"\s*Name\s*\|\s*Type\s*\|\s*# Parameters\s*\|")
 _RULE = lazy(r"\s*-{10,}\s*$")
-_LIMIT = 200_000
 
 
 def starts(lines: Sequence[str], index: int) -> bool:
@@ -40,18 +38,10 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     view[start] = f"| {lines[start].strip()} |"
     view[start + 1] = "|---|"
     index = start + 2
-    while index < len(lines) and index - start < _LIMIT and lines[index].count("|") == width:
+    while index < len(lines) and index - start < LIMIT and lines[index].count("|") == width:
         line = lines[index].rstrip()
         if index == start + 2 and not line.split("|", 1)[0].strip():
             line = "model" + line
         view[index] = f"| {line} |"
         index += 1
-    found = generic.read(view, start)
-    if found is None:
-        return None
-    printout, end = found
-    how = printout.how.replace("read as a table:", "read as torchtnt's module summary:", 1)
-    accounting = printout.accounting
-    unread = tuple(replace(u, text=lines[u.line - 1]) for u in accounting.unread)
-    return dataclasses.replace(printout, how=how, accounting=replace(
-        accounting, unread=unread)), end
+    return generic.read_rewritten(view, lines, start, "torchtnt's module summary")
