@@ -383,9 +383,10 @@ def _holds_settings(node: ast.ClassDef, defined: set[str], words: set[str] | Non
     decorators = {(dotted(d.func if isinstance(d, ast.Call) else d) or "").rsplit(".", 1)[-1]
                   for d in node.decorator_list}
     bases = {(dotted(b) or "").rsplit(".", 1)[-1] for b in node.bases}
-    builds = not (words is not None and words.isdisjoint(KNOWN | defined)) and any(
-        isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in (
-            KNOWN | defined) for n in ast.walk(node))
+    layers = KNOWN | defined
+    builds = not (words is not None and words.isdisjoint(layers)) and any(
+        isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in layers
+        for n in ast.walk(node))
     settings = decorators & {"dataclass", "define", "frozen", "s", "attrs"} or bases & {
         "NamedTuple", "BaseModel", "BaseSettings", "PretrainedConfig", "Namespace"}
     return not builds and bool(settings or not bases - {"object"})
