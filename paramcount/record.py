@@ -10,7 +10,8 @@ record is what ``@dataclass(frozen=True)`` makes, for the subset used here:
 - ``__init__`` takes them by position or keyword and then calls ``__post_init__`` if defined;
 - instances are immutable, compare equal field by field within one class, hash and print
   (``repr``) as a dataclass's do;
-- :func:`replace` and :func:`fields` stand for ``dataclasses.replace`` and ``fields``.
+- :func:`replace` and :func:`fields` stand for ``dataclasses.replace`` and ``fields`` (the
+  names), and take dataclasses too: the one ``replace`` and ``fields`` paramcount calls.
 
 Type checkers read ``@record`` as a frozen dataclass (PEP 681's ``dataclass_transform``);
 ``tests/test_record.py`` holds it to ``dataclasses``' behaviour.
@@ -130,12 +131,31 @@ def _bound(name: str, names: tuple[str, ...], allowed: frozenset[str], defaults:
 
 
 def fields(value: object) -> tuple[str, ...]:
-    """The field names of a record (or record class), in order."""
-    names: tuple[str, ...] = value.__record_fields__  # type: ignore[attr-defined]
-    return names
+    """The field names of a record or a dataclass (or of its class), in order.
+
+    One function for both kinds, so that no caller has to know which a class is (a dataclass
+    given to ``dataclasses.fields``' record twin, or the reverse, fails only at run time);
+    ``dataclasses`` is loaded only for a dataclass, which has loaded it already."""
+    names: tuple[str, ...] | None = getattr(value, "__record_fields__", None)
+    if names is not None:
+        return names
+    if hasattr(value, "__dataclass_fields__"):
+        import dataclasses
+
+        return tuple(field.name for field in dataclasses.fields(value))  # type: ignore[arg-type]
+    raise TypeError(f"fields() takes a record or a dataclass, not {type(value).__name__}")
 
 
 def replace(value: T, /, **changes: Any) -> T:
-    """A copy of the record ``value`` with ``changes``, built (and so validated) anew."""
-    current = {name: value.__dict__[name] for name in fields(value)}
+    """A copy of the record or dataclass ``value`` with ``changes``, built (and so validated)
+    anew, as ``dataclasses.replace`` makes one."""
+    names: tuple[str, ...] | None = getattr(value, "__record_fields__", None)
+    if names is None:
+        if isinstance(value, type) or not hasattr(value, "__dataclass_fields__"):
+            raise TypeError(f"replace() takes a record or a dataclass instance, "
+                            f"not {type(value).__name__}")
+        import dataclasses
+
+        return dataclasses.replace(value, **changes)  # type: ignore[type-var]
+    current = {name: value.__dict__[name] for name in names}
     return type(value)(**{**current, **changes})

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 import dataclasses
 import pickle
 import subprocess
 import sys
+from pathlib import Path
 from typing import ClassVar
 
 import pytest
@@ -142,3 +144,59 @@ def test_what_records_do_not_do_is_refused() -> None:
         @record
         class Child(Point):
             z: int = 0
+
+
+def test_one_replace_and_fields_for_records_and_dataclasses() -> None:
+    """``replace`` and ``fields`` take a dataclass as they take a record (so a class may turn
+    from one into the other without its callers changing), and refuse anything else."""
+    moved = replace(Twin(1, 2, "a"), y=7)
+    assert moved == Twin(1, 7, "a") and fields(Twin) == fields(moved) == ("x", "y", "label")
+    with pytest.raises(ValueError, match="negative"):
+        replace(moved, x=-1)
+    with pytest.raises(TypeError, match="record or a dataclass"):
+        replace((1, 2), x=3)
+    with pytest.raises(TypeError, match="record or a dataclass"):
+        fields(3)
+
+
+def dataclass_copies(source: str) -> list[str]:
+    """Where ``source`` copies or lists fields with ``dataclasses`` itself (``replace`` or
+    ``fields`` named through the module, any alias of it, or imported from it), which raises
+    TypeError at run time on a record: ``paramcount.record``'s take both kinds."""
+    tree = ast.parse(source)
+    aliases = {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+               for a in node.names if a.name == "dataclasses"}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "dataclasses":
+            found += [f"{node.lineno}: from dataclasses import {a.name}" for a in node.names
+                      if a.name in ("replace", "fields")]
+        elif (isinstance(node, ast.Attribute) and node.attr in ("replace", "fields")
+              and isinstance(node.value, ast.Name) and node.value.id in aliases):
+            found.append(f"{node.lineno}: {node.value.id}.{node.attr}")
+    return found
+
+
+@pytest.mark.parametrize(("source", "found"), [
+    ("import dataclasses\nx = dataclasses.replace(y, a=1)\n", ["2: dataclasses.replace"]),
+    ("import dataclasses as dc\nfor f in dc.fields(y): pass\n", ["2: dc.fields"]),
+    ("def f():\n    from dataclasses import dataclass, replace\n",
+     ["2: from dataclasses import replace"]),
+    ("from dataclasses import fields as names\n", ["1: from dataclasses import fields"]),
+    ("import dataclasses\nfrom paramcount.record import replace\nreplace(y)\n"
+     "dataclasses.is_dataclass(y)\n'a'.replace('a', 'b')\n", []),
+], ids=["module", "alias", "imported", "imported-as", "allowed"])
+def test_a_planted_dataclass_copy_is_found(source: str, found: list[str]) -> None:
+    """The scan below finds ``dataclasses.replace``/``fields`` however named, and lets other
+    ``dataclasses`` names and other ``replace`` methods be."""
+    assert dataclass_copies(source) == found
+
+
+def test_paramcount_copies_with_its_own_replace() -> None:
+    """No module of paramcount but ``record`` calls ``dataclasses.replace`` or ``fields``: each
+    copies with ``paramcount.record.replace``, which takes records and dataclasses alike."""
+    root = Path(__file__).resolve().parent.parent / "paramcount"
+    found = {str(path.relative_to(root)): copies for path in sorted(root.rglob("*.py"))
+             if path.name != "record.py" or path.parent != root
+             if (copies := dataclass_copies(path.read_text(encoding="utf-8")))}
+    assert found == {}

@@ -12,7 +12,6 @@ as parameters.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from paramcount.files.state_dict import is_buffer as _norm_buffer
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.table import Printout, number
+from paramcount.record import replace
 from paramcount.usertext import NOT_ASCII_DIGITS, foreign_digits
 
 __all__ = ["EXTRA", "Dialect", "Naming", "by_where", "dims", "is_buffer", "is_line",
@@ -296,7 +296,7 @@ def by_where(printouts: Sequence[Printout], lines: Sequence[str]) -> list[Printo
                 not found[-1].shown and not printout.shown) and not (
                 {t.name for t in found[-1].tensors} & {t.name for t in printout.tensors}):
             before = found[-1]
-            found[-1] = dataclasses.replace(
+            found[-1] = replace(
                 before, last=printout.last, tensors=before.tensors + printout.tensors,
                 tensor_lines=before.tensor_lines + printout.tensor_lines,
                 accounting=before.accounting + printout.accounting,
@@ -313,7 +313,7 @@ def by_where(printouts: Sequence[Printout], lines: Sequence[str]) -> list[Printo
             sources[at] == "named_parameters()") and found[at].tensors and all(
             held.get(t.name) == t.shape for t in found[at].tensors)), None)
         found[index] = _told(found[index], beside) if beside is not None else (
-            dataclasses.replace(found[index], how=_joined(found[index].how, _UNTOLD)))
+            replace(found[index], how=_joined(found[index].how, _UNTOLD)))
     return found
 
 
@@ -349,8 +349,8 @@ def _told(state: Printout, parameters: Printout) -> Printout:
     others = [t for t in state.tensors if t.name not in names and t.trainable]
     if not others:
         return state
-    return dataclasses.replace(
-        state, tensors=tuple(t if t.name in names else dataclasses.replace(t, trainable=False)
+    return replace(
+        state, tensors=tuple(t if t.name in names else replace(t, trainable=False)
                              for t in state.tensors),
         how=_joined(state.how, f"{_names(others)} in the state dict and not among "
                                f"named_parameters() ({_lines(parameters)}): buffers"))

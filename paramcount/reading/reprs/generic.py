@@ -14,7 +14,6 @@ read past.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from paramcount.reading.accounting import Unread
 from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.generic import approximate
 from paramcount.reading.tables.table import count
+from paramcount.record import replace
 from paramcount.usertext import ascii_digits, digits_value
 
 __all__ = ["MAX_COPIES", "Module", "Tree", "arguments", "figures_only", "parameters_figure",
@@ -270,4 +270,4 @@ def _repeat(modules: list[Module], first: int, copies: range, parent: str,
     head = f"{parent}.{copies.start}" if parent else str(copies.start)
     for number in copies[1:]:
         other = f"{parent}.{number}" if parent else str(number)
-        modules += [dataclasses.replace(m, path=other + m.path[len(head):]) for m in copy]
+        modules += [replace(m, path=other + m.path[len(head):]) for m in copy]

@@ -21,7 +21,6 @@ dialects whose columns are found by what they hold: their rows come from the dia
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Sequence
 
@@ -148,7 +147,7 @@ def read_rewritten(view: Sequence[str], lines: Sequence[str], start: int,
     accounting = printout.accounting
     unread = tuple(replace(u, text=lines[u.line - 1]) for u in accounting.unread)
     how = printout.how.replace("read as a table:", f"read as {printer}:", 1)
-    return dataclasses.replace(printout, how=how,
+    return replace(printout, how=how,
                                accounting=replace(accounting, unread=unread)), end
 
 
@@ -377,7 +376,7 @@ def _own_counts(rows: Sequence[Row]) -> list[Row]:
             continue
         held = sum(n or 0 for n in inner)
         if row.params >= held:
-            found[index] = dataclasses.replace(row, params=row.params - held, note=(
+            found[index] = replace(row, params=row.params - held, note=(
                 f"its printed {row.params:,} holds its rows' {held:,}"))
     return found
 
