@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from paramcount.files.listing import NamedTensor
 from paramcount.files.state_dict import is_buffer as _norm_buffer
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.table import Printout, number
-from paramcount.record import replace
+from paramcount.record import record, replace
 from paramcount.usertext import NOT_ASCII_DIGITS, foreign_digits
 
 __all__ = ["EXTRA", "Dialect", "Naming", "by_where", "dims", "is_buffer", "is_line",
@@ -162,7 +161,7 @@ def is_line(line: str) -> bool:
     return _LINE.match(line) is not None
 
 
-@dataclass(frozen=True)
+@record
 class Dialect:
     """What the generic line reader cannot know of a printer's listing."""
 
@@ -180,7 +179,11 @@ class Dialect:
         return (found["name"], found["shape"]) if found is not None else self.form(text)
 
 
-def read_lines(lines: Sequence[str], start: int, dialect: Dialect = Dialect()
+GENERIC = Dialect()
+"""The generic form alone, no printer's own."""
+
+
+def read_lines(lines: Sequence[str], start: int, dialect: Dialect = GENERIC
                ) -> tuple[Printout, int] | None:
     """Consecutive ``name shape`` lines (``named_parameters()``, a state dict, Keras weights),
     in the generic form or the ``dialect``'s; a line of dashes ends one model's listing, and
