@@ -24,10 +24,13 @@ error, is always the standard library's.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from json.encoder import encode_basestring
+
+try:  # json's own string encoder, without loading the json package (a millisecond of start-up)
+    from _json import encode_basestring
+except ImportError:  # an interpreter without the C accelerator
+    from json.encoder import encode_basestring
 
 __all__ = ["indented"]
 
@@ -47,6 +50,8 @@ def indented(data: object) -> str:
     try:
         _value(data, "\n", pieces.append)
     except (_Unusual, RecursionError):
+        import json
+
         return json.dumps(data, indent=2, ensure_ascii=False)
     return "".join(pieces)
 
