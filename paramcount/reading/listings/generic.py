@@ -262,11 +262,11 @@ def read_unnamed(lines: Sequence[str], start: int, form: re.Pattern[str], name: 
 
 _HEADING = r"^[#*=\-\s]*{}\s*:?[#*=\-\s]*$"
 _WHERE = (
-    ("buffers", re.compile(r"named_buffers\(|\bin [\w.]+\.buffers\(|" + _HEADING.format(
+    ("buffers", lazy(r"named_buffers\(|\bin [\w.]+\.buffers\(|" + _HEADING.format(
         r"(?:registered\s+)?buffers?"), re.I)),
-    ("state_dict()", re.compile(r"(?<!load_)state_dict\(\)|" + _HEADING.format(
+    ("state_dict()", lazy(r"(?<!load_)state_dict\(\)|" + _HEADING.format(
         r"state[\s_]dict"), re.I)),
-    ("named_parameters()", re.compile(r"named_parameters\(|\bin [\w.]+\.parameters\(|"
+    ("named_parameters()", lazy(r"named_parameters\(|\bin [\w.]+\.parameters\(|"
                                       + _HEADING.format(r"(?:trainable\s+)?param(?:eter)?s"),
                                       re.I)))
 """What the line above a listing says it was printed from: ``named_buffers()`` or a

@@ -81,7 +81,7 @@ class Dialect:
     """Where its footer opens; None: at its total's line."""
     counts: Callable[[str], tuple[int, int] | None] = exact
     """How it prints a count: a cell → the first and last count it stands for, or None."""
-    above: re.Pattern[str] = re.compile("---")
+    above: re.Pattern[str] = lazy("---")
     """The rule above its header (that line is the table's first)."""
     rules: frozenset[str] = frozenset("=-")
     """The characters of the rules between its rows and above its footer (passed over)."""

@@ -33,7 +33,7 @@ DIALECT = Dialect(
     "torchinfo", {"Input Shape": "input", "Output Shape": "output", "Param #": "params",
                   "Param %": "share", "Kernel Shape": "kernel", "Mult-Adds": "mult-adds",
                   "Trainable": "trainable"},
-    after=re.compile(r"\s*((Non-)?[Tt]rainable params|Total mult-adds|Input size|Forward/"
+    after=lazy(r"\s*((Non-)?[Tt]rainable params|Total mult-adds|Input size|Forward/"
                      r"backward|Params size|Estimated Total|={5,})"), above=re.compile("==="))
 """Its value columns (the layer column before them has no fixed title: ``Layer
 (type:depth-idx)``, ``Layer (type (var_name))``); the footer under its ``Total params``."""
