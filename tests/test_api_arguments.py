@@ -10,9 +10,6 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -121,15 +118,3 @@ def test_arguments_bind_as_inspect_binds_them(name: str, args: tuple[Any, ...],
     found = bind(given, args, kwargs)
     assert found == expected and list(found or ()) == list(expected or ())
 
-
-def test_the_read_command_loads_no_inspect(tmp_path: Path) -> None:
-    """Reading a paste through the command binds ``read``'s arguments without ``inspect``
-    (nor ``dataclasses``, which loads it)."""
-    paste = tmp_path / "paste.txt"
-    paste.write_text("nn.LSTM(10, 20)\n", encoding="utf-8")
-    code = ("import contextlib, io, sys\nfrom paramcount.cli.main import run\n"
-            f"with contextlib.redirect_stdout(io.StringIO()): run(['read', {str(paste)!r}, "
-            "'--json'])\nprint(sorted({'inspect', 'dataclasses'} & set(sys.modules)))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
-    assert out.strip() == "[]"
