@@ -8,7 +8,6 @@ every difference named. Pure: no framework, no click, no rich.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -23,6 +22,7 @@ from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.errors import ParamcountError, SpecError
 from paramcount.files import loose_names
 from paramcount.files.listing import Listing, NamedTensor
+from paramcount.record import replace
 
 BITS: dict[str, int] = {
     "bool": 8, "uint8": 8, "int8": 8, "qint8": 8, "quint8": 8, "quint4x2": 8, "quint2x4": 8,
@@ -223,7 +223,7 @@ def inspect(listing: Listing, as_framework: Framework | None = None) -> InspectR
     layers = () if made else tuple(_layer(listing, r) for r in recognised(listing))
     notes = (*listing.notes, *_notes(listing, layers))
     if _PREFIXES["module."] in notes:  # said once for the file, not again for each layer
-        layers = tuple(dataclasses.replace(layer, notes=tuple(
+        layers = tuple(replace(layer, notes=tuple(
             n for n in layer.notes if n != pytorch.DATA_PARALLEL)) for layer in layers)
     claimed = {c.name for layer in layers for c in layer.checks if c.name}
     report = InspectReport(
@@ -236,7 +236,7 @@ def inspect(listing: Listing, as_framework: Framework | None = None) -> InspectR
     )
     if as_framework is None:
         return report
-    return dataclasses.replace(report, conversion=convert(report, as_framework))
+    return replace(report, conversion=convert(report, as_framework))
 
 
 def from_config(listing: Listing) -> Listing:
@@ -266,7 +266,7 @@ def from_config(listing: Listing) -> Listing:
     said = f"config.json read as {reading.loader}"
     if reading.base:
         said += " (a base model class: no head)"
-    return dataclasses.replace(listing, tensors=tensors,
+    return replace(listing, tensors=tensors,
                                notes=(*listing.notes, said, *reading.notes))
 
 

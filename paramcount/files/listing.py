@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 from paramcount.engine.conventions.base import Recognised
+from paramcount.record import field, record
 
 
-@dataclass(frozen=True)
+@record
 class NamedTensor:
     """One tensor as a file or a printout holds it.
 
@@ -34,7 +34,7 @@ class NamedTensor:
         return math.prod(self.shape)
 
 
-@dataclass(frozen=True)
+@record
 class Listing:
     """Everything one source holds, in the source's own order."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from paramcount.engine import conventions
@@ -26,6 +26,7 @@ from paramcount.files.inspect import (
 from paramcount.files.listing import Listing, NamedTensor
 from paramcount.live.description import Kind, Live, LiveTensor
 from paramcount.live.detect import framework_of
+from paramcount.record import replace
 
 
 def count_of(live: Live, *kinds: Kind) -> int:

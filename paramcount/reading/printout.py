@@ -12,7 +12,6 @@ a printout hides (a recurrent row's sizes) is solved from its counts by
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -37,6 +36,7 @@ from paramcount.reading.tables import generic as generic_table
 from paramcount.reading.tables.table import Printout as Printout
 from paramcount.reading.tables.table import Row as Row
 from paramcount.reading.tables.table import Window
+from paramcount.record import replace
 
 Reader = Callable[[Sequence[str], int], "tuple[Printout, int] | None"]
 
@@ -213,7 +213,7 @@ def _read_prefixed(lines: Sequence[str], index: int, before: int = 0, stop: int 
     if found is None:
         return None
     printout, end = found
-    return dataclasses.replace(printout, shown=tuple(view[printout.first - 1:printout.last])), end
+    return replace(printout, shown=tuple(view[printout.first - 1:printout.last])), end
 
 
 def _wrapped_header(lines: Sequence[str], index: int, bare: str, comment: bool) -> bool:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 
-try:  # the C function json.encoder uses; importing json would compile its decoder's patterns
+try:  # json's own string encoder, without loading the json package (a millisecond of start-up)
     from _json import encode_basestring
 except ImportError:  # an interpreter without the C accelerator
     from json.encoder import encode_basestring
@@ -50,7 +50,7 @@ def indented(data: object) -> str:
     try:
         _value(data, "\n", pieces.append)
     except (_Unusual, RecursionError):
-        import json  # the rare value this writer leaves to the standard library
+        import json
 
         return json.dumps(data, indent=2, ensure_ascii=False)
     return "".join(pieces)
@@ -87,15 +87,26 @@ def _array(values: Sequence[object], newline: str, emit: Emit) -> None:
     between = "," + inner
     head = "[" + inner
     for value in values:
-        if isinstance(value, str):  # the usual values, as _value writes them, in one piece
-            emit(head + encode_basestring(value))
+        kind = value.__class__
+        if kind is str:  # the usual values, as _value writes them, in one piece
+            emit(head + encode_basestring(value))  # type: ignore[arg-type]
         elif value is None:
             emit(head + "null")
+        elif kind is dict:
+            emit(head)
+            _object(value, inner, emit)  # type: ignore[arg-type]
         else:
             emit(head)
             _value(value, inner, emit)
         head = between
     emit(newline + "]")
+
+
+_KEYS: dict[str, str] = {}
+"""Keys written so far, each encoded with the ``": "`` after it: an answer's thousand layers
+repeat a few dozen keys (at most ``_MOST_KEYS`` are kept)."""
+
+_MOST_KEYS = 4096
 
 
 def _object(members: Mapping[object, object], newline: str, emit: Emit) -> None:
@@ -107,18 +118,30 @@ def _object(members: Mapping[object, object], newline: str, emit: Emit) -> None:
     between = "," + inner
     head = "{" + inner
     for key, value in members.items():
-        if not isinstance(key, str):
-            raise _Unusual
-        if isinstance(value, str):  # the usual values, as _value writes them, in one piece
-            emit(head + encode_basestring(key) + ": " + encode_basestring(value))
+        name = _KEYS.get(key)  # type: ignore[call-overload]
+        if name is None:
+            if not isinstance(key, str):
+                raise _Unusual
+            name = encode_basestring(key) + ": "
+            if len(_KEYS) < _MOST_KEYS:
+                _KEYS[key] = name
+        kind = value.__class__
+        if kind is str:  # the usual values, as _value writes them, in one piece
+            emit(head + name + encode_basestring(value))  # type: ignore[arg-type]
         elif value is None:
-            emit(head + encode_basestring(key) + ": null")
+            emit(head + name + "null")
         elif value is True or value is False:
-            emit(head + encode_basestring(key) + (": true" if value else ": false"))
-        elif isinstance(value, int):
-            emit(head + encode_basestring(key) + ": " + int.__repr__(value))
+            emit(head + name + ("true" if value else "false"))
+        elif kind is int:
+            emit(head + name + int.__repr__(value))
+        elif kind is dict:
+            emit(head + name)
+            _object(value, inner, emit)  # type: ignore[arg-type]
+        elif kind is list:
+            emit(head + name)
+            _array(value, inner, emit)  # type: ignore[arg-type]
         else:
-            emit(head + encode_basestring(key) + ": ")
+            emit(head + name)
             _value(value, inner, emit)
         head = between
     emit(newline + "}")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, MutableMapping
-from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from paramcount.engine.layers import KNOWN
@@ -44,7 +43,7 @@ class Unknown:
         return Unknown(tuple(dict.fromkeys(self.names + extra)))
 
 
-@dataclass(frozen=True)  # not a record: reprs.torch_repr copies one with dataclasses.replace
+@record
 class Call:
     """A call of a layer class, its arguments evaluated (values, Calls or Unknowns)."""
 
