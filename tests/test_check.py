@@ -443,10 +443,13 @@ def test_json_for_a_model_that_could_not_be_built(cli: CLI, tmp_path: Path) -> N
 
 
 def test_in_process_runs_leave_nothing_frozen(cli: CLI, tmp_path: Path) -> None:
-    """The command thaws what it froze for the collector, so repeated runs do not pile up."""
+    """The command thaws what it froze for the collector, so repeated runs do not pile up
+    (from nothing frozen: a console entry run in this process before, as test_cli's are,
+    freezes for a process about to end, and check never thaws what it did not freeze)."""
     import gc
 
     path = str(write(tmp_path, BILSTM))
+    gc.unfreeze()
     before = gc.get_freeze_count()
     for _ in range(2):
         assert cli("check", path).code == 0
