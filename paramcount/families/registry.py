@@ -21,7 +21,7 @@ from paramcount.usertext import ascii_digits
 
 if TYPE_CHECKING:
     from paramcount.engine.conventions.base import Tensor
-    from paramcount.families.family import FamilyConvention, RecognisedModel
+    from paramcount.families.family import FamilyConvention, Padding, RecognisedModel
     from paramcount.families.loader import Reading
 
 FAMILIES: dict[str, str] = {
@@ -420,6 +420,14 @@ def tensors(name: str, config: Any, base: bool = False, saved: bool = False) -> 
         made = module.saved_base(made)  # the causal LM's prefix (Ling's word_embeddings)
     _MADE[key] = tuple(made)
     return made
+
+
+def padding(name: str, config: Any) -> tuple[Padding, ...]:
+    """What family ``name``'s checkpoint of ``config`` stores beyond its parameters' own shapes
+    (its ``stored_padding``, named as :func:`tensors` with ``saved`` names them): none for most
+    families."""
+    pads = getattr(family(name), "stored_padding", None)
+    return () if pads is None else tuple(pads(config))
 
 
 _MADE: dict[tuple[str, Any, bool, bool], tuple[Tensor, ...]] = {}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,8 +21,10 @@ from paramcount.engine.conventions import pytorch
 from paramcount.engine.conventions.base import Recognised
 from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.errors import ParamcountError, SpecError
+from paramcount.families.family import Padding, RecognisedModel
 from paramcount.files import loose_names
 from paramcount.files.listing import Listing, NamedTensor
+from paramcount.record import replace
 
 BITS: dict[str, int] = {
     "bool": 8, "uint8": 8, "int8": 8, "qint8": 8, "quint8": 8, "quint4x2": 8, "quint2x4": 8,
@@ -149,6 +151,16 @@ class FamilyModel(Counted):
     family: str
     config: Any
     claims: tuple[Claim, ...]
+    padding: tuple[Padding, ...] = ()
+    """What the file stores beyond the parameters' own shapes, as the family's checkpoint
+    does (Inkling 2's head padded to ``vocab_size`` rows): stored, not parameters."""
+
+    @property
+    def tensors_match(self) -> bool:
+        """Whether every tensor agrees with the engine and the file's tensors hold the
+        parameters and the stored padding, nothing else."""
+        return self.params + sum(p.count for p in self.padding) == self.stored and all(
+            c.match for c in self.checks)
 
     @property
     def match(self) -> bool:
@@ -285,23 +297,19 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
     # a config-only folder's tensors are its family's own model, which from_config wrote: not
     # looked for among them, but taken as they are (its config.json settles the rest)
     if said is not None and listing.format == "hf-config":
-        from paramcount.families.family import RecognisedModel
-
         reading = families.load(said, listing.config or {})
         models = [RecognisedModel("", said, reading.config, tuple(shapes), base=reading.base)]
     else:
         models = families.recognise(shapes)
     for model in models:
-        expected = [(model.prefix + t.name, t.shape)
-                    for t in families.tensors(model.family, model.config, model.base,
-                                              model.saved)]
-        checks = tuple(Check(name, shape, name if name in shapes else None, shapes.get(name))
-                       for name, shape in expected)
         claims: tuple[Claim, ...] = ()
         config, notes = model.config, list(model.notes)
         if said == model.family and listing.config is not None:
-            config, claims, notes = _claims(model.family, listing.config, model.config, notes,
-                                            model.base)
+            config, claims, notes = _claims(model, listing.config, shapes, notes)
+        expected, padding, padded = layout(model, config, shapes)
+        checks = tuple(Check(name, shape, name if name in shapes else None, shapes.get(name))
+                       for name, shape in expected)
+        notes += [stored_padding(p) for p in padding]
         notes += _shares(model.family, config, model.base)
         description = families.describe(model.family, config)
         command = family_command(model.family, config)
@@ -311,9 +319,10 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
         found.append(FamilyModel(
             name=model.prefix.rstrip("./"), family=model.family, config=config,
             description=description,
-            params=sum(math.prod(s) for _, s in expected),
+            params=sum(math.prod(s) for _, s in expected) - padded,
             stored=sum(math.prod(shapes[n]) for n in model.names),
-            checks=checks, command=command, notes=tuple(notes), claims=claims))
+            checks=checks, command=command, notes=tuple(notes), claims=claims,
+            padding=padding))
     return tuple(found)
 
 
@@ -334,24 +343,65 @@ def _shares(family: str, config: Any, base: bool) -> list[str]:
     return [f"shares: {shares}{active}"]
 
 
-def _claims(family: str, data: dict[str, Any], found: Any, notes: list[str],
-            base: bool = False) -> tuple[Any, tuple[Claim, ...], list[str]]:
+def layout(model: RecognisedModel, config: Any, shapes: Mapping[str, tuple[int, ...]]
+           ) -> tuple[list[tuple[str, tuple[int, ...]]], tuple[Padding, ...], int]:
+    """The tensors ``model`` of ``config`` holds, as the file names them, with the shapes the
+    file may hold them in; the padding the file stores beyond its parameters' shapes (a
+    padded tensor may be stored padded, or as the parameter); and how many values of the
+    expected tensors are padding, not parameters."""
+    from paramcount.families import registry as families
+
+    pads = {p.name: p for p in families.padding(model.family, config)} if model.saved else {}
+    expected, padding, padded = [], [], 0
+    for t in families.tensors(model.family, config, model.base, model.saved):
+        name, shape = model.prefix + t.name, t.shape
+        pad = pads.get(t.name)
+        if pad is not None and shapes.get(name) == pad.shape:
+            shape = pad.shape  # stored as the parameter: no padding
+        elif pad is not None:
+            padded += pad.count
+            if shapes.get(name) == pad.stored:
+                padding.append(replace(pad, name=name))
+        expected.append((name, shape))
+    return expected, tuple(padding), padded
+
+
+def stored_padding(pad: Padding) -> str:
+    """What ``inspect`` says of stored padding: which tensor, its shape and the parameter's,
+    how many values are padding and why."""
+    return (f"{pad.name} is stored as {_shape(pad.stored)}, the parameter is "
+            f"{_shape(pad.shape)}: {pad.count:,} stored values are padding, not parameters "
+            f"({pad.why})")
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _claims(model: RecognisedModel, data: dict[str, Any], shapes: Mapping[str, tuple[int, ...]],
+            notes: list[str]) -> tuple[Any, tuple[Claim, ...], list[str]]:
     """The config.json's values against the recognised config, field by field.
 
     Where the config describes exactly the tensors found, it settles what the tensors cannot
-    tell (Mamba-2's n_groups against state_size, …) and its config is the answer.
+    tell (Mamba-2's n_groups against state_size, Inkling 2's head stored padded, …) and its
+    config is the answer.
     """
     from paramcount.families import registry as families
     from paramcount.record import fields
 
+    family, found, base = model.family, model.config, model.base
     try:
         reading = families.load(family, data)
     except SpecError as error:
         return found, (), [*notes, f"config.json cannot be read as a {family} config: {error}"]
     said = reading.config
     read_as = [f"config.json read as {reading.loader}", *reading.notes]
-    if [(t.name, t.shape) for t in families.tensors(family, said, base)] == [
-            (t.name, t.shape) for t in families.tensors(family, found, base)]:
+    if model.saved and (families.padding(family, said) or families.padding(family, found)):
+        same = layout(model, said, shapes)[0] == layout(model, found, shapes)[0]
+    else:
+        same = [(t.name, t.shape) for t in families.tensors(family, said, base)] == [
+            (t.name, t.shape) for t in families.tensors(family, found, base)]
+    if same:
         claims = tuple(Claim(f, getattr(said, f), getattr(said, f)) for f in fields(said))
         return said, claims, ["config.json describes exactly these tensors (what the tensors "
                               "alone cannot tell is taken from it)", *read_as]
@@ -496,6 +546,9 @@ def convert(report: InspectReport, target: Framework) -> Conversion:
                 f"{copy.name} repeats {raw.name} (WeightDrop's copy): counted once",
                 -copy.count))
     differences += _buffers(tensors, target)
+    differences += [Difference(f"{pad.name}: {pad.count:,} values of padding stored beyond the "
+                               f"parameter's {_shape(pad.shape)} ({pad.why}): not parameters",
+                               -pad.count) for model in report.families for pad in model.padding]
     for layer in report.layers:
         differences += _recurrent(layer, target)
     return Conversion(target, report.total, tuple(differences))
