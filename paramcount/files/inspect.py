@@ -8,11 +8,9 @@ every difference named. Pure: no framework, no click, no rich.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from paramcount.engine import conventions
@@ -24,7 +22,7 @@ from paramcount.errors import ParamcountError, SpecError
 from paramcount.families.family import Padding, RecognisedModel
 from paramcount.files import loose_names
 from paramcount.files.listing import Listing, NamedTensor
-from paramcount.record import replace
+from paramcount.record import record, replace
 
 BITS: dict[str, int] = {
     "bool": 8, "uint8": 8, "int8": 8, "qint8": 8, "quint8": 8, "quint4x2": 8, "quint2x4": 8,
@@ -54,7 +52,7 @@ def module_of(name: str) -> str:
     return name[:cut] if cut > 0 else ""
 
 
-@dataclass(frozen=True)
+@record
 class Module:
     """The tensors sharing one module path, in the file's order."""
 
@@ -67,7 +65,7 @@ class Module:
         return sum(t.count for t in self.tensors)
 
 
-@dataclass(frozen=True)
+@record
 class DtypeTotal:
     """Tensors, elements and bytes of one dtype."""
 
@@ -77,7 +75,7 @@ class DtypeTotal:
     bytes: int | None
 
 
-@dataclass(frozen=True)
+@record
 class Check:
     """One tensor the engine expects against the file's tensor paired with it."""
 
@@ -96,9 +94,9 @@ class Check:
         return self.part if self.part is not None else self.shape == self.expected_shape
 
 
-@dataclass(frozen=True)
 class Counted:
-    """What inspect found, counted by the engine and checked tensor by tensor."""
+    """What inspect found, counted by the engine and checked tensor by tensor: the fields
+    :class:`Layer` and :class:`FamilyModel` share (each a record of its own)."""
 
     name: str
     """The module path (``encoder.lstm``), without the trailing separator; ``""`` at the top."""
@@ -117,10 +115,17 @@ class Counted:
         return self.params == self.stored and all(c.match for c in self.checks)
 
 
-@dataclass(frozen=True)
+@record
 class Layer(Counted):
     """A recognised recurrent layer, described, counted by the engine and checked."""
 
+    name: str
+    description: str
+    params: int
+    stored: int
+    checks: tuple[Check, ...]
+    command: str
+    notes: tuple[str, ...]
     spec: LayerSpec
 
     @property
@@ -129,7 +134,7 @@ class Layer(Counted):
         return self.tensors_match
 
 
-@dataclass(frozen=True)
+@record
 class Claim:
     """One value of a folder's ``config.json`` against what the tensors say."""
 
@@ -143,11 +148,18 @@ class Claim:
         return self.config == self.tensors
 
 
-@dataclass(frozen=True)
+@record
 class FamilyModel(Counted):
     """A recognised model of a modern recurrent family (Mamba, …), counted by its convention,
     checked tensor by tensor, and against the folder's ``config.json`` where there is one."""
 
+    name: str
+    description: str
+    params: int
+    stored: int
+    checks: tuple[Check, ...]
+    command: str
+    notes: tuple[str, ...]
     family: str
     config: Any
     claims: tuple[Claim, ...]
@@ -168,7 +180,7 @@ class FamilyModel(Counted):
         return self.tensors_match and all(c.match for c in self.claims)
 
 
-@dataclass(frozen=True)
+@record
 class Difference:
     """One reason the count in another convention differs from the literal count."""
 
@@ -176,7 +188,7 @@ class Difference:
     delta: int
 
 
-@dataclass(frozen=True)
+@record
 class Conversion:
     """The file's count in another framework's convention, with every difference named."""
 
@@ -190,7 +202,7 @@ class Conversion:
         return self.literal + sum(d.delta for d in self.differences)
 
 
-@dataclass(frozen=True)
+@record
 class InspectReport:
     """Everything ``paramcount inspect`` says about one file."""
 
@@ -235,7 +247,7 @@ def inspect(listing: Listing, as_framework: Framework | None = None) -> InspectR
     layers = () if made else tuple(_layer(listing, r) for r in recognised(listing))
     notes = (*listing.notes, *_notes(listing, layers))
     if _PREFIXES["module."] in notes:  # said once for the file, not again for each layer
-        layers = tuple(dataclasses.replace(layer, notes=tuple(
+        layers = tuple(replace(layer, notes=tuple(
             n for n in layer.notes if n != pytorch.DATA_PARALLEL)) for layer in layers)
     claimed = {c.name for layer in layers for c in layer.checks if c.name}
     report = InspectReport(
@@ -248,7 +260,7 @@ def inspect(listing: Listing, as_framework: Framework | None = None) -> InspectR
     )
     if as_framework is None:
         return report
-    return dataclasses.replace(report, conversion=convert(report, as_framework))
+    return replace(report, conversion=convert(report, as_framework))
 
 
 def from_config(listing: Listing) -> Listing:
@@ -278,8 +290,10 @@ def from_config(listing: Listing) -> Listing:
     said = f"config.json read as {reading.loader}"
     if reading.base:
         said += " (a base model class: no head)"
-    return dataclasses.replace(listing, tensors=tensors,
-                               notes=(*listing.notes, said, *reading.notes))
+    from dataclasses import replace as copy  # a Listing is a dataclass
+
+    return copy(listing, tensors=tensors,
+                notes=(*listing.notes, said, *reading.notes))
 
 
 def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...]:

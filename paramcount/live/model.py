@@ -26,6 +26,7 @@ from paramcount.files.inspect import (
 from paramcount.files.listing import Listing, NamedTensor
 from paramcount.live.description import Kind, Live, LiveTensor
 from paramcount.live.detect import framework_of
+from paramcount.record import replace as copy
 
 
 def count_of(live: Live, *kinds: Kind) -> int:
@@ -195,7 +196,7 @@ def _summarised(live: Live) -> ModelSummary:
                       recognised=live.recognised, config=live.config)
     inspected = _unsaved(inspect(listing))
     if live.activations:
-        inspected = replace(inspected, layers=tuple(_activated(layer, live.activations)
+        inspected = copy(inspected, layers=tuple(_activated(layer, live.activations)
                                                     for layer in inspected.layers))
     return ModelSummary(live, inspected, tuple(build_report(layer.spec)
                                                for layer in inspected.layers))
@@ -208,8 +209,8 @@ model), which is not so of a live model: nothing was saved; the reader says what
 
 def _unsaved(inspected: InspectReport) -> InspectReport:
     """``inspected`` without the notes that speak of a saved file."""
-    return replace(inspected, notes=tuple(n for n in inspected.notes if n not in _SAVED_ONLY),
-                   layers=tuple(replace(layer, notes=tuple(n for n in layer.notes
+    return copy(inspected, notes=tuple(n for n in inspected.notes if n not in _SAVED_ONLY),
+                   layers=tuple(copy(layer, notes=tuple(n for n in layer.notes
                                                            if n not in _SAVED_ONLY))
                                 for layer in inspected.layers))
 
@@ -227,8 +228,8 @@ def _activated(layer: Layer, activations: tuple[tuple[str, str], ...]) -> Layer:
     [name] = used
     notes = tuple(n for n in layer.notes if n != RNN_NONLINEARITY)
     if name not in ("relu", "tanh"):
-        return replace(layer, notes=(*notes, f"activation_fn is {name}: the count is the same "
+        return copy(layer, notes=(*notes, f"activation_fn is {name}: the count is the same "
                                              "as tanh's or relu's"))
     spec = layer.spec.replace(nonlinearity=Nonlinearity(name))
-    return replace(layer, spec=spec, description=conventions.describe(spec),
+    return copy(layer, spec=spec, description=conventions.describe(spec),
                    command=command_line(spec), notes=notes)
