@@ -80,17 +80,27 @@ def _array(values: Sequence[object], newline: str, emit: Emit) -> None:
         return
     inner = newline + INDENT
     between = "," + inner
+    if all(type(value) is int for value in values):  # a shape: one piece (not bool, not enums)
+        emit("[" + inner + between.join(map(int.__repr__, values)) + newline + "]")
+        return
     head = "[" + inner
     for value in values:
         if isinstance(value, str):  # the usual values, as _value writes them, in one piece
             emit(head + encode_basestring(value))
         elif value is None:
             emit(head + "null")
+        elif type(value) is dict:
+            emit(head)
+            _object(value, inner, emit)
         else:
             emit(head)
             _value(value, inner, emit)
         head = between
     emit(newline + "]")
+
+
+_KEYS: dict[str, str] = {}
+"""Each key as written, with its ``": "``: the same few keys recur in every item of a list."""
 
 
 def _object(members: Mapping[object, object], newline: str, emit: Emit) -> None:
@@ -99,21 +109,30 @@ def _object(members: Mapping[object, object], newline: str, emit: Emit) -> None:
         emit("{}")
         return
     inner = newline + INDENT
-    between = "," + inner
     head = "{" + inner
+    between = "," + inner
+    keys = _KEYS
     for key, value in members.items():
-        if not isinstance(key, str):
-            raise _Unusual
+        written = keys.get(key) if type(key) is str else None
+        if written is None:
+            if not isinstance(key, str):
+                raise _Unusual
+            written = encode_basestring(key) + ": "
+            if type(key) is str and len(keys) < 4096:
+                keys[key] = written
         if isinstance(value, str):  # the usual values, as _value writes them, in one piece
-            emit(head + encode_basestring(key) + ": " + encode_basestring(value))
+            emit(head + written + encode_basestring(value))
         elif value is None:
-            emit(head + encode_basestring(key) + ": null")
+            emit(head + written + "null")
         elif value is True or value is False:
-            emit(head + encode_basestring(key) + (": true" if value else ": false"))
+            emit(head + written + ("true" if value else "false"))
         elif isinstance(value, int):
-            emit(head + encode_basestring(key) + ": " + int.__repr__(value))
+            emit(head + written + int.__repr__(value))
+        elif type(value) is list:
+            emit(head + written)
+            _array(value, inner, emit)
         else:
-            emit(head + encode_basestring(key) + ": ")
+            emit(head + written)
             _value(value, inner, emit)
         head = between
     emit(newline + "}")
