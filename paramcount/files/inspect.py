@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paramcount.engine import conventions
 from paramcount.engine.commandline import command_line
@@ -23,6 +23,9 @@ from paramcount.families.family import Padding, RecognisedModel
 from paramcount.files import loose_names
 from paramcount.files.listing import Listing, NamedTensor
 from paramcount.record import record, replace
+
+if TYPE_CHECKING:
+    from paramcount.families.loader import Reading
 
 BITS: dict[str, int] = {
     "bool": 8, "uint8": 8, "int8": 8, "qint8": 8, "quint8": 8, "quint4x2": 8, "quint2x4": 8,
@@ -310,6 +313,7 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
     found = []
     # a config-only folder's tensors are its family's own model, which from_config wrote: not
     # looked for among them, but taken as they are (its config.json settles the rest)
+    reading = None
     if said is not None and listing.format == "hf-config":
         reading = families.load(said, listing.config or {})
         models = [RecognisedModel("", said, reading.config, tuple(shapes), base=reading.base)]
@@ -319,12 +323,13 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
         claims: tuple[Claim, ...] = ()
         config, notes = model.config, list(model.notes)
         if said == model.family and listing.config is not None:
-            config, claims, notes = _claims(model, listing.config, shapes, notes)
+            config, claims, notes = _claims(model, listing.config, shapes, notes, reading)
         expected, padding, padded = layout(model, config, shapes)
-        checks = tuple(Check(name, shape, name if name in shapes else None, shapes.get(name))
-                       for name, shape in expected)
+        checks = tuple(Check(name, shape, name if name in shapes else None, shapes.get(name),
+                             None) for name, shape in expected)
+        params = sum(math.prod(s) for _, s in expected) - padded
         notes += [stored_padding(p) for p in padding]
-        notes += _shares(model.family, config, model.base)
+        notes += _shares(model.family, config, params)
         description = families.describe(model.family, config)
         command = family_command(model.family, config)
         if model.base:
@@ -333,28 +338,25 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
         found.append(FamilyModel(
             name=model.prefix.rstrip("./"), family=model.family, config=config,
             description=description,
-            params=sum(math.prod(s) for _, s in expected) - padded,
+            params=params,
             stored=sum(math.prod(shapes[n]) for n in model.names),
             checks=checks, command=command, notes=tuple(notes), claims=claims,
             padding=padding))
     return tuple(found)
 
 
-def _shares(family: str, config: Any, base: bool) -> list[str]:
+def _shares(family: str, config: Any, total: int) -> list[str]:
     """A hybrid's parameters by kind of part and, with experts, what a token uses (as its
     family command shows them), as one note; nothing for the other families."""
-    from paramcount.families.registry import family as module
-    from paramcount.families.report import build_family_report
+    from paramcount.families.report import kinds
 
-    if getattr(module(family), "stack", None) is None:
+    shares, active = kinds(family, config, total)
+    if not shares:
         return []
-    report = build_family_report(family, config, base=base)
-    if not report.shares:
-        return []
-    shares = ", ".join(f"{kind} {100 * n / report.total:.1f}%" for kind, n in report.shares)
-    active = "" if report.active is None else (
-        f"; {report.active:,} active per token (the experts it is not routed to left out)")
-    return [f"shares: {shares}{active}"]
+    text = ", ".join(f"{kind} {100 * n / total:.1f}%" for kind, n in shares)
+    active_text = "" if active is None else (
+        f"; {active:,} active per token (the experts it is not routed to left out)")
+    return [f"shares: {text}{active_text}"]
 
 
 def layout(model: RecognisedModel, config: Any, shapes: Mapping[str, tuple[int, ...]]
@@ -393,8 +395,10 @@ def _shape(shape: tuple[int, ...]) -> str:
 
 
 def _claims(model: RecognisedModel, data: dict[str, Any], shapes: Mapping[str, tuple[int, ...]],
-            notes: list[str]) -> tuple[Any, tuple[Claim, ...], list[str]]:
-    """The config.json's values against the recognised config, field by field.
+            notes: list[str], reading: Reading | None = None
+            ) -> tuple[Any, tuple[Claim, ...], list[str]]:
+    """The config.json's values against the recognised config, field by field (``reading``:
+    the config.json already read, where it was).
 
     Where the config describes exactly the tensors found, it settles what the tensors cannot
     tell (Mamba-2's n_groups against state_size, Inkling 2's head stored padded, …) and its
@@ -405,12 +409,14 @@ def _claims(model: RecognisedModel, data: dict[str, Any], shapes: Mapping[str, t
 
     family, found, base = model.family, model.config, model.base
     try:
-        reading = families.load(family, data)
+        reading = reading or families.load(family, data)
     except SpecError as error:
         return found, (), [*notes, f"config.json cannot be read as a {family} config: {error}"]
     said = reading.config
     read_as = [f"config.json read as {reading.loader}", *reading.notes]
-    if model.saved and (families.padding(family, said) or families.padding(family, found)):
+    if said == found:
+        same = True
+    elif model.saved and (families.padding(family, said) or families.padding(family, found)):
         same = layout(model, said, shapes)[0] == layout(model, found, shapes)[0]
     else:
         same = [(t.name, t.shape) for t in families.tensors(family, said, base)] == [
