@@ -96,7 +96,7 @@ def answer(argv: Sequence[str], freeze: bool = False) -> int | None:
     if argv[0] == "read":
         return _read_paste(argv[1:], freeze)
     if argv[0] == "inspect":
-        return _inspect(argv[1:])
+        return _inspect(argv[1:], freeze)
     if argv[0] == "check":
         return _check(argv[1:])
     if argv[0] not in _COMMANDS:
@@ -125,9 +125,10 @@ def answer(argv: Sequence[str], freeze: bool = False) -> int | None:
     return 0
 
 
-def _inspect(args: Sequence[str]) -> int | None:
+def _inspect(args: Sequence[str], freeze: bool = False) -> int | None:
     """``inspect PATH`` with its output options only (one path: several are separated by
-    click's blank line), answered as the click command answers it."""
+    click's blank line), answered as the click command answers it (``freeze``: the console
+    process, whose collector passes come seldom, as :func:`_read_paste` says)."""
     given = _scan(args, {**dict.fromkeys(flags.JSON, ("as_json", True)),
                          **dict.fromkeys(flags.MARKDOWN, ("as_markdown", True))},
                   dict.fromkeys(flags.FORMAT, "output_format"),
@@ -146,6 +147,10 @@ def _inspect(args: Sequence[str]) -> int | None:
     from paramcount.files.dispatch import read_file
     from paramcount.files.inspect import inspect
 
+    if freeze:
+        import gc
+
+        gc.set_threshold(_READ_GC_THRESHOLD, *gc.get_threshold()[1:])
     report = inspect(read_file(Path(given["path"])))
     if output_format == "json":
         from paramcount.render.data import dumps
