@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 import os
@@ -20,6 +19,7 @@ from paramcount.engine import conventions
 from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
 from paramcount.errors import BackendUnavailable, ParamcountError
 from paramcount.files import keras_file
+from paramcount.record import replace
 from tests.conftest import CLI, have
 
 needs_h5py = pytest.mark.skipif(not have("h5py"), reason="needs h5py")
@@ -202,7 +202,7 @@ def test_compressed_archives_read_alike(saved: dict[str, Any], tmp_path: Path,
             deflated, "w", zipfile.ZIP_DEFLATED) as target:
         for info in source.infolist():
             target.writestr(info.filename, source.read(info))
-    expected = dataclasses.replace(keras_file.read(original), source=str(deflated))
+    expected = replace(keras_file.read(original), source=str(deflated))
     assert keras_file.read(deflated) == expected
     assert keras_file.read_here(str(deflated)) == expected
     monkeypatch.setattr(keras_file, "IN_MEMORY", 0)

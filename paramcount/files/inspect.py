@@ -293,10 +293,8 @@ def from_config(listing: Listing) -> Listing:
     said = f"config.json read as {reading.loader}"
     if reading.base:
         said += " (a base model class: no head)"
-    from dataclasses import replace as copy  # a Listing is a dataclass
-
-    return copy(listing, tensors=tensors,
-                notes=(*listing.notes, said, *reading.notes))
+    return replace(listing, tensors=tensors,
+                   notes=(*listing.notes, said, *reading.notes))
 
 
 def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...]:

@@ -7,10 +7,10 @@ statistics; other registered buffers cannot be told from parameters by name.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 
 from paramcount.files.listing import NamedTensor
+from paramcount.record import replace
 
 BUFFERS = ("running_mean", "running_var", "num_batches_tracked")
 """The last name component of the buffers torch's normalisation layers register."""
@@ -24,5 +24,5 @@ def is_buffer(name: str) -> bool:
 def torch_names(tensors: Iterable[NamedTensor]) -> list[NamedTensor]:
     """The tensors with ``trainable=False`` on BatchNorm-style buffers."""
     return [
-        dataclasses.replace(t, trainable=False) if is_buffer(t.name) else t for t in tensors
+        replace(t, trainable=False) if is_buffer(t.name) else t for t in tensors
     ]

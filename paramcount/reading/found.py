@@ -955,7 +955,7 @@ def _unique_names(printout: Printout) -> Printout:
     for tensor in printout.tensors:
         seen[tensor.name] = seen.get(tensor.name, 0) + 1
         count = seen[tensor.name]
-        tensors.append(tensor if count == 1 else dataclasses.replace(
+        tensors.append(tensor if count == 1 else record_replace(
             tensor, name=f"{tensor.name} ({count})"))
     return dataclasses.replace(printout, tensors=tuple(tensors))
 

@@ -22,6 +22,7 @@ from paramcount.files.state_dict import is_buffer as _norm_buffer
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.table import Printout, number
+from paramcount.record import replace as record_replace
 from paramcount.usertext import NOT_ASCII_DIGITS, foreign_digits
 
 __all__ = ["EXTRA", "Dialect", "Naming", "by_where", "dims", "is_buffer", "is_line",
@@ -350,7 +351,7 @@ def _told(state: Printout, parameters: Printout) -> Printout:
     if not others:
         return state
     return dataclasses.replace(
-        state, tensors=tuple(t if t.name in names else dataclasses.replace(t, trainable=False)
+        state, tensors=tuple(t if t.name in names else record_replace(t, trainable=False)
                              for t in state.tensors),
         how=_joined(state.how, f"{_names(others)} in the state dict and not among "
                                f"named_parameters() ({_lines(parameters)}): buffers"))
