@@ -145,9 +145,9 @@ def _flat_after(layer: Layer, flat: str | None) -> str | None:
 
 
 def _replace(layer: Layer, **changes: Any) -> Layer:
-    import dataclasses
+    from paramcount.record import replace
 
-    return dataclasses.replace(layer, **changes)
+    return replace(layer, **changes)
 
 
 def _allowed(source: Source, path: Path, item: object,
