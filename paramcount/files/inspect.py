@@ -14,13 +14,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from paramcount.engine import conventions
-from paramcount.engine.commandline import command_line
-from paramcount.engine.conventions import pytorch
 from paramcount.engine.conventions.base import Recognised
 from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.errors import ParamcountError, SpecError
 from paramcount.families.family import Padding, RecognisedModel
-from paramcount.files import loose_names
 from paramcount.files.listing import Listing, NamedTensor
 from paramcount.record import record, replace
 
@@ -250,6 +247,8 @@ def inspect(listing: Listing, as_framework: Framework | None = None) -> InspectR
     layers = () if made else tuple(_layer(listing, r) for r in recognised(listing))
     notes = (*listing.notes, *_notes(listing, layers))
     if _PREFIXES["module."] in notes:  # said once for the file, not again for each layer
+        from paramcount.engine.conventions import pytorch
+
         layers = tuple(replace(layer, notes=tuple(
             n for n in layer.notes if n != pytorch.DATA_PARALLEL)) for layer in layers)
     claimed = {c.name for layer in layers for c in layer.checks if c.name}
@@ -288,8 +287,8 @@ def from_config(listing: Listing) -> Listing:
         reading = families.load(name, listing.config)
     except SpecError as error:
         raise ParamcountError(f"{listing.source}/config.json: {error}") from None
-    tensors = tuple(NamedTensor(t.name, t.shape)
-                    for t in families.tensors(name, reading.config, reading.base))
+    tensors = tuple(NamedTensor(t.name, t.shape, None, True, None)  # every field: the quick
+                    for t in families.tensors(name, reading.config, reading.base))  # way in
     said = f"config.json read as {reading.loader}"
     if reading.base:
         said += " (a base model class: no head)"
@@ -435,6 +434,8 @@ def disagreement(claim: Claim) -> str:
 
 def recognised(listing: Listing) -> list[Recognised]:
     """The layers the reader recognised, then those the tensor names and shapes reveal."""
+    from paramcount.files import loose_names  # (its patterns compiled only for weights)
+
     claimed = {name for r in listing.recognised for name in r.names}
     shapes = {t.name: t.shape for t in listing.tensors if t.name not in claimed}
     found = list(listing.recognised) + conventions.recognise(shapes)
@@ -463,6 +464,8 @@ def _role(name: str) -> str:
 
 def _layer(listing: Listing, found: Recognised) -> Layer:
     """A recognised layer with each engine tensor paired with the file's and compared."""
+    from paramcount.engine.commandline import command_line
+
     by_name = {t.name: t for t in listing.tensors}
     mine = [by_name[n] for n in found.names if n in by_name]
     unused = list(mine)
