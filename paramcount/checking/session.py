@@ -12,17 +12,16 @@ from collections.abc import Sequence
 from paramcount.checking.config import Config, ConfigErrors, load_config
 from paramcount.checking.evaluate import Outcome, evaluate_all
 from paramcount.checking.measure import Measured, measure_all
-from paramcount.checking.source import Source, load, parse
+from paramcount.checking.source import Plain, Source, load, parse
 from paramcount.errors import BackendUnavailable, ConfigError
 from paramcount.factories.policy import RUN_FACTORIES, FactoryPolicy
 
 _GLOB = set("*?[")
 
 
-class FileResult:
+class FileResult(Plain):
     """What one config file gave: its models' outcomes, or its errors (each located); filled in
-    as the run goes (a plain class, not a dataclass: ``dataclasses`` costs every ``check``
-    ~6 ms to import)."""
+    as the run goes."""
 
     name: str
     """The file as the user named it (``pyproject.toml`` without FILE)."""
@@ -47,17 +46,6 @@ class FileResult:
         self.outcomes = [] if outcomes is None else outcomes
         self.errors = [] if errors is None else errors
         self.changes = [] if changes is None else changes
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as a dataclass's
-
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
-        return f"FileResult({inner})"
 
     @property
     def passed(self) -> int:

@@ -24,9 +24,28 @@ from paramcount.errors import ConfigError
 PYPROJECT_ROOT: Path = ("tool", "paramcount")
 
 
-class Source:
-    """One config document: where it came from, its text, its data and (lazily) positions (a
-    plain class, not a dataclass: ``dataclasses`` costs every ``check`` ~6 ms to import)."""
+class Plain:
+    """A plain class's equality and repr, field by field as a dataclass's (:attr:`_FIELDS`,
+    its public fields, in order); not hashable, as it may change. ``check``'s mutable values
+    are such classes, not dataclasses: ``dataclasses`` costs every ``check`` ~6 ms to
+    import."""
+
+    _FIELDS: tuple[str, ...] = ()
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
+        return f"{type(self).__name__}({inner})"
+
+
+class Source(Plain):
+    """One config document: where it came from, its text, its data and (lazily) positions."""
 
     name: str
     """The file name as the user gave it, used in every message."""
@@ -49,17 +68,6 @@ class Source:
         self.root, self.path, self.bom = root, path, bom
         self._spans: dict[Path, Span] | None = None
         self._positions: Positions | None = None
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as a dataclass's
-
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
-        return f"Source({inner})"
 
     @property
     def spans(self) -> dict[Path, Span]:

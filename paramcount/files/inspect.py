@@ -94,9 +94,9 @@ class Check:
         return self.part if self.part is not None else self.shape == self.expected_shape
 
 
-class Counted:
-    """What inspect found, counted by the engine and checked tensor by tensor: the fields
-    :class:`Layer` and :class:`FamilyModel` share (each a record of its own)."""
+@record
+class Layer:
+    """A recognised recurrent layer, described, counted by the engine and checked."""
 
     name: str
     """The module path (``encoder.lstm``), without the trailing separator; ``""`` at the top."""
@@ -108,25 +108,12 @@ class Counted:
     checks: tuple[Check, ...]
     command: str
     notes: tuple[str, ...]
+    spec: LayerSpec
 
     @property
     def tensors_match(self) -> bool:
         """Whether every tensor and the total agree with the engine."""
         return self.params == self.stored and all(c.match for c in self.checks)
-
-
-@record
-class Layer(Counted):
-    """A recognised recurrent layer, described, counted by the engine and checked."""
-
-    name: str
-    description: str
-    params: int
-    stored: int
-    checks: tuple[Check, ...]
-    command: str
-    notes: tuple[str, ...]
-    spec: LayerSpec
 
     @property
     def match(self) -> bool:
@@ -149,20 +136,22 @@ class Claim:
 
 
 @record
-class FamilyModel(Counted):
+class FamilyModel:
     """A recognised model of a modern recurrent family (Mamba, …), counted by its convention,
-    checked tensor by tensor, and against the folder's ``config.json`` where there is one."""
+    checked tensor by tensor, and against the folder's ``config.json`` where there is one:
+    what it is, how it is said, its counts and checks (the fields :class:`Layer` has mean the
+    same here; a record inherits none)."""
 
     name: str
+    family: str
+    config: Any
     description: str
+    command: str
     params: int
     stored: int
     checks: tuple[Check, ...]
-    command: str
-    notes: tuple[str, ...]
-    family: str
-    config: Any
     claims: tuple[Claim, ...]
+    notes: tuple[str, ...]
     padding: tuple[Padding, ...] = ()
     """What the file stores beyond the parameters' own shapes, as the family's checkpoint
     does (Inkling 2's head padded to ``vocab_size`` rows): stored, not parameters."""
