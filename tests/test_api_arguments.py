@@ -7,6 +7,7 @@ face is walked here, each of its parameters given a value of no type it takes.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 from typing import Any
@@ -15,6 +16,7 @@ import pytest
 
 import paramcount
 from paramcount.api import calls
+from paramcount.api.arguments import bind, parameters
 from paramcount.errors import ParamcountError
 
 CASES: list[tuple[str, tuple[Any, ...], dict[str, Any], str]] = [
@@ -71,3 +73,48 @@ def test_every_call_refuses_an_argument_of_no_type_it_takes(call: str) -> None:
                 "summary", "counted", "compare"), str(error)
         except ParamcountError:
             pass
+
+
+def _plain(a, b=2, /, c=3, *, d, e=5):  # type: ignore[no-untyped-def]
+    """Positional-only, positional-or-keyword and keyword-only parameters, some required."""
+
+
+def _starred(a, *rest, f=6, **more):  # type: ignore[no-untyped-def]
+    """``*args`` and ``**kwargs`` beside named parameters."""
+
+
+def _only(a, /, **more):  # type: ignore[no-untyped-def]
+    """A positional-only name that may also arrive in ``**kwargs``."""
+
+
+@functools.wraps(_plain)
+def _wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
+    """A ``functools.wraps`` wrapper, whose signature is the wrapped function's."""
+
+
+SIGNED = {"plain": _plain, "starred": _starred, "only": _only, "wrapped": _wrapper}
+CALLS: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+    ((), {}), ((1,), {}), ((1,), {"d": 4}), ((1, 2, 3), {"d": 4, "e": 0}),
+    ((1, 2, 3, 4), {"d": 4}), ((1,), {"b": 2, "d": 4}), ((1,), {"c": 3, "d": 4, "x": 0}),
+    ((1, 2), {"a": 1}), ((1,), {"a": 1}), ((1, 2, 3, 4, 5), {"f": 0, "g": 1}),
+    ((), {"a": 1}), ((1,), {"rest": 2, "more": 3}),
+]
+
+
+@pytest.mark.parametrize("args, kwargs", CALLS, ids=[f"call{i}" for i in range(len(CALLS))])
+@pytest.mark.parametrize("name", SIGNED)
+def test_arguments_bind_as_inspect_binds_them(name: str, args: tuple[Any, ...],
+                                              kwargs: dict[str, Any]) -> None:
+    """The code object's binding of a call, which spares the read command ``inspect``, gives
+    what ``inspect.Signature.bind`` gives (names, values, order), and None where it raises."""
+    function = SIGNED[name]
+    try:
+        expected: dict[str, Any] | None = dict(inspect.signature(function).bind(
+            *args, **kwargs).arguments)
+    except TypeError:
+        expected = None
+    given = parameters(function)
+    assert given is not None
+    found = bind(given, args, kwargs)
+    assert found == expected and list(found or ()) == list(expected or ())
+

@@ -588,3 +588,26 @@ def test_a_module_the_base_lacks_is_not_imported_from_today(
     assert (encoder["status"], encoder["before"], encoder["after"]) == (
         "not counted", None, lstm(48, 2))
     assert encoder["why"].startswith("at HEAD~1: cannot import speech: ModuleNotFoundError")
+
+
+@pytest.mark.parametrize(("old", "expected"), [
+    (5_040, "hidden 30 or input 41"),
+    (3_700, "hidden 25"),
+    (1_000, None),
+], ids=["two-settings-fit", "one-setting-fits", "none-fits"])
+def test_an_old_count_names_every_setting_that_explains_it(old: int,
+                                                           expected: str | None) -> None:
+    """Where only the old count is known (``--update``), every single setting that gives it
+    is named: LSTM(10, 20) had 5,040 parameters with hidden 30 or with input 41, and the
+    count alone cannot tell which changed, so neither is claimed alone."""
+    from paramcount.checking.config import recurrent_count
+    from paramcount.checking.grew import was
+    from paramcount.engine.spec import Cell, LayerSpec
+
+    spec = LayerSpec(cell=Cell.LSTM, input_size=10, hidden_size=20)
+    for setting in (expected or "").split(" or ") if expected else ():
+        label, value = setting.split()
+        field = {"hidden": "hidden_size", "input": "input_size"}[label]
+        assert recurrent_count(LayerSpec(**{"cell": Cell.LSTM, "input_size": 10,
+                                         "hidden_size": 20, field: int(value)})) == old
+    assert was(spec, old) == expected

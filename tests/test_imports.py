@@ -114,3 +114,18 @@ def test_check_json_loads_only_the_factory_policy(tmp_path_factory: pytest.TempP
     assert "paramcount.factories.policy" in loaded
     assert not loaded & {"paramcount.factories.fence", "paramcount.factories.factory",
                          "subprocess", "tempfile", "signal", "ctypes", "click"}
+
+
+def test_the_read_command_loads_only_what_it_reads_with(tmp_path: Path) -> None:
+    """``paramcount read FILE --json`` starts without the modules that cost its start-up and
+    that it does not need: dataclasses and inspect (with dis and tokenize), threading, the json
+    package (``benchmarks/read_speed.py``)."""
+    paste = tmp_path / "paste.txt"
+    paste.write_text("import torch.nn as nn\nmodel = nn.LSTM(10, 20)\n", encoding="utf-8")
+    code = ("import contextlib, io, sys\nfrom paramcount.cli.main import main\n"
+            f"sys.argv = ['paramcount', 'read', {str(paste)!r}, '--json']\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    try:\n        main()\n"
+            "    except SystemExit as done:\n        assert done.code == 0, done.code")
+    loaded = loaded_after(code)
+    assert not loaded & {"dataclasses", "inspect", "dis", "tokenize", "threading", "json"}

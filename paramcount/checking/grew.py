@@ -47,7 +47,9 @@ def _search(count: Callable[[int], int | None], target: int, low: int, high: int
 
 
 def was(spec: LayerSpec, old: int) -> str | None:
-    """The one setting whose old value gives ``old`` parameters: ``hidden 256``, or None."""
+    """The one setting whose old value gives ``old`` parameters: ``hidden 256``; every such
+    setting where several do (``hidden 30 or input 41``: the count alone cannot tell which
+    changed); None where none does."""
     candidates: list[tuple[str, str, int, int]] = [
         ("hidden", "hidden_size", 1, max(2 * spec.hidden_size, 1 << 20)),
         ("input", "input_size", 1, max(2 * spec.input_size, 1 << 24)),
@@ -55,14 +57,15 @@ def was(spec: LayerSpec, old: int) -> str | None:
     ]
     if spec.proj_size:
         candidates.append(("proj", "proj_size", 0, spec.hidden_size - 1))
+    found = []
     for label, field, low, high in candidates:
-        found = _search(lambda v, f=field: _count(spec, **{f: v}), old, low, high)  # type: ignore[misc]
-        if found is not None and found != getattr(spec, field):
-            return f"{label} {found}"
+        value = _search(lambda v, f=field: _count(spec, **{f: v}), old, low, high)  # type: ignore[misc]
+        if value is not None and value != getattr(spec, field):
+            found.append(f"{label} {value}")
     if _count(spec, bidirectional=not spec.bidirectional,
               merge_modes=None) == old:
-        return "unidirectional" if spec.bidirectional else "bidirectional"
-    return None
+        found.append("unidirectional" if spec.bidirectional else "bidirectional")
+    return " or ".join(found) or None
 
 
 _SETTINGS = {"hidden_size": "hidden", "input_size": "input", "num_layers": "layers",

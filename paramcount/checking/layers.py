@@ -40,6 +40,7 @@ from paramcount.checking.table import _LOST, _describe, _q, _raise_all, _Table, 
 from paramcount.engine import conventions
 from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
 from paramcount.errors import ConfigError, SpecError
+from paramcount.record import replace
 
 
 def _stack(source: Source, path: Path, data: object, framework: Framework,
@@ -145,8 +146,6 @@ def _flat_after(layer: Layer, flat: str | None) -> str | None:
 
 
 def _replace(layer: Layer, **changes: Any) -> Layer:
-    from paramcount.record import replace
-
     return replace(layer, **changes)
 
 

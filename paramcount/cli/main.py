@@ -135,11 +135,11 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def trap_interrupts() -> None:
     """Note every Ctrl-C from now on before raising KeyboardInterrupt as Python does (main
-    thread only)."""
+    thread only: elsewhere ``signal.signal`` refuses, and Python's own handling stays; asking
+    ``threading`` first would load it, a millisecond of every command's start)."""
     import signal
-    import threading
 
-    if threading.current_thread() is threading.main_thread():
+    with contextlib.suppress(ValueError):  # "signal only works in main thread"
         signal.signal(signal.SIGINT, _interrupt)
 
 

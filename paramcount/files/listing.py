@@ -1,8 +1,4 @@
-"""The plain description every reader produces: named, shaped tensors and what was noticed.
-
-Both are records (:mod:`paramcount.record`), not dataclasses: every ``inspect`` and ``check``
-loads this module, and ``dataclasses`` costs ~6 ms to import; copy one with
-``paramcount.record.replace``."""
+"""The plain description every reader produces: named, shaped tensors and what was noticed."""
 
 from __future__ import annotations
 
@@ -10,7 +6,7 @@ import math
 from typing import Any
 
 from paramcount.engine.conventions.base import Recognised
-from paramcount.record import record
+from paramcount.record import field, record
 
 
 @record
@@ -53,10 +49,9 @@ class Listing:
     """Recurrent layers the reader recognised from the format's own structure (an ONNX LSTM
     node's W, R and B inputs; a Keras config's layer classes), beyond what the tensor names
     and shapes say; ``paramcount.engine.conventions.recognise`` finds the rest."""
-    config: dict[str, Any] | None = None
+    config: dict[str, Any] | None = field(default=None, compare=False)
     """A saved model configuration where the format has one (Keras' ``config.json``): layer
-    classes and options that the tensors alone cannot tell (merge modes, ``reset_after``); compared
-with the rest (a listing with a config is not hashable)."""
+    classes and options that the tensors alone cannot tell (merge modes, ``reset_after``)."""
     constants: tuple[NamedTensor, ...] = ()
     """Values the file stores that are no parameter in any framework (an ONNX exporter's zero
     initial states): listed apart, outside every total."""

@@ -18,6 +18,7 @@ from paramcount.errors import ParamcountError
 from paramcount.files.listing import NamedTensor
 from paramcount.live.description import Kind, Live, LiveModule, LiveTensor
 from paramcount.live.guarded import own
+from paramcount.record import fields
 
 _SKIPPED = ("RngState", "RngKey", "RngCount")
 
@@ -89,16 +90,16 @@ def _linen_activations(module: Any, path: str, depth: int = 0) -> list[tuple[str
         found.append((path, activation))
     if depth > 50 or not dataclasses.is_dataclass(module):
         return found
-    for field in dataclasses.fields(module):
-        if field.name in ("parent", "name"):
+    for name in fields(module):
+        if name in ("parent", "name"):
             continue
-        value = getattr(module, field.name, None)
-        children = ([(f"{field.name}_{k}", v) for k, v in enumerate(value)]
-                    if isinstance(value, (list, tuple)) else [(field.name, value)])
-        for name, child in children:
+        value = getattr(module, name, None)
+        children = ([(f"{name}_{k}", v) for k, v in enumerate(value)]
+                    if isinstance(value, (list, tuple)) else [(name, value)])
+        for label, child in children:
             if "Module" in _classes(child):
                 own = getattr(child, "name", None)
-                found += _linen_activations(child, f"{path}/{own or name}", depth + 1)
+                found += _linen_activations(child, f"{path}/{own or label}", depth + 1)
     return found
 
 

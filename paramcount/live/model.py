@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from paramcount.engine import conventions
@@ -26,7 +26,7 @@ from paramcount.files.inspect import (
 from paramcount.files.listing import Listing, NamedTensor
 from paramcount.live.description import Kind, Live, LiveTensor
 from paramcount.live.detect import framework_of
-from paramcount.record import replace as copy
+from paramcount.record import replace
 
 
 def count_of(live: Live, *kinds: Kind) -> int:
@@ -196,7 +196,7 @@ def _summarised(live: Live) -> ModelSummary:
                       recognised=live.recognised, config=live.config)
     inspected = _unsaved(inspect(listing))
     if live.activations:
-        inspected = copy(inspected, layers=tuple(_activated(layer, live.activations)
+        inspected = replace(inspected, layers=tuple(_activated(layer, live.activations)
                                                     for layer in inspected.layers))
     return ModelSummary(live, inspected, tuple(build_report(layer.spec)
                                                for layer in inspected.layers))
@@ -209,8 +209,8 @@ model), which is not so of a live model: nothing was saved; the reader says what
 
 def _unsaved(inspected: InspectReport) -> InspectReport:
     """``inspected`` without the notes that speak of a saved file."""
-    return copy(inspected, notes=tuple(n for n in inspected.notes if n not in _SAVED_ONLY),
-                   layers=tuple(copy(layer, notes=tuple(n for n in layer.notes
+    return replace(inspected, notes=tuple(n for n in inspected.notes if n not in _SAVED_ONLY),
+                   layers=tuple(replace(layer, notes=tuple(n for n in layer.notes
                                                            if n not in _SAVED_ONLY))
                                 for layer in inspected.layers))
 
@@ -228,8 +228,8 @@ def _activated(layer: Layer, activations: tuple[tuple[str, str], ...]) -> Layer:
     [name] = used
     notes = tuple(n for n in layer.notes if n != RNN_NONLINEARITY)
     if name not in ("relu", "tanh"):
-        return copy(layer, notes=(*notes, f"activation_fn is {name}: the count is the same "
+        return replace(layer, notes=(*notes, f"activation_fn is {name}: the count is the same "
                                              "as tanh's or relu's"))
     spec = layer.spec.replace(nonlinearity=Nonlinearity(name))
-    return copy(layer, spec=spec, description=conventions.describe(spec),
+    return replace(layer, spec=spec, description=conventions.describe(spec),
                    command=command_line(spec), notes=notes)

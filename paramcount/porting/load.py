@@ -18,7 +18,7 @@ import re
 import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from paramcount.engine import conventions
@@ -26,6 +26,7 @@ from paramcount.engine.conventions.base import Recognised
 from paramcount.engine.spec import Cell, Framework, LayerSpec, MergeMode, Nonlinearity
 from paramcount.errors import BackendUnavailable, ParamcountError, install_hint
 from paramcount.porting.layouts import Side, file_names
+from paramcount.record import replace
 
 
 class SourceError(ParamcountError):

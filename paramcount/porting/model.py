@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from paramcount.engine import conventions
@@ -25,6 +25,7 @@ from paramcount.errors import ParamcountError
 from paramcount.porting.layouts import Side
 from paramcount.porting.load import side_of
 from paramcount.porting.units import Kind, Unit, named_by, recognise
+from paramcount.record import replace
 
 Layer = Side | Unit
 """One layer of a source or a model: a recurrent stack, or a common layer."""

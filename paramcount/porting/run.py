@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from paramcount.porting.layouts import Side
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from paramcount.porting.model import Atom, TargetModel
     from paramcount.porting.whole import ModelComparison
 from paramcount.engine.spec import Cell, Framework, MergeMode, Nonlinearity
+from paramcount.record import replace
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,12 @@ through torch's layout. Pure: nothing here touches an array.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 
 from paramcount.engine.spec import Framework
 from paramcount.porting.expr import Expr, Shape, Source, Zeros, permute, transpose
+from paramcount.record import replace
 
 
 class Kind(StrEnum):

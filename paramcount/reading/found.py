@@ -8,7 +8,6 @@ Layers, with what their counts imply. Pure: no framework is imported.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import itertools
 import re
@@ -66,7 +65,7 @@ from paramcount.reading.models import cell_of as cell_of
 from paramcount.reading.patterns import lazy
 from paramcount.reading.solve import Clues, Fit, Solution, solve
 from paramcount.reading.tables.table import Printout, Row
-from paramcount.record import replace as record_replace
+from paramcount.record import replace
 
 # -- code -> layers ---------------------------------------------------------------------------
 
@@ -426,7 +425,7 @@ def code_models(reading: CodeReading) -> list[Model]:
                 layer = Layer(step.attribute, call.path, None, call.line, missing=(
                     Missing(f"{call.name} ({step.attribute or 'layer'})", call.line,
                             "cannot tell whether this is torch or Keras: add the import"),))
-            layers.append(dataclasses.replace(layer, call=call, conditional=step.conditional))
+            layers.append(replace(layer, call=call, conditional=step.conditional))
         layers, tied = _untie(layers, ties)
         if layers or block.accounting.unread:  # a model of statements not read is named too
             keras = code_version(block)
@@ -608,7 +607,7 @@ def derived_layer(row: Row, clues: Clues, kind: str, notes: tuple[str, ...] = ()
         solved = solved_layer(row, clues, kind, (*notes, FROM_TOTAL.format(count=clues.count)))
         if solved.solution is not None and any(not fit.open for fit in solved.solution.fits):
             return solved  # a configuration with the widths shown gives it
-    return solved_layer(row, record_replace(clues, count=None), kind, notes)
+    return solved_layer(row, replace(clues, count=None), kind, notes)
 
 
 _CHANNELS_FIRST = lazy(r"(Lazy)?(Conv|ConvTranspose|BatchNorm|InstanceNorm|MaxPool|"
@@ -677,7 +676,7 @@ def _keras_summary_model(printout: Printout, keras: KerasVersion | None) -> Mode
             clues = Clues(row.params, framework, cells, out, width, before,
                           row.type == "Bidirectional", keras)
             if row.params is None:
-                clues = record_replace(clues, count=left.get(index))
+                clues = replace(clues, count=left.get(index))
                 layers.append(derived_layer(row, clues, row.type))
             else:
                 layers.append(solved_layer(row, clues, row.type))
@@ -707,12 +706,12 @@ def _untie(layers: list[Layer], ties: Sequence[Step]) -> tuple[list[Layer], int]
         said = (f"line {step.call.line}: its {tensor} is {owner}'s {tensor} (tied), so that "
                 f"tensor is counted once, in {owner}")
         if size is None or layer.params is None or size > layer.params:
-            layers[at] = dataclasses.replace(layer, params=None, notes=(
+            layers[at] = replace(layer, params=None, notes=(
                 *layer.notes, said + f"; paramcount cannot size {layer.kind}'s {tensor}, so it "
                 "is not counted"))
         else:
             tied += size
-            layers[at] = dataclasses.replace(
+            layers[at] = replace(
                 layer, params=layer.params - size, notes=(*layer.notes, said),
                 formula=f"{layer.formula} − {size:,} (tied)" if layer.formula else None)
     return layers, tied
@@ -858,7 +857,7 @@ def _tied(layers: list[Layer], rows: Sequence[Row]) -> tuple[list[Layer], tuple[
                     or width[-1] * out[-1] != layer.params):
                 continue
             others = sum(x.params or 0 for x in layers) - layer.params
-            found[index] = dataclasses.replace(layer, params=None, notes=(*layer.notes, (
+            found[index] = replace(layer, params=None, notes=(*layer.notes, (
                 f"torchinfo prints {layer.params:,}, exactly the V·D = {out[-1]:,}·"
                 f"{width[-1]:,} of {embedding.name}: if its weight is {embedding.name}'s "
                 "(tied), torchinfo counts that tensor twice and it adds 0; if not, "
@@ -881,7 +880,7 @@ def _shapes_model(printout: Printout) -> Model:
     if buffers:
         kept = [(t, n) for t, n in zip(printout.tensors, printout.tensor_lines, strict=True)
                 if t.trainable]
-        printout = dataclasses.replace(printout, tensors=tuple(t for t, _ in kept),
+        printout = replace(printout, tensors=tuple(t for t, _ in kept),
                                        tensor_lines=tuple(n for _, n in kept))
     shapes = {t.name: t.shape for t in printout.tensors}
     lines = dict(zip((t.name for t in printout.tensors), printout.tensor_lines, strict=True))
@@ -955,9 +954,9 @@ def _unique_names(printout: Printout) -> Printout:
     for tensor in printout.tensors:
         seen[tensor.name] = seen.get(tensor.name, 0) + 1
         count = seen[tensor.name]
-        tensors.append(tensor if count == 1 else record_replace(
+        tensors.append(tensor if count == 1 else replace(
             tensor, name=f"{tensor.name} ({count})"))
-    return dataclasses.replace(printout, tensors=tuple(tensors))
+    return replace(printout, tensors=tuple(tensors))
 
 
 def _count(shape: tuple[int, ...]) -> int:

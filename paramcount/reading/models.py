@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
 
 from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.reading.accounting import NOTHING, Accounting, bound_words
@@ -17,7 +16,7 @@ from paramcount.reading.code.python_code import Call
 from paramcount.reading.keras_version import KerasVersion
 from paramcount.reading.listings.unnamed import Grouping
 from paramcount.reading.solve import Solution
-from paramcount.record import record
+from paramcount.record import field, record
 
 __all__ = ["Layer", "Missing", "Model", "cell_of"]
 
@@ -32,7 +31,7 @@ class Missing:
     """What to do about it: ``pass --set hidden_size=N``, or why it cannot be set."""
 
 
-@dataclass(frozen=True)
+@record
 class Layer:
     """One layer found in the paste, counted where everything it needs is known."""
 
@@ -96,7 +95,7 @@ class Candidate:
     """What sets it apart from the others: ``(("tie_word_embeddings", False),)``."""
 
 
-@dataclass(frozen=True)
+@record
 class Model:
     """A model the paste defines or prints."""
 

@@ -9,7 +9,6 @@ reason. Pure: nothing is imported or run, no framework is loaded.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 
@@ -262,7 +261,7 @@ def follow_printed_keras(code: Sequence[Model], printed: Sequence[Model]
                 note = (f"counted with reset_after=False, as the summary at line {layer.line} "
                         f"was: it prints {layer.printed:,}, which only that gives. "
                         + reset_after_note(old))
-                adopted[id(built)] = dataclasses.replace(
+                adopted[id(built)] = replace(
                     built, spec=old, params=conventions.total(old),
                     notes=(*built.notes, note), defaults=())
                 said.append(
@@ -275,7 +274,7 @@ def follow_printed_keras(code: Sequence[Model], printed: Sequence[Model]
     models = []
     for model in code:
         layers = [adopted.get(id(layer), layer) for layer in model.layers]
-        models.append(dataclasses.replace(model, layers=tuple(layers),
+        models.append(replace(model, layers=tuple(layers),
                                           stacks=tuple(stacks(layers))))
     return models, said
 

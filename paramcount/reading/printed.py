@@ -8,7 +8,6 @@ this module turns what they read into Layers and Models, so no reader imports th
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Sequence
 
@@ -24,6 +23,7 @@ from paramcount.reading.tables.flax_tabulate import CELLS, cell_class
 from paramcount.reading.tables.flax_tabulate import sizes as cell_sizes
 from paramcount.reading.tables.rounded import lightning_model, with_states
 from paramcount.reading.tables.table import Printout, Row
+from paramcount.record import replace
 
 
 def models(printouts: Sequence[Printout], lines: Sequence[str]) -> list[Model]:
@@ -47,7 +47,7 @@ def models(printouts: Sequence[Printout], lines: Sequence[str]) -> list[Model]:
         if printout.kind == "repr" and printout.rounded_total and found:
             found[-1] = _against_figure(found[-1], printout.rounded_total)
         if printout.how:  # read by a generic reader: the answer says how
-            found[-1] = dataclasses.replace(found[-1], notes=(printout.how, *found[-1].notes))
+            found[-1] = replace(found[-1], notes=(printout.how, *found[-1].notes))
     return found
 
 
@@ -133,7 +133,7 @@ def counts_model(printout: Printout) -> Model:
             layer = solved_layer(Row(name, cells[-1].name, None, held, rows[0].line), clues,
                                  kinds)
             if specs:  # each configuration its counts allow, exactly
-                layer = dataclasses.replace(layer, spec=None, notes=(how,), solution=Solution(
+                layer = replace(layer, spec=None, notes=(how,), solution=Solution(
                     clues, tuple(Fit(r.spec) for _, r in specs), None, how))
             layers.append(layer)
         else:
@@ -151,7 +151,7 @@ def _against_figure(model: Model, figure: tuple[int, int]) -> Model:
     counted = model.total if model.total is not None else model.at_least
     if counted is None or low <= counted <= high:
         return model
-    return dataclasses.replace(model, accounting=model.accounting + Accounting(cropped=(
+    return replace(model, accounting=model.accounting + Accounting(cropped=(
         f"its modules add up to {counted:,}, not the {low:,} to {high:,} its printer figures "
         "for the model: a parameter of the model's own, which no repr line shows, or frozen "
         "parameters the printer leaves out",)))

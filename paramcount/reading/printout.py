@@ -12,7 +12,6 @@ a printout hides (a recurrent row's sizes) is solved from its counts by
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -37,6 +36,7 @@ from paramcount.reading.tables import generic as generic_table
 from paramcount.reading.tables.table import Printout as Printout
 from paramcount.reading.tables.table import Row as Row
 from paramcount.reading.tables.table import Window
+from paramcount.record import replace
 
 Reader = Callable[[Sequence[str], int], "tuple[Printout, int] | None"]
 
@@ -115,6 +115,7 @@ def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
     found: list[Printout] = []
     claimed: set[int] = set()
     starts = [at for at, text in enumerate(lines) if _starts(lines, at, text)]
+    starting = set(starts)  # a line no landmark or header starts is not asked again below
     following = 0  # the index in ``starts`` of the first start after ``index``
     index = 0
     while index < len(lines):
@@ -124,20 +125,22 @@ def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
         stop = starts[following] if following < len(starts) else len(lines)
         prior = following - 1 - (following > 0 and starts[following - 1] == index)
         before = starts[prior] + 1 if prior >= 0 else 0
-        span = Window(lines, stop, floor=before)  # no reader reads into another printout
         result: tuple[Printout, int] | None = None
-        reader = landmark_reader(line) or header_reader(lines, index) or generic_reader(
-            lines, index)
+        started = index in starting
+        reader = (started and (landmark_reader(line) or header_reader(lines, index))
+                  ) or generic_reader(lines, index)
         if reader is not None:
-            result = reader(span, index)
+            result = reader(_span(lines, stop, before), index)
         elif line.rstrip().endswith("(") and not line.startswith(" "):
+            span = _span(lines, stop, before)
             result = (pytree.read(span, index) if pytree.starts(span, index) else None
                       ) or torch_repr.read(span, index)
         elif "torch.Size" in line or shape_dump.is_dump(line) or listing.starts_literal(line):
+            span = _span(lines, stop, before)
             result = (listing.read_literal(span, index) or shape_dump.read_bare(span, index)
                       or shape_dump.read_named(span, index))
         if line[:1] in _PREFIXED and (result is None or not result[0].accounting.whole) and (
-                shifted := _read_prefixed(lines, index, before, stop)) is not None and (
+                shifted := _read_prefixed(lines, index, before, stop, started)) is not None and (
                 result is None or _better(shifted, result)):
             result = shifted  # a printout read whole as it stands is not read again
         if result is None:
@@ -150,6 +153,11 @@ def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
         claimed.update(range(printout.first, end + 1))
         index = max(end, index + 1)
     return listing.by_where(found, lines), claimed
+
+
+def _span(lines: Sequence[str], stop: int, before: int) -> Window:
+    """The lines a reader may read from a start: none of another printout's."""
+    return Window(lines, stop, floor=before)
 
 
 # -- printouts under a prefix ------------------------------------------------------------------
@@ -172,19 +180,22 @@ def _starts(lines: Sequence[str], index: int, line: str) -> bool:
                 or _wrapped_header(lines, index, bare, comment))
 
 
-def _read_prefixed(lines: Sequence[str], index: int, before: int = 0, stop: int | None = None
-                   ) -> tuple[Printout, int] | None:
+def _read_prefixed(lines: Sequence[str], index: int, before: int = 0, stop: int | None = None,
+                   started: bool = True) -> tuple[Printout, int] | None:
     """A printout whose every line carries a prefix, read as it would be without: indented as
     a Markdown code block (four spaces, or a tab), or commented out in the code it was pasted
     with (``# Total params: 618``). Tried only where the line without its prefix starts a
     printout (a table's header, a landmark, ``Net(``, a shape dump), on a view of the paste
     whose lines around it (the block that carries the prefix) are taken off it, line for
-    line."""
+    line. ``started``: False where :func:`_starts` found no landmark or header there, which
+    is not looked for again."""
     line = lines[index]
     comment = line.lstrip().startswith("#")
     bare = _COMMENT.sub("", line.lstrip(), 1) if comment else line.lstrip()
-    if not (landmark_reader(bare) or "Layer (type" in bare or model_summary.is_header(bare)
-            or _wrapped_header(lines, index, bare, comment) or _REPR_START.match(bare.rstrip())
+    if not ((started and (landmark_reader(bare) or "Layer (type" in bare
+                          or model_summary.is_header(bare)
+                          or _wrapped_header(lines, index, bare, comment)))
+            or _REPR_START.match(bare.rstrip())
             or "torch.Size" in bare or shape_dump.is_dump(bare) or bare[:1] == "|"
             or listing.starts_literal(bare)
             or (aligned.heads(bare) and aligned.starts([bare, *_next(lines, index)], 0))):
@@ -202,7 +213,7 @@ def _read_prefixed(lines: Sequence[str], index: int, before: int = 0, stop: int 
     if found is None:
         return None
     printout, end = found
-    return dataclasses.replace(printout, shown=tuple(view[printout.first - 1:printout.last])), end
+    return replace(printout, shown=tuple(view[printout.first - 1:printout.last])), end
 
 
 def _wrapped_header(lines: Sequence[str], index: int, bare: str, comment: bool) -> bool:

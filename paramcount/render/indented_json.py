@@ -24,10 +24,13 @@ error, is always the standard library's.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from json.encoder import encode_basestring
+
+try:  # json's own string encoder, without loading the json package (a millisecond of start-up)
+    from _json import encode_basestring
+except ImportError:  # an interpreter without the C accelerator
+    from json.encoder import encode_basestring
 
 __all__ = ["indented"]
 
@@ -47,6 +50,8 @@ def indented(data: object) -> str:
     try:
         _value(data, "\n", pieces.append)
     except (_Unusual, RecursionError):
+        import json
+
         return json.dumps(data, indent=2, ensure_ascii=False)
     return "".join(pieces)
 
@@ -80,18 +85,16 @@ def _array(values: Sequence[object], newline: str, emit: Emit) -> None:
         return
     inner = newline + INDENT
     between = "," + inner
-    if all(type(value) is int for value in values):  # a shape: one piece (not bool, not enums)
-        emit("[" + inner + between.join(map(int.__repr__, values)) + newline + "]")
-        return
     head = "[" + inner
     for value in values:
-        if isinstance(value, str):  # the usual values, as _value writes them, in one piece
-            emit(head + encode_basestring(value))
+        kind = value.__class__
+        if kind is str:  # the usual values, as _value writes them, in one piece
+            emit(head + encode_basestring(value))  # type: ignore[arg-type]
         elif value is None:
             emit(head + "null")
-        elif type(value) is dict:
+        elif kind is dict:
             emit(head)
-            _object(value, inner, emit)
+            _object(value, inner, emit)  # type: ignore[arg-type]
         else:
             emit(head)
             _value(value, inner, emit)
@@ -100,7 +103,10 @@ def _array(values: Sequence[object], newline: str, emit: Emit) -> None:
 
 
 _KEYS: dict[str, str] = {}
-"""Each key as written, with its ``": "``: the same few keys recur in every item of a list."""
+"""Keys written so far, each encoded with the ``": "`` after it: an answer's thousand layers
+repeat a few dozen keys (at most ``_MOST_KEYS`` are kept)."""
+
+_MOST_KEYS = 4096
 
 
 def _object(members: Mapping[object, object], newline: str, emit: Emit) -> None:
@@ -109,30 +115,33 @@ def _object(members: Mapping[object, object], newline: str, emit: Emit) -> None:
         emit("{}")
         return
     inner = newline + INDENT
-    head = "{" + inner
     between = "," + inner
-    keys = _KEYS
+    head = "{" + inner
     for key, value in members.items():
-        written = keys.get(key) if type(key) is str else None
-        if written is None:
+        name = _KEYS.get(key)  # type: ignore[call-overload]
+        if name is None:
             if not isinstance(key, str):
                 raise _Unusual
-            written = encode_basestring(key) + ": "
-            if type(key) is str and len(keys) < 4096:
-                keys[key] = written
-        if isinstance(value, str):  # the usual values, as _value writes them, in one piece
-            emit(head + written + encode_basestring(value))
+            name = encode_basestring(key) + ": "
+            if len(_KEYS) < _MOST_KEYS:
+                _KEYS[key] = name
+        kind = value.__class__
+        if kind is str:  # the usual values, as _value writes them, in one piece
+            emit(head + name + encode_basestring(value))  # type: ignore[arg-type]
         elif value is None:
-            emit(head + written + "null")
+            emit(head + name + "null")
         elif value is True or value is False:
-            emit(head + written + ("true" if value else "false"))
-        elif isinstance(value, int):
-            emit(head + written + int.__repr__(value))
-        elif type(value) is list:
-            emit(head + written)
-            _array(value, inner, emit)
+            emit(head + name + ("true" if value else "false"))
+        elif kind is int:
+            emit(head + name + int.__repr__(value))
+        elif kind is dict:
+            emit(head + name)
+            _object(value, inner, emit)  # type: ignore[arg-type]
+        elif kind is list:
+            emit(head + name)
+            _array(value, inner, emit)  # type: ignore[arg-type]
         else:
-            emit(head + written)
+            emit(head + name)
             _value(value, inner, emit)
         head = between
     emit(newline + "}")

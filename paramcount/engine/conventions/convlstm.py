@@ -15,7 +15,6 @@ instead, and the next layer still reads F channels.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from paramcount.engine.spec import (
     positive,
 )
 from paramcount.errors import SpecError
+from paramcount.record import replace
 
 FRAMEWORKS = (Framework.KERAS, Framework.FLAX_LINEN)
 """Who has a ConvLSTM: Keras (ConvLSTM1D/2D/3D) and Flax linen (ConvLSTMCell)."""
@@ -113,7 +113,7 @@ class ConvLSTMSpec:
 
     def replace(self, **changes: Any) -> ConvLSTMSpec:
         """A copy with some fields changed (and validated again)."""
-        return dataclasses.replace(self, **changes)
+        return replace(self, **changes)
 
 
 def _validate(spec: ConvLSTMSpec) -> None:

@@ -179,6 +179,7 @@ TOO_DEEP = (f"its brackets nest more than {MAX_NESTING} deep, the most paramcoun
 
 _STRINGS = lazy(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|#.*")
 _BRACKETS = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
+_BRACKET = lazy(r"[()[\]{}]")
 
 
 def _shallow_lines(text: str) -> tuple[str, int]:
@@ -189,8 +190,10 @@ def _shallow_lines(text: str) -> tuple[str, int]:
     depth = 0
     lines = text.split("\n")
     for number, line in enumerate(lines, 1):
-        for char in _STRINGS.sub("", line):
-            depth = max(depth + _BRACKETS.get(char, 0), 0)
+        if "'" in line or '"' in line or "#" in line:
+            line = _STRINGS.sub("", line)
+        for char in _BRACKET.findall(line):  # the brackets alone: most characters are not
+            depth = max(depth + _BRACKETS[char], 0)
             if depth > MAX_NESTING:
                 return "\n".join(lines[:number - 1]), number
     return text, 0

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, MutableMapping
-from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from paramcount.engine.layers import KNOWN
@@ -44,7 +43,7 @@ class Unknown:
         return Unknown(tuple(dict.fromkeys(self.names + extra)))
 
 
-@dataclass(frozen=True)  # not a record: reprs.torch_repr copies one with dataclasses.replace
+@record
 class Call:
     """A call of a layer class, its arguments evaluated (values, Calls or Unknowns)."""
 
@@ -383,9 +382,10 @@ def _holds_settings(node: ast.ClassDef, defined: set[str], words: set[str] | Non
     decorators = {(dotted(d.func if isinstance(d, ast.Call) else d) or "").rsplit(".", 1)[-1]
                   for d in node.decorator_list}
     bases = {(dotted(b) or "").rsplit(".", 1)[-1] for b in node.bases}
-    builds = not (words is not None and words.isdisjoint(KNOWN | defined)) and any(
-        isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in (
-            KNOWN | defined) for n in ast.walk(node))
+    layers = KNOWN | defined
+    builds = not (words is not None and words.isdisjoint(layers)) and any(
+        isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in layers
+        for n in ast.walk(node))
     settings = decorators & {"dataclass", "define", "frozen", "s", "attrs"} or bases & {
         "NamedTuple", "BaseModel", "BaseSettings", "PretrainedConfig", "Namespace"}
     return not builds and bool(settings or not bases - {"object"})

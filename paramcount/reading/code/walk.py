@@ -186,8 +186,10 @@ class _Reader(_ClassReader):
     def words(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> set[str]:
         """Every word of a definition's text but its own name where it is defined: a superset
         of the names its tree holds, so a word not among them is in no node either."""
-        header = re.compile(rf"\b(class|def)\s+{node.name}\b")
-        return set(_WORD.findall(header.sub(r"\1", self.segment(node), count=1)))
+        words = _WORD.findall(self.segment(node))
+        if node.name in words:  # its first: the header's, after ``def`` or ``class`` alone
+            words.remove(node.name)
+        return set(words)
 
     def parameters(self, node: ast.FunctionDef | ast.AsyncFunctionDef, args: tuple[Any, ...],
                    kwargs: tuple[tuple[str, Any], ...]) -> dict[str, Any]:

@@ -12,17 +12,15 @@ as parameters.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from paramcount.files.listing import NamedTensor
 from paramcount.files.state_dict import is_buffer as _norm_buffer
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.table import Printout, number
-from paramcount.record import replace as record_replace
+from paramcount.record import record, replace
 from paramcount.usertext import NOT_ASCII_DIGITS, foreign_digits
 
 __all__ = ["EXTRA", "Dialect", "Naming", "by_where", "dims", "is_buffer", "is_line",
@@ -163,7 +161,7 @@ def is_line(line: str) -> bool:
     return _LINE.match(line) is not None
 
 
-@dataclass(frozen=True)
+@record
 class Dialect:
     """What the generic line reader cannot know of a printer's listing."""
 
@@ -181,7 +179,11 @@ class Dialect:
         return (found["name"], found["shape"]) if found is not None else self.form(text)
 
 
-def read_lines(lines: Sequence[str], start: int, dialect: Dialect = Dialect()
+GENERIC = Dialect()
+"""The generic form alone, no printer's own."""
+
+
+def read_lines(lines: Sequence[str], start: int, dialect: Dialect = GENERIC
                ) -> tuple[Printout, int] | None:
     """Consecutive ``name shape`` lines (``named_parameters()``, a state dict, Keras weights),
     in the generic form or the ``dialect``'s; a line of dashes ends one model's listing, and
@@ -260,11 +262,11 @@ def read_unnamed(lines: Sequence[str], start: int, form: re.Pattern[str], name: 
 
 _HEADING = r"^[#*=\-\s]*{}\s*:?[#*=\-\s]*$"
 _WHERE = (
-    ("buffers", re.compile(r"named_buffers\(|\bin [\w.]+\.buffers\(|" + _HEADING.format(
+    ("buffers", lazy(r"named_buffers\(|\bin [\w.]+\.buffers\(|" + _HEADING.format(
         r"(?:registered\s+)?buffers?"), re.I)),
-    ("state_dict()", re.compile(r"(?<!load_)state_dict\(\)|" + _HEADING.format(
+    ("state_dict()", lazy(r"(?<!load_)state_dict\(\)|" + _HEADING.format(
         r"state[\s_]dict"), re.I)),
-    ("named_parameters()", re.compile(r"named_parameters\(|\bin [\w.]+\.parameters\(|"
+    ("named_parameters()", lazy(r"named_parameters\(|\bin [\w.]+\.parameters\(|"
                                       + _HEADING.format(r"(?:trainable\s+)?param(?:eter)?s"),
                                       re.I)))
 """What the line above a listing says it was printed from: ``named_buffers()`` or a
@@ -297,7 +299,7 @@ def by_where(printouts: Sequence[Printout], lines: Sequence[str]) -> list[Printo
                 not found[-1].shown and not printout.shown) and not (
                 {t.name for t in found[-1].tensors} & {t.name for t in printout.tensors}):
             before = found[-1]
-            found[-1] = dataclasses.replace(
+            found[-1] = replace(
                 before, last=printout.last, tensors=before.tensors + printout.tensors,
                 tensor_lines=before.tensor_lines + printout.tensor_lines,
                 accounting=before.accounting + printout.accounting,
@@ -314,7 +316,7 @@ def by_where(printouts: Sequence[Printout], lines: Sequence[str]) -> list[Printo
             sources[at] == "named_parameters()") and found[at].tensors and all(
             held.get(t.name) == t.shape for t in found[at].tensors)), None)
         found[index] = _told(found[index], beside) if beside is not None else (
-            dataclasses.replace(found[index], how=_joined(found[index].how, _UNTOLD)))
+            replace(found[index], how=_joined(found[index].how, _UNTOLD)))
     return found
 
 
@@ -350,8 +352,8 @@ def _told(state: Printout, parameters: Printout) -> Printout:
     others = [t for t in state.tensors if t.name not in names and t.trainable]
     if not others:
         return state
-    return dataclasses.replace(
-        state, tensors=tuple(t if t.name in names else record_replace(t, trainable=False)
+    return replace(
+        state, tensors=tuple(t if t.name in names else replace(t, trainable=False)
                              for t in state.tensors),
         how=_joined(state.how, f"{_names(others)} in the state dict and not among "
                                f"named_parameters() ({_lines(parameters)}): buffers"))

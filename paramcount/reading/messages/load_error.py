@@ -57,7 +57,7 @@ h_0's first dimension is num_layers × (2 if bidirectional else 1) = 2, not 4
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from paramcount.engine.commandline import command_line
 from paramcount.engine.conventions import total
@@ -65,6 +65,7 @@ from paramcount.engine.conventions.recognition import GATES, build, cell_from_ro
 from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.errors import ParamcountError
 from paramcount.reading.patterns import lazy
+from paramcount.record import replace
 from paramcount.usertext import NOT_ASCII_DIGITS, digits_value, foreign_digits, shown_text
 
 

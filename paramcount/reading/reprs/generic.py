@@ -14,15 +14,14 @@ read past.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from paramcount.reading.accounting import Unread
 from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.generic import approximate
 from paramcount.reading.tables.table import count
+from paramcount.record import record, replace
 from paramcount.usertext import ascii_digits, digits_value
 
 __all__ = ["MAX_COPIES", "Module", "Tree", "arguments", "figures_only", "parameters_figure",
@@ -122,7 +121,7 @@ MAX_MODULES = 200_000
 pass it is named unread, its first copy kept: the total a bound, the read linear)."""
 
 
-@dataclass(frozen=True)
+@record
 class Module:
     """One module of a repr tree, each copy of a folded repeat its own: its dotted path
     (``layers.1.mixer``), class, constructor arguments as printed (a printer's figures read
@@ -136,7 +135,7 @@ class Module:
     """Whether its children follow (the line ends in ``Class(``)."""
 
 
-@dataclass(frozen=True)
+@record
 class Tree:
     """What :func:`walk` read of a repr: the root's class, every module in the order torch
     names them (each copy of a folded repeat after the one before), the lines it could not
@@ -151,7 +150,7 @@ class Tree:
     figures: str | None
 
 
-@dataclass
+@record
 class _Frame:
     """A module whose children are being read: where it opened, and its fold, if folded."""
 
@@ -270,4 +269,4 @@ def _repeat(modules: list[Module], first: int, copies: range, parent: str,
     head = f"{parent}.{copies.start}" if parent else str(copies.start)
     for number in copies[1:]:
         other = f"{parent}.{number}" if parent else str(number)
-        modules += [dataclasses.replace(m, path=other + m.path[len(head):]) for m in copy]
+        modules += [replace(m, path=other + m.path[len(head):]) for m in copy]

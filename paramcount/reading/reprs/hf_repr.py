@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from paramcount.errors import ConfigError, SpecError
@@ -25,13 +24,14 @@ from paramcount.reading.accounting import Accounting
 from paramcount.reading.patterns import lazy
 from paramcount.reading.reprs.generic import walk
 from paramcount.reading.tables.table import Printout
+from paramcount.record import record
 from paramcount.usertext import digits_value
 
 Shapes = dict[str, tuple[int, ...]]
 _HEAD = lazy(r"(?P<cls>[A-Za-z_]\w*)\($")
 
 
-@dataclass(frozen=True)
+@record
 class Tree:
     """What a repr shows: every module's path and class, and the tensors its sizes give."""
 
@@ -220,7 +220,7 @@ def _depth(tree: Tree) -> int:
     return len(found)
 
 
-@dataclass(frozen=True)
+@record
 class Reading:
     """One configuration that fits the repr, and its count."""
 

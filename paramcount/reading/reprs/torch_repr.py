@@ -13,7 +13,6 @@ counter's figures before a module's arguments (ptflops, calflops) are read past
 from __future__ import annotations
 
 import ast
-import dataclasses
 from collections.abc import Sequence
 
 from paramcount.reading.accounting import Accounting, Unread
@@ -25,6 +24,7 @@ from paramcount.reading.reprs.generic import (
     walk,
 )
 from paramcount.reading.tables.table import Printout
+from paramcount.record import replace
 
 
 def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
@@ -44,7 +44,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             continue
         call = calls.get(module.line)
         if call is not None:
-            steps.append(Step(dataclasses.replace(call), module.path))
+            steps.append(Step(replace(call), module.path))
             continue
         call = _call(f"{module.cls}({module.rest}", module.line)
         if call is None:

@@ -40,7 +40,7 @@ _NORM = lazy(r"(?:Sync|Lazy)?BatchNorm[0-9]d|InstanceNorm[0-9]d")
 """A normalisation class whose row torchscan counts with its running statistics."""
 _AFTER = lazy(r"\s*+((Non-)?[Tt]rainable params|Total params|Model size|Params size|"
                     r"Estimated Total|Input size|Forward/backward|-{5,}|_{5,}|={5,})")
-DIALECT = Dialect("aligned", {}, _AFTER, re.compile(r"\s*+Total params:\s*+([0-9,]++)\s*+$"),
+DIALECT = Dialect("aligned", {}, _AFTER, lazy(r"\s*+Total params:\s*+([0-9,]++)\s*+$"),
                   above=_RULE, rules=frozenset(), blank=True)
 """The generic dialect of such tables: its columns found by what they hold; its total under
 ``Total params:``, the lines after it its footer's; its rows ended by a blank line."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.patterns import lazy
@@ -34,6 +33,7 @@ from paramcount.reading.tables.table import (
     shapes,
     tokens,
 )
+from paramcount.record import record
 
 __all__ = ["DRAWN_LIMIT", "LIMIT", "NOTHING", "Dialect", "Scan", "continues", "exact",
            "footer", "layer", "numbered", "placed", "printout", "whole"]
@@ -62,7 +62,7 @@ NOTHING = lazy(r"(?!)")
 """A pattern no line matches: a dialect's part it does not have."""
 
 
-@dataclass(frozen=True)
+@record
 class Dialect:
     """What one printer's table says that the generic reader cannot know."""
 
@@ -81,7 +81,7 @@ class Dialect:
     """Where its footer opens; None: at its total's line."""
     counts: Callable[[str], tuple[int, int] | None] = exact
     """How it prints a count: a cell → the first and last count it stands for, or None."""
-    above: re.Pattern[str] = re.compile("---")
+    above: re.Pattern[str] = lazy("---")
     """The rule above its header (that line is the table's first)."""
     rules: frozenset[str] = frozenset("=-")
     """The characters of the rules between its rows and above its footer (passed over)."""

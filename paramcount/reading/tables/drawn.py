@@ -22,11 +22,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.dialect import DRAWN_LIMIT, Dialect, footer
 from paramcount.reading.tables.table import Column, Row, Window, count, tokens
+from paramcount.record import record
 
 Record = dict[str, str]
 """One row of a table: each column's text (its wrapped lines joined), by the column's title."""
@@ -90,7 +90,7 @@ def box_header(lines: Sequence[str], start: int, known: Sequence[str]) -> tuple[
     return [title(cell, list(known)) for cell in cells], index
 
 
-@dataclass
+@record
 class Box:
     """A box table's body as read: its records (each with its first line, 1-based), the index
     past it, whether its bottom border was seen, the count its ``Total`` row states and the
@@ -99,8 +99,8 @@ class Box:
     records: list[tuple[Record, int]]
     end: int
     bottom: bool
-    total: int | None = None
-    merged: list[int] = field(default_factory=list)
+    total: int | None
+    merged: list[int]
 
 
 def box_records(lines: Sequence[str], titles: Sequence[str], index: int, dialect: Dialect

@@ -21,7 +21,6 @@ dialects whose columns are found by what they hold: their rows come from the dia
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Sequence
 
@@ -44,7 +43,7 @@ _ROUNDED = lazy(r"(?P<value>[0-9]{1,3}(?:,[0-9]{3})*+(?:\.[0-9]{1,6})?"
                       r"\s?(?P<unit>[kKMGBT])")
 _PERCENT = lazy(r"\s*+\(?\s*+[0-9.]{1,12}\s?%\s*+\)?\s*+(?:Params)?\s*+$")
 _NAME = lazy(r"[A-Za-z_][\w.\-/:]{0,300}|[0-9][\w.\-/:]{0,300}")
-TYPE = _TYPE = re.compile(r"[A-Za-z_][\w.]{0,100}")
+TYPE = _TYPE = lazy(r"[A-Za-z_][\w.]{0,100}")
 _TOTAL = lazy(r"\**\s*(?:total|totals|sum)\b", re.I)
 
 
@@ -148,7 +147,7 @@ def read_rewritten(view: Sequence[str], lines: Sequence[str], start: int,
     accounting = printout.accounting
     unread = tuple(replace(u, text=lines[u.line - 1]) for u in accounting.unread)
     how = printout.how.replace("read as a table:", f"read as {printer}:", 1)
-    return dataclasses.replace(printout, how=how,
+    return replace(printout, how=how,
                                accounting=replace(accounting, unread=unread)), end
 
 
@@ -231,7 +230,7 @@ def interpret(lines: Sequence[str], first: int, index: int, titles: Sequence[str
     return _rows(lines, first, index, body, name_at, type_at, params_at, how, stated), index
 
 
-TENSOR = _TENSOR = re.compile(r"^(?:weight|bias|kernel|recurrent_kernel|gamma|beta|scale|embedding|"
+TENSOR = _TENSOR = lazy(r"^(?:weight|bias|kernel|recurrent_kernel|gamma|beta|scale|embedding|"
                      r"in_proj_|out_proj_|running_|num_batches)|_(?:weight|bias)\b|weight_|"
                      r"bias_")
 """The last part of a tensor's name (``weight``, ``bias_ih_l0``, ``in_proj_weight``)."""
@@ -377,7 +376,7 @@ def _own_counts(rows: Sequence[Row]) -> list[Row]:
             continue
         held = sum(n or 0 for n in inner)
         if row.params >= held:
-            found[index] = dataclasses.replace(row, params=row.params - held, note=(
+            found[index] = replace(row, params=row.params - held, note=(
                 f"its printed {row.params:,} holds its rows' {held:,}"))
     return found
 

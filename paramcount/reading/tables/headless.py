@@ -11,7 +11,6 @@ of answering for the rest of the paste as if they were not there.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
 
 from paramcount.reading.accounting import Unread
@@ -20,11 +19,11 @@ from paramcount.reading.patterns import lazy
 __all__ = ["headless_rows"]
 
 _ROWS = (
-    ("torchinfo", re.compile(r"^(?:[│|] {4})*(?:├─|└─)\w+(?:[ :(].*)?\s{2,}(?:[0-9,]+|--)\s*$")),
-    ("Keras 3", re.compile(r"^\s*│ [^│]*\(\w+\)\s*│.*│\s*[0-9,]+\s*│")),
-    ("Keras 2", re.compile(r"^ ?[\w./-]+ \(\w+\)?\s{2,}[(\[].*?[)\]]\s{2,}[0-9,]+\b")),
-    ("torchsummary", re.compile(r"^\s+\w+-[0-9]+\s+\[[-0-9, ]+\]\s+[0-9,]+\s*$")),
-    ("Flax tabulate", re.compile(r"^\s*│.*│\s*[0-9,]+ \([0-9.]+ [KMGT]?B\)\s*│\s*$")),
+    ("torchinfo", lazy(r"^(?:[│|] {4})*(?:├─|└─)\w+(?:[ :(].*)?\s{2,}(?:[0-9,]+|--)\s*$")),
+    ("Keras 3", lazy(r"^\s*│ [^│]*\(\w+\)\s*│.*│\s*[0-9,]+\s*│")),
+    ("Keras 2", lazy(r"^ ?[\w./-]+ \(\w+\)?\s{2,}[(\[].*?[)\]]\s{2,}[0-9,]+\b")),
+    ("torchsummary", lazy(r"^\s+\w+-[0-9]+\s+\[[-0-9, ]+\]\s+[0-9,]+\s*$")),
+    ("Flax tabulate", lazy(r"^\s*│.*│\s*[0-9,]+ \([0-9.]+ [KMGT]?B\)\s*│\s*$")),
 )
 _ANSI = lazy(r"\x1b\[[0-9;]*m")
 _HEADERS = {"Flax tabulate": "`┃ path ┃ module ┃`"}

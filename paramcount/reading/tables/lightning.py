@@ -143,9 +143,9 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
 DIALECT = Dialect(
     "lightning", {"Name": "name", "Type": "type", "Params": "params", "In sizes": "input",
                   "Out sizes": "output"},
-    after=_FOOTER, opens=_FOOTER, counts=interval, above=re.compile(r"\s*┏"),
+    after=_FOOTER, opens=_FOOTER, counts=interval, above=lazy(r"\s*┏"),
     rules=frozenset("-─━┡╇┩"),
-    total=re.compile(r"\s*(?:([0-9.,]+\s*[KMBT]?)\s+Total params"
+    total=lazy(r"\s*(?:([0-9.,]+\s*[KMBT]?)\s+Total params"
                      r"|Total params:\s*([0-9.,]+\s*[KMBT]?))\s*$"))
 """Its columns; its counts rounded (:func:`interval`); its footer after the rows, where
 its total stands before or after its words (``17.2 K  Total params``, ``Total params:

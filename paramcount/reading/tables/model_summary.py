@@ -13,7 +13,6 @@ count suffixes are cut off.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from paramcount.reading.accounting import Accounting
@@ -27,8 +26,8 @@ DIALECT = Dialect(
     "pytorch-model-summary", {"Layer (type)": "label", "Output Shape": "output",
                               "Input Shape": "input", "Param #": "params",
                               "Tr. Param #": "trainable"},
-    after=re.compile(r"\s*((Non-)?[Tt]rainable params|-{5,})"),
-    label=re.compile(r"(?P<type>\w+)-(?P<index>[0-9]+)"))
+    after=lazy(r"\s*((Non-)?[Tt]rainable params|-{5,})"),
+    label=lazy(r"(?P<type>\w+)-(?P<index>[0-9]+)"))
 """Its columns (``Input Shape`` in place of ``Output Shape`` with ``show_input=True``); the
 footer under its ``Total params``; its rows labelled ``Class-N``."""
 _SUFFIX = lazy(r", [0-9,]+ params$")

@@ -14,7 +14,6 @@ range, never one number.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 
 from paramcount.engine import conventions
@@ -26,6 +25,7 @@ from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.found import Layer, Model, cell_of
 from paramcount.reading.solve import MAX_LAYERS_SEARCHED, Clues, Fit, Solution
 from paramcount.reading.tables.table import Printout, Row
+from paramcount.record import replace
 
 MAX_HIDDEN_SEARCHED = 1 << 16
 """The largest hidden size tried above a projection."""
@@ -177,11 +177,11 @@ def narrowed(layer: Layer, states: tuple[tuple[int | None, ...], ...]) -> Layer:
         spec = kept[0].spec
         how = (f"{solution.how}; its final states {shown} leave one: "
                f"{conventions.describe(spec)}")
-        return dataclasses.replace(layer, spec=spec, params=conventions.total(spec),
+        return replace(layer, spec=spec, params=conventions.total(spec),
                                    notes=(how,), solution=Solution(
                                        solution.clues, tuple(kept), spec, how))
     how = f"{solution.how}; its final states {shown} leave " + "; ".join(choices)
-    return dataclasses.replace(layer, spec=None, notes=(how,), solution=Solution(
+    return replace(layer, spec=None, notes=(how,), solution=Solution(
         solution.clues, tuple(kept), None, how, solution.apart))
 
 
@@ -336,12 +336,12 @@ def _with_fits(layer: Layer, kept: list[Fit], total: tuple[int, int]) -> Layer:
     if len(kept) == 1:
         spec = kept[0].spec
         how = f"{solution.how}; {why}one: {conventions.describe(spec)}"
-        return dataclasses.replace(layer, spec=spec, params=conventions.total(spec),
+        return replace(layer, spec=spec, params=conventions.total(spec),
                                    notes=(how,), solution=Solution(
                                        solution.clues, tuple(kept), spec, how))
     how = f"{solution.how}; {why}" + "; ".join(
         f"{conventions.describe(fit.spec)} ({conventions.total(fit.spec):,})" for fit in kept)
-    return dataclasses.replace(layer, notes=(how,), solution=Solution(
+    return replace(layer, notes=(how,), solution=Solution(
         solution.clues, tuple(kept), None, how, solution.apart))
 
 
@@ -355,4 +355,4 @@ def with_states(model: Model, printout: Printout) -> Model:
         if row is not None and layer.recurrent and len(row.outputs) > 1:
             layer = narrowed(layer, row.outputs[1:])
         layers.append(layer)
-    return dataclasses.replace(model, layers=tuple(layers))
+    return replace(model, layers=tuple(layers))

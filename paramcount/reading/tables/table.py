@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import overload
 
 from paramcount.engine.spec import MAX_SIZE
@@ -19,12 +18,13 @@ from paramcount.files.listing import NamedTensor
 from paramcount.reading.accounting import Accounting
 from paramcount.reading.code.python_code import Block
 from paramcount.reading.patterns import lazy
+from paramcount.record import field, record
 from paramcount.usertext import ascii_digits
 
 Shape = tuple[int | None, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Row:
     """One layer row of a summary table."""
 
@@ -53,7 +53,7 @@ class Row:
     for (``params`` is then None)."""
 
 
-@dataclass(frozen=True)
+@record
 class Printout:
     """One printout found in the paste."""
 
@@ -186,7 +186,7 @@ def first_shape(text: str) -> Shape | None:
     return found[0] if found else None
 
 
-@dataclass(frozen=True)
+@record
 class Column:
     """A header cell: its title and where it starts on the line."""
 

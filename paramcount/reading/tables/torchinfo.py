@@ -12,7 +12,6 @@ with ``ascii_only``); ``verbose=2`` adds each tensor under its layer, its count 
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Sequence
 
@@ -28,12 +27,13 @@ from paramcount.reading.tables.table import (
     first_shape,
     squeezed_cells,
 )
+from paramcount.record import replace
 
 DIALECT = Dialect(
     "torchinfo", {"Input Shape": "input", "Output Shape": "output", "Param #": "params",
                   "Param %": "share", "Kernel Shape": "kernel", "Mult-Adds": "mult-adds",
                   "Trainable": "trainable"},
-    after=re.compile(r"\s*((Non-)?[Tt]rainable params|Total mult-adds|Input size|Forward/"
+    after=lazy(r"\s*((Non-)?[Tt]rainable params|Total mult-adds|Input size|Forward/"
                      r"backward|Params size|Estimated Total|={5,})"), above=re.compile("==="))
 """Its value columns (the layer column before them has no fixed title: ``Layer
 (type:depth-idx)``, ``Layer (type (var_name))``); the footer under its ``Total params``."""
@@ -139,7 +139,7 @@ def _tensor(row: Row, name: str, number: int | None, kernel: tuple[int | None, .
             ) -> Row:
     """A layer's row with one of its tensors' rows (``verbose=2``) kept on it: its count and
     its kernel shape, where printed."""
-    return dataclasses.replace(
+    return replace(
         row, tensors=(*row.tensors, (name, number)) if number is not None else row.tensors,
         kernels=(*row.kernels, (name, tuple(d or 0 for d in kernel))) if (
             kernel and None not in kernel) else row.kernels)

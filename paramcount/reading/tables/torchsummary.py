@@ -9,17 +9,17 @@ leaves those layers out. Counts are read only from the ``Param #`` column.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.dialect import Dialect, numbered, printout
 from paramcount.reading.tables.table import Printout, Row
 
 DIALECT = Dialect(
     "torchsummary", {"Layer (type)": "label", "Output Shape": "output", "Param #": "params"},
-    after=re.compile(r"\s*((Non-)?[Tt]rainable params|Input size|Forward/backward|"
+    after=lazy(r"\s*((Non-)?[Tt]rainable params|Input size|Forward/backward|"
                      r"Params size|Estimated Total|-{5,})"),
-    label=re.compile(r"(?P<type>\w+)-(?P<index>[0-9]+)"))
+    label=lazy(r"(?P<type>\w+)-(?P<index>[0-9]+)"))
 """Its columns; the footer under its ``Total params``; its rows labelled ``Class-N``."""
 UNCOUNTED = frozenset({"RNN", "GRU", "LSTM", "RNNCell", "GRUCell", "LSTMCell",
                        "MultiheadAttention"})
