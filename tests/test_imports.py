@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -129,3 +130,24 @@ def test_the_read_command_loads_only_what_it_reads_with(tmp_path: Path) -> None:
             "    except SystemExit as done:\n        assert done.code == 0, done.code")
     loaded = loaded_after(code)
     assert not loaded & {"dataclasses", "inspect", "dis", "tokenize", "threading", "json"}
+
+
+@pytest.mark.parametrize("command", [["inspect", "folder", "--json"],
+                                     ["check", "check.toml", "--json"]], ids=["inspect", "check"])
+def test_a_config_folder_is_counted_without_dataclasses(tmp_path: Path,
+                                                        command: list[str]) -> None:
+    """``inspect DIR`` and ``check`` of a folder holding only a ``config.json`` load neither
+    dataclasses nor inspect (with dis and tokenize), which cost their start-up
+    (``benchmarks/config_speed.py``)."""
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "mamba", "hidden_size": 16,
+                                                    "num_hidden_layers": 2, "vocab_size": 10}))
+    (tmp_path / "check.toml").write_text('[models.m]\nfile = "folder"\n')
+    code = ("import contextlib, io, os, sys\nfrom paramcount.cli.main import main\n"
+            f"os.chdir({str(tmp_path)!r})\nsys.argv = ['paramcount', *{command!r}]\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    try:\n        main()\n"
+            "    except SystemExit as done:\n        assert done.code == 0, done.code")
+    loaded = loaded_after(code)
+    assert not loaded & {"dataclasses", "inspect", "dis", "tokenize"}

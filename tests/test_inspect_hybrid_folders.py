@@ -234,23 +234,63 @@ def test_a_saved_hybrid_is_recognised(cli: CLI, tmp_path: Path, name: str, kind:
     assert json.loads(again.out)["total"] == total
 
 
-def test_a_saved_inkling2s_padded_head(cli: CLI, tmp_path: Path) -> None:
-    """A saved Inkling 2 whose head is narrower than the vocabulary (stored padded to it) is
-    recognised with the padded head, and the config.json's narrower one named as a
-    disagreement, not confidently counted."""
+PADDED: list[tuple[str, int, int | None, bool]] = [
+    ("inkling2", 37, None, True), ("inkling2-loop", 37, None, True),
+    ("inkling2", 40, None, True), ("inkling2", 37, 37, True), ("inkling2", 37, 38, False),
+    ("inkling2", 37, 36, False)]
+"""(family, unpadded_vocab_size of a vocabulary of 40, the head's rows as the file stores them
+where rewritten, whether the folder matches): save_pretrained's padded head, a head as wide as
+the vocabulary, a head stored unpadded, and two widths that are neither."""
+
+
+@pytest.mark.parametrize(("name", "unpadded", "rows", "match"), PADDED,
+                         ids=["padded", "loop-padded", "unpadded-is-vocab", "stored-unpadded",
+                              "wider", "narrower"])
+def test_a_saved_inkling2s_padded_head(cli: CLI, tmp_path: Path, name: str, unpadded: int,
+                                       rows: int | None, match: bool) -> None:
+    """A saved Inkling 2 whose lm_head is narrower than the vocabulary (save_pretrained stores
+    it padded to vocab_size rows, transformers drops them on load) counts the model's own
+    parameters, the padding named as stored and not a parameter; a head stored unpadded needs
+    none, and a head of any other width is a mismatch."""
     import torch
     import transformers
+    from safetensors import safe_open
+    from safetensors.torch import load_file, save_file
 
+    cls, settings = TINY[name]
     torch.manual_seed(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = transformers.Inkling2ForCausalLM(transformers.Inkling2TextConfig(
-            **{**TINY["inkling2"][1], "unpadded_vocab_size": 37}))
+        model = getattr(transformers, cls + "ForCausalLM")(getattr(
+            transformers, cls + "TextConfig")(**{**settings, "unpadded_vocab_size": unpadded}))
         model.save_pretrained(tmp_path, safe_serialization=True)
-    padded = sum(p.numel() for p in model.parameters()) + 3 * 16
+    params = sum(p.numel() for p in model.parameters())
+    file = tmp_path / "model.safetensors"
+    head = "model.llm.unembed.weight"
+    if rows is not None:
+        state = load_file(file)
+        state[head] = state[head][:rows].clone()
+        save_file(state, file, metadata={"format": "pt"})
+    with safe_open(file, "pt") as handle:
+        stored = {k: handle.get_slice(k).get_shape() for k in handle.keys()}  # noqa: SIM118
+    assert tuple(model.lm_head.weight.shape) == (unpadded, 16)
+    assert stored[head] == [40 if rows is None else rows, 16]
+    padding = (stored[head][0] - unpadded) * 16
     result = cli("inspect", str(tmp_path), "--json")
     assert result.code == 0, result.err
     (found,) = json.loads(result.out)["recurrent"]
-    assert (found["family"], found["params"], found["stored"]) == ("inkling2", padded, padded)
-    assert not found["match"]
-    assert "config.json says unpadded_vocab_size=37, the tensors hold 40" in found["notes"]
+    assert found["family"] == name and found["match"] is match
+    if not match:
+        assert found["stored"] == params + padding
+        assert f"config.json says unpadded_vocab_size={unpadded}, the tensors hold " \
+               f"{stored[head][0]}" in found["notes"]
+        return
+    assert (found["params"], found["stored"]) == (params, params + padding)
+    assert found["config"]["unpadded_vocab_size"] == unpadded
+    assert found["padding"] == ([{
+        "name": head, "shape": [unpadded, 16], "stored_shape": [40, 16], "count": padding,
+        "why": f"save_pretrained pads the head to vocab_size=40 rows; lm_head holds "
+               f"unpadded_vocab_size={unpadded}"}] if padding else [])
+    assert not any("config.json says" in note for note in found["notes"])
+    torch_way = json.loads(cli("inspect", str(tmp_path), "--json", "--as", "torch").out)["as"]
+    assert [d["delta"] for d in torch_way["differences"]] == ([-padding] if padding else [])

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from paramcount.checking.config import Config, Model
 from paramcount.checking.locate import Path
 from paramcount.checking.measure import Measured, from_layers
+from paramcount.record import record
 
 
-@dataclass(frozen=True)
+@record
 class Problem:
     """One expectation a model does not meet."""
 
@@ -31,7 +31,7 @@ class Problem:
         return None if self.actual is None else self.actual - self.expected
 
 
-@dataclass(frozen=True)
+@record
 class Check:
     """One expectation a model was held to, met or not."""
 
@@ -42,7 +42,7 @@ class Check:
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class Outcome:
     """How one model fared against its expectations."""
 

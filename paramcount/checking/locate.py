@@ -12,14 +12,15 @@ import bisect
 import json
 import re
 import tomllib
-from dataclasses import dataclass
 from json.decoder import scanstring  # type: ignore[attr-defined]  # (not in typeshed)
+
+from paramcount.record import record
 
 Path = tuple[str | int, ...]
 """Keys and array indices from the document root to a value."""
 
 
-@dataclass(frozen=True)
+@record
 class Span:
     """Where one entry sits: its key (or table header) and its value, as text offsets."""
 

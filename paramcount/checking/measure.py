@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from paramcount.checking.config import Config, Layer, Model, recurrent_count
 from paramcount.checking.explain import convlstm_command, explain_command
 from paramcount.engine.spec import LayerSpec
 from paramcount.errors import ConfigError
 from paramcount.factories.policy import RUN_FACTORIES, FactoryPolicy, refusal
+from paramcount.record import record
 
 
-@dataclass(frozen=True)
+@record
 class Row:
     """One module of a model's table."""
 
@@ -48,7 +48,7 @@ class Row:
         return explain_command(self.spec) if self.spec is not None else self.explain
 
 
-@dataclass(frozen=True)
+@record
 class Measured:
     """Everything one model holds: its total and its rows (which add up to it)."""
 

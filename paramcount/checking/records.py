@@ -4,13 +4,14 @@ Model, Config."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from paramcount.checking.frames import Frame
 from paramcount.checking.locate import Path
 from paramcount.checking.source import Source
 from paramcount.engine.spec import Cell, DType, Framework, LayerSpec, MergeMode, Nonlinearity
+from paramcount.record import record
 
 RECURRENT = {"lstm": Cell.LSTM, "gru": Cell.GRU, "rnn": Cell.RNN}
 ACTIVATIONS = ("relu", "tanh", "sigmoid", "gelu", "softmax", "elu", "leaky_relu", "silu")
@@ -74,7 +75,7 @@ _MERGE_MODES = tuple(m.value for m in MergeMode)
 _NONLINEARITIES = tuple(n.value for n in Nonlinearity)
 
 
-@dataclass(frozen=True)
+@record
 class Layer:
     """One layer of a model, with its inferred widths and its parameter count."""
 
@@ -93,7 +94,7 @@ class Layer:
     """The layer's ``params`` expectation, if the config states one."""
     spec: LayerSpec | None = None
     """The recurrent stack, for recurrent kinds."""
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, Any] = MappingProxyType({})
     """The validated kind-specific settings (vocab, out, bias, modes, return_sequences...)."""
     children: tuple[Layer, ...] = ()
     """An attention layer's scorer stack."""
@@ -114,7 +115,7 @@ class Layer:
         return f"layers[{self.index}] ({self.name or self.kind})"
 
 
-@dataclass(frozen=True)
+@record
 class Model:
     """A named model: its layers (or factory, or file), and its expectations."""
 
@@ -130,7 +131,7 @@ class Model:
     description: str | None = None
     factory: str | None = None
     """``pkg.module:callable`` that returns the model."""
-    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    kwargs: Mapping[str, Any] = MappingProxyType({})
     """Keyword arguments passed to the factory."""
     file: str | None = None
     """A model file, as written in the config (relative to the config's folder)."""
@@ -161,7 +162,7 @@ class Model:
         return self.total * self.dtype.bytes
 
 
-@dataclass(frozen=True)
+@record
 class Config:
     """A loaded config: its source and its models, in file order."""
 

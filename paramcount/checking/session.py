@@ -8,33 +8,44 @@ import glob
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from paramcount.checking.config import Config, ConfigErrors, load_config
 from paramcount.checking.evaluate import Outcome, evaluate_all
 from paramcount.checking.measure import Measured, measure_all
-from paramcount.checking.source import Source, load, parse
+from paramcount.checking.source import Plain, Source, load, parse
 from paramcount.errors import BackendUnavailable, ConfigError
 from paramcount.factories.policy import RUN_FACTORIES, FactoryPolicy
 
 _GLOB = set("*?[")
 
 
-@dataclass
-class FileResult:
-    """What one config file gave: its models' outcomes, or its errors (each located)."""
+class FileResult(Plain):
+    """What one config file gave: its models' outcomes, or its errors (each located); filled in
+    as the run goes."""
 
     name: str
     """The file as the user named it (``pyproject.toml`` without FILE)."""
-    config: Config | None = None
-    outcomes: list[Outcome] = field(default_factory=list)
-    errors: list[ConfigError] = field(default_factory=list)
-    changes: list[str] = field(default_factory=list)
+    config: Config | None
+    outcomes: list[Outcome]
+    errors: list[ConfigError]
+    changes: list[str]
     """With --update: what was (or would have been) written."""
-    written: bool = False
-    config_file: bool = True
+    written: bool
+    config_file: bool
     """False for an error of the run itself (``--baseline``, a report that cannot be written),
     which no summary counts as a config file."""
+
+    _FIELDS = ("name", "config", "outcomes", "errors", "changes", "written", "config_file")
+
+    def __init__(self, name: str, config: Config | None = None,
+                 outcomes: list[Outcome] | None = None, errors: list[ConfigError] | None = None,
+                 changes: list[str] | None = None, written: bool = False,
+                 config_file: bool = True) -> None:
+        self.name, self.config, self.written, self.config_file = (
+            name, config, written, config_file)
+        self.outcomes = [] if outcomes is None else outcomes
+        self.errors = [] if errors is None else errors
+        self.changes = [] if changes is None else changes
 
     @property
     def passed(self) -> int:

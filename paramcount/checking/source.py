@@ -6,7 +6,6 @@ import json
 import re
 import tomllib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path as FilePath
 from typing import Any
 
@@ -25,8 +24,27 @@ from paramcount.errors import ConfigError
 PYPROJECT_ROOT: Path = ("tool", "paramcount")
 
 
-@dataclass
-class Source:
+class Plain:
+    """A plain class's equality and repr, field by field as a dataclass's (:attr:`_FIELDS`,
+    its public fields, in order); not hashable, as it may change. ``check``'s mutable values
+    are such classes, not dataclasses: ``dataclasses`` costs every ``check`` ~6 ms to
+    import."""
+
+    _FIELDS: tuple[str, ...] = ()
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
+        return f"{type(self).__name__}({inner})"
+
+
+class Source(Plain):
     """One config document: where it came from, its text, its data and (lazily) positions."""
 
     name: str
@@ -35,14 +53,21 @@ class Source:
     format: str
     """``toml`` or ``json``."""
     data: Any
-    root: Path = ()
+    root: Path
     """Where the paramcount settings start: ``("tool", "paramcount")`` in pyproject.toml."""
-    path: str = ""
+    path: str
     """The file to write back to (``--update``)."""
-    bom: bool = False
+    bom: bool
     """Whether the file starts with a UTF-8 byte order mark (kept when writing back)."""
-    _spans: dict[Path, Span] | None = field(default=None, repr=False)
-    _positions: Positions | None = field(default=None, repr=False)
+
+    _FIELDS = ("name", "text", "format", "data", "root", "path", "bom")
+
+    def __init__(self, name: str, text: str, format: str, data: Any,
+                 root: Path = (), path: str = "", bom: bool = False) -> None:
+        self.name, self.text, self.format, self.data = name, text, format, data
+        self.root, self.path, self.bom = root, path, bom
+        self._spans: dict[Path, Span] | None = None
+        self._positions: Positions | None = None
 
     @property
     def spans(self) -> dict[Path, Span]:

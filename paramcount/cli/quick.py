@@ -96,9 +96,9 @@ def answer(argv: Sequence[str], freeze: bool = False) -> int | None:
     if argv[0] == "read":
         return _read_paste(argv[1:], freeze)
     if argv[0] == "inspect":
-        return _inspect(argv[1:])
+        return _inspect(argv[1:], freeze)
     if argv[0] == "check":
-        return _check(argv[1:])
+        return _check(argv[1:], freeze)
     if argv[0] not in _COMMANDS:
         return None
     cell = Cell(argv[0])
@@ -125,9 +125,10 @@ def answer(argv: Sequence[str], freeze: bool = False) -> int | None:
     return 0
 
 
-def _inspect(args: Sequence[str]) -> int | None:
+def _inspect(args: Sequence[str], freeze: bool = False) -> int | None:
     """``inspect PATH`` with its output options only (one path: several are separated by
-    click's blank line), answered as the click command answers it."""
+    click's blank line), answered as the click command answers it (``freeze``: the console
+    process, whose collector passes come seldom, as :func:`_seldom_collect` says)."""
     given = _scan(args, {**dict.fromkeys(flags.JSON, ("as_json", True)),
                          **dict.fromkeys(flags.MARKDOWN, ("as_markdown", True))},
                   dict.fromkeys(flags.FORMAT, "output_format"),
@@ -140,6 +141,8 @@ def _inspect(args: Sequence[str]) -> int | None:
     output_format = _format(given)
     if output_format is None:
         return None
+    if freeze:
+        _seldom_collect()
     from pathlib import Path
 
     from paramcount.cli.output import show, show_json
@@ -159,9 +162,10 @@ def _inspect(args: Sequence[str]) -> int | None:
     return 0
 
 
-def _check(args: Sequence[str]) -> int | None:
+def _check(args: Sequence[str], freeze: bool = False) -> int | None:
     """``check FILE --json`` (one file, no other option, not under GitHub Actions), answered
-    as the click command answers it: the JSON on stdout, each error on stderr."""
+    as the click command answers it: the JSON on stdout, each error on stderr (``freeze``: the
+    console process, as :func:`_seldom_collect` says)."""
     given = _scan(args, dict.fromkeys(flags.JSON, ("as_json", True)),
                   dict.fromkeys(flags.FORMAT, "output_format"),
                   lambda target, text: (str(target), text), positional="file")
@@ -173,6 +177,8 @@ def _check(args: Sequence[str]) -> int | None:
     import gc
     import sys
 
+    if freeze:
+        _seldom_collect()
     from paramcount.checking.session import check_file, expand
     from paramcount.errors import ConfigError
     from paramcount.factories.policy import policy_from
@@ -298,6 +304,16 @@ _READ_SWITCHES: dict[str, tuple[str, bool]] = {**_FORMAT_SWITCHES, "--details": 
 _READ_GC_THRESHOLD = 100_000
 """Allocations between the garbage collector's youngest passes while ``read`` answers (the
 console process only; ``benchmarks/read_speed.py``)."""
+
+
+def _seldom_collect() -> None:
+    """In the console process, a collector pass every :data:`_READ_GC_THRESHOLD` allocations:
+    loading a command's modules and building a large model's tensors allocate tens of
+    thousands of objects and free few until the end (``inspect`` and ``check`` of a config
+    with a thousand tensors passed 40 times, ~3 ms)."""
+    import gc
+
+    gc.set_threshold(_READ_GC_THRESHOLD, *gc.get_threshold()[1:])
 
 
 def _read_paste(args: Sequence[str], freeze: bool) -> int | None:

@@ -12,6 +12,7 @@ knobs as symbols, ``config.json`` → config as the reference reads it, and tens
 from __future__ import annotations
 
 from collections.abc import Mapping
+from math import prod
 from typing import Any, Protocol
 
 from paramcount.engine.conventions.base import Formula, Tensor
@@ -38,6 +39,27 @@ class RecognisedModel:
     saved: bool = False
     """Named as ``save_pretrained`` writes the checkpoint where that differs from
     ``named_parameters()`` (a hybrid's experts one by one; Nemotron-H under ``backbone.``)."""
+
+
+@record
+class Padding:
+    """Values a checkpoint stores beyond a parameter's own, which are no parameter of the model:
+    Inkling 2's head, stored padded to ``vocab_size`` rows for an ``lm_head`` of
+    ``unpadded_vocab_size``."""
+
+    name: str
+    """The tensor, as the checkpoint names it."""
+    shape: tuple[int, ...]
+    """The parameter's shape, as the model holds it."""
+    stored: tuple[int, ...]
+    """The shape the checkpoint writes."""
+    why: str
+    """Who pads it and to what, in a few words."""
+
+    @property
+    def count(self) -> int:
+        """The stored values that are padding."""
+        return prod(self.stored) - prod(self.shape)
 
 
 class FamilyConvention(Protocol):

@@ -63,6 +63,7 @@ LAYOUT = Layout("transformers Inkling2TextConfig", frozenset({
 BACKBONE = "model."
 SAVED_BACKBONE = inkling2_saved.SAVED_BACKBONE
 saved_base = inkling2_saved.saved_base
+stored_padding = inkling2_saved.stored_padding
 """The causal LM's prefix before the base model class's tensors."""
 
 

@@ -110,6 +110,7 @@ stack = inkling2.stack
 tensors = inkling2.tensors
 formula = inkling2.formula
 saved_tensors = inkling2.saved_tensors
+stored_padding = inkling2.stored_padding
 
 
 def from_hf_config(data: Mapping[str, object]) -> Inkling2LoopConfig:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from paramcount.engine.conventions.base import Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.families import hybrid
-from paramcount.families.family import RecognisedModel
+from paramcount.families.family import Padding, RecognisedModel
 from paramcount.record import replace
 
 SAVED_BACKBONE = "model.llm."
@@ -133,6 +134,18 @@ def saved_tensors(tensors: list[Tensor], vocab: int) -> list[Tensor]:
     return out
 
 
+def stored_padding(config: Any) -> tuple[Padding, ...]:
+    """The head's rows ``save_pretrained`` stores beyond ``unpadded_vocab_size`` (zeros up to
+    ``vocab_size``, which transformers' ``Inkling2UnpadVocab`` drops on load): stored, no
+    parameter of ``lm_head``."""
+    rows, vocab, d = config.unpadded_vocab_size, config.vocab_size, config.hidden_size
+    if rows >= vocab:
+        return ()
+    return (Padding(HEAD, (rows, d), (vocab, d),
+                    f"save_pretrained pads the head to vocab_size={vocab} rows; lm_head holds "
+                    f"unpadded_vocab_size={rows}"),)
+
+
 def saved_base(tensors: list[Tensor]) -> list[Tensor]:
     """The base model class's saved tensors (``tensors``, the causal LM's without
     ``model.llm.``): the head left out."""
@@ -141,6 +154,8 @@ def saved_base(tensors: list[Tensor]) -> list[Tensor]:
 
 PADDED = ("the checkpoint pads the head to vocab_size rows (save_pretrained): "
           "unpadded_vocab_size is not in the weights, read as vocab_size")
+UNPADDED = ("the head is stored with unpadded_vocab_size rows, fewer than vocab_size (not "
+            "padded as save_pretrained writes it; transformers loads it as it is)")
 NOTE = ("the checkpoint names the tensors as the original Inkling 2 does (model.llm.*, "
         "attn_res.* queries): read back as transformers loads them")
 
@@ -189,4 +204,5 @@ def _causal_lms(shapes: Shapes, at: Callable[[Shapes, str, int, int], Recognised
         parts[name] = (name, kv)
     models = hybrid.recognise_renamed(merged, model_name, at, NOTE)
     return [replace(m, names=tuple(n for name in m.names for n in parts.get(name, (name,))),
-                    notes=(*m.notes, PADDED)) for m in models]
+                    notes=(*m.notes, PADDED if m.config.unpadded_vocab_size
+                           == m.config.vocab_size else UNPADDED)) for m in models]

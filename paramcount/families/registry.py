@@ -21,7 +21,7 @@ from paramcount.usertext import ascii_digits
 
 if TYPE_CHECKING:
     from paramcount.engine.conventions.base import Tensor
-    from paramcount.families.family import FamilyConvention, RecognisedModel
+    from paramcount.families.family import FamilyConvention, Padding, RecognisedModel
     from paramcount.families.loader import Reading
 
 FAMILIES: dict[str, str] = {
@@ -422,6 +422,14 @@ def tensors(name: str, config: Any, base: bool = False, saved: bool = False) -> 
     return made
 
 
+def padding(name: str, config: Any) -> tuple[Padding, ...]:
+    """What family ``name``'s checkpoint of ``config`` stores beyond its parameters' own shapes
+    (its ``stored_padding``, named as :func:`tensors` with ``saved`` names them): none for most
+    families."""
+    pads = getattr(family(name), "stored_padding", None)
+    return () if pads is None else tuple(pads(config))
+
+
 _MADE: dict[tuple[str, Any, bool, bool], tuple[Tensor, ...]] = {}
 """The last few models' tensors: ``inspect`` asks for the same config's several times (the
 config.json's, the recognised one's, their comparison)."""
@@ -532,18 +540,33 @@ def base_models(name: str, shapes: Mapping[str, tuple[int, ...]]) -> list[Recogn
 def changed(config: Any) -> dict[str, object]:
     """The fields of ``config`` that its class's default would not give, the other fields
     as they are (``time_step_rank`` 48 is the default "auto" for hidden_size 768)."""
+    if config in _CHANGED:
+        return dict(_CHANGED[config])
     values = {f: getattr(config, f) for f in fields(config)}
     kind = type(config)
     out = {}
     for field, value in values.items():
+        if field not in kind.__dict__:  # no default: always said
+            out[field] = value
+            continue
+        if value == kind.__dict__[field]:  # the default as written: built from it, the same
+            continue
         others = {k: v for k, v in values.items() if k != field}
         try:
             default = getattr(kind(**others), field)
         except (SpecError, TypeError):
             default = None
-        if field not in kind.__dict__ or default != value:
+        if default != value:
             out[field] = value
+    if len(_CHANGED) > 16:
+        _CHANGED.clear()
+    _CHANGED[config] = tuple(out.items())
     return out
+
+
+_CHANGED: dict[Any, tuple[tuple[str, object], ...]] = {}
+"""The last few configs' :func:`changed` fields: a model's description and its command both
+ask (each field's default is a config built and validated anew)."""
 
 
 def describe(name: str, config: Any) -> str:

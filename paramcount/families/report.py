@@ -106,6 +106,21 @@ def _blocks(run: list[int], by_layer: dict[int, list[Tensor]]) -> Part:
     return Part(label, run[0], run[-1], sum(t.count for t in first), len(first))
 
 
+def kinds(name: str, config: Any, total: int) -> tuple[tuple[tuple[str, int], ...], int | None]:
+    """A hybrid's parameters by kind of part, and those one token uses where it has experts
+    (None without), for its model of ``total`` parameters (the base class's: no head); for
+    the other families, nothing and None."""
+    from paramcount.families.registry import family
+
+    stack = getattr(family(name), "stack", None)
+    if stack is None:
+        return (), None
+    built = stack(config)  # the kind of part each tensor belongs to
+    head = built.total - total  # the base class has no head
+    shares = tuple((kind, n - head if kind == "embeddings" else n) for kind, n in built.shares)
+    return shares, built.active - head if built.idle else None
+
+
 def build_family_report(name: str, config: Any, dtype: DType = DType.FP32,
                         notes: tuple[str, ...] = (), base: bool = False) -> FamilyReport:
     """The report of family ``name``'s model built from ``config`` (its base model class,
@@ -113,21 +128,12 @@ def build_family_report(name: str, config: Any, dtype: DType = DType.FP32,
     from paramcount.families.registry import family, tensors
 
     module = family(name)
-    module = family(name)
-    stack = getattr(module, "stack", None)
-    shares: tuple[tuple[str, int], ...] = ()
-    active = None
     made = tensors(name, config, base)
-    if stack is not None:  # a hybrid: the kind of part each tensor belongs to
-        built = stack(config)
-        head = built.total - sum(t.count for t in made)  # the base class has no head
-        shares = tuple((kind, n - head if kind == "embeddings" else n)
-                       for kind, n in built.shares)
-        active = built.active - head if built.idle else None
+    total = sum(t.count for t in made)
+    shares, active = kinds(name, config, total)
     title = getattr(module, "title", lambda _: module.TITLE)(config)
     reference = getattr(module, "reference", lambda _: module.REFERENCE)(config)
     formula = module.formula(config)
-    total = sum(t.count for t in made)
     if base:
         reference = reference.replace("ForCausalLM", "Model")
         if formula.total != total and getattr(config, "tie_word_embeddings", True) is False:

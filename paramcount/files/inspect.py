@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from paramcount.engine import conventions
-from paramcount.engine.commandline import command_line
-from paramcount.engine.conventions import pytorch
 from paramcount.engine.conventions.base import Recognised
 from paramcount.engine.spec import Cell, Framework, LayerSpec
 from paramcount.errors import ParamcountError, SpecError
-from paramcount.files import loose_names
+from paramcount.families.family import Padding, RecognisedModel
 from paramcount.files.listing import Listing, NamedTensor
-from paramcount.record import replace
+from paramcount.record import record, replace
+
+if TYPE_CHECKING:
+    from paramcount.families.loader import Reading
 
 BITS: dict[str, int] = {
     "bool": 8, "uint8": 8, "int8": 8, "qint8": 8, "quint8": 8, "quint4x2": 8, "quint2x4": 8,
@@ -52,7 +52,7 @@ def module_of(name: str) -> str:
     return name[:cut] if cut > 0 else ""
 
 
-@dataclass(frozen=True)
+@record
 class Module:
     """The tensors sharing one module path, in the file's order."""
 
@@ -65,7 +65,7 @@ class Module:
         return sum(t.count for t in self.tensors)
 
 
-@dataclass(frozen=True)
+@record
 class DtypeTotal:
     """Tensors, elements and bytes of one dtype."""
 
@@ -75,7 +75,7 @@ class DtypeTotal:
     bytes: int | None
 
 
-@dataclass(frozen=True)
+@record
 class Check:
     """One tensor the engine expects against the file's tensor paired with it."""
 
@@ -94,9 +94,9 @@ class Check:
         return self.part if self.part is not None else self.shape == self.expected_shape
 
 
-@dataclass(frozen=True)
-class Counted:
-    """What inspect found, counted by the engine and checked tensor by tensor."""
+@record
+class Layer:
+    """A recognised recurrent layer, described, counted by the engine and checked."""
 
     name: str
     """The module path (``encoder.lstm``), without the trailing separator; ``""`` at the top."""
@@ -108,18 +108,12 @@ class Counted:
     checks: tuple[Check, ...]
     command: str
     notes: tuple[str, ...]
+    spec: LayerSpec
 
     @property
     def tensors_match(self) -> bool:
         """Whether every tensor and the total agree with the engine."""
         return self.params == self.stored and all(c.match for c in self.checks)
-
-
-@dataclass(frozen=True)
-class Layer(Counted):
-    """A recognised recurrent layer, described, counted by the engine and checked."""
-
-    spec: LayerSpec
 
     @property
     def match(self) -> bool:
@@ -127,7 +121,7 @@ class Layer(Counted):
         return self.tensors_match
 
 
-@dataclass(frozen=True)
+@record
 class Claim:
     """One value of a folder's ``config.json`` against what the tensors say."""
 
@@ -141,14 +135,33 @@ class Claim:
         return self.config == self.tensors
 
 
-@dataclass(frozen=True)
-class FamilyModel(Counted):
+@record
+class FamilyModel:
     """A recognised model of a modern recurrent family (Mamba, …), counted by its convention,
-    checked tensor by tensor, and against the folder's ``config.json`` where there is one."""
+    checked tensor by tensor, and against the folder's ``config.json`` where there is one:
+    what it is, how it is said, its counts and checks (the fields :class:`Layer` has mean the
+    same here; a record inherits none)."""
 
+    name: str
     family: str
     config: Any
+    description: str
+    command: str
+    params: int
+    stored: int
+    checks: tuple[Check, ...]
     claims: tuple[Claim, ...]
+    notes: tuple[str, ...]
+    padding: tuple[Padding, ...] = ()
+    """What the file stores beyond the parameters' own shapes, as the family's checkpoint
+    does (Inkling 2's head padded to ``vocab_size`` rows): stored, not parameters."""
+
+    @property
+    def tensors_match(self) -> bool:
+        """Whether every tensor agrees with the engine and the file's tensors hold the
+        parameters and the stored padding, nothing else."""
+        return self.params + sum(p.count for p in self.padding) == self.stored and all(
+            c.match for c in self.checks)
 
     @property
     def match(self) -> bool:
@@ -156,7 +169,7 @@ class FamilyModel(Counted):
         return self.tensors_match and all(c.match for c in self.claims)
 
 
-@dataclass(frozen=True)
+@record
 class Difference:
     """One reason the count in another convention differs from the literal count."""
 
@@ -164,7 +177,7 @@ class Difference:
     delta: int
 
 
-@dataclass(frozen=True)
+@record
 class Conversion:
     """The file's count in another framework's convention, with every difference named."""
 
@@ -178,7 +191,7 @@ class Conversion:
         return self.literal + sum(d.delta for d in self.differences)
 
 
-@dataclass(frozen=True)
+@record
 class InspectReport:
     """Everything ``paramcount inspect`` says about one file."""
 
@@ -223,6 +236,8 @@ def inspect(listing: Listing, as_framework: Framework | None = None) -> InspectR
     layers = () if made else tuple(_layer(listing, r) for r in recognised(listing))
     notes = (*listing.notes, *_notes(listing, layers))
     if _PREFIXES["module."] in notes:  # said once for the file, not again for each layer
+        from paramcount.engine.conventions import pytorch
+
         layers = tuple(replace(layer, notes=tuple(
             n for n in layer.notes if n != pytorch.DATA_PARALLEL)) for layer in layers)
     claimed = {c.name for layer in layers for c in layer.checks if c.name}
@@ -261,13 +276,13 @@ def from_config(listing: Listing) -> Listing:
         reading = families.load(name, listing.config)
     except SpecError as error:
         raise ParamcountError(f"{listing.source}/config.json: {error}") from None
-    tensors = tuple(NamedTensor(t.name, t.shape)
-                    for t in families.tensors(name, reading.config, reading.base))
+    tensors = tuple(NamedTensor(t.name, t.shape, None, True, None)  # every field: the quick
+                    for t in families.tensors(name, reading.config, reading.base))  # way in
     said = f"config.json read as {reading.loader}"
     if reading.base:
         said += " (a base model class: no head)"
     return replace(listing, tensors=tensors,
-                               notes=(*listing.notes, said, *reading.notes))
+                   notes=(*listing.notes, said, *reading.notes))
 
 
 def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...]:
@@ -284,25 +299,23 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
     found = []
     # a config-only folder's tensors are its family's own model, which from_config wrote: not
     # looked for among them, but taken as they are (its config.json settles the rest)
+    reading = None
     if said is not None and listing.format == "hf-config":
-        from paramcount.families.family import RecognisedModel
-
         reading = families.load(said, listing.config or {})
         models = [RecognisedModel("", said, reading.config, tuple(shapes), base=reading.base)]
     else:
         models = families.recognise(shapes)
     for model in models:
-        expected = [(model.prefix + t.name, t.shape)
-                    for t in families.tensors(model.family, model.config, model.base,
-                                              model.saved)]
-        checks = tuple(Check(name, shape, name if name in shapes else None, shapes.get(name))
-                       for name, shape in expected)
         claims: tuple[Claim, ...] = ()
         config, notes = model.config, list(model.notes)
         if said == model.family and listing.config is not None:
-            config, claims, notes = _claims(model.family, listing.config, model.config, notes,
-                                            model.base)
-        notes += _shares(model.family, config, model.base)
+            config, claims, notes = _claims(model, listing.config, shapes, notes, reading)
+        expected, padding, padded = layout(model, config, shapes)
+        checks = tuple(Check(name, shape, name if name in shapes else None, shapes.get(name),
+                             None) for name, shape in expected)
+        params = sum(math.prod(s) for _, s in expected) - padded
+        notes += [stored_padding(p) for p in padding]
+        notes += _shares(model.family, config, params)
         description = families.describe(model.family, config)
         command = family_command(model.family, config)
         if model.base:
@@ -311,47 +324,90 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
         found.append(FamilyModel(
             name=model.prefix.rstrip("./"), family=model.family, config=config,
             description=description,
-            params=sum(math.prod(s) for _, s in expected),
+            params=params,
             stored=sum(math.prod(shapes[n]) for n in model.names),
-            checks=checks, command=command, notes=tuple(notes), claims=claims))
+            checks=checks, command=command, notes=tuple(notes), claims=claims,
+            padding=padding))
     return tuple(found)
 
 
-def _shares(family: str, config: Any, base: bool) -> list[str]:
+def _shares(family: str, config: Any, total: int) -> list[str]:
     """A hybrid's parameters by kind of part and, with experts, what a token uses (as its
     family command shows them), as one note; nothing for the other families."""
-    from paramcount.families.registry import family as module
-    from paramcount.families.report import build_family_report
+    from paramcount.families.report import kinds
 
-    if getattr(module(family), "stack", None) is None:
+    shares, active = kinds(family, config, total)
+    if not shares:
         return []
-    report = build_family_report(family, config, base=base)
-    if not report.shares:
-        return []
-    shares = ", ".join(f"{kind} {100 * n / report.total:.1f}%" for kind, n in report.shares)
-    active = "" if report.active is None else (
-        f"; {report.active:,} active per token (the experts it is not routed to left out)")
-    return [f"shares: {shares}{active}"]
+    text = ", ".join(f"{kind} {100 * n / total:.1f}%" for kind, n in shares)
+    active_text = "" if active is None else (
+        f"; {active:,} active per token (the experts it is not routed to left out)")
+    return [f"shares: {text}{active_text}"]
 
 
-def _claims(family: str, data: dict[str, Any], found: Any, notes: list[str],
-            base: bool = False) -> tuple[Any, tuple[Claim, ...], list[str]]:
-    """The config.json's values against the recognised config, field by field.
+def layout(model: RecognisedModel, config: Any, shapes: Mapping[str, tuple[int, ...]]
+           ) -> tuple[list[tuple[str, tuple[int, ...]]], tuple[Padding, ...], int]:
+    """The tensors ``model`` of ``config`` holds, as the file names them, with the shapes the
+    file may hold them in; the padding the file stores beyond its parameters' shapes (a
+    padded tensor may be stored padded, or as the parameter); and how many values of the
+    expected tensors are padding, not parameters."""
+    from paramcount.families import registry as families
+
+    pads = {p.name: p for p in families.padding(model.family, config)} if model.saved else {}
+    expected, padding, padded = [], [], 0
+    for t in families.tensors(model.family, config, model.base, model.saved):
+        name, shape = model.prefix + t.name, t.shape
+        pad = pads.get(t.name)
+        if pad is not None and shapes.get(name) == pad.shape:
+            shape = pad.shape  # stored as the parameter: no padding
+        elif pad is not None:
+            padded += pad.count
+            if shapes.get(name) == pad.stored:
+                padding.append(replace(pad, name=name))
+        expected.append((name, shape))
+    return expected, tuple(padding), padded
+
+
+def stored_padding(pad: Padding) -> str:
+    """What ``inspect`` says of stored padding: which tensor, its shape and the parameter's,
+    how many values are padding and why."""
+    return (f"{pad.name} is stored as {_shape(pad.stored)}, the parameter is "
+            f"{_shape(pad.shape)}: {pad.count:,} stored values are padding, not parameters "
+            f"({pad.why})")
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _claims(model: RecognisedModel, data: dict[str, Any], shapes: Mapping[str, tuple[int, ...]],
+            notes: list[str], reading: Reading | None = None
+            ) -> tuple[Any, tuple[Claim, ...], list[str]]:
+    """The config.json's values against the recognised config, field by field (``reading``:
+    the config.json already read, where it was).
 
     Where the config describes exactly the tensors found, it settles what the tensors cannot
-    tell (Mamba-2's n_groups against state_size, …) and its config is the answer.
+    tell (Mamba-2's n_groups against state_size, Inkling 2's head stored padded, …) and its
+    config is the answer.
     """
     from paramcount.families import registry as families
     from paramcount.record import fields
 
+    family, found, base = model.family, model.config, model.base
     try:
-        reading = families.load(family, data)
+        reading = reading or families.load(family, data)
     except SpecError as error:
         return found, (), [*notes, f"config.json cannot be read as a {family} config: {error}"]
     said = reading.config
     read_as = [f"config.json read as {reading.loader}", *reading.notes]
-    if [(t.name, t.shape) for t in families.tensors(family, said, base)] == [
-            (t.name, t.shape) for t in families.tensors(family, found, base)]:
+    if said == found:
+        same = True
+    elif model.saved and (families.padding(family, said) or families.padding(family, found)):
+        same = layout(model, said, shapes)[0] == layout(model, found, shapes)[0]
+    else:
+        same = [(t.name, t.shape) for t in families.tensors(family, said, base)] == [
+            (t.name, t.shape) for t in families.tensors(family, found, base)]
+    if same:
         claims = tuple(Claim(f, getattr(said, f), getattr(said, f)) for f in fields(said))
         return said, claims, ["config.json describes exactly these tensors (what the tensors "
                               "alone cannot tell is taken from it)", *read_as]
@@ -367,6 +423,8 @@ def disagreement(claim: Claim) -> str:
 
 def recognised(listing: Listing) -> list[Recognised]:
     """The layers the reader recognised, then those the tensor names and shapes reveal."""
+    from paramcount.files import loose_names  # (its patterns compiled only for weights)
+
     claimed = {name for r in listing.recognised for name in r.names}
     shapes = {t.name: t.shape for t in listing.tensors if t.name not in claimed}
     found = list(listing.recognised) + conventions.recognise(shapes)
@@ -395,6 +453,8 @@ def _role(name: str) -> str:
 
 def _layer(listing: Listing, found: Recognised) -> Layer:
     """A recognised layer with each engine tensor paired with the file's and compared."""
+    from paramcount.engine.commandline import command_line
+
     by_name = {t.name: t for t in listing.tensors}
     mine = [by_name[n] for n in found.names if n in by_name]
     unused = list(mine)
@@ -496,6 +556,9 @@ def convert(report: InspectReport, target: Framework) -> Conversion:
                 f"{copy.name} repeats {raw.name} (WeightDrop's copy): counted once",
                 -copy.count))
     differences += _buffers(tensors, target)
+    differences += [Difference(f"{pad.name}: {pad.count:,} values of padding stored beyond the "
+                               f"parameter's {_shape(pad.shape)} ({pad.why}): not parameters",
+                               -pad.count) for model in report.families for pad in model.padding]
     for layer in report.layers:
         differences += _recurrent(layer, target)
     return Conversion(target, report.total, tuple(differences))

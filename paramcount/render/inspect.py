@@ -66,7 +66,9 @@ def family_section(report: InspectReport) -> Section:
     tensor and against config.json, with the command that explains it."""
     rows = tuple(
         (model.name or "(top level)", model.family, number(model.params),
-         f"✓ {len(model.checks)} tensors" if model.tensors_match
+         f"✓ {len(model.checks)} tensors" + (
+             f", {number(sum(p.count for p in model.padding))} padding" if model.padding else "")
+         if model.tensors_match
          else f"✗ file holds {number(model.stored)}",
          ("✓ " if all(c.match for c in model.claims) else "✗ ") + f"{len(model.claims)} values"
          if model.claims else "—")
@@ -240,6 +242,7 @@ def layer_data(layer: Layer) -> dict[str, Any]:
         "notes": list(layer.notes),
         "config": None,
         "claims": None,
+        "padding": None,
     }
 
 
@@ -266,6 +269,8 @@ def family_data(model: FamilyModel) -> dict[str, Any]:
         "notes": list(model.notes),
         "claims": [{"field": c.field, "config": c.config, "tensors": c.tensors,
                     "match": c.match} for c in model.claims],
+        "padding": [{"name": p.name, "shape": list(p.shape), "stored_shape": list(p.stored),
+                     "count": p.count, "why": p.why} for p in model.padding],
     }
 
 
