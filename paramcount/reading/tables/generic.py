@@ -161,8 +161,9 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     for index, line in scan:
         if _BORDER.match(line):
             continue
-        if not line.lstrip().startswith("|") or len(cells := _cells(line)) != len(titles):
-            break
+        if not line.lstrip().startswith("|") or len(cells := _cells(line)) != len(titles) or (
+                cells == titles):
+            break  # not a row, or the header of the same table printed again
         body.append((index, cells))
     return interpret(lines, _PIPE.first(lines, start), scan.end, titles, body)
 

@@ -63,8 +63,9 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             closed = True
             index += 1
             continue
-        if not line.strip().startswith("|") or len(cells := _cells(line)) != len(titles):
-            break
+        if not line.strip().startswith("|") or len(cells := _cells(line)) != len(titles) or (
+                cells == titles):
+            break  # not a row, or the header of the same table printed again
         if closed or not records:
             records.append((index, [[c] for c in cells]))
         else:
