@@ -285,9 +285,10 @@ def wrapped(text: str, width: int = 80) -> str:
 
 WRAPPINGS: dict[str, Callable[[str], str]] = {
     "REPL": repl, "Jupyter Out": jupyter, "Jupyter Out inline": jupyter_inline,
-    "Markdown quote": quoted, "line numbers |": numbered_bar, "line numbers": numbered_spaces,
+    "Markdown quote": quoted, "line numbers, bar": numbered_bar,
+    "line numbers, spaces": numbered_spaces,
     "CRLF": crlf, "tabs": tabs, "ANSI colour": ansi, "HTML-escaped": escaped,
-    "back to back": twice, "traceback after": traceback, "wrapped at 80": wrapped,
+    "back to back": twice, "traceback after": traceback, "broken at 80 columns": wrapped,
 }
 """Each way a post wraps a printout, by name."""
 

@@ -12,14 +12,9 @@ from paramcount.reading.pipeline import read
 from paramcount.reading.wrappers import rejoined, unwrapped_lines, unwrapped_text
 from tests.printers_wrapped import BARE, PRINTERS, WRAPPINGS, judge, printers, signature
 
-NOT_UNDONE = {
-    ("state_dict() as a dict", "wrapped at 80"): "bound",
-    ("ptflops", "wrapped at 80"): "bound",
-    ("parameters() shapes", "back to back"): "both named",
-}
-"""The wrappings no reader can undo, and what the answer is instead: a dict or a repr broken at
-80 columns has no rule to tell its breaks by (a bound naming the lines not read); bare shapes
-printed twice are also one model whose layers repeat (both totals named)."""
+NOT_UNDONE = {("parameters() shapes", "back to back"): "both named"}
+"""The wrapping no reader can undo, and what the answer is instead: bare shapes printed twice
+are also one model whose layers repeat (both totals named)."""
 
 CASES = [(p, w) for p in PRINTERS for w in WRAPPINGS if not (p in BARE and w == "ANSI colour")]
 
@@ -84,19 +79,35 @@ def test_escapes_and_entities_taken_off(case: str) -> None:
     assert unwrapped_text(text) == expected
 
 
+_DICT = ("{'a.weight': torch.Size([24, 6]), 'b.weight': torch.Size([2]), 'c.bias': "
+         "torch.Size([3]), 'd.bias': torch.Size([4]), 'e.bias': torch.Size([5])}")
 BROKEN = {
     "a rule cut at 40": (["+" + "-" * 39, "-----+", "| a" + " " * 37, "  |"],
                          ["+" + "-" * 44 + "+", "| a" + " " * 39 + "|"]),
     "two whole rules back to back": (["-" * 50, "-" * 50, "x"], ["-" * 50, "-" * 50, "x"]),
     "no rule": (["x" * 50, "yy"], ["x" * 50, "yy"]),
     "a longer line than the rule": (["=" * 45, "==", "z" * 60], ["=" * 45, "==", "z" * 60]),
+    "a dict cut once": (["{'a.weight': torch.Size([24, 6]), 'b.weight': t", "orch.Size([2])}"],
+                         ["{'a.weight': torch.Size([24, 6]), 'b.weight': torch.Size([2])}"]),
+    "a dict cut three times": ([_DICT[:45], _DICT[45:90], _DICT[90:135], _DICT[135:]],
+                               [_DICT]),
+    "code going on after a comma": (
+        ["self.lstm = nn.LSTM(input_size=embedding_dim, hidden_size=hidden,",
+         "                    num_layers=2)"],
+        ["self.lstm = nn.LSTM(input_size=embedding_dim, hidden_size=hidden,",
+         "                    num_layers=2)"]),
+    "a bracket the shorter line does not close": (
+        ["model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8,", "2), nn.ReLU(),"],
+        ["model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8,", "2), nn.ReLU(),"]),
 }
 
 
 @pytest.mark.parametrize("case", list(BROKEN))
 def test_lines_broken_at_a_terminals_width_are_joined(case: str) -> None:
-    """Lines are joined only where a table's rule shows the width a terminal broke them at
-    (a rule of the widest lines' length carried on at the start of a shorter line)."""
+    """Lines are joined only where a table's rule shows the width a terminal broke them at (a
+    rule of the widest lines' length carried on at the start of a shorter line), or where
+    lines of the widest length leave a bracket open that the shorter line after them closes
+    (but for one line that goes on on an indented line, as code and pprint go on)."""
     lines, expected = BROKEN[case]
     found, note = rejoined(lines)
     assert found == expected

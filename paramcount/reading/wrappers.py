@@ -124,8 +124,9 @@ def rejoined(lines: Sequence[str]) -> tuple[list[str], str]:
     characters exactly as long as the widest line, its rule carried on at the start of the
     next, shorter line: ``+-----`` over ``---+---+``; two whole rules, a table printed right
     after another, are as long as each other), every line of that width is joined to the
-    line after it. Without such a rule no break is told from a line's own end, and nothing is
-    joined."""
+    line after it. Without such a rule, a line as wide as the widest that leaves a bracket
+    open, followed by lines as wide and then a shorter line that closes it (a printed dict or
+    a repr's line cut), is joined; any other line is left as it is."""
     width = 0
     for at in range(len(lines) - 1):
         line, following = lines[at], lines[at + 1]
@@ -134,19 +135,58 @@ def rejoined(lines: Sequence[str]) -> tuple[list[str], str]:
                 following.rstrip()) <= _RULE_CHARACTERS and len(following) < len(line):
             width = len(line)
             break
-    if not width or any(len(line) > width for line in lines):
-        return list(lines), ""
+    widest = max((len(line) for line in lines), default=0)
+    if width and widest > width:
+        width = 0
     found: list[str] = []
     joined = 0
     at = 0
     while at < len(lines):
         line = lines[at]
-        while len(line) % width == 0 and line and at + 1 < len(lines) and lines[at + 1]:
-            at += 1
-            line += lines[at]
-            joined += 1
+        end = at
+        if width:
+            while len(line) % width == 0 and line and end + 1 < len(lines) and lines[end + 1]:
+                end += 1
+                line += lines[end]
+        elif len(line) == widest >= _NARROWEST and (run := _balanced(lines, at, widest)):
+            end = run  # a literal or a repr's line cut where its brackets are still open
+            line = "".join(lines[at:end + 1])
+        joined += end - at
         found.append(line)
+        at = end + 1
+    if not joined:
+        return list(lines), ""
+    told = "its rules cut at that width" if width else (
+        "lines of that width whose brackets close on the shorter line after them")
+    return found, (f"{joined:,} lines were breaks a terminal {width or widest} columns wide "
+                   f"put into longer lines ({told}): read joined to the line before them, so "
+                   "the line numbers here count the joined lines")
+
+
+_OPENING, _CLOSING = "([{", ")]}"
+
+
+def _balanced(lines: Sequence[str], start: int, width: int) -> int | None:
+    """Where a run of lines of ``width`` from ``start`` (0-based) ends: the first shorter line
+    after them, where ``lines[start]`` leaves a bracket open that only that line closes; None
+    where it is no such run."""
+    depth = _depth(lines[start])
+    if depth <= 0:
+        return None
+    at = start + 1
+    while at < len(lines) and at - start < 10_000 and lines[at]:
+        depth += _depth(lines[at])
+        if len(lines[at]) < width:
+            # one line its writer went on from on an indented line (code, pprint) is no
+            # terminal's break; two lines as wide as the widest in a row are
+            indented = lines[at][:1] in (" ", "\t")
+            return at if depth == 0 and not (indented and at == start + 1) else None
+        if depth <= 0:
+            return None
         at += 1
-    return found, (f"{joined:,} lines were breaks a terminal {width} columns wide put into "
-                   "longer lines (its rules cut at that width): read joined to the line "
-                   "before them, so the line numbers here count the joined lines")
+    return None
+
+
+def _depth(text: str) -> int:
+    """How many more brackets ``text`` opens than it closes."""
+    return sum(text.count(c) for c in _OPENING) - sum(text.count(c) for c in _CLOSING)
