@@ -133,8 +133,8 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     text = unwrapped_text(text.replace("\r\n", "\n"))
     if _ODD_SPACES.search(text):  # translate() is slow: only where there is one to turn
         text = text.translate(_SPACES)
-    lines, broken = rejoined(unwrapped_lines([_QUOTE.sub("", line, 1)
-                                              for line in text.split("\n")]))
+    lines, broken = rejoined(unwrapped_lines(
+        [_QUOTE.sub("", line, 1) for line in text.split("\n")], text))
     printouts, claimed = find_printouts([_untabbed(line) for line in lines])
     headless, headless_note = headless_rows(lines, claimed)
     claimed |= {u.line for u in headless}  # rows of a table are not code either

@@ -14,6 +14,7 @@ the paste's own. A Markdown quote (``> ``) and a tab's indentation are taken off
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 from paramcount.reading.patterns import lazy
 
@@ -48,14 +49,26 @@ _LEAST = 3
 but for a paste numbered whole behind a gutter (``1  {'rnn.weight': ...}``)."""
 
 
-def unwrapped_lines(lines: Sequence[str]) -> list[str]:
+_ANY_NUMBER = lazy(r"\n(?:> ?)*+ *+[0-9]{1,6}(?:[ \t|│:\n]|$)")
+"""A line that opens with a number (under a quote's marks too): the cheap test of the paste
+before its runs are looked for."""
+_ANY_PROMPT = lazy(r"\n(?:> ?)*+(?:In \[[0-9]|Out\[[0-9]| {2,8}\.{3,}:)")
+"""An IPython prompt opening a line. Both are searched for after a line break (the paste
+read with one before it), which ``re`` finds far faster than a line's start."""
+
+
+def unwrapped_lines(lines: Sequence[str], text: str = "") -> list[str]:
     """``lines`` with an editor's line numbers taken off each run of lines that carries them,
-    and IPython's prompts taken off the lines they open."""
+    and IPython's prompts taken off the lines they open (``text``: the lines joined, where
+    the caller has it, to look for either at once)."""
     found = list(lines)
-    _numbers(found)
-    for at, line in enumerate(found):
-        if line[:1] in ("I", "O", " ") and (prompt := _PROMPT.match(line)) is not None:
-            found[at] = line[prompt.end():]
+    text = "\n" + (text or "\n".join(lines))
+    if _ANY_NUMBER.search(text):
+        _numbers(found)
+    if _ANY_PROMPT.search(text):
+        for at, line in enumerate(found):
+            if line[:1] in ("I", "O", " ") and (prompt := _PROMPT.match(line)) is not None:
+                found[at] = line[prompt.end():]
     return found
 
 
@@ -120,71 +133,102 @@ _NARROWEST = 40
 def rejoined(lines: Sequence[str]) -> tuple[list[str], str]:
     """``lines`` with the lines a terminal broke at its width joined again, and what the answer
     says of it (empty where none was). A terminal that puts its breaks into the copy cuts
-    every longer line after exactly its width: told by a table's rule cut so (a line of rule
-    characters exactly as long as the widest line, its rule carried on at the start of the
-    next, shorter line: ``+-----`` over ``---+---+``; two whole rules, a table printed right
-    after another, are as long as each other), every line of that width is joined to the
-    line after it. Without such a rule, a line as wide as the widest that leaves a bracket
-    open, followed by lines as wide and then a shorter line that closes it (a printed dict or
-    a repr's line cut), is joined; any other line is left as it is."""
-    width = 0
-    for at in range(len(lines) - 1):
-        line, following = lines[at], lines[at + 1]
-        if len(line) >= _NARROWEST and following[:1] == line[-1:] and line[-1:] in (
-                _RULE_CHARACTERS) and set(line) <= _RULE_CHARACTERS and set(
-                following.rstrip()) <= _RULE_CHARACTERS and len(following) < len(line):
-            width = len(line)
-            break
-    widest = max((len(line) for line in lines), default=0)
-    if width and widest > width:
-        width = 0
+    every longer line after exactly its width, so only a line as wide as the widest, followed
+    by a shorter one, may end a broken line. It is told by a table's rule cut so (a line of
+    rule characters, its rule carried on at the start of the shorter line: ``+-----`` over
+    ``---+---+``; two whole rules, a table printed right after another, are as long as each
+    other): every line of that width is then joined to the line after it. Without such a
+    rule, lines as wide as the widest that leave a bracket open, then a shorter line that
+    closes it (a printed dict or a repr's line cut), are joined; one line going on on an
+    indented line, as code and pprint write, is left as it is."""
+    lengths = list(map(len, lines))
+    widest = max(lengths, default=0)
+    if widest < _NARROWEST:
+        return list(lines), ""
+    ends = _ends(lengths, widest)
+    if not ends:
+        return list(lines), ""
+    if any(_rule_cut(lines[end], lines[end + 1]) for end in ends):
+        return _joined_at(lines, widest, "its rules cut at that width")
+    runs = [run for end in ends if (run := _bracketed(lines, lengths, end)) is not None]
+    if not runs:
+        return list(lines), ""
+    found = list(lines[:runs[0][0]])
+    for (start, end), following in zip(runs, [*(r[0] for r in runs[1:]), len(lines)],
+                                       strict=True):
+        found.append("".join(lines[start:end + 1]))
+        found += lines[end + 1:following]
+    joined = sum(end - start for start, end in runs)
+    return found, _told(joined, widest, "lines of that width whose brackets close on the "
+                        "shorter line after them")
+
+
+def _ends(lengths: list[int], widest: int) -> list[int]:
+    """Each line (0-based) as wide as the widest and followed by a shorter one, not empty."""
+    if lengths.count(widest) * 8 > len(lengths):  # a table: most of its lines
+        return [at for at, (length, following) in enumerate(pairwise(lengths))
+                if length == widest and 0 < following < widest]
+    ends: list[int] = []
+    at = lengths.index(widest)
+    while True:
+        if at + 1 < len(lengths) and 0 < lengths[at + 1] < widest:
+            ends.append(at)
+        try:
+            at = lengths.index(widest, at + 1)
+        except ValueError:
+            return ends
+
+
+def _rule_cut(line: str, following: str) -> bool:
+    """Whether ``line`` is a rule cut at its end, carried on at the start of ``following``."""
+    return (following[:1] == line[-1:] and line[-1:] in _RULE_CHARACTERS
+            and set(line) <= _RULE_CHARACTERS and set(following.rstrip()) <= _RULE_CHARACTERS)
+
+
+def _joined_at(lines: Sequence[str], width: int, how: str) -> tuple[list[str], str]:
+    """``lines`` with every line ``width`` long (or a multiple) joined to the line after it."""
     found: list[str] = []
-    joined = 0
-    at = 0
+    joined = at = 0
     while at < len(lines):
         line = lines[at]
-        end = at
-        if width:
-            while len(line) % width == 0 and line and end + 1 < len(lines) and lines[end + 1]:
-                end += 1
-                line += lines[end]
-        elif len(line) == widest >= _NARROWEST and (run := _balanced(lines, at, widest)):
-            end = run  # a literal or a repr's line cut where its brackets are still open
-            line = "".join(lines[at:end + 1])
-        joined += end - at
+        while line and len(line) % width == 0 and at + 1 < len(lines) and lines[at + 1]:
+            at += 1
+            line += lines[at]
+            joined += 1
         found.append(line)
-        at = end + 1
-    if not joined:
-        return list(lines), ""
-    told = "its rules cut at that width" if width else (
-        "lines of that width whose brackets close on the shorter line after them")
-    return found, (f"{joined:,} lines were breaks a terminal {width or widest} columns wide "
-                   f"put into longer lines ({told}): read joined to the line before them, so "
-                   "the line numbers here count the joined lines")
+        at += 1
+    return found, _told(joined, width, how)
+
+
+def _told(joined: int, width: int, how: str) -> str:
+    """What the answer says of ``joined`` lines a terminal ``width`` wide broke."""
+    return (f"{joined:,} lines were breaks a terminal {width} columns wide put into longer "
+            f"lines ({how}): read joined to the line before them, so the line numbers here "
+            "count the joined lines")
 
 
 _OPENING, _CLOSING = "([{", ")]}"
 
 
-def _balanced(lines: Sequence[str], start: int, width: int) -> int | None:
-    """Where a run of lines of ``width`` from ``start`` (0-based) ends: the first shorter line
-    after them, where ``lines[start]`` leaves a bracket open that only that line closes; None
-    where it is no such run."""
-    depth = _depth(lines[start])
-    if depth <= 0:
-        return None
-    at = start + 1
-    while at < len(lines) and at - start < 10_000 and lines[at]:
+def _bracketed(lines: Sequence[str], lengths: Sequence[int], end: int
+               ) -> tuple[int, int] | None:
+    """The run of lines as wide as ``lines[end]`` up to it, and the shorter line after it,
+    where its first line leaves a bracket open that only that shorter line closes: (its first
+    line, that line), 0-based; None where they are no such run."""
+    closing = _depth(lines[end + 1])
+    if closing >= 0:
+        return None  # the shorter line closes no bracket
+    start = end
+    while start > 0 and lengths[start - 1] == lengths[end] and end - start < 10_000:
+        start -= 1
+    if end == start and lines[end + 1][:1] in (" ", "\t"):
+        return None  # one line going on on an indented line: the writer's own (code, pprint)
+    depth = 0
+    for at in range(start, end + 1):
         depth += _depth(lines[at])
-        if len(lines[at]) < width:
-            # one line its writer went on from on an indented line (code, pprint) is no
-            # terminal's break; two lines as wide as the widest in a row are
-            indented = lines[at][:1] in (" ", "\t")
-            return at if depth == 0 and not (indented and at == start + 1) else None
         if depth <= 0:
             return None
-        at += 1
-    return None
+    return (start, end + 1) if depth + closing == 0 else None
 
 
 def _depth(text: str) -> int:
