@@ -71,8 +71,8 @@ def measure(torch_models: int, keras_models: int, more: int = 0, flax: int = 0, 
     score = Score()
     pastes: dict[str, int] = {}
 
-    def quick(examples: int) -> settings:
-        return settings(max_examples=examples, deadline=None, database=None,
+    def quick(examples: int) -> settings:  # a run of 0 is never called: its settings are 1
+        return settings(max_examples=max(examples, 1), deadline=None, database=None,
                         phases=[Phase.generate], suppress_health_check=list(HealthCheck))
 
     def tally(paste: Paste) -> None:

@@ -28,10 +28,30 @@ def _rows(text: str) -> list[tuple[str, str, str]]:
             if (m := _ROW.match(line))]
 
 
+_TENSOR = re.compile(r"\|[^|]*\|[^|]*\|\s*(?P<name>\w+): f32\[(?P<dims>[\d,]*)\]")
+
+
+def _tensors(text: str) -> list[tuple[str, str]]:
+    """Each call's tensors in a real haiku table: (``path/name``, its shape as torch prints a
+    tuple), once per call."""
+    found, path = [], ""
+    for line in text.splitlines():
+        if module := _ROW.match(line):
+            path = module["path"]
+        if tensor := _TENSOR.match(line):
+            dims = tensor["dims"].split(",")
+            found.append((f"{path}/{tensor['name']}",
+                          f"({', '.join(dims)}{',' if len(dims) == 1 else ''})"))
+    return found
+
+
 def repost(text: str, form: str) -> str:
     """Haiku's table as a user re-posts it: its rows re-typed into a Markdown pipe table with
-    other headers, or into columns aligned by spaces."""
+    other headers, into columns aligned by spaces, or its tensors one a row."""
     rows = _rows(text)
+    if form == "tensors":
+        return "| name | shape |\n|---|---|\n" + "".join(
+            f"| {n} | {s} |\n" for n, s in _tensors(text))
     if form == "pipe":
         return "| Module | Kind | # Params |\n|---|---|---|\n" + "".join(
             f"| {p} | {t} | {c} |\n" for p, t, c in rows)
@@ -46,28 +66,31 @@ PLANS = {"lstm-7-steps": HaikuPlan(16, 7, (("LSTM", 32),), False, 5),
 
 
 @needs_haiku
-@pytest.mark.parametrize("form", ["pipe", "aligned"])
+@pytest.mark.parametrize("form", ["pipe", "aligned", "tensors"])
 @pytest.mark.parametrize("plan", list(PLANS.values()), ids=list(PLANS))
 def test_haiku_table_reposted_counts_each_module_once(plan: HaikuPlan, form: str) -> None:
-    """The real haiku table's rows re-typed as a pipe table (exact: its paths nest its counts)
-    or an aligned one (no total printed: a bound that holds) give the truth, never a count
-    per call, and the answer names the modules listed more than once."""
+    """The real haiku table's rows re-typed as a pipe table (exact: its paths nest its counts),
+    an aligned one (no total printed: a bound that holds) or a table of its tensors (exact)
+    give the truth, never a count per call, and the answer names what was listed more than
+    once."""
     paste = haiku_paste(plan)
     text = repost(paste.text, form)
-    calls = [p for p, _, _ in _rows(paste.text)]
+    calls = ([n for n, _ in _tensors(paste.text)] if form == "tensors"
+             else [p for p, _, _ in _rows(paste.text)])
     answer = read(text)
     assert len(answer.models) == 1
     model = answer.models[0]
-    shown = sum(layer.params or 0 for layer in model.layers)
+    shown = sum(layer.params or 0 for layer in model.layers) or sum(
+        count for _, _, count in model.tensors)
     assert shown == paste.truth.total, text
-    if form == "pipe":
+    if form != "aligned":
         assert model.total == paste.truth.total and model.accounting.whole
     else:
         assert model.total is None and not model.accounting.whole  # no total: "at least"
     again = sorted({p for p in calls if calls.count(p) > 1})
-    assert again, calls
-    note = next(n for n in model.notes if "more than once" in n)
-    assert all(f"{p} ({calls.count(p)} rows)" in note for p in again), note
+    notes = [n for n in model.notes if "more than once" in n]
+    assert len(notes) == (1 if again else 0), (calls, model.notes)
+    assert all(f"{p} ({calls.count(p)} rows)" in notes[0] for p in again), notes
 
 
 def _row(name: str, kind: str, params: int | None, depth: int = 1) -> Row:

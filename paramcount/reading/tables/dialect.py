@@ -36,7 +36,7 @@ from paramcount.reading.tables.table import (
 )
 
 __all__ = ["DRAWN_LIMIT", "LIMIT", "NOTHING", "Dialect", "Scan", "continues", "exact",
-           "footer", "layer", "numbered", "once", "placed", "printout", "whole"]
+           "footer", "layer", "numbered", "once", "placed", "printout", "repeated", "whole"]
 
 LIMIT = 200_000
 """The most lines one table's scan reads below its header."""
@@ -286,11 +286,16 @@ def once(rows: Sequence[Row]) -> tuple[list[Row], str]:
             continue
         seen.add(key)
         kept.append(row)
-    if not repeats:
-        return kept, ""
-    return kept, ("the same module listed more than once (a row each time it was called), "
-                  "counted once: " + ", ".join(f"{name} ({n} rows)"
-                                               for name, n in repeats.items()))
+    return kept, repeated(repeats)
+
+
+def repeated(rows: Mapping[str, int]) -> str:
+    """What the answer says of the modules (or tensors) a table lists more than once, each by
+    how many rows it has (``rows``: every listed name's, or only theirs); empty where none
+    is."""
+    again = [f"{name} ({n} rows)" for name, n in rows.items() if n > 1]
+    return ("the same module listed more than once (a row each time it was called), counted "
+            "once: " + ", ".join(again)) if again else ""
 
 
 def printout(dialect: Dialect, first: int, scan: Scan, rows: Sequence[Row],

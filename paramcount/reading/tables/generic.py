@@ -29,7 +29,7 @@ from paramcount.files.listing import NamedTensor
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.listings.generic import is_buffer
 from paramcount.reading.patterns import lazy
-from paramcount.reading.tables.dialect import LIMIT, NOTHING, Dialect, Scan, once
+from paramcount.reading.tables.dialect import LIMIT, NOTHING, Dialect, Scan, once, repeated
 from paramcount.reading.tables.table import Printout, Row, count, shapes
 from paramcount.record import replace
 from paramcount.usertext import NOT_ASCII_DIGITS, foreign_digits
@@ -270,6 +270,9 @@ def _listing(lines: Sequence[str], start: int, end: int, body: Sequence[tuple[in
     modules: list[tuple[int, str, str]] = []
     unread: list[Unread] = []
     cropped: list[str] = []
+    listed: dict[str, int] = {}
+    """Each tensor's name: the rows that list it (a module listed once per call lists its
+    tensors again)."""
     for at, cells in body:
         name, cell = cells[name_at], _PERCENT.sub("", cells[params_at])
         kind = _cell_kind(cell)
@@ -280,6 +283,14 @@ def _listing(lines: Sequence[str], start: int, end: int, body: Sequence[tuple[in
                 continue
             tensor = NamedTensor(name, tuple(d for d in dims if d is not None),
                                  trainable=not is_buffer(name))
+            if name in listed and ("." in name or "/" in name):  # a path, not `kernel`
+                listed[name] += 1
+                if all(t.shape == tensor.shape for t in tensors if t.name == name):
+                    continue  # the same tensor listed again: counted once
+                unread.append(Unread(at + 1, lines[at], f"{name} listed again with another "
+                                     "shape"))
+                continue
+            listed[name] = 1
             tensors.append(tensor)
             numbers.append(at + 1)
             printed = count(cells[counts_at]) if counts_at is not None else None
@@ -314,6 +325,8 @@ def _listing(lines: Sequence[str], start: int, end: int, body: Sequence[tuple[in
     if stated is not None and stated != whole:
         cropped.append(f"its tensors hold {whole:,}, not the total {stated:,} under it: a row "
                        "is missing")
+    if again := repeated(listed):
+        how += "; " + again
     return Printout("shapes", "tensors", start + 1, end, tensors=tuple(tensors),
                     tensor_lines=tuple(numbers), how=how, accounting=Accounting.span(
                         start + 1, end, unread, cropped))
