@@ -49,10 +49,19 @@ GENERIC_START, GENERIC_END = "<!-- generic:start -->", "<!-- generic:end -->"
 WRAPPED_START, WRAPPED_END = "<!-- wrapped:start -->", "<!-- wrapped:end -->"
 
 
+def _settings(examples: int) -> Any:
+    """Hypothesis' settings of a seeded run of ``examples`` draws (a run of 0 is never called:
+    its settings are 1), generation only, no health checks."""
+    from hypothesis import HealthCheck, Phase, settings
+
+    return settings(max_examples=max(examples, 1), deadline=None, database=None,
+                    phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+
+
 def measure(torch_models: int, keras_models: int, more: int = 0, flax: int = 0, hf: int = 0,
             posts: int = 0) -> tuple[dict[str, int], object]:
     """Read every printer's paste of the random models; the pastes per printer and the score."""
-    from hypothesis import HealthCheck, Phase, given, seed, settings
+    from hypothesis import given, seed
     from hypothesis import strategies as st
 
     from tests.printers import (
@@ -71,9 +80,7 @@ def measure(torch_models: int, keras_models: int, more: int = 0, flax: int = 0, 
     score = Score()
     pastes: dict[str, int] = {}
 
-    def quick(examples: int) -> settings:  # a run of 0 is never called: its settings are 1
-        return settings(max_examples=max(examples, 1), deadline=None, database=None,
-                        phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    quick = _settings
 
     def tally(paste: Paste) -> None:
         pastes[paste.printer] = pastes.get(paste.printer, 0) + 1
@@ -124,7 +131,7 @@ def measure(torch_models: int, keras_models: int, more: int = 0, flax: int = 0, 
 def measure_generic(models: int) -> tuple[dict[str, int], object]:
     """Read the generic forms' pastes of random torch models; the pastes per form and the
     score."""
-    from hypothesis import HealthCheck, Phase, given, seed, settings
+    from hypothesis import given, seed
     from hypothesis import strategies as st
 
     from tests.printers import Paste, Score, check, torch_plans
@@ -136,8 +143,7 @@ def measure_generic(models: int) -> tuple[dict[str, int], object]:
         return pastes, score
 
     @seed(29)
-    @settings(max_examples=models, deadline=None, database=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
+    @_settings(models)
     @given(torch_plans(), st.data())
     def run(plan: object, data: st.DataObject) -> None:
         for paste in torch_generic_pastes(plan, data.draw):  # type: ignore[arg-type]
@@ -151,8 +157,7 @@ def measure_generic(models: int) -> tuple[dict[str, int], object]:
     from tests.printers_found import found_pastes
 
     @seed(31)
-    @settings(max_examples=max(1, models // 4), deadline=None, database=None,
-              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @_settings(models // 4)
     @given(st.data())
     def found(data: st.DataObject) -> None:
         for paste in found_pastes(data.draw):
@@ -177,7 +182,7 @@ def measure_wrapped(models: int) -> tuple[dict[str, int], object]:
     paste is; two back to back must read as two models alike to the bare paste's, then scored
     as it (bare ``parameters()`` shapes twice are also one model whose layers repeat: not
     scored)."""
-    from hypothesis import HealthCheck, Phase, given, seed, settings
+    from hypothesis import given, seed
     from hypothesis import strategies as st
 
     from paramcount.reading.pipeline import read
@@ -191,8 +196,7 @@ def measure_wrapped(models: int) -> tuple[dict[str, int], object]:
         return pastes, score
 
     @seed(37)
-    @settings(max_examples=models, deadline=None, database=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
+    @_settings(models)
     @given(torch_plans(), st.data())
     def run(plan: object, data: st.DataObject) -> None:
         made = [*torch_pastes(plan, data.draw),  # type: ignore[arg-type]
