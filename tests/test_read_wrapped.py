@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from paramcount.reading.pipeline import read
+from paramcount.reading.pipeline import NothingFound, read
 from paramcount.reading.wrappers import rejoined, unwrapped_lines, unwrapped_text
 from tests.printers_wrapped import BARE, PRINTERS, WRAPPINGS, judge, printers, signature
 
@@ -112,3 +112,14 @@ def test_lines_broken_at_a_terminals_width_are_joined(case: str) -> None:
     found, note = rejoined(lines)
     assert found == expected
     assert bool(note) == (found != lines)
+
+
+def test_breaks_joined_are_bounded() -> None:
+    """A hostile paste of a cut rule over 100,000 lines as wide as it joins at most 2,001
+    lines into one (the rest left as they are), and reading it still ends."""
+    lines = ["+" + "-" * 49, "---+", *(["x" * 50] * 100_000), "y"]
+    found, note = rejoined(lines)
+    assert note and max(len(line) for line in found) <= 2_001 * 50
+    assert "".join(found) == "".join(lines)
+    with pytest.raises(NothingFound):  # nothing countable in it, said as one line
+        read("\n".join(lines) + "\n")

@@ -128,6 +128,9 @@ _RULE_CHARACTERS = frozenset("=-_+|:~─━═┄┅┈┉╌╍┬┴┼┳┻�
 """The characters a table's rule is drawn in (ASCII and box drawing)."""
 _NARROWEST = 40
 """The narrowest terminal whose breaks are looked for."""
+_LONGEST = 2_000
+"""The most breaks joined into one line (a state dict of a large model printed on one line,
+at 80 columns); lines past them are left as they are."""
 
 
 def rejoined(lines: Sequence[str]) -> tuple[list[str], str]:
@@ -190,12 +193,12 @@ def _joined_at(lines: Sequence[str], width: int, how: str) -> tuple[list[str], s
     found: list[str] = []
     joined = at = 0
     while at < len(lines):
-        line = lines[at]
-        while line and len(line) % width == 0 and at + 1 < len(lines) and lines[at + 1]:
+        start = at
+        while (len(lines[at]) == width and at + 1 < len(lines) and lines[at + 1]
+               and at - start < _LONGEST):
             at += 1
-            line += lines[at]
-            joined += 1
-        found.append(line)
+        found.append("".join(lines[start:at + 1]) if at > start else lines[at])
+        joined += at - start
         at += 1
     return found, _told(joined, width, how)
 
@@ -219,7 +222,7 @@ def _bracketed(lines: Sequence[str], lengths: Sequence[int], end: int
     if closing >= 0:
         return None  # the shorter line closes no bracket
     start = end
-    while start > 0 and lengths[start - 1] == lengths[end] and end - start < 10_000:
+    while start > 0 and lengths[start - 1] == lengths[end] and end - start < _LONGEST:
         start -= 1
     if end == start and lines[end + 1][:1] in (" ", "\t"):
         return None  # one line going on on an indented line: the writer's own (code, pprint)

@@ -268,19 +268,22 @@ def once(rows: Sequence[Row]) -> tuple[list[Row], str]:
     a row without a count (torchinfo's ``(recursive)``) or with another count is never one
     module's repeat."""
     kept: list[Row] = []
-    seen: set[tuple[tuple[str, ...], int | None, tuple[int, int] | None]] = set()
+    paths: dict[tuple[int, str], int] = {}
+    """Each full path read: (its parent's path, its name) → its own number."""
+    seen: set[tuple[int, int | None, tuple[int, int] | None]] = set()
     repeats: dict[str, int] = {}
-    chain: list[tuple[int, str]] = []
-    """The rows above this one that hold it: (depth, name)."""
+    chain: list[tuple[int, int]] = [(-(1 << 62), 0)]
+    """The rows above this one that hold it: (depth, path), under the table's root (0)."""
     for row in rows:
-        while chain and chain[-1][0] >= row.depth:
+        while chain[-1][0] >= row.depth:
             chain.pop()
-        chain.append((row.depth, row.name))
+        path = paths.setdefault((chain[-1][1], row.name), len(paths) + 1)
+        chain.append((row.depth, path))
         if (row.params is None and row.rounded is None) or row.name == row.type or (
                 _CLASS_NAME.fullmatch(row.name) or not _PATH.fullmatch(row.name)):
             kept.append(row)
             continue
-        key = (tuple(name for _, name in chain), row.params, row.rounded)
+        key = (path, row.params, row.rounded)
         if key in seen:
             repeats[row.name] = repeats.get(row.name, 1) + 1
             continue
