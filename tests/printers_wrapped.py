@@ -26,6 +26,7 @@ from tests.printers import (
     TorchPlan,
     build_torch,
     dump_text,
+    keras2_old_text,
     keras_built,
     keras_text,
     torchinfo_text,
@@ -55,7 +56,7 @@ def _torch_printers() -> dict[str, str]:
         tabulate_text,
         torchscan_text,
     )
-    from tests.printers_more import lightning_text, pms_text
+    from tests.printers_more import hf_paste, lightning_text, pms_text
 
     net, _, example = build_torch(TORCH_PLAN)
     made: dict[str, Callable[[], str]] = {
@@ -80,6 +81,11 @@ def _torch_printers() -> dict[str, str]:
         "Lightning ModelSummary": lambda: lightning_text(net, example, False, 1, True),
         "Lightning RichModelSummary": lambda: lightning_text(net, example, True, 1, True),
         "pytorch-model-summary": lambda: pms_text(net, example, "default"),
+        "pytorch-model-summary (show_hierarchical)": lambda: pms_text(
+            net, example, "show_hierarchical"),
+        "Hugging Face repr (mamba)": lambda: hf_paste("mamba", {
+            "vocab_size": 20, "hidden_size": 8, "state_size": 4, "num_hidden_layers": 2,
+            "expand": 2, "conv_kernel": 3, "tie_word_embeddings": False}).text,
     }
     needs = {"torchinfo": "torchinfo", "torchsummary": "torchsummary",
              "fvcore parameter_count_table": "fvcore", "fvcore flop_count_table": "fvcore",
@@ -87,7 +93,9 @@ def _torch_printers() -> dict[str, str]:
              "Lightning ModelSummary": "lightning", "Lightning RichModelSummary": "lightning",
              "count_parameters (prettytable)": "prettytable", "tabulate (grid)": "tabulate",
              "rich Table": "tabulate",
-             "pytorch-model-summary": "pytorch_model_summary"}
+             "pytorch-model-summary": "pytorch_model_summary",
+             "pytorch-model-summary (show_hierarchical)": "pytorch_model_summary",
+             "Hugging Face repr (mamba)": "transformers"}
     return {name: make() for name, make in made.items() if have(needs.get(name, "torch"))}
 
 
@@ -110,6 +118,8 @@ def _keras_printers() -> dict[str, str]:
         built = keras_built(tf_keras, KERAS_PLAN)
         if built is not None:
             found["Keras 2 summary()"] = keras_text(built[0], 2)
+            found["Keras 2.2-2.3 summary() (cells cut)"] = keras2_old_text(
+                built[0], 65, [.45, .85, 1.])
     return found
 
 
@@ -156,9 +166,10 @@ PRINTERS = ("print(model)", "torchinfo", "torchsummary", "named_parameters()",
             "fvcore parameter_count_table", "fvcore flop_count_table", "ptflops", "torchscan",
             "parameters() shapes", "state_dict() k, v.shape", "count_parameters (prettytable)",
             "tabulate (grid)", "rich Table", "Lightning ModelSummary",
-            "Lightning RichModelSummary", "pytorch-model-summary", "Keras 3 summary()",
-            "Keras 3 summary() in colour", "Keras 2 summary()", "Flax tabulate",
-            "haiku tabulate")
+            "Lightning RichModelSummary", "pytorch-model-summary",
+            "pytorch-model-summary (show_hierarchical)", "Hugging Face repr (mamba)",
+            "Keras 3 summary()", "Keras 3 summary() in colour", "Keras 2 summary()",
+            "Keras 2.2-2.3 summary() (cells cut)", "Flax tabulate", "haiku tabulate")
 """Every printer :func:`printers` runs, by name."""
 BARE = {"Keras 3 summary() in colour": "Keras 3 summary()"}
 """A printer whose bare paste is another's: the colour codes are a wrapping already."""
