@@ -176,7 +176,8 @@ def measure_generic(models: int) -> tuple[dict[str, int], object]:
 
 def measure_wrapped(models: int) -> tuple[dict[str, int], object]:
     """Every torch printer's paste of random models (``tests/printers.py``,
-    ``tests/printers_generic.py``) wrapped as people post them (``tests/printers_wrapped.py``:
+    ``tests/printers_generic.py``), and both Keras eras' summaries of a quarter as many random
+    Keras models, wrapped as people post them (``tests/printers_wrapped.py``:
     a REPL or Jupyter transcript, quoted, line numbers, CRLF, tabs, colour codes, HTML
     escapes, a traceback after, lines broken at 80 columns), each read and scored as the bare
     paste is; two back to back must read as two models alike to the bare paste's, then scored
@@ -186,7 +187,17 @@ def measure_wrapped(models: int) -> tuple[dict[str, int], object]:
     from hypothesis import strategies as st
 
     from paramcount.reading.pipeline import read
-    from tests.printers import Paste, Score, check, torch_pastes, torch_plans
+    from tests.printers import (
+        Paste,
+        Score,
+        check,
+        keras_built,
+        keras_plans,
+        keras_text,
+        quiet_tensorflow,
+        torch_pastes,
+        torch_plans,
+    )
     from tests.printers_generic import torch_generic_pastes
     from tests.printers_wrapped import WRAPPINGS, judge, signature
 
@@ -195,12 +206,7 @@ def measure_wrapped(models: int) -> tuple[dict[str, int], object]:
     if not models:
         return pastes, score
 
-    @seed(37)
-    @_settings(models)
-    @given(torch_plans(), st.data())
-    def run(plan: object, data: st.DataObject) -> None:
-        made = [*torch_pastes(plan, data.draw),  # type: ignore[arg-type]
-                *torch_generic_pastes(plan, data.draw)]  # type: ignore[arg-type]
+    def wrapped(made: list[Paste], data: st.DataObject) -> None:
         for paste in made:
             assert isinstance(paste, Paste)
             wrapping = data.draw(st.sampled_from(sorted(WRAPPINGS)))
@@ -218,9 +224,31 @@ def measure_wrapped(models: int) -> tuple[dict[str, int], object]:
             except AssertionError as error:
                 score.add(label, "wrong", f"{paste.printer}: {str(error)[:300]}")
 
+    @seed(37)
+    @_settings(models)
+    @given(torch_plans(), st.data())
+    def run(plan: object, data: st.DataObject) -> None:
+        wrapped([*torch_pastes(plan, data.draw),  # type: ignore[arg-type]
+                 *torch_generic_pastes(plan, data.draw)], data)  # type: ignore[arg-type]
+
+    quiet_tensorflow()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        import keras
+        import tf_keras
+
+        @seed(41)
+        @_settings(max(1, models // 4))
+        @given(keras_plans(), st.data())
+        def keras_run(plan: object, data: st.DataObject) -> None:
+            for era, module in ((3, keras), (2, tf_keras)):
+                built = keras_built(module, plan)  # type: ignore[arg-type]
+                if built is not None:
+                    wrapped([Paste(f"Keras {era} summary()", keras_text(built[0], era),
+                                   built[1])], data)
+
         run()
+        keras_run()
     return pastes, score
 
 
