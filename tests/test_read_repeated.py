@@ -182,3 +182,39 @@ def test_alike_modules_under_other_parents_are_all_counted(printer: str) -> None
     answer = read(text)
     assert [m.total for m in answer.models] == [400], text
     assert not any("more than once" in n for m in answer.models for n in m.notes)
+
+
+REUSED = ["torchinfo", "pytorch-model-summary", "Lightning ModelSummary"]
+
+
+@pytest.mark.parametrize("printer", REUSED)
+def test_module_called_twice_by_torch_printers_reads_the_truth(printer: str) -> None:
+    """A torch module called twice in one forward (torchinfo prints its second call
+    ``(recursive)``; pytorch-model-summary and Lightning print it once) reads the truth, 30,
+    and no row is taken for another's repeat."""
+    import torch
+    from torch import nn
+
+    from tests.printers import torchinfo_text
+    from tests.printers_more import lightning_text, pms_text
+
+    class Net(nn.Module):
+        """``fc`` twice, then ``out``."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc, self.out = nn.Linear(4, 4), nn.Linear(4, 2)
+
+        def forward(self, x: Any) -> Any:
+            """``fc`` applied twice, then ``out``."""
+            return self.out(self.fc(self.fc(x)))
+
+    net, example = Net(), torch.zeros(2, 4)
+    text = {"torchinfo": lambda: torchinfo_text(net, example, {
+                "depth": 3, "row_settings": ("var_names",), "verbose": 0}),
+            "pytorch-model-summary": lambda: pms_text(net, example, "default"),
+            "Lightning ModelSummary": lambda: lightning_text(net, example, False, 1, True),
+            }[printer]()
+    answer = read(text)
+    assert [m.total for m in answer.models] == [30], text
+    assert not any("more than once" in n for m in answer.models for n in m.notes)
