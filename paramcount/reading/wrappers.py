@@ -14,7 +14,7 @@ the paste's own. A Markdown quote (``> ``) and a tab's indentation are taken off
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import pairwise
+from itertools import compress
 
 from paramcount.reading.patterns import lazy
 
@@ -65,7 +65,7 @@ def unwrapped_lines(lines: Sequence[str], text: str = "") -> list[str]:
     text = "\n" + (text or "\n".join(lines))
     if _ANY_NUMBER.search(text):
         _numbers(found)
-    if _ANY_PROMPT.search(text):
+    if "[" in text and ("In [" in text or "Out[" in text) and _ANY_PROMPT.search(text):
         for at, line in enumerate(found):
             if line[:1] in ("I", "O", " ") and (prompt := _PROMPT.match(line)) is not None:
                 found[at] = line[prompt.end():]
@@ -168,9 +168,9 @@ def rejoined(lines: Sequence[str]) -> tuple[list[str], str]:
 
 def _ends(lengths: list[int], widest: int) -> list[int]:
     """Each line (0-based) as wide as the widest and followed by a shorter one, not empty."""
-    if lengths.count(widest) * 8 > len(lengths):  # a table: most of its lines
-        return [at for at, (length, following) in enumerate(pairwise(lengths))
-                if length == widest and 0 < following < widest]
+    if lengths.count(widest) * 2 > len(lengths):  # a table: most of its lines, so by the rest
+        return [at - 1 for at in compress(range(len(lengths)), map(widest.__ne__, lengths))
+                if at and lengths[at - 1] == widest and lengths[at]]
     ends: list[int] = []
     at = lengths.index(widest)
     while True:
