@@ -187,17 +187,8 @@ def measure_wrapped(models: int) -> tuple[dict[str, int], object]:
     from hypothesis import strategies as st
 
     from paramcount.reading.pipeline import read
-    from tests.printers import (
-        Paste,
-        Score,
-        check,
-        keras_built,
-        keras_plans,
-        keras_text,
-        quiet_tensorflow,
-        torch_pastes,
-        torch_plans,
-    )
+    from tests import printers
+    from tests.printers import Paste, Score, check
     from tests.printers_generic import torch_generic_pastes
     from tests.printers_wrapped import WRAPPINGS, judge, signature
 
@@ -226,12 +217,12 @@ def measure_wrapped(models: int) -> tuple[dict[str, int], object]:
 
     @seed(37)
     @_settings(models)
-    @given(torch_plans(), st.data())
+    @given(printers.torch_plans(), st.data())
     def run(plan: object, data: st.DataObject) -> None:
-        wrapped([*torch_pastes(plan, data.draw),  # type: ignore[arg-type]
+        wrapped([*printers.torch_pastes(plan, data.draw),  # type: ignore[arg-type]
                  *torch_generic_pastes(plan, data.draw)], data)  # type: ignore[arg-type]
 
-    quiet_tensorflow()
+    printers.quiet_tensorflow()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         import keras
@@ -239,13 +230,13 @@ def measure_wrapped(models: int) -> tuple[dict[str, int], object]:
 
         @seed(41)
         @_settings(max(1, models // 4))
-        @given(keras_plans(), st.data())
+        @given(printers.keras_plans(), st.data())
         def keras_run(plan: object, data: st.DataObject) -> None:
             for era, module in ((3, keras), (2, tf_keras)):
-                built = keras_built(module, plan)  # type: ignore[arg-type]
+                built = printers.keras_built(module, plan)  # type: ignore[arg-type]
                 if built is not None:
-                    wrapped([Paste(f"Keras {era} summary()", keras_text(built[0], era),
-                                   built[1])], data)
+                    wrapped([Paste(f"Keras {era} summary()",
+                                   printers.keras_text(built[0], era), built[1])], data)
 
         run()
         keras_run()
