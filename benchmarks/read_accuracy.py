@@ -1,8 +1,8 @@
 """How ``paramcount read`` fares on what the real printers print: the table in ``docs/read.md``.
 
     python benchmarks/read_accuracy.py [--torch 200] [--keras 60] [--more 120] [--flax 25]
-                                       [--hf 60] [--posts 200] [--generic 40] [--quick]
-                                       [--update]
+                                       [--hf 60] [--posts 200] [--generic 40] [--wrapped 40]
+                                       [--quick] [--update]
 
 Random models (``tests/printers.py``: every recurrent cell and option, with embedding, linear,
 conv and norm layers; Keras Sequential stacks and functional encoder–decoders) are built with
@@ -24,7 +24,10 @@ The printers paramcount has no dialect of (fvcore's two tables, ptflops' per-lay
 ``named_parameters()`` with a ``requires_grad`` column, a state dict printed as a dict:
 ``tests/printers_generic.py``; haiku's ``tabulate`` and the printers found after them,
 ``tests/printers_found.py``, on a quarter as many models) are scored in a table of their own
-(``--generic``). ``--update``
+(``--generic``); every torch printer's paste wrapped as people post it (a REPL or Jupyter
+transcript, quoted, line numbers, CRLF, tabs, colour codes, HTML escapes, two back to back, a
+traceback after, lines broken at 80 columns: ``tests/printers_wrapped.py``) in a third
+(``--wrapped``), a row per wrapping. ``--update``
 rewrites the tables between the markers in ``docs/read.md`` (only the generic one where every
 other count is 0).
 """
@@ -43,12 +46,22 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 START, END = "<!-- accuracy:start -->", "<!-- accuracy:end -->"
 GENERIC_START, GENERIC_END = "<!-- generic:start -->", "<!-- generic:end -->"
+WRAPPED_START, WRAPPED_END = "<!-- wrapped:start -->", "<!-- wrapped:end -->"
+
+
+def _settings(examples: int) -> Any:
+    """Hypothesis' settings of a seeded run of ``examples`` draws (a run of 0 is never called:
+    its settings are 1), generation only, no health checks."""
+    from hypothesis import HealthCheck, Phase, settings
+
+    return settings(max_examples=max(examples, 1), deadline=None, database=None,
+                    phases=[Phase.generate], suppress_health_check=list(HealthCheck))
 
 
 def measure(torch_models: int, keras_models: int, more: int = 0, flax: int = 0, hf: int = 0,
             posts: int = 0) -> tuple[dict[str, int], object]:
     """Read every printer's paste of the random models; the pastes per printer and the score."""
-    from hypothesis import HealthCheck, Phase, given, seed, settings
+    from hypothesis import given, seed
     from hypothesis import strategies as st
 
     from tests.printers import (
@@ -67,9 +80,7 @@ def measure(torch_models: int, keras_models: int, more: int = 0, flax: int = 0, 
     score = Score()
     pastes: dict[str, int] = {}
 
-    def quick(examples: int) -> settings:
-        return settings(max_examples=examples, deadline=None, database=None,
-                        phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    quick = _settings
 
     def tally(paste: Paste) -> None:
         pastes[paste.printer] = pastes.get(paste.printer, 0) + 1
@@ -120,7 +131,7 @@ def measure(torch_models: int, keras_models: int, more: int = 0, flax: int = 0, 
 def measure_generic(models: int) -> tuple[dict[str, int], object]:
     """Read the generic forms' pastes of random torch models; the pastes per form and the
     score."""
-    from hypothesis import HealthCheck, Phase, given, seed, settings
+    from hypothesis import given, seed
     from hypothesis import strategies as st
 
     from tests.printers import Paste, Score, check, torch_plans
@@ -128,10 +139,11 @@ def measure_generic(models: int) -> tuple[dict[str, int], object]:
 
     score = Score()
     pastes: dict[str, int] = {}
+    if not models:
+        return pastes, score
 
     @seed(29)
-    @settings(max_examples=models, deadline=None, database=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
+    @_settings(models)
     @given(torch_plans(), st.data())
     def run(plan: object, data: st.DataObject) -> None:
         for paste in torch_generic_pastes(plan, data.draw):  # type: ignore[arg-type]
@@ -145,8 +157,7 @@ def measure_generic(models: int) -> tuple[dict[str, int], object]:
     from tests.printers_found import found_pastes
 
     @seed(31)
-    @settings(max_examples=max(1, models // 4), deadline=None, database=None,
-              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @_settings(models // 4)
     @given(st.data())
     def found(data: st.DataObject) -> None:
         for paste in found_pastes(data.draw):
@@ -156,11 +167,79 @@ def measure_generic(models: int) -> tuple[dict[str, int], object]:
             except AssertionError as error:
                 score.add(paste.printer, "wrong", str(error)[:300])
 
-    if models:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            run()
-            found()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run()
+        found()
+    return pastes, score
+
+
+def measure_wrapped(models: int) -> tuple[dict[str, int], object]:
+    """Every torch printer's paste of random models (``tests/printers.py``,
+    ``tests/printers_generic.py``), and both Keras eras' summaries of a quarter as many random
+    Keras models, wrapped as people post them (``tests/printers_wrapped.py``:
+    a REPL or Jupyter transcript, quoted, line numbers, CRLF, tabs, colour codes, HTML
+    escapes, a traceback after, lines broken at 80 columns), each read and scored as the bare
+    paste is; two back to back must read as two models alike to the bare paste's, then scored
+    as it (bare ``parameters()`` shapes twice are also one model whose layers repeat: not
+    scored)."""
+    from hypothesis import given, seed
+    from hypothesis import strategies as st
+
+    from paramcount.reading.pipeline import read
+    from tests import printers
+    from tests.printers import Paste, Score, check
+    from tests.printers_generic import torch_generic_pastes
+    from tests.printers_wrapped import WRAPPINGS, judge, signature
+
+    score = Score()
+    pastes: dict[str, int] = {}
+    if not models:
+        return pastes, score
+
+    def wrapped(made: list[Paste], data: st.DataObject) -> None:
+        for paste in made:
+            assert isinstance(paste, Paste)
+            wrapping = data.draw(st.sampled_from(sorted(WRAPPINGS)))
+            if wrapping == "back to back" and paste.printer == "parameters() shapes":
+                continue
+            label = f"wrapped: {wrapping}"
+            pastes[label] = pastes.get(label, 0) + 1
+            text = WRAPPINGS[wrapping](paste.text)
+            try:
+                if wrapping == "back to back":
+                    outcome, why = judge(signature(read(paste.text)), text, 2)
+                    assert outcome == "same", (outcome, why, text)
+                    text = paste.text  # the same models, layers and totals: scored as it
+                check(Paste(label, text, paste.truth, paste.total_printed), score)
+            except AssertionError as error:
+                score.add(label, "wrong", f"{paste.printer}: {str(error)[:300]}")
+
+    @seed(37)
+    @_settings(models)
+    @given(printers.torch_plans(), st.data())
+    def run(plan: object, data: st.DataObject) -> None:
+        wrapped([*printers.torch_pastes(plan, data.draw),  # type: ignore[arg-type]
+                 *torch_generic_pastes(plan, data.draw)], data)  # type: ignore[arg-type]
+
+    printers.quiet_tensorflow()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import keras
+        import tf_keras
+
+        @seed(41)
+        @_settings(max(1, models // 4))
+        @given(printers.keras_plans(), st.data())
+        def keras_run(plan: object, data: st.DataObject) -> None:
+            for era, module in ((3, keras), (2, tf_keras)):
+                built = printers.keras_built(module, plan)  # type: ignore[arg-type]
+                if built is not None:
+                    wrapped([Paste(f"Keras {era} summary()",
+                                   printers.keras_text(built[0], era), built[1])], data)
+
+        run()
+        keras_run()
     return pastes, score
 
 
@@ -257,6 +336,9 @@ def main() -> None:
     parser.add_argument("--generic", type=int, default=40,
                         help="random torch models for the generic forms (fvcore, ptflops, "
                              "listings)")
+    parser.add_argument("--wrapped", type=int, default=40,
+                        help="random torch models whose pastes are wrapped as posted (a REPL "
+                             "transcript, line numbers, colour codes ...)")
     parser.add_argument("--quick", action="store_true",
                         help="a small run (5 torch, 5 Keras, 5 more, 1 Flax, 5 HF models, "
                              "40 posts), for a check, not the table")
@@ -266,14 +348,15 @@ def main() -> None:
         if args.update:
             parser.error("--quick makes a small run: the table is not rewritten from it")
         args.torch, args.keras, args.more, args.flax, args.hf, args.posts = 5, 5, 5, 1, 5, 40
-        args.generic = 5
+        args.generic = args.wrapped = 5
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     main_run = any((args.torch, args.keras, args.more, args.flax, args.hf, args.posts))
     path = ROOT / "docs" / "read.md"
     for markers, (pastes, score) in (
             ((START, END), measure(args.torch, args.keras, args.more, args.flax, args.hf,
                                    args.posts) if main_run else ({}, None)),
-            ((GENERIC_START, GENERIC_END), measure_generic(args.generic))):
+            ((GENERIC_START, GENERIC_END), measure_generic(args.generic)),
+            ((WRAPPED_START, WRAPPED_END), measure_wrapped(args.wrapped))):
         if score is None or not pastes:
             continue
         text = table(pastes, score)

@@ -177,13 +177,21 @@ def test_every_printout_repeated_reads_in_linear_time(printouts: dict[str, str],
     assert_linear(lambda n: unit * n, 16 if part == "whole printout" else 256)
 
 
+def _name(index: int) -> str:
+    """A module name of three characters, its own for each index (below 1,296)."""
+    digits = "abcdefghijklmnopqrstuvwxyz0123456789"
+    return "g" + digits[index // 36 % 36] + digits[index % 36]
+
+
 def _lightning_rows(text: str, rows: int, alike: bool) -> str:
-    """Lightning's table with its GRU row repeated ``rows`` times (``alike``: the same row;
-    else each reading a width of its own, so no two searches are alike)."""
+    """Lightning's table with its GRU row repeated ``rows`` times (``alike``: the same row, one
+    module listed again; else each a module of its own name reading a width of its own, so no
+    two searches are alike)."""
     lines = text.split("\n")
     at = next(i for i, line in enumerate(lines) if "GRU" in line)
     row = lines[at]
-    made = [row if alike else row.replace("[1, 5, 50] ", f"[1, 5, {50 + i % 900}]"[:11].ljust(11))
+    made = [row if alike else row.replace("[1, 5, 50] ", f"[1, 5, {50 + i % 900}]"[:11].ljust(11)
+                                          ).replace("| gru ", f"| {_name(i)} ", 1)
             for i in range(rows)]
     return "\n".join(lines[:at] + made + lines[at + 1:]) + "\n"
 

@@ -50,7 +50,7 @@ def test_haiku_module_called_every_step_is_counted_once() -> None:
     model = _only(paste.text)
     assert model.total == 6_437
     assert model.accounting.whole
-    assert any("lstm/linear (7 calls)" in note for note in model.notes), model.notes
+    assert any("lstm/linear (7 rows)" in note for note in model.notes), model.notes
 
 
 @needs_haiku

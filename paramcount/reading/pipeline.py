@@ -36,6 +36,7 @@ from paramcount.reading.printed import models as printout_models
 from paramcount.reading.printout import find_printouts
 from paramcount.reading.tables.headless import headless_rows
 from paramcount.reading.tables.table import number as bounded
+from paramcount.reading.wrappers import rejoined, unwrapped_lines, unwrapped_text
 from paramcount.record import record, replace
 
 __all__ = ["Answer", "Disagreement", "Layer", "Missing", "Model", "NothingFound", "Unreadable",
@@ -128,10 +129,11 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     if len(text) > MAX_TEXT:
         raise Unreadable(f"{source} holds {len(text):,} characters; paramcount read reads at "
                          f"most {MAX_TEXT:,}")
-    text = text.replace("\r\n", "\n")
+    text = unwrapped_text(text.replace("\r\n", "\n"))
     if _ODD_SPACES.search(text):  # translate() is slow: only where there is one to turn
         text = text.translate(_SPACES)
-    lines = [_QUOTE.sub("", line, 1) for line in text.split("\n")]
+    lines, broken = rejoined(unwrapped_lines(
+        [_QUOTE.sub("", line, 1) for line in text.split("\n")], text))
     printouts, claimed = find_printouts([_untabbed(line) for line in lines])
     headless, headless_note = headless_rows(lines, claimed)
     claimed |= {u.line for u in headless}  # rows of a table are not code either
@@ -170,7 +172,8 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     if errors:
         kinds = (*kinds, "runtime-error")
     answer = Answer(source, kinds, tuple(models), tuple(unresolved), tuple(disagreements),
-                    (*reading.notes, *pairing, *([headless_note] if headless_note else [])),
+                    (*reading.notes, *pairing, *([headless_note] if headless_note else []),
+                     *([broken] if broken else [])),
                     tuple(sorted((overrides or {}).items())),
                     tuple(errors))
     title, reason = headline(answer)

@@ -187,7 +187,8 @@ def read_lines(lines: Sequence[str], start: int, dialect: Dialect = GENERIC
                ) -> tuple[Printout, int] | None:
     """Consecutive ``name shape`` lines (``named_parameters()``, a state dict, Keras weights),
     in the generic form or the ``dialect``'s; a line of dashes ends one model's listing, and
-    so does a blank line before a name already read (the next listing of the same model)."""
+    so does a blank line before a name already read (the next listing of the same model), and
+    the first name read again (that listing printed right after it)."""
     tensors: list[NamedTensor] = []
     numbers: list[int] = []
     skipped: list[Unread] = []
@@ -221,6 +222,8 @@ def read_lines(lines: Sequence[str], start: int, dialect: Dialect = GENERIC
         if values is None:
             break
         name = named.removesuffix(dialect.suffix)
+        if _again(name, tensors):
+            break  # the listing printed again (the model after a step), no line between
         if re.search(r"[A-Za-z]", name) and not re.fullmatch(r"torch\.Size|TensorShape", name):
             tensors.append(NamedTensor(name, values, trainable=not (buffers or is_buffer(name))))
             numbers.append(at + 1)
@@ -234,6 +237,13 @@ def read_lines(lines: Sequence[str], start: int, dialect: Dialect = GENERIC
                     tensor_lines=tuple(numbers), accounting=Accounting.span(
                         start + 1, index, skipped, cropped),
                     how="its tensors printed as buffers" if buffers else ""), index
+
+
+def _again(name: str, tensors: Sequence[NamedTensor]) -> bool:
+    """Whether a tensor's line named ``name`` starts the same listing again: its name is the
+    first one read and a path (``rnn.weight_ih_l0``; a module lists each tensor once, where
+    Keras 3's short names, ``kernel`` in every layer, repeat)."""
+    return bool(tensors) and name == tensors[0].name and ("." in name or "/" in name)
 
 
 Naming = Callable[[Sequence[tuple[int, ...]]], list[tuple[str, tuple[int, ...]]]]
@@ -255,7 +265,24 @@ def read_unnamed(lines: Sequence[str], start: int, form: re.Pattern[str], name: 
     tensors = tuple(NamedTensor(named, shape) for named, shape in name(sizes))
     return Printout("shapes", "parameters", start + 1, index, tensors=tensors,
                     tensor_lines=tuple(range(start + 1, index + 1)),
-                    accounting=Accounting.span(start + 1, index)), index
+                    accounting=Accounting.span(start + 1, index), how=_repeated(
+                        sizes, tensors)), index
+
+
+def _repeated(sizes: Sequence[tuple[int, ...]], tensors: Sequence[NamedTensor]) -> str:
+    """What the answer says of unnamed shapes that are one list of shapes over and over: a
+    model whose layers repeat, or one ``parameters()`` printed again right after itself (its
+    count then the list's once); empty where they are not."""
+    for period in range(1, len(sizes) // 2 + 1):
+        times, left = divmod(len(sizes), period)
+        if not left and list(sizes) == list(sizes[:period]) * times:
+            once = sum(t.count for t in tensors) // times
+            said = "twice" if times == 2 else f"{times} times"
+            return (f"its {len(sizes)} shapes are the same {period} shape"
+                    f"{'s' if period > 1 else ''} {said} over: a model whose layers repeat, "
+                    f"or one model's parameters() printed {said} ({once:,} each); the shapes "
+                    "do not tell")
+    return ""
 
 
 # -- where a listing was printed from ----------------------------------------------------------

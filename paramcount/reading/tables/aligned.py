@@ -14,13 +14,14 @@ for a ``BatchNorm1d(16)``'s 32 parameters): that row is not read as parameters.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.patterns import lazy
-from paramcount.reading.tables.dialect import Dialect, Scan
-from paramcount.reading.tables.generic import TENSOR, TYPE, interpret
+from paramcount.reading.tables.dialect import Dialect, Scan, once
+from paramcount.reading.tables.generic import TENSOR, TYPE, interpret, own_counts, path_depth
 from paramcount.reading.tables.table import Printout, Row, count, shapes, tokens
 
 __all__ = ["heads", "read", "starts"]
@@ -128,10 +129,18 @@ def _modules(lines: Sequence[str], first: int, end: int, titles: Sequence[str],
                                   "parameters (torchscan): not read")
         rows.append(Row(name, kind, outputs[0] if outputs else None, params, at + 1,
                         depth=depth, outputs=outputs, note=note))
+    glyphs = any(lead >= 0 for lead in leads)
     how = "read as a table: " + " / ".join(
         t for k, t in enumerate(titles) if k in (0, type_at, params_at)) + (
-        " columns, nesting by its tree glyphs" if any(lead >= 0 for lead in leads)
-        else " columns")
+        " columns, nesting by its tree glyphs" if glyphs else " columns")
+    if not glyphs and any(path_depth(r.name) > 1 for r in rows):  # nested by its paths
+        rows = [dataclasses.replace(r, depth=path_depth(r.name)) for r in rows]
+        how += ", nesting by its paths"
+    rows, repeated = once(rows)
+    if repeated:
+        how += "; " + repeated
+    if not glyphs:
+        rows = own_counts(rows)
     cropped: tuple[str, ...] = () if total is not None else ("no `Total params` line",)
     known = sum(r.params or 0 for r in rows)
     if total is not None and known != total and all(r.params is not None for r in rows):

@@ -36,7 +36,7 @@ from paramcount.reading.tables.table import (
 from paramcount.record import record
 
 __all__ = ["DRAWN_LIMIT", "LIMIT", "NOTHING", "Dialect", "Scan", "continues", "exact",
-           "footer", "layer", "numbered", "placed", "printout", "whole"]
+           "footer", "layer", "numbered", "once", "placed", "printout", "repeated", "whole"]
 
 LIMIT = 200_000
 """The most lines one table's scan reads below its header."""
@@ -250,6 +250,57 @@ def numbered(lines: Sequence[str], start: int, dialect: Dialect) -> tuple[list[R
     return rows, scan
 
 
+_CLASS_NAME = re.compile(r"[A-Z][A-Za-z0-9_]*")
+"""A name cell that is a class's name (``Linear``), not a module's path: two such rows are
+two modules of one class."""
+
+
+_PATH = re.compile(r"[A-Za-z_][\w.\-/:]{0,300}")
+"""A name cell that may be a module's path (``lstm``, ``enc.0.fc``, ``lstm/linear``)."""
+
+
+def once(rows: Sequence[Row]) -> tuple[list[Row], str]:
+    """A per-layer table's rows with each module listed again (a row per call, as haiku's
+    ``tabulate`` prints an unrolled LSTM: the same full path with the same count) kept once,
+    and what the answer says of it (empty where none was). A row's full path is its name under
+    the names of the rows it is nested in (by depth), so a bare name repeated under two
+    parents (``lstm`` in ``enc`` and in ``dec``) is two modules; a class's name (``Linear``),
+    a row without a count (torchinfo's ``(recursive)``) or with another count is never one
+    module's repeat."""
+    kept: list[Row] = []
+    paths: dict[tuple[int, str], int] = {}
+    """Each full path read: (its parent's path, its name) → its own number."""
+    seen: set[tuple[int, int | None, tuple[int, int] | None]] = set()
+    repeats: dict[str, int] = {}
+    chain: list[tuple[int, int]] = [(-(1 << 62), 0)]
+    """The rows above this one that hold it: (depth, path), under the table's root (0)."""
+    for row in rows:
+        while chain[-1][0] >= row.depth:
+            chain.pop()
+        path = paths.setdefault((chain[-1][1], row.name), len(paths) + 1)
+        chain.append((row.depth, path))
+        if (row.params is None and row.rounded is None) or row.name == row.type or (
+                _CLASS_NAME.fullmatch(row.name) or not _PATH.fullmatch(row.name)):
+            kept.append(row)
+            continue
+        key = (path, row.params, row.rounded)
+        if key in seen:
+            repeats[row.name] = repeats.get(row.name, 1) + 1
+            continue
+        seen.add(key)
+        kept.append(row)
+    return kept, repeated(repeats)
+
+
+def repeated(rows: Mapping[str, int]) -> str:
+    """What the answer says of the modules (or tensors) a table lists more than once, each by
+    how many rows it has (``rows``: every listed name's, or only theirs); empty where none
+    is."""
+    again = [f"{name} ({n} rows)" for name, n in rows.items() if n > 1]
+    return ("the same module listed more than once (a row each time it was called), counted "
+            "once: " + ", ".join(again)) if again else ""
+
+
 def printout(dialect: Dialect, first: int, scan: Scan, rows: Sequence[Row],
              unread: Sequence[Unread] = (), cropped: Sequence[str] = (), title: str = "model",
              total_known: bool = True) -> Printout:
@@ -259,7 +310,8 @@ def printout(dialect: Dialect, first: int, scan: Scan, rows: Sequence[Row],
     total = dialect.counts(scan.total) if scan.total is not None else None
     one = whole(total)
     said = ([] if total is not None else [NO_TOTAL]) + list(cropped)
+    rows, repeated = once(rows)
     return Printout(dialect.kind, title, first + 1, scan.end, tuple(rows), one,
-                    total_known=total_known,
+                    total_known=total_known, how=repeated,
                     rounded_total=total if total and one is None else None,
                     accounting=Accounting.span(first + 1, scan.end, unread, said))

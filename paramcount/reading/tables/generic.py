@@ -28,13 +28,13 @@ from paramcount.files.listing import NamedTensor
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.listings.generic import is_buffer
 from paramcount.reading.patterns import lazy
-from paramcount.reading.tables.dialect import LIMIT, NOTHING, Dialect, Scan
+from paramcount.reading.tables.dialect import LIMIT, NOTHING, Dialect, Scan, once, repeated
 from paramcount.reading.tables.table import Printout, Row, count, shapes
 from paramcount.record import replace
 from paramcount.usertext import NOT_ASCII_DIGITS, foreign_digits
 
-__all__ = ["TENSOR", "TYPE", "approximate", "interpret", "kind_of", "read", "read_box", "starts",
-           "starts_box", "tensor_cells"]
+__all__ = ["TENSOR", "TYPE", "approximate", "interpret", "kind_of", "own_counts", "path_depth",
+           "read", "read_box", "starts", "starts_box", "tensor_cells"]
 
 _RULE = lazy(r"\s*+[|+]?(?:\s*+:?(?:-{3,}|={3,}):?\s*+[|+])++\s*+(?::?-{3,}:?\s*+)?$")
 _UNITS = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "B": 10**9, "T": 10**12}
@@ -102,7 +102,7 @@ def kind_of(title: str, cells: Sequence[str]) -> str:
     lowered = title.lower()
     kinds = [_cell_kind(c) for c in cells]
     filled = [k for k in kinds if k not in ("empty", "foreign")]  # told by the others
-    if re.search(r"\b(type|class)\b", lowered):
+    if re.search(r"\b(type|class|kind)\b", lowered):
         return "type"
     if re.search(r"\b(name|module|layer|path)\b", lowered) and filled and all(
             k == "name" for k in filled):
@@ -160,8 +160,9 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     for index, line in scan:
         if _BORDER.match(line):
             continue
-        if not line.lstrip().startswith("|") or len(cells := _cells(line)) != len(titles):
-            break
+        if not line.lstrip().startswith("|") or len(cells := _cells(line)) != len(titles) or (
+                cells == titles):
+            break  # not a row, or the header of the same table printed again
         body.append((index, cells))
     return interpret(lines, _PIPE.first(lines, start), scan.end, titles, body)
 
@@ -268,6 +269,9 @@ def _listing(lines: Sequence[str], start: int, end: int, body: Sequence[tuple[in
     modules: list[tuple[int, str, str]] = []
     unread: list[Unread] = []
     cropped: list[str] = []
+    listed: dict[str, int] = {}
+    """Each tensor's name: the rows that list it (a module listed once per call lists its
+    tensors again)."""
     for at, cells in body:
         name, cell = cells[name_at], _PERCENT.sub("", cells[params_at])
         kind = _cell_kind(cell)
@@ -278,6 +282,14 @@ def _listing(lines: Sequence[str], start: int, end: int, body: Sequence[tuple[in
                 continue
             tensor = NamedTensor(name, tuple(d for d in dims if d is not None),
                                  trainable=not is_buffer(name))
+            if name in listed and ("." in name or "/" in name):  # a path, not `kernel`
+                listed[name] += 1
+                if all(t.shape == tensor.shape for t in tensors if t.name == name):
+                    continue  # the same tensor listed again: counted once
+                unread.append(Unread(at + 1, lines[at], f"{name} listed again with another "
+                                     "shape"))
+                continue
+            listed[name] = 1
             tensors.append(tensor)
             numbers.append(at + 1)
             printed = count(cells[counts_at]) if counts_at is not None else None
@@ -312,6 +324,8 @@ def _listing(lines: Sequence[str], start: int, end: int, body: Sequence[tuple[in
     if stated is not None and stated != whole:
         cropped.append(f"its tensors hold {whole:,}, not the total {stated:,} under it: a row "
                        "is missing")
+    if again := repeated(listed):
+        how += "; " + again
     return Printout("shapes", "tensors", start + 1, end, tensors=tuple(tensors),
                     tensor_lines=tuple(numbers), how=how, accounting=Accounting.span(
                         start + 1, end, unread, cropped))
@@ -344,9 +358,12 @@ def _rows(lines: Sequence[str], start: int, end: int, body: Sequence[tuple[int, 
         rounded = approximate(cell) if exact is None else None
         if rounded is not None:
             unread.append(Unread(at + 1, lines[at], f"its count is printed rounded ({cell})"))
-        rows.append(Row(name, kind or "module", None, exact, at + 1, depth=name.count(".") + 1,
+        rows.append(Row(name, kind or "module", None, exact, at + 1, depth=path_depth(name),
                         rounded=rounded, note=cell if rounded else ""))
-    rows = _own_counts(rows)
+    rows, repeated = once(rows)
+    if repeated:
+        how += "; " + repeated
+    rows = own_counts(rows)
     cropped: list[str] = []
     shown = sum(r.params or 0 for r in rows)
     if total is not None and all(r.params is not None for r in rows) and shown != total:
@@ -360,7 +377,12 @@ def _rows(lines: Sequence[str], start: int, end: int, body: Sequence[tuple[int, 
                     accounting=Accounting.span(start + 1, end, unread, cropped))
 
 
-def _own_counts(rows: Sequence[Row]) -> list[Row]:
+def path_depth(name: str) -> int:
+    """A row's depth by its path (``enc.0.lstm``, haiku's ``lstm/linear``): one a part."""
+    return name.count(".") + name.count("/") + 1
+
+
+def own_counts(rows: Sequence[Row]) -> list[Row]:
     """Rows nested by their dotted paths with each container's count made its own: a count
     that holds its rows' (``enc`` 300 over ``enc.0`` 100 and ``enc.1`` 200) is theirs and
     what is left over (nothing here); one below their sum is its own already."""

@@ -7,8 +7,10 @@ with the call stack under its name (``└ lstm (LSTM)``). What the generic reade
 which column is which: the ``Module`` cell is ``path (Class.method)``, the ``Module params``
 cell lists the tensors the module owns as JAX prints their types (``w: f32[48,128]``, read by
 :func:`paramcount.reading.tables.generic.tensor_cells`), and ``Param count`` holds the
-submodules' too. So each module path is read once (a module called again is counted once, and
-the answer says so), its tensors named ``path/name`` as haiku names them, and each path's
+submodules' too. So each module path is read once (the rule of every table reader,
+:func:`.dialect.once`, here on its tensors: a module called again is counted once, and the
+answer says so in :func:`.dialect.repeated`'s words), its tensors named ``path/name`` as haiku
+names them, and each path's
 printed count is checked against the tensors under it. A table printed without its ``Module
 params`` column is left to the generic reader. Haiku prints no total: parameters created
 outside any module (``hk.get_parameter`` in the function itself) are in no row.
@@ -21,7 +23,7 @@ from collections.abc import Sequence
 from paramcount.files.listing import NamedTensor
 from paramcount.reading.accounting import Accounting, Unread
 from paramcount.reading.patterns import lazy
-from paramcount.reading.tables.dialect import DRAWN_LIMIT
+from paramcount.reading.tables.dialect import DRAWN_LIMIT, repeated
 from paramcount.reading.tables.generic import tensor_cells
 from paramcount.reading.tables.table import Printout, count
 
@@ -63,8 +65,9 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             closed = True
             index += 1
             continue
-        if not line.strip().startswith("|") or len(cells := _cells(line)) != len(titles):
-            break
+        if not line.strip().startswith("|") or len(cells := _cells(line)) != len(titles) or (
+                cells == titles):
+            break  # not a row, or the header of the same table printed again
         if closed or not records:
             records.append((index, [[c] for c in cells]))
         else:
@@ -107,11 +110,9 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         if under != number:
             cropped.append(f"the tensors listed under {path} hold {under:,}, not the {number:,} "
                            "its row prints: a row is missing")
-    again = sorted(p for p, n in calls.items() if n > 1)
     how = "read as haiku's tabulate: each module path once, its `Module params` tensors"
-    if again:
-        how += "; called more than once, counted once: " + ", ".join(
-            f"{p} ({calls[p]} calls)" for p in again)
+    if again := repeated(calls):
+        how += "; " + again
     return Printout("shapes", "tensors", first + 1, index, tensors=tuple(tensors),
                     tensor_lines=tuple(numbers), how=how, accounting=Accounting.span(
                         first + 1, index, unread, cropped)), index
