@@ -14,7 +14,6 @@ for a ``BatchNorm1d(16)``'s 32 parameters): that row is not read as parameters.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Sequence
 
@@ -23,6 +22,7 @@ from paramcount.reading.patterns import lazy
 from paramcount.reading.tables.dialect import Dialect, Scan, once
 from paramcount.reading.tables.generic import TENSOR, TYPE, interpret, own_counts, path_depth
 from paramcount.reading.tables.table import Printout, Row, count, shapes, tokens
+from paramcount.record import replace
 
 __all__ = ["heads", "read", "starts"]
 
@@ -134,7 +134,7 @@ def _modules(lines: Sequence[str], first: int, end: int, titles: Sequence[str],
         t for k, t in enumerate(titles) if k in (0, type_at, params_at)) + (
         " columns, nesting by its tree glyphs" if glyphs else " columns")
     if not glyphs and any(path_depth(r.name) > 1 for r in rows):  # nested by its paths
-        rows = [dataclasses.replace(r, depth=path_depth(r.name)) for r in rows]
+        rows = [replace(r, depth=path_depth(r.name)) for r in rows]
         how += ", nesting by its paths"
     rows, repeated = once(rows)
     if repeated:
