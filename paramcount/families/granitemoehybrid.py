@@ -16,9 +16,7 @@ per head, the conv over x, B and C, ``in_proj``, the gated norm, ``out_proj``) o
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
+from paramcount.engine.conventions.base import Tensor
 from paramcount.engine.conventions.recognition import Shapes
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
@@ -154,26 +152,9 @@ def stack(config: GraniteMoeHybridConfig) -> hybrid.Stack:
     return s
 
 
-def tensors(config: GraniteMoeHybridConfig) -> list[Tensor]:
-    """Every parameter of ``GraniteMoeHybridForCausalLM(config)``, in ``named_parameters()``
-    order."""
-    return list(stack(config).tensors)
-
-
-def formula(config: GraniteMoeHybridConfig) -> Formula:
-    """The sum of the parts' closed forms."""
-    return stack(config).formula(hybrid.symbols(
-        config, Symbol("E", config.num_local_experts, "num_local_experts")))
-
-
-def from_hf_config(data: Mapping[str, object]) -> GraniteMoeHybridConfig:
-    """A ``config.json`` read as transformers' ``GraniteMoeHybridConfig`` reads it
-    (``layers_block_type`` is ``layer_types``; a null ``num_key_value_heads`` is
-    ``num_attention_heads``)."""
-    config = hybrid.read(GraniteMoeHybridConfig, data, {"layers_block_type": "layer_types"},
-                         lists=("layer_types",))
-    assert isinstance(config, GraniteMoeHybridConfig)
-    return config
+tensors, formula, from_hf_config = hybrid.conventions(
+    stack, GraniteMoeHybridConfig, "GraniteMoeHybridForCausalLM",
+    ("E", "num_local_experts"), aliases={"layers_block_type": "layer_types"})
 
 
 SAVED = (("block_sparse_moe.experts.gate_up_proj", "block_sparse_moe.input_linear.weight"),
