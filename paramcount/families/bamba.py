@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
+from paramcount.engine.conventions.base import Formula, Symbol
 from paramcount.engine.conventions.recognition import Shapes
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
@@ -127,11 +127,6 @@ def stack(config: BambaConfig) -> hybrid.Stack:
     return s
 
 
-def tensors(config: BambaConfig) -> list[Tensor]:
-    """Every parameter of ``BambaForCausalLM(config)``, in ``named_parameters()`` order."""
-    return list(stack(config).tensors)
-
-
 def formula(config: BambaConfig) -> Formula:
     """The sum of the parts' closed forms."""
     symbols = (Symbol("V", config.vocab_size, "vocab_size"),
@@ -141,13 +136,13 @@ def formula(config: BambaConfig) -> Formula:
     return stack(config).formula(symbols)
 
 
-def from_hf_config(data: Mapping[str, object]) -> BambaConfig:
-    """A ``config.json`` read as transformers' ``BambaConfig`` reads it."""
-    config = hybrid.read(BambaConfig, {k: v for k, v in data.items() if v is not None
-                                       or k != "attn_layer_indices"},
-                         lists=("attn_layer_indices",))
-    assert isinstance(config, BambaConfig)
-    return config
+def json_values(data: Mapping[str, object]) -> dict[str, object]:
+    """A null ``attn_layer_indices`` is none given."""
+    return {k: v for k, v in data.items() if v is not None or k != "attn_layer_indices"}
+
+
+tensors, _, from_hf_config = hybrid.conventions(
+    stack, BambaConfig, "BambaForCausalLM", lists=("attn_layer_indices",), prepare=json_values)
 
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
