@@ -76,9 +76,7 @@ class BambaConfig:
 
     def __post_init__(self) -> None:
         hybrid.check_types(
-            self, ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-                   "num_attention_heads", "mamba_n_heads", "mamba_n_groups", "mamba_d_state",
-                   "mamba_d_conv", "mamba_expand"),
+            self, (*hybrid.SIZES, *hybrid.MAMBA2_SIZES),
             ("mamba_conv_bias", "mamba_proj_bias", "attention_bias", "mlp_bias",
              "tie_word_embeddings"), ("num_key_value_heads", "head_dim"))
         at_most_blocks("num_hidden_layers", self.num_hidden_layers)
@@ -95,9 +93,7 @@ class BambaConfig:
 
 Config = BambaConfig
 
-ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
-                                       "num_key_value_heads": ("--kv-heads",),
-                                       "mamba_d_state": ("--d-state",)}
+ALIASES = hybrid.MAMBA_ALIASES
 """Names people use for this family's options beside ``--field-name``."""
 
 

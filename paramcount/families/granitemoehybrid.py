@@ -87,10 +87,8 @@ class GraniteMoeHybridConfig:
 
     def __post_init__(self) -> None:
         hybrid.check_types(
-            self, ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-                   "num_attention_heads", "num_experts_per_tok", "shared_intermediate_size",
-                   "mamba_n_heads", "mamba_n_groups", "mamba_d_state", "mamba_d_conv",
-                   "mamba_expand"),
+            self, (*hybrid.SIZES, "num_experts_per_tok", "shared_intermediate_size",
+                   *hybrid.MAMBA2_SIZES),
             ("attention_bias", "mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings"),
             ("num_key_value_heads", "head_dim"))
         whole_or_zero("num_local_experts", self.num_local_experts)
@@ -115,7 +113,7 @@ class GraniteMoeHybridConfig:
 
 Config = GraniteMoeHybridConfig
 
-ALIASES: dict[str, tuple[str, ...]] = {**hybrid.HEAD_ALIASES, "mamba_d_state": ("--d-state",),
+ALIASES: dict[str, tuple[str, ...]] = {**hybrid.MAMBA_ALIASES,
                                        "num_local_experts": ("--num-experts",)}
 """Names people use for this family's options beside ``--field-name``."""
 

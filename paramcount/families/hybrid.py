@@ -314,6 +314,19 @@ HEAD_ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
                                             "num_key_value_heads": ("--kv-heads",)}
 """The names people use for the attention heads' options, in every hybrid that has them."""
 
+MAMBA_ALIASES: dict[str, tuple[str, ...]] = {**HEAD_ALIASES, "mamba_d_state": ("--d-state",)}
+"""The names people use for the options of the hybrids whose Mamba options are named
+``mamba_…`` (Jamba, Bamba, Falcon-H1, Granite 4.0-H)."""
+
+SIZES = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
+         "num_attention_heads")
+"""The sizes most hybrids' configs hold, each a whole number of at least 1, checked first and
+in this order (:func:`check_types`)."""
+
+MAMBA2_SIZES = ("mamba_n_heads", "mamba_n_groups", "mamba_d_state", "mamba_d_conv",
+                "mamba_expand")
+"""The Mamba-2 sizes of Bamba's, Falcon-H1's and Granite 4.0-H's configs."""
+
 
 def symbols(config: Any, *more: Symbol) -> tuple[Symbol, ...]:
     """V, D and L of a hybrid's closed form (vocab_size, hidden_size, num_hidden_layers), and

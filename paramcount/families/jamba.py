@@ -85,8 +85,7 @@ class JambaConfig:
 
     def __post_init__(self) -> None:
         hybrid.check_types(
-            self, ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-                   "num_attention_heads", "num_experts_per_tok", "num_experts",
+            self, (*hybrid.SIZES, "num_experts_per_tok", "num_experts",
                    "expert_layer_period", "attn_layer_period", "mamba_d_state", "mamba_d_conv",
                    "mamba_expand"),
             ("mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings"),
@@ -133,9 +132,7 @@ class JambaConfig:
 Config = JambaConfig
 
 ALIASES: dict[str, tuple[str, ...]] = {"num_experts": ("--num-local-experts", "--experts"),
-                                       "num_attention_heads": ("--heads",),
-                                       "num_key_value_heads": ("--kv-heads",),
-                                       "mamba_d_state": ("--d-state",)}
+                                       **hybrid.MAMBA_ALIASES}
 """Names people use for this family's options beside ``--field-name``."""
 
 

@@ -70,8 +70,7 @@ class Lfm2Config:
 
     def __post_init__(self) -> None:
         hybrid.check_types(
-            self, ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-                   "num_attention_heads", "num_key_value_heads", "conv_L_cache",
+            self, (*hybrid.SIZES, "num_key_value_heads", "conv_L_cache",
                    "block_multiple_of"),
             ("conv_bias", "block_auto_adjust_ff_dim", "tie_word_embeddings"), ("head_dim",))
         at_most_blocks("num_hidden_layers", self.num_hidden_layers)
@@ -119,9 +118,7 @@ class Lfm2Config:
 
 Config = Lfm2Config
 
-ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
-                                       "num_key_value_heads": ("--kv-heads",),
-                                       "conv_L_cache": ("--conv-kernel",)}
+ALIASES: dict[str, tuple[str, ...]] = {**hybrid.HEAD_ALIASES, "conv_L_cache": ("--conv-kernel",)}
 """Names people use for this family's options beside ``--field-name``."""
 
 

@@ -64,8 +64,7 @@ class Lfm3Config:
 
     def __post_init__(self) -> None:
         hybrid.check_types(
-            self, ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-                   "num_attention_heads", "num_key_value_heads", "head_dim", "conv_L_cache"),
+            self, (*hybrid.SIZES, "num_key_value_heads", "head_dim", "conv_L_cache"),
             ("conv_bias", "attention_bias", "use_attention_gate", "use_sandwich_norm",
              "tie_word_embeddings"), ("sliding_window",))
         at_most_blocks("num_hidden_layers", self.num_hidden_layers)

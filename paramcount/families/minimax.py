@@ -66,8 +66,7 @@ class MiniMaxConfig:
 
     def __post_init__(self) -> None:
         hybrid.check_types(
-            self, ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-                   "num_attention_heads", "num_key_value_heads", "num_local_experts",
+            self, (*hybrid.SIZES, "num_key_value_heads", "num_local_experts",
                    "num_experts_per_tok"), ("tie_word_embeddings",), ("head_dim",))
         at_most_blocks("num_hidden_layers", self.num_hidden_layers)
         hybrid.rope_even("head_dim", self.head_dim)

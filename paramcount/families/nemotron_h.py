@@ -135,8 +135,7 @@ class NemotronHConfig:
 
 Config = NemotronHConfig
 
-ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
-                                       "num_key_value_heads": ("--kv-heads",),
+ALIASES: dict[str, tuple[str, ...]] = {**hybrid.HEAD_ALIASES,
                                        "hybrid_override_pattern": ("--pattern",),
                                        "ssm_state_size": ("--d-state",),
                                        "n_routed_experts": ("--num-local-experts",

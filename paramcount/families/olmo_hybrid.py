@@ -74,8 +74,7 @@ class OlmoHybridConfig:
 
     def __post_init__(self) -> None:
         hybrid.check_types(
-            self, ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-                   "num_attention_heads", "linear_conv_kernel_dim"),
+            self, (*hybrid.SIZES, "linear_conv_kernel_dim"),
             ("attention_bias", "tie_word_embeddings"),
             ("num_key_value_heads", "head_dim", "linear_num_key_heads",
              "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim"))

@@ -76,8 +76,7 @@ class ZambaConfig:
 
     def __post_init__(self) -> None:
         hybrid.check_types(
-            self, ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-                   "num_attention_heads", "num_key_value_heads", "n_mamba_heads",
+            self, (*hybrid.SIZES, "num_key_value_heads", "n_mamba_heads",
                    "attn_layer_period", "mamba_d_state", "mamba_d_conv", "mamba_expand"),
             ("mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings"),
             ("attention_hidden_size", "attention_head_dim"))
