@@ -182,8 +182,8 @@ def stack(config: Qwen3NextConfig) -> hybrid.Stack:
 
 
 def read_layers(data: Mapping[str, object]) -> dict[str, object]:
-    """``data`` with ``full_attention_interval`` left out where ``layer_types`` is given (the
-    reference reads it only to make ``layer_types``) and null lists as the reference's
+    """The values of ``data`` but ``full_attention_interval`` where ``layer_types`` is given
+    (the reference reads it only to make ``layer_types``), null lists as the reference's
     defaults."""
     values = dict(data)
     if values.get("layer_types") is not None:
