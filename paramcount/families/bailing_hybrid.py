@@ -109,26 +109,25 @@ def stack(config: BailingHybridConfig) -> hybrid.Stack:
         config.head_dim, config.short_conv_kernel_size, "bailing"), gate=True)
 
 
-tensors, formula, _ = hybrid.conventions(
-    stack, BailingHybridConfig, "BailingHybridForCausalLM", ("E", "num_local_experts"))
-
-
 COPIES = {"linear_head_dim": "head_dim", "linear_conv_kernel_dim": "short_conv_kernel_size"}
 """The copies transformers' ``__post_init__`` writes, which a saved file's win over the keys
 they were copied from (read back as the field they stand for)."""
 
 
-def from_hf_config(data: Mapping[str, object]) -> BailingHybridConfig:
-    """A ``config.json`` read as transformers' ``BailingHybridConfig`` reads it: the alias keys
-    (``num_experts``, ``num_experts_per_token``, ``num_shared_experts``) and the saved copies
-    (``linear_head_dim``, ``linear_conv_kernel_dim``) win over the fields they stand for."""
+def json_values(data: Mapping[str, object]) -> dict[str, object]:
+    """The alias keys (``num_experts``, ``num_experts_per_token``, ``num_shared_experts``) and
+    the saved copies (``linear_head_dim``, ``linear_conv_kernel_dim``) win over the fields they
+    stand for."""
     values = dict(data)
     for key, field in {**kimi_linear.ALIAS_KEYS, **COPIES}.items():
         if key in values:
             values[field] = values.pop(key)
-    config = hybrid.read(BailingHybridConfig, values, lists=("layer_types", "mlp_layer_types"))
-    assert isinstance(config, BailingHybridConfig)
-    return config
+    return values
+
+
+tensors, formula, from_hf_config = hybrid.conventions(
+    stack, BailingHybridConfig, "BailingHybridForCausalLM", ("E", "num_local_experts"),
+    lists=("layer_types", "mlp_layer_types"), prepare=json_values)
 
 
 SAVED = (("model.embed_tokens.", "model.word_embeddings."), (".self_attn.", ".attention."),
@@ -198,4 +197,3 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
             values["linear_num_heads"] = kda.heads
     return hybrid.accept_values(shapes, NAME, prefix, BailingHybridConfig, values, tensors,
                                 notes)
-

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
+from paramcount.engine.conventions.base import Formula, Symbol
 from paramcount.engine.conventions.recognition import Shapes
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
@@ -76,9 +76,7 @@ class BambaConfig:
 
     def __post_init__(self) -> None:
         hybrid.check_types(
-            self, ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-                   "num_attention_heads", "mamba_n_heads", "mamba_n_groups", "mamba_d_state",
-                   "mamba_d_conv", "mamba_expand"),
+            self, (*hybrid.SIZES, *hybrid.MAMBA2_SIZES),
             ("mamba_conv_bias", "mamba_proj_bias", "attention_bias", "mlp_bias",
              "tie_word_embeddings"), ("num_key_value_heads", "head_dim"))
         at_most_blocks("num_hidden_layers", self.num_hidden_layers)
@@ -95,9 +93,7 @@ class BambaConfig:
 
 Config = BambaConfig
 
-ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
-                                       "num_key_value_heads": ("--kv-heads",),
-                                       "mamba_d_state": ("--d-state",)}
+ALIASES = hybrid.MAMBA_ALIASES
 """Names people use for this family's options beside ``--field-name``."""
 
 
@@ -127,11 +123,6 @@ def stack(config: BambaConfig) -> hybrid.Stack:
     return s
 
 
-def tensors(config: BambaConfig) -> list[Tensor]:
-    """Every parameter of ``BambaForCausalLM(config)``, in ``named_parameters()`` order."""
-    return list(stack(config).tensors)
-
-
 def formula(config: BambaConfig) -> Formula:
     """The sum of the parts' closed forms."""
     symbols = (Symbol("V", config.vocab_size, "vocab_size"),
@@ -141,13 +132,13 @@ def formula(config: BambaConfig) -> Formula:
     return stack(config).formula(symbols)
 
 
-def from_hf_config(data: Mapping[str, object]) -> BambaConfig:
-    """A ``config.json`` read as transformers' ``BambaConfig`` reads it."""
-    config = hybrid.read(BambaConfig, {k: v for k, v in data.items() if v is not None
-                                       or k != "attn_layer_indices"},
-                         lists=("attn_layer_indices",))
-    assert isinstance(config, BambaConfig)
-    return config
+def json_values(data: Mapping[str, object]) -> dict[str, object]:
+    """A null ``attn_layer_indices`` is none given."""
+    return {k: v for k, v in data.items() if v is not None or k != "attn_layer_indices"}
+
+
+tensors, _, from_hf_config = hybrid.conventions(
+    stack, BambaConfig, "BambaForCausalLM", lists=("attn_layer_indices",), prepare=json_values)
 
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:

@@ -12,9 +12,6 @@ and ``lm_head`` (untied by default).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.engine.conventions.recognition import Shapes
 from paramcount.errors import SpecError
 from paramcount.families import hybrid
@@ -85,9 +82,7 @@ class FalconH1Config:
 
     def __post_init__(self) -> None:
         hybrid.check_types(
-            self, ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-                   "num_attention_heads", "mamba_n_heads", "mamba_n_groups", "mamba_d_state",
-                   "mamba_d_conv", "mamba_expand"),
+            self, (*hybrid.SIZES, *hybrid.MAMBA2_SIZES),
             ("mamba_conv_bias", "mamba_proj_bias", "mamba_rms_norm", "projectors_bias",
              "attention_bias", "mlp_bias", "tie_word_embeddings"),
             ("num_key_value_heads", "head_dim", "mamba_d_ssm"))
@@ -118,9 +113,7 @@ class FalconH1Config:
 
 Config = FalconH1Config
 
-ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
-                                       "num_key_value_heads": ("--kv-heads",),
-                                       "mamba_d_state": ("--d-state",)}
+ALIASES = hybrid.MAMBA_ALIASES
 """Names people use for this family's options beside ``--field-name``."""
 
 
@@ -148,25 +141,9 @@ def stack(config: FalconH1Config) -> hybrid.Stack:
     return s
 
 
-def tensors(config: FalconH1Config) -> list[Tensor]:
-    """Every parameter of ``FalconH1ForCausalLM(config)``, in ``named_parameters()`` order."""
-    return list(stack(config).tensors)
-
-
-def formula(config: FalconH1Config) -> Formula:
-    """The sum of the parts' closed forms."""
-    symbols = (Symbol("V", config.vocab_size, "vocab_size"),
-               Symbol("D", config.hidden_size, "hidden_size"),
-               Symbol("E", config.mamba_inner, "the Mamba width (mamba_d_ssm)"),
-               Symbol("L", config.num_hidden_layers, "num_hidden_layers"))
-    return stack(config).formula(symbols)
-
-
-def from_hf_config(data: Mapping[str, object]) -> FalconH1Config:
-    """A ``config.json`` read as transformers' ``FalconH1Config`` reads it."""
-    config = hybrid.read(FalconH1Config, data)
-    assert isinstance(config, FalconH1Config)
-    return config
+tensors, formula, from_hf_config = hybrid.conventions(
+    stack, FalconH1Config, "FalconH1ForCausalLM",
+    ("E", "mamba_inner", "the Mamba width (mamba_d_ssm)"), lists=())
 
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:

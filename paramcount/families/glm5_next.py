@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
+from paramcount.engine.conventions.base import Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
 from paramcount.families import hybrid, kimi_linear
@@ -198,27 +198,13 @@ def stack(config: Glm5NextTextConfig) -> hybrid.Stack:
     return s
 
 
-def tensors(config: Glm5NextTextConfig) -> list[Tensor]:
-    """Every parameter of ``Glm5NextTextModel(config)``, in ``named_parameters()`` order."""
-    return list(stack(config).tensors)
-
-
-def formula(config: Glm5NextTextConfig) -> Formula:
-    """The sum of the parts' closed forms."""
-    return stack(config).formula(hybrid.symbols(
-        config, Symbol("E", config.n_routed_experts, "n_routed_experts"),
-        Symbol("S", config.hc_mult, "hc_mult")))
-
-
 LINEAR_KEYS = {"head_dim": "linear_head_dim", "num_heads": "linear_num_heads",
                "short_conv_kernel_size": "linear_conv_kernel_dim"}
 """``linear_attn_config``'s keys and the fields they win over."""
 
 
-def from_hf_config(data: Mapping[str, object]) -> Glm5NextTextConfig:
-    """A ``config.json`` read as transformers' ``Glm5NextTextConfig`` reads it:
-    ``num_local_experts`` for ``n_routed_experts`` (the field's own key wins),
-    ``linear_attn_config``'s keys over the linear fields, ``full_attention`` as
+def json_values(data: Mapping[str, object]) -> dict[str, object]:
+    """``linear_attn_config``'s keys win over the linear fields, ``full_attention`` is read as
     ``indexed_attention``; where ``indexer_types`` is not given, ``index_topk_pattern``
     (``F``/``S`` letters or a list) makes it, else ``index_topk_freq`` and
     ``index_skip_topk_offset`` (1 and 2: every layer full); its ``head_dim`` (transformers
@@ -231,10 +217,13 @@ def from_hf_config(data: Mapping[str, object]) -> Glm5NextTextConfig:
             values[field] = linear[key]
     if values.get("indexer_types") is None:
         values["indexer_types"] = _indexer_types(data)
-    config = hybrid.read(Glm5NextTextConfig, values, {"num_local_experts": "n_routed_experts"},
-                         lists=("layer_types", "mlp_layer_types", "indexer_types"))
-    assert isinstance(config, Glm5NextTextConfig)
-    return config
+    return values
+
+
+tensors, formula, from_hf_config = hybrid.conventions(
+    stack, Glm5NextTextConfig, "Glm5NextTextModel", ("E", "n_routed_experts"), ("S", "hc_mult"),
+    lists=("layer_types", "mlp_layer_types", "indexer_types"),
+    aliases={"num_local_experts": "n_routed_experts"}, prepare=json_values)
 
 
 def _indexer_types(data: Mapping[str, object]) -> object:

@@ -16,9 +16,7 @@ per head, the conv over x, B and C, ``in_proj``, the gated norm, ``out_proj``) o
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
+from paramcount.engine.conventions.base import Tensor
 from paramcount.engine.conventions.recognition import Shapes
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
@@ -89,10 +87,8 @@ class GraniteMoeHybridConfig:
 
     def __post_init__(self) -> None:
         hybrid.check_types(
-            self, ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-                   "num_attention_heads", "num_experts_per_tok", "shared_intermediate_size",
-                   "mamba_n_heads", "mamba_n_groups", "mamba_d_state", "mamba_d_conv",
-                   "mamba_expand"),
+            self, (*hybrid.SIZES, "num_experts_per_tok", "shared_intermediate_size",
+                   *hybrid.MAMBA2_SIZES),
             ("attention_bias", "mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings"),
             ("num_key_value_heads", "head_dim"))
         whole_or_zero("num_local_experts", self.num_local_experts)
@@ -117,7 +113,7 @@ class GraniteMoeHybridConfig:
 
 Config = GraniteMoeHybridConfig
 
-ALIASES: dict[str, tuple[str, ...]] = {**hybrid.HEAD_ALIASES, "mamba_d_state": ("--d-state",),
+ALIASES: dict[str, tuple[str, ...]] = {**hybrid.MAMBA_ALIASES,
                                        "num_local_experts": ("--num-experts",)}
 """Names people use for this family's options beside ``--field-name``."""
 
@@ -154,26 +150,9 @@ def stack(config: GraniteMoeHybridConfig) -> hybrid.Stack:
     return s
 
 
-def tensors(config: GraniteMoeHybridConfig) -> list[Tensor]:
-    """Every parameter of ``GraniteMoeHybridForCausalLM(config)``, in ``named_parameters()``
-    order."""
-    return list(stack(config).tensors)
-
-
-def formula(config: GraniteMoeHybridConfig) -> Formula:
-    """The sum of the parts' closed forms."""
-    return stack(config).formula(hybrid.symbols(
-        config, Symbol("E", config.num_local_experts, "num_local_experts")))
-
-
-def from_hf_config(data: Mapping[str, object]) -> GraniteMoeHybridConfig:
-    """A ``config.json`` read as transformers' ``GraniteMoeHybridConfig`` reads it
-    (``layers_block_type`` is ``layer_types``; a null ``num_key_value_heads`` is
-    ``num_attention_heads``)."""
-    config = hybrid.read(GraniteMoeHybridConfig, data, {"layers_block_type": "layer_types"},
-                         lists=("layer_types",))
-    assert isinstance(config, GraniteMoeHybridConfig)
-    return config
+tensors, formula, from_hf_config = hybrid.conventions(
+    stack, GraniteMoeHybridConfig, "GraniteMoeHybridForCausalLM",
+    ("E", "num_local_experts"), aliases={"layers_block_type": "layer_types"})
 
 
 SAVED = (("block_sparse_moe.experts.gate_up_proj", "block_sparse_moe.input_linear.weight"),

@@ -187,31 +187,37 @@ def final(stack: Stack, norm_name: str, vocab: int, width: int, tie: bool) -> No
 
 
 def conventions(build: Callable[[Any], Stack], kind: type, reference: str,
-                symbol: tuple[str, str], lists: tuple[str, ...] = ("layer_types",)) -> tuple[
-        Callable[[Any], list[Tensor]], Callable[[Any], Formula],
-        Callable[[Mapping[str, object]], Any]]:
+                *symbol: tuple[str, ...], lists: tuple[str, ...] = ("layer_types",),
+                aliases: Mapping[str, str] = {},
+                prepare: Callable[[Mapping[str, object]], Mapping[str, object]] | None = None
+                ) -> tuple[Callable[[Any], list[Tensor]], Callable[[Any], Formula],
+                           Callable[[Mapping[str, object]], Any]]:
     """A hybrid module's ``tensors``, ``formula`` and ``from_hf_config``, made from its
     ``stack`` (``build``) and config record ``kind`` (``reference``: the transformers class;
-    ``symbol``: the closed form's letter beside V, D and L, and the field it stands for;
-    ``lists``: the fields ``config.json`` gives as lists), so each module does not write
-    them again."""
+    ``symbol``: each letter of the closed form beside V, D and L, the field it stands for and
+    what it is, where not the field's name; ``lists``: the fields ``config.json`` gives as
+    lists; ``aliases``: the other keys the reference reads fields by, as :func:`read`;
+    ``prepare``: what the module does to ``config.json``'s values first, its docstring saying
+    what), so each module does not write them again."""
 
     def tensors(config: Any) -> list[Tensor]:
         return list(build(config).tensors)
 
     def formula(config: Any) -> Formula:
-        letter, field = symbol
-        return build(config).formula(symbols(config, Symbol(letter, getattr(config, field),
-                                                            field)))
+        return build(config).formula(symbols(config, *(
+            Symbol(one[0], getattr(config, one[1]), one[-1]) for one in symbol)))
 
     def from_hf_config(data: Mapping[str, object]) -> Any:
-        return read(kind, data, lists=lists)
+        return read(kind, data if prepare is None else prepare(data), aliases, lists)
 
     tensors.__doc__ = (f"Every parameter of ``{reference}(config)``, in "
                        "``named_parameters()`` order.")
     formula.__doc__ = "The sum of the parts' closed forms."
+    renamed = "".join(f"; ``{key}`` is ``{field}``" for key, field in aliases.items())
     from_hf_config.__doc__ = (f"A ``config.json`` read as transformers' ``{kind.__name__}`` "
-                              "reads it.")
+                              "reads it" + (f" ({renamed[2:]})" if renamed else "") + (
+                                  ": " + prepare.__doc__[0].lower() + prepare.__doc__[1:]
+                                  if prepare and prepare.__doc__ else "."))
     return tensors, formula, from_hf_config
 
 
@@ -307,6 +313,19 @@ def mamba2_heads(config: Any) -> None:
 HEAD_ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
                                             "num_key_value_heads": ("--kv-heads",)}
 """The names people use for the attention heads' options, in every hybrid that has them."""
+
+MAMBA_ALIASES: dict[str, tuple[str, ...]] = {**HEAD_ALIASES, "mamba_d_state": ("--d-state",)}
+"""The names people use for the options of the hybrids whose Mamba options are named
+``mamba_…`` (Jamba, Bamba, Falcon-H1, Granite 4.0-H)."""
+
+SIZES = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
+         "num_attention_heads")
+"""The sizes most hybrids' configs hold, each a whole number of at least 1, checked first and
+in this order (:func:`check_types`)."""
+
+MAMBA2_SIZES = ("mamba_n_heads", "mamba_n_groups", "mamba_d_state", "mamba_d_conv",
+                "mamba_expand")
+"""The Mamba-2 sizes of Bamba's, Falcon-H1's and Granite 4.0-H's configs."""
 
 
 def symbols(config: Any, *more: Symbol) -> tuple[Symbol, ...]:

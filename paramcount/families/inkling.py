@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
+from paramcount.engine.conventions.base import Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
 from paramcount.families import hybrid
@@ -332,37 +332,27 @@ def stack(config: InklingConfig) -> hybrid.Stack:
     return s
 
 
-def tensors(config: InklingConfig) -> list[Tensor]:
-    """Every parameter of ``InklingForCausalLM(config)``, in ``named_parameters()`` order."""
-    return list(stack(config).tensors)
-
-
-def formula(config: InklingConfig) -> Formula:
-    """The sum of the parts' closed forms."""
-    return stack(config).formula(hybrid.symbols(
-        config, Symbol("E", config.n_routed_experts, "n_routed_experts")))
-
-
 ALIAS_KEYS = {"sconv_kernel_size": "conv_kernel_size", "sliding_window": "sliding_window_size",
               "num_local_experts": "n_routed_experts"}
 """The ``attribute_map`` keys transformers reads for a field (the field's own key wins)."""
 
 
-def from_hf_config(data: Mapping[str, object]) -> InklingConfig:
-    """A ``config.json`` read as transformers' ``InklingTextConfig`` reads it: the
-    ``attribute_map`` keys, and a checkpoint's ``dense_intermediate_size`` (then
-    ``intermediate_size`` is the experts' width, and ``dense_intermediate_size`` the dense
-    MLP's)."""
+def json_values(data: Mapping[str, object]) -> dict[str, object]:
+    """A checkpoint's ``dense_intermediate_size`` (then ``intermediate_size`` is the experts'
+    width, and ``dense_intermediate_size`` the dense MLP's)."""
     values = dict(data)
     dense = values.pop("dense_intermediate_size", None)
     if dense is not None:
         values["moe_intermediate_size"] = values.get(
             "intermediate_size", InklingConfig.intermediate_size)
         values["intermediate_size"] = dense
-    config = hybrid.read(InklingConfig, values, ALIAS_KEYS,
-                         lists=("layer_types", "mlp_layer_types", "local_layer_ids"))
-    assert isinstance(config, InklingConfig)
-    return config
+    return values
+
+
+tensors, formula, from_hf_config = hybrid.conventions(
+    stack, InklingConfig, "InklingForCausalLM", ("E", "n_routed_experts"),
+    lists=("layer_types", "mlp_layer_types", "local_layer_ids"), aliases=ALIAS_KEYS,
+    prepare=json_values)
 
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:

@@ -21,11 +21,10 @@ embedding, ``model.norm``, ``model.final_input.query`` (D) and ``lm_head``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from math import prod
 from typing import Any
 
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
+from paramcount.engine.conventions.base import Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.families import hybrid, inkling2_saved
 from paramcount.families.family import RecognisedModel
@@ -233,27 +232,14 @@ def build(config: Any, loop: Loop | None = None) -> hybrid.Stack:
     return s
 
 
-def tensors(config: Any) -> list[Tensor]:
-    """Every parameter of ``Inkling2ForCausalLM(config)`` (or ``Inkling2LoopForCausalLM``), in
-    ``named_parameters()`` order."""
-    return list(stack(config).tensors)
+READ_KEYS = {**ALIAS_KEYS, "intermediate_size": "moe_intermediate_size"}
+"""Inkling 2's ``attribute_map`` keys transformers reads for a field (``intermediate_size`` is
+``moe_intermediate_size``; the field's own key wins)."""
 
 
-def formula(config: Any) -> Formula:
-    """The sum of the parts' closed forms."""
-    return stack(config).formula(hybrid.symbols(
-        config, Symbol("E", config.n_routed_experts, "n_routed_experts"),
-        Symbol("U", config.unpadded_vocab_size, "unpadded_vocab_size")))
-
-
-def from_hf_config(data: Mapping[str, object], kind: type = Inkling2Config) -> Any:
-    """A ``config.json`` read as transformers' ``Inkling2TextConfig`` (or, with ``kind``,
-    ``Inkling2LoopTextConfig``) reads it: its ``attribute_map`` (``intermediate_size`` is
-    ``moe_intermediate_size``)."""
-    config = hybrid.read(kind, data, {**ALIAS_KEYS, "intermediate_size": "moe_intermediate_size"},
-                         lists=("layer_types",))
-    assert isinstance(config, kind)
-    return config
+tensors, formula, from_hf_config = hybrid.conventions(
+    stack, Inkling2Config, "Inkling2ForCausalLM", ("E", "n_routed_experts"),
+    ("U", "unpadded_vocab_size"), aliases=READ_KEYS)
 
 
 def saved_tensors(config: Any) -> list[Tensor]:

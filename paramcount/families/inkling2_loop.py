@@ -113,14 +113,17 @@ saved_tensors = inkling2.saved_tensors
 stored_padding = inkling2.stored_padding
 
 
-def from_hf_config(data: Mapping[str, object]) -> Inkling2LoopConfig:
-    """A ``config.json`` read as transformers' ``Inkling2LoopTextConfig`` reads it: Inkling 2's
-    ``attribute_map``, and a checkpoint's ``loop_config`` over the loop's fields."""
+def json_values(data: Mapping[str, object]) -> dict[str, object]:
+    """A checkpoint's ``loop_config`` over the loop's fields."""
     values = dict(data)
     loop = mapping(data, "loop_config")
     values.update({field: loop[key] for key, field in LOOP_KEYS.items() if key in loop})
-    config: Inkling2LoopConfig = inkling2.from_hf_config(values, Inkling2LoopConfig)
-    return config
+    return values
+
+
+from_hf_config = hybrid.conventions(
+    stack, Inkling2LoopConfig, "Inkling2LoopForCausalLM", aliases=inkling2.READ_KEYS,
+    prepare=json_values)[2]
 
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:

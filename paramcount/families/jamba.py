@@ -15,9 +15,7 @@ num_experts > 1, else one gated MLP (gate, up, down); and two RMSNorms (``input_
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
+from paramcount.engine.conventions.base import Tensor
 from paramcount.engine.conventions.recognition import Shapes
 from paramcount.errors import SpecError
 from paramcount.families import hybrid
@@ -87,8 +85,7 @@ class JambaConfig:
 
     def __post_init__(self) -> None:
         hybrid.check_types(
-            self, ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-                   "num_attention_heads", "num_experts_per_tok", "num_experts",
+            self, (*hybrid.SIZES, "num_experts_per_tok", "num_experts",
                    "expert_layer_period", "attn_layer_period", "mamba_d_state", "mamba_d_conv",
                    "mamba_expand"),
             ("mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings"),
@@ -135,9 +132,7 @@ class JambaConfig:
 Config = JambaConfig
 
 ALIASES: dict[str, tuple[str, ...]] = {"num_experts": ("--num-local-experts", "--experts"),
-                                       "num_attention_heads": ("--heads",),
-                                       "num_key_value_heads": ("--kv-heads",),
-                                       "mamba_d_state": ("--d-state",)}
+                                       **hybrid.MAMBA_ALIASES}
 """Names people use for this family's options beside ``--field-name``."""
 
 
@@ -184,29 +179,10 @@ def stack(config: JambaConfig) -> hybrid.Stack:
     return s
 
 
-def tensors(config: JambaConfig) -> list[Tensor]:
-    """Every parameter of ``JambaForCausalLM(config)``, in ``named_parameters()`` order."""
-    return list(stack(config).tensors)
-
-
-def formula(config: JambaConfig) -> Formula:
-    """The sum of the parts' closed forms."""
-    symbols = (
-        Symbol("V", config.vocab_size, "vocab_size"),
-        Symbol("D", config.hidden_size, "hidden_size"),
-        Symbol("I", config.intermediate_size, "intermediate_size (each expert's and MLP's)"),
-        Symbol("E", config.num_experts, "num_experts"),
-        Symbol("L", config.num_hidden_layers, "num_hidden_layers"),
-    )
-    return stack(config).formula(symbols)
-
-
-def from_hf_config(data: Mapping[str, object]) -> JambaConfig:
-    """A ``config.json`` read as transformers' ``JambaConfig`` reads it (``num_local_experts``
-    is ``num_experts``)."""
-    config = hybrid.read(JambaConfig, data, {"num_local_experts": "num_experts"})
-    assert isinstance(config, JambaConfig)
-    return config
+tensors, formula, from_hf_config = hybrid.conventions(
+    stack, JambaConfig, "JambaForCausalLM",
+    ("I", "intermediate_size", "intermediate_size (each expert's and MLP's)"),
+    ("E", "num_experts"), lists=(), aliases={"num_local_experts": "num_experts"})
 
 
 def saved_tensors(config: JambaConfig) -> list[Tensor]:

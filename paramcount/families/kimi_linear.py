@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
+from paramcount.engine.conventions.base import Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
 from paramcount.families import hybrid
@@ -185,28 +185,16 @@ def build(config: Any, kda: KimiDeltaAttention, gate: bool = False) -> hybrid.St
     return s
 
 
-def tensors(config: KimiLinearConfig) -> list[Tensor]:
-    """Every parameter of ``KimiLinearForCausalLM(config)``, in ``named_parameters()``
-    order."""
-    return list(stack(config).tensors)
-
-
-def formula(config: KimiLinearConfig) -> Formula:
-    """The sum of the parts' closed forms."""
-    return stack(config).formula(hybrid.symbols(
-        config, Symbol("E", config.num_local_experts, "num_local_experts")))
-
-
 ALIAS_KEYS = {"num_experts": "num_local_experts",
               "num_experts_per_token": "num_experts_per_tok",
               "num_shared_experts": "n_shared_experts"}
 """The keys transformers reads in place of a field's own (they win where both are given)."""
 
 
-def from_hf_config(data: Mapping[str, object]) -> KimiLinearConfig:
-    """A ``config.json`` read as transformers' ``KimiLinearConfig`` reads it: the alias keys
-    and ``linear_attn_config`` win over the fields they stand for; its 1-indexed
-    ``kda_layers`` and ``full_attn_layers`` make ``layer_types`` where that is not given."""
+def json_values(data: Mapping[str, object]) -> dict[str, object]:
+    """The alias keys and ``linear_attn_config`` win over the fields they stand for; its
+    1-indexed ``kda_layers`` and ``full_attn_layers`` make ``layer_types`` where that is not
+    given."""
     values = dict(data)
     for key, field in ALIAS_KEYS.items():
         if key in values:
@@ -228,9 +216,12 @@ def from_hf_config(data: Mapping[str, object]) -> KimiLinearConfig:
         for i in kda:
             kinds[i - 1] = "linear_attention"
         values["layer_types"] = kinds
-    config = hybrid.read(KimiLinearConfig, values, lists=("layer_types", "mlp_layer_types"))
-    assert isinstance(config, KimiLinearConfig)
-    return config
+    return values
+
+
+tensors, formula, from_hf_config = hybrid.conventions(
+    stack, KimiLinearConfig, "KimiLinearForCausalLM", ("E", "num_local_experts"),
+    lists=("layer_types", "mlp_layer_types"), prepare=json_values)
 
 
 SAVED = {"gate_proj": "w1", "up_proj": "w3", "down_proj": "w2"}

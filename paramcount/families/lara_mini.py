@@ -14,9 +14,7 @@ transformers converts when it loads; paramcount recognises the model's own names
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from paramcount.engine.conventions.base import Formula, Tensor
+from paramcount.engine.conventions.base import Tensor
 from paramcount.engine.conventions.recognition import Shapes
 from paramcount.errors import SpecError
 from paramcount.families import hybrid
@@ -124,21 +122,7 @@ def stack(config: LaraMiniConfig) -> hybrid.Stack:
     return build(config, "split", lambda i: True, config.types, False, "lara")
 
 
-def tensors(config: LaraMiniConfig) -> list[Tensor]:
-    """Every parameter of ``LaraMiniForCausalLM(config)``, in ``named_parameters()`` order."""
-    return list(stack(config).tensors)
-
-
-def formula(config: LaraMiniConfig) -> Formula:
-    """The sum of the parts' closed forms."""
-    return stack(config).formula(hybrid.symbols(config))
-
-
-def from_hf_config(data: Mapping[str, object]) -> LaraMiniConfig:
-    """A ``config.json`` read as transformers' ``LaraMiniConfig`` reads it."""
-    config = hybrid.read(LaraMiniConfig, data, lists=("layer_types",))
-    assert isinstance(config, LaraMiniConfig)
-    return config
+tensors, formula, from_hf_config = hybrid.conventions(stack, LaraMiniConfig, "LaraMiniForCausalLM")
 
 
 SPLIT = ("in_proj_qkv", "in_proj_z", "in_proj_b", "in_proj_a")

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.engine.conventions.recognition import Shapes
 from paramcount.errors import SpecError
 from paramcount.families import hybrid
@@ -71,8 +70,7 @@ class Lfm2Config:
 
     def __post_init__(self) -> None:
         hybrid.check_types(
-            self, ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-                   "num_attention_heads", "num_key_value_heads", "conv_L_cache",
+            self, (*hybrid.SIZES, "num_key_value_heads", "conv_L_cache",
                    "block_multiple_of"),
             ("conv_bias", "block_auto_adjust_ff_dim", "tie_word_embeddings"), ("head_dim",))
         at_most_blocks("num_hidden_layers", self.num_hidden_layers)
@@ -120,9 +118,7 @@ class Lfm2Config:
 
 Config = Lfm2Config
 
-ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
-                                       "num_key_value_heads": ("--kv-heads",),
-                                       "conv_L_cache": ("--conv-kernel",)}
+ALIASES: dict[str, tuple[str, ...]] = {**hybrid.HEAD_ALIASES, "conv_L_cache": ("--conv-kernel",)}
 """Names people use for this family's options beside ``--field-name``."""
 
 
@@ -150,24 +146,10 @@ def stack(config: Lfm2Config) -> hybrid.Stack:
     return s
 
 
-def tensors(config: Lfm2Config) -> list[Tensor]:
-    """Every parameter of ``Lfm2ForCausalLM(config)``, in ``named_parameters()`` order."""
-    return list(stack(config).tensors)
-
-
-def formula(config: Lfm2Config) -> Formula:
-    """The sum of the parts' closed forms."""
-    symbols = (Symbol("V", config.vocab_size, "vocab_size"),
-               Symbol("D", config.hidden_size, "hidden_size"),
-               Symbol("F", config.ffn_size, "the MLP width, intermediate_size adjusted"),
-               Symbol("L", config.num_hidden_layers, "num_hidden_layers"))
-    return stack(config).formula(symbols)
-
-
-def from_hf_config(data: Mapping[str, object]) -> Lfm2Config:
-    """A ``config.json`` read as transformers' ``Lfm2Config`` reads it: ``block_ff_dim`` and
-    ``tie_embedding`` (LiquidAI's names) win over ``intermediate_size`` and
-    ``tie_word_embeddings``; ``layer_types`` over ``full_attn_idxs``."""
+def json_values(data: Mapping[str, object]) -> dict[str, object]:
+    """``block_ff_dim`` and ``tie_embedding`` (LiquidAI's names) win over
+    ``intermediate_size`` and ``tie_word_embeddings``; ``layer_types`` over
+    ``full_attn_idxs``."""
     values = dict(data)
     for theirs, ours in (("block_ff_dim", "intermediate_size"),
                          ("tie_embedding", "tie_word_embeddings")):
@@ -175,9 +157,13 @@ def from_hf_config(data: Mapping[str, object]) -> Lfm2Config:
             values[ours] = values[theirs]
     if values.get("layer_types") is not None:
         values.pop("full_attn_idxs", None)
-    config = hybrid.read(Lfm2Config, values, lists=("full_attn_idxs", "layer_types"))
-    assert isinstance(config, Lfm2Config)
-    return config
+    return values
+
+
+tensors, formula, from_hf_config = hybrid.conventions(
+    stack, Lfm2Config, "Lfm2ForCausalLM",
+    ("F", "ffn_size", "the MLP width, intermediate_size adjusted"),
+    lists=("full_attn_idxs", "layer_types"), prepare=json_values)
 
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:

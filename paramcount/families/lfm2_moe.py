@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
+from paramcount.engine.conventions.base import Tensor
 from paramcount.engine.conventions.recognition import Shapes
 from paramcount.errors import SpecError
 from paramcount.families import hybrid
@@ -148,27 +148,18 @@ def stack(config: Lfm2MoeConfig) -> hybrid.Stack:
     return s
 
 
-def tensors(config: Lfm2MoeConfig) -> list[Tensor]:
-    """Every parameter of ``Lfm2MoeForCausalLM(config)``, in ``named_parameters()`` order."""
-    return list(stack(config).tensors)
-
-
-def formula(config: Lfm2MoeConfig) -> Formula:
-    """The sum of the parts' closed forms."""
-    return stack(config).formula(hybrid.symbols(
-        config, Symbol("E", config.num_experts, "num_experts")))
-
-
-def from_hf_config(data: Mapping[str, object]) -> Lfm2MoeConfig:
-    """A ``config.json`` read as transformers' ``Lfm2MoeConfig`` reads it: ``tie_embedding``
-    (LiquidAI's name) wins over ``tie_word_embeddings``; ``layer_types`` must be given."""
+def json_values(data: Mapping[str, object]) -> dict[str, object]:
+    """``tie_embedding`` (LiquidAI's name) wins over ``tie_word_embeddings``; ``layer_types``
+    must be given."""
     values = dict(data)
     if "tie_embedding" in values:
         values["tie_word_embeddings"] = values["tie_embedding"]
     values.setdefault("layer_types", None)
-    config = hybrid.read(Lfm2MoeConfig, values, lists=("layer_types",))
-    assert isinstance(config, Lfm2MoeConfig)
-    return config
+    return values
+
+
+tensors, formula, from_hf_config = hybrid.conventions(
+    stack, Lfm2MoeConfig, "Lfm2MoeForCausalLM", ("E", "num_experts"), prepare=json_values)
 
 
 SAVED = {"gate_proj": "w1", "up_proj": "w3", "down_proj": "w2"}

@@ -14,9 +14,7 @@ with ``use_sandwich_norm``, ``post_operator_norm``, ``post_ffn_norm``. Around th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
+from paramcount.engine.conventions.base import Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
@@ -66,8 +64,7 @@ class Lfm3Config:
 
     def __post_init__(self) -> None:
         hybrid.check_types(
-            self, ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-                   "num_attention_heads", "num_key_value_heads", "head_dim", "conv_L_cache"),
+            self, (*hybrid.SIZES, "num_key_value_heads", "head_dim", "conv_L_cache"),
             ("conv_bias", "attention_bias", "use_attention_gate", "use_sandwich_norm",
              "tie_word_embeddings"), ("sliding_window",))
         at_most_blocks("num_hidden_layers", self.num_hidden_layers)
@@ -132,22 +129,8 @@ def stack(config: Lfm3Config) -> hybrid.Stack:
     return s
 
 
-def tensors(config: Lfm3Config) -> list[Tensor]:
-    """Every parameter of ``Lfm3ForCausalLM(config)``, in ``named_parameters()`` order."""
-    return list(stack(config).tensors)
-
-
-def formula(config: Lfm3Config) -> Formula:
-    """The sum of the parts' closed forms."""
-    return stack(config).formula(hybrid.symbols(
-        config, Symbol("H", config.num_attention_heads, "num_attention_heads")))
-
-
-def from_hf_config(data: Mapping[str, object]) -> Lfm3Config:
-    """A ``config.json`` read as transformers' ``Lfm3Config`` reads it."""
-    config = hybrid.read(Lfm3Config, data, lists=("layer_types",))
-    assert isinstance(config, Lfm3Config)
-    return config
+tensors, formula, from_hf_config = hybrid.conventions(
+    stack, Lfm3Config, "Lfm3ForCausalLM", ("H", "num_attention_heads"))
 
 
 SAVED = (".self_attn.g_proj.weight", ".self_attn.gate_proj.weight")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
+from paramcount.engine.conventions.base import Tensor
 from paramcount.engine.conventions.recognition import Shapes
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
@@ -66,8 +66,7 @@ class MiniMaxConfig:
 
     def __post_init__(self) -> None:
         hybrid.check_types(
-            self, ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-                   "num_attention_heads", "num_key_value_heads", "num_local_experts",
+            self, (*hybrid.SIZES, "num_key_value_heads", "num_local_experts",
                    "num_experts_per_tok"), ("tie_word_embeddings",), ("head_dim",))
         at_most_blocks("num_hidden_layers", self.num_hidden_layers)
         hybrid.rope_even("head_dim", self.head_dim)
@@ -119,24 +118,9 @@ def stack(config: MiniMaxConfig) -> hybrid.Stack:
     return s
 
 
-def tensors(config: MiniMaxConfig) -> list[Tensor]:
-    """Every parameter of ``MiniMaxForCausalLM(config)``, in ``named_parameters()`` order."""
-    return list(stack(config).tensors)
-
-
-def formula(config: MiniMaxConfig) -> Formula:
-    """The sum of the parts' closed forms."""
-    return stack(config).formula(hybrid.symbols(
-        config, Symbol("E", config.num_local_experts, "num_local_experts")))
-
-
-def from_hf_config(data: Mapping[str, object]) -> MiniMaxConfig:
-    """A ``config.json`` read as transformers' ``MiniMaxConfig`` reads it (``num_experts`` is
-    ``num_local_experts``)."""
-    config = hybrid.read(MiniMaxConfig, data, {"num_experts": "num_local_experts"},
-                         lists=("layer_types",))
-    assert isinstance(config, MiniMaxConfig)
-    return config
+tensors, formula, from_hf_config = hybrid.conventions(
+    stack, MiniMaxConfig, "MiniMaxForCausalLM", ("E", "num_local_experts"),
+    aliases={"num_experts": "num_local_experts"})
 
 
 def load(data: Mapping[str, object]) -> Reading:

@@ -135,8 +135,7 @@ class NemotronHConfig:
 
 Config = NemotronHConfig
 
-ALIASES: dict[str, tuple[str, ...]] = {"num_attention_heads": ("--heads",),
-                                       "num_key_value_heads": ("--kv-heads",),
+ALIASES: dict[str, tuple[str, ...]] = {**hybrid.HEAD_ALIASES,
                                        "hybrid_override_pattern": ("--pattern",),
                                        "ssm_state_size": ("--d-state",),
                                        "n_routed_experts": ("--num-local-experts",
@@ -175,11 +174,6 @@ def stack(config: NemotronHConfig) -> hybrid.Stack:
     return s
 
 
-def tensors(config: NemotronHConfig) -> list[Tensor]:
-    """Every parameter of ``NemotronHForCausalLM(config)``, in ``named_parameters()`` order."""
-    return list(stack(config).tensors)
-
-
 def formula(config: NemotronHConfig) -> Formula:
     """The sum of the parts' closed forms."""
     symbols = (Symbol("V", config.vocab_size, "vocab_size"),
@@ -193,19 +187,21 @@ ALIAS_KEYS = {"mamba_n_groups": "n_groups", "mamba_d_conv": "conv_kernel",
 """config.json keys transformers also reads (its ``__post_init__`` and ``attribute_map``)."""
 
 
-def from_hf_config(data: Mapping[str, object]) -> NemotronHConfig:
-    """A ``config.json`` read as transformers' ``NemotronHConfig`` reads it (the older
-    ``mamba_…`` names win over the new where both are given, as its ``__post_init__`` pops
-    them; ``layers_block_type`` over ``hybrid_override_pattern``)."""
+def json_values(data: Mapping[str, object]) -> dict[str, object]:
+    """The older ``mamba_…`` names win over the new where both are given, as its
+    ``__post_init__`` pops them; ``layers_block_type`` over ``hybrid_override_pattern``."""
     values = dict(data)
     for key, field in ALIAS_KEYS.items():
         if key in values and (key.startswith("mamba_") or field not in values):
             values[field] = values[key]
     if values.get("layers_block_type") is None and values.get("layer_types") is not None:
         values["layers_block_type"] = values["layer_types"]
-    config = hybrid.read(NemotronHConfig, values, lists=("layers_block_type",))
-    assert isinstance(config, NemotronHConfig)
-    return config
+    return values
+
+
+tensors, _, from_hf_config = hybrid.conventions(
+    stack, NemotronHConfig, "NemotronHForCausalLM", lists=("layers_block_type",),
+    prepare=json_values)
 
 
 SAVED_BACKBONE = "backbone."

@@ -17,10 +17,9 @@ int(0.75·hidden_size / heads) for keys and twice that for values. Around them
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from math import gcd
 
-from paramcount.engine.conventions.base import Formula, Tensor
+from paramcount.engine.conventions.base import Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
 from paramcount.families import hybrid
@@ -75,8 +74,7 @@ class OlmoHybridConfig:
 
     def __post_init__(self) -> None:
         hybrid.check_types(
-            self, ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-                   "num_attention_heads", "linear_conv_kernel_dim"),
+            self, (*hybrid.SIZES, "linear_conv_kernel_dim"),
             ("attention_bias", "tie_word_embeddings"),
             ("num_key_value_heads", "head_dim", "linear_num_key_heads",
              "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim"))
@@ -158,22 +156,8 @@ def stack(config: OlmoHybridConfig) -> hybrid.Stack:
     return s
 
 
-def tensors(config: OlmoHybridConfig) -> list[Tensor]:
-    """Every parameter of ``OlmoHybridForCausalLM(config)``, in ``named_parameters()``
-    order."""
-    return list(stack(config).tensors)
-
-
-def formula(config: OlmoHybridConfig) -> Formula:
-    """The sum of the parts' closed forms."""
-    return stack(config).formula(hybrid.symbols(config))
-
-
-def from_hf_config(data: Mapping[str, object]) -> OlmoHybridConfig:
-    """A ``config.json`` read as transformers' ``OlmoHybridConfig`` reads it."""
-    config = hybrid.read(OlmoHybridConfig, data, lists=("layer_types",))
-    assert isinstance(config, OlmoHybridConfig)
-    return config
+tensors, formula, from_hf_config = hybrid.conventions(
+    stack, OlmoHybridConfig, "OlmoHybridForCausalLM")
 
 
 SAVED = ((".input_layernorm.", ".attention_layer_norm."),

@@ -11,9 +11,6 @@ alone, as the text configs (``text_config``) describe it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from paramcount.engine.conventions.base import Formula, Tensor
 from paramcount.engine.conventions.recognition import Shapes
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
@@ -82,21 +79,8 @@ def stack(config: Qwen3_5TextConfig) -> hybrid.Stack:
     return build(config, "split", lambda i: False)
 
 
-def tensors(config: Qwen3_5TextConfig) -> list[Tensor]:
-    """Every parameter of ``Qwen3_5ForCausalLM(config)``, in ``named_parameters()`` order."""
-    return list(stack(config).tensors)
-
-
-def formula(config: Qwen3_5TextConfig) -> Formula:
-    """The sum of the parts' closed forms."""
-    return stack(config).formula(hybrid.symbols(config))
-
-
-def from_hf_config(data: Mapping[str, object]) -> Qwen3_5TextConfig:
-    """A ``config.json`` read as transformers' ``Qwen3_5TextConfig`` reads it."""
-    config = hybrid.read(Qwen3_5TextConfig, read_layers(data), lists=("layer_types",))
-    assert isinstance(config, Qwen3_5TextConfig)
-    return config
+tensors, formula, from_hf_config = hybrid.conventions(
+    stack, Qwen3_5TextConfig, "Qwen3_5ForCausalLM", prepare=read_layers)
 
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:

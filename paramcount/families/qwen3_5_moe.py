@@ -10,9 +10,7 @@ decoder alone, as the text configs (``text_config``) describe it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from paramcount.engine.conventions.base import Formula, Tensor
+from paramcount.engine.conventions.base import Tensor
 from paramcount.engine.conventions.recognition import Shapes
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
@@ -86,22 +84,8 @@ def stack(config: Qwen3_5MoeTextConfig) -> hybrid.Stack:
     return build(config, "split", lambda i: True)
 
 
-def tensors(config: Qwen3_5MoeTextConfig) -> list[Tensor]:
-    """Every parameter of ``Qwen3_5MoeForCausalLM(config)``, in ``named_parameters()``
-    order."""
-    return list(stack(config).tensors)
-
-
-def formula(config: Qwen3_5MoeTextConfig) -> Formula:
-    """The sum of the parts' closed forms."""
-    return stack(config).formula(hybrid.symbols(config))
-
-
-def from_hf_config(data: Mapping[str, object]) -> Qwen3_5MoeTextConfig:
-    """A ``config.json`` read as transformers' ``Qwen3_5MoeTextConfig`` reads it."""
-    config = hybrid.read(Qwen3_5MoeTextConfig, read_layers(data), lists=("layer_types",))
-    assert isinstance(config, Qwen3_5MoeTextConfig)
-    return config
+tensors, formula, from_hf_config = hybrid.conventions(
+    stack, Qwen3_5MoeTextConfig, "Qwen3_5MoeForCausalLM", prepare=read_layers)
 
 
 def saved_tensors(config: Qwen3_5MoeTextConfig) -> list[Tensor]:

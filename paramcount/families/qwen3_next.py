@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from paramcount.engine.conventions.base import Formula, Tensor
+from paramcount.engine.conventions.base import Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.families import hybrid
 from paramcount.families.family import RecognisedModel
@@ -181,28 +181,9 @@ def stack(config: Qwen3NextConfig) -> hybrid.Stack:
     return build(config, "fused", config.experts_at)
 
 
-def tensors(config: Qwen3NextConfig) -> list[Tensor]:
-    """Every parameter of ``Qwen3NextForCausalLM(config)``, in ``named_parameters()`` order."""
-    return list(stack(config).tensors)
-
-
-def formula(config: Qwen3NextConfig) -> Formula:
-    """The sum of the parts' closed forms."""
-    return stack(config).formula(hybrid.symbols(config))
-
-
-def from_hf_config(data: Mapping[str, object]) -> Qwen3NextConfig:
-    """A ``config.json`` read as transformers' ``Qwen3NextConfig`` reads it
-    (``full_attention_interval`` places attention only where ``layer_types`` is not given)."""
-    config = hybrid.read(Qwen3NextConfig, read_layers(data),
-                         lists=("layer_types", "mlp_only_layers"))
-    assert isinstance(config, Qwen3NextConfig)
-    return config
-
-
 def read_layers(data: Mapping[str, object]) -> dict[str, object]:
-    """``data`` with ``full_attention_interval`` left out where ``layer_types`` is given (the
-    reference reads it only to make ``layer_types``) and null lists as the reference's
+    """The values of ``data`` but ``full_attention_interval`` where ``layer_types`` is given
+    (the reference reads it only to make ``layer_types``), null lists as the reference's
     defaults."""
     values = dict(data)
     if values.get("layer_types") is not None:
@@ -210,6 +191,11 @@ def read_layers(data: Mapping[str, object]) -> dict[str, object]:
     if values.get("mlp_only_layers", ()) is None:
         values.pop("mlp_only_layers")
     return values
+
+
+tensors, formula, from_hf_config = hybrid.conventions(
+    stack, Qwen3NextConfig, "Qwen3NextForCausalLM", lists=("layer_types", "mlp_only_layers"),
+    prepare=read_layers)
 
 
 def saved_tensors(config: Qwen3NextConfig) -> list[Tensor]:

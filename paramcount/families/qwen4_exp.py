@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
+from paramcount.engine.conventions.base import Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
 from paramcount.families import hybrid
@@ -249,32 +249,22 @@ def stack(config: Qwen4ExpTextConfig) -> hybrid.Stack:
     return s
 
 
-def tensors(config: Qwen4ExpTextConfig) -> list[Tensor]:
-    """Every parameter of ``Qwen4ExpForCausalLM(config)``, in ``named_parameters()``
-    order."""
-    return list(stack(config).tensors)
-
-
-def formula(config: Qwen4ExpTextConfig) -> Formula:
-    """The sum of the parts' closed forms."""
-    return stack(config).formula(hybrid.symbols(
-        config, Symbol("S", config.hc_count, "hc_count")))
-
-
-def from_hf_config(data: Mapping[str, object]) -> Qwen4ExpTextConfig:
-    """A ``config.json`` read as transformers' ``Qwen4ExpTextConfig`` reads it
-    (``full_attention_interval`` places attention only where ``layer_types`` is not given; a
+def json_values(data: Mapping[str, object]) -> dict[str, object]:
+    """``full_attention_interval`` places attention only where ``layer_types`` is not given; a
     null ``ple_layer_ids`` is none; ``rope_parameters``' ``partial_rotary_factor`` wins over
-    the key's own)."""
+    the key's own."""
     values = read_layers(data)
     if values.get("ple_layer_ids", ()) is None:
         values.pop("ple_layer_ids")
     rope = data.get("rope_parameters")
     if isinstance(rope, Mapping) and "partial_rotary_factor" in rope:
         values["partial_rotary_factor"] = rope["partial_rotary_factor"]  # it wins, as there
-    config = hybrid.read(Qwen4ExpTextConfig, values, lists=("layer_types", "ple_layer_ids"))
-    assert isinstance(config, Qwen4ExpTextConfig)
-    return config
+    return values
+
+
+tensors, formula, from_hf_config = hybrid.conventions(
+    stack, Qwen4ExpTextConfig, "Qwen4ExpForCausalLM", ("S", "hc_count"),
+    lists=("layer_types", "ple_layer_ids"), prepare=json_values)
 
 
 SHARD = ".ngram_embedding.shard_"

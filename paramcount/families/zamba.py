@@ -17,9 +17,7 @@ else each hybrid layer holds its own. Around them ``model.embed_tokens``,
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError
 from paramcount.families import hybrid
@@ -78,8 +76,7 @@ class ZambaConfig:
 
     def __post_init__(self) -> None:
         hybrid.check_types(
-            self, ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-                   "num_attention_heads", "num_key_value_heads", "n_mamba_heads",
+            self, (*hybrid.SIZES, "num_key_value_heads", "n_mamba_heads",
                    "attn_layer_period", "mamba_d_state", "mamba_d_conv", "mamba_expand"),
             ("mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings"),
             ("attention_hidden_size", "attention_head_dim"))
@@ -174,26 +171,10 @@ def stack(config: ZambaConfig) -> hybrid.Stack:
     return s
 
 
-def tensors(config: ZambaConfig) -> list[Tensor]:
-    """Every parameter of ``ZambaForCausalLM(config)``, in ``named_parameters()`` order
-    (a tied shared block once)."""
-    return list(stack(config).tensors)
-
-
-def formula(config: ZambaConfig) -> Formula:
-    """The sum of the parts' closed forms."""
-    return stack(config).formula(hybrid.symbols(
-        config, Symbol("H", config.n_mamba_heads, "n_mamba_heads")))
-
-
-def from_hf_config(data: Mapping[str, object]) -> ZambaConfig:
-    """A ``config.json`` read as transformers' ``ZambaConfig`` reads it (``layer_types`` is
-    ``layers_block_type``, ``head_dim`` is ``attention_head_dim``)."""
-    config = hybrid.read(ZambaConfig, data, {"layer_types": "layers_block_type",
-                                             "head_dim": "attention_head_dim"},
-                         lists=("layers_block_type",))
-    assert isinstance(config, ZambaConfig)
-    return config
+tensors, formula, from_hf_config = hybrid.conventions(
+    stack, ZambaConfig, "ZambaForCausalLM", ("H", "n_mamba_heads"),
+    lists=("layers_block_type",),
+    aliases={"layer_types": "layers_block_type", "head_dim": "attention_head_dim"})
 
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.engine.conventions.base import Formula, Symbol, Tensor
+from paramcount.engine.conventions.base import Formula, Symbol
 from paramcount.engine.conventions.recognition import Shapes
 from paramcount.errors import SpecError
 from paramcount.families import hybrid
@@ -194,12 +194,6 @@ def stack(config: Zamba2Config) -> hybrid.Stack:
     return s
 
 
-def tensors(config: Zamba2Config) -> list[Tensor]:
-    """Every parameter of ``Zamba2ForCausalLM(config)``, in ``named_parameters()`` order
-    (each shared block once)."""
-    return list(stack(config).tensors)
-
-
 def formula(config: Zamba2Config) -> Formula:
     """The sum of the parts' closed forms."""
     symbols = (Symbol("V", config.vocab_size, "vocab_size"),
@@ -210,23 +204,21 @@ def formula(config: Zamba2Config) -> Formula:
     return stack(config).formula(symbols)
 
 
-def from_hf_config(data: Mapping[str, object]) -> Zamba2Config:
-    """A ``config.json`` read as transformers' ``Zamba2Config`` reads it.
-
-    ``layer_types`` alone (its ``attribute_map`` name for ``layers_block_type``) is refused:
+def json_values(data: Mapping[str, object]) -> Mapping[str, object]:
+    """``layer_types`` alone (its ``attribute_map`` name for ``layers_block_type``) is refused:
     transformers 5 sets it after placing the shared blocks' adapters on the default 54 layers,
     which builds a model no forward pass can run; files transformers writes name
-    ``layers_block_type``.
-    """
-    values = dict(data)
-    if values.get("layers_block_type") is None and values.get("layer_types") is not None:
+    ``layers_block_type``."""
+    if data.get("layers_block_type") is None and data.get("layer_types") is not None:
         raise SpecError("config.json: {layer_types} without layers_block_type: transformers 5 "
                         "places the shared blocks' adapters on its default 54 layers before it "
                         "reads layer_types; write layers_block_type",
-                        layer_types=values["layer_types"])
-    config = hybrid.read(Zamba2Config, values, lists=("layers_block_type",))
-    assert isinstance(config, Zamba2Config)
-    return config
+                        layer_types=data["layer_types"])
+    return data
+
+
+tensors, _, from_hf_config = hybrid.conventions(
+    stack, Zamba2Config, "Zamba2ForCausalLM", lists=("layers_block_type",), prepare=json_values)
 
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
