@@ -28,7 +28,6 @@ from paramcount.reading.tables.table import (
     Shape,
     columns,
     count,
-    first_shape,
     row_cells,
     shapes,
     tokens,
@@ -114,6 +113,9 @@ class Dialect:
     (its depth)."""
     caption: re.Pattern[str] = NOTHING
     """The line over the table that names the model (the name in group 1)."""
+    input_at: int = 0
+    """Which of an input cell's shapes is the layer's own input (Flax stacks a cell's carry
+    before it: -1)."""
 
     def first(self, lines: Sequence[str], start: int) -> int:
         """The table's first line (0-based): the rule above its header at ``start``, if any."""
@@ -220,17 +222,19 @@ def continues(body: Sequence[tuple[int, list[str]]], cells: Sequence[str]) -> bo
     return False
 
 
-def layer(role: Mapping[str, str], line: int, name: str, kind: str, depth: int = 1,
-          note: str = "", counts: Callable[[str], tuple[int, int] | None] = exact) -> Row:
-    """One layer's row from its cells by their columns' roles (:meth:`Dialect.roles`): its
-    outputs, input shape and count (``counts``: how the printer prints one) read from theirs,
-    a rounded count as its interval."""
-    outputs = shapes(role["output"]) if "output" in role else ()
-    counted = counts(role.get("params", ""))
+def layer(dialect: Dialect, role: Mapping[str, str], line: int, name: str, kind: str,
+          depth: int = 1, note: str = "") -> Row:
+    """One layer's row from its cells by their columns' roles (:meth:`Dialect.roles`), read as
+    ``dialect`` prints them: its outputs, its input's shape, its count (a rounded one as its
+    interval) and its first input (``source``), where printed."""
+    outputs = tuple(dialect.shapes(role["output"])) if "output" in role else ()
+    inputs = dialect.shapes(role["input"]) if "input" in role else ()
+    counted = dialect.counts(role.get("params", ""))
     one = whole(counted)
-    return Row(name, kind, outputs[0] if outputs else None, one, line, depth,
-               outputs=outputs, input_shape=first_shape(role["input"]) if "input" in role
-               else None, note=note, rounded=counted if counted and one is None else None)
+    return Row(name, kind, outputs[0] if outputs else None, one, line, depth, outputs=outputs,
+               input_shape=inputs[dialect.input_at] if inputs else None, note=note,
+               rounded=counted if counted and one is None else None,
+               source=dialect.source(role.get("source", "")) if dialect.source else None)
 
 
 def numbered(lines: Sequence[str], start: int, dialect: Dialect) -> tuple[list[Row], Scan]:
@@ -245,8 +249,8 @@ def numbered(lines: Sequence[str], start: int, dialect: Dialect) -> tuple[list[R
         label = dialect.label.fullmatch(cells[0]) if cells and dialect.label else None
         if label is None:
             break
-        rows.append(layer(dict(zip(roles, cells, strict=True)), index + 1, cells[0],
-                          label.group("type"), counts=dialect.counts))
+        rows.append(layer(dialect, dict(zip(roles, cells, strict=True)), index + 1, cells[0],
+                          label.group("type")))
     return rows, scan
 
 

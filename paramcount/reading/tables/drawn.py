@@ -24,7 +24,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
 from paramcount.reading.patterns import lazy
-from paramcount.reading.tables.dialect import DRAWN_LIMIT, Dialect, footer
+from paramcount.reading.tables.dialect import DRAWN_LIMIT, Dialect, footer, layer
 from paramcount.reading.tables.table import Column, Row, Window, count, tokens
 from paramcount.record import record
 
@@ -279,26 +279,18 @@ def ascii_box(lines: Sequence[str], start: int) -> Window:
 
 
 def row(record: Record, line: int, dialect: Dialect) -> Row | None:
-    """A record read by its columns' roles: its name and class (from one ``label`` cell, or
-    ``name`` and ``type``), every output shape, its count, its input's shape, its first input;
-    None where its name and class cannot be read."""
-    def cell(role: str) -> str:
-        held = dialect.column(role)
-        return record.get(held, "") if held is not None else ""
-
+    """A record read as a layer's row (:func:`.dialect.layer`), its name and class from one
+    ``label`` cell or from ``name`` and ``type``, its depth where the printer shows it; None
+    where its name and class cannot be read."""
+    role = dialect.roles(record)
     if dialect.name_type is not None:
-        named = dialect.name_type(cell("label"))
+        named = dialect.name_type(role.get("label", ""))
         if named is None:
             return None
         name, kind = named
     else:
-        name, kind = cell("name").strip(), cell("type").strip()
-    outputs = tuple(dialect.shapes(cell("output")))
-    inputs = dialect.shapes(cell("input"))
-    return Row(name, kind, outputs[0] if outputs else None, dialect.number(cell("params")), line,
-               int(record.get(DEPTH, "1")), outputs=outputs,
-               source=dialect.source(cell("source")) if dialect.source else None,
-               input_shape=inputs[-1] if inputs else None)
+        name, kind = role.get("name", "").strip(), role.get("type", "").strip()
+    return layer(dialect, role, line, name, kind, int(record.get(DEPTH, "1")))
 
 
 def total_below(lines: Sequence[str], index: int, dialect: Dialect) -> tuple[int, int | None]:

@@ -71,7 +71,7 @@ DIALECT = Dialect("flax-tabulate", {"path": "name", "module": "type", "inputs": 
                   total=re.compile(r"\s*Total Parameters: ([0-9,]+)"), join="\n",
                   unwrapped=frozenset({"module"}), total_row=True, counts=_params,
                   shapes=_shapes, gap=True, rules=frozenset("_=-─━"),
-                  caption=re.compile(r"^\s*(\w+) Summary\s*$"))
+                  caption=re.compile(r"^\s*(\w+) Summary\s*$"), input_at=-1)
 """tabulate's table: a cell's entries stacked (joined by line), its module cell cut at the
 column's edge, never wrapped; its total in a ``Total`` row and under the box; the model named
 in the ``Net Summary`` caption over it."""

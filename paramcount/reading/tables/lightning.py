@@ -132,8 +132,8 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
         elif foreign_digits(" ".join(cells)) is not None:
             unread.append(Unread(at + 1, lines[at], NOT_ASCII_DIGITS))
         else:
-            rows.append(layer(DIALECT.roles(named), at + 1, name, kind,
-                              depth=name.count(".") + 1, counts=DIALECT.counts))
+            rows.append(layer(DIALECT, DIALECT.roles(named), at + 1, name, kind,
+                              depth=name.count(".") + 1))
     if not rows:
         return None
     return printout(DIALECT, DIALECT.first(lines, start), scan, rows, unread,

@@ -151,6 +151,6 @@ def _layer(label: str, cells: dict[str, str], line: int, depth: int) -> Row:
     kind = match.group("type") if match else label.split(" ")[0]
     name = (match.group("name") or "") if match else ""
     recursive = cells.get("Param #", "").strip() == "(recursive)"
-    return layer(DIALECT.roles(cells), line, name, kind, depth, note=(
+    return layer(DIALECT, DIALECT.roles(cells), line, name, kind, depth, note=(
         "(recursive): a module used again, counted where it first appears" if recursive
         else ""))
