@@ -292,5 +292,54 @@ def test_a_saved_inkling2s_padded_head(cli: CLI, tmp_path: Path, name: str, unpa
         "why": f"save_pretrained pads the head to vocab_size=40 rows; lm_head holds "
                f"unpadded_vocab_size={unpadded}"}] if padding else [])
     assert not any("config.json says" in note for note in found["notes"])
+    assert found["exact"] is True and found["at_most"] is None
     torch_way = json.loads(cli("inspect", str(tmp_path), "--json", "--as", "torch").out)["as"]
     assert [d["delta"] for d in torch_way["differences"]] == ([-padding] if padding else [])
+
+
+NO_CONFIG = [("inkling2", 37, "ForCausalLM"), ("inkling2-loop", 37, "ForCausalLM"),
+             ("inkling2", 40, "ForCausalLM"), ("inkling2", 37, "Model")]
+"""(family, unpadded_vocab_size of a vocabulary of 40, the class saved) of the folders
+saved without their config.json."""
+
+
+@pytest.mark.parametrize(("name", "unpadded", "kind"), NO_CONFIG,
+                         ids=["padded", "loop-padded", "unpadded-is-vocab", "base-model"])
+def test_a_saved_inkling2_without_config_is_at_most_its_stored_count(
+        cli: CLI, tmp_path: Path, name: str, unpadded: int, kind: str) -> None:
+    """A saved Inkling 2 whose config.json is gone: the head's own width is not in the weights,
+    so its count is the stored count as an upper bound (at least the model's own), named so
+    in the JSON (exact false, at_most) and the text (≤, a note on the head's rows); a base
+    model class, which has no head, is exact."""
+    import torch
+    import transformers
+
+    cls, settings = TINY[name]
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        config = getattr(transformers, CLASSES[name][0])(
+            **{**settings, "unpadded_vocab_size": unpadded})
+        model = getattr(transformers, cls + kind if kind != "Model" else CLASSES[name][1])(
+            config)
+        model.save_pretrained(tmp_path, safe_serialization=True)
+    (tmp_path / "config.json").unlink()
+    params = sum(p.numel() for p in model.parameters())
+    result = cli("inspect", str(tmp_path), "--json")
+    assert result.code == 0, result.err
+    (found,) = json.loads(result.out)["recurrent"]
+    assert found["family"] == name and found["match"]
+    text = cli("inspect", str(tmp_path)).out
+    if kind == "Model":
+        assert (found["params"], found["exact"], found["at_most"]) == (params, True, None)
+        assert "at most" not in text and not any("pads the head" in n for n in found["notes"])
+        return
+    stored = params + (40 - unpadded) * 16
+    assert (found["params"], found["stored"]) == (stored, stored) and stored >= params
+    assert (found["exact"], found["at_most"]) == (False, stored)
+    why = (f"at most {stored:,} parameters: model.llm.unembed.weight holds vocab_size=40 rows "
+           "and save_pretrained stores the head padded to vocab_size: lm_head's own "
+           "unpadded_vocab_size is not in the weights (config.json says it), so the rows beyond "
+           "it may be padding, not parameters")
+    assert why in found["notes"]
+    assert f"≤ {stored:,}" in text and "at most" in text

@@ -364,3 +364,78 @@ def test_a_norm_after_a_lone_bias_free_rnn_is_listed_as_a_reading() -> None:
     (layer,) = [x for _, x in read(paste.text).recurrent]
     assert layer.spec is None
     assert "nn.RNN(12, 9, bias=False) then the norm" in layer.notes[-1]
+
+
+def _linears(twice: bool) -> Any:
+    """A model whose forward pass calls one Linear(4, 4) twice (``twice``), or two alike
+    Linear(4, 4) once each, then a Linear(4, 2): the same table from torchsummary."""
+    from torch import nn
+
+    class Linears(nn.Module):
+        """``fc`` twice, or ``fc`` then ``again``, then ``out``."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc, self.out = nn.Linear(4, 4), nn.Linear(4, 2)
+            self.again = self.fc if twice else nn.Linear(4, 4)
+
+        def forward(self, x: Any) -> Any:
+            return self.out(self.again(self.fc(x)))
+
+    return Linears()
+
+
+ALIKE = ("Linear-1 and Linear-2 print the same class, shape and count: torchsummary prints a "
+         "module called twice as two rows, so the model may hold 20 fewer")
+"""The note torchsummary's table of :func:`_linears` gets."""
+
+
+@pytest.mark.parametrize("twice", [True, False], ids=["one-linear-called-twice",
+                                                       "two-alike-linears"])
+def test_torchsummary_rows_alike_name_a_module_called_twice(cli: CLI, tmp_path: Any,
+                                                            twice: bool) -> None:
+    """torchsummary prints a row per call: one Linear called twice and two alike Linears print
+    the same table, read as printed (50) with the note that the model may hold 20 fewer, in
+    the text and the JSON; the true count is one of the two."""
+    import json
+
+    import torch
+
+    net = _linears(twice)
+    text = torchsummary_text(net, torch.zeros(1, 4))
+    assert text == torchsummary_text(_linears(not twice), torch.zeros(1, 4))
+    (model,) = read(text).models
+    truth = sum(p.numel() for p in net.parameters())
+    assert model.total == 50 and truth == (30 if twice else 50)
+    assert ALIKE in model.notes
+    path = tmp_path / "summary.txt"
+    path.write_text(text)
+    data = json.loads(cli("read", str(path), "--json").out)
+    assert data["models"][0]["total"] == 50 and ALIKE in data["models"][0]["notes"]
+    said = cli("read", str(path)).out
+    assert "may hold 20" in said and "fewer" in said
+
+
+PER_MODULE = ("torchinfo", "pytorch-model-summary", "lightning")
+"""The printers that print a module once however often it is called."""
+
+
+@pytest.mark.parametrize("printer", PER_MODULE)
+def test_a_per_module_table_of_a_module_called_twice_gets_no_note(printer: str) -> None:
+    """torchinfo, pytorch-model-summary and Lightning print one Linear called twice once: its
+    count is read exact (30) and no note says the model may hold fewer."""
+    import torch
+
+    net, example = _linears(True), torch.zeros(1, 4)
+    if printer == "torchinfo":
+        text = torchinfo_text(net, example, {"col_names": ("output_size", "num_params"),
+                                             "depth": 3, "verbose": 0, "row_settings": ()})
+    else:
+        pytest.importorskip("pytorch_model_summary" if printer != "lightning" else "lightning")
+        from tests.printers_more import lightning_text, pms_text
+
+        text = (pms_text(net, example, "plain") if printer != "lightning"
+                else lightning_text(net, example, False, 1, False))
+    (model,) = read(text).models
+    assert model.total == 30, text
+    assert not any("may hold" in note for note in model.notes)

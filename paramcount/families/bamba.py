@@ -23,7 +23,6 @@ from paramcount.families.mixers import (
     Mamba2,
     Mlp,
     read_attention,
-    read_mamba2,
     read_mlp,
 )
 from paramcount.families.parts import at_most_blocks
@@ -164,14 +163,11 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
         "tie_word_embeddings": prefix + "lm_head.weight" not in shapes,
     }
     if mambas:
-        mixer = read_mamba2(shapes, f"{start}{mambas[0]}.mamba.")
-        if mixer is None or mixer.inner % d:
+        mamba = hybrid.mamba_values(shapes, f"{start}{mambas[0]}.mamba.", d)
+        if mamba is None:
             return None
-        values.update(mamba_n_heads=mixer.heads, mamba_n_groups=mixer.groups,
-                      mamba_d_state=mixer.state, mamba_d_conv=mixer.kernel,
-                      mamba_expand=mixer.inner // d, mamba_conv_bias=mixer.conv_bias,
-                      mamba_proj_bias=mixer.bias)
-        notes.append(hybrid.one_group_note("mamba_n_groups", "mamba_d_state", mixer))
+        values.update(mamba[0])
+        notes.append(mamba[1])
     else:
         values["mamba_n_heads"] = 1  # any that divides the width: no layer holds one
         notes.append("no Mamba-2 layer: attention and MLP layers alone (the Mamba-2 options "

@@ -39,6 +39,10 @@ class RecognisedModel:
     saved: bool = False
     """Named as ``save_pretrained`` writes the checkpoint where that differs from
     ``named_parameters()`` (a hybrid's experts one by one; Nemotron-H under ``backbone.``)."""
+    at_most: str = ""
+    """Where its count is only an upper bound, why: a tensor the checkpoint may store padded,
+    whose parameter's own width the tensors do not tell (Inkling 2's head, stored with
+    ``vocab_size`` rows, read as a head of ``vocab_size``); empty where it is exact."""
 
 
 @record

@@ -28,7 +28,6 @@ from paramcount.families.mixers import (
     Mlp,
     read_attention,
     read_experts,
-    read_mamba2,
     read_mlp,
 )
 from paramcount.families.parts import at_most_blocks, whole_or_zero
@@ -208,14 +207,11 @@ def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> Recognised
                       num_experts_per_tok=min(2, moe.experts))
         notes.append("num_experts_per_tok is not in the weights: read as 2, the default")
     if "mamba" in types:
-        mixer = read_mamba2(shapes, f"{start}{types.index('mamba')}.mamba.")
-        if mixer is None or mixer.inner % d:
+        mamba = hybrid.mamba_values(shapes, f"{start}{types.index('mamba')}.mamba.", d)
+        if mamba is None:
             return None
-        values.update(mamba_n_heads=mixer.heads, mamba_n_groups=mixer.groups,
-                      mamba_d_state=mixer.state, mamba_d_conv=mixer.kernel,
-                      mamba_expand=mixer.inner // d, mamba_conv_bias=mixer.conv_bias,
-                      mamba_proj_bias=mixer.bias)
-        notes.append(hybrid.one_group_note("mamba_n_groups", "mamba_d_state", mixer))
+        values.update(mamba[0])
+        notes.append(mamba[1])
     else:
         values["mamba_n_heads"] = 1  # any that divides the width: no layer holds one
     if "attention" in types:

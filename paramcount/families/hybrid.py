@@ -18,6 +18,7 @@ from paramcount.engine.conventions.base import Formula, Symbol, Tensor
 from paramcount.engine.conventions.recognition import Shapes, is_shape
 from paramcount.errors import SpecError, literal
 from paramcount.families.family import RecognisedModel
+from paramcount.families.mixers import read_mamba2
 from paramcount.families.parts import exact, linear, norm, tensor
 from paramcount.families.state import LayerState
 from paramcount.record import fields, replace
@@ -421,6 +422,20 @@ def one_group_note(groups: str, state: str, mixer: Mamba2) -> str:
     return f"the weights hold only {groups} × {state} = {both}: read as 1 × {both}"
 
 
+def mamba_values(shapes: Shapes, prefix: str, d: int) -> tuple[dict[str, object], str] | None:
+    """The ``mamba_*`` options of Bamba and Granite 4.0-H read from the Mamba-2 mixer under
+    ``prefix`` (``…layers.{i}.mamba.``) of a model ``d`` wide, with the note that its group
+    count was read as 1; None where there is none or its width is no multiple of ``d``."""
+    mixer = read_mamba2(shapes, prefix)
+    if mixer is None or mixer.inner % d:
+        return None
+    return ({"mamba_n_heads": mixer.heads, "mamba_n_groups": mixer.groups,
+             "mamba_d_state": mixer.state, "mamba_d_conv": mixer.kernel,
+             "mamba_expand": mixer.inner // d, "mamba_conv_bias": mixer.conv_bias,
+             "mamba_proj_bias": mixer.bias},
+            one_group_note("mamba_n_groups", "mamba_d_state", mixer))
+
+
 def heads_note(att: Attention) -> str:
     """The note that attention heads were read as the weights allow: they hold only
     heads × width."""
@@ -579,6 +594,22 @@ def recognise_renamed(shapes: Shapes, rename: Callable[[str], str | None],
     back = {n: tuple(renamed[o] for o in olds) for n, olds in back.items()}
     found = find(view) if find is not None else recognise_roots(view, "embed_tokens", at)
     return from_saved(found, back, note)
+
+
+def stacked_name(name: str, names: Mapping[str, str], buffers: tuple[str, ...],
+                 stem: tuple[str, str] = ("", "")) -> str | None:
+    """A checkpoint's name as the model's stacked view reads it, :func:`per_expert_names`
+    undone (``experts.0.w1.weight`` → ``experts.0.gate_proj.weight``, ``stem[1]`` written
+    ``stem[0]``); None for the ``buffers`` (a name's last part) beside the experts."""
+    if name.rpartition(".")[2] in buffers:
+        return None
+    if stem[0]:
+        name = name.replace(stem[1], stem[0])
+    head, _, rest = name.rpartition(".experts.")
+    e, _, proj = rest.partition(".")
+    proj = proj.removesuffix(".weight")
+    theirs = {v: k for k, v in names.items()}
+    return f"{head}.experts.{e}.{theirs[proj]}.weight" if head and proj in theirs else name
 
 
 def per_expert_names(tensors: list[Tensor], names: Mapping[str, str],

@@ -182,8 +182,9 @@ def recognise(shapes: Shapes, at: Callable[[Shapes, str, int, int], RecognisedMo
             if model.prefix:
                 continue
             names = tuple(root + n[len(SAVED_BACKBONE):] for n in model.names if n != HEAD)
-            found.append(replace(model, prefix=root, names=names, base=True, notes=(
-                *model.notes, "no head: the base model class, counted without it")))
+            found.append(replace(model, prefix=root, names=names, base=True, at_most="",
+                                 notes=(*(n for n in model.notes if n != PADDED),
+                                        "no head: the base model class, counted without it")))
     return found
 
 
@@ -204,5 +205,22 @@ def _causal_lms(shapes: Shapes, at: Callable[[Shapes, str, int, int], Recognised
         parts[name] = (name, kv)
     models = hybrid.recognise_renamed(merged, model_name, at, NOTE)
     return [replace(m, names=tuple(n for name in m.names for n in parts.get(name, (name,))),
-                    notes=(*m.notes, PADDED if m.config.unpadded_vocab_size
-                           == m.config.vocab_size else UNPADDED)) for m in models]
+                    notes=(*m.notes, PADDED if _padded(m) else UNPADDED),
+                    at_most=maybe_padding(m) if _padded(m) else "") for m in models]
+
+
+def _padded(model: RecognisedModel) -> bool:
+    """Whether ``model``'s head was read as wide as the vocabulary (as ``save_pretrained``
+    stores it padded): its ``unpadded_vocab_size`` is not in the weights."""
+    return bool(model.config.unpadded_vocab_size == model.config.vocab_size)
+
+
+def maybe_padding(model: RecognisedModel) -> str:
+    """Why ``model``'s count (its head read as wide as the vocabulary) is only an upper bound:
+    the head's rows beyond its own ``unpadded_vocab_size``, which no tensor tells, may be
+    padding."""
+    head = next((n for n in model.names if n.endswith(HEAD)), HEAD)
+    return (f"{head} holds vocab_size={model.config.vocab_size} rows and save_pretrained "
+            "stores the head padded to vocab_size: lm_head's own unpadded_vocab_size is not in "
+            "the weights (config.json says it), so the rows beyond it may be padding, not "
+            "parameters")

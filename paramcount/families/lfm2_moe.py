@@ -186,13 +186,7 @@ def recognise(shapes: Shapes) -> list[RecognisedModel]:
 def _model_name(name: str) -> str | None:
     """A checkpoint's name as the model's stacked view reads it (``experts.0.w1.weight`` →
     ``experts.0.gate_proj.weight``); None for the routers' ``expert_bias`` buffers."""
-    if name.endswith(".expert_bias"):
-        return None
-    head, _, rest = name.rpartition(".experts.")
-    e, _, proj = rest.partition(".")
-    proj = proj.removesuffix(".weight")
-    theirs = {v: k for k, v in SAVED.items()}
-    return f"{head}.experts.{e}.{theirs[proj]}.weight" if head and proj in theirs else name
+    return hybrid.stacked_name(name, SAVED, ("expert_bias",))
 
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:

@@ -167,14 +167,7 @@ def recognise(shapes: Shapes) -> list[RecognisedModel]:
 def _model_name(name: str) -> str | None:
     """A checkpoint's name as the model's stacked view reads it; None for the decay
     buffers."""
-    if name.rpartition(".")[2] in BUFFERS:
-        return None
-    name = name.replace(".block_sparse_moe.", ".mlp.")
-    head, _, rest = name.rpartition(".experts.")
-    e, _, proj = rest.partition(".")
-    proj = proj.removesuffix(".weight")
-    theirs = {v: k for k, v in SAVED.items()}
-    return f"{head}.experts.{e}.{theirs[proj]}.weight" if head and proj in theirs else name
+    return hybrid.stacked_name(name, SAVED, BUFFERS, (".mlp.", ".block_sparse_moe."))
 
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:

@@ -155,6 +155,15 @@ class FamilyModel:
     padding: tuple[Padding, ...] = ()
     """What the file stores beyond the parameters' own shapes, as the family's checkpoint
     does (Inkling 2's head padded to ``vocab_size`` rows): stored, not parameters."""
+    at_most: str = ""
+    """Where ``params`` is only an upper bound, why (a tensor the checkpoint may store padded,
+    its parameter's width not told by the tensors nor settled by a config.json); empty where
+    it is exact."""
+
+    @property
+    def exact(self) -> bool:
+        """Whether ``params`` is the model's count, not an upper bound."""
+        return not self.at_most
 
     @property
     def tensors_match(self) -> bool:
@@ -315,6 +324,9 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
                              None) for name, shape in expected)
         params = sum(math.prod(s) for _, s in expected) - padded
         notes += [stored_padding(p) for p in padding]
+        at_most = "" if claims and all(c.match for c in claims) else model.at_most
+        if at_most:
+            notes.append(f"at most {params:,} parameters: {at_most}")
         notes += _shares(model.family, config, params)
         description = families.describe(model.family, config)
         command = family_command(model.family, config)
@@ -327,7 +339,7 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
             params=params,
             stored=sum(math.prod(shapes[n]) for n in model.names),
             checks=checks, command=command, notes=tuple(notes), claims=claims,
-            padding=padding))
+            padding=padding, at_most=at_most))
     return tuple(found)
 
 

@@ -65,7 +65,8 @@ def family_section(report: InspectReport) -> Section:
     """The family models recognised: each counted by its convention, checked tensor by
     tensor and against config.json, with the command that explains it."""
     rows = tuple(
-        (model.name or "(top level)", model.family, number(model.params),
+        (model.name or "(top level)", model.family,
+         number(model.params) if model.exact else f"≤ {number(model.params)}",
          f"✓ {len(model.checks)} tensors" + (
              f", {number(sum(p.count for p in model.padding))} padding" if model.padding else "")
          if model.tensors_match
@@ -229,6 +230,8 @@ def layer_data(layer: Layer) -> dict[str, Any]:
         "peepholes": spec.peepholes,
         "layer": layer.description,
         "params": layer.params,
+        "exact": True,
+        "at_most": None,
         "stored": layer.stored,
         "match": layer.match,
         "tensors": [
@@ -258,6 +261,8 @@ def family_data(model: FamilyModel) -> dict[str, Any]:
         "config": {f: getattr(model.config, f) for f in fields(model.config)},
         "layer": model.description,
         "params": model.params,
+        "exact": model.exact,
+        "at_most": None if model.exact else model.params,
         "stored": model.stored,
         "match": model.match,
         "tensors": [
