@@ -34,6 +34,7 @@ from paramcount.reading.pairing import classes_of, expected_shapes, layer_pairs,
 from paramcount.reading.patterns import lazy
 from paramcount.reading.printed import models as printout_models
 from paramcount.reading.printout import find_printouts
+from paramcount.reading.reprs.generic import sizeless
 from paramcount.reading.tables.headless import headless_rows
 from paramcount.reading.tables.table import number as bounded
 from paramcount.reading.wrappers import rejoined, unwrapped_lines, unwrapped_text
@@ -164,6 +165,8 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
         if named := [note for note in reading.notes if TOO_DEEP in note] or [
                 note for note in reading.notes if NOT_PARSED in note]:
             raise NothingFound(f"nothing countable found in {source}: {named[0]}")
+        if (why := sizeless(lines)) is not None:
+            raise NothingFound(f"nothing countable found in {source}: {why}")
         raise NothingFound(f"nothing countable found in {source}: looked for recurrent, "
                            "linear, embedding, convolution and norm layers in Python code, "
                            "Keras summaries, torchinfo, torchsummary, Lightning and "
