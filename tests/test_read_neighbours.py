@@ -158,3 +158,26 @@ def test_scripted_repr_says_it_has_no_sizes(tmp_path: Path) -> None:
     assert "RecursiveScriptModule(original_name=" in text
     with pytest.raises(NothingFound, match=r"scripted module .*none of its sizes"):
         read(text)
+
+
+def _keras_model(keras: Any) -> Any:
+    """An Embedding, an LSTM(32) and a Dense(10) over 20 tokens: 8,202 weights."""
+    model = keras.Sequential([keras.layers.Embedding(100, 16), keras.layers.LSTM(32),
+                              keras.layers.Dense(10)])
+    model.build((None, 20))
+    return model
+
+
+@pytest.mark.parametrize("attribute", ["weights", "trainable_weights"])
+@pytest.mark.parametrize("package", ["keras", "tf_keras"])
+def test_printed_variable_lists_read_exact(package: str, attribute: str) -> None:
+    """``print(model.weights)`` (a list of variables, each with its values, one closing ``>, <``
+    where the next begins) gives every variable, the exact total: Keras 3's ``<Variable
+    path=..., shape=...`` and tf-keras' ``<tf.Variable '...:0' shape=...``."""
+    keras = pytest.importorskip(package)
+    model = _keras_model(keras)
+    text = repr(getattr(model, attribute))
+    assert text.count("Variable") == 6
+    (read_model,) = read(text).models
+    assert read_model.total == model.count_params()
+    assert len(read_model.tensors) == 6
