@@ -162,8 +162,9 @@ def test_scripted_repr_says_it_has_no_sizes(tmp_path: Path) -> None:
 
 def _keras_model(keras: Any) -> Any:
     """An Embedding, an LSTM(32) and a Dense(10) over 20 tokens: 8,202 weights."""
-    model = keras.Sequential([keras.layers.Embedding(100, 16), keras.layers.LSTM(32),
-                              keras.layers.Dense(10)])
+    model = keras.Sequential([keras.layers.Embedding(100, 16, name="embedding"),
+                              keras.layers.LSTM(32, name="lstm"),
+                              keras.layers.Dense(10, name="dense")])
     model.build((None, 20))
     return model
 
@@ -181,3 +182,18 @@ def test_printed_variable_lists_read_exact(package: str, attribute: str) -> None
     (read_model,) = read(text).models
     assert read_model.total == model.count_params()
     assert len(read_model.tensors) == 6
+
+
+@pytest.mark.parametrize("width", [120, 200])
+def test_keras_summary_wider_than_the_console(width: int) -> None:
+    """``model.summary(line_length=200)`` on an 80-column console is cropped to its layer
+    column (rich crops the table, Keras prints the totals whole): the layers are read by name
+    and class, the printed total is the model's, and no other total is claimed."""
+    keras = pytest.importorskip("keras")
+    model = _keras_model(keras)
+    text = _printed(lambda: model.summary(line_length=width))
+    assert "Param #" not in text
+    (read_model,) = read(text).models
+    assert [layer.name for layer in read_model.layers] == ["embedding", "lstm", "dense"]
+    assert read_model.printed_total == model.count_params()
+    assert read_model.total in (None, model.count_params())

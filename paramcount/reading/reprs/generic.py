@@ -369,7 +369,8 @@ def listed(lines: Sequence[str], start: int, known: Callable[[str], bool]
     index = start
     while index < len(lines) and len(modules) < _MAX_ENTRIES:
         text = lines[index].rstrip()
-        if (opening := _NAMED_OPENING.fullmatch(text)) is not None and known(opening[2]):
+        if (opening := _NAMED_OPENING.fullmatch(text)) is not None and known(opening[2]) and (
+                all(m.path != opening[1] for m in modules)):
             inner = walk(_Headed(lines, index, f"{opening[2]}("), index)
             if inner is None or not inner.closed:
                 break
@@ -378,8 +379,8 @@ def listed(lines: Sequence[str], start: int, known: Callable[[str], bool]
             index = inner.end
             continue
         found = _NAMED_ENTRY.fullmatch(text)
-        if found is None or not known(found[2]):
-            break
+        if found is None or not known(found[2]) or any(m.path == found[1] for m in modules):
+            break  # not an entry, or the listing printed again
         modules.append(Module(found[1], found[2], found[3], index + 1, False))
         index += 1
     if len(modules) < 2:
@@ -420,10 +421,14 @@ def repeats(lines: Sequence[str], tree: Tree, loop: bool) -> int:
             index += 1
         return tree.end
     index = tree.end
+    seen: set[str] = set()
     while index < len(lines):
         text = lines[index]
         name = text.split(" ", 1)[0]
-        if not (name in paths or text[:1] in (" ", "\t", ")")) or not text.strip():
-            break
+        if not (name in paths or text[:1] in (" ", "\t", ")")) or not text.strip() or (
+                name in seen) or _ROOT_LISTED.fullmatch(text.rstrip()) is not None:
+            break  # past the repeats: another printout, or the listing printed again
+        if name in paths:
+            seen.add(name)
         index += 1
     return index
