@@ -49,14 +49,22 @@ def read_listed(lines: Sequence[str], start: int) -> tuple[Printout, int] | None
     """A listing of a model's modules (``named_modules()``, ``modules()``, ``children()``,
     printed as a list or one a line), found by :func:`.generic.listed`, read as the repr it
     holds."""
-    line = lines[start]
-    if not line or not (line[0] in "[ " or line.rstrip().endswith((")", "("))):
-        return None
     found = listed(lines, start, _known)
     if found is None:
         return None
     tree, how = found
     return _printout(lines, start, tree, how)
+
+
+def may_list(line: str) -> bool:
+    """Whether ``line`` may start a listing of modules (a cheap test before reading one):
+    ``[`` (a list), `` Net(`` (the model's empty name in a loop), ``emb Embedding(...)``."""
+    first = line[:1]
+    if first == "[":
+        return True
+    if first == " ":
+        return line[1:2].isupper() and line.rstrip().endswith("(")
+    return first.isalpha() and " " in line and line.rstrip().endswith((")", "("))
 
 
 def _known(cls: str) -> bool:
