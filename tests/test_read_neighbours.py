@@ -197,3 +197,26 @@ def test_keras_summary_wider_than_the_console(width: int) -> None:
     assert [layer.name for layer in read_model.layers] == ["embedding", "lstm", "dense"]
     assert read_model.printed_total == model.count_params()
     assert read_model.total in (None, model.count_params())
+
+
+def test_quantized_layers_say_parameters_lists_none() -> None:
+    """A dynamically quantized model's repr is counted as its float layers, and the answer says
+    that ``parameters()`` lists none of their packed weights (``summary`` shows 1,600)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        text = repr(_quantized(Tagger()))
+    (model,) = read(text).models
+    assert model.total == _total(Tagger())
+    assert any("`model.parameters()` lists none" in note and "DynamicQuantizedLSTM" in note
+               for note in model.notes)
+
+
+def test_keras_get_config_says_it_is_not_read() -> None:
+    """``print(model.get_config())`` is not read yet: "nothing countable found" says so and
+    what to paste instead, rather than the bare list of what was looked for."""
+    keras = pytest.importorskip("keras")
+    text = repr(_keras_model(keras).get_config())
+    with pytest.raises(NothingFound, match=r"get_config\(\)"):
+        read(text)

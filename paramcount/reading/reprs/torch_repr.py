@@ -115,6 +115,12 @@ def _printout(lines: Sequence[str], start: int, tree: Tree, how: str = ""
         accounting = accounting + Accounting(cropped=(
             f"its printer figures the modules it shows at {share}% of the model's parameters: "
             "the rest are the model's own, which no repr line shows",))
+    packed = sorted({m.cls for m in tree.modules if m.cls.startswith(_WRAPPED[0])})
+    if packed:
+        how = "; ".join(filter(None, (how, (
+            f"{', '.join(packed)} read as the float layers whose weights they pack: counted "
+            "here, though `model.parameters()` lists none of them (`paramcount.summary` shows "
+            "them as packed weights)"))))
     return Printout("repr", tree.root, start + 1, tree.end, block=block,
                     rounded_total=figure, accounting=accounting, how=how), tree.end
 
