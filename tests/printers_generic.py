@@ -204,9 +204,12 @@ def module_listing_pastes(net: Any, truth: Any, draw: Callable[[st.SearchStrateg
         for name, module in getattr(net, form)():
             print(name, module)
     listed = draw(st.sampled_from(["modules", "named_modules"]))
+    with warnings.catch_warnings():  # torch's deprecation warnings, not paramcount's
+        warnings.simplefilter("ignore")
+        compiled = repr(torch.compile(net))
     pastes = [Paste(f"{form}() printed in a loop", out.getvalue(), truth),
               Paste(f"list(model.{listed}())", repr(list(getattr(net, listed)())), truth),
-              Paste("torch.compile(model) repr", repr(torch.compile(net)), truth)]
+              Paste("torch.compile(model) repr", compiled, truth)]
     if any(getattr(module, "proj_size", 0) for module in net.modules()):
         return pastes  # torch's quantized LSTM keeps no projection, and its repr shows none
     with warnings.catch_warnings(), contextlib.suppress(Exception):  # torch's deprecation
