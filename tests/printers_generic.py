@@ -9,6 +9,7 @@ Used by ``tests/test_read_generic.py`` and ``benchmarks/read_accuracy.py``.
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import warnings
 from collections.abc import Callable
@@ -187,4 +188,33 @@ def torch_generic_pastes(plan: TorchPlan, draw: Callable[[st.SearchStrategy[Any]
         pastes.append(Paste("ptflops per-layer print", ptflops_text(net, example), truth))
     with contextlib.suppress(Exception):  # a module torchscan cannot run
         pastes.append(Paste("torchscan summary", torchscan_text(net, example), truth))
+    return pastes + module_listing_pastes(net, truth, draw)
+
+
+def module_listing_pastes(net: Any, truth: Any, draw: Callable[[st.SearchStrategy[Any]], Any]
+                          ) -> list[Paste]:
+    """The forms beside ``print(model)``: a listing of the model's modules (``named_modules()``
+    or ``named_children()`` looped, ``modules()`` or ``named_modules()`` as a list), and the
+    repr of the model wrapped (``torch.compile``) or dynamically quantized."""
+    import torch
+
+    out = io.StringIO()
+    form = draw(st.sampled_from(["named_modules", "named_children"]))
+    with contextlib.redirect_stdout(out):
+        for name, module in getattr(net, form)():
+            print(name, module)
+    listed = draw(st.sampled_from(["modules", "named_modules"]))
+    with warnings.catch_warnings():  # torch's deprecation warnings, not paramcount's
+        warnings.simplefilter("ignore")
+        compiled = repr(torch.compile(net))
+    pastes = [Paste(f"{form}() printed in a loop", out.getvalue(), truth),
+              Paste(f"list(model.{listed}())", repr(list(getattr(net, listed)())), truth),
+              Paste("torch.compile(model) repr", compiled, truth)]
+    if any(getattr(module, "proj_size", 0) for module in net.modules()):
+        return pastes  # torch's quantized LSTM keeps no projection, and its repr shows none
+    with warnings.catch_warnings(), contextlib.suppress(Exception):  # torch's deprecation
+        warnings.simplefilter("ignore")
+        quantized = torch.ao.quantization.quantize_dynamic(
+            copy.deepcopy(net), {torch.nn.LSTM, torch.nn.GRU, torch.nn.Linear})
+        pastes.append(Paste("quantize_dynamic(model) repr", repr(quantized), truth))
     return pastes

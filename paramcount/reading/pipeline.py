@@ -34,6 +34,7 @@ from paramcount.reading.pairing import classes_of, expected_shapes, layer_pairs,
 from paramcount.reading.patterns import lazy
 from paramcount.reading.printed import models as printout_models
 from paramcount.reading.printout import find_printouts
+from paramcount.reading.reprs.generic import sizeless
 from paramcount.reading.tables.headless import headless_rows
 from paramcount.reading.tables.table import number as bounded
 from paramcount.reading.wrappers import rejoined, unwrapped_lines, unwrapped_text
@@ -164,6 +165,8 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
         if named := [note for note in reading.notes if TOO_DEEP in note] or [
                 note for note in reading.notes if NOT_PARSED in note]:
             raise NothingFound(f"nothing countable found in {source}: {named[0]}")
+        if (why := sizeless(lines) or _keras_config(text)) is not None:
+            raise NothingFound(f"nothing countable found in {source}: {why}")
         raise NothingFound(f"nothing countable found in {source}: looked for recurrent, "
                            "linear, embedding, convolution and norm layers in Python code, "
                            "Keras summaries, torchinfo, torchsummary, Lightning and "
@@ -181,6 +184,20 @@ def read(text: str, overrides: Mapping[str, int] | None = None, source: str = "<
     if versions and not disagreements:
         reason = versions[0]
     return replace(answer, title=title, reason=reason)
+
+
+_KERAS_CONFIG = lazy(r"'class_name': '\w{1,60}', 'config': \{")
+
+
+def _keras_config(text: str) -> str | None:
+    """Why a Keras ``get_config()`` printed as a dict is not counted (not read yet), where the
+    paste is one; None otherwise."""
+    found = _KERAS_CONFIG.search(text[:200_000])
+    if found is None or "'layers': [" not in text:
+        return None
+    return ("it holds a Keras model's `get_config()` (its layers as `'class_name': ..., "
+            "'config': {...}`), which paramcount does not read yet: paste `model.summary()` or "
+            "`[(w.path, w.shape) for w in model.weights]`")
 
 
 def old_defaults(code: Sequence[Model], printed: Sequence[Model]) -> list[str]:

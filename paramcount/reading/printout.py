@@ -145,6 +145,8 @@ def find_printouts(lines: Sequence[str]) -> tuple[list[Printout], set[int]]:
             result = shifted  # a printout read whole as it stands is not read again
         if result is None:
             result = torch_repr.read_single(line, index)
+        if result is None and torch_repr.may_list(line):
+            result = torch_repr.read_listed(_span(lines, stop, before), index)
         if result is None:
             index += 1
             continue

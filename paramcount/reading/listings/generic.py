@@ -183,6 +183,25 @@ GENERIC = Dialect()
 """The generic form alone, no printer's own."""
 
 
+def _run_to(lines: Sequence[str], index: int, text: str, closing: str
+            ) -> tuple[int, str | None, bool]:
+    """Past a variable's printed values, from ``text`` (``lines[index]`` or its rest) to its
+    ``closing``: the index of the line it closes on, the rest of that line where another
+    variable follows in a printed list (``...]]>, <Variable path=...``), and whether it
+    closed."""
+    separator = f"{closing}, <"
+    current = text
+    while True:
+        if (split := current.find(separator, 1)) >= 0:
+            return index, current[split + len(separator) - 1:], True
+        if current.rstrip().endswith((closing, f"{closing}]", f"{closing},")):
+            return index, None, True
+        if index + 1 >= len(lines):
+            return index, None, False
+        index += 1
+        current = lines[index]
+
+
 def read_lines(lines: Sequence[str], start: int, dialect: Dialect = GENERIC
                ) -> tuple[Printout, int] | None:
     """Consecutive ``name shape`` lines (``named_parameters()``, a state dict, Keras weights),
@@ -195,14 +214,16 @@ def read_lines(lines: Sequence[str], start: int, dialect: Dialect = GENERIC
     cropped: list[str] = []
     buffers = printed_from(lines, start) == "buffers"
     index = start
+    pending: str | None = None
+    """The rest of a line after a variable's closing ``>, `` (a list of them printed)."""
     while index < len(lines) and not cropped:
-        found = dialect.line(lines[index])
+        text = lines[index] if pending is None else pending
+        pending = None
+        found = dialect.line(text)
         at = index
-        if found is not None and _LINE.match(lines[index]) is None and dialect.runs_to:
-            while index + 1 < len(lines) and not lines[index].rstrip().endswith(
-                    dialect.runs_to):
-                index += 1  # its values, read past: only its shape counts
-            if not lines[index].rstrip().endswith(dialect.runs_to):
+        if found is not None and _LINE.match(text) is None and dialect.runs_to:
+            index, pending, ended = _run_to(lines, index, text, dialect.runs_to)
+            if not ended:
                 cropped.append(f"the values of line {at + 1}'s variable have no closing "
                                f"`{dialect.runs_to}`")
         elif found is None:
@@ -229,7 +250,7 @@ def read_lines(lines: Sequence[str], start: int, dialect: Dialect = GENERIC
             numbers.append(at + 1)
         else:
             skipped.append(Unread(at + 1, lines[at], "a shape without a tensor's name"))
-        index += 1
+        index += pending is None
     if len(tensors) < 2 and not (tensors and (buffers or re.search(r"weight|kernel|bias",
                                                                    tensors[0].name))):
         return None

@@ -15,7 +15,8 @@ read past.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from paramcount.reading.accounting import Unread
 from paramcount.reading.patterns import lazy
@@ -24,8 +25,19 @@ from paramcount.reading.tables.table import count
 from paramcount.record import record, replace
 from paramcount.usertext import ascii_digits, digits_value
 
-__all__ = ["MAX_COPIES", "Module", "Tree", "arguments", "figures_only", "parameters_figure",
-           "parameters_share", "walk"]
+__all__ = [
+    "MAX_COPIES",
+    "Module",
+    "Tree",
+    "arguments",
+    "figures_only",
+    "listed",
+    "parameters_figure",
+    "parameters_share",
+    "repeats",
+    "sizeless",
+    "walk",
+]
 
 _FIGURE = lazy(
     r"""\s*+-?[0-9.,]{1,30}\s?(?:[kKMGTPB]|[kKMGT]?(?:Mac|MACs?|FLOPS|FLOPs?|B)|[mun]?s)?\s?%?
@@ -114,6 +126,9 @@ _HEAD = lazy(r"([A-Za-z_]\w*)\($")
 _ITEM = lazy(r"(?P<indent>\s*)\((?P<attr>[\w.-]+)\): (?:(?P<times>[0-9]+) x )?"
                    r"(?P<cls>[A-Za-z_][\w.]*)\((?P<rest>.*)$")
 _RANGE = lazy(r"([0-9]+)-([0-9]+)")
+_ARGUMENTS = lazy(r"\s++[a-z_]\w*+=[^()=,]*+(?:, [a-z_]\w*+=[^()=,]*+)*+,?\s*+$")
+"""A line of keyword arguments alone under a module's ``Class(`` (torch's ``extra_repr`` of a
+module with children: ``ParametrizedLinear(`` then ``in_features=32, out_features=10, ...``)."""
 MAX_COPIES = 100_000
 """The most copies a folded line is read as (a larger fold is named unread)."""
 MAX_MODULES = 200_000
@@ -161,7 +176,8 @@ class _Frame:
     """The index of its own entry among the modules read."""
 
 
-def walk(lines: Sequence[str], start: int, *, brackets: bool = False) -> Tree | None:
+def walk(lines: Sequence[str], start: int, *, brackets: bool = False, listed: bool = False
+         ) -> Tree | None:
     """The ``(name): Class(args…)`` tree whose head ``Net(`` is ``lines[start]``, up to its
     closing ``)``: nesting by indentation, or by brackets where the indentation is lost (every
     line flush left) or where the dialect says (``brackets``: a paste that mixes tabs and
@@ -186,6 +202,10 @@ def walk(lines: Sequence[str], start: int, *, brackets: bool = False) -> Tree | 
     while index < len(lines):
         line = lines[index].rstrip()
         index += 1
+        if listed and line[:1] == ")" and line[1:2] in (",", ")"):
+            _pop(stack, 0, modules, unread)  # the root's close, the listing going on after it
+            closed = True
+            break
         if line.strip() == ")":
             if nested and stack:
                 _pop(stack, stack[-1].indent, modules, unread)
@@ -218,8 +238,12 @@ def walk(lines: Sequence[str], start: int, *, brackets: bool = False) -> Tree | 
         path = ".".join([f.attr for f in stack] + [attr])
         rest = match["rest"]
         rest = rest[arguments(rest):]  # past a printer's own figures (ptflops, calflops)
-        modules.append(Module(path, match["cls"], rest, index, not rest))
-        if not rest:
+        opens, at = not rest, index
+        if opens and index < len(lines) and _ARGUMENTS.match(lines[index]) is not None:
+            rest = lines[index].strip().rstrip(",") + ")"  # a parametrized module's arguments
+            index += 1
+        modules.append(Module(path, match["cls"], rest, at, opens))
+        if opens:
             stack.append(_Frame(indent, attr, copies, len(modules) - 1))
         elif copies is not None:
             _repeat(modules, len(modules) - 1, copies, ".".join(f.attr for f in stack), unread)
@@ -270,3 +294,141 @@ def _repeat(modules: list[Module], first: int, copies: range, parent: str,
     for number in copies[1:]:
         other = f"{parent}.{number}" if parent else str(number)
         modules += [replace(m, path=other + m.path[len(head):]) for m in copy]
+
+
+_SCRIPTED = lazy(r"\s*+(?:\([\w.-]++\): )?RecursiveScriptModule\(original_name=(\w++)\)?$")
+
+
+def sizeless(lines: Sequence[str]) -> str | None:
+    """Why a paste that holds a repr holds no sizes, where it is one that prints none: a
+    scripted module's (``torch.jit.script``: ``RecursiveScriptModule(original_name=Net``); None
+    otherwise."""
+    for number, line in enumerate(lines[:10_000], 1):
+        if (found := _SCRIPTED.match(line)) is not None:
+            return (f"line {number} `{line.strip()[:60]}` is the repr of a scripted module "
+                    f"(`torch.jit.script`), which prints each module's class "
+                    f"(`{found[1]}`) but none of its sizes: paste `print(model)` before "
+                    "scripting it, or its `named_parameters()`")
+    return None
+
+
+# -- modules listed: named_modules(), modules(), children() -----------------------------------
+
+_ROOT_LISTED = lazy(r"(\[\('', |\[| )([A-Za-z_]\w*)\($")
+"""The model's repr as the first of a listing of modules: ``[('', Net(`` (``list(model.
+named_modules())``), ``[Net(`` (``list(model.modules())``), `` Net(`` (``for name, m in
+model.named_modules(): print(name, m)``, the model's name empty)."""
+_NAMED_ENTRY = lazy(r"([\w.]+) ([A-Za-z_]\w*)\((.*\))$")
+"""``emb Embedding(100, 16)``: a module printed after its name (``named_children()``)."""
+_NAMED_OPENING = lazy(r"([\w.]+) ([A-Za-z_]\w*)\($")
+"""``rnn Sequential(``: a container printed after its name, its modules on the lines below."""
+_MAX_ENTRIES = 10_000
+
+
+class _Headed(Sequence[str]):
+    """``lines`` with the one at ``at`` read as ``head`` (the listing's root as a repr's head)."""
+
+    def __init__(self, lines: Sequence[str], at: int, head: str) -> None:
+        self._lines, self._at, self._head = lines, at, head
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, int) and index == self._at:
+            return self._head
+        return self._lines[index] if isinstance(index, int) else [
+            self[i] for i in range(*index.indices(len(self)))]
+
+
+def listed(lines: Sequence[str], start: int, known: Callable[[str], bool]
+           ) -> tuple[Tree, str] | None:
+    """A listing of modules that starts at ``lines[start]``, read as the repr tree it holds,
+    with how it was read: the model's repr first and then each of its modules again
+    (``named_modules()``, ``modules()``: the repeats read past, never counted twice), or the
+    model's children alone, one a line after its name (``named_children()``) or one list
+    on one line (``list(model.children())``), each of whose classes ``known`` knows."""
+    line = lines[start].rstrip()
+    if (root := _ROOT_LISTED.fullmatch(line)) is not None:
+        tree = walk(_Headed(lines, start, f"{root[2]}("), start, listed=True)
+        if tree is None or not tree.closed:
+            return None
+        end = repeats(lines, tree, root[1] == " ")
+        return replace(tree, end=end), (
+            "read as the model's repr, listed first among its modules; the modules listed "
+            "after it are the same modules again, not counted twice")
+    if line[:1] == "[" and line.endswith(")]"):
+        parts = _entries(line[1:-1])
+        modules = [Module(str(n), m[1], m[2], start + 1, False) for n, part in
+                   enumerate(parts) if (m := _ENTRY.fullmatch(part.strip())) is not None]
+        if len(modules) != len(parts) or not modules or not all(known(m.cls) for m in modules):
+            return None
+        return Tree("children", tuple(modules), (), True, start + 1, None), (
+            "read as a list of the model's children, each counted once")
+    modules = []
+    index = start
+    while index < len(lines) and len(modules) < _MAX_ENTRIES:
+        text = lines[index].rstrip()
+        if (opening := _NAMED_OPENING.fullmatch(text)) is not None and known(opening[2]) and (
+                all(m.path != opening[1] for m in modules)):
+            inner = walk(_Headed(lines, index, f"{opening[2]}("), index)
+            if inner is None or not inner.closed:
+                break
+            modules.append(Module(opening[1], opening[2], "", index + 1, True))
+            modules += [replace(m, path=f"{opening[1]}.{m.path}") for m in inner.modules]
+            index = inner.end
+            continue
+        found = _NAMED_ENTRY.fullmatch(text)
+        if found is None or not known(found[2]) or any(m.path == found[1] for m in modules):
+            break  # not an entry, or the listing printed again
+        modules.append(Module(found[1], found[2], found[3], index + 1, False))
+        index += 1
+    if len(modules) < 2:
+        return None
+    return Tree("children", tuple(modules), (), True, index, None), (
+        "read as the model's children, each printed after its name")
+
+
+_ENTRY = lazy(r"([A-Za-z_]\w*)\((.*\))")
+
+
+def _entries(text: str) -> list[str]:
+    """``text`` split at its top-level commas."""
+    parts, depth, begin = [], 0, 0
+    for at, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[begin:at])
+            begin = at + 1
+    parts.append(text[begin:])
+    return parts
+
+
+def repeats(lines: Sequence[str], tree: Tree, loop: bool) -> int:
+    """The index past the modules listed again after the root's repr (``tree`` ends at its
+    close): a list's up to its closing ``]``; a loop's lines while each is a module's path and
+    its repr (or a line of a nested one's, indented, or its ``)``)."""
+    index = tree.end - 1
+    paths = {m.path for m in tree.modules}
+    if not loop:
+        limit = min(len(lines), index + 4 * len(tree.modules) + 8 * (tree.end - 1) + 2)
+        while index < limit:
+            if lines[index].rstrip().endswith("]"):
+                return index + 1
+            index += 1
+        return tree.end
+    index = tree.end
+    seen: set[str] = set()
+    while index < len(lines):
+        text = lines[index]
+        name = text.split(" ", 1)[0]
+        if not (name in paths or text[:1] in (" ", "\t", ")")) or not text.strip() or (
+                name in seen) or _ROOT_LISTED.fullmatch(text.rstrip()) is not None:
+            break  # past the repeats: another printout, or the listing printed again
+        if name in paths:
+            seen.add(name)
+        index += 1
+    return index

@@ -67,13 +67,18 @@ def box_cropped(lines: Sequence[str], start: int) -> bool:
 def box_cells(line: str, bar: str, width: int | None = None) -> list[str]:
     """A box row's cells (``width`` of them, for a row under a header of that many). A console
     narrower than the table crops its lines: a row's last cell is then cut short, and left
-    blank (unknown); a header's is kept (``Conne`` still says Connected to)."""
+    blank (unknown), unless the crop fell in its padding (two spaces or more after its text:
+    ``line_length=200`` on an 80-column console keeps the layer names whole); a header's is
+    kept (``Conne`` still says Connected to)."""
     cells = line.strip().split(bar)[1:]
     if width is None:
         return cells[:-1] if line.rstrip().endswith(bar) else cells
     if len(cells) == width + 1 and not cells[-1].strip():
         return cells[:-1]
-    return [*cells[:-1], ""] if len(cells) == width else []
+    if len(cells) != width:
+        return []
+    whole = line.endswith("  ") and cells[-1].strip() != ""
+    return cells if whole else [*cells[:-1], ""]
 
 
 def box_header(lines: Sequence[str], start: int, known: Sequence[str]) -> tuple[list[str], int]:
