@@ -134,10 +134,11 @@ def count_parameters_text(net: Any) -> str:
 
 
 TABULATE = ("grid", "simple", "github", "psql", "pipe", "fancy_grid", "rounded_outline",
-            "heavy_grid", "plain-shapes", "rich")
+            "heavy_grid", "plain", "plain-shapes", "plain (shapes)", "rich")
 """tabulate's table formats a post prints a parameter table in (``plain-shapes``: the
-``simple`` format with a shape column beside the count; ``rich``: a rich ``Table`` of names,
-shapes and counts, in its box characters)."""
+``simple`` format with a shape column beside the count; ``plain (shapes)``: the ``plain``
+format, no rule under its header, with one; ``rich``: a rich ``Table`` of names, shapes and
+counts, in its box characters)."""
 
 
 def tabulate_text(net: Any, style: str) -> str:
@@ -155,9 +156,10 @@ def tabulate_text(net: Any, style: str) -> str:
         console = rich.console.Console(file=io.StringIO(), width=120, color_system=None)
         console.print(table)
         return str(console.file.getvalue())
-    if style == "plain-shapes":
+    if style in ("plain-shapes", "plain (shapes)"):
         return tabulate([(n, tuple(p.shape), p.numel()) for n, p in net.named_parameters()],
-                        headers=["name", "shape", "params"]) + "\n"
+                        headers=["name", "shape", "params"],
+                        tablefmt="simple" if style == "plain-shapes" else "plain") + "\n"
     return tabulate([(n, p.numel()) for n, p in net.named_parameters()],
                     headers=["name", "params"], tablefmt=style) + "\n"
 

@@ -282,6 +282,24 @@ def test_tabulate_tables(style: str) -> None:
     assert layer.spec is not None and same(layer.spec, STACK)
 
 
+@pytest.mark.skipif(not have("tabulate"), reason="needs tabulate")
+@pytest.mark.parametrize("style", ["simple", "plain", "plain-shapes", "plain (shapes)"])
+@pytest.mark.parametrize("build", ["sequential", "wide"])
+def test_a_space_aligned_table_printed_twice_is_two_printouts(style: str, build: str) -> None:
+    """tabulate's space-aligned formats (over dash groups, or ``plain``: nothing under the
+    header) printed twice, one right after the other, are two tables each read whole: the
+    header again ends the first. ``sequential``: nn.Sequential's tensor names start with a
+    digit (``0.weight``); ``wide``: a count wider than its right-aligned title."""
+    import torch.nn as nn
+
+    net = (nn.Sequential(nn.Conv1d(1, 2, 2), nn.LSTM(3, 4)) if build == "sequential" else
+           nn.Sequential(nn.Embedding(100_000, 300), nn.LSTM(300, 4)))
+    text = tabulate_text(net, style)
+    for times in (1, 2):
+        answer = read(text * times)
+        assert [m.total for m in answer.models] == [_total(net)] * times
+
+
 # -- ptflops' print ------------------------------------------------------------------------------
 
 needs_ptflops = pytest.mark.skipif(not have("ptflops"), reason="needs ptflops")

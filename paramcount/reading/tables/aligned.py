@@ -65,7 +65,15 @@ def starts(lines: Sequence[str], index: int) -> bool:
             and all(_TITLE.fullmatch(t) for t in titles)
             and any(_PARAMS.fullmatch(t) for t in titles[1:])
             and (_RULE.match(lines[index + 1]) is not None
-                 or _GROUPS.match(lines[index + 1]) is not None))
+                 or _GROUPS.match(lines[index + 1]) is not None
+                 or _filled(lines[index + 1], len(titles))))
+
+
+def _filled(line: str, width: int) -> bool:
+    """Whether ``line``, right under a header with no rule (tabulate's ``plain``), is a row of
+    its ``width`` cells, a shape or a count among them."""
+    cells = [t for _, t in tokens(line)]
+    return len(cells) == width and any(shapes(c) or count(c) is not None for c in cells[1:])
 
 
 def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
@@ -76,6 +84,7 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
     rule = lines[start + 1]
     groups = [m.start() for m in re.finditer(r"-{2,}", rule)] if _GROUPS.match(rule) else []
     starts_at = groups if len(groups) == len(titles) else [at for at, _ in found]
+    ruled = bool(groups) or _RULE.match(rule) is not None  # else cut a row at its own gaps
     first = DIALECT.first(lines, start)
     body: list[tuple[int, list[str]]] = []
     leads: list[int] = []
@@ -85,10 +94,14 @@ def read(lines: Sequence[str], start: int) -> tuple[Printout, int] | None:
             break
         if not line.strip() or _AFTER.match(line) or _GROUPS.match(line):
             continue
+        own = [t for _, t in tokens(line)]
+        if own == titles:
+            break  # its header again: the same table printed once more, a printout of its own
         glyph = _GLYPH.match(line)
         lead = glyph.end() if glyph else 0
-        cells = [line[max(at, lead if k == 0 else at):(
-            starts_at[k + 1] if k + 1 < len(starts_at) else len(line))].strip()
+        cells = own if not ruled and len(own) == len(titles) else [
+            line[max(at, lead if k == 0 else at):(
+                starts_at[k + 1] if k + 1 < len(starts_at) else len(line))].strip()
             for k, at in enumerate(starts_at)]
         body.append((index, cells))
         leads.append(len(glyph.group("lead")) if glyph and lead else -1)
