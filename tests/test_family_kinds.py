@@ -25,7 +25,7 @@ CROSS_CLASSES = [(name, cls, other) for name in families.FAMILIES
                  if other != name and built == "lm"]
 """Every family command × every other family's causal LM class, named in ``architectures``."""
 
-UNMODELLED = ("lfm2_vl", "qwen3_5", "lfm3_vl", "llama")
+UNMODELLED = ("lfm2_vl", "qwen4_exp", "lfm3_vl", "llama")
 """Model types transformers builds that no family models (a mixer not modelled yet, a
 vision-language wrapper, a decoder with no recurrent mixer)."""
 
@@ -75,7 +75,7 @@ def test_a_family_refuses_a_model_type_nobody_models(tmp_path: Path, name: str,
 
 
 @pytest.mark.parametrize(("name", "cls"), [("lfm2", "Lfm2VlForConditionalGeneration"),
-                                           ("bamba", "Qwen3_5ForConditionalGeneration"),
+                                           ("bamba", "Qwen4ExpForConditionalGeneration"),
                                            ("mamba", "Glm5NextForConditionalGeneration")])
 def test_an_unmodelled_class_is_refused(tmp_path: Path, name: str, cls: str) -> None:
     """A class in ``architectures`` that no family is (its name only starting like one's) is

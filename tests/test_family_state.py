@@ -28,6 +28,9 @@ _QWEN = {"hidden_size": 16, "num_hidden_layers": 3, "num_attention_heads": 4,
          "layer_types": ["linear_attention", "full_attention", "linear_attention"]}
 _EXPERTS = {"num_experts": 2, "num_experts_per_tok": 1, "moe_intermediate_size": 8,
             "shared_expert_intermediate_size": 8}
+_VISION = {"depth": 1, "hidden_size": 8, "intermediate_size": 16, "num_heads": 2,
+           "patch_size": 2, "out_hidden_size": 16, "num_position_embeddings": 4}
+"""A tiny Qwen3.5 vision tower (its output as wide as the tiny decoders)."""
 TINY: dict[str, dict[str, Any]] = {
     "mamba": {"hidden_size": 8, "state_size": 4, "num_hidden_layers": 2, "expand": 2,
               "conv_kernel": 3, "time_step_rank": 2},
@@ -74,6 +77,10 @@ TINY: dict[str, dict[str, Any]] = {
     "qwen3_next": {**_QWEN, **_EXPERTS, "intermediate_size": 32},
     "qwen3_5_text": {**_QWEN, "intermediate_size": 32},
     "qwen3_5_moe_text": {**_QWEN, **_EXPERTS},
+    "qwen3_5": {"text_config": {**_QWEN, "intermediate_size": 32, "vocab_size": 32},
+                "vision_config": _VISION},
+    "qwen3_5_moe": {"text_config": {**_QWEN, **_EXPERTS, "vocab_size": 32},
+                    "vision_config": _VISION},
     "granitemoehybrid": {"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 3,
                          "num_attention_heads": 4, "num_key_value_heads": 2,
                          "layer_types": ["mamba", "attention", "mamba"],
@@ -172,6 +179,10 @@ indexed layer shares the first's choice (``S``): it caches no indexer keys."""
 NO_HEAD = ("glm5_next_text",)
 """Model types transformers builds no causal LM for: their base model class is run."""
 
+VISION_LANGUAGE = ("qwen3_5", "qwen3_5_moe")
+"""Model types run as the vision-language model (``…ForConditionalGeneration``, on text
+alone): their state is their decoder's."""
+
 CACHED = ("keys", "values", "conv_states", "recurrent_states", "indexer_keys",
           "indexer_position_ids")
 """What a transformers cache layer holds of a sequence (not its bookkeeping: a sliding layer's
@@ -227,7 +238,8 @@ def filled(model_type: str, tokens: int, batch: int, monkeypatch: pytest.MonkeyP
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         auto = (transformers.AutoModel if model_type in NO_HEAD
-                else transformers.AutoModelForCausalLM)
+                else transformers.AutoModelForImageTextToText
+                if model_type in VISION_LANGUAGE else transformers.AutoModelForCausalLM)
         if model_type in BUILT_IN_DTYPE:
             model = auto.from_config(config, dtype=kind).eval()
         else:

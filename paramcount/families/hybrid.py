@@ -51,10 +51,12 @@ if TYPE_CHECKING:
 MIXERS = ("recurrent", "attention")
 """The kinds of part that keep state between tokens (each must declare it: ``cache()``)."""
 
-KINDS = ("embeddings", "recurrent", "attention", "mlp", "experts", "norms", "connections")
+KINDS = ("embeddings", "recurrent", "attention", "mlp", "experts", "norms", "connections",
+         "vision")
 """The kinds of part a hybrid's parameters are shared among (the head counts as embeddings, so
 do Qwen4-Exp's per-layer n-gram embeddings; Zamba2's LoRA adapters count with the attention or
-MLP they adapt; ``connections``: the hyper-connections that mix residual streams)."""
+MLP they adapt; ``connections``: the hyper-connections that mix residual streams; ``vision``: a
+vision-language model's vision tower)."""
 
 
 class Stack:

@@ -4,17 +4,21 @@
 input projections apart (``in_proj_qkv``, ``in_proj_z``, ``in_proj_b``, ``in_proj_a``, created
 after its norm and ``out_proj``).
 
-The published Qwen3.5 models are vision-language models (model_type ``qwen3_5``): their
-vision tower is not modelled, so a file of that model type is refused; this is its decoder
-alone, as the text configs (``text_config``) describe it.
+The published Qwen3.5 models are vision-language models (model_type ``qwen3_5``,
+``Qwen3_5ForConditionalGeneration``): their ``config.json`` is read here too, its
+``text_config`` as this decoder's, and counted with the vision tower around it
+(:mod:`paramcount.families.vision_language`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from paramcount.engine.conventions.base import Formula
 from paramcount.engine.conventions.recognition import Shapes
-from paramcount.families import hybrid
+from paramcount.families import hybrid, vision_language
 from paramcount.families.family import RecognisedModel
-from paramcount.families.loader import Layout
+from paramcount.families.loader import Layout, Reading
 from paramcount.families.qwen3_next import (
     ALIASES,
     COMMON,
@@ -34,6 +38,10 @@ MODEL_TYPES = ("qwen3_5_text",)
 CLASSES = ("Qwen3_5ForCausalLM", "Qwen3_5TextModel")
 LAYOUT = Layout("transformers Qwen3_5TextConfig", COMMON | {"intermediate_size"})
 """The keys transformers' ``Qwen3_5TextConfig`` reads."""
+WRAPPER_TYPES = ("qwen3_5",)
+"""The vision-language model's model_type: its ``text_config`` is this family's."""
+WRAPPER_CLASSES = ("Qwen3_5ForConditionalGeneration",)
+"""The vision-language model's class."""
 BACKBONE = "model."
 """The causal LM's prefix before the base model class's tensors."""
 __all__ = ["ALIASES"]
@@ -74,19 +82,54 @@ Config = Qwen3_5TextConfig
 
 
 @hybrid.cached
-def stack(config: Qwen3_5TextConfig) -> hybrid.Stack:
-    """Every parameter, with its kind, in ``named_parameters()`` order."""
+def stack(config: Qwen3_5TextConfig | vision_language.VisionLanguageConfig) -> hybrid.Stack:
+    """Every parameter, with its kind, in ``named_parameters()`` order (of
+    ``Qwen3_5ForConditionalGeneration`` for a vision-language config)."""
+    if vision_language.is_wrapper(config):
+        return vision_language.build(stack, config)  # type: ignore[arg-type]
     return build(config, "split", lambda i: False)
 
 
-tensors, formula, from_hf_config = hybrid.conventions(
+tensors, text_formula, from_hf_config = hybrid.conventions(
     stack, Qwen3_5TextConfig, "Qwen3_5ForCausalLM", prepare=read_layers)
+
+
+def formula(config: Qwen3_5TextConfig | vision_language.VisionLanguageConfig) -> Formula:
+    """The sum of the parts' closed forms (the vision tower's among them for a
+    vision-language config)."""
+    if isinstance(config, vision_language.VisionLanguageConfig):
+        return vision_language.formula(stack(config), config)
+    return text_formula(config)
+
+
+def title(config: Qwen3_5TextConfig | vision_language.VisionLanguageConfig) -> str:
+    """The family's title, the vision tower named for a vision-language config."""
+    if vision_language.is_wrapper(config):
+        return TITLE.replace(" text (", " (vision tower + ", 1)
+    return TITLE
+
+
+def reference(config: Qwen3_5TextConfig | vision_language.VisionLanguageConfig) -> str:
+    """The transformers class that builds ``config``."""
+    if vision_language.is_wrapper(config):
+        return "transformers Qwen3_5ForConditionalGeneration"
+    return REFERENCE
+
+
+def load_wrapper(data: Mapping[str, object]) -> Reading | None:
+    """A ``config.json`` of the vision-language model (model_type ``qwen3_5``) read as
+    transformers' ``Qwen3_5Config`` reads it; None for any other file."""
+    if not vision_language.names_wrapper(data, WRAPPER_TYPES, WRAPPER_CLASSES):
+        return None
+    return vision_language.load(data, from_hf_config, LAYOUT, "transformers Qwen3_5Config")
 
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
     """Every ``Qwen3_5ForCausalLM`` among ``shapes``, its config read from the tensors and
-    checked exactly."""
-    return recognise_family(shapes, _recognise_at)
+    checked exactly; a vision-language model's tower and decoder first."""
+    wrapped = vision_language.recognise(shapes,
+                                        lambda view: recognise_family(view, _recognise_at))
+    return wrapped + recognise_family(shapes, _recognise_at)
 
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:

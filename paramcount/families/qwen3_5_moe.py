@@ -3,18 +3,21 @@
 (:mod:`paramcount.families.qwen3_5`) with a mixture of experts and a shared expert in every
 layer, as Qwen3-Next's (:mod:`paramcount.families.qwen3_next`).
 
-The published Qwen3.5-MoE models are vision-language models (model_type ``qwen3_5_moe``):
-their vision tower is not modelled, so a file of that model type is refused; this is its
-decoder alone, as the text configs (``text_config``) describe it.
+The published Qwen3.5-MoE models are vision-language models (model_type ``qwen3_5_moe``,
+``Qwen3_5MoeForConditionalGeneration``): their ``config.json`` is read here too, its
+``text_config`` as this decoder's, and counted with the vision tower around it
+(:mod:`paramcount.families.vision_language`).
 """
 
 from __future__ import annotations
 
-from paramcount.engine.conventions.base import Tensor
+from collections.abc import Mapping
+
+from paramcount.engine.conventions.base import Formula, Tensor
 from paramcount.engine.conventions.recognition import Shapes
-from paramcount.families import hybrid
+from paramcount.families import hybrid, vision_language
 from paramcount.families.family import RecognisedModel
-from paramcount.families.loader import Layout
+from paramcount.families.loader import Layout, Reading
 from paramcount.families.qwen3_next import (
     ALIASES,
     COMMON,
@@ -35,6 +38,10 @@ MODEL_TYPES = ("qwen3_5_moe_text",)
 CLASSES = ("Qwen3_5MoeForCausalLM", "Qwen3_5MoeTextModel")
 LAYOUT = Layout("transformers Qwen3_5MoeTextConfig", COMMON | EXPERT_KEYS)
 """The keys transformers' ``Qwen3_5MoeTextConfig`` reads."""
+WRAPPER_TYPES = ("qwen3_5_moe",)
+"""The vision-language model's model_type: its ``text_config`` is this family's."""
+WRAPPER_CLASSES = ("Qwen3_5MoeForConditionalGeneration",)
+"""The vision-language model's class."""
 BACKBONE = "model."
 """The causal LM's prefix before the base model class's tensors."""
 __all__ = ["ALIASES"]
@@ -79,13 +86,46 @@ Config = Qwen3_5MoeTextConfig
 
 
 @hybrid.cached
-def stack(config: Qwen3_5MoeTextConfig) -> hybrid.Stack:
-    """Every parameter, with its kind, in ``named_parameters()`` order."""
+def stack(config: Qwen3_5MoeTextConfig | vision_language.VisionLanguageConfig) -> hybrid.Stack:
+    """Every parameter, with its kind, in ``named_parameters()`` order (of
+    ``Qwen3_5MoeForConditionalGeneration`` for a vision-language config)."""
+    if vision_language.is_wrapper(config):
+        return vision_language.build(stack, config)  # type: ignore[arg-type]
     return build(config, "split", lambda i: True)
 
 
-tensors, formula, from_hf_config = hybrid.conventions(
+tensors, text_formula, from_hf_config = hybrid.conventions(
     stack, Qwen3_5MoeTextConfig, "Qwen3_5MoeForCausalLM", prepare=read_layers)
+
+
+def formula(config: Qwen3_5MoeTextConfig | vision_language.VisionLanguageConfig) -> Formula:
+    """The sum of the parts' closed forms (the vision tower's among them for a
+    vision-language config)."""
+    if isinstance(config, vision_language.VisionLanguageConfig):
+        return vision_language.formula(stack(config), config)
+    return text_formula(config)
+
+
+def title(config: Qwen3_5MoeTextConfig | vision_language.VisionLanguageConfig) -> str:
+    """The family's title, the vision tower named for a vision-language config."""
+    if vision_language.is_wrapper(config):
+        return TITLE.replace(" text (", " (vision tower + ", 1)
+    return TITLE
+
+
+def reference(config: Qwen3_5MoeTextConfig | vision_language.VisionLanguageConfig) -> str:
+    """The transformers class that builds ``config``."""
+    if vision_language.is_wrapper(config):
+        return "transformers Qwen3_5MoeForConditionalGeneration"
+    return REFERENCE
+
+
+def load_wrapper(data: Mapping[str, object]) -> Reading | None:
+    """A ``config.json`` of the vision-language model (model_type ``qwen3_5_moe``) read as
+    transformers' ``Qwen3_5MoeConfig`` reads it; None for any other file."""
+    if not vision_language.names_wrapper(data, WRAPPER_TYPES, WRAPPER_CLASSES):
+        return None
+    return vision_language.load(data, from_hf_config, LAYOUT, "transformers Qwen3_5MoeConfig")
 
 
 def saved_tensors(config: Qwen3_5MoeTextConfig) -> list[Tensor]:
@@ -96,8 +136,11 @@ def saved_tensors(config: Qwen3_5MoeTextConfig) -> list[Tensor]:
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:
     """Every ``Qwen3_5MoeForCausalLM`` among ``shapes`` (as the model holds its tensors, or
-    as its checkpoint stores them), its config read from the tensors and checked exactly."""
-    return recognise_family(shapes, _recognise_at)
+    as its checkpoint stores them), its config read from the tensors and checked exactly; a
+    vision-language model's tower and decoder first."""
+    wrapped = vision_language.recognise(shapes,
+                                        lambda view: recognise_family(view, _recognise_at))
+    return wrapped + recognise_family(shapes, _recognise_at)
 
 
 def _recognise_at(shapes: Shapes, prefix: str, vocab: int, d: int) -> RecognisedModel | None:

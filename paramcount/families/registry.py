@@ -90,7 +90,8 @@ MODEL_TYPES: dict[str, str] = {"mamba": "mamba", "falcon_mamba": "mamba", "mamba
                                "falcon_h1": "falcon-h1", "nemotron_h": "nemotron-h",
                                "lfm2": "lfm2", "lfm2_moe": "lfm2-moe",
                                "qwen3_next": "qwen3-next", "qwen3_5_text": "qwen3.5",
-                               "qwen3_5_moe_text": "qwen3.5-moe",
+                               "qwen3_5_moe_text": "qwen3.5-moe", "qwen3_5": "qwen3.5",
+                               "qwen3_5_moe": "qwen3.5-moe",
                                "granitemoehybrid": "granitemoehybrid", "minimax": "minimax",
                                "lfm3": "lfm3", "olmo_hybrid": "olmo-hybrid",
                                "lara_mini": "lara-mini", "zamba": "zamba",
@@ -262,8 +263,12 @@ def build_reading(name: str, values: Mapping[str, object],
     reading = from_config_file(name, config_file)
     if not values:
         return reading
-    base = {field: getattr(reading.config, field) for field in fields(reading.config)}
-    return replace(reading, config=kind(**{**base, **values}))
+    text = getattr(reading.config, "text", None)  # a vision-language config: the options
+    inner = reading.config if text is None else text  # given are its decoder's
+    base = {field: getattr(inner, field) for field in fields(inner)}
+    config = kind(**{**base, **values})
+    return replace(reading, config=config if text is None else replace(reading.config,
+                                                                       text=config))
 
 
 def from_config_file(name: str, path: str) -> Reading:
@@ -275,6 +280,11 @@ def from_config_file(name: str, path: str) -> Reading:
     refuse_other(name, data, path)
     return load(name, data)
 
+
+WRAPPERS = {"Qwen3_5ForConditionalGeneration": "qwen3.5",
+            "Qwen3_5MoeForConditionalGeneration": "qwen3.5-moe"}
+"""The vision-language classes whose ``config.json`` a family reads (its ``load_wrapper``):
+not in :data:`CLASSES`, which ``read`` takes for the family's own classes."""
 
 STEMS: dict[str, tuple[str, ...]] = {"rwkv": ("Rwkv5", "Rwkv6", "RWKV5", "RWKV6", "RWKV7")}
 """Class-name stems a family's files name in ``architectures`` beside its :data:`CLASSES`'
@@ -294,6 +304,8 @@ def family_of_class(cls: str) -> str | None:
     ``RWKV7ForCausalLM`` → rwkv), or None: a class of a model no family is."""
     if cls in CLASSES:
         return CLASSES[cls][0]
+    if cls in WRAPPERS:
+        return WRAPPERS[cls]
     found = stem(cls)
     for name in FAMILIES:
         if found in STEMS.get(name, ()):
@@ -352,6 +364,10 @@ def load(name: str, data: Mapping[str, object]) -> Reading:
     from paramcount.families.loader import Reading, base_class, unread
 
     module = family(name)
+    wrapper = getattr(module, "load_wrapper", None)
+    wrapped: Reading | None = wrapper(data) if wrapper is not None else None
+    if wrapped is not None:
+        return wrapped
     own = getattr(module, "load", None)
     if own is not None:
         reading: Reading = own(data)
@@ -572,5 +588,6 @@ ask (each field's default is a config built and validated anew)."""
 def describe(name: str, config: Any) -> str:
     """``MambaForCausalLM(hidden_size=768, num_hidden_layers=24)``: the reference's class and
     the options that differ from its defaults."""
-    cls = family(name).REFERENCE.split()[-1]
+    module = family(name)
+    cls = getattr(module, "reference", lambda _: module.REFERENCE)(config).split()[-1]
     return f"{cls}({', '.join(f'{k}={v!r}' for k, v in changed(config).items())})"

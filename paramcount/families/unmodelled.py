@@ -20,8 +20,6 @@ UNMODELLED: dict[str, str] = {
     "inkling2": _WRAPS.format("vision-language", "Inkling 2", "vision tower"),
     "inkling2_loop": _WRAPS.format("vision-language", "Inkling 2 Loop", "vision tower"),
     "lfm3_vl": _WRAPS.format("vision-language", "LFM3", "vision tower"),
-    "qwen3_5": _WRAPS.format("vision-language", "Qwen3.5", "vision tower"),
-    "qwen3_5_moe": _WRAPS.format("vision-language", "Qwen3.5-MoE", "vision tower"),
     "qwen4_exp": _WRAPS.format("vision-language", "Qwen4-Exp", "vision tower"),
     "lfm2_vl": _WRAPS.format("vision-language", "LFM2", "vision tower"),
     "jev": _WRAPS.format("vision-language", "Qwen3.5", "vision tower"),
