@@ -278,3 +278,14 @@ def replace(value: T, /, **changes: Any) -> T:
         return dataclasses.replace(value, **changes)  # type: ignore[type-var]
     current = {name: getattr(value, name) for name in names}
     return type(value)(**{**current, **changes})
+
+
+def plain(value: object) -> object:
+    """``value`` as JSON reads it back: a record (or dataclass) as an object of its fields,
+    tuples and lists as lists, each item so too (a vision-language config holds its text and
+    vision configs)."""
+    if hasattr(value, "__record_fields__") or hasattr(value, "__dataclass_fields__"):
+        return {name: plain(getattr(value, name)) for name in fields(value)}
+    if isinstance(value, tuple | list):
+        return [plain(item) for item in value]
+    return value

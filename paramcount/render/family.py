@@ -128,6 +128,7 @@ def family_breakdown(report: FamilyReport, explained: tuple[Section, ...] = (),
 
 def family_data(report: FamilyReport) -> dict[str, Any]:
     """Everything in a family report, as JSON-ready data."""
+    from paramcount.record import plain
     from paramcount.render.data import formula_data
 
     return {
@@ -135,7 +136,7 @@ def family_data(report: FamilyReport) -> dict[str, Any]:
         "paramcount": __version__,
         "family": report.family,
         "reference": report.reference,
-        "config": {name: list(value) if isinstance(value, tuple) else value
+        "config": {name: plain(value)
                    for name, value in report.settings.items()},  # as JSON reads it back
         "total": report.total,
         "dtype": report.dtype.value,

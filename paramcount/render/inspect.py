@@ -252,13 +252,13 @@ def layer_data(layer: Layer) -> dict[str, Any]:
 def family_data(model: FamilyModel) -> dict[str, Any]:
     """One recognised family model, with the keys of ``recurrent[]`` (``family`` and
     ``config`` set, the classic layer's options null) and the config.json ``claims``."""
-    from paramcount.record import fields
+    from paramcount.record import fields, plain
 
     return {
         "name": model.name, "framework": "torch", "family": model.family,
         **dict.fromkeys(("cell", "input", "hidden", "layers", "bidirectional", "bias", "proj",
                          "cell_only", "reset_after", "merge_modes", "peepholes")),
-        "config": {f: getattr(model.config, f) for f in fields(model.config)},
+        "config": {f: plain(getattr(model.config, f)) for f in fields(model.config)},
         "layer": model.description,
         "params": model.params,
         "exact": model.exact,
@@ -272,7 +272,7 @@ def family_data(model: FamilyModel) -> dict[str, Any]:
         ],
         "command": model.command,
         "notes": list(model.notes),
-        "claims": [{"field": c.field, "config": c.config, "tensors": c.tensors,
+        "claims": [{"field": c.field, "config": plain(c.config), "tensors": plain(c.tensors),
                     "match": c.match} for c in model.claims],
         "padding": [{"name": p.name, "shape": list(p.shape), "stored_shape": list(p.stored),
                      "count": p.count, "why": p.why} for p in model.padding],

@@ -1,0 +1,186 @@
+"""Qwen3.5's and Qwen3.5-MoE's vision-language models (model_type ``qwen3_5``,
+``qwen3_5_moe``) against transformers: ``…ForConditionalGeneration`` built on the meta device
+from random configs and from the class's defaults, every ``named_parameters()`` name and shape
+in order, as paramcount reads the same ``config.json``; and ``inspect`` on the folders
+``save_pretrained`` writes."""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from paramcount.families import registry as families
+from tests.conftest import CLI, have
+from tests.hybrid_strategies import STRATEGIES
+
+pytestmark = [
+    pytest.mark.torch,
+    pytest.mark.skipif(not (have("torch") and have("transformers") and have("safetensors")),
+                       reason="torch, transformers and safetensors are needed"),
+]
+
+MODELS = {"qwen3.5": ("Qwen3_5Config", "Qwen3_5ForConditionalGeneration"),
+          "qwen3.5-moe": ("Qwen3_5MoeConfig", "Qwen3_5MoeForConditionalGeneration")}
+"""Each family's vision-language config class and model class in transformers."""
+
+
+@st.composite
+def towers(draw: st.DrawFn) -> dict[str, Any]:
+    """Qwen3_5VisionConfig keywords (the width a multiple of the heads, as it must be)."""
+    heads = draw(st.integers(1, 3))
+    return {"depth": draw(st.integers(1, 3)), "num_heads": heads,
+            "hidden_size": heads * 2 * draw(st.integers(1, 3)),
+            "intermediate_size": draw(st.integers(1, 12)), "in_channels": draw(st.integers(1, 3)),
+            "patch_size": draw(st.integers(1, 3)),
+            "temporal_patch_size": draw(st.integers(1, 2)),
+            "spatial_merge_size": draw(st.integers(1, 2)),
+            "out_hidden_size": draw(st.integers(1, 12)),
+            "num_position_embeddings": draw(st.integers(1, 9))}
+
+
+def reference(name: str, data: dict[str, Any]) -> list[tuple[str, tuple[int, ...]]]:
+    """``named_parameters()`` of transformers' vision-language model of ``config.json`` object
+    ``data``, built on the meta device."""
+    import torch
+    import transformers
+
+    config_name, model_name = MODELS[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        config = getattr(transformers, config_name).from_dict(
+            {k: v for k, v in data.items() if k != "model_type"})
+        with torch.device("meta"):
+            model = getattr(transformers, model_name)(config)
+    return [(n, tuple(p.shape)) for n, p in model.named_parameters()]
+
+
+def written(name: str, **keywords: Any) -> dict[str, Any]:
+    """The ``config.json`` object transformers writes for ``keywords``."""
+    import transformers
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data: dict[str, Any] = getattr(transformers, MODELS[name][0])(**keywords).to_dict()
+    return data
+
+
+def ours(name: str, data: dict[str, Any]) -> tuple[list[tuple[str, tuple[int, ...]]], int]:
+    """paramcount's tensors of ``config.json`` object ``data`` read by family ``name``, and
+    its closed form's total."""
+    module = families.family(name)
+    config = families.load(name, data).config
+    return [(t.name, t.shape) for t in module.tensors(config)], module.formula(config).total
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_tensors_match_the_reference(name: str, data: st.DataObject) -> None:
+    """Random text and vision configs, the head tied or not by the top-level flag (the text
+    config's own flag drawn apart): every tensor's name and shape, in order, and the closed
+    form's total equal transformers'."""
+    text = data.draw(STRATEGIES[name])
+    tower = data.draw(towers())
+    tie = data.draw(st.booleans())
+    saved = written(name, text_config=text, vision_config=tower, tie_word_embeddings=tie)
+    theirs = reference(name, saved)
+    tensors, total = ours(name, saved)
+    assert tensors == theirs
+    assert total == sum(math.prod(shape) for _, shape in theirs)
+
+
+DEFAULTS = {"qwen3.5": 9_407_453_936, "qwen3.5-moe": 35_114_261_360}
+"""Each vision-language config class's defaults counted (docs/families.md)."""
+
+
+@pytest.mark.parametrize(("name", "total"), list(DEFAULTS.items()))
+def test_the_documented_default_counts_are_transformers(name: str, total: int) -> None:
+    """docs/families.md's count of each class's default config is the total of the model
+    transformers builds on the meta device, tensor by tensor."""
+    saved = written(name)
+    theirs = reference(name, saved)
+    assert ours(name, saved) == (theirs, total)
+    assert sum(math.prod(shape) for _, shape in theirs) == total
+
+
+TEXT = {"vocab_size": 40, "hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "head_dim": 8, "linear_conv_kernel_dim": 3,
+        "linear_key_head_dim": 4, "linear_value_head_dim": 4, "linear_num_key_heads": 2,
+        "linear_num_value_heads": 2, "layer_types": ["linear_attention", "full_attention"]}
+FOLDERS: dict[str, dict[str, Any]] = {
+    "qwen3.5": {**TEXT, "intermediate_size": 24},
+    "qwen3.5-moe": {**TEXT, "num_experts": 3, "num_experts_per_tok": 2,
+                    "moe_intermediate_size": 8, "shared_expert_intermediate_size": 12}}
+"""Each family's tiny text config for the saved folders."""
+VISION = {"depth": 2, "hidden_size": 8, "intermediate_size": 12, "num_heads": 2,
+          "patch_size": 2, "out_hidden_size": 16, "num_position_embeddings": 4}
+
+
+def _save(name: str, folder: Path, tie: bool, weights: bool) -> int:
+    """A tiny vision-language model of family ``name`` saved to ``folder`` (its config.json
+    alone without ``weights``); its parameters."""
+    import torch
+    import transformers
+
+    config_name, model_name = MODELS[name]
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        config = getattr(transformers, config_name)(
+            text_config=FOLDERS[name], vision_config=VISION, tie_word_embeddings=tie)
+        model = getattr(transformers, model_name)(config)
+        if weights:
+            model.save_pretrained(folder, safe_serialization=True)
+        else:
+            config.save_pretrained(folder)
+    return sum(p.numel() for p in model.parameters())
+
+
+FOLDER_CASES = [(name, tie, weights, config) for name in MODELS for tie in (False, True)
+                for weights, config in ((True, True), (True, False), (False, True))]
+
+
+@pytest.mark.parametrize(("name", "tie", "weights", "config"), FOLDER_CASES,
+                         ids=[f"{n}-{'tied' if t else 'untied'}-"
+                              f"{'weights' if w else 'config-only'}{'' if c else '-no-config'}"
+                              for n, t, w, c in FOLDER_CASES])
+def test_a_saved_vision_language_model_is_counted(cli: CLI, tmp_path: Path, name: str,
+                                                  tie: bool, weights: bool,
+                                                  config: bool) -> None:
+    """``inspect`` on the folder (weights with and without config.json, config.json alone) and
+    the family command on its config.json count the model's own parameters, as one model of
+    the family (its experts stored one by one included)."""
+    total = _save(name, tmp_path, tie, weights)
+    if not config:
+        (tmp_path / "config.json").unlink()
+    result = cli("inspect", str(tmp_path), "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["total"] == total
+    (found,) = data["recurrent"]
+    assert (found["family"], found["params"]) == (name, total)
+    assert found["match"]
+    if config:
+        again = cli(name, "--config", str(tmp_path / "config.json"), "--json")
+        assert again.code == 0, again.err
+        assert json.loads(again.out)["total"] == total
+
+
+@pytest.mark.parametrize(("command", "other"), [("qwen3.5-moe", "qwen3.5"),
+                                                ("qwen3.5", "qwen3.5-moe"),
+                                                ("lfm2", "qwen3.5")])
+def test_another_familys_command_refuses_it(cli: CLI, tmp_path: Path, command: str,
+                                            other: str) -> None:
+    """A vision-language config.json given to another family's command is refused in one line
+    naming the command that counts it."""
+    _save(other, tmp_path, False, False)
+    result = cli(command, "--config", str(tmp_path / "config.json"))
+    assert (result.code, result.out, result.err.count("\n")) == (2, "", 1), result.err
+    assert f"count it with 'paramcount {other} --config" in result.err
