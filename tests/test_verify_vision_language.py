@@ -184,3 +184,46 @@ def test_another_familys_command_refuses_it(cli: CLI, tmp_path: Path, command: s
     result = cli(command, "--config", str(tmp_path / "config.json"))
     assert (result.code, result.out, result.err.count("\n")) == (2, "", 1), result.err
     assert f"count it with 'paramcount {other} --config" in result.err
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_the_base_model_class_is_the_model_without_its_head(name: str) -> None:
+    """``--base``: ``Qwen3_5Model`` (and the MoE's), the tower and the decoder without ``model.``
+    and without the head, as transformers builds it."""
+    import torch
+    import transformers
+
+    saved = written(name, text_config=FOLDERS[name], vision_config=VISION)
+    config = families.load(name, saved).config
+    base = MODELS[name][1].replace("ForConditionalGeneration", "Model")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = getattr(transformers, MODELS[name][0]).from_dict(saved)
+        with torch.device("meta"):
+            model = getattr(transformers, base)(theirs)
+    assert [(t.name, t.shape) for t in families.tensors(name, config, base=True)] == [
+        (n, tuple(p.shape)) for n, p in model.named_parameters()]
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_options_change_the_decoder_and_the_tie_the_head(cli: CLI, tmp_path: Path,
+                                                         name: str) -> None:
+    """On a vision-language config.json, ``--tie`` ties the head as the top-level flag does
+    (``--what-if`` the same), a decoder option changes the decoder, and ``--explain`` explains
+    the decoder's blocks: each as transformers counts it."""
+    untied = _save(name, tmp_path, False, False)
+    path = str(tmp_path / "config.json")
+    tied = json.loads(cli(name, "--config", path, "--tie", "--json").out)["total"]
+    what_if = json.loads(cli(name, "--config", path, "--what-if", "tie_word_embeddings=true",
+                             "--json").out)
+    wider = json.loads(cli(name, "--config", path, "--hidden-size", "32", "--json").out)
+    saved = written(name, text_config=FOLDERS[name], vision_config=VISION)
+    assert tied == untied - 40 * 16 == sum(math.prod(s) for _, s in reference(
+        name, {**saved, "tie_word_embeddings": True}))
+    (change,) = what_if["explanation"]["what_if"]
+    assert (change["total_before"], change["total_after"]) == (untied, tied)
+    assert wider["total"] == sum(math.prod(s) for _, s in reference(
+        name, {**saved, "text_config": {**saved["text_config"], "hidden_size": 32}}))
+    explained = cli(name, "--config", path, "--explain")
+    assert explained.code == 0, explained.err
+    assert "nn.LSTM(16, 16)" in explained.out

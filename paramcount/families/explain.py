@@ -68,24 +68,30 @@ def _patterns(made: list[Tensor]) -> dict[str, tuple[tuple[int, ...], int]]:
 
 def knob_change(name: str, config: Any, field: str, value: object) -> KnobChange:
     """``field`` of ``config`` changed to ``value``: the totals and every tensor that changes."""
+    from paramcount.families.registry import changed_to, options_of
+
     try:
-        other = replace(config, **{field: value})
+        other = changed_to(config, **{field: value})
     except SpecError as error:
-        return KnobChange(field, getattr(config, field), value, 0, 0, (), str(error))
+        return KnobChange(field, getattr(options_of(config), field), value, 0, 0, (),
+                          str(error))
     return change_between(name, config, other, field)
 
 
 def change_between(name: str, config: Any, other: Any, field: str = "") -> KnobChange:
     """From ``config`` to ``other`` of the same family: every tensor that changes. ``field``
     names the option changed; by default, every field that differs."""
-    from paramcount.families.registry import family
+    from paramcount.families.registry import family, options_of
 
     module = family(name)
+    before, after = module.tensors(config), module.tensors(other)
+    if options_of(config) is not config:  # the options a vision-language config's
+        config, other = (replace(c.text, tie_word_embeddings=c.tie_word_embeddings)
+                         for c in (config, other))
     differ = [f for f in fields(config) if getattr(config, f) != getattr(other, f)]
     field = field or ", ".join(differ)
     current = {f: getattr(config, f) for f in differ}
     wanted = {f: getattr(other, f) for f in differ}
-    before, after = module.tensors(config), module.tensors(other)
     old, new = _patterns(before), _patterns(after)
     changes = []
     for pattern in dict.fromkeys([*old, *new]):
@@ -108,9 +114,11 @@ def change_between(name: str, config: Any, other: Any, field: str = "") -> KnobC
 
 def knob_changes(name: str, config: Any) -> list[KnobChange]:
     """Each option changed on its own: a count doubled, a switch flipped."""
+    from paramcount.families.registry import options_of
+
     out = []
-    for field in fields(config):
-        value = getattr(config, field)
+    for field in fields(options_of(config)):
+        value = getattr(options_of(config), field)
         if isinstance(value, bool):
             out.append(knob_change(name, config, field, not value))
         elif isinstance(value, int) and field != "version":
@@ -135,8 +143,9 @@ def same_width(config: Any, made: list[Tensor]) -> SameWidth:
     """The family's blocks against nn.LSTM(D, D) and nn.GRU(D, D) layers, one per block."""
     from paramcount.engine import conventions
     from paramcount.engine.spec import Cell, LayerSpec
+    from paramcount.families.registry import options_of
 
-    width = config.hidden_size
+    width = options_of(config).hidden_size
     per_block: dict[int, int] = {}
     for t in made:
         if t.layer >= 0:

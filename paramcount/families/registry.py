@@ -263,12 +263,26 @@ def build_reading(name: str, values: Mapping[str, object],
     reading = from_config_file(name, config_file)
     if not values:
         return reading
-    text = getattr(reading.config, "text", None)  # a vision-language config: the options
-    inner = reading.config if text is None else text  # given are its decoder's
-    base = {field: getattr(inner, field) for field in fields(inner)}
-    config = kind(**{**base, **values})
-    return replace(reading, config=config if text is None else replace(reading.config,
-                                                                       text=config))
+    if options_of(reading.config) is not reading.config:  # a vision-language config: the
+        return replace(reading, config=changed_to(reading.config, **values))  # decoder's
+    base = {field: getattr(reading.config, field) for field in fields(reading.config)}
+    return replace(reading, config=kind(**{**base, **values}))
+
+
+def options_of(config: Any) -> Any:
+    """The record whose fields are the family's options: a vision-language config's decoder
+    config (its tower has none), else ``config`` itself."""
+    return getattr(config, "text", config)
+
+
+def changed_to(config: Any, **changes: object) -> Any:
+    """``config`` with options changed (a vision-language config's in its decoder, but
+    ``tie_word_embeddings``, the wrapper's own: transformers reads the head's tie there)."""
+    if options_of(config) is config:
+        return replace(config, **changes)
+    tie = {"tie_word_embeddings": changes.pop("tie_word_embeddings")} if (
+        "tie_word_embeddings" in changes) else {}
+    return replace(config, text=replace(config.text, **changes), **tie)
 
 
 def from_config_file(name: str, path: str) -> Reading:

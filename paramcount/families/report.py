@@ -135,7 +135,8 @@ def build_family_report(name: str, config: Any, dtype: DType = DType.FP32,
     reference = getattr(module, "reference", lambda _: module.REFERENCE)(config)
     formula = module.formula(config)
     if base:
-        reference = reference.replace("ForCausalLM", "Model")
+        reference = reference.replace("ForCausalLM", "Model").replace(
+            "ForConditionalGeneration", "Model")
         if formula.total != total and getattr(config, "tie_word_embeddings", True) is False:
             tied = module.formula(replace(config, tie_word_embeddings=True))
             formula = tied if tied.total == total else formula

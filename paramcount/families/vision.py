@@ -78,8 +78,9 @@ def stem_tensors(config: Qwen3_5VisionConfig, prefix: str) -> list[Tensor]:
                    config.num_position_embeddings, "pos_embed")]
 
 
-def block_tensors(config: Qwen3_5VisionConfig, prefix: str, layer: int) -> list[Tensor]:
-    """Block ``layer`` under ``prefix`` (``…blocks.3.``), in ``named_parameters()`` order."""
+def block_tensors(config: Qwen3_5VisionConfig, prefix: str, layer: int = -1) -> list[Tensor]:
+    """A block under ``prefix`` (``…blocks.3.``), in ``named_parameters()`` order; ``layer``
+    −1 (the default) keeps it apart from a decoder's numbered blocks, as the embeddings are."""
     h, i = config.hidden_size, config.intermediate_size
     return [*norm(prefix + "norm1.", h, layer, bias=True),
             *norm(prefix + "norm2.", h, layer, bias=True),
@@ -104,5 +105,5 @@ def tensors(config: Qwen3_5VisionConfig, prefix: str = "") -> list[Tensor]:
     ``named_parameters()`` order."""
     out = stem_tensors(config, prefix)
     for i in range(config.depth):
-        out += block_tensors(config, f"{prefix}blocks.{i}.", i)
+        out += block_tensors(config, f"{prefix}blocks.{i}.")
     return out + merger_tensors(config, prefix + "merger.")

@@ -80,7 +80,7 @@ def build(text_stack: Callable[[Any], hybrid.Stack], config: VisionLanguageConfi
     s.add("vision", "vision stem", v.stem, vision.stem_tensors(v, VISUAL))
     for i in range(v.depth):
         s.add("vision", "vision block", v.block,
-              vision.block_tensors(v, f"{VISUAL}blocks.{i}.", i))
+              vision.block_tensors(v, f"{VISUAL}blocks.{i}."))
     s.add("vision", "vision merger", v.merger, vision.merger_tensors(v, VISUAL + "merger."))
     text = text_stack(replace(config.text, tie_word_embeddings=True))
     for t, kind in zip(text.tensors, text.kinds, strict=True):
