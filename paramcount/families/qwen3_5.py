@@ -12,13 +12,10 @@ The published Qwen3.5 models are vision-language models (model_type ``qwen3_5``,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from paramcount.engine.conventions.base import Formula
 from paramcount.engine.conventions.recognition import Shapes
 from paramcount.families import hybrid, vision_language
 from paramcount.families.family import RecognisedModel
-from paramcount.families.loader import Layout, Reading
+from paramcount.families.loader import Layout
 from paramcount.families.qwen3_next import (
     ALIASES,
     COMMON,
@@ -38,10 +35,6 @@ MODEL_TYPES = ("qwen3_5_text",)
 CLASSES = ("Qwen3_5ForCausalLM", "Qwen3_5TextModel")
 LAYOUT = Layout("transformers Qwen3_5TextConfig", COMMON | {"intermediate_size"})
 """The keys transformers' ``Qwen3_5TextConfig`` reads."""
-WRAPPER_TYPES = ("qwen3_5",)
-"""The vision-language model's model_type: its ``text_config`` is this family's."""
-WRAPPER_CLASSES = ("Qwen3_5ForConditionalGeneration",)
-"""The vision-language model's class."""
 BACKBONE = "model."
 """The causal LM's prefix before the base model class's tensors."""
 __all__ = ["ALIASES"]
@@ -94,34 +87,8 @@ tensors, text_formula, from_hf_config = hybrid.conventions(
     stack, Qwen3_5TextConfig, "Qwen3_5ForCausalLM", prepare=read_layers)
 
 
-def formula(config: Qwen3_5TextConfig | vision_language.VisionLanguageConfig) -> Formula:
-    """The sum of the parts' closed forms (the vision tower's among them for a
-    vision-language config)."""
-    if isinstance(config, vision_language.VisionLanguageConfig):
-        return vision_language.formula(stack(config), config)
-    return text_formula(config)
-
-
-def title(config: Qwen3_5TextConfig | vision_language.VisionLanguageConfig) -> str:
-    """The family's title, the vision tower named for a vision-language config."""
-    if vision_language.is_wrapper(config):
-        return TITLE.replace(" text (", " (vision tower + ", 1)
-    return TITLE
-
-
-def reference(config: Qwen3_5TextConfig | vision_language.VisionLanguageConfig) -> str:
-    """The transformers class that builds ``config``."""
-    if vision_language.is_wrapper(config):
-        return "transformers Qwen3_5ForConditionalGeneration"
-    return REFERENCE
-
-
-def load_wrapper(data: Mapping[str, object]) -> Reading | None:
-    """A ``config.json`` of the vision-language model (model_type ``qwen3_5``) read as
-    transformers' ``Qwen3_5Config`` reads it; None for any other file."""
-    if not vision_language.names_wrapper(data, WRAPPER_TYPES, WRAPPER_CLASSES):
-        return None
-    return vision_language.load(data, from_hf_config, LAYOUT, "transformers Qwen3_5Config")
+formula, title, reference, load_wrapper = vision_language.conventions(
+    stack, text_formula, from_hf_config, LAYOUT, (TITLE, REFERENCE), ("qwen3_5", "Qwen3_5"))
 
 
 def recognise(shapes: Shapes) -> list[RecognisedModel]:

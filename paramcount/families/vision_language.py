@@ -199,3 +199,43 @@ def recognise(shapes: Shapes, text_recognise: Callable[[Shapes], list[Recognised
                  "it changes no count")
         found.append(RecognisedModel("", text.family, config, names, notes, saved=text.saved))
     return found
+
+
+def conventions(stack: Callable[[Any], hybrid.Stack], text_formula: Callable[[Any], Formula],
+                from_text: Callable[[Mapping[str, object]], Any], layout: Layout,
+                family: tuple[str, str], model: tuple[str, str]
+                ) -> tuple[Callable[[Any], Formula], Callable[[Any], str],
+                           Callable[[Any], str], Callable[[Mapping[str, object]], Reading | None]]:
+    """A family module's ``formula``, ``title``, ``reference`` and ``load_wrapper`` for its
+    decoder's configs and its vision-language ones (``family``: its title and reference for the
+    decoder; ``model``: the vision-language model's model_type and class stem, ``Qwen3_5``),
+    so each module does not write them again."""
+    model_type, stem = model
+
+    def formula_of(config: Any) -> Formula:
+        if is_wrapper(config):
+            return formula(stack(config), config)
+        return text_formula(config)
+
+    def title(config: Any) -> str:
+        return family[0].replace(" text (", " (vision tower + ", 1) if is_wrapper(
+            config) else family[0]
+
+    def reference(config: Any) -> str:
+        return f"transformers {stem}ForConditionalGeneration" if is_wrapper(
+            config) else family[1]
+
+    def load_wrapper(data: Mapping[str, object]) -> Reading | None:
+        if not names_wrapper(data, (model_type,), (f"{stem}ForConditionalGeneration",)):
+            return None
+        return load(data, from_text, layout, f"transformers {stem}Config")
+
+    formula_of.__doc__ = ("The sum of the parts' closed forms (the vision tower's among them for "
+                          "a vision-language config).")
+    title.__doc__ = "The family's title, the vision tower named for a vision-language config."
+    reference.__doc__ = "The transformers class that builds ``config``."
+    load_wrapper.__doc__ = (f"A ``config.json`` of the vision-language model (model_type "
+                            f"``{model_type}``) read as transformers' ``{stem}Config`` reads "
+                            "it; None for any other file.")
+    return formula_of, title, reference, load_wrapper
+
