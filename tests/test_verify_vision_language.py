@@ -154,9 +154,9 @@ FOLDER_CASES = [(name, tie, weights, config) for name in MODELS for tie in (Fals
 def test_a_saved_vision_language_model_is_counted(cli: CLI, tmp_path: Path, name: str,
                                                   tie: bool, weights: bool,
                                                   config: bool) -> None:
-    """``inspect`` on the folder (weights with and without config.json, config.json alone) and
-    the family command on its config.json count the model's own parameters, as one model of
-    the family (its experts stored one by one included)."""
+    """``inspect`` on the folder (weights with and without config.json, config.json alone)
+    counts the model's own parameters, as one model of the family (its experts stored one by
+    one included), and the command it gives counts the same."""
     total = _save(name, tmp_path, tie, weights)
     if not config:
         (tmp_path / "config.json").unlink()
@@ -167,10 +167,12 @@ def test_a_saved_vision_language_model_is_counted(cli: CLI, tmp_path: Path, name
     (found,) = data["recurrent"]
     assert (found["family"], found["params"]) == (name, total)
     assert found["match"]
-    if config:
-        again = cli(name, "--config", str(tmp_path / "config.json"), "--json")
-        assert again.code == 0, again.err
-        assert json.loads(again.out)["total"] == total
+    words = found["command"].split()  # its config.json read, else the folder inspected again
+    assert words[1:] == ([name, "--config", str(tmp_path / "config.json")] if config
+                         else ["inspect", str(tmp_path)])
+    again = cli(*words[1:], "--json")
+    assert again.code == 0, again.err
+    assert json.loads(again.out)["total"] == total
 
 
 @pytest.mark.parametrize(("command", "other"), [("qwen3.5-moe", "qwen3.5"),

@@ -130,13 +130,13 @@ def check_config(family: str, path: str | None) -> None:
                           f"'paramcount {' '.join(command_words(other))} --config {path}')")
 
 
-def command_line(family: str, config: Any) -> str:
+def command_line(family: str, config: Any, config_file: str = "config.json") -> str:
     """The ``paramcount`` command that counts ``config`` (options only where not default; a
-    vision-language model's is its ``config.json`` read, which no option gives)."""
+    vision-language model's is its ``config_file`` read, which no option gives)."""
     spelled = {o.field: o for o in options(family)}
     words = ["paramcount", *command_words(family)]
     if hasattr(config, "vision"):  # a vision-language model: only its config.json gives it
-        return " ".join([*words, "--config", "config.json"])
+        return " ".join([*words, "--config", config_file])
     for field, value in changed(config).items():
         option = spelled[field]
         if option.kind == "bool":

@@ -294,6 +294,20 @@ def from_config(listing: Listing) -> Listing:
                    notes=(*listing.notes, said, *reading.notes))
 
 
+def _wrapper_command(listing: Listing, family: str, config: Any) -> str:
+    """The command that counts a vision-language model found in ``listing``: the family's on
+    the folder's ``config.json`` where one was read, else ``inspect`` of the source again (no
+    option gives a vision tower)."""
+    from pathlib import Path
+
+    from paramcount.families.command import command_line
+
+    folder = Path(listing.source)
+    if listing.config is not None and folder.is_dir():
+        return command_line(family, config, str(folder / "config.json"))
+    return f"paramcount inspect {listing.source}"
+
+
 def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...]:
     """Every family model among the tensors no recurrent layer claimed, each checked."""
     from paramcount.families import registry as families
@@ -330,6 +344,8 @@ def family_models(listing: Listing, claimed: set[str]) -> tuple[FamilyModel, ...
         notes += _shares(model.family, config, params)
         description = families.describe(model.family, config)
         command = family_command(model.family, config)
+        if hasattr(config, "vision"):  # a vision-language model: no option gives its tower
+            command = _wrapper_command(listing, model.family, config)
         if model.base:
             description = description.replace("ForCausalLM(", "Model(", 1)
             command += " --base"
