@@ -33,10 +33,11 @@ MODELS = {"qwen3.5": ("Qwen3_5Config", "Qwen3_5ForConditionalGeneration"),
 
 @st.composite
 def towers(draw: st.DrawFn) -> dict[str, Any]:
-    """Qwen3_5VisionConfig keywords (the width a multiple of the heads, as it must be)."""
-    heads = draw(st.integers(1, 3))
-    return {"depth": draw(st.integers(1, 3)), "num_heads": heads,
-            "hidden_size": heads * 2 * draw(st.integers(1, 3)),
+    """Qwen3_5VisionConfig keywords (no more heads than the width: each at least 1 wide, as
+    transformers needs; the width need not be a multiple of them)."""
+    width = draw(st.integers(1, 12))
+    return {"depth": draw(st.integers(1, 3)), "num_heads": draw(st.integers(1, width)),
+            "hidden_size": width,
             "intermediate_size": draw(st.integers(1, 12)), "in_channels": draw(st.integers(1, 3)),
             "patch_size": draw(st.integers(1, 3)),
             "temporal_patch_size": draw(st.integers(1, 2)),
@@ -229,3 +230,33 @@ def test_options_change_the_decoder_and_the_tie_the_head(cli: CLI, tmp_path: Pat
     explained = cli(name, "--config", path, "--explain")
     assert explained.code == 0, explained.err
     assert "nn.LSTM(16, 16)" in explained.out
+
+
+HOSTILE: dict[str, tuple[dict[str, Any], str]] = {
+    "vision-not-an-object": ({"vision_config": "big"}, "vision_config must be an object"),
+    "text-not-an-object": ({"text_config": [1, 2]}, "text_config must be an object"),
+    "no-blocks": ({"vision_config": {"depth": 0}}, "vision_config: depth=0"),
+    "a-float-width": ({"vision_config": {"hidden_size": 11.5}},
+                      "vision_config: hidden_size=11.5"),
+    "patch-as-a-list": ({"vision_config": {"patch_size": [16, 16]}},
+                        "vision_config: patch_size=[16, 16]"),
+    "more-heads-than-width": ({"vision_config": {"hidden_size": 8, "num_heads": 9}},
+                              "vision_config: num_heads=9 is more than hidden_size=8"),
+    "a-tie-as-text": ({"tie_word_embeddings": "yes"}, "tie_word_embeddings='yes'"),
+    "a-bad-decoder": ({"text_config": {"num_hidden_layers": -3}},
+                      "text_config: num_hidden_layers=-3"),
+}
+"""Vision-language config.json files paramcount must refuse, and what the line names."""
+
+
+@pytest.mark.parametrize(("changed", "says"), list(HOSTILE.values()), ids=list(HOSTILE))
+def test_a_bad_vision_language_config_is_one_line(cli: CLI, tmp_path: Path,
+                                                  changed: dict[str, Any], says: str) -> None:
+    """A broken ``qwen3_5`` config.json is refused with exit 2 and one line naming what is
+    wrong, by the family command and by ``inspect`` alike, never a traceback."""
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "qwen3_5", **changed}))
+    for args in (("qwen3.5", "--config", str(path)), ("inspect", str(tmp_path))):
+        result = cli(*args)
+        assert (result.code, result.out, result.err.count("\n")) == (2, "", 1), result.err
+        assert says in result.err

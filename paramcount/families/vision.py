@@ -35,10 +35,10 @@ class Qwen3_5VisionConfig:
         sizes(self, "depth", "hidden_size", "intermediate_size", "num_heads", "in_channels",
               "patch_size", "spatial_merge_size", "temporal_patch_size", "out_hidden_size",
               "num_position_embeddings")
-        if self.hidden_size % self.num_heads:
-            raise SpecError("vision_config: hidden_size {hidden} is not a multiple of num_heads "
-                            "{heads} (each head is hidden_size / num_heads wide)",
-                            hidden=self.hidden_size, heads=self.num_heads)
+        if self.num_heads > self.hidden_size:  # transformers fails to build it
+            raise SpecError("{num_heads} is more than {hidden_size} (each head would be "
+                            "hidden_size // num_heads = 0 wide)", hidden_size=self.hidden_size,
+                            num_heads=self.num_heads)
 
     @property
     def block(self) -> int:

@@ -16,7 +16,7 @@ from typing import Any
 
 from paramcount.engine.conventions.base import Formula, Symbol
 from paramcount.engine.conventions.recognition import Shapes
-from paramcount.errors import SpecError
+from paramcount.errors import SpecError, literal
 from paramcount.families import hybrid, vision
 from paramcount.families.family import RecognisedModel
 from paramcount.families.loader import Layout, Reading, unread
@@ -111,12 +111,14 @@ def load(data: Mapping[str, object], from_text: Callable[[Mapping[str, object]],
     ``vision_config`` as ``Qwen3_5VisionConfig``, the head tied by the top-level flag."""
     text = _sub(data, "text_config")
     seen = _sub(data, "vision_config")
-    text_config = from_text(text)
+    try:
+        text_config = from_text(text)
+    except SpecError as error:
+        raise _within(error, "text_config: ") from None
     try:
         tower = hybrid.read(vision.Qwen3_5VisionConfig, seen, VISION_ALIASES)
     except SpecError as error:
-        raise SpecError(error.template.replace("config.json: ", "config.json: vision_config: "),
-                        **error.values) from None
+        raise _within(error, "vision_config: ") from None
     tie = data.get("tie_word_embeddings", False)
     notes = [f"text_config: {n}" for n in unread(text, layout)]
     notes += [f"vision_config: {n}" for n in unread(seen, VISION_LAYOUT)]
@@ -126,25 +128,32 @@ def load(data: Mapping[str, object], from_text: Callable[[Mapping[str, object]],
     try:
         config = VisionLanguageConfig(text_config, tower, tie)  # type: ignore[arg-type]
     except SpecError as error:
-        raise SpecError("config.json: " + error.template, **error.values) from None
+        raise _within(error, "") from None
     return Reading(config, loader, tuple(notes))
 
 
+def _within(error: SpecError, where: str) -> SpecError:
+    """``error`` as one line about the file: its keys named as the file names them
+    (``hidden_size=11.5``, not the command's option of the decoder), under ``where``."""
+    text = str(error).removeprefix("config.json: ").replace("{", "{{").replace("}", "}}")
+    return SpecError(f"config.json: {where}{text}")
+
+
 def _sub(data: Mapping[str, object], key: str) -> Mapping[str, object]:
+    """The object ``data`` holds at ``key`` (empty where it is missing or null)."""
     value = data.get(key)
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise SpecError("config.json: {key} must be an object, not {value}", key=key,
-                        value=value)
+        raise SpecError(f"config.json: {key} must be an object, not {literal(value)}")
     return value
 
 
 
 def read_tower(shapes: Shapes) -> vision.Qwen3_5VisionConfig | None:
     """The vision tower's config read from its tensors under ``model.visual.`` (its head
-    count, which no shape holds, as the default where it divides the width, else 1); None
-    where they are not such a tower."""
+    count, which no shape holds, as the default 16, or the width where that is narrower);
+    None where they are not such a tower."""
     pos = shapes.get(VISUAL + "pos_embed.weight")
     conv = shapes.get(VISUAL + "patch_embed.proj.weight")
     fc1 = shapes.get(VISUAL + "blocks.0.mlp.linear_fc1.weight")
@@ -158,7 +167,7 @@ def read_tower(shapes: Shapes) -> vision.Qwen3_5VisionConfig | None:
     side = math.isqrt(area)
     if conv[3] != conv[4] or side * side != area or area * h != merge[0]:
         return None
-    heads = 16 if h % 16 == 0 else 1
+    heads = min(16, h)
     made = hybrid.build(vision.Qwen3_5VisionConfig, depth=hybrid.layer_count(
         shapes, VISUAL + "blocks."), hidden_size=h, intermediate_size=fc1[0], num_heads=heads,
         in_channels=conv[1], patch_size=conv[3], spatial_merge_size=side,
