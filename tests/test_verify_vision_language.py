@@ -260,3 +260,22 @@ def test_a_bad_vision_language_config_is_one_line(cli: CLI, tmp_path: Path,
         result = cli(*args)
         assert (result.code, result.out, result.err.count("\n")) == (2, "", 1), result.err
         assert says in result.err
+
+
+@pytest.mark.parametrize(("top", "text", "noted"), [(False, True, True), (True, False, True),
+                                                    (True, True, False), (False, None, False)],
+                         ids=["text-tied", "top-tied", "both", "text-unsaid"])
+def test_the_text_configs_tie_is_noted_where_it_differs(top: bool, text: bool | None,
+                                                        noted: bool) -> None:
+    """A ``text_config`` whose ``tie_word_embeddings`` differs from the top-level flag is
+    noted (transformers ties the head by the top-level one alone); the count follows the
+    top-level flag."""
+    inner = {**FOLDERS["qwen3.5"], **({} if text is None else {"tie_word_embeddings": text})}
+    data = {"model_type": "qwen3_5", "text_config": inner, "vision_config": VISION,
+            "tie_word_embeddings": top}
+    reading = families.load("qwen3.5", data)
+    said = [n for n in reading.notes if "is not what transformers ties the head by" in n]
+    assert bool(said) == noted
+    assert reading.config.tie_word_embeddings is top
+    assert ours("qwen3.5", data)[0] == reference("qwen3.5", data)
+

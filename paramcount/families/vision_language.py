@@ -121,6 +121,9 @@ def load(data: Mapping[str, object], from_text: Callable[[Mapping[str, object]],
         raise _within(error, "vision_config: ") from None
     tie = data.get("tie_word_embeddings", False)
     notes = [f"text_config: {n}" for n in unread(text, layout)]
+    if "tie_word_embeddings" in text and text["tie_word_embeddings"] != tie:
+        notes.append(f"text_config's tie_word_embeddings={text['tie_word_embeddings']!r} is not "
+                     f"what transformers ties the head by: the top-level one is ({tie!r})")
     notes += [f"vision_config: {n}" for n in unread(seen, VISION_LAYOUT)]
     top = Layout(loader, WRAPPER_KEYS)
     notes += unread({k: v for k, v in data.items() if k not in ("text_config", "vision_config")},
