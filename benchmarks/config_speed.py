@@ -5,8 +5,9 @@ model with transformers on the meta device, as ratios measured in the same run.
 
 For each published layout (Mamba's ``-hf`` conversion, Falcon-Mamba, Mamba-2, RWKV-4, xLSTM,
 RecurrentGemma, and the hybrids: Jamba, Bamba, Zamba2, Falcon-H1, Nemotron-H, LFM2; and
-Qwen4-Exp's, GLM-5-Next's, Ling 3's, ZAYA's and the three Inklings' defaults, none being
-published) a folder holding only its ``config.json`` is counted by
+Qwen4-Exp's, GLM-5-Next's, Ling 3's, ZAYA's, the three Inklings' and Qwen3.5's two
+vision-language models' defaults, none being published) a folder holding only its
+``config.json`` is counted by
 
 - ``paramcount inspect DIR``,
 - ``paramcount check`` of a ``paramcount.toml`` whose model is ``file = "DIR"``,
@@ -84,6 +85,11 @@ CONFIGS: dict[str, tuple[str, dict[str, object]]] = {
         "architectures": ["Inkling2ForCausalLM"], "model_type": "inkling2_text"}),
     "inkling2-loop-defaults": ("inkling", {
         "architectures": ["Inkling2LoopForCausalLM"], "model_type": "inkling2_loop_text"}),
+    # Qwen3.5's vision-language models: the class defaults (no published vision_config here)
+    "qwen3.5-vl-defaults": ("qwen3.5", {
+        "architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5"}),
+    "qwen3.5-moe-vl-defaults": ("qwen3.5-moe", {
+        "architectures": ["Qwen3_5MoeForConditionalGeneration"], "model_type": "qwen3_5_moe"}),
 }
 CONFIGS.update({name: (family, json.loads((HF / name / "config.json").read_text()))
                 for name, family in (("jamba-1.5-mini", "jamba"), ("bamba-9b", "bamba"),
@@ -101,7 +107,9 @@ warnings.simplefilter("ignore")
 import torch, transformers
 config = transformers.AutoConfig.from_pretrained(sys.argv[1])
 auto = transformers.AutoModelForCausalLM  # the base model where there is no causal LM
-if type(config) not in auto._model_mapping:
+if hasattr(config, "vision_config"):  # a vision-language model whole, not its decoder's LM
+    auto = transformers.AutoModelForImageTextToText
+elif type(config) not in auto._model_mapping:
     auto = transformers.AutoModel
 with torch.device("meta"):
     model = auto.from_config(config)
