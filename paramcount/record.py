@@ -26,6 +26,7 @@ Type checkers read ``@record`` as a frozen dataclass (PEP 681's ``dataclass_tran
 
 from __future__ import annotations
 
+from keyword import iskeyword
 from operator import attrgetter
 
 TYPE_CHECKING = False  # typing itself takes a while to load; only a type checker needs it
@@ -186,8 +187,8 @@ def _compiled(cls: type, names: tuple[str, ...], positional: int, defaults: dict
     front = [name in defaults for name in names[:positional]]
     if any(front[at] and not front[at + 1] for at in range(len(front) - 1)) or any(
             name in ("self", "other", "_set", "_post_init") or name.startswith("_default_")
-            for name in names):
-        return {}
+            or not name.isidentifier() or iskeyword(name) for name in names):
+        return {}  # the source below holds the class's own field names and nothing else
     parameters = [f"{name}=_default_{name}" if name in defaults else name for name in names]
     if positional < len(names):
         parameters.insert(positional, "*")
